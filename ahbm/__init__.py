@@ -1,0 +1,35 @@
+"""ahbm: Articulated Human Biomechanical Modeling toolbox.
+
+A collection of flat, independently usable function modules:
+
+- ``ahbm.kinematics``: rotations, transforms, markers, multibody trees, joint angles
+- ``ahbm.dynamics``: spatial algebra, inverse and forward dynamics, simulation
+- ``ahbm.bsp``: body-segment parameters
+- ``ahbm.analysis``: filtering, derivatives, gaps, events, cycles
+- ``ahbm.io``: C3D, force plates, OpenSim files, HDF5, tables
+- ``ahbm.graphics``: stick figures, time-series viewers, gait plots
+- ``ahbm.models``: example models
+
+Importing ``ahbm`` does no I/O and does not import matplotlib.
+"""
+
+from ahbm.errors import (
+    AhbmError,
+    AhbmWarning,
+    DataError,
+    FileFormatError,
+    ModelError,
+    SimulationError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AhbmError",
+    "AhbmWarning",
+    "DataError",
+    "FileFormatError",
+    "ModelError",
+    "SimulationError",
+    "__version__",
+]
