@@ -1,0 +1,22 @@
+"""Graphics built on matplotlib (imported lazily inside the functions):
+StickViewer, XYViewer, gait-cycle plots, model drawing and animation export.
+
+Everything works with a non-interactive backend (Agg) on a machine without a
+display; no function calls ``plt.show()``. Each returns the matplotlib
+Figure, or a viewer object holding it, so that the caller can restyle it.
+"""
+
+from ahbm.graphics.gait import gait_cycle_summary, plot_gait_cycles
+from ahbm.graphics.simulation import plot_simulation
+from ahbm.graphics.stick import StickViewer, stick_view
+from ahbm.graphics.xy import XYViewer, xy_view
+
+__all__ = [
+    "StickViewer",
+    "XYViewer",
+    "gait_cycle_summary",
+    "plot_gait_cycles",
+    "plot_simulation",
+    "stick_view",
+    "xy_view",
+]

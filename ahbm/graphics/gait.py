@@ -1,0 +1,304 @@
+"""Gait-cycle figures in the clinical layout (rows = joints, columns = planes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ahbm._validation import as_float_array
+from ahbm.errors import DataError
+from ahbm.graphics._common import SIDE_COLORS, pyplot
+
+__all__ = ["plot_gait_cycles", "gait_cycle_summary"]
+
+_DEFAULT_VARIABLES = ("PelvisAngles", "HipAngles", "KneeAngles", "AnkleAngles")
+_SIDE_ALIASES = {"left": "Left", "l": "Left", "right": "Right", "r": "Right"}
+
+
+def _side_name(key) -> str:
+    name = _SIDE_ALIASES.get(str(key).strip().lower())
+    if name is None:
+        raise DataError(
+            f"Unknown side {key!r} in the gait result; use 'Left' and 'Right' as the keys"
+        )
+    return name
+
+
+def _as_cycles(value, where: str) -> np.ndarray:
+    arr = as_float_array(value, where, allow_nan=True)
+    if arr.ndim == 1:
+        arr = arr[None, :, None]
+    elif arr.ndim == 2:
+        arr = arr[None]
+    if arr.ndim != 3 or arr.shape[1] < 2:
+        raise DataError(
+            f"Expected `{where}` to have shape (n_cycles, n_points, n_planes), e.g. "
+            f"(n_cycles, 101, 3), got {np.shape(value)}"
+        )
+    if np.isinf(arr).any():
+        raise DataError(f"`{where}` contains infinite values; use NaN for missing samples")
+    return arr
+
+
+def gait_cycle_summary(cycles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and standard deviation over cycles, ignoring missing cycles.
+
+    Parameters
+    ----------
+    cycles : array_like, shape (n_cycles, n_points, n_planes)
+        Time-normalized cycles (0-100 %), NaN where missing.
+
+    Returns
+    -------
+    percent : ndarray, shape (n_points,)
+        Percent of the gait cycle, 0 to 100.
+    mean, sd : ndarray, shape (n_points, n_planes)
+        Mean and sample standard deviation (``ddof=1``; 0 for a single
+        cycle) over the cycles present at each point (NaN if none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pct, m, s = gait_cycle_summary(np.ones((3, 101, 3)))
+    >>> float(m[0, 0]), float(s[0, 0])
+    (1.0, 0.0)
+    """
+    arr = _as_cycles(cycles, "cycles")
+    count = np.sum(np.isfinite(arr), axis=0)
+    total = np.nansum(arr, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        dev2 = np.nansum((arr - mean) ** 2, axis=0)
+        sd = np.where(count > 1, np.sqrt(dev2 / np.maximum(count - 1, 1)), 0.0)
+    sd = np.where(count > 0, sd, np.nan)
+    percent = np.linspace(0.0, 100.0, arr.shape[1])
+    return percent, mean, sd
+
+
+def _normative_band(normative, variable: str):
+    if normative is None or variable not in normative:
+        return None
+    entry = normative[variable]
+    if isinstance(entry, Mapping):
+        try:
+            mean, sd = entry["mean"], entry["sd"]
+        except KeyError as err:
+            raise DataError(
+                f"`normative[{variable!r}]` needs 'mean' and 'sd' entries, missing {err}"
+            ) from None
+    elif isinstance(entry, (tuple, list)) and len(entry) == 2:
+        mean, sd = entry
+    else:
+        raise DataError(
+            f"`normative[{variable!r}]` must be (mean, sd) or {{'mean': ..., 'sd': ...}}"
+        )
+    mean = as_float_array(mean, f"normative[{variable!r}] mean")
+    sd = as_float_array(sd, f"normative[{variable!r}] sd")
+    if mean.ndim == 1:
+        mean = mean[:, None]
+    if sd.ndim == 1:
+        sd = sd[:, None]
+    if mean.shape != sd.shape or mean.ndim != 2 or mean.shape[0] < 2:
+        raise DataError(
+            f"`normative[{variable!r}]` mean and sd must both have shape (n_points, n_planes); "
+            f"got {mean.shape} and {sd.shape}"
+        )
+    if (sd < 0).any():
+        raise DataError(f"`normative[{variable!r}]` sd has negative values")
+    return np.linspace(0.0, 100.0, mean.shape[0]), mean, sd
+
+
+def plot_gait_cycles(
+    result: Mapping,
+    variables: Sequence[str] | None = None,
+    *,
+    sides: str | Sequence[str] = "both",
+    planes: Sequence[str] = ("Sagittal", "Frontal", "Transverse"),
+    normative: Mapping | None = None,
+    toe_off: Mapping | None = None,
+    degrees: bool = True,
+    show_cycles: bool = False,
+    colors: Mapping | None = None,
+    fig=None,
+):
+    """Plot time-normalized gait curves: rows = variables, columns = planes.
+
+    Parameters
+    ----------
+    result : mapping
+        ``{"Left": {name: cycles, ...}, "Right": {...}}`` where `cycles` has
+        shape (n_cycles, n_points, n_planes), typically (n_cycles, 101, 3), in
+        SI units (angles in rad), NaN where missing. A side may also hold
+        ``"toe_off"``: the toe-off instant of each cycle, % of the cycle.
+    variables : sequence of str, optional
+        Variables to draw, one row each. Default: those of PelvisAngles,
+        HipAngles, KneeAngles, AnkleAngles present, else every variable.
+    sides : {"both", "left", "right"} or sequence, optional
+        Sides to draw.
+    planes : sequence of str, optional
+        Column titles, one per component (Plug-in-Gait order: x = sagittal,
+        y = frontal, z = transverse).
+    normative : mapping, optional
+        Normative band per variable: ``name -> (mean, sd)`` or
+        ``name -> {"mean": m, "sd": s}`` with `m`, `s` of shape
+        (n_points, n_planes) over 0-100 %, in display units (degrees for
+        angles when `degrees` is True). Drawn as a grey band mean ± SD.
+    toe_off : mapping, optional
+        Side -> toe-off percent (a number or one per cycle); overrides the
+        result's ``"toe_off"`` entries. A vertical line marks the mean.
+    degrees : bool, optional
+        Show variables whose name ends in "Angles" in degrees (input in rad).
+    show_cycles : bool, optional
+        Also draw every cycle as a thin line.
+    colors : mapping, optional
+        Side -> colour (default: Left red, Right green).
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw into.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes`` holds the panels in row-major order
+        (``fig.axes[row * n_planes + column]``).
+
+    Raises
+    ------
+    DataError
+        Unknown side or variable, bad array shapes, bad normative table.
+
+    Notes
+    -----
+    Mean and SD are computed per point over the cycles present
+    (:func:`gait_cycle_summary`); the band is mean ± 1 SD.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.graphics import plot_gait_cycles
+    >>> cyc = np.zeros((2, 101, 3))
+    >>> fig = plot_gait_cycles({"Left": {"KneeAngles": cyc}, "Right": {"KneeAngles": cyc}})
+    >>> len(fig.axes)
+    3
+    """
+    if not isinstance(result, Mapping) or not result:
+        raise DataError(
+            "`result` must be a mapping {'Left': {name: cycles}, 'Right': {...}}, "
+            f"got {type(result).__name__}"
+        )
+    data = {_side_name(k): v for k, v in result.items()}
+    if isinstance(sides, str):
+        if sides.lower() == "both":
+            wanted = ["Left", "Right"]
+        else:
+            wanted = [_side_name(sides)]
+    else:
+        wanted = [_side_name(s) for s in sides]
+    wanted = [s for s in wanted if s in data]
+    if not wanted:
+        raise DataError(
+            f"None of the requested sides {sides!r} is in the result (it has {', '.join(data)})"
+        )
+    side_colors = dict(SIDE_COLORS)
+    if colors:
+        side_colors.update({_side_name(k): v for k, v in colors.items()})
+
+    available = []
+    for side in wanted:
+        for name in data[side]:
+            if name != "toe_off" and name not in available:
+                available.append(name)
+    if variables is None:
+        variables = [v for v in _DEFAULT_VARIABLES if v in available] or available
+    else:
+        variables = [str(v) for v in variables]
+        for v in variables:
+            if v not in available:
+                raise DataError(
+                    f"Variable {v!r} is not in the result for sides {wanted}; available: "
+                    f"{', '.join(available)}"
+                )
+    if not variables:
+        raise DataError("The result holds no variable to plot")
+    planes = list(planes)
+    n_rows, n_cols = len(variables), len(planes)
+
+    toe = {}
+    for side in wanted:
+        value = None
+        if toe_off is not None:
+            value = {_side_name(k): v for k, v in toe_off.items()}.get(side)
+        elif isinstance(data[side], Mapping):
+            value = data[side].get("toe_off")
+        if value is not None:
+            arr = as_float_array(value, f"toe_off[{side!r}]", allow_nan=True)
+            if arr.size and np.isfinite(arr).any():
+                mean_toe = float(np.nanmean(arr))
+                if not 0.0 <= mean_toe <= 100.0:
+                    raise DataError(
+                        f"Toe-off of the {side} side is {mean_toe:.1f} %, outside 0-100 %"
+                    )
+                toe[side] = mean_toe
+
+    plt = pyplot()
+    if fig is None:
+        fig = plt.figure(figsize=(3.0 * n_cols, 2.2 * n_rows + 0.6))
+    axes = fig.subplots(n_rows, n_cols, sharex=True, squeeze=False)
+    for r, var in enumerate(variables):
+        is_angle = var.endswith("Angles")
+        scale = 180.0 / np.pi if (degrees and is_angle) else 1.0
+        band = _normative_band(normative, var)
+        for c in range(n_cols):
+            ax = axes[r, c]
+            if band is not None and c < band[1].shape[1]:
+                pct_n, m_n, s_n = band
+                ax.fill_between(
+                    pct_n,
+                    m_n[:, c] - s_n[:, c],
+                    m_n[:, c] + s_n[:, c],
+                    color="0.8",
+                    alpha=0.8,
+                    lw=0,
+                    label="normative",
+                )
+            for side in wanted:
+                if var not in data[side]:
+                    continue
+                cycles = _as_cycles(data[side][var], f"result[{side!r}][{var!r}]") * scale
+                if cycles.shape[2] != n_cols:
+                    raise DataError(
+                        f"`result[{side!r}][{var!r}]` has {cycles.shape[2]} components but "
+                        f"{n_cols} planes are drawn; pass matching `planes`"
+                    )
+                pct, mean, sd = gait_cycle_summary(cycles)
+                color = side_colors[side]
+                if show_cycles:
+                    for cyc in cycles:
+                        ax.plot(pct, cyc[:, c], color=color, lw=0.5, alpha=0.4)
+                ax.fill_between(
+                    pct,
+                    mean[:, c] - sd[:, c],
+                    mean[:, c] + sd[:, c],
+                    color=color,
+                    alpha=0.2,
+                    lw=0,
+                    label=f"{side} ± SD",
+                )
+                ax.plot(pct, mean[:, c], color=color, lw=1.6, label=side)
+                if side in toe:
+                    ax.axvline(toe[side], color=color, ls="--", lw=1.0, label=f"{side} toe-off")
+            if r == 0:
+                ax.set_title(planes[c])
+            if c == 0:
+                ax.set_ylabel(f"{var} ({'deg' if scale != 1.0 else 'SI'})", fontsize=8)
+            if r == n_rows - 1:
+                ax.set_xlabel("% gait cycle")
+            ax.set_xlim(0.0, 100.0)
+            ax.axhline(0.0, color="0.5", lw=0.5)
+            ax.grid(True, alpha=0.3)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    keep = [(h, lab) for h, lab in zip(handles, labels, strict=True) if lab in wanted]
+    if keep:
+        fig.legend(*zip(*keep, strict=True), loc="upper right", fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
