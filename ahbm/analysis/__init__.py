@@ -2,4 +2,40 @@
 cycles and time normalization, statistics.
 """
 
-__all__: list[str] = []
+from ahbm.analysis.derivatives import (
+    central_difference,
+    marker_derivatives,
+    savgol_derivative,
+    spline_derivative,
+)
+from ahbm.analysis.filters import (
+    ResidualAnalysis,
+    SplineSmoothing,
+    butter_filtfilt,
+    critically_damped_filtfilt,
+    gcv_spline,
+    moving_average,
+    residual_analysis,
+    winter_correction,
+)
+from ahbm.analysis.gaps import Gap, GapFill, fill_gaps, fill_gaps_rigid, find_gaps
+
+__all__ = [
+    "Gap",
+    "GapFill",
+    "ResidualAnalysis",
+    "SplineSmoothing",
+    "butter_filtfilt",
+    "central_difference",
+    "critically_damped_filtfilt",
+    "fill_gaps",
+    "fill_gaps_rigid",
+    "find_gaps",
+    "gcv_spline",
+    "marker_derivatives",
+    "moving_average",
+    "residual_analysis",
+    "savgol_derivative",
+    "spline_derivative",
+    "winter_correction",
+]

@@ -1,0 +1,38 @@
+"""Helpers shared by the analysis modules (internal)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ahbm.errors import DataError
+
+
+def check_rate(rate, name: str = "rate") -> float:
+    """Return `rate` as a positive finite float or raise DataError."""
+    try:
+        value = float(rate)
+    except (TypeError, ValueError) as err:
+        raise DataError(f"Expected `{name}` to be a number in Hz, got {rate!r}") from err
+    if not np.isfinite(value) or value <= 0:
+        raise DataError(f"Expected `{name}` to be a positive sample rate in Hz, got {rate!r}")
+    return value
+
+
+def check_axis(arr: np.ndarray, axis: int, name: str) -> int:
+    """Normalize `axis` for `arr`, raising DataError when out of range."""
+    if arr.ndim == 0:
+        raise DataError(f"Expected `{name}` to have at least one axis, got a scalar")
+    if not -arr.ndim <= axis < arr.ndim:
+        raise DataError(f"`axis`={axis} is out of range for `{name}` with shape {arr.shape}")
+    return axis % arr.ndim
+
+
+def nan_runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """Start (inclusive) and stop (exclusive) indices of the True runs of a 1-D mask."""
+    m = np.asarray(mask, dtype=bool).astype(np.int8)
+    if m.size == 0:
+        return []
+    d = np.diff(np.concatenate(([0], m, [0])))
+    starts = np.flatnonzero(d == 1)
+    stops = np.flatnonzero(d == -1)
+    return [(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]

@@ -1,0 +1,294 @@
+"""Numerical time derivatives of sampled signals and marker trajectories.
+
+All functions differentiate along one axis (time, ``axis=0`` by default) and
+are vectorized over the others, so a whole marker array
+``(n_frames, n_markers, 3)`` is differentiated in one call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import interpolate, signal
+
+from ahbm._validation import as_float_array
+from ahbm.analysis._common import check_axis, check_rate
+from ahbm.errors import DataError
+
+__all__ = [
+    "central_difference",
+    "spline_derivative",
+    "savgol_derivative",
+    "marker_derivatives",
+]
+
+
+def _times(n: int, time, rate) -> np.ndarray:
+    if time is None:
+        if rate is None:
+            raise DataError("Give either `time` (s, shape (n_samples,)) or `rate` (Hz)")
+        return np.arange(n) / check_rate(rate)
+    t = as_float_array(time, "time").ravel()
+    if t.size != n:
+        raise DataError(
+            f"Expected `time` to have {n} samples (the length of `x` along `axis`), got {t.size}"
+        )
+    if np.any(np.diff(t) <= 0):
+        i = int(np.argmax(np.diff(t) <= 0))
+        raise DataError(f"`time` must be strictly increasing; it is not at index {i}->{i + 1}")
+    return t
+
+
+def _fd_weights(nodes: np.ndarray, x0: np.ndarray, deriv: int) -> np.ndarray:
+    """Finite-difference weights for stencils `nodes` (m, k) at points `x0` (m,).
+
+    Solves the Vandermonde system sum_j w_j (t_j - x0)^p / p! = delta_{p,deriv},
+    p = 0..k-1, for each row (k is small: 3 or 4).
+    """
+    d = nodes - x0[:, None]
+    k = nodes.shape[1]
+    p = np.arange(k)
+    fact = np.array([np.prod(np.arange(1, q + 1)) for q in p], dtype=float)
+    a = (d[:, None, :] ** p[None, :, None]) / fact[None, :, None]  # (m, k_powers, k_nodes)
+    rhs = np.zeros((nodes.shape[0], k))
+    rhs[:, deriv] = 1.0
+    return np.linalg.solve(a, rhs[..., None])[..., 0]
+
+
+def central_difference(x, time=None, *, rate=None, order: int = 1, axis: int = 0):
+    """First or second derivative by central differences, for uniform or non-uniform time.
+
+    Parameters
+    ----------
+    x : array_like
+        Samples, time along `axis`. NaN propagates only to the derivative
+        samples whose stencil touches it.
+    time : array_like, shape (n_samples,), optional
+        Strictly increasing sample times, s.
+    rate : float, optional
+        Sample rate, Hz (uniform sampling), if `time` is not given.
+    order : {1, 2}
+        Derivative order.
+    axis : int, optional
+        Time axis.
+
+    Returns
+    -------
+    ndarray
+        Derivative, same shape as `x` (units of x per s or per s^2).
+
+    Raises
+    ------
+    DataError
+        Fewer than 3 (order 1) or 4 (order 2) samples, bad time vector.
+
+    Notes
+    -----
+    Interior points use the three-point formulas for spacings
+    ``h1 = t_i - t_{i-1}``, ``h2 = t_{i+1} - t_i``:
+
+    ``x'_i = [-h2^2 x_{i-1} + (h2^2 - h1^2) x_i + h1^2 x_{i+1}] / (h1 h2 (h1 + h2))``
+
+    ``x''_i = 2 [h2 x_{i-1} - (h1 + h2) x_i + h1 x_{i+1}] / (h1 h2 (h1 + h2))``
+
+    (second-order accurate for uniform or smoothly varying spacing; the
+    second derivative is first order on irregular grids). End points use
+    one-sided stencils of 3 (first derivative) or 4 (second derivative)
+    points, second-order accurate. For uniform time this equals
+    :func:`numpy.gradient` with ``edge_order=2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.linspace(0, 1, 11)
+    >>> float(central_difference(t**2, t)[5].round(12))
+    1.0
+    """
+    arr = as_float_array(x, "x", allow_nan=True)
+    ax = check_axis(arr, axis, "x")
+    if order not in (1, 2):
+        raise DataError(f"`order` must be 1 or 2, got {order!r}")
+    moved = np.moveaxis(arr, ax, 0)
+    n = moved.shape[0]
+    need = 3 if order == 1 else 4
+    if n < need:
+        raise DataError(f"Need at least {need} samples for derivative order {order}, got {n}")
+    t = _times(n, time, rate)
+    out = np.empty_like(moved)
+    h1 = (t[1:-1] - t[:-2]).reshape((-1,) + (1,) * (moved.ndim - 1))
+    h2 = (t[2:] - t[1:-1]).reshape(h1.shape)
+    xm, x0, xp = moved[:-2], moved[1:-1], moved[2:]
+    den = h1 * h2 * (h1 + h2)
+    if order == 1:
+        out[1:-1] = (-(h2**2) * xm + (h2**2 - h1**2) * x0 + h1**2 * xp) / den
+        k = 3
+    else:
+        out[1:-1] = 2.0 * (h2 * xm - (h1 + h2) * x0 + h1 * xp) / den
+        k = 4
+    # one-sided ends
+    nodes = np.vstack([t[:k], t[-k:]])
+    w = _fd_weights(nodes, np.array([t[0], t[-1]]), order)
+    out[0] = np.tensordot(w[0], moved[:k], axes=(0, 0))
+    out[-1] = np.tensordot(w[1], moved[-k:], axes=(0, 0))
+    return np.moveaxis(out, 0, ax)
+
+
+def spline_derivative(x, time=None, *, rate=None, order: int = 1, degree: int = 5, axis: int = 0):
+    """Derivative of the interpolating spline through the samples.
+
+    Parameters
+    ----------
+    x : array_like
+        Samples, time along `axis`, no NaN (fill gaps first).
+    time : array_like, shape (n_samples,), optional
+        Strictly increasing sample times, s.
+    rate : float, optional
+        Sample rate, Hz, if `time` is not given.
+    order : int
+        Derivative order (0 returns the spline values, i.e. `x`).
+    degree : int, optional
+        Spline degree (default 5, quintic, so the second derivative is
+        smooth); must exceed `order`.
+    axis : int, optional
+        Time axis.
+
+    Returns
+    -------
+    ndarray
+        Derivative at the sample times, same shape as `x`.
+
+    Notes
+    -----
+    The spline interpolates every sample (not-a-knot conditions), so it does
+    not smooth: filter noisy data first or use :func:`~ahbm.analysis.gcv_spline`.
+    Built with :func:`scipy.interpolate.make_interp_spline` over all channels
+    at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.linspace(0, 1, 21)
+    >>> float(spline_derivative(t**3, t, order=2)[10].round(8))
+    3.0
+    """
+    arr = as_float_array(x, "x")
+    ax = check_axis(arr, axis, "x")
+    degree = int(degree)
+    if not 0 <= int(order) < degree:
+        raise DataError(f"Need 0 <= `order` < `degree` ({degree}), got order={order!r}")
+    moved = np.moveaxis(arr, ax, 0)
+    n = moved.shape[0]
+    if n <= degree:
+        raise DataError(f"Need more than {degree} samples for a degree-{degree} spline, got {n}")
+    t = _times(n, time, rate)
+    spl = interpolate.make_interp_spline(t, moved, k=degree, axis=0)
+    return np.moveaxis(spl(t, int(order)), 0, ax)
+
+
+def savgol_derivative(x, rate, *, window: int, polyorder: int = 3, order: int = 1, axis: int = 0):
+    """Savitzky-Golay smoothing derivative for uniformly sampled data.
+
+    Parameters
+    ----------
+    x : array_like
+        Samples, time along `axis`, no NaN.
+    rate : float
+        Sample rate, Hz.
+    window : int
+        Odd window length in samples, > `polyorder`.
+    polyorder : int, optional
+        Degree of the local least-squares polynomial (default 3).
+    order : int, optional
+        Derivative order (0 smooths only), <= `polyorder`.
+    axis : int, optional
+        Time axis.
+
+    Returns
+    -------
+    ndarray
+        Derivative, same shape as `x`.
+
+    Notes
+    -----
+    Each sample gets the derivative of the polynomial of degree `polyorder`
+    fitted by least squares to the `window` samples centred on it (Savitzky &
+    Golay 1964); ends use a polynomial fitted to the first/last window
+    (``mode="interp"`` of :func:`scipy.signal.savgol_filter`). Exact for
+    polynomials of degree <= `polyorder`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(20) / 10.0
+    >>> float(savgol_derivative(t**2, 10.0, window=5, polyorder=2)[7].round(10))
+    1.4
+    """
+    fs = check_rate(rate)
+    arr = as_float_array(x, "x")
+    ax = check_axis(arr, axis, "x")
+    window, polyorder, order = int(window), int(polyorder), int(order)
+    if window % 2 == 0 or window <= polyorder:
+        raise DataError(f"`window` must be odd and > polyorder ({polyorder}), got {window}")
+    if not 0 <= order <= polyorder:
+        raise DataError(f"`order` must be between 0 and polyorder ({polyorder}), got {order}")
+    if arr.shape[ax] < window:
+        raise DataError(f"Signal has {arr.shape[ax]} samples, fewer than `window`={window}")
+    return signal.savgol_filter(
+        arr, window, polyorder, deriv=order, delta=1.0 / fs, axis=ax, mode="interp"
+    )
+
+
+def marker_derivatives(points, time=None, *, rate=None, method: str = "central", **options):
+    """Velocity and acceleration of a whole marker array at once.
+
+    Parameters
+    ----------
+    points : array_like, shape (n_frames, ..., 3)
+        Marker trajectories, m; NaN where missing.
+    time : array_like, shape (n_frames,), optional
+        Frame times, s (non-uniform allowed for "central" and "spline").
+    rate : float, optional
+        Frame rate, Hz, if `time` is not given.
+    method : {"central", "spline", "savgol"}
+        :func:`central_difference` (NaN stays local to its stencil),
+        :func:`spline_derivative` (no NaN allowed) or
+        :func:`savgol_derivative` (uniform rate, no NaN; pass ``window=``).
+    **options
+        Extra keywords for the chosen method (``degree``, ``window``,
+        ``polyorder``).
+
+    Returns
+    -------
+    velocity, acceleration : ndarray, same shape as `points`
+        First and second derivatives along the frame axis (m/s, m/s^2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.zeros((10, 2, 3)); p[:, :, 0] = np.arange(10)[:, None] * 0.1
+    >>> v, a = marker_derivatives(p, rate=10.0)
+    >>> round(float(v[5, 0, 0]), 9), bool(abs(a[5, 0, 0]) < 1e-9)
+    (1.0, True)
+    """
+    arr = as_float_array(points, "points", allow_nan=True)
+    if arr.ndim < 2 or arr.shape[-1] != 3:
+        raise DataError(f"Expected `points` to have shape (n_frames, ..., 3), got {arr.shape}")
+    if method == "central":
+        return (
+            central_difference(arr, time, rate=rate, order=1),
+            central_difference(arr, time, rate=rate, order=2),
+        )
+    if method == "spline":
+        return (
+            spline_derivative(arr, time, rate=rate, order=1, **options),
+            spline_derivative(arr, time, rate=rate, order=2, **options),
+        )
+    if method == "savgol":
+        if time is not None:
+            raise DataError("method='savgol' needs uniform sampling: pass `rate`, not `time`")
+        if rate is None:
+            raise DataError("method='savgol' needs `rate` (Hz)")
+        return (
+            savgol_derivative(arr, rate, order=1, **options),
+            savgol_derivative(arr, rate, order=2, **options),
+        )
+    raise DataError(f"Unknown `method` {method!r}; use 'central', 'spline' or 'savgol'")
