@@ -202,6 +202,8 @@ class StickViewer:
         The matplotlib artists by role: ``"markers"`` (Line3D), ``"segments"``,
         ``"model"``, ``"triads"``, ``"forces"`` (Line3DCollection), ``"labels"``
         (list of Text3D), ``"floor"`` (Poly3DCollection), ``"time"`` (Text).
+    floor_corners : ndarray, shape (4, 3) or None
+        Corners of the drawn floor polygon, m.
     slider : matplotlib.widgets.Slider or None
         Frame slider (interactive backends only, or ``interactive=True``).
 
@@ -248,6 +250,7 @@ class StickViewer:
         self._anim = None
         self._syncing = False
         self.artists: dict = {}
+        self.floor_corners = None
 
         plt = pyplot()
         if ax is None:
@@ -327,6 +330,7 @@ class StickViewer:
             quad[:, v] = floor_height
             quad[:, h[0]] = [a0, a1, a1, a0]
             quad[:, h[1]] = [b0, b0, b1, b1]
+            self.floor_corners = quad
             poly = Poly3DCollection([quad], facecolors="0.85", edgecolors="0.6", alpha=0.4)
             ax.add_collection3d(poly)
             self.artists["floor"] = poly
@@ -752,6 +756,8 @@ def stick_view(
         sel = np.arange(n_frames)[frames]
     else:
         sel = np.asarray(frames)
+        if sel.size == 0:
+            raise DataError("`frames` selects no frame; choose at least one")
         if sel.ndim != 1 or not np.issubdtype(sel.dtype, np.integer):
             raise DataError("`frames` must be a slice or a sequence of integer frame indices")
         bad = (sel < 0) | (sel >= n_frames)
