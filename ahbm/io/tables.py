@@ -1,0 +1,880 @@
+"""Trials and results as tables: pandas DataFrames, CSV files and MATLAB .mat files.
+
+DataFrames use time (s) as index. Marker trajectories have MultiIndex columns
+``(marker, axis)`` with axes ``"x"``, ``"y"``, ``"z"``; results have
+``(result, component)`` columns. Metadata (rates, units, first frame) travel in
+``DataFrame.attrs`` and, in CSV files, in ``# key=value`` lines before the
+table. MATLAB files hold the whole Trial as one struct, readable in MATLAB
+without ahbm; no pickle is ever used.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ahbm.errors import AhbmWarning, DataError, FileFormatError
+from ahbm.io.trial import Event, ForcePlate, Trial
+
+__all__ = [
+    "trial_to_dataframe",
+    "dataframe_to_trial",
+    "analogs_to_dataframe",
+    "results_to_dataframe",
+    "dataframe_to_results",
+    "write_csv",
+    "read_csv",
+    "write_mat",
+    "read_mat",
+]
+
+_AXES = ("x", "y", "z")
+_CSV_MAGIC = "# ahbm-table"
+_CSV_VERSION = 1
+_MAT_FORMAT = "ahbm-trial-mat"
+_MAT_VERSION = "1.0"
+
+
+# ----------------------------------------------------------------------------- DataFrames
+
+
+def trial_to_dataframe(trial: Trial) -> pd.DataFrame:
+    """Marker trajectories of a Trial as a DataFrame.
+
+    Parameters
+    ----------
+    trial : Trial
+        ``points`` of shape (n_frames, n_points, 3).
+
+    Returns
+    -------
+    pandas.DataFrame, shape (n_frames, 3 * n_points)
+        Index: time in s (``trial.time``, or frame numbers when the rate is
+        unknown), named ``"time"`` (``"frame"``). Columns: MultiIndex
+        (marker, axis), level names ``("marker", "axis")``. ``attrs``:
+        ``point_rate``, ``point_units``, ``first_frame``, ``source``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(points=np.arange(6.0).reshape(1, 2, 3), point_labels=["A", "B"],
+    ...           point_rate=100.0)
+    >>> trial_to_dataframe(t)[("B", "x")].tolist()
+    [3.0]
+    """
+    if not isinstance(trial, Trial):
+        raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
+    pts = np.asarray(trial.points, dtype=np.float64)
+    if pts.ndim != 3 or pts.shape[2] != 3:
+        raise DataError(
+            f"Expected `trial.points` to have shape (n_frames, n_points, 3), got {pts.shape}"
+        )
+    if len(trial.point_labels) != pts.shape[1]:
+        raise DataError(
+            f"`trial.point_labels` has {len(trial.point_labels)} labels for {pts.shape[1]} points"
+        )
+    cols = pd.MultiIndex.from_product(
+        [list(trial.point_labels), list(_AXES)], names=["marker", "axis"]
+    )
+    if trial.point_rate > 0:
+        index = pd.Index(trial.time, name="time")
+    else:
+        index = pd.Index(trial.first_frame + np.arange(pts.shape[0]), name="frame")
+    df = pd.DataFrame(pts.reshape(pts.shape[0], -1), index=index, columns=cols)
+    df.attrs.update(
+        point_rate=float(trial.point_rate),
+        point_units=str(trial.point_units),
+        first_frame=int(trial.first_frame),
+        source=str(trial.source),
+    )
+    return df
+
+
+def analogs_to_dataframe(trial: Trial) -> pd.DataFrame:
+    """Analog channels of a Trial as a DataFrame.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (n_samples, n_channels)
+        Index: ``trial.analog_time`` in s, named ``"time"``; one column per
+        channel label. ``attrs``: ``analog_rate``, ``analog_units`` (list, one
+        per channel).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(analogs=np.zeros((4, 1)), analog_labels=["Fz"], analog_rate=1000.0,
+    ...           point_rate=250.0)
+    >>> analogs_to_dataframe(t).shape
+    (4, 1)
+    """
+    a = np.asarray(trial.analogs, dtype=np.float64)
+    if a.ndim != 2:
+        raise DataError(
+            f"Expected `trial.analogs` to have shape (n_samples, n_channels), got {a.shape}"
+        )
+    if len(trial.analog_labels) != a.shape[1]:
+        raise DataError(
+            f"`trial.analog_labels` has {len(trial.analog_labels)} labels for {a.shape[1]} channels"
+        )
+    index = (
+        pd.Index(trial.analog_time, name="time")
+        if trial.analog_rate > 0
+        else pd.RangeIndex(a.shape[0], name="sample")
+    )
+    df = pd.DataFrame(a, index=index, columns=list(trial.analog_labels))
+    df.attrs.update(analog_rate=float(trial.analog_rate), analog_units=list(trial.analog_units))
+    return df
+
+
+def _infer_rate(index: pd.Index, name: str) -> float:
+    t = np.asarray(index, dtype=np.float64)
+    if t.size < 2:
+        raise DataError(
+            f"Cannot infer the sample rate of `{name}` from fewer than 2 rows; pass the rate"
+        )
+    dt = np.diff(t)
+    step = float(np.median(dt))
+    if not (step > 0) or np.max(np.abs(dt - step)) > 1e-6 * max(step, 1e-12) + 1e-9:
+        raise DataError(
+            f"The index of `{name}` is not uniformly increasing; pass the rate explicitly"
+        )
+    return 1.0 / step
+
+
+def dataframe_to_trial(
+    points: pd.DataFrame,
+    *,
+    analogs: pd.DataFrame | None = None,
+    point_rate: float | None = None,
+    point_units: str | None = None,
+) -> Trial:
+    """Build a Trial from a marker DataFrame (and optionally an analog DataFrame).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Index time in s (or frame numbers when named ``"frame"``); MultiIndex
+        columns (marker, axis) with each marker having the axes x, y, z (any
+        order, upper or lower case).
+    analogs : pandas.DataFrame or None, optional
+        Index time in s; one column per channel.
+    point_rate : float or None, optional
+        Hz. Default: ``points.attrs["point_rate"]``, else inferred from the
+        index spacing.
+    point_units : str or None, optional
+        Default: ``points.attrs["point_units"]``, else ``"m"``.
+
+    Returns
+    -------
+    Trial
+        With ``first_frame = round(t0 * point_rate) + 1`` (``t0`` the first
+        time), or from ``attrs`` when given.
+
+    Raises
+    ------
+    DataError
+        If the columns are not (marker, axis) pairs with x, y and z for every
+        marker, or the rate cannot be determined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(points=np.ones((3, 1, 3)), point_labels=["A"], point_rate=50.0)
+    >>> dataframe_to_trial(trial_to_dataframe(t)).point_rate
+    50.0
+    """
+    if not isinstance(points, pd.DataFrame):
+        raise DataError(f"Expected `points` to be a DataFrame, got {type(points).__name__}")
+    if not isinstance(points.columns, pd.MultiIndex) or points.columns.nlevels != 2:
+        raise DataError(
+            "Expected `points` to have 2-level MultiIndex columns (marker, axis); build them "
+            "with pandas.MultiIndex.from_product([labels, ['x', 'y', 'z']])"
+        )
+    labels: list[str] = []
+    for m in points.columns.get_level_values(0):
+        if m not in labels:
+            labels.append(str(m))
+    n = len(points)
+    arr = np.empty((n, len(labels), 3))
+    axes_of = {}
+    for m, a in points.columns:
+        axes_of.setdefault(str(m), []).append(a)
+    for j, m in enumerate(labels):
+        lower = {str(a).lower(): a for a in axes_of[m]}
+        if set(lower) != set(_AXES) or len(axes_of[m]) != 3:
+            raise DataError(
+                f"Marker {m!r} in `points` has axes {axes_of[m]}; expected exactly x, y, z"
+            )
+        for k, ax in enumerate(_AXES):
+            col = points[(m, lower[ax])]
+            try:
+                arr[:, j, k] = col.to_numpy(dtype=np.float64)
+            except (TypeError, ValueError) as err:
+                raise DataError(f"Column ({m!r}, {ax!r}) of `points` is not numeric") from err
+    attrs = points.attrs
+    by_frame = points.index.name == "frame"
+    rate = point_rate if point_rate is not None else attrs.get("point_rate")
+    if rate is None or not (float(rate) > 0):
+        if by_frame:
+            raise DataError("`points` is indexed by frame; pass `point_rate`")
+        rate = _infer_rate(points.index, "points")
+    rate = float(rate)
+    if "first_frame" in attrs:
+        first = int(attrs["first_frame"])
+    elif n == 0:
+        first = 1
+    elif by_frame:
+        first = int(points.index[0])
+    else:
+        t0 = float(points.index[0]) * rate
+        first = int(round(t0)) + 1
+        if abs(t0 - round(t0)) > 1e-6:
+            warnings.warn(
+                f"`points` starts at {points.index[0]} s, not a multiple of 1/{rate:g} s; "
+                f"first_frame rounded to {first}",
+                AhbmWarning,
+                stacklevel=2,
+            )
+    units = point_units if point_units is not None else attrs.get("point_units", "m")
+    trial = Trial(
+        points=arr,
+        point_labels=labels,
+        point_rate=rate,
+        point_units=str(units),
+        first_frame=first,
+        source=str(attrs.get("source", "")),
+    )
+    if analogs is not None:
+        if not isinstance(analogs, pd.DataFrame):
+            raise DataError(f"Expected `analogs` to be a DataFrame, got {type(analogs).__name__}")
+        try:
+            trial.analogs = analogs.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise DataError("`analogs` must hold numbers only") from err
+        trial.analog_labels = [str(c) for c in analogs.columns]
+        arate = analogs.attrs.get("analog_rate")
+        trial.analog_rate = (
+            float(arate) if arate and float(arate) > 0 else _infer_rate(analogs.index, "analogs")
+        )
+        units_a = analogs.attrs.get("analog_units")
+        trial.analog_units = (
+            [str(u) for u in units_a]
+            if units_a is not None and len(units_a) == trial.analogs.shape[1]
+            else [""] * trial.analogs.shape[1]
+        )
+    return trial
+
+
+def _component_labels(shape: tuple) -> list[str]:
+    if len(shape) == 0:
+        return [""]
+    return [",".join(str(i) for i in idx) for idx in np.ndindex(*shape)]
+
+
+def results_to_dataframe(results: dict, *, index=None) -> pd.DataFrame:
+    """Computed results (``{name: array with time on axis 0}``) as one DataFrame.
+
+    Parameters
+    ----------
+    results : dict of str to array_like
+        Every array has the same length along axis 0; trailing axes are
+        flattened into components.
+    index : array_like or None, optional
+        Row index (e.g. time in s); default 0..n-1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        MultiIndex columns ``(result, component)``; the component is ``""`` for
+        a 1-D result and the comma-joined index (``"0"``, ``"2,1"``) otherwise,
+        so :func:`dataframe_to_results` recovers the shapes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> df = results_to_dataframe({"knee": np.zeros((5, 3)), "speed": np.ones(5)})
+    >>> list(df.columns)[:2]
+    [('knee', '0'), ('knee', '1')]
+    """
+    if not isinstance(results, dict):
+        raise DataError(f"Expected `results` to be a dict, got {type(results).__name__}")
+    blocks = []
+    cols: list[tuple[str, str]] = []
+    n = None
+    for name, value in results.items():
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise DataError(f"Result {name!r} is not a numeric array") from err
+        if a.ndim == 0:
+            raise DataError(f"Result {name!r} is a scalar; results need time along axis 0")
+        if n is None:
+            n = a.shape[0]
+        elif a.shape[0] != n:
+            raise DataError(
+                f"Result {name!r} has {a.shape[0]} rows but the others have {n}; "
+                f"resample it or put it in a separate table"
+            )
+        blocks.append(a.reshape(a.shape[0], -1))
+        cols += [(str(name), c) for c in _component_labels(a.shape[1:])]
+    n = 0 if n is None else n
+    data = np.concatenate(blocks, axis=1) if blocks else np.zeros((n, 0))
+    idx = pd.Index(np.asarray(index), name="time") if index is not None else pd.RangeIndex(n)
+    if len(idx) != n:
+        raise DataError(f"`index` has {len(idx)} entries for {n} rows")
+    return pd.DataFrame(
+        data, index=idx, columns=pd.MultiIndex.from_tuples(cols, names=["result", "component"])
+    )
+
+
+def dataframe_to_results(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Inverse of :func:`results_to_dataframe`: ``{name: array}`` with original shapes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = dataframe_to_results(results_to_dataframe({"R": np.zeros((4, 3, 3))}))
+    >>> r["R"].shape
+    (4, 3, 3)
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"Expected `df` to be a DataFrame, got {type(df).__name__}")
+    if not isinstance(df.columns, pd.MultiIndex) or df.columns.nlevels != 2:
+        raise DataError("Expected `df` to have MultiIndex columns (result, component)")
+    out: dict[str, np.ndarray] = {}
+    names: list[str] = []
+    for r in df.columns.get_level_values(0):
+        if r not in names:
+            names.append(r)
+    n = len(df)
+    for name in names:
+        sub = df.loc[:, np.asarray(df.columns.get_level_values(0) == name)]
+        comps = [
+            "" if (isinstance(c, float) and math.isnan(c)) else str(c)
+            for c in sub.columns.get_level_values(1)
+        ]
+        vals = sub.to_numpy(dtype=np.float64)
+        if comps == [""]:
+            out[str(name)] = vals[:, 0].copy()
+            continue
+        try:
+            idx = np.array([[int(i) for i in c.split(",")] for c in comps])
+        except ValueError as err:
+            raise DataError(
+                f"Result {name!r} has components {comps}; expected '0', '1,2', ..."
+            ) from err
+        shape = tuple(int(s) for s in idx.max(axis=0) + 1)
+        if int(np.prod(shape)) != len(comps):
+            raise DataError(f"Result {name!r}: components {comps} do not fill a shape {shape}")
+        arr = np.full((n, *shape), np.nan)
+        arr[(slice(None), *idx.T)] = vals
+        out[str(name)] = arr
+    return out
+
+
+# ----------------------------------------------------------------------------- CSV
+
+
+def _atomic_write(path: Path, write, *, binary: bool = False) -> None:
+    path = Path(path)
+    folder = path.parent
+    if not folder.is_dir():
+        raise DataError(f"Cannot write '{path}': folder '{folder}' does not exist")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        if binary:
+            os.close(fd)
+            write(tmp)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                write(fh)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_csv(data, path) -> None:
+    """Write a Trial's markers, or any DataFrame made by this module, to CSV.
+
+    Parameters
+    ----------
+    data : Trial or pandas.DataFrame
+        A Trial is written through :func:`trial_to_dataframe`.
+    path : str or path-like
+        Target; written atomically.
+
+    Notes
+    -----
+    Layout: ``# ahbm-table 1``, then ``# key=<json>`` lines for ``attrs`` and
+    the number of column levels, then the pandas CSV (one header row per
+    column level, then the index-name row for MultiIndex columns). Floats are
+    written with round-trip precision; NaN is an empty field.
+
+    Examples
+    --------
+    >>> write_csv(trial, "walk.csv")  # doctest: +SKIP
+    """
+    if isinstance(data, Trial):
+        data = trial_to_dataframe(data)
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"Expected `data` to be a Trial or DataFrame, got {type(data).__name__}")
+    levels = data.columns.nlevels
+    try:
+        meta = {k: json.dumps(v) for k, v in data.attrs.items()}
+    except TypeError as err:
+        raise DataError(
+            f"DataFrame attrs must be JSON-serializable to go into a CSV: {err}"
+        ) from err
+    for k in meta:
+        if "=" in str(k) or "\n" in str(k):
+            raise DataError(f"attrs key {k!r} cannot go into a CSV header")
+
+    def _write(fh):
+        fh.write(f"{_CSV_MAGIC} {_CSV_VERSION}\n")
+        fh.write(f"# column_levels={levels}\n")
+        for k, v in meta.items():
+            fh.write(f"# {k}={v}\n")
+        data.to_csv(fh, lineterminator="\n")
+
+    _atomic_write(Path(path), _write)
+
+
+def read_csv(path) -> pd.DataFrame:
+    """Read a CSV written by :func:`write_csv` (or a plain time-indexed CSV).
+
+    Returns
+    -------
+    pandas.DataFrame
+        With ``attrs`` restored; MultiIndex columns when the file has them.
+        Pass it to :func:`dataframe_to_trial` or :func:`dataframe_to_results`.
+
+    Raises
+    ------
+    FileFormatError
+        If the file is missing or is not a numeric table.
+
+    Examples
+    --------
+    >>> trial = dataframe_to_trial(read_csv("walk.csv"))  # doctest: +SKIP
+    """
+    path = Path(path)
+    attrs: dict[str, Any] = {}
+    levels = 1
+    n_meta = 0
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if not line.startswith("#"):
+                    break
+                n_meta += 1
+                body = line[1:].strip()
+                if body.startswith("ahbm-table") or "=" not in body:
+                    continue
+                k, v = body.split("=", 1)
+                try:
+                    val = json.loads(v)
+                except json.JSONDecodeError:
+                    val = v
+                if k == "column_levels":
+                    levels = int(val)
+                else:
+                    attrs[k] = val
+    except (OSError, UnicodeDecodeError) as err:
+        raise FileFormatError(f"Cannot read CSV file '{path}': {err}") from err
+    header = list(range(levels)) if levels > 1 else 0
+    try:
+        df = pd.read_csv(path, skiprows=n_meta, header=header, index_col=0)
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise FileFormatError(f"CSV file '{path}' is not a table: {err}") from err
+    try:
+        df = df.astype(np.float64)
+    except (TypeError, ValueError) as err:
+        raise FileFormatError(f"CSV file '{path}' holds non-numeric values: {err}") from err
+    if levels > 1:
+        # pandas names empty header cells "Unnamed: <i>_level_<j>" on read; restore ""
+        df.columns = pd.MultiIndex.from_tuples(
+            [
+                tuple("" if re.fullmatch(r"Unnamed: \d+_level_\d+", str(x)) else x for x in col)
+                for col in df.columns
+            ],
+            names=df.columns.names,
+        )
+        names = ["marker", "axis"] if "point_rate" in attrs else list(df.columns.names)
+        df.columns = df.columns.set_names(names)
+    df.attrs.update(attrs)
+    return df
+
+
+# ----------------------------------------------------------------------------- MATLAB
+
+_MAT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+
+
+def _mat_encode(value, path: list, types: dict):
+    """Encode a Python tree for scipy.io.savemat, recording each leaf's type."""
+    key = json.dumps(path)
+    if isinstance(value, dict):
+        keys = [str(k) for k in value]
+        if any(not isinstance(k, str) for k in value):
+            raise DataError(f"Dictionary keys must be strings (at {'/'.join(map(str, path))})")
+        if all(_MAT_NAME.match(k) for k in keys):
+            types[key] = ["dict"]
+            return {k: _mat_encode(v, [*path, k], types) for k, v in value.items()}
+        types[key] = ["map"]
+        vals = np.empty((len(keys),), dtype=object)
+        for i, (k, v) in enumerate(value.items()):
+            vals[i] = _mat_encode(v, [*path, k], types)
+        return {"keys": np.array(keys, dtype=object), "values": vals}
+    if value is None:
+        types[key] = ["none"]
+        return np.zeros((0, 0))
+    if isinstance(value, str):
+        types[key] = ["str"]
+        return value
+    if isinstance(value, bool | np.bool_):
+        types[key] = ["bool"]
+        return np.array([[bool(value)]])
+    if isinstance(value, int) and not isinstance(value, np.integer):
+        types[key] = ["int"]
+        return np.array([[value]], dtype=np.int64)
+    if isinstance(value, float):
+        types[key] = ["float"]
+        return np.array([[value]])
+    if isinstance(value, list | tuple):
+        kind = "list" if isinstance(value, list) else "tuple"
+        if value and all(isinstance(v, str) for v in value):
+            types[key] = [kind + "_str"]
+            return np.array(value, dtype=object)
+        types[key] = [kind]
+        cell = np.empty((len(value),), dtype=object)
+        for i, v in enumerate(value):
+            cell[i] = _mat_encode(v, [*path, i], types)
+        return cell
+    if isinstance(value, np.generic | np.ndarray):
+        a = np.asarray(value)
+        if a.dtype.kind in "US":
+            types[key] = ["str_array", list(a.shape)]
+            return np.array(a.astype(str).ravel().tolist() or [], dtype=object)
+        if a.dtype.kind not in "biufc":
+            raise DataError(
+                f"Cannot store an array of dtype {a.dtype} in a .mat file "
+                f"(at {'/'.join(map(str, path))})"
+            )
+        types[key] = [
+            "scalar" if isinstance(value, np.generic) else "ndarray",
+            a.dtype.str,
+            list(a.shape),
+        ]
+        return a
+    raise DataError(
+        f"Cannot store a {type(value).__name__} in a .mat file (at "
+        f"{'/'.join(map(str, path))}); use numbers, strings, lists, dicts or arrays"
+    )
+
+
+def _mat_decode(value, path: list, types: dict):
+    key = json.dumps(path)
+    spec = types.get(key)
+    kind = spec[0] if spec else None
+    if kind == "dict":
+        if not isinstance(value, dict):  # savemat stores an empty struct as [[None]]
+            return {}
+        return {k: _mat_decode(value[k], [*path, k], types) for k in _struct_fields(value)}
+    if kind == "map":
+        keys = [_mat_str(k) for k in _cell_list(value["keys"])]
+        vals = _cell_list(value["values"])
+        return {k: _mat_decode(v, [*path, k], types) for k, v in zip(keys, vals, strict=True)}
+    if kind == "none":
+        return None
+    if kind == "str":
+        return _mat_str(value)
+    if kind == "bool":
+        return bool(np.asarray(value).ravel()[0])
+    if kind == "int":
+        return int(np.asarray(value).ravel()[0])
+    if kind == "float":
+        return float(np.asarray(value).ravel()[0])
+    if kind in ("list_str", "tuple_str"):
+        items = [_mat_str(v) for v in _cell_list(value)]
+        return items if kind == "list_str" else tuple(items)
+    if kind in ("list", "tuple"):
+        items = [_mat_decode(v, [*path, i], types) for i, v in enumerate(_cell_list(value))]
+        return items if kind == "list" else tuple(items)
+    if kind == "str_array":
+        items = [_mat_str(v) for v in _cell_list(value)]
+        return (
+            np.array(items, dtype=str).reshape(spec[1]) if items else np.zeros(spec[1], dtype=str)
+        )
+    if kind in ("scalar", "ndarray"):
+        a = np.asarray(value).astype(np.dtype(spec[1]), copy=False).reshape(spec[2], order="C")
+        if kind == "scalar":
+            return a.reshape(())[()]
+        return np.ascontiguousarray(a)
+    # no type record (file written by MATLAB): best effort
+    return _mat_plain(value)
+
+
+def _struct_fields(value):
+    if isinstance(value, np.ndarray) and value.dtype.names:
+        return value.dtype.names
+    if isinstance(value, dict):
+        return [k for k in value if not k.startswith("__")]
+    if isinstance(value, np.ndarray) and value.size == 0:  # an empty struct
+        return []
+    raise FileFormatError("Expected a MATLAB struct in the .mat file")
+
+
+def _cell_list(value) -> list:
+    a = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if a.dtype != object:
+        return [a] if a.size else []
+    return list(a.ravel(order="F"))
+
+
+def _mat_str(value) -> str:
+    a = np.asarray(value)
+    if a.size == 0:
+        return ""
+    if a.dtype.kind == "U":
+        return str(a.ravel()[0]) if a.ndim else str(a)
+    if a.dtype == object:
+        return _mat_str(a.ravel()[0])
+    return str(a)
+
+
+def _mat_plain(value):
+    if isinstance(value, np.ndarray) and value.dtype.names:
+        return {
+            k: _mat_plain(value[k][0, 0] if value[k].shape == (1, 1) else value[k])
+            for k in value.dtype.names
+        }
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return [_mat_plain(v) for v in value.ravel(order="F")]
+    a = np.asarray(value)
+    if a.dtype.kind == "U":
+        return _mat_str(a)
+    if a.size == 1:
+        return a.ravel()[0].item()
+    if a.ndim == 2 and 1 in a.shape:
+        return a.ravel()
+    return a
+
+
+def _trial_tree(trial: Trial) -> dict:
+    plates = [
+        {
+            "force": np.asarray(fp.force, dtype=np.float64),
+            "moment": np.asarray(fp.moment, dtype=np.float64),
+            "cop": np.asarray(fp.cop, dtype=np.float64),
+            "free_moment": np.asarray(fp.free_moment, dtype=np.float64),
+            "corners": np.asarray(fp.corners, dtype=np.float64),
+            "origin": np.asarray(fp.origin, dtype=np.float64),
+            "rate": float(fp.rate),
+            "plate_type": int(fp.plate_type),
+        }
+        for fp in trial.force_plates
+    ]
+    events = {
+        "label": [e.label for e in trial.events],
+        "time": np.array([e.time for e in trial.events], dtype=np.float64),
+        "context": [e.context for e in trial.events],
+        "description": [e.description for e in trial.events],
+    }
+    return {
+        "points": np.asarray(trial.points, dtype=np.float64),
+        "point_labels": list(trial.point_labels),
+        "point_rate": float(trial.point_rate),
+        "point_units": str(trial.point_units),
+        "point_descriptions": list(trial.point_descriptions),
+        "point_residuals": None
+        if trial.point_residuals is None
+        else np.asarray(trial.point_residuals, dtype=np.float64),
+        "point_mask": None
+        if trial.point_mask is None
+        else np.asarray(trial.point_mask, dtype=bool),
+        "analogs": np.asarray(trial.analogs, dtype=np.float64),
+        "analog_labels": list(trial.analog_labels),
+        "analog_units": list(trial.analog_units),
+        "analog_descriptions": list(trial.analog_descriptions),
+        "analog_rate": float(trial.analog_rate),
+        "first_frame": int(trial.first_frame),
+        "force_plates": plates,
+        "events": events,
+        "subject": dict(trial.subject),
+        "parameters": dict(trial.parameters),
+        "results": dict(trial.results),
+        "source": str(trial.source),
+        "extra": {k: v for k, v in vars(trial).items() if k not in _KNOWN_FIELDS},
+    }
+
+
+_KNOWN_FIELDS = {
+    "points",
+    "point_labels",
+    "point_rate",
+    "point_units",
+    "point_descriptions",
+    "point_residuals",
+    "point_mask",
+    "analogs",
+    "analog_labels",
+    "analog_units",
+    "analog_descriptions",
+    "analog_rate",
+    "first_frame",
+    "force_plates",
+    "events",
+    "subject",
+    "parameters",
+    "results",
+    "source",
+}
+
+
+def _tree_to_trial(tree: dict) -> Trial:
+    ev = tree.get("events", {})
+    events = [
+        Event(label=str(lab), time=float(t), context=str(c), description=str(d))
+        for lab, t, c, d in zip(
+            ev.get("label", []),
+            np.asarray(ev.get("time", []), dtype=np.float64).ravel(),
+            ev.get("context", []),
+            ev.get("description", []),
+            strict=True,
+        )
+    ]
+    plates = [ForcePlate(**p) for p in tree.get("force_plates", [])]
+    kwargs = {
+        k: tree[k] for k in _KNOWN_FIELDS if k in tree and k not in ("events", "force_plates")
+    }
+    trial = Trial(**kwargs, events=events, force_plates=plates)
+    for k, v in (tree.get("extra") or {}).items():
+        if hasattr(trial, k):
+            setattr(trial, k, v)
+    return trial
+
+
+def write_mat(trial: Trial, path) -> None:
+    """Write a whole Trial to a MATLAB .mat file (a struct named ``trial``).
+
+    Parameters
+    ----------
+    trial : Trial
+        Every field is written; ``force_plates`` as a cell array of structs,
+        ``events`` as a struct of columns (label, time, context, description),
+        ``parameters``/``subject``/``results`` as nested structs.
+    path : str or path-like
+        Target (MATLAB 5 format, compressed); written atomically.
+
+    Notes
+    -----
+    MATLAB has no scalars, 1-D arrays or bools distinct from arrays, so the
+    struct also holds ``ahbm_types``, a JSON string with the Python type and
+    shape of every value; :func:`read_mat` uses it to restore the Trial
+    exactly. Dictionaries whose keys are not MATLAB identifiers become a struct
+    with ``keys`` and ``values`` cell arrays (``containers.Map(s.keys,
+    s.values)`` in MATLAB).
+
+    Examples
+    --------
+    >>> write_mat(trial, "walk.mat")  # doctest: +SKIP
+    """
+    import scipy.io
+
+    if not isinstance(trial, Trial):
+        raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
+    types: dict = {}
+    encoded = _mat_encode(_trial_tree(trial), [], types)
+    encoded["ahbm_format"] = _MAT_FORMAT
+    encoded["ahbm_version"] = _MAT_VERSION
+    encoded["ahbm_types"] = json.dumps(types)
+
+    def _write(tmp):
+        scipy.io.savemat(tmp, {"trial": encoded}, do_compression=True, oned_as="row")
+
+    _atomic_write(Path(path), _write, binary=True)
+
+
+def read_mat(path) -> Trial:
+    """Read a Trial written by :func:`write_mat`.
+
+    Raises
+    ------
+    FileFormatError
+        If the file is not a MATLAB file or holds no ahbm ``trial`` struct.
+
+    Examples
+    --------
+    >>> trial = read_mat("walk.mat")  # doctest: +SKIP
+    """
+    import scipy.io
+
+    path = Path(path)
+    try:
+        m = scipy.io.loadmat(path, squeeze_me=False, struct_as_record=True, chars_as_strings=True)
+    except (OSError, ValueError, TypeError, NotImplementedError) as err:
+        raise FileFormatError(f"Cannot read MATLAB file '{path}': {err}") from err
+    except Exception as err:  # scipy raises assorted errors on corrupt files
+        raise FileFormatError(f"Cannot read MATLAB file '{path}': {err}") from err
+    if "trial" not in m:
+        raise FileFormatError(f"MATLAB file '{path}' has no variable 'trial' written by ahbm")
+    s = m["trial"]
+    if not (isinstance(s, np.ndarray) and s.dtype.names and s.size == 1):
+        raise FileFormatError(f"MATLAB file '{path}': 'trial' is not a struct")
+    s = s.reshape(-1)[0]
+    names = s.dtype.names
+    if "ahbm_format" not in names or _mat_str(s["ahbm_format"]) != _MAT_FORMAT:
+        raise FileFormatError(f"MATLAB file '{path}' was not written by ahbm.io.tables.write_mat")
+    version = _mat_str(s["ahbm_version"])
+    if version.split(".")[0] != _MAT_VERSION.split(".")[0]:
+        raise FileFormatError(
+            f"MATLAB file '{path}' has ahbm format version {version}; this ahbm reads "
+            f"{_MAT_VERSION.split('.')[0]}.x -- upgrade ahbm"
+        )
+    try:
+        types = json.loads(_mat_str(s["ahbm_types"]))
+        tree = _mat_decode(_unwrap_struct(s), [], types)
+        return _tree_to_trial(tree)
+    except (KeyError, ValueError, TypeError, IndexError) as err:
+        raise FileFormatError(
+            f"MATLAB file '{path}' has an inconsistent ahbm trial: {err}"
+        ) from err
+
+
+def _unwrap_struct(value):
+    """Turn loadmat's (1,1) struct arrays / cells into nested records recursively."""
+    if isinstance(value, np.void) and value.dtype.names:
+        return {k: _unwrap_struct(value[k]) for k in value.dtype.names}
+    if isinstance(value, np.ndarray) and value.dtype.names:
+        if value.size == 1:
+            return _unwrap_struct(value.reshape(-1)[0])
+        return value
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        out = np.empty(value.shape, dtype=object)
+        for idx in np.ndindex(*value.shape):
+            out[idx] = _unwrap_struct(value[idx])
+        return out
+    return value
