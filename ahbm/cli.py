@@ -27,6 +27,120 @@ COMMANDS = {
 }
 
 
+# --- convert / info (data conversion; ahbm.batch and ahbm.io) -------------------------
+
+
+def _add_convert(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "inputs", nargs="+", metavar="IN", help="C3D/TRC files, folders or glob patterns"
+    )
+    parser.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="output folder")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="number of worker processes (default: one per CPU; 1 runs in this process)",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the trial in existing outputs"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--stop-on-error", action="store_true", help="stop at the first failing file"
+    )
+
+
+def _run_convert(args: argparse.Namespace) -> int:
+    import concurrent.futures as cf
+
+    from ahbm.batch import convert
+    from ahbm.errors import DataError
+
+    executor = None
+    if args.jobs is not None:
+        if args.jobs < 1:
+            raise DataError(f"--jobs must be at least 1, got {args.jobs}")
+        executor = (
+            cf.ThreadPoolExecutor(max_workers=1)
+            if args.jobs == 1
+            else cf.ProcessPoolExecutor(max_workers=args.jobs)
+        )
+    try:
+        report = convert(
+            args.inputs,
+            args.output,
+            executor=executor,
+            on_error="raise" if args.stop_on_error else "continue",
+            progress=not args.no_progress,
+            overwrite=args.overwrite,
+        )
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+    print(report)
+    return 0 if report.ok else 1
+
+
+def _add_info(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a C3D, TRC, MOT/STO or ahbm HDF5 file")
+    parser.add_argument(
+        "--name", default=None, help="trial name inside an HDF5 store (default: all trials)"
+    )
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ahbm.errors import DataError
+
+    path = Path(args.file)
+    suffix = path.suffix.lower()
+    if suffix in (".h5", ".hdf5", ".hdf"):
+        from ahbm.io.hdf5 import list_trials, load_trial
+
+        names = [args.name] if args.name else list_trials(path)
+        print(f"{path}: ahbm trial store with {len(list_trials(path))} trial(s)")
+        for n in names:
+            print(f"\n[{n}]")
+            print(load_trial(path, n).summary())
+        return 0
+    if suffix in (".mot", ".sto"):
+        from ahbm.io.opensim import read_mot
+
+        table = read_mot(path)
+        t = table.time
+        span = f"{t[0]:g} to {t[-1]:g} s" if len(t) else "empty"
+        print(f"source: {path}")
+        print(f"name: {table.name}")
+        print(f"rows: {len(table)} ({span}), columns: {len(table.columns)}")
+        print(f"in degrees: {'yes' if table.in_degrees else 'no'}")
+        print("columns: " + ", ".join(table.columns))
+        return 0
+    if suffix in (".c3d", ".trc"):
+        from ahbm.batch import read_trial
+
+        print(read_trial(path).summary())
+        return 0
+    raise DataError(
+        f"Cannot describe '{path}': unknown file type {path.suffix!r}; "
+        f"use a .c3d, .trc, .mot, .sto or .h5 file"
+    )
+
+
+COMMANDS["convert"] = (
+    "convert C3D/TRC files to HDF5 trial stores (in parallel)",
+    _add_convert,
+    _run_convert,
+)
+COMMANDS["info"] = (
+    "print a summary of a C3D, TRC, MOT/STO or HDF5 file",
+    _add_info,
+    _run_info,
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``ahbm`` command."""
     from ahbm import __version__
