@@ -21,6 +21,7 @@ from ahbm.errors import (
     ModelError,
     SimulationError,
 )
+from ahbm.kinematics.tree import load_model, save_model
 
 __version__ = "0.1.0"
 
@@ -32,4 +33,6 @@ __all__ = [
     "ModelError",
     "SimulationError",
     "__version__",
+    "load_model",
+    "save_model",
 ]

@@ -3,4 +3,32 @@ Newton-Euler), forward dynamics (ABA, CRBA, constrained systems), constraints,
 force elements and simulation.
 """
 
-__all__: list[str] = []
+from ahbm.dynamics.forward import aba, crba, forward_dynamics
+from ahbm.dynamics.inverse import (
+    gravity_torques,
+    inverse_dynamics_residual,
+    nonlinear_effects,
+    rnea,
+)
+from ahbm.dynamics.spatial import (
+    force_cross,
+    force_transform,
+    motion_cross,
+    motion_transform,
+    spatial_inertia,
+)
+
+__all__: list[str] = [
+    "aba",
+    "crba",
+    "force_cross",
+    "force_transform",
+    "forward_dynamics",
+    "gravity_torques",
+    "inverse_dynamics_residual",
+    "motion_cross",
+    "motion_transform",
+    "nonlinear_effects",
+    "rnea",
+    "spatial_inertia",
+]

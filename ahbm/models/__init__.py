@@ -2,4 +2,6 @@
 extremity gait model, the head-neck sled model, the 15-segment whole body.
 """
 
-__all__: list[str] = []
+from ahbm.models.pendulums import double_pendulum_3d, triple_pendulum_euler
+
+__all__: list[str] = ["double_pendulum_3d", "triple_pendulum_euler"]
