@@ -7,6 +7,7 @@ Figure, or a viewer object holding it, so that the caller can restyle it.
 """
 
 from ahbm.graphics.gait import gait_cycle_summary, plot_gait_cycles
+from ahbm.graphics.model import draw_model, geometry_mesh, model_skeleton
 from ahbm.graphics.simulation import plot_simulation
 from ahbm.graphics.stick import StickViewer, stick_view
 from ahbm.graphics.xy import XYViewer, xy_view
@@ -14,7 +15,10 @@ from ahbm.graphics.xy import XYViewer, xy_view
 __all__ = [
     "StickViewer",
     "XYViewer",
+    "draw_model",
     "gait_cycle_summary",
+    "geometry_mesh",
+    "model_skeleton",
     "plot_gait_cycles",
     "plot_simulation",
     "stick_view",

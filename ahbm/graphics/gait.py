@@ -180,6 +180,7 @@ def plot_gait_cycles(
     >>> fig = plot_gait_cycles({"Left": {"KneeAngles": cyc}, "Right": {"KneeAngles": cyc}})
     >>> len(fig.axes)
     3
+    >>> import matplotlib.pyplot as plt; plt.close(fig)
     """
     if not isinstance(result, Mapping) or not result:
         raise DataError(

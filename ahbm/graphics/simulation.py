@@ -100,6 +100,7 @@ def plot_simulation(
     >>> fig = plot_simulation({"t": t, "q": np.c_[np.sin(t), np.cos(t)], "energy": 1 + 0 * t})
     >>> len(fig.axes)
     2
+    >>> import matplotlib.pyplot as plt; plt.close(fig)
     """
     t = as_float_array(_get(result, "t"), "result.t")
     q = as_float_array(_get(result, "q"), "result.q", allow_nan=True)

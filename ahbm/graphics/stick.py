@@ -172,13 +172,6 @@ def _model_transforms(model, q, n_frames_hint: int | None) -> np.ndarray:
     return T
 
 
-def _model_parents(model) -> np.ndarray:
-    for name in ("parent", "parents"):
-        if hasattr(model, name):
-            return np.asarray(getattr(model, name), dtype=int)
-    raise DataError("`model` has no parent array (`model.parent`); pass an ahbm Model")
-
-
 class StickViewer:
     """An animated 3-D stick figure (created by :func:`stick_view`).
 
@@ -199,8 +192,10 @@ class StickViewer:
     frame : int
         Frame currently displayed.
     artists : dict
-        The matplotlib artists by role: ``"markers"`` (Line3D), ``"segments"``,
-        ``"model"``, ``"triads"``, ``"forces"`` (Line3DCollection), ``"labels"``
+        The matplotlib artists by role: ``"markers"``, ``"joints"`` and
+        ``"model_markers"`` (Line3D), ``"segments"``, ``"model"`` (sticks of
+        :func:`~ahbm.graphics.model_skeleton`), ``"triads"``, ``"forces"``
+        (Line3DCollection), ``"labels"``
         (list of Text3D), ``"floor"`` (Poly3DCollection), ``"time"`` (Text).
     floor_corners : ndarray, shape (4, 3) or None
         Corners of the drawn floor polygon, m.
@@ -222,7 +217,7 @@ class StickViewer:
         *,
         segments: np.ndarray,
         model_sticks: np.ndarray | None,
-        model_points: np.ndarray | None,
+        model_points: dict | None,
         triads: np.ndarray | None,
         forces: np.ndarray | None,
         plate_outlines: list[np.ndarray],
@@ -244,6 +239,7 @@ class StickViewer:
         self.slider = None
         self._segments = segments
         self._model_sticks = model_sticks
+        self._model_points = model_points or {}
         self._triads = triads
         self._forces = forces
         self._listeners: list[Callable[[float, int], None]] = []
@@ -287,8 +283,11 @@ class StickViewer:
             )
             ax.add_collection3d(coll)
             self.artists["model"] = coll
-            (joints,) = ax.plot([], [], [], "o", ls="", ms=5, color="tab:brown")
+            (joints,) = ax.plot([], [], [], "o", ls="", ms=5, color="tab:brown", mfc="white")
             self.artists["joints"] = joints
+            if self._model_points.get("model_markers") is not None:
+                (mk,) = ax.plot([], [], [], "^", ls="", ms=4, color="tab:orange")
+                self.artists["model_markers"] = mk
         if self._triads is not None and self._triads.shape[1]:
             n_triads = self._triads.shape[1] // 3
             colors = list(_TRIAD_COLORS) * n_triads
@@ -308,8 +307,8 @@ class StickViewer:
 
         # Bounding box over every frame of every drawn point.
         clouds = [self.points.reshape(-1, 3)]
-        if model_points is not None:
-            clouds.append(model_points.reshape(-1, 3))
+        for arr in (model_points or {}).values():
+            clouds.append(arr.reshape(-1, 3))
         clouds.extend(plate_outlines)
         allpts = np.concatenate(clouds, axis=0) if clouds else np.zeros((0, 3))
         finite = np.isfinite(allpts).all(axis=1)
@@ -400,10 +399,11 @@ class StickViewer:
         if "segments" in self.artists:
             self.artists["segments"].set_segments(p[self._segments])
         if "model" in self.artists:
-            sticks = self._model_sticks[i]
-            self.artists["model"].set_segments(sticks)
-            ends = sticks[:, 1, :]
-            self.artists["joints"].set_data_3d(ends[:, 0], ends[:, 1], ends[:, 2])
+            self.artists["model"].set_segments(self._model_sticks[i])
+            for role in ("joints", "model_markers"):
+                if role in self.artists:
+                    xyz = self._model_points[role][i]
+                    self.artists[role].set_data_3d(xyz[:, 0], xyz[:, 1], xyz[:, 2])
         if "triads" in self.artists:
             self.artists["triads"].set_segments(self._triads[i])
         if "forces" in self.artists:
@@ -638,7 +638,9 @@ def stick_view(
         Sticks drawn between markers `a` and `b`, given as labels or indices.
     model : ahbm Model, optional
         Multibody model drawn at coordinates `q`: a stick from each body's
-        origin to each child's origin, joint centres, and an RGB triad per body.
+        origin to each child's origin (and from a leaf body's origin to its
+        centre of mass), joint centres, model markers, and an RGB triad per
+        body.
     q : array_like, shape (n_frames, nq) or (nq,), optional
         Generalized coordinates of `model`, one row per frame.
     body_frames : array_like or mapping, optional
@@ -700,6 +702,9 @@ def stick_view(
     >>> viewer = stick_view(pts, segments=[(0, 1)], rate=10.0)
     >>> viewer.show_frame(3)  # doctest: +ELLIPSIS
     <Figure ...>
+    >>> viewer.artists["markers"].get_data_3d()[2].tolist()
+    [0.0, 1.0]
+    >>> import matplotlib.pyplot as plt; plt.close(viewer.fig)
     """
     if vertical_axis not in ("x", "y", "z"):
         raise DataError(f"`vertical_axis` must be 'x', 'y' or 'z', got {vertical_axis!r}")
@@ -729,11 +734,19 @@ def stick_view(
     model_sticks = model_points = None
     triad_list = []
     if T_model is not None:
-        parents = _model_parents(model)
-        origins = T_model[..., :3, 3]
-        kids = np.array([i for i, p in enumerate(parents) if p >= 0], dtype=int)
-        model_sticks = np.stack([origins[:, parents[kids]], origins[:, kids]], axis=2)
-        model_points = origins
+        from ahbm.graphics.model import model_skeleton
+
+        model_sticks = model_skeleton(model, T_model)
+        model_points = {"joints": T_model[..., :3, 3]}
+        local = [
+            (i, np.asarray(p, dtype=float))
+            for i, body in enumerate(model.bodies)
+            for p in getattr(body, "markers", {}).values()
+        ]
+        if local:
+            model_points["model_markers"] = np.stack(
+                [T_model[:, i, :3, :3] @ p + T_model[:, i, :3, 3] for i, p in local], axis=1
+            )
         triad_list.append(T_model)
     if body_frames is not None:
         T_extra, _names = _as_body_frames(body_frames, n_frames)

@@ -264,6 +264,7 @@ def xy_view(
     >>> v = xy_view({"sin": np.sin(t), "cos": np.cos(t)}, t=t, events=[(0.5, "Foot Off", "Left")])
     >>> len(v.axes)
     2
+    >>> import matplotlib.pyplot as plt; plt.close(v.fig)
     """
     if rate is not None and not (np.isfinite(rate) and rate > 0):
         raise DataError(f"`rate` must be a positive number of Hz, got {rate!r}")
