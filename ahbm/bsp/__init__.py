@@ -2,4 +2,25 @@
 geometric segment models, and scaling of a model's inertial parameters.
 """
 
-__all__: list[str] = []
+from ahbm.bsp.geometric import ellipsoid, elliptical_cylinder, elliptical_frustum, truncated_cone
+from ahbm.bsp.tables import (
+    TABLES,
+    BSPTable,
+    SegmentData,
+    SegmentParameters,
+    get_table,
+    segment_parameters,
+)
+
+__all__ = [
+    "TABLES",
+    "BSPTable",
+    "SegmentData",
+    "SegmentParameters",
+    "ellipsoid",
+    "elliptical_cylinder",
+    "elliptical_frustum",
+    "get_table",
+    "segment_parameters",
+    "truncated_cone",
+]
