@@ -178,6 +178,53 @@ def _first_bad(mask: np.ndarray, limit: int = 5) -> str:
     return txt + more
 
 
+_CHUNK = 4096  # batch elements per chunk: temporaries stay in the CPU cache
+
+
+def _chunked(kernel, x: np.ndarray, n_trailing: int, out_trailing: tuple[tuple[int, ...], ...]):
+    """Apply `kernel` to the flattened batch of `x` in cache-sized chunks.
+
+    Elementwise numpy chains over millions of rotations are limited by memory
+    traffic; running them on chunks of a few thousand keeps the temporaries in
+    cache (a loop over chunks, not over frames). Returns a tuple of outputs of
+    shapes ``batch + out_trailing[k]``.
+    """
+    batch = x.shape[: x.ndim - n_trailing]
+    flat = x.reshape((-1,) + x.shape[x.ndim - n_trailing :])
+    n = flat.shape[0]
+    if n <= _CHUNK:
+        res = kernel(flat)
+        res = res if isinstance(res, tuple) else (res,)
+    else:
+        res = tuple(np.empty((n,) + t) for t in out_trailing)
+        for start in range(0, n, _CHUNK):
+            part = kernel(flat[start : start + _CHUNK])
+            part = part if isinstance(part, tuple) else (part,)
+            for o, p in zip(res, part, strict=True):
+                o[start : start + _CHUNK] = p
+    return tuple(r.reshape(batch + t) for r, t in zip(res, out_trailing, strict=True))
+
+
+def _orthonormality_error(R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c0, c1, c2 = R[..., :, 0], R[..., :, 1], R[..., :, 2]
+
+    def dot(a, b):
+        return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+    err = np.maximum.reduce(
+        [
+            np.abs(dot(c0, c0) - 1.0),
+            np.abs(dot(c1, c1) - 1.0),
+            np.abs(dot(c2, c2) - 1.0),
+            np.abs(dot(c0, c1)),
+            np.abs(dot(c0, c2)),
+            np.abs(dot(c1, c2)),
+        ]
+    )
+    det = dot(np.cross(c0, c1), c2)
+    return err, det
+
+
 def check_rotation_matrix(R, *, name: str = "R", tol: float = ORTHONORMAL_TOL) -> None:
     """Raise DataError unless every matrix in `R` is a proper rotation.
 
@@ -203,17 +250,7 @@ def check_rotation_matrix(R, *, name: str = "R", tol: float = ORTHONORMAL_TOL) -
     >>> check_rotation_matrix(rot_z(0.3))
     """
     R = np.asarray(R, dtype=np.float64)
-    c0, c1, c2 = R[..., :, 0], R[..., :, 1], R[..., :, 2]
-    err = np.maximum.reduce(
-        [
-            np.abs(np.einsum("...i,...i->...", c0, c0) - 1.0),
-            np.abs(np.einsum("...i,...i->...", c1, c1) - 1.0),
-            np.abs(np.einsum("...i,...i->...", c2, c2) - 1.0),
-            np.abs(np.einsum("...i,...i->...", c0, c1)),
-            np.abs(np.einsum("...i,...i->...", c0, c2)),
-            np.abs(np.einsum("...i,...i->...", c1, c2)),
-        ]
-    )
+    err, det = _chunked(_orthonormality_error, R, 2, ((), ()))
     bad = err > tol
     if np.any(bad):
         where = _first_bad(np.atleast_1d(bad))
@@ -222,7 +259,6 @@ def check_rotation_matrix(R, *, name: str = "R", tol: float = ORTHONORMAL_TOL) -
             f"at batch index {where}; use orthonormalize() to project noisy matrices "
             "onto the nearest rotation"
         )
-    det = np.einsum("...i,...i->...", np.cross(c0, c1), c2)
     if np.any(det < 0):
         where = _first_bad(np.atleast_1d(det < 0))
         raise DataError(
@@ -508,23 +544,32 @@ def quat_rotate(q, v, *, scalar_first: bool = False) -> np.ndarray:
     return v + w * t + np.cross(u, t)
 
 
-def _quat_to_matrix_raw(q: np.ndarray) -> np.ndarray:
-    """AHBM eq. 2.9 evaluated as written (no normalization)."""
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz = x * y, x * z, y * z
-    wx, wy, wz = w * x, w * y, w * z
-    R = np.empty(q.shape[:-1] + (3, 3))
-    R[..., 0, 0] = 1.0 - 2.0 * (yy + zz)
-    R[..., 0, 1] = 2.0 * (xy - wz)
-    R[..., 0, 2] = 2.0 * (xz + wy)
-    R[..., 1, 0] = 2.0 * (xy + wz)
-    R[..., 1, 1] = 1.0 - 2.0 * (xx + zz)
-    R[..., 1, 2] = 2.0 * (yz - wx)
-    R[..., 2, 0] = 2.0 * (xz - wy)
-    R[..., 2, 1] = 2.0 * (yz + wx)
-    R[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
-    return R
+def _quat_to_matrix_kernel(q: np.ndarray, normalize: bool) -> np.ndarray:
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    if normalize:
+        sc = 2.0 / (x * x + y * y + z * z + w * w)
+    else:
+        sc = 2.0
+    xs, ys, zs = x * sc, y * sc, z * sc
+    xx, yy, zz = x * xs, y * ys, z * zs
+    xy, xz, yz = x * ys, x * zs, y * zs
+    wx, wy, wz = w * xs, w * ys, w * zs
+    R = np.empty(q.shape[:-1] + (9,))
+    R[..., 0] = 1.0 - (yy + zz)
+    R[..., 1] = xy - wz
+    R[..., 2] = xz + wy
+    R[..., 3] = xy + wz
+    R[..., 4] = 1.0 - (xx + zz)
+    R[..., 5] = yz - wx
+    R[..., 6] = xz - wy
+    R[..., 7] = yz + wx
+    R[..., 8] = 1.0 - (xx + yy)
+    return R.reshape(q.shape[:-1] + (3, 3))
+
+
+def _quat_to_matrix_raw(q: np.ndarray, normalize: bool = False) -> np.ndarray:
+    """AHBM eq. 2.9; as written if not `normalize`, else for q / |q|."""
+    return _chunked(lambda c: _quat_to_matrix_kernel(c, normalize), q, 1, ((3, 3),))[0]
 
 
 def quat_to_matrix(q, *, scalar_first: bool = False, normalize: bool = True) -> np.ndarray:
@@ -556,12 +601,18 @@ def quat_to_matrix(q, *, scalar_first: bool = False, normalize: bool = True) -> 
     """
     q = _quat(q, scalar_first=scalar_first)
     if normalize:
-        q = _normalize_quat(q, "q")
-    return _quat_to_matrix_raw(q)
+        n2 = np.einsum("...i,...i->...", q, q)
+        if np.any(n2 < 1e-24):
+            _normalize_quat(q, "q")  # raises with the index of the zero quaternion
+    return _quat_to_matrix_raw(q, normalize)
 
 
 def _matrix_to_quat(R: np.ndarray) -> np.ndarray:
     """Shepperd's method, vectorized: pick the largest of 4w², 4x², 4y², 4z²."""
+    return _chunked(_matrix_to_quat_kernel, R, 2, ((4,),))[0]
+
+
+def _matrix_to_quat_kernel(R: np.ndarray) -> np.ndarray:
     r00, r11, r22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
     tr = r00 + r11 + r22
     d21 = R[..., 2, 1] - R[..., 1, 2]
@@ -677,7 +728,9 @@ def euler_to_matrix(angles, seq: str, *, degrees: bool = False) -> np.ndarray:
     """
     _parse_seq(seq)
     a = _angles(angles, "angles", degrees)
-    return _quat_to_matrix_raw(_euler_to_quat(a, seq))
+    return _chunked(
+        lambda c: _quat_to_matrix_kernel(_euler_to_quat(c, seq), False), a, 1, ((3, 3),)
+    )[0]
 
 
 def euler_to_quat(
@@ -708,6 +761,10 @@ def euler_to_quat(
 
 def _matrix_to_euler_intrinsic(R: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
     """Angles (a, b, c) of intrinsic sequence `axes` and the |singular measure|."""
+    return _chunked(lambda c: _matrix_to_euler_kernel(c, axes), R, 2, ((3,), ()))
+
+
+def _matrix_to_euler_kernel(R: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
     i, j, k = axes
     l, e = _parity(i, j)
     if k == i:  # proper Euler: R = Ri(a) Rj(b) Ri(c)
