@@ -1,0 +1,553 @@
+"""Force plates: ground reaction force, moment, centre of pressure, free torque.
+
+Computes, from the FORCE_PLATFORM parameters and the analog channels of a
+C3D file, the force and moment that the subject exerts on each plate, the
+centre of pressure (COP) and the free vertical torque, all expressed in the
+lab frame in SI units. Plate types 1, 2, 3 (Kistler, 8 channels) and 4
+(6 x 6 calibration matrix) of the C3D specification are supported.
+
+Conventions
+-----------
+* The plate frame has its x axis along ``corner1 - corner2`` and its y axis
+  along ``corner1 - corner4`` (orthogonalized), z = x cross y; the lab-to-plate
+  rotation ``R = lab_R_plate`` holds those axes as columns.
+* FORCE_PLATFORM:ORIGIN is the vector from the plate's sensor origin to the
+  centre of the working surface, in the plate frame; its z must be negative
+  (the surface lies above the sensor origin along -z). Many files (Vicon in
+  particular) store it with a positive z; such a vector is negated as a whole.
+* The moment is expressed about the centre of the working surface (the mean
+  of the four corners): ``M_c = M_o + F x ORIGIN``.
+* The COP is the point ``r`` of the surface plane where the moment reduces to
+  a torque along the plate normal: ``r = (n x M_c) / (n . F)``; the free
+  torque is ``T = M_c - r x F``. Both are NaN where ``|n . F|`` is below the
+  threshold.
+* Moments are assumed to be in N x (POINT:UNITS) after calibration, as the
+  C3D specification and ezc3d assume; positions are in POINT:UNITS. Both are
+  converted to SI.
+
+References
+----------
+Motion Lab Systems, *The C3D File Format User Guide* (2008), FORCE_PLATFORM
+group. Kistler, *Multicomponent force plate* manual (type 3 equations).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import replace
+
+import numpy as np
+
+from ahbm.errors import AhbmWarning, DataError, FileFormatError
+from ahbm.io.trial import ForcePlate, Trial
+
+__all__ = [
+    "force_plates_from_c3d",
+    "plate_frame",
+    "plate_wrench",
+    "wrench_to_cop",
+    "remove_zero_offset",
+    "resample_force_plate",
+]
+
+_N_CHANNELS = {1: 6, 2: 6, 3: 8, 4: 6}
+_LENGTH = {"mm": 1e-3, "cm": 1e-2, "dm": 1e-1, "m": 1.0, "in": 0.0254, "ft": 0.3048}
+
+
+def plate_frame(corners, origin, plate_type: int = 2):
+    """Orientation, surface centre and corrected ORIGIN of a force plate.
+
+    Parameters
+    ----------
+    corners : array_like, shape (4, 3)
+        FORCE_PLATFORM:CORNERS of one plate in the lab frame (any length unit).
+    origin : array_like, shape (3,)
+        FORCE_PLATFORM:ORIGIN of the plate (plate frame, same unit).
+    plate_type : int
+        C3D plate type 1-4; for type 1 only the z component of ORIGIN is used.
+
+    Returns
+    -------
+    R : ndarray, shape (3, 3)
+        ``lab_R_plate``: plate axes expressed in the lab frame (columns).
+    center : ndarray, shape (3,)
+        Centre of the working surface (mean of the corners), lab frame.
+    origin : ndarray, shape (3,)
+        ORIGIN with the positive-z quirk corrected (negated when z > 0).
+
+    Raises
+    ------
+    DataError
+        If the corners are degenerate (collinear or coincident).
+
+    Examples
+    --------
+    >>> R, c, o = plate_frame([[1, 1, 0], [-1, 1, 0], [-1, -1, 0], [1, -1, 0]], [0, 0, 40])
+    >>> R.round(3).tolist(), o.tolist()
+    ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [-0.0, -0.0, -40.0])
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    if c.shape != (4, 3):
+        raise DataError(f"Expected `corners` to have shape (4, 3), got {c.shape}")
+    o = np.array(origin, dtype=np.float64).reshape(-1)
+    if o.shape != (3,):
+        raise DataError(f"Expected `origin` to have shape (3,), got {o.shape}")
+    x = c[0] - c[1]
+    y = c[0] - c[3]
+    z = np.cross(x, y)
+    y = np.cross(z, x)
+    norms = np.array([np.linalg.norm(x), np.linalg.norm(y), np.linalg.norm(z)])
+    if not np.all(np.isfinite(norms)) or np.any(norms < 1e-12 * max(1.0, np.abs(c).max())):
+        raise DataError(f"force plate corners {c.tolist()} are degenerate; check CORNERS")
+    R = np.column_stack([x / norms[0], y / norms[1], z / norms[2]])
+    if plate_type == 1:
+        o[:2] = 0.0
+    if plate_type in (1, 2, 3, 4) and o[2] > 0:
+        o = -o
+    return R, c.mean(axis=0), o
+
+
+def plate_wrench(channels, plate_type: int, origin, *, cal_matrix=None, cop_poly=None):
+    """Force and moment about the surface centre, in the plate frame.
+
+    Parameters
+    ----------
+    channels : array_like, shape (n, 6) or (n, 8)
+        The plate's analog channels in physical units, in FORCE_PLATFORM:CHANNEL
+        order: type 1 ``Fx Fy Fz COPx COPy Tz``; types 2 and 4 ``Fx Fy Fz Mx My
+        Mz``; type 3 ``Fx12 Fx34 Fy14 Fy23 Fz1 Fz2 Fz3 Fz4``.
+    plate_type : {1, 2, 3, 4}
+    origin : array_like, shape (3,)
+        Corrected ORIGIN (see :func:`plate_frame`): sensor origin to surface
+        centre; for type 3 ``(a, b, az0)``, the sensor offsets of the Kistler
+        plate.
+    cal_matrix : array_like, shape (6, 6), optional
+        Type 4 calibration matrix, ``[F; M] = cal_matrix @ channels``.
+    cop_poly : array_like, shape (12,), optional
+        Type 3 COP correction polynomial (FORCE_PLATFORM:FPCOPPOLY).
+
+    Returns
+    -------
+    force, moment : ndarray, shape (n, 3)
+        Force on the plate and moment about the surface centre, plate frame.
+    cop : ndarray or None, shape (n, 3)
+        For type 1, the COP given by the channels (plate frame, relative to the
+        surface centre); for type 3 with ``cop_poly``, the corrected COP
+        (threshold not applied); otherwise None.
+
+    Notes
+    -----
+    Types 2/4: ``M_c = M_o + F x ORIGIN``. Type 3 (Kistler):
+    ``Mx = b (fz1 + fz2 - fz3 - fz4)``, ``My = a (-fz1 + fz2 + fz3 - fz4)``,
+    ``Mz = b (fx34 - fx12) + a (fy14 - fy23)``, then
+    ``M_c = M + F x (0, 0, az0)``. Type 1: ``M_c = r x F + (0, 0, Tz)``.
+
+    Examples
+    --------
+    >>> f, m, _ = plate_wrench([[0, 0, 100, 0, 0, 0]], 2, [0, 0, -40])
+    >>> m.tolist()
+    [[0.0, 0.0, 0.0]]
+    """
+    ch = np.asarray(channels, dtype=np.float64)
+    if plate_type not in _N_CHANNELS:
+        raise DataError(f"force plate type {plate_type} is not supported (1, 2, 3 or 4)")
+    nch = _N_CHANNELS[plate_type]
+    if ch.ndim != 2 or ch.shape[1] != nch:
+        raise DataError(
+            f"Expected `channels` to have shape (n, {nch}) for a type {plate_type} plate, "
+            f"got {ch.shape}"
+        )
+    o = np.asarray(origin, dtype=np.float64).reshape(3)
+    cop = None
+    if plate_type in (2, 4):
+        if plate_type == 4:
+            if cal_matrix is None:
+                raise DataError("a type 4 force plate needs `cal_matrix` (6, 6)")
+            cal = np.asarray(cal_matrix, dtype=np.float64)
+            if cal.shape != (6, 6):
+                raise DataError(f"Expected `cal_matrix` to have shape (6, 6), got {cal.shape}")
+            ch = ch @ cal.T
+        force = ch[:, :3].copy()
+        moment = ch[:, 3:6] + np.cross(force, o)
+    elif plate_type == 3:
+        a, b, az0 = o
+        fx12, fx34, fy14, fy23, fz1, fz2, fz3, fz4 = ch.T
+        force = np.column_stack([fx12 + fx34, fy14 + fy23, fz1 + fz2 + fz3 + fz4])
+        moment = np.column_stack(
+            [
+                b * (fz1 + fz2 - fz3 - fz4),
+                a * (fz2 + fz3 - fz1 - fz4),
+                b * (fx34 - fx12) + a * (fy14 - fy23),
+            ]
+        )
+        moment = moment + np.cross(force, np.array([0.0, 0.0, az0]))
+        if cop_poly is not None:
+            p = np.asarray(cop_poly, dtype=np.float64).reshape(12)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                x = -moment[:, 1] / force[:, 2]
+                y = moment[:, 0] / force[:, 2]
+            dx = (p[0] * y**4 + p[1] * y**2 + p[2]) * x**3
+            dx += (p[3] * y**4 + p[4] * y**2 + p[5]) * x
+            dy = (p[6] * x**4 + p[7] * x**2 + p[8]) * y**3
+            dy += (p[9] * x**4 + p[10] * x**2 + p[11]) * y
+            cop = np.column_stack([x - dx, y - dy, np.zeros_like(x)])
+    else:  # type 1
+        force = ch[:, :3].copy()
+        cop = np.column_stack([ch[:, 3], ch[:, 4], np.zeros(len(ch))])
+        moment = np.cross(cop, force)
+        moment[:, 2] += ch[:, 5]
+    return force, moment, cop
+
+
+def wrench_to_cop(force, moment, normal, *, threshold: float = 10.0):
+    """Centre of pressure and free torque from a force and a moment.
+
+    Parameters
+    ----------
+    force : array_like, shape (..., 3)
+        Force on the plate, N.
+    moment : array_like, shape (..., 3)
+        Moment about a point of the plate surface (the surface centre), N m.
+    normal : array_like, shape (3,)
+        Unit normal of the plate surface, same frame as `force`.
+    threshold : float, optional
+        COP and free torque are NaN where ``|normal . force|`` is below this
+        value (N). Default 10 N.
+
+    Returns
+    -------
+    cop : ndarray, shape (..., 3)
+        COP relative to the moment's reference point (in the surface plane), m.
+    free_moment : ndarray, shape (..., 3)
+        Free torque about the COP (along `normal`), N m.
+
+    Notes
+    -----
+    The COP ``r`` solves ``M - r x F = T n`` with ``r . n = 0``; crossing with
+    ``n`` gives ``r = (n x M) / (n . F)``, then ``T = M - r x F``.
+
+    Examples
+    --------
+    >>> cop, t = wrench_to_cop([0, 0, 100.0], [5.0, -10.0, 2.0], [0, 0, 1])
+    >>> cop.tolist(), t.tolist()
+    ([0.1, 0.05, 0.0], [0.0, 0.0, 2.0])
+    """
+    F = np.asarray(force, dtype=np.float64)
+    M = np.asarray(moment, dtype=np.float64)
+    n = np.asarray(normal, dtype=np.float64).reshape(3)
+    fn = F @ n
+    small = ~(np.abs(fn) >= threshold)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.cross(n, M) / np.where(small, np.nan, fn)[..., None]
+    r[small] = np.nan
+    free = M - np.cross(r, F)
+    return r, free
+
+
+def remove_zero_offset(analogs, interval, *, axis: int = 0):
+    """Subtract each channel's mean over a baseline interval.
+
+    Parameters
+    ----------
+    analogs : array_like, shape (n_samples, n_channels)
+    interval : tuple of int
+        ``(start, stop)`` sample indices (Python slice semantics) of an interval
+        without load on the plate.
+    axis : int
+        Time axis (default 0).
+
+    Returns
+    -------
+    ndarray
+        A copy with the baseline removed.
+
+    Raises
+    ------
+    DataError
+        If the interval is empty or outside the data.
+
+    Examples
+    --------
+    >>> remove_zero_offset([[1.0], [3.0], [5.0]], (0, 2)).ravel().tolist()
+    [-1.0, 1.0, 3.0]
+    """
+    a = np.array(analogs, dtype=np.float64)
+    start, stop = (int(v) for v in interval)
+    n = a.shape[axis]
+    if not (0 <= start < stop <= n):
+        raise DataError(
+            f"`interval` ({start}, {stop}) must satisfy 0 <= start < stop <= {n} (samples)"
+        )
+    base = np.take(a, np.arange(start, stop), axis=axis).mean(axis=axis, keepdims=True)
+    return a - base
+
+
+def resample_force_plate(plate: ForcePlate, rate: float, *, cop_threshold: float = 10.0):
+    """Resample a force plate to another rate (e.g. the point rate).
+
+    Force and moment (about the surface centre) are averaged over blocks of
+    ``k`` samples when ``plate.rate / rate`` is an integer ``k`` (the C3D
+    layout: ``k`` analog samples per point frame), else linearly
+    interpolated; COP and free torque are recomputed from the resampled
+    wrench (not averaged, which would bias the COP).
+
+    Parameters
+    ----------
+    plate : ForcePlate
+    rate : float
+        Target rate, Hz.
+    cop_threshold : float
+        Vertical force below which the COP is NaN, N.
+
+    Returns
+    -------
+    ForcePlate
+        A new plate at `rate`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.io import ForcePlate
+    >>> c = np.array([[0.2, 0.3, 0], [-0.2, 0.3, 0], [-0.2, -0.3, 0], [0.2, -0.3, 0]])
+    >>> z = np.zeros((4, 3)); f = np.tile([0.0, 0.0, 500.0], (4, 1))
+    >>> p = ForcePlate(f, z, z, z, c, np.zeros(3), 200.0, 2)
+    >>> resample_force_plate(p, 100.0).force.shape
+    (2, 3)
+    """
+    rate = float(rate)
+    if not (math.isfinite(rate) and rate > 0):
+        raise DataError(f"`rate` must be positive, got {rate}")
+    if not plate.rate > 0:
+        raise DataError("`plate.rate` is not set; cannot resample")
+    ratio = plate.rate / rate
+    F = np.asarray(plate.force, dtype=np.float64)
+    M = np.asarray(plate.moment, dtype=np.float64)
+    k = int(round(ratio))
+    if k >= 1 and abs(ratio - k) < 1e-9:
+        n = F.shape[0] // k
+        Fr = F[: n * k].reshape(n, k, 3).mean(axis=1)
+        Mr = M[: n * k].reshape(n, k, 3).mean(axis=1)
+    else:
+        t_in = np.arange(F.shape[0]) / plate.rate
+        n = int(math.floor((F.shape[0] - 1) * rate / plate.rate)) + 1 if F.shape[0] else 0
+        t_out = np.arange(n) / rate
+        Fr = np.column_stack([np.interp(t_out, t_in, F[:, i]) for i in range(3)])
+        Mr = np.column_stack([np.interp(t_out, t_in, M[:, i]) for i in range(3)])
+    R, center, _ = plate_frame(plate.corners, np.zeros(3), 0)
+    r, free = wrench_to_cop(Fr, Mr, R[:, 2], threshold=cop_threshold)
+    return replace(
+        plate,
+        force=Fr,
+        moment=Mr,
+        cop=r + np.asarray(plate.origin, dtype=np.float64),
+        free_moment=free,
+        rate=rate,
+    )
+
+
+def _param(tree, name):
+    return tree.get("FORCE_PLATFORM", {}).get(name)
+
+
+def force_plates_from_c3d(
+    trial: Trial,
+    *,
+    cop_threshold: float = 10.0,
+    zero=None,
+    rate: str | float | None = None,
+) -> list[ForcePlate]:
+    """Compute the force plates of a trial read from a C3D file.
+
+    Parameters
+    ----------
+    trial : Trial
+        A trial returned by :func:`ahbm.io.read_c3d` (its ``parameters`` must
+        hold the FORCE_PLATFORM group and ``analogs`` the scaled channels).
+    cop_threshold : float, optional
+        Vertical force (N) below which the COP and free torque are NaN.
+    zero : None, "file" or (start, stop), optional
+        Zero-offset removal before computing: None (default) none; a
+        ``(start, stop)`` analog-sample interval; ``"file"`` the point frames
+        given by FORCE_PLATFORM:ZERO (1-based; ``[0, 0]`` disables it).
+    rate : None, "point" or float, optional
+        None keeps the analog rate; ``"point"`` or a number resamples with
+        :func:`resample_force_plate`.
+
+    Returns
+    -------
+    list of ForcePlate
+        Force (N), moment about the surface centre (N m), COP (m), free
+        torque (N m), corners and surface centre (m), all in the lab frame.
+
+    Raises
+    ------
+    FileFormatError
+        If the FORCE_PLATFORM parameters are missing, inconsistent, or refer to
+        channels that do not exist.
+
+    Examples
+    --------
+    >>> from ahbm.io import read_c3d                       # doctest: +SKIP
+    >>> plates = force_plates_from_c3d(read_c3d("gait-raw.c3d"), rate="point")  # doctest: +SKIP
+    """
+    tree = trial.parameters
+    src = trial.source or "(trial)"
+    used = _param(tree, "USED")
+    if used is None:
+        return []
+    try:
+        n_plates = int(np.asarray(used).reshape(-1)[0])
+    except (IndexError, TypeError, ValueError):
+        raise FileFormatError(f"{src}: FORCE_PLATFORM:USED is not a number") from None
+    if n_plates <= 0:
+        return []
+    if n_plates > 255:
+        raise FileFormatError(f"{src}: FORCE_PLATFORM:USED = {n_plates} is not plausible")
+    header = tree.get("__header__", {})
+    unit = str(header.get("point_units", "mm")).strip().lower()
+    pos_scale = _LENGTH.get(unit)
+    if pos_scale is None:
+        warnings.warn(
+            f"{src}: unknown POINT:UNITS {unit!r}; force plate positions taken as mm",
+            AhbmWarning,
+            stacklevel=2,
+        )
+        pos_scale = 1e-3
+
+    def numeric(name, min_size):
+        v = _param(tree, name)
+        if not isinstance(v, np.ndarray) or v.size < min_size:
+            raise FileFormatError(
+                f"{src}: FORCE_PLATFORM:{name} is missing or too small for {n_plates} plates"
+            )
+        return v
+
+    types = numeric("TYPE", n_plates).reshape(-1)
+    corners_all = numeric("CORNERS", 12 * n_plates).reshape(-1, order="F")
+    origins_all = numeric("ORIGIN", 3 * n_plates).reshape(-1, order="F")
+    chan = numeric("CHANNEL", n_plates)
+    chan = chan.reshape(chan.shape[0], -1, order="F") if chan.ndim >= 1 else chan
+    analogs = np.asarray(trial.analogs, dtype=np.float64)
+    if zero is not None:
+        interval = _zero_interval(zero, tree, analogs.shape[0], trial, src)
+        if interval is not None:
+            analogs = remove_zero_offset(analogs, interval)
+    cal = _param(tree, "CAL_MATRIX")
+    poly = _param(tree, "FPCOPPOLY")
+    plates = []
+    for i in range(n_plates):
+        ptype = int(types[i])
+        if ptype not in _N_CHANNELS:
+            warnings.warn(
+                f"{src}: force plate {i + 1} has type {ptype}; only types 1-4 are supported, "
+                "plate skipped",
+                AhbmWarning,
+                stacklevel=2,
+            )
+            continue
+        nch = _N_CHANNELS[ptype]
+        if chan.shape[0] < nch or chan.shape[1] <= i:
+            raise FileFormatError(
+                f"{src}: FORCE_PLATFORM:CHANNEL has shape {chan.shape}; plate {i + 1} of type "
+                f"{ptype} needs {nch} channels"
+            )
+        idx = chan[:nch, i].astype(np.int64) - 1
+        if np.any(idx < 0) or np.any(idx >= analogs.shape[1]):
+            raise FileFormatError(
+                f"{src}: FORCE_PLATFORM:CHANNEL for plate {i + 1} refers to channels "
+                f"{(idx + 1).tolist()} but the file has {analogs.shape[1]} analog channels"
+            )
+        corners = corners_all[12 * i : 12 * i + 12].reshape(4, 3).astype(np.float64)
+        origin = origins_all[3 * i : 3 * i + 3].astype(np.float64)
+        if not (np.all(np.isfinite(corners)) and np.all(np.isfinite(origin))):
+            raise FileFormatError(f"{src}: force plate {i + 1} has non-finite CORNERS/ORIGIN")
+        try:
+            R, center, origin = plate_frame(corners * pos_scale, origin * pos_scale, ptype)
+        except DataError as err:
+            raise FileFormatError(f"{src}: force plate {i + 1}: {err}") from None
+        cal_i = None
+        if ptype == 4:
+            cal_i = _cal_matrix(cal, i, src)
+        poly_i = None
+        if ptype == 3 and isinstance(poly, np.ndarray) and poly.size >= 12 * (i + 1):
+            poly_i = poly.reshape(-1, order="F")[12 * i : 12 * i + 12]
+        ch = analogs[:, idx]
+        if ptype == 1:
+            ch = ch.copy()
+            ch[:, 3:5] *= pos_scale
+            ch[:, 5] *= pos_scale
+        elif ptype in (2, 4):
+            # moments are in N x (point unit) after calibration: scale them after cal
+            pass
+        if ptype in (2, 4):
+            if cal_i is not None:
+                ch = ch @ cal_i.T
+            ch = ch.copy()
+            ch[:, 3:6] *= pos_scale
+            f, m, cop_p = plate_wrench(ch, 2, origin)
+        else:
+            f, m, cop_p = plate_wrench(ch, ptype, origin, cop_poly=poly_i)
+        normal = np.array([0.0, 0.0, 1.0])
+        r, free = wrench_to_cop(f, m, normal, threshold=cop_threshold)
+        if ptype == 3 and cop_p is not None:
+            r = np.where(np.isnan(r), np.nan, cop_p)
+            free = m - np.cross(r, f)
+        plates.append(
+            ForcePlate(
+                force=f @ R.T,
+                moment=m @ R.T,
+                cop=r @ R.T + center,
+                free_moment=free @ R.T,
+                corners=corners * pos_scale,
+                origin=center,
+                rate=float(trial.analog_rate),
+                plate_type=ptype,
+            )
+        )
+    if rate is not None:
+        target = trial.point_rate if rate == "point" else float(rate)
+        plates = [resample_force_plate(p, target, cop_threshold=cop_threshold) for p in plates]
+    return plates
+
+
+def _cal_matrix(cal, i, src):
+    if not isinstance(cal, np.ndarray) or cal.ndim < 2 or cal.size == 0:
+        raise FileFormatError(f"{src}: force plate {i + 1} is type 4 but CAL_MATRIX is missing")
+    if cal.ndim == 2:
+        cal = cal[:, :, None]
+    if cal.shape[0] < 6 or cal.shape[1] < 6 or cal.shape[2] <= i:
+        raise FileFormatError(
+            f"{src}: FORCE_PLATFORM:CAL_MATRIX has shape {cal.shape}; plate {i + 1} needs 6x6"
+        )
+    # C3D stores the matrix column-major: CAL_MATRIX[r, c, plate]
+    return np.asarray(cal[:6, :6, i], dtype=np.float64)
+
+
+def _zero_interval(zero, tree, n_samples, trial, src):
+    if isinstance(zero, str):
+        if zero != "file":
+            raise DataError(f"`zero` must be None, 'file' or (start, stop), got {zero!r}")
+        z = _param(tree, "ZERO")
+        if not isinstance(z, np.ndarray) or z.size < 2:
+            return None
+        z0, z1 = (int(v) for v in z.reshape(-1)[:2])
+        if z0 == 0 and z1 == 0:
+            return None
+        spf = int(round(trial.analog_rate / trial.point_rate)) if trial.point_rate > 0 else 1
+        start = (max(z0, 1) - 1) * spf
+        stop = min(z1 * spf, n_samples)
+        if stop <= start:
+            warnings.warn(
+                f"{src}: FORCE_PLATFORM:ZERO = [{z0}, {z1}] is not a usable frame range; "
+                "no zero-offset removal",
+                AhbmWarning,
+                stacklevel=3,
+            )
+            return None
+        return start, stop
+    try:
+        start, stop = (int(v) for v in zero)
+    except (TypeError, ValueError):
+        raise DataError(f"`zero` must be None, 'file' or (start, stop), got {zero!r}") from None
+    return start, stop
