@@ -1,0 +1,66 @@
+"""Data conversion: the `Trial` container, C3D files and force plates, OpenSim
+text files (TRC/MOT/STO), the HDF5 trial store, CSV and MATLAB tables.
+"""
+
+from ahbm.io.c3d import read_c3d, write_c3d
+from ahbm.io.forceplates import (
+    force_plates_from_c3d,
+    plate_frame,
+    plate_wrench,
+    remove_zero_offset,
+    resample_force_plate,
+    wrench_to_cop,
+)
+from ahbm.io.hdf5 import list_trials, load_trial, save_trial
+from ahbm.io.opensim import (
+    OpenSimTable,
+    read_mot,
+    read_trc,
+    table_to_grf,
+    write_mot,
+    write_trc,
+)
+from ahbm.io.tables import (
+    analogs_to_dataframe,
+    dataframe_to_results,
+    dataframe_to_trial,
+    read_csv,
+    read_mat,
+    results_to_dataframe,
+    trial_to_dataframe,
+    write_csv,
+    write_mat,
+)
+from ahbm.io.trial import Event, ForcePlate, Trial
+
+__all__ = [
+    "Trial",
+    "ForcePlate",
+    "Event",
+    "OpenSimTable",
+    "read_trc",
+    "write_trc",
+    "read_mot",
+    "write_mot",
+    "table_to_grf",
+    "trial_to_dataframe",
+    "dataframe_to_trial",
+    "analogs_to_dataframe",
+    "results_to_dataframe",
+    "dataframe_to_results",
+    "write_csv",
+    "read_csv",
+    "write_mat",
+    "read_mat",
+    "save_trial",
+    "load_trial",
+    "list_trials",
+    "read_c3d",
+    "write_c3d",
+    "force_plates_from_c3d",
+    "plate_frame",
+    "plate_wrench",
+    "wrench_to_cop",
+    "remove_zero_offset",
+    "resample_force_plate",
+]
