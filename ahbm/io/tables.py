@@ -548,6 +548,29 @@ def _mat_encode(value, path: list, types: dict):
         for i, (k, v) in enumerate(value.items()):
             vals[i] = _mat_encode(v, [*path, k], types)
         return {"keys": np.array(keys, dtype=object), "values": vals}
+    if isinstance(value, pd.DataFrame):
+        try:
+            vals = value.to_numpy(dtype=np.float64)
+            idx = np.asarray(value.index, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise DataError(
+                f"Only numeric DataFrames can go into a .mat file (at {'/'.join(map(str, path))})"
+            ) from err
+        cols = value.columns
+        labels = [[str(x) for x in (c if isinstance(c, tuple) else (c,))] for c in cols]
+        types[key] = [
+            "dataframe",
+            labels,
+            [None if n is None else str(n) for n in cols.names],
+            None if value.index.name is None else str(value.index.name),
+            str(np.asarray(value.index).dtype),
+        ]
+        return {
+            "values": vals,
+            "index": idx,
+            "columns": np.array(["/".join(lab) for lab in labels], dtype=object),
+            "attrs": _mat_encode(dict(value.attrs), [*path, "attrs"], types),
+        }
     if value is None:
         types[key] = ["none"]
         return np.zeros((0, 0))
@@ -607,6 +630,17 @@ def _mat_decode(value, path: list, types: dict):
         keys = [_mat_str(k) for k in _cell_list(value["keys"])]
         vals = _cell_list(value["values"])
         return {k: _mat_decode(v, [*path, k], types) for k, v in zip(keys, vals, strict=True)}
+    if kind == "dataframe":
+        labels, names, index_name, index_dtype = spec[1], spec[2], spec[3], spec[4]
+        index = pd.Index(np.asarray(value["index"]).ravel().astype(index_dtype), name=index_name)
+        vals = np.asarray(value["values"], dtype=np.float64)
+        if len(names) > 1:
+            columns = pd.MultiIndex.from_tuples([tuple(lab) for lab in labels], names=names)
+        else:
+            columns = pd.Index([lab[0] for lab in labels], name=names[0])
+        df = pd.DataFrame(vals.reshape(len(index), len(labels)), index=index, columns=columns)
+        df.attrs.update(_mat_decode(value["attrs"], [*path, "attrs"], types))
+        return df
     if kind == "none":
         return None
     if kind == "str":
