@@ -86,13 +86,25 @@ def _encode_name(key: str) -> str:
         return "%"
     if key in (".", ".."):
         return key.replace(".", "%2E")
-    return key.replace("%", "%25").replace("/", "%2F")
+    return key.replace("%", "%25").replace("/", "%2F").replace("\x00", "%00")
 
 
 def _decode_name(name: str) -> str:
     if name == "%":
         return ""
-    return name.replace("%2F", "/").replace("%2E", ".").replace("%25", "%")
+    out, i = [], 0
+    while i < len(name):
+        code = name[i + 1 : i + 3] if name[i] == "%" else ""
+        if code in _ESCAPES:
+            out.append(_ESCAPES[code])
+            i += 3
+        else:
+            out.append(name[i])
+            i += 1
+    return "".join(out)
+
+
+_ESCAPES = {"25": "%", "2F": "/", "2E": ".", "00": "\x00"}
 
 
 def _str_dtype():
@@ -140,7 +152,7 @@ def _write_tree(group, name: str, value, where: str) -> None:
 
     def tag(obj, t):
         obj.attrs[_TYPE] = t
-        if link != name:
+        if link != name and "\x00" not in name:  # informative; the link name decodes to it
             obj.attrs[_KEY] = name
         return obj
 
@@ -247,8 +259,7 @@ def _read_tree(obj, where: str):
     if t == "dict":
         out = {}
         for name, child in obj.items():
-            key = child.attrs.get(_KEY)
-            key = _decode_name(name) if key is None else str(key)
+            key = _decode_name(name)
             out[key] = _read_tree(child, f"{where}/{key}")
         return out
     if t in ("list", "tuple"):
