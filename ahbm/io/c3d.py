@@ -167,7 +167,7 @@ def _decode_value(buf, pos, ptype, dims, fmt: _Format):
         width = dims[0]
         count = n // width if width else 0
         if width == 0:
-            return [""] * int(np.prod(dims[1:], dtype=np.int64)) if len(dims) > 1 else [""]
+            return []
         if len(dims) == 1:
             return [raw.decode("latin-1").rstrip(" \x00")]
         return [
@@ -963,7 +963,7 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
 
         try:
             trial.force_plates = force_plates_from_c3d(trial)
-        except FileFormatError as err:
+        except (AhbmError, ValueError, IndexError, TypeError, ArithmeticError) as err:
             warnings.warn(f"{source}: force plates not computed: {err}", AhbmWarning, stacklevel=2)
     return trial
 
