@@ -2,11 +2,23 @@
 cycles and time normalization, statistics.
 """
 
+from ahbm.analysis.cycles import (
+    EnsembleStats,
+    ensemble_stats,
+    spatiotemporal_parameters,
+    time_normalize,
+)
 from ahbm.analysis.derivatives import (
     central_difference,
     marker_derivatives,
     savgol_derivative,
     spline_derivative,
+)
+from ahbm.analysis.events import (
+    GaitEvent,
+    detect_gait_events,
+    force_plate_events,
+    zeni_events,
 )
 from ahbm.analysis.filters import (
     ResidualAnalysis,
@@ -21,6 +33,14 @@ from ahbm.analysis.filters import (
 from ahbm.analysis.gaps import Gap, GapFill, fill_gaps, fill_gaps_rigid, find_gaps
 
 __all__ = [
+    "EnsembleStats",
+    "GaitEvent",
+    "detect_gait_events",
+    "ensemble_stats",
+    "force_plate_events",
+    "spatiotemporal_parameters",
+    "time_normalize",
+    "zeni_events",
     "Gap",
     "GapFill",
     "ResidualAnalysis",

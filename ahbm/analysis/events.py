@@ -1,0 +1,427 @@
+"""Gait events (foot strike, foot off) from force plates and from kinematics.
+
+This module sits below :mod:`ahbm.io` in the import order, so it does not
+import the ``Trial`` class: :func:`detect_gait_events` accepts any object
+with the attributes of :class:`ahbm.io.trial.Trial` and returns
+:class:`GaitEvent` objects, which have the fields of
+:class:`ahbm.io.trial.Event` (``Event(**vars(e))`` converts one).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import signal
+
+from ahbm._validation import as_float_array
+from ahbm.analysis._common import check_rate, nan_runs
+from ahbm.errors import AhbmWarning, DataError
+
+__all__ = [
+    "GaitEvent",
+    "force_plate_events",
+    "zeni_events",
+    "detect_gait_events",
+]
+
+FOOT_STRIKE = "Foot Strike"
+FOOT_OFF = "Foot Off"
+
+
+@dataclass
+class GaitEvent:
+    """A gait event; same fields as :class:`ahbm.io.trial.Event`.
+
+    Attributes
+    ----------
+    label : str
+        ``"Foot Strike"`` or ``"Foot Off"``.
+    time : float
+        Seconds, on the trial's time axis.
+    context : str
+        ``"Left"`` or ``"Right"``.
+    description : str
+        How the event was found (method, plate number).
+    """
+
+    label: str
+    time: float
+    context: str = ""
+    description: str = ""
+
+
+def force_plate_events(
+    fz,
+    rate,
+    *,
+    threshold: float = 20.0,
+    hysteresis: float = 10.0,
+    min_contact: float = 0.1,
+    min_gap: float = 0.05,
+    t0: float = 0.0,
+):
+    """Foot strikes and foot offs from a vertical force signal.
+
+    Parameters
+    ----------
+    fz : array_like, shape (n_samples,)
+        Vertical force magnitude, N (use ``abs`` if the plate reports it
+        negative). NaN samples count as unloaded.
+    rate : float
+        Sample rate, Hz.
+    threshold : float, optional
+        Contact starts when the force rises above this, N (default 20).
+    hysteresis : float, optional
+        Contact ends when the force falls below ``threshold - hysteresis``
+        (default 10 N below), so noise around the threshold cannot toggle it.
+    min_contact : float, optional
+        Contacts shorter than this are discarded, s (default 0.1).
+    min_gap : float, optional
+        Unloaded intervals shorter than this inside a contact are bridged, s
+        (default 0.05).
+    t0 : float, optional
+        Time of sample 0, s.
+
+    Returns
+    -------
+    strikes, offs : ndarray
+        Times (s) of the threshold crossings, linearly interpolated between
+        samples. A contact already present at the first sample has no
+        strike, one still present at the last sample has no off.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = np.r_[np.zeros(10), np.full(30, 600.0), np.zeros(10)]
+    >>> s, o = force_plate_events(f, 100.0)
+    >>> s.round(3).tolist(), o.round(3).tolist()
+    ([0.09], [0.4])
+    """
+    fs = check_rate(rate)
+    f = as_float_array(fz, "fz", allow_nan=True).ravel()
+    f = np.where(np.isfinite(f), f, 0.0)
+    on, off = float(threshold), float(threshold) - float(hysteresis)
+    if hysteresis < 0 or off < 0:
+        raise DataError(
+            f"Need 0 <= hysteresis <= threshold, got threshold={threshold}, hysteresis={hysteresis}"
+        )
+    code = np.where(f > on, 1, np.where(f < off, 0, -1))
+    # hysteresis: samples between the two thresholds keep the previous state
+    idx = np.where(code >= 0, np.arange(f.size), 0)
+    idx = np.maximum.accumulate(idx)
+    state = np.where(code[idx] >= 0, code[idx], 0).astype(bool)
+    if code[0] < 0:
+        first_def = np.argmax(code >= 0) if (code >= 0).any() else f.size
+        state[:first_def] = False
+    runs = nan_runs(state)
+    merged: list[list[int]] = []
+    for a, b in runs:
+        if merged and (a - merged[-1][1]) / fs < min_gap:
+            merged[-1][1] = b
+        else:
+            merged.append([a, b])
+    strikes, offs = [], []
+    for a, b in merged:
+        if (b - a) / fs < min_contact:
+            continue
+        if a > 0:
+            f0, f1 = f[a - 1], f[a]
+            w = (on - f0) / (f1 - f0) if f1 != f0 else 1.0
+            strikes.append(t0 + (a - 1 + np.clip(w, 0, 1)) / fs)
+        if b < f.size:
+            f0, f1 = f[b - 1], f[b]
+            w = (f0 - off) / (f0 - f1) if f1 != f0 else 0.0
+            offs.append(t0 + (b - 1 + np.clip(w, 0, 1)) / fs)
+    return np.array(strikes), np.array(offs)
+
+
+def _interp_nan(y):
+    ok = np.isfinite(y)
+    if ok.sum() < 2:
+        return y, ~ok
+    x = np.arange(y.size)
+    return np.interp(x, x[ok], y[ok]), ~ok
+
+
+def _peaks(y, distance, t0, rate):
+    """Peak times with parabolic sub-sample refinement; peaks on filled samples dropped."""
+    yf, filled = _interp_nan(y)
+    if np.isnan(yf).any():
+        return np.array([])
+    idx, _ = signal.find_peaks(yf, distance=max(int(distance), 1))
+    idx = idx[~filled[idx]]
+    idx = idx[(idx > 0) & (idx < yf.size - 1)]
+    a, b, c = yf[idx - 1], yf[idx], yf[idx + 1]
+    den = a - 2 * b + c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        delta = np.where(den != 0, 0.5 * (a - c) / den, 0.0)
+    return t0 + (idx + np.clip(delta, -0.5, 0.5)) / rate
+
+
+def zeni_events(heel, toe, sacrum, rate, *, direction=None, min_interval: float = 0.5, t0=0.0):
+    """Foot strikes and foot offs of one foot from marker kinematics (Zeni et al. 2008).
+
+    Parameters
+    ----------
+    heel, toe, sacrum : array_like, shape (n_frames, 3)
+        Heel, toe and sacrum (or mid-PSIS) trajectories, m; NaN where missing.
+    rate : float
+        Frame rate, Hz.
+    direction : array_like, shape (3,), optional
+        Walking direction; default: horizontal direction of the sacrum's
+        displacement over the trial.
+    min_interval : float, optional
+        Minimum time between two events of the same kind, s (default 0.5).
+    t0 : float, optional
+        Time of frame 0, s (``(first_frame - 1) / rate`` for a Trial).
+
+    Returns
+    -------
+    strikes, offs : ndarray
+        Event times, s, refined between frames by a parabola through the
+        extremum and its neighbours.
+
+    Notes
+    -----
+    With ``d`` the walking direction, foot strike is a maximum of
+    ``(heel - sacrum) . d`` (heel furthest ahead of the pelvis) and foot off
+    a minimum of ``(toe - sacrum) . d`` (toe furthest behind). Extrema that
+    fall on missing samples are discarded (Zeni, Richards & Higginson 2008,
+    Gait Posture 27:710-714).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(0, 3, 0.01)
+    >>> sac = np.stack([1.2 * t, 0 * t, 0.9 + 0 * t], 1)
+    >>> heel = sac + np.stack([0.3 * np.cos(2 * np.pi * t), 0 * t, -0.9 + 0 * t], 1)
+    >>> s, o = zeni_events(heel, heel, sac, 100.0)
+    >>> s.round(2).tolist()
+    [1.0, 2.0]
+    """
+    fs = check_rate(rate)
+    h = as_float_array(heel, "heel", allow_nan=True)
+    to = as_float_array(toe, "toe", allow_nan=True)
+    s = as_float_array(sacrum, "sacrum", allow_nan=True)
+    for name, a in (("heel", h), ("toe", to), ("sacrum", s)):
+        if a.ndim != 2 or a.shape[1] != 3 or a.shape[0] != h.shape[0]:
+            raise DataError(f"Expected `{name}` to have shape ({h.shape[0]}, 3), got {a.shape}")
+    if direction is None:
+        ok = np.flatnonzero(np.isfinite(s).all(axis=1))
+        if ok.size < 2:
+            raise DataError("The sacrum marker has fewer than 2 valid frames")
+        d = s[ok[-1]] - s[ok[0]]
+        d[2] = 0.0
+        if np.linalg.norm(d) < 1e-6:
+            raise DataError("The sacrum does not move horizontally; pass `direction`")
+    else:
+        d = as_float_array(direction, "direction").ravel()
+    d = d / np.linalg.norm(d)
+    dist = min_interval * fs
+    strikes = _peaks((h - s) @ d, dist, t0, fs)
+    offs = _peaks(-((to - s) @ d), dist, t0, fs)
+    return strikes, offs
+
+
+_SIDES = (("Left", "L"), ("Right", "R"))
+
+
+def _marker(trial, label):
+    labels = list(trial.point_labels)
+    if label not in labels:
+        return None
+    return np.asarray(trial.points[:, labels.index(label), :], float)
+
+
+def _pick(trial, prefix, suffixes):
+    """First marker prefix+suffix present with at least half of its frames valid."""
+    for suf in suffixes:
+        m = _marker(trial, prefix + suf)
+        if m is not None and np.isfinite(m).all(axis=1).mean() >= 0.5:
+            return m, prefix + suf
+    return None, None
+
+
+def _kinematic(trial, markers, t0):
+    sac = _marker(trial, markers["sacrum"])
+    if sac is None:
+        psis = [_marker(trial, m) for m in markers["psis"]]
+        if any(p is None for p in psis):
+            raise DataError(
+                f"Kinematic events need a sacrum marker ({markers['sacrum']!r}) or both PSIS "
+                f"markers {markers['psis']!r}; trial markers: {', '.join(trial.point_labels)}"
+            )
+        sac = 0.5 * (psis[0] + psis[1])
+    out = []
+    for side, p in _SIDES:
+        heel, hname = _pick(trial, p, markers["heel"])
+        toe, tname = _pick(trial, p, markers["toe"])
+        if heel is None or toe is None:
+            raise DataError(
+                f"Kinematic events need a heel marker (one of "
+                f"{[p + m for m in markers['heel']]}) and a toe marker (one of "
+                f"{[p + m for m in markers['toe']]}) visible in at least half of the frames; "
+                f"trial markers: {', '.join(trial.point_labels)}"
+            )
+        st, of = zeni_events(heel, toe, sac, trial.point_rate, t0=t0)
+        out += [GaitEvent(FOOT_STRIKE, float(t), side, f"zeni ({hname})") for t in st]
+        out += [GaitEvent(FOOT_OFF, float(t), side, f"zeni ({tname})") for t in of]
+    return out
+
+
+def _force_plates(trial, markers, t0, options):
+    out = []
+    tm = t0 + np.arange(trial.n_frames) / trial.point_rate
+    heels = {side: _pick(trial, p, markers["heel"])[0] for side, p in _SIDES}
+    for k, plate in enumerate(trial.force_plates):
+        force = np.asarray(plate.force, float)
+        if force.ndim != 2 or force.shape[1] != 3:
+            raise DataError(f"force_plates[{k}].force must be (n_samples, 3), got {force.shape}")
+        st, of = force_plate_events(np.abs(force[:, 2]), plate.rate, t0=t0, **options)
+        for s in st:
+            ends = of[of > s]
+            e = ends[0] if ends.size else tm[-1]
+            side = _assign_side(plate, heels, tm, s, e, t0)
+            if side is None:
+                warnings.warn(
+                    f"force plate {k}: contact at {s:.3f} s could not be assigned to a foot "
+                    "(heel markers missing); skipped",
+                    AhbmWarning,
+                    stacklevel=3,
+                )
+                continue
+            out.append(GaitEvent(FOOT_STRIKE, float(s), side, f"force plate {k}"))
+            if ends.size:
+                out.append(GaitEvent(FOOT_OFF, float(e), side, f"force plate {k}"))
+    return out
+
+
+def _assign_side(plate, heels, tm, s, e, t0):
+    """Side whose heel is closest (horizontally) to the centre of pressure mid-contact."""
+    mid = 0.5 * (s + e)
+    cop = np.asarray(plate.cop, float)
+    i = int(round((mid - t0) * plate.rate))
+    target = None
+    if cop.ndim == 2 and 0 <= i < cop.shape[0] and np.isfinite(cop[i]).all():
+        target = cop[i]
+    elif np.isfinite(np.asarray(plate.origin, float)).all():
+        target = np.asarray(plate.origin, float)
+    best, side_best = np.inf, None
+    for side, h in heels.items():
+        if h is None or target is None:
+            continue
+        pos = np.array([np.interp(mid, tm, h[:, c], left=np.nan, right=np.nan) for c in range(2)])
+        d = float(np.hypot(*(pos - target[:2])))
+        if np.isfinite(d) and d < best:
+            best, side_best = d, side
+    return side_best
+
+
+def detect_gait_events(
+    trial,
+    *,
+    method: str = "auto",
+    sacrum: str = "SACR",
+    psis=("LPSI", "RPSI"),
+    heel=("HEE", "ANK"),
+    toe=("TOE",),
+    threshold: float = 20.0,
+    hysteresis: float = 10.0,
+    min_contact: float = 0.1,
+    min_gap: float = 0.05,
+    tolerance: float = 0.1,
+):
+    """Foot strikes and foot offs of a walking trial.
+
+    Parameters
+    ----------
+    trial : Trial-like
+        Object with ``points`` (n_frames, n_points, 3) in m, ``point_labels``,
+        ``point_rate``, ``first_frame`` and ``force_plates`` (objects with
+        ``force`` (n, 3), ``cop`` (n, 3), ``origin`` and ``rate``), e.g.
+        :class:`ahbm.io.trial.Trial`.
+    method : {"auto", "force_plate", "kinematic"}
+        ``"force_plate"``: threshold crossings of the vertical force of each
+        plate, assigned to the foot whose heel is nearest the centre of
+        pressure. ``"kinematic"``: Zeni's method for both feet.
+        ``"auto"`` (default): kinematic events, with those that have a
+        force-plate event of the same kind and side within `tolerance`
+        replaced by the force-plate event.
+    sacrum, psis : str, (str, str)
+        Sacrum marker, or the two PSIS markers averaged if it is absent.
+    heel, toe : sequence of str
+        Candidate suffixes after the side prefix ``L``/``R`` (Plug-in Gait:
+        ``LHEE``, ``RTOE``); the first one visible in at least half of the
+        frames is used (default: heel, else ankle marker, as Zeni et al.
+        allow).
+    threshold, hysteresis, min_contact, min_gap : float
+        Force-plate detection settings (see :func:`force_plate_events`).
+    tolerance : float, optional
+        Matching window for ``"auto"``, s.
+
+    Returns
+    -------
+    list of GaitEvent
+        Sorted by time; ``description`` says which method produced each.
+
+    Raises
+    ------
+    DataError
+        Missing markers or rate, unknown method, no force plates for
+        ``"force_plate"``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> import numpy as np
+    >>> t = np.arange(0, 3, 0.01)
+    >>> sac = np.stack([1.2 * t, 0 * t, 0.9 + 0 * t], 1)
+    >>> off = lambda ph: np.stack([0.3 * np.cos(2 * np.pi * t + ph), 0 * t, -0.9 + 0 * t], 1)
+    >>> pts = np.stack([sac, sac + off(0), sac + off(0), sac + off(np.pi), sac + off(np.pi)], 1)
+    >>> tr = SimpleNamespace(points=pts, point_labels=["SACR", "LHEE", "LTOE", "RHEE", "RTOE"],
+    ...                      point_rate=100.0, first_frame=1, force_plates=[], n_frames=300)
+    >>> [e.context for e in detect_gait_events(tr, method="kinematic")][:2]
+    ['Left', 'Right']
+    """
+    for attr in ("points", "point_labels", "point_rate"):
+        if not hasattr(trial, attr):
+            raise DataError(f"`trial` has no attribute {attr!r}; pass an ahbm Trial")
+    rate = check_rate(trial.point_rate, "trial.point_rate")
+    t0 = (int(getattr(trial, "first_frame", 1)) - 1) / rate
+    if not hasattr(trial, "n_frames"):
+        raise DataError("`trial` has no `n_frames`; pass an ahbm Trial")
+    markers = {
+        "sacrum": sacrum,
+        "psis": tuple(psis),
+        "heel": (heel,) if isinstance(heel, str) else tuple(heel),
+        "toe": (toe,) if isinstance(toe, str) else tuple(toe),
+    }
+    options = dict(
+        threshold=threshold, hysteresis=hysteresis, min_contact=min_contact, min_gap=min_gap
+    )
+    plates = list(getattr(trial, "force_plates", []) or [])
+    if method == "kinematic":
+        events = _kinematic(trial, markers, t0)
+    elif method == "force_plate":
+        if not plates:
+            raise DataError("method='force_plate' but the trial has no force plates")
+        events = _force_plates(trial, markers, t0, options)
+    elif method == "auto":
+        events = _kinematic(trial, markers, t0)
+        fp = _force_plates(trial, markers, t0, options) if plates else []
+        for f in fp:
+            close = [
+                i
+                for i, e in enumerate(events)
+                if e.label == f.label
+                and e.context == f.context
+                and abs(e.time - f.time) <= tolerance
+            ]
+            for i in sorted(close, reverse=True):
+                del events[i]
+            events.append(f)
+    else:
+        raise DataError(f"Unknown `method` {method!r}; use 'auto', 'force_plate' or 'kinematic'")
+    return sorted(events, key=lambda e: e.time)

@@ -1,0 +1,144 @@
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from ahbm.analysis import (
+    detect_gait_events,
+    force_plate_events,
+    spatiotemporal_parameters,
+    zeni_events,
+)
+from ahbm.errors import DataError
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+GAIT = DATA / "c3d" / "gait-raw.c3d"
+
+
+def test_force_plate_events_thresholds_and_interpolation():
+    fs = 1000.0
+    t = np.arange(0, 2, 1 / fs)
+    # smooth loading from 0.3 s to 0.9 s
+    f = np.where((t > 0.3) & (t < 0.9), 700 * np.sin(np.pi * (t - 0.3) / 0.6), 0.0)
+    s, o = force_plate_events(f, fs, threshold=20.0, hysteresis=10.0)
+    ts = 0.3 + 0.6 / np.pi * np.arcsin(20 / 700)
+    to = 0.9 - 0.6 / np.pi * np.arcsin(10 / 700)
+    np.testing.assert_allclose(s, [ts], atol=2e-4)
+    np.testing.assert_allclose(o, [to], atol=2e-4)
+
+
+def test_force_plate_hysteresis_and_min_durations():
+    fs = 100.0
+    rng = np.random.default_rng(0)
+    f = np.zeros(300)
+    f[50:150] = 600
+    f[150:160] = 18 + rng.uniform(-1, 1, 10)  # noise between 10 and 20 N: still loaded
+    f[160:162] = 0
+    f[162:200] = 400  # 20 ms unloading: bridged by min_gap
+    f[250:255] = 500  # 50 ms spike: shorter than min_contact
+    s, o = force_plate_events(f, fs)
+    assert len(s) == 1 and len(o) == 1
+    assert s[0] == pytest.approx(0.4903, abs=1e-3)
+    assert o[0] == pytest.approx(1.99, abs=0.011)
+    s2, o2 = force_plate_events(f, fs, hysteresis=0.0, min_gap=0.0, min_contact=0.01)
+    assert len(s2) == 3  # without hysteresis and merging the contact breaks up
+    with pytest.raises(DataError, match="hysteresis"):
+        force_plate_events(f, fs, hysteresis=30.0)
+
+
+def test_edge_contacts_have_no_event():
+    f = np.r_[np.full(20, 500.0), np.zeros(20), np.full(20, 500.0)]
+    s, o = force_plate_events(f, 100.0)
+    assert len(o) == 1 and len(s) == 1 and s[0] > o[0]
+
+
+def _synthetic_trial(fs=100.0, period=1.0, speed=1.2):
+    t = np.arange(0, 3.2, 1 / fs)
+    sac = np.stack([speed * t, 0 * t, 0.9 + 0 * t], 1)
+
+    def foot(ph, lag):
+        return sac + np.stack(
+            [
+                0.3 * np.cos(2 * np.pi * (t - lag) / period + ph),
+                0.1 * np.sign(np.cos(ph)) + 0 * t,
+                -0.9 + 0 * t,
+            ],
+            1,
+        )
+
+    pts = np.stack([sac, foot(0, 0), foot(0, 0.1), foot(np.pi, 0), foot(np.pi, 0.1)], 1)
+    return SimpleNamespace(
+        points=pts,
+        point_labels=["SACR", "LHEE", "LTOE", "RHEE", "RTOE"],
+        point_rate=fs,
+        first_frame=1,
+        force_plates=[],
+        n_frames=t.size,
+    ), t
+
+
+def test_zeni_synthetic_times():
+    tr, t = _synthetic_trial()
+    ev = detect_gait_events(tr, method="kinematic")
+    ls = [e.time for e in ev if e.context == "Left" and e.label == "Foot Strike"]
+    rs = [e.time for e in ev if e.context == "Right" and e.label == "Foot Strike"]
+    lo = [e.time for e in ev if e.context == "Left" and e.label == "Foot Off"]
+    np.testing.assert_allclose(ls, [1.0, 2.0, 3.0], atol=1e-3)
+    np.testing.assert_allclose(rs, [0.5, 1.5, 2.5], atol=1e-3)
+    np.testing.assert_allclose(lo, [0.6, 1.6, 2.6], atol=1e-3)
+
+
+def test_zeni_bad_input():
+    with pytest.raises(DataError, match="heel"):
+        zeni_events(np.zeros((10, 2)), np.zeros((10, 3)), np.zeros((10, 3)), 100.0)
+    tr, _ = _synthetic_trial()
+    tr.point_labels = ["SACR", "X", "LTOE", "RHEE", "RTOE"]
+    with pytest.raises(DataError, match="heel marker"):
+        detect_gait_events(tr, method="kinematic")
+    with pytest.raises(DataError, match="no force plates"):
+        detect_gait_events(tr, method="force_plate")
+    with pytest.raises(DataError, match="method"):
+        detect_gait_events(tr, method="guess")
+
+
+def _read_gait():
+    if not DATA.is_dir():
+        pytest.skip(f"shared data folder {DATA} is absent")
+    c3d = pytest.importorskip("ahbm.io.c3d", reason="ahbm.io.c3d (C3D reader) not available yet")
+    return c3d.read_c3d(GAIT)
+
+
+def test_gait_raw_force_plate_vs_kinematic_within_two_frames():
+    trial = _read_gait()
+    fp = detect_gait_events(trial, method="force_plate")
+    kin = detect_gait_events(trial, method="kinematic")
+    assert len(fp) == 4  # two plates, one full contact each
+    assert {e.context for e in fp} == {"Left", "Right"}
+    two_frames = 2 / trial.point_rate
+    for e in fp:
+        same = [k.time for k in kin if k.label == e.label and k.context == e.context]
+        assert min(abs(np.array(same) - e.time)) <= two_frames, e
+    # events alternate sides plausibly: stance 0.5-0.8 s on each plate
+    for side in ("Left", "Right"):
+        s = [e.time for e in fp if e.context == side and e.label == "Foot Strike"][0]
+        o = [e.time for e in fp if e.context == side and e.label == "Foot Off"][0]
+        assert 0.5 < o - s < 0.8
+
+
+def test_gait_raw_spatiotemporal_plausible():
+    trial = _read_gait()
+    ev = detect_gait_events(trial)  # auto: kinematic + force plates
+    labels = trial.point_labels
+    hl = trial.points[:, labels.index("LANK")]
+    hr = trial.points[:, labels.index("RANK")]
+    res = spatiotemporal_parameters(ev, heel_left=hl, heel_right=hr, time=trial.time)
+    assert 80 < res["cadence"] < 140  # steps/min, normal adult walking
+    assert 0.8 < res["walking_speed"] < 1.8  # m/s
+    for side in ("Left", "Right"):
+        r = res[side]
+        assert 0.85 < r["stride_time"] < 1.3
+        assert 55 < r["stance_pct"] < 70
+        assert 1.0 < r["stride_length"] < 1.8
+        assert 0.45 < r["step_length"] < 0.9
+        assert 10 < r["double_support_pct"] < 35
