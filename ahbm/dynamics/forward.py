@@ -101,7 +101,7 @@ def _crba_flat(model, N, joints):
             blk = np.swapaxes(_S_full(joints[j][2], N), -1, -2) @ F
             H[:, kj : kj + nj, ki : ki + nv] = blk
             H[:, ki : ki + nv, kj : kj + nj] = np.swapaxes(blk, -1, -2)
-    return H
+    return 0.5 * (H + np.swapaxes(H, -1, -2))  # exact symmetry of the diagonal blocks
 
 
 def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> np.ndarray:

@@ -29,6 +29,8 @@ from ahbm.kinematics.tree import (
     integrate_q,
     load_model,
     neutral_q,
+    random_model,
+    random_q,
     save_model,
 )
 
@@ -56,5 +58,7 @@ __all__: list[str] = [
     "point_position",
     "point_velocity",
     "potential_energy",
+    "random_model",
+    "random_q",
     "save_model",
 ]

@@ -66,6 +66,8 @@ __all__ = [
     "integrate_q",
     "difference_q",
     "neutral_q",
+    "random_model",
+    "random_q",
 ]
 
 #: Joint type names and their integer codes (``Model.joint_codes``).
@@ -895,6 +897,117 @@ def neutral_q(model: Model) -> np.ndarray:
             q[k + 3] = 1.0
         elif code == FREE:
             q[k + 6] = 1.0
+    return q
+
+
+def random_model(
+    n_bodies: int,
+    *,
+    rng,
+    joint_types=("revolute", "prismatic", "universal", "euler", "spherical", "free"),
+    name: str = "random",
+) -> Model:
+    """A random tree for tests and benchmarks (bodies numbered depth-first).
+
+    Parameters
+    ----------
+    n_bodies : int
+        Number of bodies (>= 1).
+    rng : numpy.random.Generator
+        Source of randomness.
+    joint_types : sequence of str, optional
+        Joint types to draw from (any of ``JOINT_TYPES``; ``fixed`` is never
+        used for a body attached to the ground).
+    name : str, optional
+
+    Returns
+    -------
+    Model
+        Random parents (about one body in ten is a root), joint axes and
+        sequences, origins within 0.5 m, masses in [0.5, 5] kg, COMs within
+        0.3 m and random inertias that satisfy the triangle inequality.
+
+    Examples
+    --------
+    >>> m = random_model(5, rng=np.random.default_rng(0))
+    >>> m.n_bodies, bool(np.all(m.parent < np.arange(5)))
+    (5, True)
+    """
+    n = int(n_bodies)
+    if n < 1:
+        raise ModelError(f"`n_bodies` must be >= 1, got {n_bodies!r}")
+    for jt in joint_types:
+        if jt not in JOINT_TYPES:
+            raise ModelError(f"unknown joint type {jt!r} in `joint_types`")
+    parents = [-1] + [int(rng.integers(0, i)) if rng.random() < 0.9 else -1 for i in range(1, n)]
+    children = [[c for c in range(n) if parents[c] == k] for k in range(n)]
+    order = []
+    stack = [r for r in range(n) if parents[r] < 0][::-1]
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        stack.extend(children[k][::-1])
+    new_index = {old: new for new, old in enumerate(order)}
+
+    def rotation():
+        quat = rng.normal(size=4)
+        return _quat_to_matrix(quat / np.linalg.norm(quat))
+
+    def sequence(k):
+        seq = ["XYZ"[rng.integers(3)]]
+        while len(seq) < k:
+            ch = "XYZ"[rng.integers(3)]
+            if ch != seq[-1]:
+                seq.append(ch)
+        return "".join(seq)
+
+    model = Model(name, gravity=rng.normal(size=3) * 5.0)
+    for i, old in enumerate(order):
+        parent = -1 if parents[old] < 0 else new_index[parents[old]]
+        jtype = joint_types[int(rng.integers(len(joint_types)))]
+        if parent < 0 and jtype == "fixed":
+            jtype = "revolute"
+        joint = {"type": jtype}
+        if jtype in ("revolute", "prismatic"):
+            a = rng.normal(size=3)
+            joint["axis"] = a / np.linalg.norm(a)
+        elif jtype == "universal":
+            joint["sequence"] = sequence(2)
+        elif jtype in ("euler", "free_euler"):
+            joint["sequence"] = sequence(3)
+        d = rng.uniform(0.05, 1.0, size=3)
+        lo, hi = abs(d[0] - d[1]), d[0] + d[1]
+        d[2] = lo + (hi - lo) * rng.uniform(0.05, 0.95)
+        Rot = rotation()
+        model.add_body(
+            f"b{i}",
+            parent,
+            joint,
+            position=rng.normal(size=3) * 0.5,
+            rotation=rotation(),
+            mass=rng.uniform(0.5, 5.0),
+            com=rng.normal(size=3) * 0.3,
+            inertia=Rot @ np.diag(d) @ Rot.T,
+        )
+    return model
+
+
+def random_q(model: Model, *, rng, size=(), scale: float = 1.0) -> np.ndarray:
+    """Random coordinates (..., nq): normal angles/translations, uniform unit quaternions.
+
+    Examples
+    --------
+    >>> m = random_model(3, rng=np.random.default_rng(1))
+    >>> random_q(m, rng=np.random.default_rng(2), size=(4,)).shape[0]
+    4
+    """
+    size = (size,) if np.isscalar(size) else tuple(size)
+    q = rng.normal(size=size + (model.nq,)) * scale
+    for i, code in enumerate(model.joint_codes):
+        if code in (SPHERICAL, FREE):
+            k = model.q_index[i] + (3 if code == FREE else 0)
+            quat = rng.normal(size=size + (4,))
+            q[..., k : k + 4] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
     return q
 
 
