@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -101,6 +102,7 @@ class _Format:
         self.processor = processor
         self.name = _PROCESSORS[processor]
         self.big = processor == 86
+        self.order = "big" if self.big else "little"
         e = ">" if self.big else "<"
         self.i2 = np.dtype(e + "i2")
         self.u2 = np.dtype(e + "u2")
@@ -153,13 +155,17 @@ def _s8(b: int) -> int:
     return b - 256 if b > 127 else b
 
 
+_NAME_RE = re.compile(rb"[!-~]+")
+
+
 def _valid_name(raw: bytes) -> bool:
-    return len(raw) > 0 and all(32 < b < 127 for b in raw)
+    """True if `raw` is a non-empty run of printable ASCII without spaces."""
+    return _NAME_RE.fullmatch(raw) is not None
 
 
 def _decode_value(buf, pos, ptype, dims, fmt: _Format):
     """Decode one parameter value starting at byte `pos` (bounds checked by caller)."""
-    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    n = math.prod(dims) if dims else 1
     if ptype == -1:
         raw = bytes(buf[pos : pos + n])
         if not dims:
@@ -220,7 +226,7 @@ def _parse_parameters(buf: bytes, start: int, source: str):
                 f"({size} bytes); the file is truncated"
             )
         raw_name = bytes(buf[pos + 2 : name_end])
-        offset = int(fmt.read_i2(buf, name_end)[0])
+        offset = int.from_bytes(buf[name_end : name_end + 2], fmt.order, signed=True)
         body = name_end + 2
         nxt = name_end + offset if offset != 0 else None
         if not _valid_name(raw_name):
@@ -245,7 +251,8 @@ def _parse_parameters(buf: bytes, start: int, source: str):
             break
         limit = size if nxt is None else min(nxt, size)
         computed = None
-        if nxt is not None and not _plausible_record(buf, nxt):
+        nxt_ok = nxt is None or _plausible_record(buf, nxt)
+        if not nxt_ok:
             limit = size  # parse the record on its own; the offset is checked below
         try:
             if gid < 0:
@@ -273,11 +280,7 @@ def _parse_parameters(buf: bytes, start: int, source: str):
                 if body + 2 + ndim > limit:
                     raise _RecordError("dimensions beyond record")
                 dims = [int(d) for d in buf[body + 2 : body + 2 + ndim]]
-                nbytes = (
-                    int(np.prod(dims, dtype=np.int64)) * _TYPE_SIZES[ptype]
-                    if dims
-                    else (_TYPE_SIZES[ptype])
-                )
+                nbytes = math.prod(dims) * _TYPE_SIZES[ptype] if dims else (_TYPE_SIZES[ptype])
                 vpos = body + 2 + ndim
                 if vpos + nbytes > limit:
                     raise _RecordError(
@@ -304,7 +307,7 @@ def _parse_parameters(buf: bytes, start: int, source: str):
             )
         if nxt is None:
             break
-        if not _plausible_record(buf, nxt) and computed is not None and computed != nxt:
+        if not nxt_ok and computed is not None and computed != nxt:
             if _plausible_record(buf, computed):
                 warnings.warn(
                     f"{source}: parameter {name!r} at byte {pos} points to byte {nxt} for the "
