@@ -337,6 +337,11 @@ class StickViewer:
             closed = np.vstack([corners, corners[:1]])
             ax.plot(*closed.T, color="0.4", lw=1.0, label=f"plate {k + 1}")
         set_equal_3d(ax, lo, hi)
+        from matplotlib.ticker import MaxNLocator
+
+        for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+            axis.set_major_locator(MaxNLocator(5))
+            axis.set_tick_params(labelsize=7)
         ax.view_init(elev=15.0, azim=-60.0, vertical_axis=vaxis)
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
@@ -552,26 +557,71 @@ class StickViewer:
             with atomic_output(path) as tmp:
                 tmp.write_text(html, encoding="utf-8")
             return path
-        anim = self.animate(fps=fps, speed=speed)
-        if suffix == ".gif":
-            writer = manim.PillowWriter(fps=self._anim_fps)
-        else:
-            writer = manim.FFMpegWriter(fps=self._anim_fps)
+        order, fps = self._playback(fps, speed)
         with atomic_output(path) as tmp:
-            anim.save(str(tmp), writer=writer, dpi=dpi)
+            if suffix == ".gif":
+                self._write_gif(tmp, order, fps, dpi)
+            else:
+                writer = manim.FFMpegWriter(fps=fps)
+                with writer.saving(self.fig, str(tmp), dpi or self.fig.dpi):
+                    for i in order:
+                        self.show_frame(i)
+                        writer.grab_frame()
         self.show_frame(current)
         return path
+
+    def _write_gif(self, path: Path, order: list[int], fps: float, dpi) -> None:
+        """Render `order` frames and write them as a looping GIF with Pillow.
+
+        Each frame is rendered once and reduced to a 255-colour palette (fast
+        octree) as it is grabbed, which keeps memory and the final encoding
+        small.
+        """
+        import io
+
+        from PIL import Image
+
+        fig = self.fig
+        dpi = float(dpi) if dpi else float(getattr(fig, "_original_dpi", fig.dpi))
+        width_in, height_in = fig.get_size_inches()
+        size = (int(width_in * dpi), int(height_in * dpi))
+        frames = []
+        for i in order:
+            self.show_frame(i)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="rgba", dpi=dpi)
+            if buf.getbuffer().nbytes == 4 * size[0] * size[1]:
+                rgba = Image.frombuffer("RGBA", size, buf.getbuffer(), "raw", "RGBA", 0, 1)
+            else:  # size rounded differently: let PNG carry the size
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=dpi)
+                buf.seek(0)
+                rgba = Image.open(buf)
+            frames.append(
+                rgba.convert("RGB").quantize(
+                    colors=255, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+                )
+            )
+        frames[0].save(
+            path,
+            format="GIF",
+            save_all=True,
+            append_images=frames[1:],
+            duration=max(int(round(1000.0 / fps)), 10),
+            loop=0,
+        )
 
     def __repr__(self) -> str:
         n, m = self.points.shape[:2]
         return f"StickViewer(frames={n}, markers={m}, rate={self.rate}, frame={self.frame})"
 
 
-def _force_segments(trial, n_frames: int, rate: float, force_scale: float, reaction: bool):
+def _force_segments(
+    trial, n_frames: int, rate: float, force_scale: float, reaction: bool, vertical: int
+):
     """Force vectors (n_frames, n_plates, 2, 3) at the COP sampled at point frames."""
     out = []
     outlines = []
-    sign = -1.0 if reaction else 1.0
     for k, plate in enumerate(trial.force_plates):
         f = as_float_array(plate.force, f"trial.force_plates[{k}].force", allow_nan=True)
         c = as_float_array(plate.cop, f"trial.force_plates[{k}].cop", allow_nan=True)
@@ -588,6 +638,14 @@ def _force_segments(trial, n_frames: int, rate: float, force_scale: float, react
         if f.shape[0] == 0:
             seg = np.full((n_frames, 2, 3), np.nan)
         else:
+            sign = 1.0
+            if reaction:
+                # The floor can only push: the vertical ground reaction is >= 0.
+                contact = np.isfinite(c).all(axis=1) & np.isfinite(f[:, vertical])
+                vert = f[contact, vertical] if contact.any() else f[:, vertical]
+                vert = vert[np.isfinite(vert)]
+                if vert.size and np.median(vert) < 0:
+                    sign = -1.0
             start = c[idx].copy()
             tip = start + sign * force_scale * f[idx]
             seg = np.stack([start, tip], axis=1)
@@ -657,8 +715,11 @@ def stick_view(
     force_scale : float, optional
         Drawn length per newton, m/N (default 1 mm/N: 800 N is 0.8 m).
     reaction : bool, optional
-        If True (default) draw the ground reaction force, i.e. the negative
-        of ``ForcePlate.force`` (the force the subject exerts on the plate).
+        If True (default) draw the ground reaction force: ``ForcePlate.force``
+        or its negative, whichever has a positive vertical component during
+        contact (the floor can only push, and sources differ on whether they
+        store the force on the plate or its reaction). If False, draw
+        ``ForcePlate.force`` as stored.
     floor : bool, optional
         Draw the floor plane at `floor_height` (m) across the data.
     vertical_axis : {"z", "y", "x"}, optional
@@ -761,7 +822,9 @@ def stick_view(
     if forces and trial is not None and trial.force_plates:
         if rate is None:
             raise DataError("The trial has no point rate; forces cannot be matched to frames")
-        force_segs, outlines = _force_segments(trial, n_frames, rate, force_scale, reaction)
+        force_segs, outlines = _force_segments(
+            trial, n_frames, rate, force_scale, reaction, _AXES.index(vertical_axis)
+        )
 
     if frames is None:
         sel = np.arange(n_frames)

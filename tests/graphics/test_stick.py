@@ -127,6 +127,17 @@ def test_trial_markers_in_metres_and_forces_at_the_cop(units):
     assert np.isnan(np.asarray(viewer.artists["forces"]._segments3d)[0]).all()
 
 
+def test_ground_reaction_points_up_whatever_sign_the_source_stores():
+    trial = small_trial()
+    plate = trial.force_plates[0]
+    plate.force = -plate.force  # a source that stores the reaction (Fz > 0)
+    viewer = stick_view(trial, force_scale=1e-3)
+    viewer.show_frame(3)
+    seg = np.asarray(viewer.artists["forces"]._segments3d)[0]
+    np.testing.assert_allclose(seg[1] - seg[0], 1e-3 * plate.force[12])
+    assert seg[1][2] > seg[0][2]
+
+
 def test_forces_can_be_switched_off_or_drawn_as_the_plate_force():
     trial = small_trial()
     assert "forces" not in stick_view(trial, forces=False).artists
@@ -208,17 +219,17 @@ def test_mp4_without_ffmpeg_says_how_to_get_it(tmp_path, monkeypatch):
 
 
 def test_failed_save_leaves_no_file(tmp_path, monkeypatch):
-    original = manim.PillowWriter.grab_frame
+    viewer = stick_view(walking_markers(4, 2))
+    original = StickViewer.show_frame
     calls = []
 
-    def broken(self, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:  # fail half-way: the writer has already written frames
+    def broken(self, i):
+        calls.append(i)
+        if len(calls) == 3:  # fail half-way through the frames
             raise RuntimeError("disk full")
-        return original(self, **kwargs)
+        return original(self, i)
 
-    monkeypatch.setattr(manim.PillowWriter, "grab_frame", broken)
-    viewer = stick_view(walking_markers(3, 2))
+    monkeypatch.setattr(StickViewer, "show_frame", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         viewer.save(tmp_path / "walk.gif")
     assert list(tmp_path.iterdir()) == []
