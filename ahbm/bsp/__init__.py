@@ -3,6 +3,7 @@ geometric segment models, and scaling of a model's inertial parameters.
 """
 
 from ahbm.bsp.geometric import ellipsoid, elliptical_cylinder, elliptical_frustum, truncated_cone
+from ahbm.bsp.scaling import SEGMENT_ALIASES, scale_model
 from ahbm.bsp.tables import (
     TABLES,
     BSPTable,
@@ -13,6 +14,8 @@ from ahbm.bsp.tables import (
 )
 
 __all__ = [
+    "SEGMENT_ALIASES",
+    "scale_model",
     "TABLES",
     "BSPTable",
     "SegmentData",
