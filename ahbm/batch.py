@@ -79,8 +79,11 @@ def read_trial(path):
 
     Examples
     --------
-    >>> read_trial("walk.trc")  # doctest: +SKIP
-    Trial(source='walk.trc', frames=151, ...)
+    >>> import numpy as np
+    >>> from ahbm.io import Trial, write_trc
+    >>> write_trc(Trial(points=np.ones((3, 1, 3)), point_labels=["A"], point_rate=60.0), "w.trc")
+    >>> read_trial("w.trc")
+    Trial(source='w.trc', frames=3, points=1 @ 60 Hz, ...)
     """
     path = Path(path)
     suffix = path.suffix.lower()

@@ -585,7 +585,7 @@ def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool =
     --------
     >>> import numpy as np
     >>> t = Trial(points=np.zeros((10, 2, 3)), point_labels=["A", "B"], point_rate=100.0)
-    >>> save_trial(t, "store.h5", name="walk1")  # doctest: +SKIP
+    >>> save_trial(t, "store.h5", name="walk1")
     'walk1'
     """
     h5py = _h5py()
@@ -678,7 +678,11 @@ def list_trials(path) -> list[str]:
 
     Examples
     --------
-    >>> list_trials("store.h5")  # doctest: +SKIP
+    >>> import numpy as np
+    >>> for name in ("walk1", "walk2"):
+    ...     _ = save_trial(Trial(points=np.zeros((2, 1, 3)), point_labels=["A"]), "two.h5",
+    ...                    name=name)
+    >>> list_trials("two.h5")
     ['walk1', 'walk2']
     """
     path = Path(path)
@@ -717,7 +721,11 @@ def load_trial(path, name: str | None = None) -> Trial:
 
     Examples
     --------
-    >>> trial = load_trial("store.h5", "walk1")  # doctest: +SKIP
+    >>> import numpy as np
+    >>> t = Trial(points=np.ones((5, 1, 3)), point_labels=["A"], point_rate=100.0)
+    >>> _ = save_trial(t, "one.h5", name="walk1")
+    >>> load_trial("one.h5", "walk1").points.shape
+    (5, 1, 3)
     """
     path = Path(path)
     with _open_store(path) as f:

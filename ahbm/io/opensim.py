@@ -206,9 +206,12 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
 
     Examples
     --------
-    >>> trial = read_trc("subject01_walk.trc")  # doctest: +SKIP
-    >>> trial.points.shape  # doctest: +SKIP
-    (151, 41, 3)
+    >>> import numpy as np
+    >>> t = Trial(points=np.ones((4, 2, 3)), point_labels=["LASI", "RASI"], point_rate=60.0)
+    >>> write_trc(t, "walk.trc")  # in mm, OpenSim's usual unit
+    >>> trial = read_trc("walk.trc")
+    >>> trial.points.shape, trial.parameters["TRC"]["Units"], trial.point_units
+    ((4, 2, 3), 'mm', 'm')
     """
     path = Path(path)
     lines = _read_text_lines(path, "TRC")
@@ -415,7 +418,11 @@ def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None
 
     Examples
     --------
-    >>> write_trc(trial, "walk.trc")  # doctest: +SKIP
+    >>> import numpy as np
+    >>> t = Trial(points=np.zeros((3, 1, 3)), point_labels=["HEEL"], point_rate=100.0)
+    >>> write_trc(t, "heel.trc", units="m")
+    >>> read_trc("heel.trc").point_labels
+    ['HEEL']
     """
     if not isinstance(trial, Trial):
         raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
@@ -534,9 +541,12 @@ class OpenSimTable:
 
     Examples
     --------
-    >>> table = read_mot("subject01_walk_IK.mot")  # doctest: +SKIP
-    >>> table.data["knee_angle_r"].iloc[0]  # radians  # doctest: +SKIP
-    -0.0895...
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"knee_angle_r": [0.5]}, index=pd.Index([0.0], name="time"))
+    >>> write_mot(df, "ik.mot", in_degrees=True)
+    >>> table = read_mot("ik.mot")
+    >>> table.in_degrees, float(table.data["knee_angle_r"].iloc[0])  # radians again
+    (True, 0.5)
     """
 
     data: pd.DataFrame
@@ -614,9 +624,13 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
 
     Examples
     --------
-    >>> grf = read_mot("subject01_walk_grf.mot")  # doctest: +SKIP
-    >>> grf.data[["ground_force_vx", "ground_force_vy", "ground_force_vz"]].shape  # doctest: +SKIP
-    (1501, 3)
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"hip_flexion_r": [0.1, 0.2], "pelvis_tx": [1.0, 1.1]},
+    ...                   index=pd.Index([0.0, 0.01], name="time"))
+    >>> write_mot(df, "q.mot", in_degrees=True)
+    >>> table = read_mot("q.mot")
+    >>> table.angle_columns  # pelvis_tx is a translation: left in metres
+    ['hip_flexion_r']
     """
     path = Path(path)
     lines = _read_text_lines(path, "MOT/STO")
@@ -761,7 +775,11 @@ def write_mot(
 
     Examples
     --------
-    >>> write_mot(read_mot("subject01_walk_IK.mot"), "ik_copy.mot")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"ankle_angle_r": [0.0, 0.1]}, index=pd.Index([0.0, 0.01], name="time"))
+    >>> write_mot(df, "ankle.sto", in_degrees=True, name="ankle")
+    >>> open("ankle.sto").read().splitlines()[:5]
+    ['ankle', 'version=1', 'nRows=2', 'nColumns=2', 'inDegrees=yes']
     """
     if isinstance(table, OpenSimTable):
         df = table.data
@@ -871,9 +889,13 @@ def table_to_grf(table: OpenSimTable) -> dict[str, dict[str, np.ndarray]]:
 
     Examples
     --------
-    >>> grf = table_to_grf(read_mot("subject01_walk_grf.mot"))  # doctest: +SKIP
-    >>> grf["ground_"]["force"].shape  # doctest: +SKIP
-    (1501, 3)
+    >>> import pandas as pd
+    >>> cols = [f"ground_force_{q}{a}" for q in "vp" for a in "xyz"]
+    >>> df = pd.DataFrame([[0.0, 700.0, 0.0, 0.3, 0.0, 0.1]], columns=cols,
+    ...                   index=pd.Index([0.0], name="time"))
+    >>> grf = table_to_grf(OpenSimTable(df))
+    >>> grf["ground_"]["force"].tolist(), grf["ground_"]["torque"].tolist()
+    ([[0.0, 700.0, 0.0]], [[0.0, 0.0, 0.0]])
     """
     if not isinstance(table, OpenSimTable):
         raise DataError(f"Expected `table` to be an OpenSimTable, got {type(table).__name__}")
