@@ -180,6 +180,8 @@ def _decode_value(buf, pos, ptype, dims, fmt: _Format):
             raw[i * width : (i + 1) * width].decode("latin-1").rstrip(" \x00") for i in range(count)
         ]
     shape = tuple(dims) if dims else (1,)
+    if n == 0 and math.prod(d for d in dims if d) > 2**31:
+        shape = (0,)  # an empty value with absurd other dimensions
     if ptype == 1:
         arr = np.frombuffer(buf, dtype=np.int8, count=n, offset=pos).astype(np.int64)
     elif ptype == 2:

@@ -15,6 +15,10 @@ Conventions
   centre of the working surface, in the plate frame; its z must be negative
   (the surface lies above the sensor origin along -z). Many files (Vicon in
   particular) store it with a positive z; such a vector is negated as a whole.
+* Force and moment follow the sign of the plate's channels, rotated to the
+  lab frame: for the usual plates (z axis pointing down into the floor) this is
+  the ground reaction force acting on the subject, +z up during stance, as
+  ezc3d and Vicon report it.
 * The moment is expressed about the centre of the working surface (the mean
   of the four corners): ``M_c = M_o + F x ORIGIN``.
 * The COP is the point ``r`` of the surface plane where the moment reduces to
