@@ -9,10 +9,16 @@ Figure, or a viewer object holding it, so that the caller can restyle it.
 from ahbm.graphics.gait import gait_cycle_summary, plot_gait_cycles
 from ahbm.graphics.model import draw_model, geometry_mesh, model_skeleton
 from ahbm.graphics.simulation import plot_simulation
-from ahbm.graphics.stick import StickViewer, stick_view
+from ahbm.graphics.stick import (
+    PLUG_IN_GAIT_SEGMENTS,
+    StickViewer,
+    plug_in_gait_segments,
+    stick_view,
+)
 from ahbm.graphics.xy import XYViewer, xy_view
 
 __all__ = [
+    "PLUG_IN_GAIT_SEGMENTS",
     "StickViewer",
     "XYViewer",
     "draw_model",
@@ -21,6 +27,7 @@ __all__ = [
     "model_skeleton",
     "plot_gait_cycles",
     "plot_simulation",
+    "plug_in_gait_segments",
     "stick_view",
     "xy_view",
 ]

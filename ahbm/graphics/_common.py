@@ -83,12 +83,14 @@ def atomic_output(path, *, argname: str = "path") -> Iterator[Path]:
         raise
 
 
-def set_equal_3d(ax, lo, hi, *, margin: float = 0.05) -> None:
+def set_equal_3d(ax, lo, hi, *, margin: float = 0.05, bottom_axis: int | None = None) -> None:
     """Give a 3-D axes equal scaling on x, y and z around the box [lo, hi].
 
     The three axis ranges are set to the same length (the largest extent of
     the box, enlarged by `margin`), centred on the box, and the box aspect is
-    set to a cube so that one metre has the same length on every axis.
+    set to a cube so that one metre has the same length on every axis. With
+    `bottom_axis` (the vertical axis), that axis starts just below ``lo``
+    instead of being centred, so the floor sits at the bottom of the view.
     """
     lo = np.asarray(lo, dtype=float)
     hi = np.asarray(hi, dtype=float)
@@ -96,6 +98,8 @@ def set_equal_3d(ax, lo, hi, *, margin: float = 0.05) -> None:
     half = 0.5 * float(np.max(hi - lo)) * (1.0 + margin)
     if not np.isfinite(half) or half <= 0.0:
         half = 0.5
+    if bottom_axis is not None:
+        centre[bottom_axis] = lo[bottom_axis] - 0.5 * margin * half + half
     ax.set_xlim(centre[0] - half, centre[0] + half)
     ax.set_ylim(centre[1] - half, centre[1] + half)
     ax.set_zlim(centre[2] - half, centre[2] + half)

@@ -12,7 +12,52 @@ from ahbm._validation import as_float_array
 from ahbm.errors import AhbmError, DataError
 from ahbm.graphics._common import atomic_output, is_interactive_backend, pyplot, set_equal_3d
 
-__all__ = ["StickViewer", "stick_view"]
+__all__ = ["PLUG_IN_GAIT_SEGMENTS", "StickViewer", "plug_in_gait_segments", "stick_view"]
+
+#: Marker pairs of a stick figure for the Plug-in-Gait marker set (full body,
+#: with the common SACR / LPSI-RPSI and LWRI / LWRA-LWRB variants).
+PLUG_IN_GAIT_SEGMENTS = tuple(
+    [
+        ("LFHD", "RFHD"), ("RFHD", "RBHD"), ("RBHD", "LBHD"), ("LBHD", "LFHD"),
+        ("C7", "T10"), ("C7", "CLAV"), ("CLAV", "STRN"),
+        ("LSHO", "CLAV"), ("RSHO", "CLAV"), ("LSHO", "C7"), ("RSHO", "C7"),
+        ("LASI", "RASI"), ("LPSI", "RPSI"), ("LASI", "LPSI"), ("RASI", "RPSI"),
+        ("LASI", "SACR"), ("RASI", "SACR"),
+    ]
+    + [
+        (f"{s}{a}", f"{s}{b}")
+        for s in "LR"
+        for a, b in [
+            ("SHO", "ELB"), ("ELB", "WRI"), ("ELB", "WRA"), ("ELB", "WRB"), ("WRA", "WRB"),
+            ("WRA", "FIN"), ("WRB", "FIN"),
+            ("ASI", "THI"), ("THI", "KNE"), ("KNE", "TIB"), ("TIB", "ANK"),
+            ("ANK", "HEE"), ("HEE", "TOE"), ("ANK", "TOE"),
+        ]
+    ]
+)  # fmt: skip
+
+
+def plug_in_gait_segments(labels: Sequence[str]) -> list[tuple[str, str]]:
+    """Plug-in-Gait stick-figure segments whose two markers are both in `labels`.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        Marker labels of a trial (e.g. ``trial.point_labels``).
+
+    Returns
+    -------
+    list of (str, str)
+        The pairs of :data:`PLUG_IN_GAIT_SEGMENTS` present, for ``stick_view(segments=...)``.
+
+    Examples
+    --------
+    >>> plug_in_gait_segments(["LASI", "RASI", "LKNE", "LTHI"])
+    [('LASI', 'RASI'), ('LASI', 'LTHI'), ('LTHI', 'LKNE')]
+    """
+    present = set(labels)
+    return [(a, b) for a, b in PLUG_IN_GAIT_SEGMENTS if a in present and b in present]
+
 
 _UNIT_SCALE = {"m": 1.0, "cm": 1e-2, "mm": 1e-3}
 _AXES = "xyz"
@@ -229,6 +274,7 @@ class StickViewer:
         ax,
         interactive: bool | None,
         title: str | None,
+        follow: bool = False,
     ):
         self.points = points
         self.labels = labels
@@ -247,6 +293,7 @@ class StickViewer:
         self._syncing = False
         self.artists: dict = {}
         self.floor_corners = None
+        self.follow = bool(follow)
 
         plt = pyplot()
         if ax is None:
@@ -322,6 +369,10 @@ class StickViewer:
         if floor:
             lo[v] = min(lo[v], floor_height)
             hi[v] = max(hi[v], floor_height)
+        if self.follow:
+            self._setup_follow(model_points, lo, hi, v, h)
+            lo, hi = self._window(self.frame)
+        if floor:
             span = max(float(np.max(hi[h] - lo[h])), 0.5)
             a0, a1 = lo[h[0]] - 0.1 * span, hi[h[0]] + 0.1 * span
             b0, b1 = lo[h[1]] - 0.1 * span, hi[h[1]] + 0.1 * span
@@ -335,8 +386,12 @@ class StickViewer:
             self.artists["floor"] = poly
         for k, corners in enumerate(plate_outlines):
             closed = np.vstack([corners, corners[:1]])
-            ax.plot(*closed.T, color="0.4", lw=1.0, label=f"plate {k + 1}")
-        set_equal_3d(ax, lo, hi)
+            style = {"color": "0.4", "lw": 1.0, "label": f"plate {k + 1}"}
+            try:  # matplotlib >= 3.10 hides what lies outside the view (follow mode)
+                ax.plot(*closed.T, axlim_clip=True, **style)
+            except (TypeError, AttributeError):
+                ax.plot(*closed.T, **style)
+        set_equal_3d(ax, lo, hi, bottom_axis=v if floor else None)
         from matplotlib.ticker import MaxNLocator
 
         for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
@@ -349,6 +404,41 @@ class StickViewer:
         if title:
             ax.set_title(title)
         self.artists["time"] = ax.text2D(0.02, 0.97, "", transform=ax.transAxes)
+
+    def _setup_follow(self, model_points, lo, hi, v: int, h: list[int]) -> None:
+        """Per-frame window centres (horizontal axes) that follow the subject."""
+        clouds = [self.points] + [a for a in (model_points or {}).values()]
+        allp = np.concatenate(clouds, axis=1)  # (n, m, 3)
+        ok = np.isfinite(allp).all(axis=2)
+        n = allp.shape[0]
+        centres = np.full((n, 3), np.nan)
+        extent = 0.0
+        with np.errstate(invalid="ignore"):
+            for k in h:
+                vals = np.where(ok, allp[..., k], np.nan)
+                cnt = ok.sum(axis=1)
+                has = cnt > 0
+                mn = np.where(has, np.nanmin(np.where(ok, vals, np.inf), axis=1), np.nan)
+                mx = np.where(has, np.nanmax(np.where(ok, vals, -np.inf), axis=1), np.nan)
+                centres[:, k] = 0.5 * (mn + mx)
+                if has.any():
+                    extent = max(extent, float(np.nanmax(mx - mn)))
+                    idx = np.flatnonzero(has)
+                    centres[:, k] = np.interp(np.arange(n), idx, centres[idx, k])
+        centres[:, v] = 0.5 * (lo[v] + hi[v])
+        extent = max(extent, float(hi[v] - lo[v]), 0.5)
+        self._follow_centres = centres
+        self._follow_half = 0.5 * extent * 1.15
+        self._vertical = v
+
+    def _window(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Box (lo, hi) of the follow view at frame i."""
+        c = self._follow_centres[i]
+        half = self._follow_half
+        lo, hi = c - half, c + half
+        v = self._vertical
+        lo[v] = c[v] - (hi[v] - lo[v]) / 2.0
+        return lo, hi
 
     def _add_interaction(self) -> None:
         from matplotlib.widgets import Slider
@@ -418,6 +508,23 @@ class StickViewer:
             text.set_visible(ok)
             if ok:
                 text.set_position_3d(xyz)
+        if self.follow:
+            v = self._vertical
+            getters = (self.ax.get_xlim, self.ax.get_ylim, self.ax.get_zlim)
+            setters = (self.ax.set_xlim, self.ax.set_ylim, self.ax.set_zlim)
+            half = 0.5 * float(np.ptp(getters[v]()))  # keep the equal scaling
+            centre = self._follow_centres[i]
+            lo, hi = centre - half, centre + half
+            for k in range(3):
+                if k != v:
+                    setters[k](lo[k], hi[k])
+            if "floor" in self.artists:
+                quad = self.floor_corners.copy()
+                h = [k for k in range(3) if k != v]
+                quad[:, h[0]] = [lo[h[0]], hi[h[0]], hi[h[0]], lo[h[0]]]
+                quad[:, h[1]] = [lo[h[1]], lo[h[1]], hi[h[1]], hi[h[1]]]
+                self.floor_corners = quad
+                self.artists["floor"].set_verts([quad])
         t = float(self.time[i])
         unit = "s" if self.rate is not None else ""
         self.artists["time"].set_text(f"t = {t:.3f} {unit}  (frame {i})")
@@ -674,6 +781,7 @@ def stick_view(
     reaction: bool = True,
     floor: bool = True,
     floor_height: float = 0.0,
+    follow: bool = False,
     vertical_axis: str = "z",
     triad_length: float = 0.1,
     ax=None,
@@ -722,6 +830,10 @@ def stick_view(
         ``ForcePlate.force`` as stored.
     floor : bool, optional
         Draw the floor plane at `floor_height` (m) across the data.
+    follow : bool, optional
+        Move the view with the subject: the horizontal limits are centred on
+        the markers of each frame, with a fixed window that holds the largest
+        frame (default False: one fixed view that holds every frame).
     vertical_axis : {"z", "y", "x"}, optional
         Lab axis that points up (Z up by default, as in ahbm).
     triad_length : float, optional
@@ -863,4 +975,5 @@ def stick_view(
         ax=ax,
         interactive=interactive,
         title=title,
+        follow=follow,
     )

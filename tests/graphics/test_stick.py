@@ -3,7 +3,6 @@
 import matplotlib.animation as manim
 import numpy as np
 import pytest
-from graphics_helpers import RecordingWriter, small_trial, walking_markers
 from matplotlib.backend_bases import KeyEvent
 from PIL import Image
 from scipy.spatial.transform import Rotation
@@ -17,8 +16,8 @@ def _marker_data(viewer):
 
 
 @pytest.mark.parametrize("frame", [0, 3, 7, -1])
-def test_markers_follow_the_displayed_frame(frame):
-    pts = walking_markers(8, 5)
+def test_markers_follow_the_displayed_frame(frame, walking):
+    pts = walking(8, 5)
     viewer = stick_view(pts, rate=100.0)
     assert isinstance(viewer, StickViewer)
     fig = viewer.show_frame(frame)
@@ -27,8 +26,8 @@ def test_markers_follow_the_displayed_frame(frame):
     assert viewer.frame == frame % 8
 
 
-def test_segments_join_the_named_markers():
-    pts = walking_markers(6, 4)
+def test_segments_join_the_named_markers(walking):
+    pts = walking(6, 4)
     labels = ["A", "B", "C", "D"]
     viewer = stick_view(pts, labels=labels, segments=[("A", "B"), ("C", "D"), (0, 3)])
     viewer.show_frame(4)
@@ -39,8 +38,8 @@ def test_segments_join_the_named_markers():
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
-def test_labels_move_with_markers_and_hide_when_missing():
-    pts = walking_markers(4, 3)
+def test_labels_move_with_markers_and_hide_when_missing(walking):
+    pts = walking(4, 3)
     pts[2, 1] = np.nan
     viewer = stick_view(pts, labels=["a", "b", "c"], show_labels=True)
     viewer.show_frame(2)
@@ -51,8 +50,8 @@ def test_labels_move_with_markers_and_hide_when_missing():
     np.testing.assert_allclose(texts[2].get_position_3d(), pts[2, 2])
 
 
-def test_axes_are_equally_scaled_and_enclose_every_frame():
-    pts = walking_markers(10, 4)
+def test_axes_are_equally_scaled_and_enclose_every_frame(walking):
+    pts = walking(10, 4)
     pts[:, :, 0] *= 5.0  # long along x
     viewer = stick_view(pts, floor=False)
     ax = viewer.ax
@@ -66,8 +65,8 @@ def test_axes_are_equally_scaled_and_enclose_every_frame():
 
 
 @pytest.mark.parametrize("vertical", ["z", "y"])
-def test_floor_lies_at_floor_height_across_the_vertical_axis(vertical):
-    pts = walking_markers(5, 4)
+def test_floor_lies_at_floor_height_across_the_vertical_axis(vertical, walking):
+    pts = walking(5, 4)
     viewer = stick_view(pts, floor_height=0.1, vertical_axis=vertical)
     v = "xyz".index(vertical)
     quad = viewer.floor_corners
@@ -77,7 +76,7 @@ def test_floor_lies_at_floor_height_across_the_vertical_axis(vertical):
     assert np.ptp(quad[:, others[0]]) > 0 and np.ptp(quad[:, others[1]]) > 0
 
 
-def test_body_frames_are_rgb_triads_of_the_rotation_columns():
+def test_body_frames_are_rgb_triads_of_the_rotation_columns(walking):
     rng = np.random.default_rng(3)
     n = 4
     R = Rotation.random(n * 2, random_state=rng).as_matrix().reshape(n, 2, 3, 3)
@@ -85,7 +84,7 @@ def test_body_frames_are_rgb_triads_of_the_rotation_columns():
     T[..., :3, :3] = R
     T[..., :3, 3] = rng.normal(size=(n, 2, 3))
     T[..., 3, 3] = 1.0
-    viewer = stick_view(walking_markers(n, 2), body_frames=T, triad_length=0.2)
+    viewer = stick_view(walking(n, 2), body_frames=T, triad_length=0.2)
     viewer.show_frame(2)
     coll = viewer.artists["triads"]
     segs = np.asarray(coll._segments3d)
@@ -101,17 +100,17 @@ def test_body_frames_are_rgb_triads_of_the_rotation_columns():
     np.testing.assert_array_equal(rgb * (1 - np.eye(3)[[0, 1, 2, 0, 1, 2]]), 0.0)  # pure R, G, B
 
 
-def test_body_frames_mapping_with_static_transform():
+def test_body_frames_mapping_with_static_transform(walking):
     T = np.eye(4)
     T[:3, 3] = [1.0, 2.0, 3.0]
-    viewer = stick_view(walking_markers(3, 2), body_frames={"pelvis": T}, triad_length=0.5)
+    viewer = stick_view(walking(3, 2), body_frames={"pelvis": T}, triad_length=0.5)
     segs = np.asarray(viewer.artists["triads"]._segments3d)
     np.testing.assert_allclose(segs[2], [[1, 2, 3], [1, 2, 3.5]])
 
 
 @pytest.mark.parametrize("units", ["m", "mm"])
-def test_trial_markers_in_metres_and_forces_at_the_cop(units):
-    trial = small_trial(n_frames=8, plate_ratio=4, units=units)
+def test_trial_markers_in_metres_and_forces_at_the_cop(units, trial_factory):
+    trial = trial_factory(n_frames=8, plate_ratio=4, units=units)
     viewer = stick_view(trial, force_scale=2e-3)
     np.testing.assert_allclose(viewer.time, (np.arange(8) + 10) / 50.0)
     viewer.show_frame(5)
@@ -127,8 +126,8 @@ def test_trial_markers_in_metres_and_forces_at_the_cop(units):
     assert np.isnan(np.asarray(viewer.artists["forces"]._segments3d)[0]).all()
 
 
-def test_ground_reaction_points_up_whatever_sign_the_source_stores():
-    trial = small_trial()
+def test_ground_reaction_points_up_whatever_sign_the_source_stores(trial_factory):
+    trial = trial_factory()
     plate = trial.force_plates[0]
     plate.force = -plate.force  # a source that stores the reaction (Fz > 0)
     viewer = stick_view(trial, force_scale=1e-3)
@@ -138,8 +137,8 @@ def test_ground_reaction_points_up_whatever_sign_the_source_stores():
     assert seg[1][2] > seg[0][2]
 
 
-def test_forces_can_be_switched_off_or_drawn_as_the_plate_force():
-    trial = small_trial()
+def test_forces_can_be_switched_off_or_drawn_as_the_plate_force(trial_factory):
+    trial = trial_factory()
     assert "forces" not in stick_view(trial, forces=False).artists
     viewer = stick_view(trial, reaction=False, force_scale=1e-3)
     viewer.show_frame(3)
@@ -157,28 +156,30 @@ def test_forces_can_be_switched_off_or_drawn_as_the_plate_force():
         (200.0, 1.0, None, [0, 4]),  # 200 Hz data shown at 50 fps
     ],
 )
-def test_animation_plays_frames_in_real_time_times_speed(rate, speed, fps, expected):
-    pts = walking_markers(8, 3)
+def test_animation_plays_frames_in_real_time_times_speed(
+    rate, speed, fps, expected, walking, recording_writer
+):
+    pts = walking(8, 3)
     viewer = stick_view(pts, rate=rate)
     anim = viewer.animate(fps=fps, speed=speed)
     assert viewer.animation is anim
-    writer = RecordingWriter(viewer)
+    writer = recording_writer(viewer)
     anim.save("unused.rec", writer=writer)
     assert writer.frames == expected
     for frame, shown in zip(writer.frames, writer.markers, strict=True):
         np.testing.assert_array_equal(shown, pts[frame])
 
 
-def test_animation_plays_only_the_selected_frames():
-    pts = walking_markers(10, 3)
+def test_animation_plays_only_the_selected_frames(walking, recording_writer):
+    pts = walking(10, 3)
     viewer = stick_view(pts, rate=10.0, frames=slice(2, 8, 2))
-    writer = RecordingWriter(viewer)
+    writer = recording_writer(viewer)
     viewer.animate().save("unused.rec", writer=writer)
     assert writer.frames == [2, 4, 6]
 
 
-def test_gif_has_one_image_per_animation_frame(tmp_path):
-    pts = walking_markers(5, 3)
+def test_gif_has_one_image_per_animation_frame(tmp_path, walking):
+    pts = walking(5, 3)
     viewer = stick_view(pts, rate=10.0, segments=[(0, 1)])
     viewer.fig.set_size_inches(2, 2)
     out = viewer.save(tmp_path / "walk.gif", dpi=40)
@@ -190,8 +191,8 @@ def test_gif_has_one_image_per_animation_frame(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["walk.gif"]
 
 
-def test_html_embeds_every_frame(tmp_path):
-    viewer = stick_view(walking_markers(4, 3), rate=10.0)
+def test_html_embeds_every_frame(tmp_path, walking):
+    viewer = stick_view(walking(4, 3), rate=10.0)
     viewer.fig.set_size_inches(2, 2)
     html = viewer.to_html()
     assert "<script" in html
@@ -201,8 +202,8 @@ def test_html_embeds_every_frame(tmp_path):
     assert text.count("data:image/png;base64") == 4
 
 
-def test_png_saves_the_current_frame(tmp_path):
-    viewer = stick_view(walking_markers(4, 3))
+def test_png_saves_the_current_frame(tmp_path, walking):
+    viewer = stick_view(walking(4, 3))
     viewer.show_frame(2)
     out = viewer.save(tmp_path / "frame.png", dpi=50)
     with Image.open(out) as im:
@@ -210,16 +211,16 @@ def test_png_saves_the_current_frame(tmp_path):
     assert viewer.frame == 2
 
 
-def test_mp4_without_ffmpeg_says_how_to_get_it(tmp_path, monkeypatch):
+def test_mp4_without_ffmpeg_says_how_to_get_it(tmp_path, monkeypatch, walking):
     monkeypatch.setattr(manim.writers, "is_available", lambda name: False)
-    viewer = stick_view(walking_markers(3, 2))
+    viewer = stick_view(walking(3, 2))
     with pytest.raises(AhbmError, match=r"ffmpeg.*(apt|conda) install ffmpeg.*\.gif"):
         viewer.save(tmp_path / "walk.mp4")
     assert list(tmp_path.iterdir()) == []
 
 
-def test_failed_save_leaves_no_file(tmp_path, monkeypatch):
-    viewer = stick_view(walking_markers(4, 2))
+def test_failed_save_leaves_no_file(tmp_path, monkeypatch, walking):
+    viewer = stick_view(walking(4, 2))
     original = StickViewer.show_frame
     calls = []
 
@@ -236,14 +237,14 @@ def test_failed_save_leaves_no_file(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["walk.avi", "walk"])
-def test_unsupported_extension(tmp_path, name):
-    viewer = stick_view(walking_markers(3, 2))
+def test_unsupported_extension(tmp_path, name, walking):
+    viewer = stick_view(walking(3, 2))
     with pytest.raises(DataError, match="unsupported extension"):
         viewer.save(tmp_path / name)
 
 
-def test_slider_and_keys_move_the_figure():
-    pts = walking_markers(30, 3)
+def test_slider_and_keys_move_the_figure(walking):
+    pts = walking(30, 3)
     viewer = stick_view(pts, interactive=True)
     assert viewer.slider is not None
     viewer.slider.set_val(5)
@@ -257,19 +258,19 @@ def test_slider_and_keys_move_the_figure():
     np.testing.assert_array_equal(_marker_data(viewer), pts[0])
 
 
-def test_no_slider_on_agg_by_default():
-    assert stick_view(walking_markers(3, 2)).slider is None
+def test_no_slider_on_agg_by_default(walking):
+    assert stick_view(walking(3, 2)).slider is None
 
 
-def test_xy_cursor_follows_the_stick_animation():
-    trial = small_trial(n_frames=8)
+def test_xy_cursor_follows_the_stick_animation(trial_factory, recording_writer):
+    trial = trial_factory(n_frames=8)
     viewer = stick_view(trial)
     xy = xy_view(trial, channels=["LKNE"], cursor=viewer)
     viewer.show_frame(6)
     assert xy.time == pytest.approx(trial.time[6])
     for line in xy.cursor_lines:
         np.testing.assert_allclose(line.get_xdata(), [trial.time[6]] * 2)
-    writer = RecordingWriter(viewer)
+    writer = recording_writer(viewer)
     times = []
     viewer.add_listener(lambda t, i: times.append((t, xy.time)))
     times.clear()
@@ -307,11 +308,35 @@ def test_bad_input_is_reported(kwargs, match):
         stick_view(**kwargs)
 
 
-def test_bad_frame_index_and_speed():
-    viewer = stick_view(walking_markers(3, 2))
+def test_bad_frame_index_and_speed(walking):
+    viewer = stick_view(walking(3, 2))
     with pytest.raises(DataError, match=r"outside \[0, 3\)"):
         viewer.show_frame(3)
     with pytest.raises(DataError, match="speed"):
         viewer.animate(speed=0.0)
     with pytest.raises(DataError, match="fps"):
         viewer.animate(fps=-5)
+
+
+def test_follow_mode_centres_the_view_on_each_frame(walking):
+    pts = walking(6, 4)
+    pts[:, :, 0] += np.linspace(0, 5, 6)[:, None]  # walks 5 m: far wider than the subject
+    viewer = stick_view(pts, follow=True)
+    z_before = viewer.ax.get_zlim()
+    for i in (1, 4):
+        viewer.show_frame(i)
+        lims = np.array([viewer.ax.get_xlim(), viewer.ax.get_ylim(), viewer.ax.get_zlim()])
+        centre = 0.5 * (pts[i].min(axis=0) + pts[i].max(axis=0))
+        np.testing.assert_allclose(lims[:2].mean(axis=1), centre[:2])
+        np.testing.assert_allclose(np.ptp(lims, axis=1), np.ptp(lims[2]))
+        assert (pts[i].min(axis=0) >= lims[:, 0]).all() and (pts[i].max(axis=0) <= lims[:, 1]).all()
+        assert np.ptp(lims[0]) < 5.0
+        np.testing.assert_allclose(viewer.ax.get_zlim(), z_before)
+        np.testing.assert_allclose(viewer.floor_corners[:, :2].min(axis=0), lims[:2, 0])
+        np.testing.assert_allclose(viewer.floor_corners[:, 2], 0.0)
+
+
+def test_floor_sits_at_the_bottom_of_the_view(walking):
+    viewer = stick_view(walking(4, 3), floor_height=0.0)
+    z0, z1 = viewer.ax.get_zlim()
+    assert z0 < 0.0 < z0 + 0.1 * (z1 - z0)

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from graphics_helpers import small_trial
 from matplotlib.colors import to_rgba
 
 from ahbm.errors import DataError
@@ -45,8 +44,8 @@ def test_rate_and_array_input():
     assert v3.axes[-1].get_xlabel() == "sample"
 
 
-def test_trial_channels_markers_analogs_plates_and_events():
-    trial = small_trial(n_frames=8, plate_ratio=4)
+def test_trial_channels_markers_analogs_plates_and_events(trial_factory):
+    trial = trial_factory(n_frames=8, plate_ratio=4)
     v = xy_view(trial, channels=["LKNE", "EMG2", "FP1.force"])
     assert len(v.axes) == 3
     kne = v.lines["LKNE"]
@@ -69,8 +68,8 @@ def test_trial_channels_markers_analogs_plates_and_events():
     assert strike[0].get_linestyle() == "-" and off[0].get_linestyle() == "--"
 
 
-def test_trial_default_channels_are_the_plate_forces():
-    trial = small_trial()
+def test_trial_default_channels_are_the_plate_forces(trial_factory):
+    trial = trial_factory()
     assert xy_view(trial).channels == ["FP1.force"]
     trial.results["KneeAngles"] = np.zeros((trial.n_frames, 3))
     assert xy_view(trial, events=[]).channels == ["KneeAngles"]
@@ -110,8 +109,8 @@ def test_bad_input(data, kwargs, match):
         xy_view(data, **kwargs)
 
 
-def test_unknown_trial_channel_lists_what_exists():
+def test_unknown_trial_channel_lists_what_exists(trial_factory):
     with pytest.raises(DataError, match="'RTOE' is not in the trial.*LASI"):
-        xy_view(small_trial(), channels=["RTOE"])
+        xy_view(trial_factory(), channels=["RTOE"])
     with pytest.raises(DataError, match="1 force plates"):
-        xy_view(small_trial(), channels=["FP2.force"])
+        xy_view(trial_factory(), channels=["FP2.force"])
