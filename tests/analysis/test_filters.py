@@ -174,18 +174,61 @@ def test_gcv_spline_function_and_derivatives():
     assert np.std(res.value[:, 0] - x) < 0.003
 
 
-def test_gcv_spline_matches_scipy_and_handles_nan():
+def test_gcv_spline_fixed_lam_matches_scipy():
+    rng = np.random.default_rng(6)
+    t = np.sort(rng.uniform(0, 1, 80))
+    x = np.cos(3 * t)[:, None] + 0.01 * rng.standard_normal((80, 3))
+    for lam in (1e-7, 1e-4, 1e-1):
+        res = gcv_spline(x, t, lam=lam)
+        for j in range(3):
+            ref = interpolate.make_smoothing_spline(t, x[:, j], lam=lam)
+            np.testing.assert_allclose(res.value[:, j], ref(t), atol=1e-9)
+            np.testing.assert_allclose(res.first[:, j], ref(t, 1), atol=1e-6)
+            np.testing.assert_allclose(res.second[:, j], ref(t, 2), atol=1e-4)
+
+
+def test_influence_trace_matches_dense_matrix():
+    from ahbm.analysis import _smoothing
+
+    rng = np.random.default_rng(7)
+    n = 40
+    t = np.sort(rng.uniform(0, 3, n))
+    # dense influence matrix: column k = fit of the k-th unit vector
+    for lam in (1e-5, 1e-2, 10.0):
+        g, _ = _smoothing.fit(t, np.eye(n), lam)
+        np.testing.assert_allclose(_smoothing.trace(t, [lam])[0], np.trace(g), rtol=1e-7)
+
+
+def test_gcv_spline_minimizes_gcv_and_agrees_with_scipy():
+    from ahbm.analysis import _smoothing
+
+    rng = np.random.default_rng(8)
+    t = np.sort(rng.uniform(0, 1, 80))
+    x = np.cos(3 * t) + 0.01 * rng.standard_normal(80)
+    res = gcv_spline(x, t)
+
+    def score(lam):
+        g, _ = _smoothing.fit(t, x[:, None], lam)
+        return 80 * ((x - g[:, 0]) ** 2).sum() / (80 - _smoothing.trace(t, [lam])[0]) ** 2
+
+    lam = float(res.lam)
+    assert score(lam) <= score(lam * 1.5) and score(lam) <= score(lam / 1.5)
+    assert 2 < float(res.dof) < 80
+    # scipy's own GCV choice gives nearly the same curve
+    np.testing.assert_allclose(res.value, interpolate.make_smoothing_spline(t, x)(t), atol=2e-3)
+
+
+def test_gcv_spline_nan_and_errors():
     rng = np.random.default_rng(6)
     t = np.sort(rng.uniform(0, 1, 80))
     x = np.cos(3 * t) + 0.01 * rng.standard_normal(80)
-    ref = interpolate.make_smoothing_spline(t, x)
-    res = gcv_spline(x, t)
-    np.testing.assert_allclose(res.value, ref(t), atol=1e-12)
-    xn = x.copy()
-    xn[[0, 40]] = np.nan
+    xn = np.stack([x, x], 1)
+    xn[[0, 40], 0] = np.nan
     res = gcv_spline(xn, t)
     assert res.n_missing == 2
-    assert np.isnan(res.value[0])  # before the first valid sample: no extrapolation
-    assert np.isfinite(res.value[40])
+    assert np.isnan(res.value[0, 0])  # before the first valid sample: no extrapolation
+    assert np.isfinite(res.value[40, 0]) and np.isfinite(res.value[:, 1]).all()
     with pytest.raises(DataError, match="time"):
         gcv_spline(x)
+    with pytest.raises(DataError, match=">= 5"):
+        gcv_spline(np.r_[x[:4], np.full(76, np.nan)], t)
