@@ -173,7 +173,8 @@ def _decode_value(buf, pos, ptype, dims, fmt: _Format):
         width = dims[0]
         count = n // width if width else 0
         if width == 0:
-            return []
+            count = math.prod(dims[1:])
+            return [""] * count if count <= 65535 else []
         if len(dims) == 1:
             return [raw.decode("latin-1").rstrip(" \x00")]
         return [
@@ -1047,7 +1048,7 @@ def _subject(P: _Params) -> dict[str, Any]:
 
 def _param_record(name: str, gid: int, ptype: int, dims, data: bytes, desc: str) -> bytes:
     nb = name.encode("ascii")
-    db = desc.encode("latin-1")[:255]
+    db = desc.encode("latin-1", errors="replace")[:255]
     body = bytes([ptype & 0xFF, len(dims)]) + bytes(dims) + data + bytes([len(db)]) + db
     off = 2 + len(body)
     return bytes([len(nb), gid & 0xFF]) + nb + np.int16(off).tobytes() + body
@@ -1055,7 +1056,7 @@ def _param_record(name: str, gid: int, ptype: int, dims, data: bytes, desc: str)
 
 def _group_record(name: str, gid: int, desc: str) -> bytes:
     nb = name.encode("ascii")
-    db = desc.encode("latin-1")[:255]
+    db = desc.encode("latin-1", errors="replace")[:255]
     body = bytes([len(db)]) + db
     off = 2 + len(body)
     return bytes([len(nb), (-gid) & 0xFF]) + nb + np.int16(off).tobytes() + body
@@ -1073,7 +1074,107 @@ def _char_param(values: list[str]) -> tuple[list[int], bytes]:
     return [width, len(values)], data
 
 
-def write_c3d(trial: Trial, path, *, scale: float = 0.01) -> None:
+# parameters that write_c3d derives from the Trial fields
+_MANAGED = {
+    "POINT": re.compile(
+        r"(USED|SCALE|RATE|DATA_START|FRAMES|LONG_FRAMES|UNITS|"
+        r"(LABELS|DESCRIPTIONS)\d*)"
+    ),
+    "ANALOG": re.compile(
+        r"(USED|RATE|GEN_SCALE|FORMAT|BITS|"
+        r"(SCALE|OFFSET|LABELS|DESCRIPTIONS|UNITS)\d*)"
+    ),
+    "TRIAL": re.compile(r"(ACTUAL_START_FIELD|ACTUAL_END_FIELD)"),
+    "EVENT": re.compile(r".*"),
+}
+_NAME_OK = re.compile(r"[!-~]{1,127}")
+
+
+def _encode_value(value, ptype, dims_hint):
+    """(type, dims, bytes) for a parameter value, or None if it cannot be stored."""
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        if not all(isinstance(v, str) for v in value):
+            return None
+        enc = [v.encode("latin-1", errors="replace") for v in value]
+        width = max([len(e) for e in enc] + [0])
+        if width > 255 or len(enc) > 255:
+            return None
+        data = b"".join(e.ljust(width) for e in enc)
+        if dims_hint is not None and len(dims_hint) == 1 and len(enc) == 1:
+            return -1, [width], data
+        return -1, [width, len(enc)], data
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or arr.ndim > 7 or any(d > 255 for d in arr.shape):
+        return None
+    flat = arr.reshape(-1, order="F")
+    dims = list(arr.shape)
+    if dims_hint is not None and len(dims_hint) == 0 and flat.size == 1:
+        dims = []
+    is_int = arr.dtype.kind in "biu" or (
+        ptype in (1, 2) and np.all(np.isfinite(flat)) and np.all(flat == np.round(flat))
+    )
+    if is_int and ptype == 1 and flat.size and flat.min() >= -128 and flat.max() <= 255:
+        return 1, dims, flat.astype(np.int64).astype(np.uint8).tobytes()
+    if is_int and (not flat.size or (flat.min() >= -32768 and flat.max() <= 65535)):
+        if ptype != 4:
+            return 2, dims, (flat.astype(np.int64) & 0xFFFF).astype("<u2").tobytes()
+    return 4, dims, flat.astype("<f4").tobytes()
+
+
+def _copy_parameters(params, recs, gid):
+    """Append the records of `params` that write_c3d does not derive itself."""
+    if not isinstance(params, dict):
+        return
+    descriptions = params.get("__descriptions__", {})
+    types = params.get("__types__", {})
+    dimensions = params.get("__dimensions__", {})
+    descriptions = descriptions if isinstance(descriptions, dict) else {}
+    types = types if isinstance(types, dict) else {}
+    dimensions = dimensions if isinstance(dimensions, dict) else {}
+    skipped = []
+    for group, entries in params.items():
+        if not isinstance(group, str) or group.startswith("__") or not isinstance(entries, dict):
+            continue
+        if not _NAME_OK.fullmatch(group):
+            skipped.append(group)
+            continue
+        managed = _MANAGED.get(group)
+        if group not in gid:
+            if len(gid) >= 127:
+                skipped.append(group)
+                continue
+            gid[group] = len(gid) + 1
+            desc = descriptions.get(group, "")
+            recs.append(_group_record(group, gid[group], desc if isinstance(desc, str) else ""))
+        for name, value in entries.items():
+            key = f"{group}:{name}"
+            if not isinstance(name, str) or (managed is not None and managed.fullmatch(name)):
+                continue
+            if not _NAME_OK.fullmatch(name):
+                skipped.append(key)
+                continue
+            enc = _encode_value(value, types.get(key), dimensions.get(key))
+            if enc is None:
+                skipped.append(key)
+                continue
+            desc = descriptions.get(key, "")
+            rec = _param_record(name, gid[group], *enc, desc if isinstance(desc, str) else "")
+            if len(rec) > 32000:
+                skipped.append(key)
+                continue
+            recs.append(rec)
+    if skipped:
+        warnings.warn(
+            f"parameters that cannot be stored in a C3D file were not written: "
+            f"{', '.join(map(str, skipped[:10]))}{' ...' if len(skipped) > 10 else ''}",
+            AhbmWarning,
+            stacklevel=3,
+        )
+
+
+def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | None = None) -> None:
     """Write a trial to an Intel floating-point C3D file.
 
     Parameters
@@ -1085,8 +1186,13 @@ def write_c3d(trial: Trial, path, *, scale: float = 0.01) -> None:
     path : str or path-like
         Target file. Written to a temporary file in the same folder first and
         renamed into place, so an existing file is never left half-written.
+    units : {"mm", "m", "cm", ...} or None, optional
+        Length unit of the file. None (default) uses the unit of the file the
+        trial was read from (so that copied FORCE_PLATFORM corners and moments
+        stay consistent), else ``trial.point_units``.
     scale : float, optional
-        Magnitude of POINT:SCALE (the residual resolution in point units).
+        Magnitude of POINT:SCALE (the residual resolution, in `units`);
+        default: the source file's value, else 0.01.
 
     Raises
     ------
@@ -1099,15 +1205,23 @@ def write_c3d(trial: Trial, path, *, scale: float = 0.01) -> None:
     as zeros with a residual word of -1. More than 65535 frames are written
     with the header frame fields saturated and TRIAL:ACTUAL_START_FIELD /
     ACTUAL_END_FIELD plus POINT:LONG_FRAMES giving the true count. Analogs are
-    written with SCALE = 1, OFFSET = 0 and GEN_SCALE = 1.
+    written with SCALE = 1, OFFSET = 0 and GEN_SCALE = 1. The parameters of
+    ``trial.parameters`` that these fields do not define (FORCE_PLATFORM,
+    SUBJECTS, PROCESSING, extra POINT/ANALOG entries, ...) are copied with
+    their original types, so a C3D file read and written again keeps its
+    force plates and metadata; entries that cannot be stored are skipped with
+    an AhbmWarning. The residual word follows the C3D specification: a float
+    holding ``camera_mask * 256 + round(residual / scale)``, -1 when invalid.
 
     Examples
     --------
     >>> import numpy as np
     >>> from ahbm.io import Trial, write_c3d, read_c3d
     >>> t = Trial(points=np.zeros((10, 2, 3)), point_labels=["A", "B"], point_rate=100.0)
-    >>> write_c3d(t, "out.c3d")                          # doctest: +SKIP
-    >>> read_c3d("out.c3d").points.shape                 # doctest: +SKIP
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.c3d")
+    >>> write_c3d(t, path)
+    >>> read_c3d(path).points.shape
     (10, 2, 3)
     """
     pts = np.asarray(trial.points, dtype=np.float64)
@@ -1151,6 +1265,30 @@ def write_c3d(trial: Trial, path, *, scale: float = 0.01) -> None:
         raise DataError(
             f"`trial.analog_labels` has {len(alabels)} labels for {n_channels} channels"
         )
+    src_header = trial.parameters.get("__header__", {}) if trial.parameters else {}
+    if not isinstance(src_header, dict):
+        src_header = {}
+    in_units = trial.point_units or "mm"
+    f_in = _unit_factor(in_units)
+    if units is None:
+        src_units = src_header.get("point_units")
+        units = src_units if isinstance(src_units, str) and _unit_factor(src_units) else in_units
+    f_out = _unit_factor(units)
+    if f_out is None or f_in is None:
+        if units != in_units:
+            raise DataError(
+                f"cannot convert points from {in_units!r} to {units!r}; use one of "
+                f"{sorted(set(C3D_LENGTH_UNITS))}"
+            )
+        factor = 1.0
+    else:
+        factor = f_in / f_out
+    if factor != 1.0:
+        pts = pts * factor
+    if scale is None:
+        src_scale = src_header.get("point_scale")
+        ok = isinstance(src_scale, (int, float)) and math.isfinite(src_scale) and src_scale != 0
+        scale = abs(float(src_scale)) if ok and units == src_header.get("point_units") else 0.01
     scale = abs(float(scale))
     if not (math.isfinite(scale) and scale > 0):
         raise DataError(f"`scale` must be positive, got {scale}")
@@ -1165,15 +1303,18 @@ def write_c3d(trial: Trial, path, *, scale: float = 0.01) -> None:
     if trial.point_residuals is not None:
         res = np.asarray(trial.point_residuals, dtype=np.float64)
         if res.shape == valid.shape:
-            r = np.where(np.isfinite(res), res / scale, 0.0)
+            r = np.where(np.isfinite(res), res * factor / scale, 0.0)
             resid_word = np.clip(np.round(r), 0, 255).astype(np.float32)
+    cams = trial.results.get("camera_masks") if isinstance(trial.results, dict) else None
+    if isinstance(cams, np.ndarray) and cams.shape == valid.shape:
+        cam_bits = (cams.astype(np.int64) & 0x7F).astype(np.float32)
+        resid_word = resid_word + 256.0 * cam_bits
     resid_word[~valid] = -1.0
 
     # ----- parameters
     n_first = int(trial.first_frame) if trial.first_frame >= 1 else 1
     n_last = n_first + n_frames - 1
     rate = float(trial.point_rate)
-    units = trial.point_units or "mm"
     groups = [
         ("POINT", "3-D point parameters"),
         ("ANALOG", "analog channel parameters"),
@@ -1288,6 +1429,7 @@ def write_c3d(trial: Trial, path, *, scale: float = 0.01) -> None:
         add_text(
             "EVENT", "DESCRIPTIONS", [e.description or " " for e in events], "event descriptions"
         )
+    _copy_parameters(trial.parameters, recs, gid)
     for r in recs:
         if len(r) > 32000:
             raise DataError("a parameter is too large to be written in a C3D file")

@@ -519,15 +519,55 @@ def test_write_read_round_trip_ezc3d(tmp_path):
 
 
 @needs_data
-@pytest.mark.parametrize("name", ["gait-raw.c3d", "sgi_real.c3d", "dec_int.c3d"])
-def test_rewrite_shared_file(tmp_path, name):
-    t = _read(name, units=None)
+@pytest.mark.parametrize("name", ["gait-raw.c3d", "sgi_real.c3d", "dec_int.c3d", "TYPE-4.C3D"])
+def test_rewrite_shared_file_keeps_plates_and_metadata(tmp_path, name):
+    t = _read(name)
     path = tmp_path / "copy.c3d"
     write_c3d(t, path)
-    r = read_c3d(path, units=None)
-    np.testing.assert_allclose(r.points, t.points, rtol=1e-6, equal_nan=True)
+    r = read_c3d(path)
+    np.testing.assert_allclose(r.points, t.points, rtol=1e-6, atol=1e-9, equal_nan=True)
     np.testing.assert_array_equal(r.point_mask, t.point_mask)
+    np.testing.assert_allclose(r.point_residuals, t.point_residuals, equal_nan=True)
+    np.testing.assert_array_equal(r.results["camera_masks"], t.results["camera_masks"])
     np.testing.assert_allclose(r.analogs, t.analogs, rtol=1e-6, atol=1e-6)
+    assert r.subject == t.subject
+    # written in the source file's unit, with its other parameters and types
+    assert r.parameters["POINT"]["UNITS"] == t.parameters["POINT"]["UNITS"]
+    for group in t.parameters:
+        if group.startswith("__") or group in ("POINT", "ANALOG", "EVENT", "TRIAL"):
+            continue
+        for pname, value in t.parameters[group].items():
+            key = f"{group}:{pname}"
+            assert r.parameters["__types__"][key] == t.parameters["__types__"][key], key
+            if isinstance(value, list):
+                assert r.parameters[group][pname] == value, key
+            else:
+                np.testing.assert_allclose(r.parameters[group][pname], value, err_msg=key)
+    assert len(r.force_plates) == len(t.force_plates) > 0
+    for a, b in zip(r.force_plates, t.force_plates):
+        assert a.plate_type == b.plate_type
+        np.testing.assert_allclose(a.force, b.force, rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(a.moment, b.moment, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(a.cop, b.cop, atol=1e-6, equal_nan=True)
+    ezc3d = pytest.importorskip("ezc3d")
+    c = ezc3d.c3d(str(path), extract_forceplat_data=True)
+    assert len(c["data"]["platform"]) == len(t.force_plates)
+    np.testing.assert_allclose(c["data"]["platform"][0]["force"].T, r.force_plates[0].force)
+
+
+def test_write_units_option(tmp_path):
+    ezc3d = pytest.importorskip("ezc3d")
+    rng = np.random.default_rng(9)
+    t = _random_trial(rng)  # millimetres
+    write_c3d(t, tmp_path / "m.c3d", units="m")
+    c = ezc3d.c3d(str(tmp_path / "m.c3d"))
+    assert c["parameters"]["POINT"]["UNITS"]["value"] == ["m"]
+    p = c["data"]["points"][:3].transpose(2, 1, 0)
+    np.testing.assert_allclose(p, t.points * 1e-3, rtol=1e-6, equal_nan=True)
+    r = read_c3d(tmp_path / "m.c3d", units="mm")
+    np.testing.assert_allclose(r.points, t.points, rtol=1e-6, equal_nan=True)
+    with pytest.raises(DataError, match="convert"):
+        write_c3d(t, tmp_path / "x.c3d", units="parsec")
 
 
 def test_write_more_than_65535_frames(tmp_path):
