@@ -1,5 +1,18 @@
 """Data analysis: filters, numerical derivatives, gap filling, gait events,
 cycles and time normalization, statistics.
+
+- Filters (:mod:`ahbm.analysis.filters`): :func:`butter_filtfilt` (zero-lag
+  Butterworth with Winter's cutoff correction), :func:`critically_damped_filtfilt`,
+  :func:`moving_average`, :func:`residual_analysis`, :func:`gcv_spline`.
+- Derivatives (:mod:`ahbm.analysis.derivatives`): :func:`central_difference`
+  (non-uniform time), :func:`spline_derivative`, :func:`savgol_derivative`,
+  :func:`marker_derivatives`.
+- Gaps (:mod:`ahbm.analysis.gaps`): :func:`find_gaps`, :func:`fill_gaps`,
+  :func:`fill_gaps_rigid`.
+- Events (:mod:`ahbm.analysis.events`): :func:`force_plate_events`,
+  :func:`zeni_events`, :func:`detect_gait_events`.
+- Cycles (:mod:`ahbm.analysis.cycles`): :func:`time_normalize`,
+  :func:`ensemble_stats`, :func:`spatiotemporal_parameters`.
 """
 
 from ahbm.analysis.cycles import (

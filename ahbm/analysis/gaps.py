@@ -182,7 +182,7 @@ def fill_gaps(
     >>> y[2], rep[0].filled
     (np.float64(2.0), True)
     """
-    arr, missing, is_markers = _as_channels(x, "x")
+    arr, missing, _ = _as_channels(x, "x")
     if method not in ("spline", "linear"):
         raise DataError(f"Unknown `method` {method!r}; use 'spline' or 'linear'")
     if on_long_gap not in ("raise", "skip"):
@@ -255,7 +255,6 @@ def fill_gaps(
         for g in todo:
             report.append(GapFill(_label(labels, j), g.start, g.stop, method, True))
     report.sort(key=lambda r: (r.label, r.start))
-    del is_markers
     return out, report
 
 
