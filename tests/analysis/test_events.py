@@ -142,3 +142,26 @@ def test_gait_raw_spatiotemporal_plausible():
         assert 1.0 < r["stride_length"] < 1.8
         assert 0.45 < r["step_length"] < 0.9
         assert 10 < r["double_support_pct"] < 35
+
+
+def test_force_plate_side_assignment_and_auto_merge():
+    tr, t = _synthetic_trial()
+    fs_fp = 1000.0
+    ta = np.arange(0, 3.2, 1 / fs_fp)
+    # left foot stance from 1.0 s (strike) to 1.6 s (off) on a plate under the left heel
+    fz = np.where((ta > 1.0) & (ta < 1.6), 700 * np.sin(np.pi * (ta - 1.0) / 0.6) + 50, 0.0)
+    force = np.zeros((ta.size, 3))
+    force[:, 2] = -fz  # force on the plate points down
+    i_mid = int(1.3 * 100)
+    cop = np.full((ta.size, 3), np.nan)
+    cop[fz > 20] = tr.points[i_mid, 1] * [1, 1, 0]
+    plate = SimpleNamespace(force=force, cop=cop, origin=np.array([0.0, 0.0, 0.0]), rate=fs_fp)
+    tr.force_plates = [plate]
+    fp = detect_gait_events(tr, method="force_plate")
+    assert [(e.label, e.context) for e in fp] == [("Foot Strike", "Left"), ("Foot Off", "Left")]
+    assert fp[0].time == pytest.approx(1.0, abs=2e-3) and fp[1].time == pytest.approx(1.6, abs=2e-3)
+    auto = detect_gait_events(tr)  # kinematic events near 1.0 / 1.6 s replaced by the plate's
+    left = [(e.label, round(e.time, 2), e.description) for e in auto if e.context == "Left"]
+    assert ("Foot Strike", 1.0, "force plate 0") in left
+    assert ("Foot Off", 1.6, "force plate 0") in left
+    assert sum(1 for e in auto if abs(e.time - 1.0) < 0.1 and e.context == "Left") == 1
