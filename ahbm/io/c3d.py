@@ -613,7 +613,9 @@ def read_c3d(path, *, units: str | None = "m") -> Trial:
         like the C3D dimensions (Fortran order, as the file stores it); plus
         ``"__descriptions__"`` (``{"GROUP": str, "GROUP:PARAM": str}``),
         ``"__types__"`` (C3D data type -1, 1, 2, 4), ``"__dimensions__"`` and
-        ``"__header__"`` (header fields, processor, original units).
+        ``"__header__"`` (header fields, processor, original units, header
+        events). ``results["camera_masks"]`` holds the camera contribution
+        bits of every sample, uint8 (n_frames, n_points).
 
     Raises
     ------
@@ -632,6 +634,10 @@ def read_c3d(path, *, units: str | None = "m") -> Trial:
     Integer points are ``value * POINT:SCALE``; the fourth word of each
     point holds the camera mask (high byte) and the residual divided by
     ``|POINT:SCALE|`` (low byte); a negative word marks an invalid sample.
+    Analogs are ``(raw - OFFSET) * SCALE * GEN_SCALE``; raw integers are
+    unsigned when ANALOG:FORMAT is "UNSIGNED", and a negative OFFSET word is
+    read as an unsigned 16-bit value (writers store 32768 as -32768; ezc3d
+    takes the absolute value, which agrees for that value).
     Frame counts above 65535 come from TRIAL:ACTUAL_START_FIELD /
     ACTUAL_END_FIELD (two 16-bit words each) or POINT:LONG_FRAMES.
     DEC floats are converted as in :func:`_dec_to_float`.
@@ -735,6 +741,18 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
     if dblock < 1:
         raise FileFormatError(f"{source}: header word 9 gives data block {dblock}; must be >= 1")
     dstart = (dblock - 1) * _BLOCK
+    if dstart < pstart + 4:
+        raise FileFormatError(
+            f"{source}: header word 9 puts the data section at block {dblock} (byte {dstart}), "
+            f"inside the header or before the parameter section at byte {pstart}"
+        )
+    if pdata is not None and int(pdata) != dblock:
+        warnings.warn(
+            f"{source}: POINT:DATA_START = {int(pdata)} but the header gives data block "
+            f"{dblock}; the header is used",
+            AhbmWarning,
+            stacklevel=2,
+        )
     first_frame, n_frames = _frame_count(h, P, source)
     if frame_bytes == 0:
         n_frames = n_frames if n_points == 0 and n_analog_total == 0 else n_frames
