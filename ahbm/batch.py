@@ -156,16 +156,21 @@ def _expand(inputs) -> tuple[list[Path], list[tuple[Path, str]]]:
     return unique, skipped
 
 
-def _default_executor(n_tasks: int) -> cf.Executor:
+def _process_pool(max_workers: int) -> cf.ProcessPoolExecutor:
+    """A process pool that does not fork a possibly multi-threaded parent."""
     import multiprocessing
 
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return cf.ProcessPoolExecutor(max_workers=max(1, int(max_workers)), mp_context=ctx)
+
+
+def _default_executor(n_tasks: int) -> cf.Executor:
     try:
         n_cpu = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         n_cpu = os.cpu_count() or 1
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    return cf.ProcessPoolExecutor(max_workers=max(1, min(n_cpu, n_tasks)), mp_context=ctx)
+    return _process_pool(min(n_cpu, n_tasks))
 
 
 def convert(

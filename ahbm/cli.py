@@ -55,7 +55,7 @@ def _add_convert(parser: argparse.ArgumentParser) -> None:
 def _run_convert(args: argparse.Namespace) -> int:
     import concurrent.futures as cf
 
-    from ahbm.batch import convert
+    from ahbm.batch import _process_pool, convert
     from ahbm.errors import DataError
 
     executor = None
@@ -63,9 +63,7 @@ def _run_convert(args: argparse.Namespace) -> int:
         if args.jobs < 1:
             raise DataError(f"--jobs must be at least 1, got {args.jobs}")
         executor = (
-            cf.ThreadPoolExecutor(max_workers=1)
-            if args.jobs == 1
-            else cf.ProcessPoolExecutor(max_workers=args.jobs)
+            cf.ThreadPoolExecutor(max_workers=1) if args.jobs == 1 else _process_pool(args.jobs)
         )
     try:
         report = convert(

@@ -93,21 +93,49 @@ def length_unit_scale(units: str, *, name: str = "units") -> float:
     return _LENGTH_UNITS[key]
 
 
-def _read_text_lines(path: Path, kind: str) -> list[str]:
+class _TextLines:
+    """Lazy line access to a text file held as bytes (only header lines get decoded)."""
+
+    def __init__(self, raw: bytes):
+        if b"\n" not in raw and b"\r" in raw:  # old Mac line ends
+            raw = raw.replace(b"\r", b"\n")
+        self.raw = raw
+        self._starts = [0]
+
+    def has(self, i: int) -> bool:
+        """True if the file has a line number `i` (0-based)."""
+        return i >= 0 and self.offset(i) < len(self.raw)
+
+    def offset(self, i: int) -> int:
+        """Byte offset where line `i` starts (len(raw) past the end)."""
+        while len(self._starts) <= i:
+            last = self._starts[-1]
+            j = self.raw.find(b"\n", last) if last < len(self.raw) else -1
+            self._starts.append(len(self.raw) if j < 0 else j + 1)
+        return self._starts[i]
+
+    def __getitem__(self, i: int) -> str:
+        if not self.has(i):
+            raise IndexError(i)
+        a, b = self.offset(i), self.offset(i + 1)
+        chunk = self.raw[a:b].rstrip(b"\r\n")
+        try:
+            return chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            return chunk.decode("latin-1")
+
+
+def _read_text_lines(path: Path, kind: str) -> _TextLines:
     try:
         raw = path.read_bytes()
     except OSError as err:
         raise FileFormatError(f"Cannot read {kind} file '{path}': {err.strerror or err}") from err
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    if "\x00" in text:
+    if b"\x00" in raw:
         raise FileFormatError(
             f"'{path}' is not a {kind} text file (it contains NUL bytes); "
             f"pass a file written by OpenSim or a motion capture exporter"
         )
-    return text.splitlines()
+    return _TextLines(raw)
 
 
 def _to_number(text: str):
@@ -123,33 +151,25 @@ def _to_number(text: str):
 
 
 def _parse_numeric_block(
-    lines: list[str], start: int, sep: str, path: Path, kind: str
+    lines: _TextLines, start: int, sep: str, path: Path, kind: str
 ) -> np.ndarray:
-    """Parse lines[start:] as a float table (empty fields -> NaN), vectorized by pandas."""
+    """Parse line `start` onwards as a float table (empty fields -> NaN), vectorized by pandas."""
     import io
 
-    body = "\n".join(lines[start:])
-    if not body.strip():
+    body = memoryview(lines.raw)[lines.offset(start) :] if lines.has(start) else b""
+    if not bytes(body[:4096]).strip() and not bytes(body).strip():
         return np.zeros((0, 0))
     try:
-        if sep == "\t":
-            df = pd.read_csv(
-                io.StringIO(body),
-                sep="\t",
-                header=None,
-                skip_blank_lines=True,
-                dtype=np.float64,
-                engine="c",
-            )
-        else:
-            df = pd.read_csv(
-                io.StringIO(body),
-                sep=r"\s+",
-                header=None,
-                skip_blank_lines=True,
-                dtype=np.float64,
-            )
-    except (ValueError, pd.errors.ParserError) as err:
+        df = pd.read_csv(
+            io.BytesIO(body),
+            sep="\t" if sep == "\t" else r"\s+",
+            header=None,
+            skip_blank_lines=True,
+            dtype=np.float64,
+            engine="c",
+            encoding="latin-1",
+        )
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise FileFormatError(
             f"{kind} file '{path}': the data section (from line {start + 1}) is not a numeric "
             f"table: {err}"
@@ -215,7 +235,7 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     """
     path = Path(path)
     lines = _read_text_lines(path, "TRC")
-    if len(lines) < 5 or not lines[0].lstrip().lower().startswith("pathfiletype"):
+    if not lines.has(4) or not lines[0].lstrip().lower().startswith("pathfiletype"):
         raise FileFormatError(
             f"'{path}' is not a TRC file: line 1 must start with 'PathFileType' "
             f"and the header needs 5 lines"
@@ -265,9 +285,9 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
 
     # data starts after the X1/Y1/Z1 line and any blank lines
     start = 5
-    while start < len(lines) and not lines[start].strip():
+    while lines.has(start) and not lines[start].strip():
         start += 1
-    sep = "\t" if (start < len(lines) and "\t" in lines[start]) else "ws"
+    sep = "\t" if (lines.has(start) and "\t" in lines[start]) else "ws"
     data = _parse_numeric_block(lines, start, sep, path, "TRC")
 
     n_frames = data.shape[0]
@@ -481,27 +501,36 @@ def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None
     label_line = "Frame#\tTime\t" + "".join(f"{lab}\t\t\t" for lab in labels)
     xyz_line = "\t\t" + "".join(f"X{i}\tY{i}\tZ{i}\t" for i in range(1, n_markers + 1))
 
-    df = pd.DataFrame(values.reshape(n_frames, 3 * n_markers))
-    df.insert(0, "time", times)
-    df.insert(0, "frame", frames.astype(np.int64))
-
     def _write(fh):
         for row in head:
             fh.write("\t".join(row) + "\n")
         fh.write(label_line + "\n")
         fh.write(xyz_line + "\n")
         fh.write("\n")
-        df.to_csv(
-            fh,
-            sep="\t",
-            header=False,
-            index=False,
-            na_rep="",
-            float_format=float_format,
-            lineterminator="\n",
-        )
+        prefixes = [
+            f"{int(f)}\t{t!r}\t" for f, t in zip(frames.tolist(), times.tolist(), strict=True)
+        ]
+        _write_rows(fh, prefixes, values.reshape(n_frames, 3 * n_markers), "", float_format)
 
     _atomic_write_text(Path(path), _write)
+
+
+def _write_rows(fh, prefixes: list[str], values: np.ndarray, na_rep: str, float_format) -> None:
+    """Write ``prefix + tab-joined values`` per row; NaN as `na_rep`.
+
+    Python's ``repr`` gives the shortest text that reads back to the same
+    float64 (faster than pandas' CSV writer with full precision).
+    """
+    fmt = repr if float_format is None else (lambda x: float_format % x)
+    rows = values.tolist()
+    block = 2048
+    for k in range(0, len(rows), block):
+        fh.write(
+            "".join(
+                pre + "\t".join([na_rep if x != x else fmt(x) for x in row]) + "\n"
+                for pre, row in zip(prefixes[k : k + block], rows[k : k + block], strict=True)
+            )
+        )
 
 
 def _fmt_header(v) -> str:
@@ -634,11 +663,8 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
     """
     path = Path(path)
     lines = _read_text_lines(path, "MOT/STO")
-    end = None
-    for i, line in enumerate(lines):
-        if line.strip().lower() == "endheader":
-            end = i
-            break
+    match = re.search(rb"(?im)^[ \t]*endheader[ \t\r]*$", lines.raw)
+    end = None if match is None else lines.raw.count(b"\n", 0, match.start())
     if end is None:
         raise FileFormatError(
             f"'{path}' is not an OpenSim MOT/STO file: no 'endheader' line was found"
@@ -646,8 +672,8 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
     name = ""
     header: dict[str, str] = {}
     comments: list[str] = []
-    for i, raw in enumerate(lines[:end]):
-        line = raw.strip()
+    for i in range(end):
+        line = lines[i].strip()
         if not line:
             continue
         if "=" in line:
@@ -665,9 +691,9 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
     n_cols_decl = header.pop("datacolumns", n_cols_decl)
 
     lab = end + 1
-    while lab < len(lines) and not lines[lab].strip():
+    while lines.has(lab) and not lines[lab].strip():
         lab += 1
-    if lab >= len(lines):
+    if not lines.has(lab):
         raise FileFormatError(f"MOT/STO file '{path}': no column labels after 'endheader'")
     label_line = lines[lab].rstrip("\r\n")
     labels = (
@@ -826,8 +852,6 @@ def write_mot(
     index_name = str(df.index.name) if df.index.name is not None else "time"
     if title is None or title == "":
         title = Path(path).stem
-    out = pd.DataFrame(values, columns=cols)
-    out.insert(0, index_name, index)
     header.pop("nRows", None)
     header.pop("nColumns", None)
     header.pop("inDegrees", None)
@@ -836,23 +860,18 @@ def write_mot(
     def _write(fh):
         fh.write(f"{title}\n")
         fh.write(f"version={header.pop('version')}\n")
-        fh.write(f"nRows={len(out)}\n")
-        fh.write(f"nColumns={out.shape[1]}\n")
+        fh.write(f"nRows={values.shape[0]}\n")
+        fh.write(f"nColumns={values.shape[1] + 1}\n")
         fh.write(f"inDegrees={'yes' if deg else 'no'}\n")
         for k, v in header.items():
             fh.write(f"{k}={v}\n")
         for c in comments:
             fh.write(f"{c}\n")
         fh.write("endheader\n")
-        out.to_csv(
-            fh,
-            sep="\t",
-            header=True,
-            index=False,
-            na_rep="NaN",
-            float_format=float_format,
-            lineterminator="\n",
-        )
+        fh.write("\t".join([index_name, *cols]) + "\n")
+        fmt = repr if float_format is None else (lambda x: float_format % x)
+        prefixes = [("NaN" if t != t else fmt(t)) + "\t" for t in index.tolist()]
+        _write_rows(fh, prefixes, values, "NaN", float_format)
 
     _atomic_write_text(Path(path), _write)
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from io_helpers import DATA
 
+import ahbm.io.opensim as opensim
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.opensim import (
     OpenSimTable,
@@ -361,11 +362,11 @@ def test_write_mot_failure_keeps_old_file(tmp_path, monkeypatch):
     write_mot(df, path)
     before = path.read_bytes()
 
-    def boom(self, fh, *args, **kwargs):
+    def boom(fh, *args, **kwargs):
         fh.write("0\t1\n0.1\t")
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(pd.DataFrame, "to_csv", boom)
+    monkeypatch.setattr(opensim, "_write_rows", boom)
     with pytest.raises(RuntimeError, match="disk full"):
         write_mot(df * 2, path)
     assert path.read_bytes() == before
