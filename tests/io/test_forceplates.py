@@ -11,6 +11,7 @@ import pytest
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io import (
     ForcePlate,
+    Trial,
     force_plates_from_c3d,
     plate_frame,
     plate_wrench,
@@ -350,3 +351,43 @@ def test_resample_integer_ratio_and_interpolation():
     assert r.rate == 300.0 and t_out[-1] <= 99 / 1000
     with pytest.raises(DataError, match="rate"):
         resample_force_plate(p, 0.0)
+
+
+def test_force_plates_from_parameters_type3_and_type1():
+    """The C3D path (units, CHANNEL indices, plate orientation) for types 3 and 1."""
+    rng = _skew_free_rng(7)
+    n = 20
+    corners_mm = np.array([[500, 0, 0], [0, 0, 0], [0, 400, 0], [500, 400, 0]], float)
+    R = np.diag([1.0, -1.0, -1.0])
+    center = corners_mm.mean(axis=0) * 1e-3
+    F = rng.normal(size=(n, 3)) * 30 + [0, 0, 650]
+    r = np.column_stack([rng.uniform(-0.1, 0.1, (n, 2)), np.zeros(n)])
+    T = np.column_stack([np.zeros((n, 2)), rng.normal(size=n)])
+    Mc = np.cross(r, F) + T
+    a, b, az0 = 0.12, 0.2, -0.04
+    kistler = _kistler_channels(F, Mc + np.cross([0.0, 0.0, az0], F), a, b, rng)
+    type1 = np.column_stack([F, r[:, :2] * 1e3, T[:, 2] * 1e3])  # mm and N mm
+    analogs = np.column_stack([type1, kistler])
+    channel = np.zeros((8, 2), dtype=np.int64)
+    channel[:6, 0] = np.arange(1, 7)
+    channel[:, 1] = np.arange(7, 15)
+    params = {
+        "FORCE_PLATFORM": {
+            "USED": np.array([2]),
+            "TYPE": np.array([1, 3]),
+            "CORNERS": np.stack([corners_mm.T, corners_mm.T], axis=2),
+            "ORIGIN": np.array([[0.0, a * 1e3], [0.0, b * 1e3], [-40.0, az0 * 1e3]]),
+            "CHANNEL": channel,
+        },
+        "__header__": {"point_units": "mm"},
+    }
+    t = Trial(analogs=analogs, analog_rate=1000.0, point_rate=100.0, parameters=params)
+    plates = force_plates_from_c3d(t)
+    assert [p.plate_type for p in plates] == [1, 3]
+    for p in plates:
+        np.testing.assert_allclose(p.force, F @ R.T, atol=1e-9)
+        np.testing.assert_allclose(p.moment, Mc @ R.T, atol=1e-9)
+        np.testing.assert_allclose(p.cop, r @ R.T + center, atol=1e-12)
+        np.testing.assert_allclose(p.free_moment, T @ R.T, atol=1e-9)
+        np.testing.assert_allclose(p.origin, center)
+        assert p.rate == 1000.0
