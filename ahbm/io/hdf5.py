@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ahbm.errors import DataError, FileFormatError
+from ahbm.io.opensim import OpenSimTable
 from ahbm.io.trial import Event, ForcePlate, Trial
 
 __all__ = ["save_trial", "load_trial", "list_trials", "FORMAT_NAME", "FORMAT_VERSION"]
@@ -166,6 +167,19 @@ def _write_tree(group, name: str, value, where: str) -> None:
                 )
             _write_tree(g, k, v, f"{where}/{k}")
         return
+    if isinstance(value, OpenSimTable):
+        g = tag(group.create_group(link, track_order=True), "opensim_table")
+        _write_tree(g, "data", value.data, f"{where}.data")
+        fields = {
+            "name": str(value.name),
+            "in_degrees": bool(value.in_degrees),
+            "angle_columns": [str(c) for c in value.angle_columns],
+            "header": {str(k): str(v) for k, v in value.header.items()},
+            "comments": [str(c) for c in value.comments],
+            "source": str(value.source),
+        }
+        _write_tree(g, "fields", fields, where)
+        return
     if isinstance(value, pd.DataFrame):
         g = tag(group.create_group(link, track_order=True), "dataframe")
         try:
@@ -246,7 +260,8 @@ def _write_tree(group, name: str, value, where: str) -> None:
         )
     raise DataError(
         f"Cannot store {where}: values of type {type(value).__name__} are not supported; "
-        f"use dicts, lists, strings, numbers, numpy arrays or numeric DataFrames"
+        f"use dicts, lists, strings, numbers, numpy arrays, numeric DataFrames or "
+        f"OpenSimTables"
     )
 
 
@@ -265,6 +280,11 @@ def _read_tree(obj, where: str):
     if t in ("list", "tuple"):
         items = [_read_tree(obj[str(i)], f"{where}[{i}]") for i in range(len(obj))]
         return items if t == "list" else tuple(items)
+    if t == "opensim_table":
+        return OpenSimTable(
+            data=_read_tree(obj["data"], f"{where}.data"),
+            **_read_tree(obj["fields"], where),
+        )
     if t == "dataframe":
         import pandas as pd
 

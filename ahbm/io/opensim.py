@@ -59,7 +59,7 @@ _LENGTH_UNITS = {
 # translational coordinates (pelvis_tx), forces, points, torques, muscle states.
 _LINEAR_RE = re.compile(
     r"(^|[_./])t[xyz]($|[_./])|force|torque|moment|cop|center_of_pressure|grf|emg|"
-    r"activation|excitation|fiber|tendon|length|power|mass|^time$",
+    r"activation|excitation|fiber|tendon|length|power|mass|^time$|_[fmp][xyz]$",
     re.IGNORECASE,
 )
 
@@ -136,6 +136,18 @@ def _read_text_lines(path: Path, kind: str) -> _TextLines:
             f"pass a file written by OpenSim or a motion capture exporter"
         )
     return _TextLines(raw)
+
+
+def _is_data_row(line: str) -> bool:
+    """True if the first field of `line` is a number (a data row, not a header line)."""
+    fields = line.split()
+    if not fields:
+        return False
+    try:
+        float(fields[0])
+    except ValueError:
+        return False
+    return True
 
 
 def _to_number(text: str):
@@ -285,6 +297,8 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
 
     # data starts after the X1/Y1/Z1 line and any blank lines
     start = 5
+    if lines.has(4) and _is_data_row(lines[4]):  # no X1/Y1/Z1 line
+        start = 4
     while lines.has(start) and not lines[start].strip():
         start += 1
     sep = "\t" if (lines.has(start) and "\t" in lines[start]) else "ws"

@@ -200,6 +200,12 @@ def dataframe_to_trial(
             "Expected `points` to have 2-level MultiIndex columns (marker, axis); build them "
             "with pandas.MultiIndex.from_product([labels, ['x', 'y', 'z']])"
         )
+    if points.columns.has_duplicates:
+        dup = points.columns[points.columns.duplicated()].tolist()
+        raise DataError(
+            f"`points` has duplicate (marker, axis) columns {dup[:5]}; give every marker a "
+            f"unique label"
+        )
     labels: list[str] = []
     for m in points.columns.get_level_values(0):
         if m not in labels:

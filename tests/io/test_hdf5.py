@@ -189,6 +189,35 @@ def test_invalid_names(tmp_path, name):
         save_trial(make_full_trial(1), tmp_path / "s.h5", name=name)
 
 
+def test_opensim_table_as_result(tmp_path):
+    import pandas as pd
+
+    from ahbm.io.opensim import OpenSimTable
+
+    rng = np.random.default_rng(8)
+    table = OpenSimTable(
+        data=pd.DataFrame(
+            rng.normal(size=(6, 2)),
+            columns=["knee_angle_r", "pelvis_tx"],
+            index=pd.Index(np.arange(6) / 60.0, name="time"),
+        ),
+        name="Coordinates",
+        in_degrees=True,
+        angle_columns=["knee_angle_r"],
+        header={"version": "1"},
+        comments=["Angles are in degrees."],
+        source="ik.mot",
+    )
+    trial = make_full_trial(8)
+    trial.results["ik"] = table
+    save_trial(trial, tmp_path / "s.h5")
+    back = load_trial(tmp_path / "s.h5").results["ik"]
+    assert isinstance(back, OpenSimTable)
+    pd.testing.assert_frame_equal(back.data, table.data, check_exact=True)
+    for f in ("name", "in_degrees", "angle_columns", "header", "comments", "source"):
+        assert getattr(back, f) == getattr(table, f)
+
+
 def test_empty_trial_round_trip(tmp_path):
     save_trial(Trial(), tmp_path / "e.h5", name="empty")
     assert_trials_equal(Trial(), load_trial(tmp_path / "e.h5"))

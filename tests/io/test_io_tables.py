@@ -103,6 +103,9 @@ def test_results_of_different_lengths_rejected():
 def test_points_need_multiindex():
     with pytest.raises(DataError, match="MultiIndex"):
         dataframe_to_trial(pd.DataFrame({"a": [1.0]}))
+    dup = pd.MultiIndex.from_product([["A", "A"], ["x", "y", "z"]])
+    with pytest.raises(DataError, match="duplicate"):
+        dataframe_to_trial(pd.DataFrame(np.zeros((2, 6)), columns=dup), point_rate=10.0)
     cols = pd.MultiIndex.from_tuples([("A", "x"), ("A", "y")])
     with pytest.raises(DataError, match="expected exactly x, y, z"):
         dataframe_to_trial(pd.DataFrame([[1.0, 2.0]], columns=cols), point_rate=10.0)

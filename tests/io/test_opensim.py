@@ -200,6 +200,38 @@ def test_trc_missing_trailing_markers_and_short_rows(tmp_path):
     np.testing.assert_array_equal(trial.points, want)
 
 
+def test_trc_without_coordinate_line(tmp_path):
+    path = tmp_path / "t.trc"
+    path.write_text(
+        "PathFileType\t4\t(X/Y/Z)\tt.trc\nDataRate\tUnits\n100\tm\nFrame#\tTime\tA\n"
+        "1\t0\t1\t2\t3\n2\t0.01\t4\t5\t6\n"
+    )
+    np.testing.assert_array_equal(read_trc(path).points[:, 0], [[1, 2, 3], [4, 5, 6]])
+
+
+@pytest.mark.parametrize(
+    ("column", "angle"),
+    [
+        ("hip_flexion_r", True),
+        ("pelvis_tz", False),
+        ("/jointset/knee_r/knee_angle_r/value", True),
+        ("/jointset/knee_r/knee_angle_r/speed", True),
+        ("/jointset/ground_pelvis/pelvis_ty/value", False),
+        ("/forceset/soleus_r/activation", False),
+        ("ground_force_px", False),
+        ("1_ground_torque_y", False),
+        ("knee_r_on_tibia_r_in_tibia_r_fx", False),
+        ("ankle_angle_r_moment", False),
+    ],
+)
+def test_angle_column_guess(tmp_path, column, angle):
+    path = tmp_path / "g.mot"
+    path.write_text(f"g\ninDegrees=yes\nendheader\ntime\t{column}\n0\t90\n")
+    table = read_mot(path)
+    assert (table.angle_columns == [column]) is angle
+    assert table.data[column].iloc[0] == (np.pi / 2 if angle else 90.0)
+
+
 def test_mot_round_trip_degrees(tmp_path):
     rng = np.random.default_rng(3)
     t = np.arange(30) / 100.0
