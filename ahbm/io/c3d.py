@@ -27,6 +27,7 @@ import io
 import math
 import os
 import re
+import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -58,6 +59,18 @@ C3D_LENGTH_UNITS: dict[str, float] = {
     "inches": 0.0254,
     "ft": 0.3048,
 }
+_INTERNAL = ("ahbm.io.c3d", "ahbm.io.forceplates")
+
+
+def _warn(message: str) -> None:
+    """Issue an AhbmWarning attributed to the first caller outside ahbm.io's readers."""
+    frame = sys._getframe(1)
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__") in _INTERNAL:
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, AhbmWarning, stacklevel=level)
+
 
 _BLOCK = 512
 _PROCESSORS = {84: "Intel", 85: "DEC", 86: "MIPS"}
@@ -233,21 +246,17 @@ def _parse_parameters(buf: bytes, start: int, source: str):
         body = name_end + 2
         nxt = name_end + offset if offset != 0 else None
         if not _valid_name(raw_name):
-            warnings.warn(
+            _warn(
                 f"{source}: malformed parameter record at byte {pos} (name {raw_name!r} is "
-                "not printable ASCII); the rest of the parameter section is ignored",
-                AhbmWarning,
-                stacklevel=3,
+                "not printable ASCII); the rest of the parameter section is ignored"
             )
             break
         name = raw_name.decode("ascii").upper()
         if nxt is not None and nxt <= body:
-            warnings.warn(
+            _warn(
                 f"{source}: parameter record {name!r} at byte {pos} has a bogus offset "
                 f"({offset}) to the next record; the rest of the parameter section is "
-                "ignored",
-                AhbmWarning,
-                stacklevel=3,
+                "ignored"
             )
             if gid < 0:
                 groups.setdefault(-gid, (name, "", nchar < 0))
@@ -265,11 +274,9 @@ def _parse_parameters(buf: bytes, start: int, source: str):
                 desc = bytes(buf[body + 1 : body + 1 + dlen]).decode("latin-1").rstrip()
                 computed = body + 1 + dlen
                 if -gid in groups:
-                    warnings.warn(
+                    _warn(
                         f"{source}: group id {-gid} defined twice (byte {pos}, {name!r}); "
-                        "the first definition is kept",
-                        AhbmWarning,
-                        stacklevel=3,
+                        "the first definition is kept"
                     )
                 else:
                     groups[-gid] = (name, desc, nchar < 0)
@@ -303,21 +310,15 @@ def _parse_parameters(buf: bytes, start: int, source: str):
                 raise FileFormatError(
                     f"{source}: parameter {name!r} at byte {pos} is malformed: {err}"
                 ) from None
-            warnings.warn(
-                f"{source}: parameter {name!r} at byte {pos} is malformed ({err}); skipped",
-                AhbmWarning,
-                stacklevel=3,
-            )
+            _warn(f"{source}: parameter {name!r} at byte {pos} is malformed ({err}); skipped")
         if nxt is None:
             break
         if not nxt_ok and computed is not None and computed != nxt:
             if _plausible_record(buf, computed):
-                warnings.warn(
+                _warn(
                     f"{source}: parameter {name!r} at byte {pos} points to byte {nxt} for the "
                     f"next record, which is not a valid record; continuing at byte {computed} "
-                    "where this record ends",
-                    AhbmWarning,
-                    stacklevel=3,
+                    "where this record ends"
                 )
                 nxt = computed
         pos = nxt
@@ -349,11 +350,7 @@ def _build_tree(groups, params, source):
     names = {}
     for gid, (name, desc, _locked) in sorted(groups.items()):
         if name in tree:
-            warnings.warn(
-                f"{source}: group {name!r} appears twice; parameters are merged",
-                AhbmWarning,
-                stacklevel=3,
-            )
+            _warn(f"{source}: group {name!r} appears twice; parameters are merged")
         tree.setdefault(name, {})
         names[gid] = name
         descriptions[name] = desc
@@ -362,20 +359,14 @@ def _build_tree(groups, params, source):
         if gname is None:
             gname = f"GROUP{p.group_id}"
             if gname not in tree:
-                warnings.warn(
+                _warn(
                     f"{source}: parameter {p.name!r} at byte {p.offset} belongs to group id "
-                    f"{p.group_id}, which is not defined; stored under {gname!r}",
-                    AhbmWarning,
-                    stacklevel=3,
+                    f"{p.group_id}, which is not defined; stored under {gname!r}"
                 )
                 tree[gname] = {}
         key = f"{gname}:{p.name}"
         if p.name in tree[gname]:
-            warnings.warn(
-                f"{source}: parameter {key} defined twice; the last definition is kept",
-                AhbmWarning,
-                stacklevel=3,
-            )
+            _warn(f"{source}: parameter {key} defined twice; the last definition is kept")
         tree[gname][p.name] = p.value
         descriptions[key] = p.description
         types[key] = p.type
@@ -408,11 +399,7 @@ class _Params:
             return None
         if isinstance(v, list):
             return list(v)
-        warnings.warn(
-            f"{self.source}: parameter {group}:{name} should hold text; ignored",
-            AhbmWarning,
-            stacklevel=4,
-        )
+        _warn(f"{self.source}: parameter {group}:{name} should hold text; ignored")
         return None
 
     def numbers(self, group, name) -> np.ndarray | None:
@@ -421,11 +408,7 @@ class _Params:
             return None
         if isinstance(v, np.ndarray):
             return v
-        warnings.warn(
-            f"{self.source}: parameter {group}:{name} should be numeric; ignored",
-            AhbmWarning,
-            stacklevel=4,
-        )
+        _warn(f"{self.source}: parameter {group}:{name} should be numeric; ignored")
         return None
 
     def scalar(self, group, name, *, unsigned=False) -> float | None:
@@ -473,11 +456,9 @@ def _fit_length(values, n, what, default, source, *, warn=True):
         return [default(i) for i in range(n)]
     if len(values) < n:
         if warn:
-            warnings.warn(
+            _warn(
                 f"{source}: {what} has {len(values)} entries for {n} channels; "
-                "missing entries are filled with defaults",
-                AhbmWarning,
-                stacklevel=4,
+                "missing entries are filled with defaults"
             )
         return list(values) + [default(i) for i in range(len(values), n)]
     return list(values[:n])
@@ -543,10 +524,8 @@ def _read_header(buf: bytes, fmt: _Format, source: str) -> dict[str, Any]:
             if math.isfinite(t):
                 events.append({"label": label, "time": t, "display": int(flags[k])})
     elif n_events != 0:
-        warnings.warn(
-            f"{source}: the header reports {n_events} events (0-18 allowed); header events ignored",
-            AhbmWarning,
-            stacklevel=3,
+        _warn(
+            f"{source}: the header reports {n_events} events (0-18 allowed); header events ignored"
         )
     h["events"] = events
     return h
@@ -569,11 +548,9 @@ def _frame_count(h, P: _Params, source) -> tuple[int, int]:
             if n_t > 0 and n_t != n:
                 if last == 65535 or last_t > 65535:
                     return max(first_t, 1), n_t
-                warnings.warn(
+                _warn(
                     f"{source}: TRIAL:ACTUAL_START_FIELD/ACTUAL_END_FIELD ({first_t}-{last_t}) "
-                    f"disagree with the header frames ({first}-{last}); the header is used",
-                    AhbmWarning,
-                    stacklevel=4,
+                    f"disagree with the header frames ({first}-{last}); the header is used"
                 )
     long_frames = P.scalar("POINT", "LONG_FRAMES")
     if long_frames is not None and math.isfinite(long_frames) and long_frames > n:
@@ -691,11 +668,9 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
     n_points = h["n_points"]
     used = P.scalar("POINT", "USED", unsigned=True)
     if used is not None and int(used) != n_points:
-        warnings.warn(
+        _warn(
             f"{source}: POINT:USED = {int(used)} but the header says {n_points} points; "
-            "the header is used to read the data",
-            AhbmWarning,
-            stacklevel=2,
+            "the header is used to read the data"
         )
     spf = h["analog_per_frame"]
     n_analog_total = h["n_analog_per_frame"]
@@ -715,11 +690,9 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
         n_channels = n_analog_total // spf
     a_used = P.scalar("ANALOG", "USED", unsigned=True)
     if a_used is not None and int(a_used) != n_channels and spf:
-        warnings.warn(
+        _warn(
             f"{source}: ANALOG:USED = {int(a_used)} but the header gives {n_channels} "
-            "channels; the header is used to read the data",
-            AhbmWarning,
-            stacklevel=2,
+            "channels; the header is used to read the data"
         )
 
     scale = P.scalar("POINT", "SCALE")
@@ -747,11 +720,9 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
             f"inside the header or before the parameter section at byte {pstart}"
         )
     if pdata is not None and int(pdata) != dblock:
-        warnings.warn(
+        _warn(
             f"{source}: POINT:DATA_START = {int(pdata)} but the header gives data block "
-            f"{dblock}; the header is used",
-            AhbmWarning,
-            stacklevel=2,
+            f"{dblock}; the header is used"
         )
     first_frame, n_frames = _frame_count(h, P, source)
     if frame_bytes == 0:
@@ -805,20 +776,12 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
     file_units_list = P.strings("POINT", "UNITS")
     file_units = (file_units_list[0].strip() if file_units_list else "") or "mm"
     if not file_units_list:
-        warnings.warn(
-            f"{source}: POINT:UNITS is missing; millimetres assumed",
-            AhbmWarning,
-            stacklevel=2,
-        )
+        _warn(f"{source}: POINT:UNITS is missing; millimetres assumed")
     out_units = file_units
     if units is not None:
         f_in = _unit_factor(file_units)
         if f_in is None:
-            warnings.warn(
-                f"{source}: unknown POINT:UNITS {file_units!r}; points are kept in file units",
-                AhbmWarning,
-                stacklevel=2,
-            )
+            _warn(f"{source}: unknown POINT:UNITS {file_units!r}; points are kept in file units")
         else:
             factor = f_in / _unit_factor(units)
             if factor != 1.0:
@@ -927,21 +890,15 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
     if point_rate is None or not math.isfinite(point_rate) or point_rate <= 0:
         point_rate = h["frame_rate"]
     if not math.isfinite(point_rate) or point_rate < 0:
-        warnings.warn(
-            f"{source}: no valid point rate in POINT:RATE or the header; set to 0",
-            AhbmWarning,
-            stacklevel=2,
-        )
+        _warn(f"{source}: no valid point rate in POINT:RATE or the header; set to 0")
         point_rate = 0.0
     analog_rate = P.scalar("ANALOG", "RATE")
     if analog_rate is None or not math.isfinite(analog_rate) or analog_rate <= 0:
         analog_rate = point_rate * spf
     elif spf and point_rate > 0 and abs(analog_rate - point_rate * spf) > 1e-3 * analog_rate:
-        warnings.warn(
+        _warn(
             f"{source}: ANALOG:RATE = {analog_rate:g} Hz is not point rate x samples per "
-            f"frame ({point_rate:g} x {spf}); {point_rate * spf:g} Hz is used",
-            AhbmWarning,
-            stacklevel=2,
+            f"frame ({point_rate:g} x {spf}); {point_rate * spf:g} Hz is used"
         )
         analog_rate = point_rate * spf
 
@@ -988,7 +945,7 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
         try:
             trial.force_plates = force_plates_from_c3d(trial)
         except (AhbmError, ValueError, IndexError, TypeError, ArithmeticError) as err:
-            warnings.warn(f"{source}: force plates not computed: {err}", AhbmWarning, stacklevel=2)
+            _warn(f"{source}: force plates not computed: {err}")
     return trial
 
 
@@ -1005,11 +962,9 @@ def _events(P: _Params, h, source) -> list[Event]:
             seconds = t.reshape(-1)
         n = len(labels) if n is None else int(n)
         if n > min(len(labels), seconds.size):
-            warnings.warn(
+            _warn(
                 f"{source}: EVENT:USED = {n} but only {min(len(labels), seconds.size)} event "
-                "labels/times are stored; the extra events are ignored",
-                AhbmWarning,
-                stacklevel=3,
+                "labels/times are stored; the extra events are ignored"
             )
             n = min(len(labels), seconds.size)
         contexts = P.concat_strings("EVENT", "CONTEXTS") or []
@@ -1184,11 +1139,9 @@ def _copy_parameters(params, recs, gid):
                 continue
             recs.append(rec)
     if skipped:
-        warnings.warn(
+        _warn(
             f"parameters that cannot be stored in a C3D file were not written: "
-            f"{', '.join(map(str, skipped[:10]))}{' ...' if len(skipped) > 10 else ''}",
-            AhbmWarning,
-            stacklevel=3,
+            f"{', '.join(map(str, skipped[:10]))}{' ...' if len(skipped) > 10 else ''}"
         )
 
 

@@ -38,12 +38,12 @@ group. Kistler, *Multicomponent force plate* manual (type 3 equations).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import replace
 
 import numpy as np
 
-from ahbm.errors import AhbmWarning, DataError, FileFormatError
+from ahbm.errors import DataError, FileFormatError
+from ahbm.io.c3d import _warn
 from ahbm.io.trial import ForcePlate, Trial
 
 __all__ = [
@@ -423,11 +423,7 @@ def force_plates_from_c3d(
     unit = str(header.get("point_units", "mm")).strip().lower()
     pos_scale = _LENGTH.get(unit)
     if pos_scale is None:
-        warnings.warn(
-            f"{src}: unknown POINT:UNITS {unit!r}; force plate positions taken as mm",
-            AhbmWarning,
-            stacklevel=2,
-        )
+        _warn(f"{src}: unknown POINT:UNITS {unit!r}; force plate positions taken as mm")
         pos_scale = 1e-3
 
     def numeric(name, min_size):
@@ -454,11 +450,9 @@ def force_plates_from_c3d(
     for i in range(n_plates):
         ptype = int(types[i])
         if ptype not in _N_CHANNELS:
-            warnings.warn(
+            _warn(
                 f"{src}: force plate {i + 1} has type {ptype}; only types 1-4 are supported, "
-                "plate skipped",
-                AhbmWarning,
-                stacklevel=2,
+                "plate skipped"
             )
             continue
         nch = _N_CHANNELS[ptype]
@@ -553,11 +547,9 @@ def _zero_interval(zero, tree, n_samples, trial, src):
         start = (max(z0, 1) - 1) * spf
         stop = min(z1 * spf, n_samples)
         if stop <= start:
-            warnings.warn(
+            _warn(
                 f"{src}: FORCE_PLATFORM:ZERO = [{z0}, {z1}] is not a usable frame range; "
-                "no zero-offset removal",
-                AhbmWarning,
-                stacklevel=3,
+                "no zero-offset removal"
             )
             return None
         return start, stop
