@@ -725,8 +725,6 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
             f"{dblock}; the header is used"
         )
     first_frame, n_frames = _frame_count(h, P, source)
-    if frame_bytes == 0:
-        n_frames = n_frames if n_points == 0 and n_analog_total == 0 else n_frames
     available = size - dstart
     if n_frames > 0 and frame_bytes > 0:
         need = n_frames * frame_bytes
