@@ -300,6 +300,8 @@ def plot_gait_cycles(
     handles, labels = axes[0, 0].get_legend_handles_labels()
     keep = [(h, lab) for h, lab in zip(handles, labels, strict=True) if lab in wanted]
     if keep:
-        fig.legend(*zip(*keep, strict=True), loc="upper right", fontsize=8, frameon=False)
-    fig.tight_layout()
+        fig.legend(
+            *zip(*keep, strict=True), loc="upper right", ncols=len(keep), fontsize=8, frameon=False
+        )
+    fig.tight_layout(rect=(0.0, 0.0, 1.0, 1.0 - 0.3 / fig.get_size_inches()[1]))
     return fig

@@ -303,13 +303,13 @@ def xy_view(
         color, _ = _event_style(label, context)
         axes[0].annotate(
             label,
-            (time, 1.0),
+            (time, 0.98),
             xycoords=("data", "axes fraction"),
             fontsize=6,
             color=color,
             rotation=90,
-            va="bottom",
-            ha="center",
+            va="top",
+            ha="right",
         )
     known_rate = rate is not None or _is_trial(data) or t is not None
     axes[-1].set_xlabel("time (s)" if known_rate else "sample")
