@@ -12,7 +12,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate, signal
+from scipy import interpolate, ndimage, signal
 
 from ahbm._validation import as_float_array
 from ahbm.analysis._common import check_axis, check_rate, nan_runs
@@ -348,8 +348,10 @@ def moving_average(x, window: int, *, axis: int = 0, keep_nan: bool = True):
 
     Notes
     -----
-    ``y[i] = sum_{|j-i|<=h, x_j finite} x_j / #{...}`` with ``h = (window-1)/2``,
-    computed with cumulative sums (O(n) for any window).
+    ``y[i] = sum_{|j-i|<=h, x_j finite} x_j / #{...}`` with ``h = (window-1)/2``:
+    the ratio of two running window sums (values with NaN set to 0, and the
+    valid-sample indicator), each O(n) for any window
+    (:func:`scipy.ndimage.uniform_filter1d` with zero padding).
 
     Examples
     --------
@@ -362,18 +364,13 @@ def moving_average(x, window: int, *, axis: int = 0, keep_nan: bool = True):
     if w < 1 or w % 2 == 0:
         raise DataError(f"`window` must be an odd number of samples >= 1, got {window!r}")
     moved = np.moveaxis(arr, ax, 0)
-    n = moved.shape[0]
-    h = w // 2
     finite = np.isfinite(moved)
     vals = np.where(finite, moved, 0.0)
-    zero = np.zeros((1,) + moved.shape[1:])
-    csum = np.concatenate([zero, np.cumsum(vals, axis=0)])
-    ccnt = np.concatenate([zero, np.cumsum(finite, axis=0, dtype=np.float64)])
-    idx = np.arange(n)
-    lo = np.clip(idx - h, 0, n)
-    hi = np.clip(idx + h + 1, 0, n)
-    s = csum[hi] - csum[lo]
-    c = ccnt[hi] - ccnt[lo]
+    # windowed sums of the values and of the valid-sample counts (zeros outside the
+    # signal, so the window is truncated at the ends); their ratio is the mean
+    s = ndimage.uniform_filter1d(vals, w, axis=0, mode="constant", cval=0.0)
+    c = ndimage.uniform_filter1d(finite.astype(np.float64), w, axis=0, mode="constant", cval=0.0)
+    c = np.where(c > 0.5 / w, c, 0.0)  # counts are multiples of 1/w; remove round-off
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(c > 0, s / np.where(c > 0, c, 1.0), np.nan)
     if keep_nan:
