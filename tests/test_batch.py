@@ -118,6 +118,7 @@ def test_default_process_pool(tmp_path):
 
 
 @pytest.mark.skipif(not (DATA / "c3d").is_dir(), reason="shared C3D data folder is absent")
+@pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")  # the sample's odd parameter
 def test_c3d_and_trc_mixed(tmp_path):
     pytest.importorskip("ahbm.io.c3d")
     src = tmp_path / "in"
