@@ -25,7 +25,8 @@ def _headless(monkeypatch):
 
     monkeypatch.setattr(plt, "show", _no_show)
     monkeypatch.setattr(matplotlib.figure.Figure, "show", _no_show)
-    yield
+    with matplotlib.rc_context({"figure.dpi": 40.0}):  # small renders keep the tests fast
+        yield
     plt.close("all")
     assert plt.get_fignums() == []
 

@@ -340,3 +340,24 @@ def test_floor_sits_at_the_bottom_of_the_view(walking):
     viewer = stick_view(walking(4, 3), floor_height=0.0)
     z0, z1 = viewer.ax.get_zlim()
     assert z0 < 0.0 < z0 + 0.1 * (z1 - z0)
+
+
+@pytest.mark.parametrize(
+    ("backend", "expected"),
+    [
+        ("agg", False),
+        ("pdf", False),
+        ("module://matplotlib_inline.backend_inline", False),
+        ("QtAgg", True),
+        ("TkAgg", True),
+        ("nbAgg", True),
+        ("module://ipympl.backend_nbagg", True),
+    ],
+)
+def test_interactive_backend_detection(monkeypatch, backend, expected):
+    import matplotlib
+
+    from ahbm.graphics._common import is_interactive_backend
+
+    monkeypatch.setattr(matplotlib, "get_backend", lambda: backend)
+    assert is_interactive_backend() is expected
