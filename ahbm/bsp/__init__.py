@@ -9,7 +9,9 @@ from ahbm.bsp.tables import (
     BSPTable,
     SegmentData,
     SegmentParameters,
+    compare_tables,
     get_table,
+    parameters_to_dataframe,
     segment_parameters,
 )
 
@@ -20,10 +22,12 @@ __all__ = [
     "BSPTable",
     "SegmentData",
     "SegmentParameters",
+    "compare_tables",
     "ellipsoid",
     "elliptical_cylinder",
     "elliptical_frustum",
     "get_table",
+    "parameters_to_dataframe",
     "segment_parameters",
     "truncated_cone",
 ]

@@ -28,7 +28,9 @@ __all__ = [
     "SegmentData",
     "SegmentParameters",
     "TABLES",
+    "compare_tables",
     "get_table",
+    "parameters_to_dataframe",
     "segment_parameters",
 ]
 
@@ -617,3 +619,94 @@ def segment_parameters(table, mass, height, segment_lengths=None, sex=None):
                 row.end,
             )
     return out
+
+
+def parameters_to_dataframe(params):
+    """Tabulate :func:`segment_parameters` output as a pandas DataFrame.
+
+    Parameters
+    ----------
+    params : dict of str -> SegmentParameters
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per segment; columns ``mass`` (kg), ``length`` (m),
+        ``com_x, com_y, com_z`` (m), ``Ixx, Iyy, Izz, Ixy, Ixz, Iyz``
+        (kg m^2, about the COM, segment frame), ``origin``, ``end``.
+
+    Examples
+    --------
+    >>> df = parameters_to_dataframe(segment_parameters("heiman", 76.0, 1.79))
+    >>> round(float(df.loc["upper_trunk", "mass"]), 2)
+    12.13
+    """
+    import pandas as pd
+
+    rows = {}
+    for name, p in params.items():
+        if not isinstance(p, SegmentParameters):
+            raise DataError(f"`params[{name!r}]` is not a SegmentParameters")
+        i = p.inertia
+        rows[name] = {
+            "mass": p.mass,
+            "length": p.length,
+            "com_x": p.com[0],
+            "com_y": p.com[1],
+            "com_z": p.com[2],
+            "Ixx": i[0, 0],
+            "Iyy": i[1, 1],
+            "Izz": i[2, 2],
+            "Ixy": i[0, 1],
+            "Ixz": i[0, 2],
+            "Iyz": i[1, 2],
+            "origin": p.origin,
+            "end": p.end,
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def compare_tables(mass, height, tables=None, *, sex="male", segment_lengths=None):
+    """Segment parameters of one subject from several tables, side by side.
+
+    Parameters
+    ----------
+    mass, height : float
+        Body mass (kg) and stature (m).
+    tables : sequence of str, optional
+        Table names (default: all of :data:`TABLES` that have `sex`).
+    sex : {"male", "female"}, optional
+        Used by tables that distinguish sex (default "male").
+    segment_lengths : dict, optional
+        Measured lengths applied to every table that has those segments.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows indexed by ``(table, segment)``, columns as in
+        :func:`parameters_to_dataframe`.
+
+    Examples
+    --------
+    >>> df = compare_tables(75.0, 1.8, ["de_leva", "dumas_2007"])
+    >>> sorted(set(df.index.get_level_values("table")))
+    ['de_leva', 'dumas_2007']
+    """
+    import pandas as pd
+
+    names = list(TABLES) if tables is None else [get_table(t).name for t in tables]
+    frames = {}
+    for name in names:
+        tab = TABLES[name]
+        s = None if None in tab.segments else sex
+        if s is not None and s not in tab.segments:
+            if tables is None:
+                continue
+            raise DataError(f"Table {name!r} has no data for sex={sex!r}")
+        own = tab.segments[s]
+        bil = {f"{k}_{x}" for k, v in own.items() if v.bilateral for x in "rl"}
+        lengths = {k: v for k, v in (segment_lengths or {}).items() if k in own or k in bil}
+        frames[name] = parameters_to_dataframe(
+            segment_parameters(tab, mass, height, segment_lengths=lengths or None, sex=s)
+        )
+    return pd.concat(frames, names=["table", "segment"])

@@ -141,3 +141,24 @@ def test_segment_lengths_override_and_errors():
 def test_every_table_has_source():
     for name, tab in TABLES.items():
         assert tab.name == name and len(tab.source) > 20
+
+
+def test_dataframe_and_compare_tables():
+    from ahbm.bsp import compare_tables, parameters_to_dataframe
+
+    p = segment_parameters("de_leva", 70.0, 1.75, sex="female")
+    df = parameters_to_dataframe(p)
+    assert list(df.index) == list(p)
+    assert df["mass"].sum() == pytest.approx(sum(s.mass for s in p.values()))
+    assert df.loc["thigh_l", "Iyz"] == p["thigh_l"].inertia[1, 2]
+    cmp = compare_tables(70.0, 1.75, sex="female", segment_lengths={"thigh": 0.4})
+    # HeiMan is male only, so it is left out for a female subject
+    assert set(cmp.index.get_level_values("table")) == {
+        "dempster_winter",
+        "de_leva",
+        "de_leva_3trunk",
+        "dumas_2007",
+    }
+    assert np.allclose(cmp.xs("thigh_r", level="segment")["length"], 0.4)
+    with pytest.raises(DataError, match="no data for sex"):
+        compare_tables(70.0, 1.75, ["heiman"], sex="female")
