@@ -64,6 +64,10 @@ _LINEAR_RE = re.compile(
 )
 
 
+# NaN as written by C/C++ runtimes (MSVC, glibc) besides pandas' defaults
+_NAN_SPELLINGS = ["-nan(ind)", "nan(ind)", "-nan", "1.#QNAN", "-1.#IND", "1.#IND"]
+
+
 def length_unit_scale(units: str, *, name: str = "units") -> float:
     """Return the number of metres in one `units` (``"mm"`` -> 0.001).
 
@@ -180,6 +184,7 @@ def _parse_numeric_block(
             dtype=np.float64,
             engine="c",
             encoding="latin-1",
+            na_values=_NAN_SPELLINGS,
         )
     except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise FileFormatError(

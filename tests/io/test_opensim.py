@@ -365,6 +365,14 @@ def test_bad_mot_raises(tmp_path, text, match):
         read_mot(path)
 
 
+def test_mot_nan_spellings_of_c_runtimes(tmp_path):
+    path = tmp_path / "n.sto"
+    path.write_text("x\nendheader\ntime\ta\tb\n0\t-nan(ind)\t1.#QNAN\n1\tnan\t-inf\n")
+    table = read_mot(path)
+    assert np.isnan(table.data["a"]).all()
+    assert np.isnan(table.data["b"].iloc[0]) and table.data["b"].iloc[1] == -np.inf
+
+
 def test_mot_row_count_mismatch_warns(tmp_path):
     path = tmp_path / "w.mot"
     path.write_text("x\nnRows=9\nnColumns=2\nendheader\ntime\ta\n0\t1\n1\t2\n")
