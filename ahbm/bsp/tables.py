@@ -486,7 +486,9 @@ TABLES: dict[str, BSPTable] = {
         "Male only. Two typos of the source are corrected: MiddleTrunkHeight is 0.1238 (de "
         "Leva's 215.5/1741 mm; printed 0.3752) and the pelvis sagittal radius is 0.615 (de "
         "Leva's LPT value; printed 1.615). Clavicula and neck have zero mass. Foot length, "
-        "height and posterior point are 'guess' values in the source.",
+        "height and posterior point are 'guess' values in the source. As published, every "
+        "HeiMan COM lies on the segment z axis, the foot's too (-0.4415 L), unlike the other "
+        "tables whose foot long axis is x; pass `frame_rotations` to scale_model if needed.",
     ),
 }
 
