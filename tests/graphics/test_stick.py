@@ -361,3 +361,28 @@ def test_interactive_backend_detection(monkeypatch, backend, expected):
 
     monkeypatch.setattr(matplotlib, "get_backend", lambda: backend)
     assert is_interactive_backend() is expected
+
+
+def test_mp4_path_feeds_every_frame_to_the_ffmpeg_writer(tmp_path, monkeypatch, walking):
+    pts = walking(5, 3)
+    viewer = stick_view(pts, rate=10.0)
+    grabbed = []
+
+    class FakeFFMpeg(manim.AbstractMovieWriter):
+        def setup(self, fig, outfile, dpi=None):
+            super().setup(fig, outfile, dpi=dpi)
+
+        def grab_frame(self, **kwargs):
+            grabbed.append(np.array(viewer.artists["markers"].get_data_3d()).T)
+
+        def finish(self):
+            with open(self.outfile, "wb") as fh:
+                fh.write(b"\x00" * len(grabbed))
+
+    monkeypatch.setattr(manim.writers, "is_available", lambda name: True)
+    monkeypatch.setattr(manim, "FFMpegWriter", FakeFFMpeg)
+    out = viewer.save(tmp_path / "walk.mp4", speed=0.5)
+    assert len(grabbed) == 5 and out.stat().st_size == 5
+    for k, shown in enumerate(grabbed):
+        np.testing.assert_array_equal(shown, pts[k])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["walk.mp4"]
