@@ -10,34 +10,41 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm.dynamics.inverse import _rnea_flat, external_forces_local
+from ahbm.dynamics.inverse import _rnea_fast, external_forces_local
 from ahbm.errors import DataError, SimulationError
 from ahbm.kinematics.forward import (
+    S_columns,
     apply_S,
+    apply_ST,
     force_cross,
+    force_to_parent,
     joint_pass,
     motion_cross,
     motion_to_child,
     prepare,
 )
-from ahbm.kinematics.tree import Model, _skew
+from ahbm.kinematics.tree import Model, t_cross, t_mm, t_mtv, t_mv
 
 __all__ = ["crba", "aba", "forward_dynamics"]
 
 
-def _plucker(R, p):
-    """Motion transforms child_X_parent (N, 6, 6) from parent_R_child and origin p."""
-    N = R.shape[0]
-    RT = np.swapaxes(R, -1, -2)
-    X = np.zeros((N, 6, 6))
-    X[:, :3, :3] = RT
-    X[:, 3:, 3:] = RT
-    X[:, 3:, :3] = -RT @ _skew(p)
+def _plucker(R, p, N):
+    """Motion transforms child_X_parent (6, 6, N) from parent_R_child and origin p."""
+    R = np.broadcast_to(R[:, :, None], (3, 3, N)) if R.ndim == 2 else R
+    RT = R.transpose(1, 0, 2)
+    P = np.zeros((3, 3, N))
+    pb = np.broadcast_to(p, (3, N))
+    P[0, 1], P[0, 2], P[1, 2] = -pb[2], pb[1], -pb[0]
+    P[1, 0], P[2, 0], P[2, 1] = pb[2], -pb[1], pb[0]
+    X = np.zeros((6, 6, N))
+    X[:3, :3] = RT
+    X[3:, 3:] = RT
+    X[3:, :3] = -t_mm(RT, P)
     return X
 
 
 def _S_full(S, N):
-    return np.broadcast_to(S, (N,) + S.shape[-2:])
+    return np.broadcast_to(S[:, :, None], S.shape + (N,)) if S.ndim == 2 else S
 
 
 def crba(model: Model, q) -> np.ndarray:
@@ -69,39 +76,72 @@ def crba(model: Model, q) -> np.ndarray:
     """
     batch, qf, _ = prepare(model, q)
     joints = joint_pass(model, qf)
-    H = _crba_flat(model, qf.shape[0], joints)
-    return H.reshape(batch + (model.nv, model.nv))
+    H = _crba_flat(model, qf.shape[1], joints)
+    return np.moveaxis(H, -1, 0).reshape(batch + (model.nv, model.nv))
 
 
 def _crba_flat(model, N, joints):
+    """CRBA in batch-last layout; returns H (nv, nv, N).
+
+    Composite inertias are kept as rigid-body inertias about the body origin:
+    mass m, first moment h = m c (3, N) and rotational inertia J (3, 3, N).
+    """
     n = model.n_bodies
-    X = [_plucker(np.broadcast_to(j[0], (N, 3, 3)), np.broadcast_to(j[1], (N, 3))) for j in joints]
-    Ic = [np.broadcast_to(model.spatial_inertias[i], (N, 6, 6)).copy() for i in range(n)]
+    msub = model.masses.copy()
+    h = [None] * n
+    J = [None] * n
+    for i in range(n):
+        m, c = model.masses[i], model.coms[i]
+        h[i] = np.broadcast_to((m * c)[:, None], (3, N)).copy()
+        J0 = model.inertias[i] + m * (c @ c * np.eye(3) - np.outer(c, c))
+        J[i] = np.broadcast_to(J0[:, :, None], (3, 3, N)).copy()
     for i in range(n - 1, -1, -1):
         lam = model.parent[i]
-        if lam >= 0:
-            Ic[lam] += np.swapaxes(X[i], -1, -2) @ Ic[i] @ X[i]
-    H = np.zeros((N, model.nv, model.nv))
+        if lam < 0:
+            continue
+        R, p = joints[i][0], joints[i][1]
+        m = msub[i]
+        Rh = t_mv(R, h[i])
+        hp = Rh + m * p
+        Jp = t_mm(t_mm(R, J[i]), R.T if R.ndim == 2 else R.transpose(1, 0, 2))
+        pp = np.sum(p * p, axis=0)
+        pRh = np.sum(p * Rh, axis=0)
+        diag = m * pp + 2.0 * pRh
+        for r in range(3):
+            Jp[r, r] += diag
+            for c in range(3):
+                Jp[r, c] -= m * p[r] * p[c] + p[r] * Rh[c] + Rh[r] * p[c]
+        msub[lam] += m
+        h[lam] += hp
+        J[lam] += Jp
+    H = np.zeros((model.nv, model.nv, N))
     for i in range(n):
         nv = model.joint_nv[i]
         if nv == 0:
             continue
         ki = model.v_index[i]
-        Si = _S_full(joints[i][2], N)
-        F = Ic[i] @ Si
-        H[:, ki : ki + nv, ki : ki + nv] = np.swapaxes(Si, -1, -2) @ F
+        F = []
+        for col in S_columns(joints[i][2], N):
+            sw, sv = col[:3], col[3:]
+            f = np.empty((6, N))
+            f[:3] = t_mv(J[i], sw) + t_cross(h[i], sv)
+            f[3:] = msub[i] * sv + t_cross(sw, h[i])
+            F.append(f)
         j = i
-        while model.parent[j] >= 0:
-            F = np.swapaxes(X[j], -1, -2) @ F
-            j = model.parent[j]
-            nj = model.joint_nv[j]
-            if nj == 0:
-                continue
+        while True:
             kj = model.v_index[j]
-            blk = np.swapaxes(_S_full(joints[j][2], N), -1, -2) @ F
-            H[:, kj : kj + nj, ki : ki + nv] = blk
-            H[:, ki : ki + nv, kj : kj + nj] = np.swapaxes(blk, -1, -2)
-    return 0.5 * (H + np.swapaxes(H, -1, -2))  # exact symmetry of the diagonal blocks
+            for a_, col in enumerate(S_columns(joints[j][2], N)):
+                for b_, f in enumerate(F):
+                    val = np.sum(col * f, axis=0)
+                    H[kj + a_, ki + b_] = val
+                    H[ki + b_, kj + a_] = val
+            lam = model.parent[j]
+            if lam < 0:
+                break
+            R, p = joints[j][0], joints[j][1]
+            F = [force_to_parent(R, p, f) for f in F]
+            j = lam
+    return H
 
 
 def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> np.ndarray:
@@ -146,83 +186,87 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     if f_ext is not None:
         fl = external_forces_local(model, f_ext, batch, joints, f_ext_frame)
     qdd = _aba_flat(model, joints, qdf, tauf, fl)
-    return qdd.reshape(batch + (model.nv,))
+    return qdd.T.reshape(batch + (model.nv,))
 
 
 def _aba_flat(model, joints, qd, tau, fext_local):
+    """ABA in batch-last layout; qd, tau (nv, N); returns qdd (nv, N)."""
     n = model.n_bodies
-    N = qd.shape[0]
-    X = [None] * n
+    N = qd.shape[1]
     v = [None] * n
     c = [None] * n
     IA = [None] * n
     pA = [None] * n
     for i in range(n):
         R, p, S, vJ, cJ = joints[i]
-        R = np.broadcast_to(R, (N, 3, 3))
-        p = np.broadcast_to(p, (N, 3))
-        X[i] = _plucker(R, p)
         lam = model.parent[i]
         if lam < 0:
             v[i] = vJ
-            ci = np.zeros((N, 6))
+            ci = np.zeros((6, N))
         else:
             v[i] = motion_to_child(R, p, v[lam]) + vJ
             ci = motion_cross(v[i], vJ)
         if cJ is not None:
-            ci = ci + cJ
+            ci += cJ
         c[i] = ci
         I6 = model.spatial_inertias[i]
-        IA[i] = np.broadcast_to(I6, (N, 6, 6)).copy()
-        pA[i] = force_cross(v[i], v[i] @ I6.T)
+        IA[i] = np.broadcast_to(I6[:, :, None], (6, 6, N)).copy()
+        pA[i] = force_cross(v[i], I6 @ v[i])
         if fext_local is not None:
-            pA[i] = pA[i] - fext_local[i]
+            pA[i] -= fext_local[i]
     U = [None] * n
     Dinv = [None] * n
     u = [None] * n
     for i in range(n - 1, -1, -1):
-        S = _S_full(joints[i][2], N)
+        R, p, S = joints[i][:3]
+        Sf = _S_full(S, N)
         nv = model.joint_nv[i]
         k = model.v_index[i]
         lam = model.parent[i]
         if nv:
-            Ui = IA[i] @ S  # (N, 6, nv)
-            D = np.swapaxes(S, -1, -2) @ Ui
-            try:
-                Di = np.linalg.inv(D)
-            except np.linalg.LinAlgError as err:
-                raise SimulationError(
-                    f"articulated inertia of joint '{model.bodies[i].joint.name}' is singular; "
-                    "give the body (or its subtree) mass and inertia about the joint axes"
-                ) from err
-            ui = tau[:, k : k + nv] - (pA[i][:, None, :] @ S)[:, 0, :]
+            Ui = np.einsum("ijn,jkn->ikn", IA[i], Sf)
+            D = np.einsum("jin,jkn->ikn", Sf, Ui)
+            if nv == 1:
+                if np.any(D[0, 0] == 0):
+                    raise _singular(model, i)
+                Di = 1.0 / D
+            else:
+                try:
+                    Di = np.linalg.inv(D.transpose(2, 0, 1)).transpose(1, 2, 0)
+                except np.linalg.LinAlgError as err:
+                    raise _singular(model, i) from err
+            ui = tau[k : k + nv] - apply_ST(S, pA[i])
             U[i], Dinv[i], u[i] = Ui, Di, ui
         if lam >= 0:
             if nv:
-                UD = Ui @ Di
-                Ia = IA[i] - UD @ np.swapaxes(Ui, -1, -2)
-                pa = pA[i] + (Ia @ c[i][:, :, None])[:, :, 0] + (UD @ ui[:, :, None])[:, :, 0]
+                UD = np.einsum("ikn,kjn->ijn", Ui, Di)
+                Ia = IA[i] - np.einsum("ikn,jkn->ijn", UD, Ui)
+                pa = pA[i] + np.einsum("ijn,jn->in", Ia, c[i]) + np.einsum("ikn,kn->in", UD, ui)
             else:
                 Ia = IA[i]
-                pa = pA[i] + (Ia @ c[i][:, :, None])[:, :, 0]
-            XT = np.swapaxes(X[i], -1, -2)
-            IA[lam] += XT @ Ia @ X[i]
-            pA[lam] = pA[lam] + (XT @ pa[:, :, None])[:, :, 0]
-    qdd = np.zeros((N, model.nv))
+                pa = pA[i] + np.einsum("ijn,jn->in", Ia, c[i])
+            X = _plucker(R, p, N)
+            IA[lam] += np.einsum("kin,kjn->ijn", X, np.einsum("kln,ljn->kjn", Ia, X))
+            pA[lam] += force_to_parent(R, p, pa)
+    qdd = np.zeros((model.nv, N))
     a = [None] * n
-    a0 = np.zeros(6)
-    a0[3:] = -model.gravity
+    g = model.gravity[:, None]
     for i in range(n):
+        R, p, S = joints[i][:3]
         lam = model.parent[i]
-        aparent = np.broadcast_to(a0, (N, 6)) if lam < 0 else a[lam]
-        ai = (X[i] @ aparent[:, :, None])[:, :, 0] + c[i]
+        if lam < 0:
+            ai = np.zeros((6, N))
+            ai[3:] = -t_mtv(R, g)
+        else:
+            ai = motion_to_child(R, p, a[lam])
+        ai += c[i]
         nv = model.joint_nv[i]
         if nv:
             k = model.v_index[i]
-            rhs = u[i] - (ai[:, None, :] @ U[i])[:, 0, :]
-            qi = (Dinv[i] @ rhs[:, :, None])[:, :, 0]
-            qdd[:, k : k + nv] = qi
-            ai = ai + apply_S(joints[i][2], qi)
+            rhs = u[i] - np.einsum("jkn,jn->kn", U[i], ai)
+            qi = np.einsum("ijn,jn->in", Dinv[i], rhs)
+            qdd[k : k + nv] = qi
+            ai += apply_S(S, qi)
         a[i] = ai
     if not np.all(np.isfinite(qdd)):
         raise SimulationError(
@@ -230,6 +274,13 @@ def _aba_flat(model, joints, qd, tau, fext_local):
             "bodies at the ends of chains or inconsistent inertias"
         )
     return qdd
+
+
+def _singular(model, i):
+    return SimulationError(
+        f"articulated inertia of joint '{model.bodies[i].joint.name}' is singular; "
+        "give the body (or its subtree) mass and inertia about the joint axes"
+    )
 
 
 def forward_dynamics(
@@ -278,15 +329,15 @@ def forward_dynamics(
     fl = None
     if f_ext is not None:
         fl = external_forces_local(model, f_ext, batch, joints, f_ext_frame)
-    bias = _rnea_flat(model, joints, qdf, None, fl)
-    H = _crba_flat(model, qf.shape[0], joints)
+    bias = _rnea_fast(model, qf, qdf, None, fl, n_frames=qf.shape[1]).T
+    H = np.moveaxis(_crba_flat(model, qf.shape[1], joints), -1, 0)
     try:
         L = np.linalg.cholesky(H)
     except np.linalg.LinAlgError as err:
         raise SimulationError(
             "mass matrix is not positive definite; check for massless bodies at the ends of chains"
         ) from err
-    rhs = (tauf - bias)[:, :, None]
+    rhs = (tauf.T - bias)[:, :, None]
     y = np.linalg.solve(L, rhs)
     qdd = np.linalg.solve(np.swapaxes(L, -1, -2), y)[:, :, 0]
     return qdd.reshape(batch + (model.nv,))

@@ -23,6 +23,7 @@ from ahbm.errors import DataError
 from ahbm.kinematics.forward import (
     apply_S,
     apply_ST,
+    force_cross,
     force_to_child,
     force_to_parent,
     joint_pass,
@@ -31,15 +32,29 @@ from ahbm.kinematics.forward import (
     prepare,
     world_poses,
 )
-from ahbm.kinematics.tree import Model, _cross
+from ahbm.kinematics.tree import (
+    EULER,
+    FREE,
+    FREE_EULER,
+    PLANAR,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    UNIVERSAL,
+    Model,
+    _skew,
+    joint_kinematics,
+    t_cross,
+    t_mtv,
+)
 
 __all__ = ["rnea", "nonlinear_effects", "gravity_torques", "inverse_dynamics_residual"]
 
 _EXT_FRAMES = ("world", "local")
 
 
-def external_forces_local(model: Model, f_ext, batch, joints, frame):
-    """Validate f_ext (..., n_bodies, 6) and return a list of (N, 6) body-frame forces."""
+def external_forces_local(model: Model, f_ext, batch, joints, frame, q=None):
+    """Validate f_ext (..., n_bodies, 6); return a list of (6, N) body-frame forces."""
     if frame not in _EXT_FRAMES:
         raise DataError(f"`f_ext_frame` must be one of {_EXT_FRAMES}, got {frame!r}")
     f = as_float_array(f_ext, "f_ext")
@@ -51,73 +66,402 @@ def external_forces_local(model: Model, f_ext, batch, joints, frame):
             f"batch shape of `f_ext` {f.shape[:-2]} does not broadcast to that of q {batch}"
         ) from err
     f = f.reshape(-1, model.n_bodies, 6)
+    fl = [np.ascontiguousarray(f[:, i, :].T) for i in range(model.n_bodies)]
     if frame == "local":
-        return [f[:, i, :] for i in range(model.n_bodies)]
+        return fl
+    if joints is None:
+        joints = joint_pass(model, q)
     Rw, pw = world_poses(model, joints)
-    return [force_to_child(Rw[i], pw[i], f[:, i, :]) for i in range(model.n_bodies)]
+    return [force_to_child(Rw[i], pw[i], fl[i]) for i in range(model.n_bodies)]
 
 
-def _inertia_times(model: Model, i, v):
-    """Spatial inertia of body i times motion vectors v (N, 6) -> (N, 6)."""
+def _body_force(model: Model, i, v, a):
+    """Net spatial force I a + v ×* I v of body i (body coordinates), (6, N).
+
+    Newton-Euler about the COM (equivalent to the spatial form):
+    ``f = m (a_O + α × c + ω × v_c)``, ``n = I_c α + ω × I_c ω + c × f``.
+    """
     m = model.masses[i]
-    c = model.coms[i]
-    w = v[:, :3]
-    lin = m * (v[:, 3:] + _cross(w, c))
-    out = np.empty_like(v)
-    out[:, 3:] = lin
-    out[:, :3] = w @ model.inertias[i].T + _cross(np.broadcast_to(c, lin.shape), lin)
+    c = model.coms[i][:, None]
+    Ic = model.inertias[i]
+    al = a[:3]
+    out = np.empty(a.shape)
+    lin = a[3:] + t_cross(al, c)
+    if v is not None:
+        w = v[:3]
+        vc = v[3:] + t_cross(w, c)
+        lin += t_cross(w, vc)
+        lin *= m
+        ang = Ic @ al
+        ang += t_cross(w, Ic @ w)
+    else:
+        lin *= m
+        ang = Ic @ al
+    ang += t_cross(c, lin)
+    out[:3] = ang
+    out[3:] = lin
     return out
 
 
-def _rnea_flat(model: Model, joints, qd, qdd, fext_local, gravity=True):
-    """RNEA on flattened (N, ...) arrays; qd/qdd may be None (zero)."""
+def _rnea_flat(model: Model, joints, qd, qdd, fext_local, *, n_frames, gravity=True):
+    """RNEA in batch-last layout; qd/qdd may be None (zero). Returns tau (nv, N)."""
     n = model.n_bodies
-    N = joints[0][0].shape[0] if n else 0
-    a0 = np.zeros(6)
-    if gravity:
-        a0[3:] = -model.gravity
+    N = n_frames
+    g = model.gravity[:, None] if gravity else np.zeros((3, 1))
     v = [None] * n
-    f = [None] * n
     a = [None] * n
+    f = [None] * n
     for i in range(n):
         R, p, S, vJ, cJ = joints[i]
         lam = model.parent[i]
-        k = model.v_index[i]
         nv = model.joint_nv[i]
         if lam < 0:
-            ai = motion_to_child(R, p, np.broadcast_to(a0, (N, 6)))
+            ai = np.zeros((6, N))
+            ai[3:] = -t_mtv(R, g)
             vi = vJ
         else:
             ai = motion_to_child(R, p, a[lam])
-            vi = None if v[lam] is None else motion_to_child(R, p, v[lam])
-            if vJ is not None:
-                vi = vJ if vi is None else vi + vJ
-        if vi is not None and vJ is not None and lam >= 0:
-            ai = ai + motion_cross(vi, vJ)
+            if v[lam] is None:
+                vi = vJ
+            else:
+                vi = motion_to_child(R, p, v[lam])
+                vi += vJ
+                ai += motion_cross(vi, vJ)
         if cJ is not None:
-            ai = ai + cJ
+            ai += cJ
         if qdd is not None and nv:
-            ai = ai + apply_S(S, qdd[:, k : k + nv])
+            k = model.v_index[i]
+            ai += apply_S(S, qdd[k : k + nv])
         v[i] = vi
         a[i] = ai
-        fi = _inertia_times(model, i, ai)
-        if vi is not None:
-            h = _inertia_times(model, i, vi)
-            fi[:, :3] += _cross(vi[:, :3], h[:, :3]) + _cross(vi[:, 3:], h[:, 3:])
-            fi[:, 3:] += _cross(vi[:, :3], h[:, 3:])
+        fi = _body_force(model, i, vi, ai)
         if fext_local is not None:
             fi -= fext_local[i]
         f[i] = fi
-    tau = np.zeros((N, model.nv))
+    tau = np.zeros((model.nv, N))
     for i in range(n - 1, -1, -1):
         R, p, S, *_ = joints[i]
         k = model.v_index[i]
         nv = model.joint_nv[i]
         if nv:
-            tau[:, k : k + nv] = apply_ST(S, f[i])
+            tau[k : k + nv] = apply_ST(S, f[i])
         lam = model.parent[i]
         if lam >= 0:
-            f[lam] = f[lam] + force_to_parent(R, p, f[i])
+            f[lam] += force_to_parent(R, p, f[i])
+    return tau
+
+
+# ----------------------------------------------------------------------------
+# Fast RNEA: every joint is expanded once into a chain of elementary nodes
+# (principal-axis or general-axis revolute/prismatic primitives, or a generic
+# node for quaternion joints) with massless intermediate nodes, as Pinocchio
+# does with composite joints. Principal-axis rotations touch only two rows.
+# ----------------------------------------------------------------------------
+
+_FIXED, _RK, _REV, _PK, _PRISM, _GENERIC = range(6)
+
+
+class _Node:
+    __slots__ = (
+        "parent", "XT", "XTt", "kind", "k", "sign", "axis", "AA", "PA", "S", "qi", "vi",
+        "I6", "body",
+    )  # fmt: skip
+
+    def __init__(self, parent, E=None, t=None):
+        self.parent = parent
+        self.XT = self.XTt = None
+        if E is not None and not (np.array_equal(E, np.eye(3)) and not np.any(t)):
+            X = np.zeros((6, 6))
+            X[:3, :3] = E.T
+            X[3:, 3:] = E.T
+            X[3:, :3] = -E.T @ _skew(t)
+            self.XT = X
+            self.XTt = np.ascontiguousarray(X.T)
+        self.kind = _FIXED
+        self.k = self.sign = 0
+        self.axis = self.AA = self.PA = self.S = None
+        self.qi = self.vi = -1
+        self.I6 = None
+        self.body = -1
+
+
+def _blk(M):
+    out = np.zeros((6, 6))
+    out[:3, :3] = M
+    out[3:, 3:] = M
+    return out
+
+
+def _rnea_plan(model: Model):
+    """Compile (once per model) the elementary-node chain used by the fast RNEA."""
+    cache = model.__dict__.setdefault("_joint_cache", {})
+    if "rnea_plan" in cache:
+        return cache["rnea_plan"]
+    nodes = []
+    last = [None] * model.n_bodies
+    axis_index = {"X": 0, "Y": 1, "Z": 2}
+    for i, body in enumerate(model.bodies):
+        parent = -1 if body.parent < 0 else last[body.parent]
+        code = model.joint_codes[i]
+        qi, vi = int(model.q_index[i]), int(model.v_index[i])
+        prims = []  # (kind, axis-vector or index, q offset, v offset)
+        if code == REVOLUTE or code == PRISMATIC:
+            prims.append(("r" if code == REVOLUTE else "p", body.joint.axis, qi, vi))
+        elif code in (UNIVERSAL, EULER):
+            for j, ch in enumerate(body.joint.sequence):
+                prims.append(("r", axis_index[ch], qi + j, vi + j))
+        elif code == FREE_EULER:
+            for j in range(3):
+                prims.append(("p", j, qi + j, vi + j))
+            for j, ch in enumerate(body.joint.sequence):
+                prims.append(("r", axis_index[ch], qi + 3 + j, vi + 3 + j))
+        elif code == PLANAR:
+            prims += [("p", 0, qi, vi), ("p", 1, qi + 1, vi + 1), ("r", 2, qi + 2, vi + 2)]
+        if code in (SPHERICAL, FREE):
+            node = _Node(parent)
+            node.kind = _GENERIC
+            node.body = i
+            nodes.append(node)
+        elif not prims:  # fixed joint
+            nodes.append(_Node(parent, body.rotation, body.position))
+        else:
+            for j, (kind, ax, qk, vk) in enumerate(prims):
+                node = _Node(parent, *((body.rotation, body.position) if j == 0 else (None, None)))
+                if isinstance(ax, (int, np.integer)):
+                    vec = np.zeros(3)
+                    vec[ax] = 1.0
+                else:
+                    vec = np.asarray(ax, dtype=float)
+                big = int(np.argmax(np.abs(vec)))
+                principal = np.count_nonzero(vec) == 1
+                if kind == "r":
+                    node.kind = _RK if principal else _REV
+                else:
+                    node.kind = _PK if principal else _PRISM
+                node.k = big
+                node.sign = float(np.sign(vec[big]))
+                node.axis = vec
+                node.AA = _blk(-_skew(vec))  # x -> x × axis on both halves
+                node.PA = _blk(np.outer(vec, vec))
+                S = np.zeros((6, 1))
+                if kind == "r":
+                    S[:3, 0] = vec
+                else:
+                    S[3:, 0] = vec
+                node.S = S
+                node.qi, node.vi = qk, vk
+                nodes.append(node)
+                parent = len(nodes) - 1
+        node = nodes[-1]
+        node.body = i
+        node.I6 = model.spatial_inertias[i]
+        last[i] = len(nodes) - 1
+    cache["rnea_plan"] = (nodes, last)
+    return nodes, last
+
+
+def _rot_T(y, k, c, s):
+    """R_k(θ)ᵀ applied to both halves of motion/force vectors y (6, N)."""
+    i, j = (k + 1) % 3, (k + 2) % 3
+    out = y.copy()
+    y6 = y.reshape(2, 3, -1)
+    o6 = out.reshape(2, 3, -1)
+    yi, yj = y6[:, i], y6[:, j]
+    o6[:, i] = c * yi + s * yj
+    o6[:, j] = c * yj - s * yi
+    return out
+
+
+def _rot(y, k, c, s):
+    """R_k(θ) applied to both halves of y (6, N)."""
+    return _rot_T(y, k, c, -s)
+
+
+def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
+    """Fast RNEA (batch last): q (nq, N), qd/qdd (nv, N) or None. Returns tau (nv, N)."""
+    nodes, _ = _rnea_plan(model)
+    N = n_frames
+    g = model.gravity if gravity else np.zeros(3)
+    a0 = np.zeros((6, 1))
+    a0[3:, 0] = -g
+    m = len(nodes)
+    v = [None] * m
+    a = [None] * m
+    f = [None] * m
+    R_gen = [None] * m
+    cs = [None] * m
+    for n_, nd in enumerate(nodes):
+        lam = nd.parent
+        if nd.kind == _GENERIC:
+            R, p, S, vJ, cJ = joint_kinematics(model, nd.body, q, qd)
+            R_gen[n_] = (R, p, S)
+            if lam < 0:
+                ai = np.zeros((6, N))
+                ai[3:] = -t_mtv(R, g[:, None])
+                vi = vJ
+            else:
+                ai = motion_to_child(R, p, a[lam])
+                if v[lam] is None:
+                    vi = vJ
+                else:
+                    vi = motion_to_child(R, p, v[lam])
+                    vi += vJ
+                    ai += motion_cross(vi, vJ)
+            if cJ is not None:
+                ai += cJ
+            if qdd is not None:
+                k0 = model.v_index[nd.body]
+                ai += apply_S(S, qdd[k0 : k0 + model.joint_nv[nd.body]])
+        else:
+            # constant tree transform, parent -> joint frame
+            if lam < 0:
+                yv = None
+                ya = a0 if nd.XT is None else nd.XT @ a0
+            else:
+                yv = v[lam] if nd.XT is None or v[lam] is None else nd.XT @ v[lam]
+                ya = a[lam] if nd.XT is None else nd.XT @ a[lam]
+            kind = nd.kind
+            if kind == _FIXED:
+                vi = yv
+                ai = np.broadcast_to(ya, (6, N)).copy() if ya.shape[1] != N else ya.copy()
+            else:
+                qrow = q[nd.qi]
+                qdr = None if qd is None else qd[nd.vi]
+                if kind == _RK or kind == _REV:
+                    ang = qrow if nd.sign > 0 or kind == _REV else -qrow
+                    c, s_ = np.cos(ang), np.sin(ang)
+                    cs[n_] = (c, s_)
+                    if kind == _RK:
+                        if ya.shape[1] == 1:  # constant (gravity only): rotate, then broadcast
+                            ai = _rot_T(np.broadcast_to(ya, (6, N)), nd.k, c, s_)
+                        else:
+                            ai = _rot_T(ya, nd.k, c, s_)
+                        vi = None if yv is None else _rot_T(yv, nd.k, c, s_)
+                    else:
+                        yab = np.broadcast_to(ya, (6, N))
+                        ai = c * yab + s_ * (nd.AA @ yab) + (1.0 - c) * (nd.PA @ yab)
+                        vi = (
+                            None
+                            if yv is None
+                            else c * yv + s_ * (nd.AA @ yv) + (1.0 - c) * (nd.PA @ yv)
+                        )
+                    if qdr is not None:
+                        if kind == _RK:
+                            qs = qdr * nd.sign
+                            if vi is not None:
+                                # v × (e_k q̇): rows i, j of both halves
+                                i_, j_ = (nd.k + 1) % 3, (nd.k + 2) % 3
+                                v6 = vi.reshape(2, 3, -1)
+                                a6 = ai.reshape(2, 3, -1)
+                                a6[:, i_] += v6[:, j_] * qs
+                                a6[:, j_] -= v6[:, i_] * qs
+                                vi[nd.k] += qs
+                            else:
+                                vi = np.zeros((6, N))
+                                vi[nd.k] = qs
+                        else:
+                            vJ = nd.S * qdr
+                            if vi is not None:
+                                ai += (nd.AA @ vi) * qdr
+                                vi += vJ
+                            else:
+                                vi = vJ
+                    if qdd is not None:
+                        if kind == _RK:
+                            ai[nd.k] += qdd[nd.vi] if nd.sign > 0 else -qdd[nd.vi]
+                        else:
+                            ai += nd.S * qdd[nd.vi]
+                else:  # prismatic: translation d = axis q
+                    b = nd.axis
+                    yab = np.broadcast_to(ya, (6, N))
+                    ai = yab.copy()
+                    ai[3:] += (nd.AA[:3, :3] @ yab[:3]) * qrow
+                    if yv is not None:
+                        vi = yv.copy()
+                        vi[3:] += (nd.AA[:3, :3] @ yv[:3]) * qrow
+                    else:
+                        vi = None
+                    if qdr is not None:
+                        if vi is not None:
+                            ai[3:] += (nd.AA[:3, :3] @ vi[:3]) * qdr
+                            vi[3:] += b[:, None] * qdr
+                        else:
+                            vi = np.zeros((6, N))
+                            vi[3:] = b[:, None] * qdr
+                    if qdd is not None:
+                        ai[3:] += b[:, None] * qdd[nd.vi]
+        v[n_] = vi
+        a[n_] = ai
+        if nd.I6 is not None:
+            fi = nd.I6 @ ai
+            if vi is not None:
+                fi += force_cross(vi, nd.I6 @ vi)
+            if fext_local is not None:
+                fi -= fext_local[nd.body]
+            f[n_] = fi
+    tau = np.zeros((model.nv, N))
+    for n_ in range(m - 1, -1, -1):
+        nd = nodes[n_]
+        fi = f[n_]
+        if fi is None:
+            continue
+        kind = nd.kind
+        if kind == _GENERIC:
+            R, p, S = R_gen[n_]
+            k0 = model.v_index[nd.body]
+            tau[k0 : k0 + model.joint_nv[nd.body]] = apply_ST(S, fi)
+            fp = force_to_parent(R, p, fi) if nd.parent >= 0 else None
+        else:
+            if kind == _RK:
+                tau[nd.vi] = fi[nd.k] * nd.sign
+            elif kind == _REV:
+                tau[nd.vi] = nd.axis @ fi[:3]
+            elif kind in (_PK, _PRISM):
+                tau[nd.vi] = nd.axis @ fi[3:]
+            if nd.parent < 0:
+                continue
+            if kind == _RK:
+                c, s_ = cs[n_]
+                fp = _rot(fi, nd.k, c, s_)
+            elif kind == _REV:
+                c, s_ = cs[n_]
+                fp = c * fi - s_ * (nd.AA @ fi) + (1.0 - c) * (nd.PA @ fi)
+            elif kind in (_PK, _PRISM):
+                # child -> parent for a translation d = axis q: n' = n + d × f
+                fp = fi.copy()
+                fp[:3] -= (nd.AA[:3, :3] @ fi[3:]) * q[nd.qi]
+            else:
+                fp = fi
+            if nd.XTt is not None:
+                fp = nd.XTt @ fp
+        if fp is not None:
+            lam = nd.parent
+            if f[lam] is None:
+                f[lam] = fp
+            else:
+                f[lam] += fp
+    return tau
+
+
+_BLOCK = 1024  # frames per block: keeps the working set in cache
+
+
+def _blocked(model: Model, q, qd, qdd, fl):
+    """Run the fast RNEA over blocks of frames (cache blocking, not a per-frame loop)."""
+    N = q.shape[1]
+    if N <= 2 * _BLOCK:
+        return _rnea_fast(model, q, qd, qdd, fl, n_frames=N)
+    tau = np.empty((model.nv, N))
+    for s0 in range(0, N, _BLOCK):
+        sl = slice(s0, min(N, s0 + _BLOCK))
+        tau[:, sl] = _rnea_fast(
+            model,
+            q[:, sl],
+            None if qd is None else qd[:, sl],
+            None if qdd is None else qdd[:, sl],
+            None if fl is None else [f[:, sl] for f in fl],
+            n_frames=sl.stop - sl.start,
+        )
     return tau
 
 
@@ -161,12 +505,11 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     (100, 9)
     """
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
-    joints = joint_pass(model, qf, qdf)
     fl = None
     if f_ext is not None:
-        fl = external_forces_local(model, f_ext, batch, joints, f_ext_frame)
-    tau = _rnea_flat(model, joints, qdf, qddf, fl)
-    return tau.reshape(batch + (model.nv,))
+        fl = external_forces_local(model, f_ext, batch, None, f_ext_frame, qf)
+    tau = _blocked(model, qf, qdf, qddf, fl)
+    return tau.T.reshape(batch + (model.nv,))
 
 
 def nonlinear_effects(model: Model, q, qd, *, f_ext=None, f_ext_frame: str = "world") -> np.ndarray:
@@ -183,11 +526,11 @@ def nonlinear_effects(model: Model, q, qd, *, f_ext=None, f_ext_frame: str = "wo
     (4,)
     """
     batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
-    joints = joint_pass(model, qf, qdf)
     fl = None
     if f_ext is not None:
-        fl = external_forces_local(model, f_ext, batch, joints, f_ext_frame)
-    return _rnea_flat(model, joints, qdf, None, fl).reshape(batch + (model.nv,))
+        fl = external_forces_local(model, f_ext, batch, None, f_ext_frame, qf)
+    tau = _blocked(model, qf, qdf, None, fl)
+    return tau.T.reshape(batch + (model.nv,))
 
 
 def gravity_torques(model: Model, q) -> np.ndarray:
@@ -205,8 +548,8 @@ def gravity_torques(model: Model, q) -> np.ndarray:
     array([0., 0., 0., 0., 0., 0., 0., 0., 0.])
     """
     batch, qf, _ = prepare(model, q)
-    joints = joint_pass(model, qf, None)
-    return _rnea_flat(model, joints, None, None, None).reshape(batch + (model.nv,))
+    tau = _blocked(model, qf, None, None, None)
+    return tau.T.reshape(batch + (model.nv,))
 
 
 def inverse_dynamics_residual(

@@ -12,9 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._validation import as_float_array, check_trailing_shape
-from ahbm.kinematics.forward import force_cross as _force_cross
-from ahbm.kinematics.forward import motion_cross as _motion_cross
-from ahbm.kinematics.tree import _skew
+from ahbm.kinematics.tree import _cross, _skew
 
 __all__ = [
     "motion_cross",
@@ -46,7 +44,12 @@ def motion_cross(v, m) -> np.ndarray:
     >>> motion_cross([0, 0, 1, 0, 0, 0], [0, 0, 0, 1, 0, 0])
     array([0., 0., 0., 0., 1., 0.])
     """
-    return _motion_cross(_vec6(v, "v"), _vec6(m, "m"))
+    v = _vec6(v, "v")
+    m = _vec6(m, "m")
+    out = np.empty(np.broadcast_shapes(v.shape, m.shape))
+    out[..., :3] = _cross(v[..., :3], m[..., :3])
+    out[..., 3:] = _cross(v[..., :3], m[..., 3:]) + _cross(v[..., 3:], m[..., :3])
+    return out
 
 
 def force_cross(v, f) -> np.ndarray:
@@ -66,7 +69,12 @@ def force_cross(v, f) -> np.ndarray:
     >>> force_cross([0, 0, 1, 0, 0, 0], [0, 0, 0, 1, 0, 0])
     array([0., 0., 0., 0., 1., 0.])
     """
-    return _force_cross(_vec6(v, "v"), _vec6(f, "f"))
+    v = _vec6(v, "v")
+    f = _vec6(f, "f")
+    out = np.empty(np.broadcast_shapes(v.shape, f.shape))
+    out[..., :3] = _cross(v[..., :3], f[..., :3]) + _cross(v[..., 3:], f[..., 3:])
+    out[..., 3:] = _cross(v[..., :3], f[..., 3:])
+    return out
 
 
 def motion_transform(rotation, position) -> np.ndarray:

@@ -28,12 +28,13 @@ from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import (
     Model,
     _check_quaternions,
-    _cross,
-    _mtv,
-    _mv,
     check_q,
     check_v,
     joint_kinematics,
+    t_cross,
+    t_mm,
+    t_mtv,
+    t_mv,
 )
 
 __all__ = [
@@ -75,14 +76,16 @@ class Kinematics(NamedTuple):
 
 
 # ----------------------------------------------------------------------------
-# internal batched machinery (shared with ahbm.dynamics)
+# internal machinery (shared with ahbm.dynamics). Layout is "batch last":
+# q (nq, N), vectors (3, N), rotations (3, 3, N), spatial vectors (6, N); a
+# constant may keep its small shape ((3, 3), (3, 1), (6, k)) and broadcast.
 # ----------------------------------------------------------------------------
 
 
 def prepare(model: Model, q, *vels, names=("qd", "qdd")):
     """Validate q (..., nq) and velocity-like arrays (..., nv); flatten batch axes.
 
-    Returns (batch_shape, q (N, nq), [arrays (N, nv) or None ...]).
+    Returns (batch_shape, q (nq, N), [arrays (nv, N) or None ...]).
     """
     if not isinstance(model, Model):
         raise ModelError(f"expected a Model as first argument, got {type(model).__name__}")
@@ -103,128 +106,166 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd")):
     _check_quaternions(model, qf)
     out = []
     for a in arrs:
-        out.append(
-            None if a is None else np.broadcast_to(a, batch + (model.nv,)).reshape(N, model.nv)
-        )
-    return batch, qf, out
+        if a is None:
+            out.append(None)
+        else:
+            out.append(
+                np.ascontiguousarray(np.broadcast_to(a, batch + (model.nv,)).reshape(N, -1).T)
+            )
+    return batch, np.ascontiguousarray(qf.T), out
 
 
 def joint_pass(model: Model, q, qd=None):
-    """Per-body parent-to-child transforms and joint motion (lists over bodies)."""
+    """Per-body joint transforms and motion (lists over bodies), batch last."""
     return [joint_kinematics(model, i, q, qd) for i in range(model.n_bodies)]
 
 
 def world_poses(model: Model, joints):
-    """World rotations and origins from the joint pass: lists of (N,3,3), (N,3)."""
+    """World rotations (3, 3[, N]) and origins (3, N or 1) of all bodies."""
     Rw, pw = [], []
     for i, (R, p, *_) in enumerate(joints):
         lam = model.parent[i]
         if lam < 0:
-            Rw.append(np.asarray(R))
-            pw.append(np.asarray(p))
+            Rw.append(R)
+            pw.append(p)
         else:
-            Rw.append(Rw[lam] @ R)
-            pw.append(pw[lam] + _mv(Rw[lam], p))
+            Rw.append(t_mm(Rw[lam], R))
+            pw.append(pw[lam] + t_mv(Rw[lam], p))
     return Rw, pw
 
 
 def motion_to_child(R, p, m):
-    """Transform a motion vector (N, 6) from parent to child coordinates."""
-    w = m[..., :3]
-    out = np.empty(np.broadcast_shapes(m.shape, R.shape[:-2] + (6,)))
-    out[..., :3] = _mtv(R, w)
-    out[..., 3:] = _mtv(R, m[..., 3:] + _cross(w, p))
+    """Transform motion vectors (6, N) from parent to child coordinates."""
+    w = m[:3]
+    out = np.empty((6,) + np.broadcast_shapes(m.shape[1:], p.shape[1:], R.shape[2:]))
+    out[:3] = t_mtv(R, w)
+    out[3:] = t_mtv(R, m[3:] + t_cross(w, p))
     return out
 
 
 def motion_to_parent(R, p, m):
-    """Transform a motion vector (N, 6) from child to parent coordinates."""
-    w = _mv(R, m[..., :3])
-    out = np.empty(np.broadcast_shapes(m.shape, R.shape[:-2] + (6,)))
-    out[..., :3] = w
-    out[..., 3:] = _mv(R, m[..., 3:]) + _cross(p, w)
+    """Transform motion vectors (6, N) from child to parent coordinates."""
+    w = t_mv(R, m[:3])
+    out = np.empty((6,) + np.broadcast_shapes(w.shape[1:], p.shape[1:]))
+    out[:3] = w
+    out[3:] = t_mv(R, m[3:]) + t_cross(p, w)
     return out
 
 
 def force_to_parent(R, p, f):
-    """Transform a force vector (N, 6) [n; f] from child to parent coordinates."""
-    F = _mv(R, f[..., 3:])
-    out = np.empty(np.broadcast_shapes(f.shape, R.shape[:-2] + (6,)))
-    out[..., :3] = _mv(R, f[..., :3]) + _cross(p, F)
-    out[..., 3:] = F
+    """Transform force vectors (6, N) [n; f] from child to parent coordinates."""
+    F = t_mv(R, f[3:])
+    out = np.empty((6,) + np.broadcast_shapes(F.shape[1:], p.shape[1:]))
+    out[:3] = t_mv(R, f[:3])
+    out[:3] += t_cross(p, F)
+    out[3:] = F
     return out
 
 
 def force_to_child(R, p, f):
-    """Transform a force vector (N, 6) [n; f] from parent to child coordinates."""
-    out = np.empty(np.broadcast_shapes(f.shape, R.shape[:-2] + (6,)))
-    out[..., 3:] = _mtv(R, f[..., 3:])
-    out[..., :3] = _mtv(R, f[..., :3] - _cross(p, f[..., 3:]))
+    """Transform force vectors (6, N) [n; f] from parent to child coordinates."""
+    out = np.empty((6,) + np.broadcast_shapes(f.shape[1:], p.shape[1:], R.shape[2:]))
+    out[3:] = t_mtv(R, f[3:])
+    out[:3] = t_mtv(R, f[:3] - t_cross(p, f[3:]))
     return out
 
 
 def motion_cross(v, m):
-    """Spatial motion cross product v ×m m for (..., 6) arrays."""
+    """Spatial motion cross product v ×m m for (6, ...) arrays (batch last)."""
     out = np.empty(np.broadcast_shapes(v.shape, m.shape))
-    out[..., :3] = _cross(v[..., :3], m[..., :3])
-    out[..., 3:] = _cross(v[..., :3], m[..., 3:]) + _cross(v[..., 3:], m[..., :3])
+    out[:3] = t_cross(v[:3], m[:3])
+    out[3:] = t_cross(v[:3], m[3:])
+    out[3:] += t_cross(v[3:], m[:3])
     return out
 
 
 def force_cross(v, f):
-    """Spatial force cross product v ×f f for (..., 6) arrays."""
+    """Spatial force cross product v ×f f for (6, ...) arrays (batch last)."""
     out = np.empty(np.broadcast_shapes(v.shape, f.shape))
-    out[..., :3] = _cross(v[..., :3], f[..., :3]) + _cross(v[..., 3:], f[..., 3:])
-    out[..., 3:] = _cross(v[..., :3], f[..., 3:])
+    out[:3] = t_cross(v[:3], f[:3])
+    out[:3] += t_cross(v[3:], f[3:])
+    out[3:] = t_cross(v[:3], f[3:])
     return out
 
 
 def apply_S(S, x):
-    """S @ x for S (6, k) or (N, 6, k) and x (N, k)."""
+    """S @ x for S (6, k) or (6, k, N) and x (k, N) -> (6, N)."""
     if S.ndim == 2:
-        return x @ S.T
-    return (S @ x[:, :, None])[:, :, 0]
+        if S.shape[1] == 1:
+            return S * x[0]
+        return S @ x
+    out = S[:, 0] * x[0]
+    for c in range(1, S.shape[1]):
+        out += S[:, c] * x[c]
+    return out
 
 
 def apply_ST(S, f):
-    """S^T @ f for S (6, k) or (N, 6, k) and f (N, 6)."""
+    """S^T @ f for S (6, k) or (6, k, N) and f (6, N) -> (k, N)."""
     if S.ndim == 2:
-        return f @ S
-    return (f[:, None, :] @ S)[:, 0, :]
+        return S.T @ f
+    return np.einsum("ikn,in->kn", S, f)
+
+
+def S_columns(S, N):
+    """Columns of S as a list of (6, N or 1) arrays."""
+    if S.ndim == 2:
+        return [S[:, c : c + 1] for c in range(S.shape[1])]
+    return [S[:, c] for c in range(S.shape[1])]
 
 
 def velocity_pass(model: Model, joints, qd, qdd=None):
-    """Body velocities and accelerations (no gravity), lists of (N, 6)."""
+    """Body velocities and accelerations (no gravity), lists of (6, N)."""
     n = model.n_bodies
     v = [None] * n
     a = [None] * n
+    N = qd.shape[1]
     for i in range(n):
         R, p, S, vJ, cJ = joints[i]
         lam = model.parent[i]
         if lam < 0:
             v[i] = vJ.copy()
-            ai = np.zeros_like(vJ) if cJ is None else cJ.copy()
+            ai = np.zeros((6, N)) if cJ is None else cJ.copy()
         else:
-            v[i] = motion_to_child(R, p, v[lam]) + vJ
-            ai = motion_to_child(R, p, a[lam]) + motion_cross(v[i], vJ)
+            v[i] = motion_to_child(R, p, v[lam])
+            v[i] += vJ
+            ai = motion_to_child(R, p, a[lam])
+            ai += motion_cross(v[i], vJ)
             if cJ is not None:
                 ai += cJ
-        if qdd is not None:
+        if qdd is not None and model.joint_nv[i]:
             k = model.v_index[i]
-            ai += apply_S(S, qdd[:, k : k + model.joint_nv[i]])
+            ai += apply_S(S, qdd[k : k + model.joint_nv[i]])
         a[i] = ai
     return v, a
 
 
-def _body_and_point(model, body, point, batch=None):
+def _col(x, N):
+    """(3, N or 1) -> (N, 3)."""
+    return np.broadcast_to(x, (x.shape[0], N)).T
+
+
+def _rot_aos(R, N):
+    """(3, 3[, N]) -> (N, 3, 3)."""
+    if R.ndim == 2:
+        return np.broadcast_to(R, (N, 3, 3))
+    return np.moveaxis(R, -1, 0)
+
+
+def _body_and_point(model, body, point, batch, N):
+    """Body index and the point as (3, N or 1)."""
     b = model.body_index(body)
     r = as_float_array(point, "point")
     check_trailing_shape(r, (3,), "point")
-    return b, r
-
-
-def _reshape(x, batch, tail):
-    return x.reshape(batch + tail)
+    if r.ndim == 1:
+        return b, r[:, None]
+    try:
+        r = np.broadcast_to(r, batch + (3,)).reshape(N, 3)
+    except ValueError as err:
+        raise DataError(
+            f"batch shape of `point` {r.shape[:-1]} does not broadcast to that of q {batch}"
+        ) from err
+    return b, np.ascontiguousarray(r.T)
 
 
 # ----------------------------------------------------------------------------
@@ -272,19 +313,25 @@ def forward_kinematics(model: Model, q, qd=None, qdd=None) -> Kinematics:
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
     joints = joint_pass(model, qf, qdf)
     Rw, pw = world_poses(model, joints)
-    N = qf.shape[0]
+    N = qf.shape[1]
     n = model.n_bodies
     T = np.zeros((N, n, 4, 4))
     for i in range(n):
-        T[:, i, :3, :3] = Rw[i]
-        T[:, i, :3, 3] = pw[i]
+        T[:, i, :3, :3] = _rot_aos(Rw[i], N)
+        T[:, i, :3, 3] = _col(pw[i], N)
     T[:, :, 3, 3] = 1.0
     vel = acc = None
     if qdf is not None:
         v, a = velocity_pass(model, joints, qdf, qddf)
-        vel = _reshape(np.stack(v, axis=1), batch, (n, 6)) if n else np.zeros(batch + (0, 6))
+        vel = np.zeros((N, n, 6))
+        for i in range(n):
+            vel[:, i] = v[i].T
+        vel = vel.reshape(batch + (n, 6))
         if qddf is not None:
-            acc = _reshape(np.stack(a, axis=1), batch, (n, 6)) if n else np.zeros(batch + (0, 6))
+            acc = np.zeros((N, n, 6))
+            for i in range(n):
+                acc[:, i] = a[i].T
+            acc = acc.reshape(batch + (n, 6))
     return Kinematics(T.reshape(batch + (n, 4, 4)), vel, acc)
 
 
@@ -312,11 +359,10 @@ def point_position(model: Model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
     array([ 0.,  0., -3.])
     """
     batch, qf, _ = prepare(model, q)
-    b, r = _body_and_point(model, body, point)
-    joints = joint_pass(model, qf)
-    Rw, pw = world_poses(model, joints)
-    R = Rw[b].reshape(batch + (3, 3))
-    return pw[b].reshape(batch + (3,)) + _mv(R, r)
+    N = qf.shape[1]
+    b, r = _body_and_point(model, body, point, batch, N)
+    Rw, pw = world_poses(model, joint_pass(model, qf))
+    return _col(pw[b] + t_mv(Rw[b], r), N).reshape(batch + (3,))
 
 
 def point_velocity(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -335,13 +381,13 @@ def point_velocity(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> np.ndarr
     array([-1.,  0.,  0.])
     """
     batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
-    b, r = _body_and_point(model, body, point)
+    N = qf.shape[1]
+    b, r = _body_and_point(model, body, point, batch, N)
     joints = joint_pass(model, qf, qdf)
     Rw, _ = world_poses(model, joints)
     v, _ = velocity_pass(model, joints, qdf)
-    vb = v[b].reshape(batch + (6,))
-    R = Rw[b].reshape(batch + (3, 3))
-    return _mv(R, vb[..., 3:] + _cross(vb[..., :3], r))
+    vb = v[b]
+    return _col(t_mv(Rw[b], vb[3:] + t_cross(vb[:3], r)), N).reshape(batch + (3,))
 
 
 def point_acceleration(model: Model, q, qd, qdd, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -361,16 +407,15 @@ def point_acceleration(model: Model, q, qd, qdd, body, point=(0.0, 0.0, 0.0)) ->
     array([0., 0., 1.])
     """
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
-    b, r = _body_and_point(model, body, point)
+    N = qf.shape[1]
+    b, r = _body_and_point(model, body, point, batch, N)
     joints = joint_pass(model, qf, qdf)
     Rw, _ = world_poses(model, joints)
     v, a = velocity_pass(model, joints, qdf, qddf)
-    vb = v[b].reshape(batch + (6,))
-    ab = a[b].reshape(batch + (6,))
-    R = Rw[b].reshape(batch + (3, 3))
-    w = vb[..., :3]
-    acc = ab[..., 3:] + _cross(ab[..., :3], r) + _cross(w, vb[..., 3:] + _cross(w, r))
-    return _mv(R, acc)
+    vb, ab = v[b], a[b]
+    w = vb[:3]
+    acc = ab[3:] + t_cross(ab[:3], r) + t_cross(w, vb[3:] + t_cross(w, r))
+    return _col(t_mv(Rw[b], acc), N).reshape(batch + (3,))
 
 
 def jacobian_dot_times_qd(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -403,23 +448,29 @@ def jacobian_dot_times_qd(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> n
     return point_acceleration(model, q, qd, zeros, body, point)
 
 
+def _world_columns(Rw, pw, S, N):
+    """World-frame (about the world origin) columns 0_X_j S_j, list of (6, N)."""
+    cols = []
+    for col in S_columns(S, N):
+        w = t_mv(Rw, col[:3])
+        lin = t_mv(Rw, col[3:]) + t_cross(pw, w)
+        out = np.empty((6, N))
+        out[:3] = w
+        out[3:] = lin
+        cols.append(out)
+    return cols
+
+
 def _jacobian_world(model: Model, qf, b):
-    """World-frame (about the world origin) spatial Jacobian (N, 6, nv) of body b."""
+    """World-frame (about the world origin) spatial Jacobian (6, nv, N) of body b."""
     joints = joint_pass(model, qf)
     Rw, pw = world_poses(model, joints)
-    N = qf.shape[0]
-    J = np.zeros((N, 6, model.nv))
+    N = qf.shape[1]
+    J = np.zeros((6, model.nv, N))
     for j in model.supports[b]:
-        R, p, S, *_ = joints[j]
         k = model.v_index[j]
-        nv = model.joint_nv[j]
-        if nv == 0:
-            continue
-        Sb = np.broadcast_to(S, (N, 6, nv))
-        w = Rw[j] @ Sb[:, :3, :]
-        lin = Rw[j] @ Sb[:, 3:, :] + np.cross(pw[j][:, None, :], w, axisb=1, axisc=1)
-        J[:, :3, k : k + nv] = w
-        J[:, 3:, k : k + nv] = lin
+        for c, col in enumerate(_world_columns(Rw[j], pw[j], joints[j][2], N)):
+            J[:, k + c] = col
     return J, Rw, pw
 
 
@@ -460,16 +511,14 @@ def body_jacobian(model: Model, q, body, *, frame: str = "local") -> np.ndarray:
     batch, qf, _ = prepare(model, q)
     b = model.body_index(body)
     J, Rw, pw = _jacobian_world(model, qf, b)
-    if frame == "world":
-        out = J
-    else:
+    if frame != "world":
         R, p = Rw[b], pw[b]
-        lin = J[:, 3:, :] - np.cross(p[:, None, :], J[:, :3, :], axisb=1, axisc=1)
-        out = np.concatenate([J[:, :3, :], lin], axis=1)
-        if frame == "local":
-            RT = np.swapaxes(R, -1, -2)
-            out = np.concatenate([RT @ out[:, :3, :], RT @ out[:, 3:, :]], axis=1)
-    return out.reshape(batch + (6, model.nv))
+        for c in range(model.nv):
+            J[3:, c] -= t_cross(p, J[:3, c])
+            if frame == "local":
+                J[:3, c] = t_mtv(R, J[:3, c])
+                J[3:, c] = t_mtv(R, J[3:, c])
+    return np.moveaxis(J, -1, 0).reshape(batch + (6, model.nv))
 
 
 def point_jacobian(model: Model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -500,12 +549,14 @@ def point_jacobian(model: Model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
     (3, 4)
     """
     batch, qf, _ = prepare(model, q)
-    b, r = _body_and_point(model, body, point)
-    r = np.broadcast_to(r, batch + (3,)).reshape(-1, 3)
+    N = qf.shape[1]
+    b, r = _body_and_point(model, body, point, batch, N)
     J, Rw, pw = _jacobian_world(model, qf, b)
-    pt = pw[b] + _mv(Rw[b], r)
-    out = J[:, 3:, :] - np.cross(pt[:, None, :], J[:, :3, :], axisb=1, axisc=1)
-    return out.reshape(batch + (3, model.nv))
+    pt = pw[b] + t_mv(Rw[b], r)
+    out = np.empty((3, model.nv, N))
+    for c in range(model.nv):
+        out[:, c] = J[3:, c] - t_cross(pt, J[:3, c])
+    return np.moveaxis(out, -1, 0).reshape(batch + (3, model.nv))
 
 
 def _com_parts(model, Rw, pw):
@@ -513,7 +564,7 @@ def _com_parts(model, Rw, pw):
     M = m.sum()
     if M <= 0:
         raise ModelError(f"model '{model.name}' has zero total mass; no centre of mass")
-    c = sum(m[i] * (pw[i] + _mv(Rw[i], model.coms[i])) for i in range(model.n_bodies))
+    c = sum(m[i] * (pw[i] + t_mv(Rw[i], model.coms[i][:, None])) for i in range(model.n_bodies))
     return c / M, M
 
 
@@ -540,7 +591,7 @@ def center_of_mass(model: Model, q) -> np.ndarray:
     batch, qf, _ = prepare(model, q)
     Rw, pw = world_poses(model, joint_pass(model, qf))
     c, _ = _com_parts(model, Rw, pw)
-    return c.reshape(batch + (3,))
+    return _col(c, qf.shape[1]).reshape(batch + (3,))
 
 
 def com_velocity(model: Model, q, qd) -> np.ndarray:
@@ -575,32 +626,23 @@ def com_jacobian(model: Model, q) -> np.ndarray:
     joints = joint_pass(model, qf)
     Rw, pw = world_poses(model, joints)
     c, M = _com_parts(model, Rw, pw)
-    N = qf.shape[0]
-    # accumulate m_i * (world spatial jacobian of body i) for each joint via subtree sums
+    N = qf.shape[1]
+    # subtree sums of masses and of first mass moments m_k c_k (world)
     n = model.n_bodies
-    msum = np.zeros(n)
-    mc = [model.masses[i] * (pw[i] + _mv(Rw[i], model.coms[i])) for i in range(n)]
+    msum = model.masses.copy()
+    mc = [model.masses[i] * (pw[i] + t_mv(Rw[i], model.coms[i][:, None])) for i in range(n)]
     for i in range(n - 1, -1, -1):
-        msum[i] += model.masses[i]
         lam = model.parent[i]
         if lam >= 0:
             msum[lam] += msum[i]
             mc[lam] = mc[lam] + mc[i]
-    Jc = np.zeros((N, 3, model.nv))
+    Jc = np.zeros((3, model.nv, N))
     for j in range(n):
-        nv = model.joint_nv[j]
-        if nv == 0:
-            continue
-        R, p, S, *_ = joints[j]
-        Sb = np.broadcast_to(S, (N, 6, nv))
-        w = Rw[j] @ Sb[:, :3, :]
-        lin = Rw[j] @ Sb[:, 3:, :] + np.cross(pw[j][:, None, :], w, axisb=1, axisc=1)
-        # sum over subtree of m_k (lin + w × c_k) = msum lin + w × (Σ m_k c_k)
         k = model.v_index[j]
-        Jc[:, :, k : k + nv] = msum[j] * lin + np.cross(
-            w, mc[j][:, :, None], axisa=1, axisb=1, axisc=1
-        )
-    return (Jc / M).reshape(batch + (3, model.nv))
+        for cidx, col in enumerate(_world_columns(Rw[j], pw[j], joints[j][2], N)):
+            # Σ_subtree m_k (v + ω × c_k) = msum v + ω × Σ m_k c_k
+            Jc[:, k + cidx] = msum[j] * col[3:] + t_cross(col[:3], mc[j])
+    return np.moveaxis(Jc / M, -1, 0).reshape(batch + (3, model.nv))
 
 
 def momentum(model: Model, q, qd) -> np.ndarray:
@@ -636,20 +678,19 @@ def momentum(model: Model, q, qd) -> np.ndarray:
     Rw, pw = world_poses(model, joints)
     v, _ = velocity_pass(model, joints, qdf)
     c, _ = _com_parts(model, Rw, pw)
-    N = qf.shape[0]
-    p = np.zeros((N, 3))
-    k = np.zeros((N, 3))
+    N = qf.shape[1]
+    h = np.zeros((6, N))
     for i in range(model.n_bodies):
         m = model.masses[i]
-        ci = model.coms[i]
-        w = v[i][:, :3]
-        vc = v[i][:, 3:] + _cross(w, ci)  # COM velocity, body coordinates
-        Lc = w @ model.inertias[i].T  # about the body COM, body coordinates
-        pos = pw[i] + _mv(Rw[i], ci)
-        vcw = _mv(Rw[i], vc)
-        p += m * vcw
-        k += _mv(Rw[i], Lc) + m * _cross(pos - c, vcw)
-    return np.concatenate([k, p], axis=-1).reshape(batch + (6,))
+        ci = model.coms[i][:, None]
+        w = v[i][:3]
+        vc = v[i][3:] + t_cross(w, ci)  # COM velocity, body coordinates
+        Lc = model.inertias[i] @ w  # about the body COM, body coordinates
+        pos = pw[i] + t_mv(Rw[i], ci)
+        vcw = t_mv(Rw[i], vc)
+        h[3:] += m * vcw
+        h[:3] += t_mv(Rw[i], Lc) + m * t_cross(pos - c, vcw)
+    return h.T.reshape(batch + (6,))
 
 
 def kinetic_energy(model: Model, q, qd) -> np.ndarray:
@@ -665,10 +706,10 @@ def kinetic_energy(model: Model, q, qd) -> np.ndarray:
     batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
     joints = joint_pass(model, qf, qdf)
     v, _ = velocity_pass(model, joints, qdf)
-    T = np.zeros(qf.shape[0])
+    T = np.zeros(qf.shape[1])
     for i in range(model.n_bodies):
-        Iv = v[i] @ model.spatial_inertias[i].T
-        T += 0.5 * np.sum(v[i] * Iv, axis=-1)
+        Iv = model.spatial_inertias[i] @ v[i]
+        T += 0.5 * np.sum(v[i] * Iv, axis=0)
     return T.reshape(batch)
 
 
@@ -684,8 +725,8 @@ def potential_energy(model: Model, q) -> np.ndarray:
     """
     batch, qf, _ = prepare(model, q)
     Rw, pw = world_poses(model, joint_pass(model, qf))
-    V = np.zeros(qf.shape[0])
+    V = np.zeros(qf.shape[1])
     for i in range(model.n_bodies):
-        pos = pw[i] + _mv(Rw[i], model.coms[i])
-        V -= model.masses[i] * (pos @ model.gravity)
+        pos = pw[i] + t_mv(Rw[i], model.coms[i][:, None])
+        V -= model.masses[i] * (model.gravity @ pos)
     return V.reshape(batch)

@@ -570,6 +570,7 @@ class Model:
 
     def _refresh(self):
         """Normalize derived arrays (called after every structural change)."""
+        self.__dict__.pop("_joint_cache", None)
         b = self.bodies
         n = len(b)
         self.parent = np.array([x.parent for x in b], dtype=int)
@@ -1124,119 +1125,236 @@ def _check_quaternions(model: Model, q: np.ndarray, name: str = "q") -> None:
 
 
 # ----------------------------------------------------------------------------
-# Joint kinematics (internal, batched)
+# Joint kinematics (internal). "Batch-last" layout for speed: vectors (3, N),
+# rotations (3, 3, N), spatial vectors (6, N); constants keep their small
+# shapes ((3, 3), (3, 1), (6, k)) and broadcast.
 # ----------------------------------------------------------------------------
 
 
+def t_cross(a, b):
+    """Cross product of (3, ...) arrays (batch last)."""
+    a0, a1, a2 = a[0], a[1], a[2]
+    b0, b1, b2 = b[0], b[1], b[2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.multiply(a1, b2, out=out[0])
+    out[0] -= a2 * b1
+    np.multiply(a2, b0, out=out[1])
+    out[1] -= a0 * b2
+    np.multiply(a0, b1, out=out[2])
+    out[2] -= a1 * b0
+    return out
+
+
+def t_mv(R, x):
+    """R @ x for R (3, 3[, N]) and x (3, N) or (3, 1)."""
+    if R.ndim == 2:
+        return R @ x
+    out = R[:, 0] * x[0]
+    out += R[:, 1] * x[1]
+    out += R[:, 2] * x[2]
+    return out
+
+
+def t_mtv(R, x):
+    """R.T @ x for R (3, 3[, N]) and x (3, N) or (3, 1)."""
+    if R.ndim == 2:
+        return R.T @ x
+    out = R[0] * x[0]
+    out += R[1] * x[1]
+    out += R[2] * x[2]
+    return out
+
+
+def t_mm(A, B):
+    """A @ B for (3, 3) or (3, 3, N) operands (batch last)."""
+    if A.ndim == 2 and B.ndim == 2:
+        return A @ B
+    if A.ndim == 2:
+        N = B.shape[-1]
+        return (A @ B.reshape(3, 3 * N)).reshape(3, 3, N)
+    if B.ndim == 2:
+        out = A[:, 0:1, :] * B[0][None, :, None]
+        out += A[:, 1:2, :] * B[1][None, :, None]
+        out += A[:, 2:3, :] * B[2][None, :, None]
+        return out
+    out = A[:, 0:1, :] * B[0][None]
+    out += A[:, 1:2, :] * B[1][None]
+    out += A[:, 2:3, :] * B[2][None]
+    return out
+
+
+def _rmul_axis(M, k, c, s):
+    """In place M <- M @ R_k(angle) for M (3, 3, N), with c, s = cos, sin (N,)."""
+    i, j = (k + 1) % 3, (k + 2) % 3
+    Mi = M[:, i].copy()
+    Mj = M[:, j]
+    M[:, i] = Mi * c + Mj * s
+    M[:, j] = Mj * c - Mi * s
+
+
+def _rot_axis_T(k, c, s, v):
+    """R_k(angle).T @ v for v (3, N)."""
+    i, j = (k + 1) % 3, (k + 2) % 3
+    out = np.empty_like(v)
+    out[i] = c * v[i] + s * v[j]
+    out[j] = c * v[j] - s * v[i]
+    out[k] = v[k]
+    return out
+
+
+def _quat_to_matrix_t(qv):
+    """Rotation matrices (3, 3, N) from quaternions (4, N) (x, y, z, w), normalizing."""
+    x, y, z, w = qv / np.sqrt(np.sum(qv * qv, axis=0))
+    R = np.empty((3, 3) + x.shape)
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    R[0, 0] = 1 - 2 * (yy + zz)
+    R[0, 1] = 2 * (xy - wz)
+    R[0, 2] = 2 * (xz + wy)
+    R[1, 0] = 2 * (xy + wz)
+    R[1, 1] = 1 - 2 * (xx + zz)
+    R[1, 2] = 2 * (yz - wx)
+    R[2, 0] = 2 * (xz - wy)
+    R[2, 1] = 2 * (yz + wx)
+    R[2, 2] = 1 - 2 * (xx + yy)
+    return R
+
+
+def _joint_constants(model: Model, i: int) -> dict:
+    """Per-joint constants, computed once per model (cached on the model)."""
+    cache = model.__dict__.setdefault("_joint_cache", {})
+    if i in cache:
+        return cache[i]
+    body = model.bodies[i]
+    E = body.rotation
+    c = {
+        "E": E,
+        "E_is_identity": bool(np.array_equal(E, np.eye(3))),
+        "t": body.position[:, None].copy(),
+    }
+    code = model.joint_codes[i]
+    if code in (REVOLUTE, PRISMATIC):
+        a = body.joint.axis
+        K = _skew(a)
+        c["EK"] = (E @ K)[:, :, None]
+        c["EK2"] = (E @ K @ K)[:, :, None]
+        c["Ea"] = (E @ a)[:, None]
+        S = np.zeros((6, 1))
+        if code == REVOLUTE:
+            S[:3, 0] = a
+        else:
+            S[3:, 0] = a
+        c["S"] = S
+    if body.joint.sequence is not None:
+        c["axes"] = [_AXIS_INDEX[ch] for ch in body.joint.sequence]
+    cache[i] = c
+    return c
+
+
 def joint_kinematics(model: Model, i: int, q: np.ndarray, qd: np.ndarray | None):
-    """Kinematics of joint i for (N, nq) q and (N, nv) qd (internal).
+    """Kinematics of joint i for q (nq, N) and qd (nv, N) (internal, batch last).
 
     Returns
     -------
-    R : (N, 3, 3) parent_R_body
-    p : (N, 3) body origin in the parent frame
-    S : (6, k) or (N, 6, k) motion subspace in body coordinates
-    vJ : (N, 6) or None  joint velocity S qd (body coordinates)
-    cJ : (N, 6) or None  apparent derivative S' qd (body coordinates), None if zero
+    R : (3, 3) or (3, 3, N)  parent_R_body
+    p : (3, 1) or (3, N)     body origin in the parent frame
+    S : (6, k) or (6, k, N)  motion subspace in body coordinates
+    vJ : (6, N) or None      joint velocity S qd (body coordinates)
+    cJ : (6, N) or None      apparent derivative (dS/dt) qd in body coordinates; None if zero
     """
-    body = model.bodies[i]
+    k0 = _joint_constants(model, i)
     code = model.joint_codes[i]
-    E = body.rotation
-    t = body.position
-    N = q.shape[0]
+    E, t = k0["E"], k0["t"]
+    N = q.shape[1]
     qi, vi = model.q_index[i], model.v_index[i]
     nq, nv = model.joint_nq[i], model.joint_nv[i]
-    qj = q[:, qi : qi + nq]
-    qdj = None if qd is None else qd[:, vi : vi + nv]
-    cJ = None
-    vJ = None
+    qj = q[qi : qi + nq]
+    qdj = None if qd is None else qd[vi : vi + nv]
+    vJ = cJ = None
     if code == FIXED:
-        R = np.broadcast_to(E, (N, 3, 3))
-        p = np.broadcast_to(t, (N, 3))
-        S = np.zeros((6, 0))
         if qd is not None:
-            vJ = np.zeros((N, 6))
-        return R, p, S, vJ, cJ
+            vJ = np.zeros((6, N))
+        return E, t, np.zeros((6, 0)), vJ, None
     if code == REVOLUTE:
-        a = body.joint.axis
-        R = E @ _axis_rotation(a, qj[:, 0])
-        p = np.broadcast_to(t, (N, 3))
-        S = np.concatenate([a, np.zeros(3)])[:, None]
+        ang = qj[0]
+        s = np.sin(ang)
+        c1 = 1.0 - np.cos(ang)
+        R = k0["EK"] * s
+        R += k0["EK2"] * c1
+        R += E[:, :, None]
+        S = k0["S"]
         if qd is not None:
-            vJ = qdj * S[:, 0]
-        return R, p, S, vJ, cJ
+            vJ = S * qdj
+        return R, t, S, vJ, None
     if code == PRISMATIC:
-        a = body.joint.axis
-        R = np.broadcast_to(E, (N, 3, 3))
-        p = t + qj[:, :1] * (E @ a)
-        S = np.concatenate([np.zeros(3), a])[:, None]
+        p = t + k0["Ea"] * qj[0]
+        S = k0["S"]
         if qd is not None:
-            vJ = qdj * S[:, 0]
-        return R, p, S, vJ, cJ
+            vJ = S * qdj
+        return E, p, S, vJ, None
     if code == SPHERICAL:
-        RJ = _quat_to_matrix(qj)
-        R = E @ RJ
-        p = np.broadcast_to(t, (N, 3))
-        S = np.concatenate([np.eye(3), np.zeros((3, 3))], axis=0)
+        RJ = _quat_to_matrix_t(qj)
+        R = RJ if k0["E_is_identity"] else t_mm(E, RJ)
+        S = np.zeros((6, 3))
+        S[:3] = np.eye(3)
         if qd is not None:
-            vJ = np.concatenate([qdj, np.zeros((N, 3))], axis=1)
-        return R, p, S, vJ, cJ
+            vJ = np.zeros((6, N))
+            vJ[:3] = qdj
+        return R, t, S, vJ, None
+
     # joints with a rotation sequence and/or a translation in the joint frame
     if code in (UNIVERSAL, EULER):
-        trans, angles, seq = None, qj, body.joint.sequence
-        adot = qdj
+        trans, angles, adot, nt = None, qj, qdj, 0
     elif code == FREE_EULER:
-        trans, angles, seq = qj[:, :3], qj[:, 3:], body.joint.sequence
-        adot = None if qd is None else qdj[:, 3:]
+        trans, angles, nt = qj[:3], qj[3:], 3
+        adot = None if qd is None else qdj[3:]
     elif code == PLANAR:
-        trans = np.concatenate([qj[:, :2], np.zeros((N, 1))], axis=1)
-        angles, seq = qj[:, 2:], "Z"
-        adot = None if qd is None else qdj[:, 2:]
+        trans = np.concatenate([qj[:2], np.zeros((1, N))], axis=0)
+        angles, adot, nt = qj[2:], None if qd is None else qdj[2:], 2
     elif code == FREE:
-        trans, angles, seq = qj[:, :3], None, None
-        adot = None
+        trans, angles, adot, nt = qj[:3], None, None, 3
     else:  # pragma: no cover
         raise AssertionError(code)
 
-    if seq is None:  # free: quaternion
-        RJ = _quat_to_matrix(qj[:, 3:7])
-        s_ang = np.broadcast_to(np.eye(3), (N, 3, 3))
+    if angles is None:  # free: quaternion, angular columns = identity
+        RJ = _quat_to_matrix_t(qj[3:7])
+        k_ang = 3
+        S = np.zeros((6, nt + 3, N))
+        for m in range(3):
+            S[m, nt + m] = 1.0
     else:
-        axes = [_AXIS_INDEX[ch] for ch in seq]
-        rots = [_principal_rotation(k, angles[:, j]) for j, k in enumerate(axes)]
-        RJ = rots[0]
-        for Rk in rots[1:]:
-            RJ = RJ @ Rk
-        # s_j = (R_{j+1} ... R_n)^T e_j  (columns of the angular motion subspace)
-        cols = [None] * len(axes)
-        tail = None
-        for j in range(len(axes) - 1, -1, -1):
-            e = np.zeros(3)
-            e[axes[j]] = 1.0
-            cols[j] = np.broadcast_to(e, (N, 3)) if tail is None else tail[:, axes[j], :]
-            tail = rots[j] if tail is None else rots[j] @ tail
-        s_ang = np.stack(cols, axis=-1)  # (N, 3, k)
-    R = E @ RJ
-    k_ang = s_ang.shape[-1]
+        axes = [2] if code == PLANAR else k0["axes"]
+        k_ang = len(axes)
+        cs = [(np.cos(angles[j]), np.sin(angles[j])) for j in range(k_ang)]
+        RJ = np.zeros((3, 3, N))
+        RJ[0, 0] = RJ[1, 1] = RJ[2, 2] = 1.0
+        for j, ax in enumerate(axes):
+            _rmul_axis(RJ, ax, *cs[j])
+        # s_j = (R_{j+1} ... R_n)^T e_j
+        S = np.zeros((6, nt + k_ang, N))
+        for j in range(k_ang):
+            col = np.zeros((3, N))
+            col[axes[j]] = 1.0
+            for m in range(j + 1, k_ang):
+                col = _rot_axis_T(axes[m], *cs[m], col)
+            S[:3, nt + j] = col
+    R = RJ if k0["E_is_identity"] else t_mm(E, RJ)
     if trans is None:
-        p = np.broadcast_to(t, (N, 3))
-        S = np.zeros((N, 6, k_ang))
-        S[:, :3, :] = s_ang
+        p = t
     else:
-        p = t + _mv(E, trans)
-        nt = 2 if code == PLANAR else 3
-        S = np.zeros((N, 6, nt + k_ang))
-        S[:, 3:, :nt] = np.swapaxes(RJ, -1, -2)[:, :, :nt]
-        S[:, :3, nt:] = s_ang
+        p = t + (trans if k0["E_is_identity"] else E @ trans)
+        for m in range(nt):
+            S[3:, m] = RJ[m]  # columns of RJ.T are the rows of RJ
     if qd is not None:
-        vJ = (S @ qdj[:, :, None])[:, :, 0]
-        cJ = np.zeros((N, 6))
-        if seq is not None and k_ang > 1:
+        vJ = S[:, 0] * qdj[0]
+        for m in range(1, nv):
+            vJ += S[:, m] * qdj[m]
+        cJ = np.zeros((6, N))
+        if adot is not None and k_ang > 1:
             for j in range(k_ang):
-                for k in range(j + 1, k_ang):
-                    cJ[:, :3] += (adot[:, j] * adot[:, k])[:, None] * _cross(
-                        s_ang[:, :, j], s_ang[:, :, k]
-                    )
+                for m in range(j + 1, k_ang):
+                    cJ[:3] += (adot[j] * adot[m]) * t_cross(S[:3, nt + j], S[:3, nt + m])
         if trans is not None:
-            cJ[:, 3:] = -_cross(vJ[:, :3], vJ[:, 3:])
+            cJ[3:] = -t_cross(vJ[:3], vJ[3:])
     return R, p, S, vJ, cJ

@@ -134,3 +134,42 @@ def test_errors():
         rnea(model, q, z, np.full(model.nv, np.inf))
     with pytest.raises(DataError, match="Expected `tau`"):
         inverse_dynamics_residual(model, q, z, z, np.zeros(model.nv + 2))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fast_and_general_rnea_agree(seed):
+    """The node-expanded RNEA equals the joint-level RNEA (two independent codings)."""
+    from ahbm.dynamics import inverse
+    from ahbm.kinematics.forward import joint_pass, prepare
+
+    rng = np.random.default_rng(400 + seed)
+    model = random_model(12, rng=rng, joint_types=ALL)
+    q = random_q(model, rng=rng, size=7)
+    qd = rng.normal(size=(7, model.nv))
+    qdd = rng.normal(size=(7, model.nv))
+    f = rng.normal(size=(7, model.n_bodies, 6))
+    batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
+    joints = joint_pass(model, qf, qdf)
+    fl = inverse.external_forces_local(model, f, batch, joints, "local")
+    ref = inverse._rnea_flat(model, joints, qdf, qddf, fl, n_frames=7)
+    fast = inverse._rnea_fast(model, qf, qdf, qddf, fl, n_frames=7)
+    np.testing.assert_allclose(fast, ref, atol=1e-10)
+
+
+def test_blocked_batch(monkeypatch):
+    """Long trials are processed in blocks of frames; results do not depend on blocking."""
+    from ahbm.dynamics import inverse
+
+    rng = np.random.default_rng(5)
+    model = random_model(4, rng=rng, joint_types=ALL)
+    n = 70
+    q = random_q(model, rng=rng, size=n)
+    qd = rng.normal(size=(n, model.nv))
+    qdd = rng.normal(size=(n, model.nv))
+    f = rng.normal(size=(n, model.n_bodies, 6))
+    whole = rnea(model, q, qd, qdd, f_ext=f)
+    monkeypatch.setattr(inverse, "_BLOCK", 16)
+    np.testing.assert_allclose(rnea(model, q, qd, qdd, f_ext=f), whole, atol=1e-12)
+    np.testing.assert_allclose(
+        gravity_torques(model, q), rnea(model, q, 0 * qd, 0 * qdd), atol=1e-12
+    )

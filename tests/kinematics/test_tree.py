@@ -27,6 +27,19 @@ from ahbm.kinematics.tree import JOINT_TYPES, joint_kinematics
 ALL_TYPES = tuple(JOINT_TYPES)
 
 
+def jk(model, q, qd):
+    """joint_kinematics of body 0 with batch-first inputs and outputs."""
+    q = np.asarray(q, dtype=float)
+    N = q.shape[0]
+    R, p, S, vJ, cJ = joint_kinematics(model, 0, q.T.copy(), None if qd is None else qd.T.copy())
+    R = np.moveaxis(np.broadcast_to(R if R.ndim == 3 else R[:, :, None], (3, 3, N)), -1, 0)
+    p = np.broadcast_to(p, (3, N)).T
+    S = np.moveaxis(np.broadcast_to(S if S.ndim == 3 else S[:, :, None], S.shape[:2] + (N,)), -1, 0)
+    vJ = None if vJ is None else vJ.T
+    cJ = None if cJ is None else cJ.T
+    return R, p, S, vJ, cJ
+
+
 def small_model():
     m = Model("small", gravity=[0, -9.81, 0])
     m.add_body(
@@ -236,7 +249,7 @@ def test_euler_joint_rotation_matches_scipy(seq):
     m = Model()
     m.add_body("a", "ground", {"type": "euler", "sequence": seq}, mass=1.0, inertia=np.eye(3))
     q = rng.normal(size=(6, 3))
-    R, p, S, vJ, cJ = joint_kinematics(m, 0, q, rng.normal(size=(6, 3)))
+    R, p, S, vJ, cJ = jk(m, q, rng.normal(size=(6, 3)))
     np.testing.assert_allclose(R, Rotation.from_euler(seq, q).as_matrix(), atol=1e-12)
 
 
@@ -256,11 +269,11 @@ def test_joint_velocity_and_bias_by_finite_differences(jtype):
     q = random_q(m, rng=rng, size=1)
     qd = rng.normal(size=(1, m.nv))
     h = 1e-6
-    R, p, S, vJ, cJ = joint_kinematics(m, 0, q, qd)
+    R, p, S, vJ, cJ = jk(m, q, qd)
     qp = integrate_q(m, q, qd, h)
     qm = integrate_q(m, q, qd, -h)
-    Rp, pp, Sp, *_ = joint_kinematics(m, 0, qp, None)
-    Rm, pm, Sm, *_ = joint_kinematics(m, 0, qm, None)
+    Rp, pp, Sp, *_ = jk(m, qp, None)
+    Rm, pm, Sm, *_ = jk(m, qm, None)
     # angular velocity in the body frame: skew(ω) = Rᵀ Ṙ; origin velocity in body frame
     Rdot = (Rp - Rm) / (2 * h)
     W = R[0].T @ Rdot[0]
