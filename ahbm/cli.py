@@ -169,6 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     except AhbmError as err:
         print(f"ahbm {args.command}: error: {err}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # output piped into a program that stopped reading (e.g. `| head`):
+        # silence the flush at interpreter exit and end quietly
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print(f"ahbm {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -42,8 +42,10 @@ class ForcePlate:
     Attributes
     ----------
     force : ndarray, shape (n_samples, 3)
-        Force exerted on the plate by the subject, N... (see the reader for
-        the sign convention it applies), in the lab frame.
+        Force measured by the plate, N, in the lab frame: the plate's own
+        output sign rotated into the lab frame. For the plates in common use
+        (and every shared sample file) that is the ground reaction force, the
+        force the ground exerts on the subject, +z (up) during stance.
     moment : ndarray, shape (n_samples, 3)
         Moment about the plate origin, N m, lab frame.
     cop : ndarray, shape (n_samples, 3)
