@@ -337,10 +337,11 @@ def test_batch_equals_pinocchio_loop():
         assert_rel(tau[idx], ref)
 
 
-def test_human15_against_pinocchio():
-    from ahbm.models import human15
+@pytest.mark.parametrize("name", ["human15", "double_pendulum_3d", "triple_pendulum_euler"])
+def test_example_models_against_pinocchio(name):
+    import ahbm.models
 
-    model = human15()
+    model = getattr(ahbm.models, name)()
     rng = np.random.default_rng(3)
     pm, frames = to_pinocchio(model)
     pd = pm.createData()
