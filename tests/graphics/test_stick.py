@@ -386,3 +386,12 @@ def test_mp4_path_feeds_every_frame_to_the_ffmpeg_writer(tmp_path, monkeypatch, 
     for k, shown in enumerate(grabbed):
         np.testing.assert_array_equal(shown, pts[k])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["walk.mp4"]
+
+
+def test_saved_files_get_ordinary_permissions(tmp_path, walking):
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    out = stick_view(walking(2, 2)).save(tmp_path / "frame.png", dpi=20)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask
