@@ -55,6 +55,13 @@ import numpy as np
 
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError, FileFormatError, ModelError
+from ahbm.kinematics.rotations import (
+    quat_multiply,
+    quat_normalize,
+    quat_to_matrix,
+    quat_to_rotvec,
+    rotvec_to_quat,
+)
 
 __all__ = [
     "Joint",
@@ -151,54 +158,6 @@ def _principal_rotation(k, angle):
     R[..., i, j] = -s
     R[..., j, i] = s
     return R
-
-
-def _quat_to_matrix(q):
-    """Rotation matrices from scalar-last quaternions (..., 4), normalizing them."""
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    R = np.empty(q.shape[:-1] + (3, 3))
-    R[..., 0, 0] = 1 - 2 * (y * y + z * z)
-    R[..., 0, 1] = 2 * (x * y - z * w)
-    R[..., 0, 2] = 2 * (x * z + y * w)
-    R[..., 1, 0] = 2 * (x * y + z * w)
-    R[..., 1, 1] = 1 - 2 * (x * x + z * z)
-    R[..., 1, 2] = 2 * (y * z - x * w)
-    R[..., 2, 0] = 2 * (x * z - y * w)
-    R[..., 2, 1] = 2 * (y * z + x * w)
-    R[..., 2, 2] = 1 - 2 * (x * x + y * y)
-    return R
-
-
-def _quat_multiply(p, q):
-    """Hamilton product p*q of scalar-last quaternions (..., 4)."""
-    pv, pw = p[..., :3], p[..., 3:]
-    qv, qw = q[..., :3], q[..., 3:]
-    vec = pw * qv + qw * pv + _cross(pv, qv)
-    w = pw * qw - np.sum(pv * qv, axis=-1, keepdims=True)
-    return np.concatenate([vec, w], axis=-1)
-
-
-def _rotvec_to_quat(r):
-    """Scalar-last unit quaternion of rotation vectors (..., 3)."""
-    theta = np.linalg.norm(r, axis=-1, keepdims=True)
-    half = 0.5 * theta
-    small = theta < 1e-8
-    safe = np.where(small, 1.0, theta)
-    k = np.where(small, 0.5 - theta**2 / 48.0, np.sin(half) / safe)
-    return np.concatenate([k * r, np.cos(half)], axis=-1)
-
-
-def _quat_to_rotvec(q):
-    """Rotation vectors (..., 3) of scalar-last quaternions (shortest arc)."""
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    q = np.where(q[..., 3:] < 0, -q, q)
-    v = q[..., :3]
-    s = np.linalg.norm(v, axis=-1, keepdims=True)
-    angle = 2.0 * np.arctan2(s, q[..., 3:])
-    small = s < 1e-8
-    k = np.where(small, 2.0 / np.where(small, q[..., 3:], 1.0), angle / np.where(small, 1.0, s))
-    return k * v
 
 
 # ----------------------------------------------------------------------------
@@ -952,7 +911,7 @@ def random_model(
 
     def rotation():
         quat = rng.normal(size=4)
-        return _quat_to_matrix(quat / np.linalg.norm(quat))
+        return quat_to_matrix(quat)
 
     def sequence(k):
         seq = ["XYZ"[rng.integers(3)]]
@@ -1057,8 +1016,8 @@ def integrate_q(model: Model, q, v, dt=1.0) -> np.ndarray:
             if t:
                 out[..., qi : qi + 3] = q[..., qi : qi + 3] + v[..., vi : vi + 3] * dt
             quat = q[..., qi + t : qi + t + 4]
-            dq = _rotvec_to_quat(v[..., vi + t : vi + t + 3] * dt)
-            new = _quat_multiply(quat, dq)
+            dq = rotvec_to_quat(v[..., vi + t : vi + t + 3] * dt)
+            new = quat_multiply(quat_normalize(quat), dq)
             out[..., qi + t : qi + t + 4] = new / np.linalg.norm(new, axis=-1, keepdims=True)
         else:
             out[..., qi : qi + nq] = q[..., qi : qi + nq] + v[..., vi : vi + nv] * dt
@@ -1104,8 +1063,8 @@ def difference_q(model: Model, q0, q1) -> np.ndarray:
             a = q0[..., qi + t : qi + t + 4]
             b = q1[..., qi + t : qi + t + 4]
             conj = a * np.array([-1.0, -1.0, -1.0, 1.0])
-            rel = _quat_multiply(conj, b)
-            out[..., vi + t : vi + t + 3] = _quat_to_rotvec(rel)
+            rel = quat_multiply(quat_normalize(conj), quat_normalize(b))
+            out[..., vi + t : vi + t + 3] = quat_to_rotvec(rel)
         else:
             out[..., vi : vi + nq] = q1[..., qi : qi + nq] - q0[..., qi : qi + nq]
     return out

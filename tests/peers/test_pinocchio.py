@@ -31,7 +31,7 @@ from ahbm.kinematics import (  # noqa: E402
     momentum,
     potential_energy,
 )
-from ahbm.kinematics.tree import _quat_to_matrix  # noqa: E402
+from ahbm.kinematics.rotations import quat_to_matrix as _quat_to_matrix  # noqa: E402
 
 RTOL = 1e-10
 TYPES = [
