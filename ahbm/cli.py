@@ -9,6 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ahbm.graphics.commands import (
+    PLOT_HELP,
+    VIEW_HELP,
+    add_plot_arguments,
+    add_view_arguments,
+    run_plot,
+    run_view,
+)
+
 __all__ = ["main"]
 
 
@@ -137,6 +146,10 @@ COMMANDS["info"] = (
     _add_info,
     _run_info,
 )
+
+
+COMMANDS["view"] = (VIEW_HELP, add_view_arguments, run_view)
+COMMANDS["plot"] = (PLOT_HELP, add_plot_arguments, run_plot)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,15 +6,9 @@ light and works without a display.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
 
-from ahbm.errors import DataError
+from ahbm._files import atomic_path
 
 __all__ = [
     "SIDE_COLORS",
@@ -54,44 +48,15 @@ def is_interactive_backend() -> bool:
     return True
 
 
-@contextlib.contextmanager
-def atomic_output(path, *, argname: str = "path") -> Iterator[Path]:
+def atomic_output(path, *, argname: str = "path"):
     """Yield a temporary path next to `path`; move it into place on success.
 
     The temporary file keeps the suffix of `path` (writers such as Pillow pick
     the format from it). On any exception the temporary file is removed and
-    `path` is left untouched, so no half-written file ever appears.
+    `path` is left untouched, so no half-written file ever appears. See
+    :func:`ahbm._files.atomic_path`.
     """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise DataError(
-            f"Cannot write `{argname}` {str(target)!r}: folder {str(folder)!r} does not "
-            "exist; create it first"
-        )
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}", dir=folder
-    )
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        os.chmod(tmp, _default_mode(target))
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-
-
-def _default_mode(target: Path) -> int:
-    """Permissions of a new file (0o666 minus the umask), or those of `target`."""
-    try:
-        return target.stat().st_mode & 0o777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
+    return atomic_path(path, argname=argname)
 
 
 def set_equal_3d(ax, lo, hi, *, margin: float = 0.05, bottom_axis: int | None = None) -> None:

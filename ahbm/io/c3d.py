@@ -23,18 +23,17 @@ Motion Lab Systems, *The C3D File Format User Guide* (2008), chapters 2-5
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import re
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ahbm._files import atomic_path
 from ahbm.errors import AhbmError, AhbmWarning, DataError, FileFormatError
 from ahbm.io.trial import Event, Trial
 
@@ -1451,22 +1450,8 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     payload = data.tobytes()
     pad = (-len(payload)) % _BLOCK
 
-    target = Path(os.fspath(path))
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with io.FileIO(fd, "wb", closefd=True) as f:
-            w = io.BufferedWriter(f)
-            w.write(header)
-            w.write(psec)
-            w.write(payload)
-            w.write(b"\x00" * pad)
-            w.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.write(header)
+        f.write(psec)
+        f.write(payload)
+        f.write(b"\x00" * pad)

@@ -18,14 +18,13 @@ truncated file and never damages an existing one.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ahbm._files import atomic_path
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io.opensim import OpenSimTable
 from ahbm.io.trial import Event, ForcePlate, Trial
@@ -535,33 +534,6 @@ def _check_name(name: str) -> str:
     return name
 
 
-def _default_mode(target: Path) -> int:
-    try:
-        return os.stat(target).st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _fsync_file(p) -> None:
-    with open(p, "rb") as fh:
-        os.fsync(fh.fileno())
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool = False) -> str:
     """Save a Trial into an HDF5 trial store (several trials per file).
 
@@ -635,9 +607,7 @@ def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool =
                     )
                 replace_existing_name = True
 
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         if existing and not replace_existing_name:
             shutil.copyfile(path, tmp)
             with h5py.File(tmp, "r+") as f:
@@ -663,16 +633,6 @@ def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool =
                             if other != name:
                                 src.copy(src["trials"][other], trials, name=other)
                 _write_trial_group(trials, name, trial)
-        _fsync_file(tmp)
-        os.chmod(tmp, _default_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(folder)
     return name
 
 

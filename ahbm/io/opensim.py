@@ -13,7 +13,6 @@ File layouts follow OpenSim's documentation ("Marker (.trc) Files" and
 from __future__ import annotations
 
 import math
-import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ahbm._files import atomic_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.trial import Trial
 
@@ -394,38 +394,9 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
 
 
 def _atomic_write_text(path: Path, writer) -> None:
-    """Write a text file through a temporary file in the same folder + os.replace."""
-    import tempfile
-
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise DataError(f"Cannot write '{path}': folder '{folder}' does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            writer(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        _set_default_mode(tmp, path)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _set_default_mode(tmp: str, target: Path) -> None:
-    """Give the temp file the permissions the target has (or umask defaults)."""
-    try:
-        mode = os.stat(target).st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    os.chmod(tmp, mode)
+    """Write a text file atomically (see :func:`ahbm._files.atomic_path`)."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        writer(fh)
 
 
 def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None = None) -> None:

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ahbm._files import atomic_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.trial import Event, ForcePlate, Trial
 
@@ -392,34 +391,14 @@ def dataframe_to_results(df: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def _atomic_write(path: Path, write, *, binary: bool = False) -> None:
-    path = Path(path)
-    folder = path.parent
-    if not folder.is_dir():
-        raise DataError(f"Cannot write '{path}': folder '{folder}' does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
+    """Write atomically (see :func:`ahbm._files.atomic_path`); `write` takes a path
+    (binary) or an open text file."""
+    with atomic_path(path) as tmp:
         if binary:
-            os.close(fd)
-            write(tmp)
+            write(str(tmp))
         else:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
                 write(fh)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        try:
-            mode = os.stat(path).st_mode & 0o777
-        except OSError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def write_csv(data, path) -> None:

@@ -121,7 +121,7 @@ def test_interrupted_replace_never_truncates(tmp_path, monkeypatch):
     def no_replace(src, dst):
         raise OSError("rename failed")
 
-    monkeypatch.setattr(store.os, "replace", no_replace)
+    monkeypatch.setattr(os, "replace", no_replace)
     with pytest.raises(OSError, match="rename failed"):
         save_trial(make_full_trial(2), path, name="b")
     assert _digest(path) == before
