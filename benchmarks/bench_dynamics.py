@@ -15,7 +15,8 @@ Measured, in the same run:
 2. Single-state ABA and CRBA: ahbm call time over Pinocchio call time
    (target: within 30x; Pinocchio is compiled C++).
 
-Times are the best of several repeats (``timeit``). Run:
+Times are CPU times (``time.process_time``, robust to other processes on a
+shared machine), best of several repeats. Run:
 ``python benchmarks/bench_dynamics.py [--frames 10000]``.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import time
 import timeit
 
 import numpy as np
@@ -141,7 +143,7 @@ def to_pinocchio(model: Model):
 
 
 def best(stmt, number, repeat=5):
-    return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
+    return min(timeit.repeat(stmt, number=number, repeat=repeat, timer=time.process_time)) / number
 
 
 def main(argv=None):

@@ -34,6 +34,7 @@ from ahbm.kinematics.forward import (
 )
 from ahbm.kinematics.tree import (
     EULER,
+    FIXED,
     FREE,
     FREE_EULER,
     PLANAR,
@@ -164,25 +165,34 @@ _FIXED, _RK, _REV, _PK, _PRISM, _GENERIC = range(6)
 class _Node:
     __slots__ = (
         "parent", "XT", "XTt", "kind", "k", "sign", "axis", "AA", "PA", "S", "qi", "vi",
-        "I6", "body",
+        "I6", "body", "gen_X",
     )  # fmt: skip
 
-    def __init__(self, parent, E=None, t=None):
+    def __init__(self, parent, X=None):
         self.parent = parent
-        self.XT = self.XTt = None
-        if E is not None and not (np.array_equal(E, np.eye(3)) and not np.any(t)):
-            X = np.zeros((6, 6))
-            X[:3, :3] = E.T
-            X[3:, 3:] = E.T
-            X[3:, :3] = -E.T @ _skew(t)
-            self.XT = X
-            self.XTt = np.ascontiguousarray(X.T)
+        self.set_X(X)
         self.kind = _FIXED
         self.k = self.sign = 0
         self.axis = self.AA = self.PA = self.S = None
         self.qi = self.vi = -1
         self.I6 = None
         self.body = -1
+        self.gen_X = None
+
+    def set_X(self, X):
+        if X is not None and np.array_equal(X, np.eye(6)):
+            X = None
+        self.XT = X
+        self.XTt = None if X is None else np.ascontiguousarray(X.T)
+
+
+def _tree_X(E, t):
+    """Motion transform from a parent frame to a frame with axes E at origin t."""
+    X = np.zeros((6, 6))
+    X[:3, :3] = E.T
+    X[3:, 3:] = E.T
+    X[3:, :3] = -E.T @ _skew(t)
+    return X
 
 
 def _blk(M):
@@ -193,18 +203,35 @@ def _blk(M):
 
 
 def _rnea_plan(model: Model):
-    """Compile (once per model) the elementary-node chain used by the fast RNEA."""
+    """Compile (once per model) the elementary-node chain used by the fast RNEA.
+
+    Bodies on fixed joints are merged into the node of their parent (their
+    inertia is added to it), as Pinocchio does.
+    """
     cache = model.__dict__.setdefault("_joint_cache", {})
     if "rnea_plan" in cache:
         return cache["rnea_plan"]
     nodes = []
-    last = [None] * model.n_bodies
+    last = [None] * model.n_bodies  # node carrying each body's frame (-1: ground)
+    up = [None] * model.n_bodies  # X from that node's frame to the body frame (None: same)
     axis_index = {"X": 0, "Y": 1, "Z": 2}
     for i, body in enumerate(model.bodies):
-        parent = -1 if body.parent < 0 else last[body.parent]
+        if body.parent < 0:
+            parent, X_up = -1, None
+        else:
+            parent, X_up = last[body.parent], up[body.parent]
+        X_tree = _tree_X(body.rotation, body.position)
+        if X_up is not None:
+            X_tree = X_tree @ X_up
         code = model.joint_codes[i]
         qi, vi = int(model.q_index[i]), int(model.v_index[i])
-        prims = []  # (kind, axis-vector or index, q offset, v offset)
+        if code == FIXED:
+            last[i], up[i] = parent, X_tree
+            if parent >= 0:
+                node = nodes[parent]
+                node.I6 = node.I6 + X_tree.T @ model.spatial_inertias[i] @ X_tree
+            continue
+        prims = []  # (kind, axis vector or index, q offset, v offset)
         if code == REVOLUTE or code == PRISMATIC:
             prims.append(("r" if code == REVOLUTE else "p", body.joint.axis, qi, vi))
         elif code in (UNIVERSAL, EULER):
@@ -220,13 +247,11 @@ def _rnea_plan(model: Model):
         if code in (SPHERICAL, FREE):
             node = _Node(parent)
             node.kind = _GENERIC
-            node.body = i
+            node.gen_X = X_up  # applied before the joint's own transform
             nodes.append(node)
-        elif not prims:  # fixed joint
-            nodes.append(_Node(parent, body.rotation, body.position))
         else:
             for j, (kind, ax, qk, vk) in enumerate(prims):
-                node = _Node(parent, *((body.rotation, body.position) if j == 0 else (None, None)))
+                node = _Node(parent, X_tree if j == 0 else None)
                 if isinstance(ax, (int, np.integer)):
                     vec = np.zeros(3)
                     vec[ax] = 1.0
@@ -254,21 +279,25 @@ def _rnea_plan(model: Model):
                 parent = len(nodes) - 1
         node = nodes[-1]
         node.body = i
-        node.I6 = model.spatial_inertias[i]
-        last[i] = len(nodes) - 1
-    cache["rnea_plan"] = (nodes, last)
-    return nodes, last
+        node.I6 = model.spatial_inertias[i].copy()
+        last[i], up[i] = len(nodes) - 1, None
+    cache["rnea_plan"] = (nodes, last, up)
+    return nodes, last, up
 
 
 def _rot_T(y, k, c, s):
     """R_k(θ)ᵀ applied to both halves of motion/force vectors y (6, N)."""
     i, j = (k + 1) % 3, (k + 2) % 3
-    out = y.copy()
+    out = np.empty(y.shape)
     y6 = y.reshape(2, 3, -1)
     o6 = out.reshape(2, 3, -1)
     yi, yj = y6[:, i], y6[:, j]
-    o6[:, i] = c * yi + s * yj
-    o6[:, j] = c * yj - s * yi
+    oi, oj = o6[:, i], o6[:, j]
+    np.multiply(yi, c, out=oi)
+    oi += s * yj
+    np.multiply(yj, c, out=oj)
+    oj -= s * yi
+    o6[:, k] = y6[:, k]
     return out
 
 
@@ -279,8 +308,17 @@ def _rot(y, k, c, s):
 
 def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
     """Fast RNEA (batch last): q (nq, N), qd/qdd (nv, N) or None. Returns tau (nv, N)."""
-    nodes, _ = _rnea_plan(model)
+    nodes, last, up = _rnea_plan(model)
     N = n_frames
+    if fext_local is not None:
+        # external forces on bodies merged into a node act on that node
+        fx = [None] * len(nodes)
+        for b in range(model.n_bodies):
+            nd_i = last[b]
+            if nd_i < 0:
+                continue
+            fb = fext_local[b] if up[b] is None else up[b].T @ fext_local[b]
+            fx[nd_i] = fb if fx[nd_i] is None else fx[nd_i] + fb
     g = model.gravity if gravity else np.zeros(3)
     a0 = np.zeros((6, 1))
     a0[3:, 0] = -g
@@ -295,16 +333,20 @@ def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
         if nd.kind == _GENERIC:
             R, p, S, vJ, cJ = joint_kinematics(model, nd.body, q, qd)
             R_gen[n_] = (R, p, S)
+            Xu = nd.gen_X  # node frame -> parent body frame (merged fixed bodies)
             if lam < 0:
-                ai = np.zeros((6, N))
-                ai[3:] = -t_mtv(R, g[:, None])
+                if Xu is None:
+                    ai = np.zeros((6, N))
+                    ai[3:] = -t_mtv(R, g[:, None])
+                else:
+                    ai = motion_to_child(R, p, np.broadcast_to(Xu @ a0, (6, N)))
                 vi = vJ
             else:
-                ai = motion_to_child(R, p, a[lam])
+                ai = motion_to_child(R, p, a[lam] if Xu is None else Xu @ a[lam])
                 if v[lam] is None:
                     vi = vJ
                 else:
-                    vi = motion_to_child(R, p, v[lam])
+                    vi = motion_to_child(R, p, v[lam] if Xu is None else Xu @ v[lam])
                     vi += vJ
                     ai += motion_cross(vi, vJ)
             if cJ is not None:
@@ -396,8 +438,8 @@ def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
             fi = nd.I6 @ ai
             if vi is not None:
                 fi += force_cross(vi, nd.I6 @ vi)
-            if fext_local is not None:
-                fi -= fext_local[nd.body]
+            if fext_local is not None and fx[n_] is not None:
+                fi -= fx[n_]
             f[n_] = fi
     tau = np.zeros((model.nv, N))
     for n_ in range(m - 1, -1, -1):
@@ -410,7 +452,11 @@ def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
             R, p, S = R_gen[n_]
             k0 = model.v_index[nd.body]
             tau[k0 : k0 + model.joint_nv[nd.body]] = apply_ST(S, fi)
-            fp = force_to_parent(R, p, fi) if nd.parent >= 0 else None
+            fp = None
+            if nd.parent >= 0:
+                fp = force_to_parent(R, p, fi)
+                if nd.gen_X is not None:
+                    fp = nd.gen_X.T @ fp
         else:
             if kind == _RK:
                 tau[nd.vi] = fi[nd.k] * nd.sign
