@@ -13,7 +13,6 @@ import numpy as np
 from ahbm.dynamics.inverse import _rnea_fast, external_forces_local
 from ahbm.errors import DataError, SimulationError
 from ahbm.kinematics.forward import (
-    S_columns,
     apply_S,
     apply_ST,
     force_cross,
@@ -120,28 +119,42 @@ def _crba_flat(model, N, joints):
         if nv == 0:
             continue
         ki = model.v_index[i]
-        F = []
-        for col in S_columns(joints[i][2], N):
-            sw, sv = col[:3], col[3:]
-            f = np.empty((6, N))
-            f[:3] = t_mv(J[i], sw) + t_cross(h[i], sv)
-            f[3:] = msub[i] * sv + t_cross(sw, h[i])
-            F.append(f)
+        Si = _S_full(joints[i][2], N)
+        hb = h[i][:, None, :]
+        F = np.empty((6, nv, N))
+        F[:3] = np.einsum("abn,bkn->akn", J[i], Si[:3]) + t_cross(hb, Si[3:])
+        F[3:] = msub[i] * Si[3:] + t_cross(Si[:3], hb)
         j = i
         while True:
-            kj = model.v_index[j]
-            for a_, col in enumerate(S_columns(joints[j][2], N)):
-                for b_, f in enumerate(F):
-                    val = np.sum(col * f, axis=0)
-                    H[kj + a_, ki + b_] = val
-                    H[ki + b_, kj + a_] = val
+            nj = model.joint_nv[j]
+            if nj:
+                kj = model.v_index[j]
+                blk = np.einsum("akn,abn->kbn", _S_full(joints[j][2], N), F)
+                if j == i:  # exact symmetry of the diagonal block
+                    blk = 0.5 * (blk + blk.transpose(1, 0, 2))
+                H[kj : kj + nj, ki : ki + nv] = blk
+                H[ki : ki + nv, kj : kj + nj] = blk.transpose(1, 0, 2)
             lam = model.parent[j]
             if lam < 0:
                 break
-            R, p = joints[j][0], joints[j][1]
-            F = [force_to_parent(R, p, f) for f in F]
+            F = _force_cols_to_parent(joints[j][0], joints[j][1], F)
             j = lam
     return H
+
+
+def _force_cols_to_parent(R, p, F):
+    """force_to_parent for a stack of force columns F (6, k, N)."""
+    if R.ndim == 2:
+        Fl = np.tensordot(R, F[3:], axes=(1, 0))
+        Na = np.tensordot(R, F[:3], axes=(1, 0))
+    else:
+        Rb = R[:, :, None, :]
+        Fl = Rb[:, 0] * F[3] + Rb[:, 1] * F[4] + Rb[:, 2] * F[5]
+        Na = Rb[:, 0] * F[0] + Rb[:, 1] * F[1] + Rb[:, 2] * F[2]
+    out = np.empty((6,) + np.broadcast_shapes(Fl.shape[1:], (1,) + p.shape[1:]))
+    out[:3] = Na + t_cross(p[:, None, :], Fl)
+    out[3:] = Fl
+    return out
 
 
 def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> np.ndarray:

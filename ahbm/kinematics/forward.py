@@ -110,7 +110,7 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd")):
             out.append(None)
         else:
             out.append(
-                np.ascontiguousarray(np.broadcast_to(a, batch + (model.nv,)).reshape(N, -1).T)
+                np.ascontiguousarray(np.broadcast_to(a, batch + (model.nv,)).reshape(N, model.nv).T)
             )
     return batch, np.ascontiguousarray(qf.T), out
 
