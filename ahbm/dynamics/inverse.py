@@ -489,26 +489,46 @@ def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
     return tau
 
 
-_BLOCK = 1024  # frames per block: keeps the working set in cache
+_BLOCK = 1024  # frames per block: keeps temporaries small and in cache
 
 
-def _blocked(model: Model, q, qd, qdd, fl):
-    """Run the fast RNEA over blocks of frames (cache blocking, not a per-frame loop)."""
-    N = q.shape[1]
-    if N <= 2 * _BLOCK:
-        return _rnea_fast(model, q, qd, qdd, fl, n_frames=N)
-    tau = np.empty((model.nv, N))
-    for s0 in range(0, N, _BLOCK):
+def _rnea_batches(model: Model, q, qd, qdd, f_ext, f_ext_frame):
+    """Fast RNEA over blocks of frames (cache blocking, not a per-frame loop).
+
+    q (N, nq), qd/qdd (N, nv) or None, f_ext (N, n_bodies, 6) or None, batch first.
+    Returns tau (N, nv).
+    """
+    N = q.shape[0]
+    tau = np.empty((N, model.nv))
+
+    def T(x, sl):
+        return None if x is None else np.ascontiguousarray(x[sl].T)
+
+    for s0 in range(0, max(N, 1), _BLOCK):
         sl = slice(s0, min(N, s0 + _BLOCK))
-        tau[:, sl] = _rnea_fast(
-            model,
-            q[:, sl],
-            None if qd is None else qd[:, sl],
-            None if qdd is None else qdd[:, sl],
-            None if fl is None else [f[:, sl] for f in fl],
-            n_frames=sl.stop - sl.start,
-        )
+        n = sl.stop - sl.start
+        qb = T(q, sl)
+        fl = None
+        if f_ext is not None:
+            fl = external_forces_local(model, f_ext[sl], (n,), None, f_ext_frame, qb)
+        tau[sl] = _rnea_fast(model, qb, T(qd, sl), T(qdd, sl), fl, n_frames=n).T
     return tau
+
+
+def _check_f_ext(model, f_ext, batch, frame):
+    if frame not in _EXT_FRAMES:
+        raise DataError(f"`f_ext_frame` must be one of {_EXT_FRAMES}, got {frame!r}")
+    if f_ext is None:
+        return None
+    f = as_float_array(f_ext, "f_ext")
+    check_trailing_shape(f, (model.n_bodies, 6), "f_ext")
+    try:
+        f = np.broadcast_to(f, batch + (model.n_bodies, 6))
+    except ValueError as err:
+        raise DataError(
+            f"batch shape of `f_ext` {f.shape[:-2]} does not broadcast to that of q {batch}"
+        ) from err
+    return f.reshape(-1, model.n_bodies, 6)
 
 
 def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") -> np.ndarray:
@@ -550,12 +570,10 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     >>> rnea(m, q, np.zeros_like(q), np.zeros_like(q)).shape
     (100, 9)
     """
-    batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
-    fl = None
-    if f_ext is not None:
-        fl = external_forces_local(model, f_ext, batch, None, f_ext_frame, qf)
-    tau = _blocked(model, qf, qdf, qddf, fl)
-    return tau.T.reshape(batch + (model.nv,))
+    batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd, transpose=False)
+    f = _check_f_ext(model, f_ext, batch, f_ext_frame)
+    tau = _rnea_batches(model, qf, qdf, qddf, f, f_ext_frame)
+    return tau.reshape(batch + (model.nv,))
 
 
 def nonlinear_effects(model: Model, q, qd, *, f_ext=None, f_ext_frame: str = "world") -> np.ndarray:
@@ -571,12 +589,10 @@ def nonlinear_effects(model: Model, q, qd, *, f_ext=None, f_ext_frame: str = "wo
     >>> nonlinear_effects(m, np.zeros(m.nq), np.zeros(m.nv)).shape
     (4,)
     """
-    batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
-    fl = None
-    if f_ext is not None:
-        fl = external_forces_local(model, f_ext, batch, None, f_ext_frame, qf)
-    tau = _blocked(model, qf, qdf, None, fl)
-    return tau.T.reshape(batch + (model.nv,))
+    batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",), transpose=False)
+    f = _check_f_ext(model, f_ext, batch, f_ext_frame)
+    tau = _rnea_batches(model, qf, qdf, None, f, f_ext_frame)
+    return tau.reshape(batch + (model.nv,))
 
 
 def gravity_torques(model: Model, q) -> np.ndarray:
@@ -593,9 +609,9 @@ def gravity_torques(model: Model, q) -> np.ndarray:
     >>> gravity_torques(m, np.zeros(m.nq))
     array([0., 0., 0., 0., 0., 0., 0., 0., 0.])
     """
-    batch, qf, _ = prepare(model, q)
-    tau = _blocked(model, qf, None, None, None)
-    return tau.T.reshape(batch + (model.nv,))
+    batch, qf, _ = prepare(model, q, transpose=False)
+    tau = _rnea_batches(model, qf, None, None, None, "world")
+    return tau.reshape(batch + (model.nv,))
 
 
 def inverse_dynamics_residual(

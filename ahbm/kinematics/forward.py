@@ -82,10 +82,11 @@ class Kinematics(NamedTuple):
 # ----------------------------------------------------------------------------
 
 
-def prepare(model: Model, q, *vels, names=("qd", "qdd")):
+def prepare(model: Model, q, *vels, names=("qd", "qdd"), transpose=True):
     """Validate q (..., nq) and velocity-like arrays (..., nv); flatten batch axes.
 
-    Returns (batch_shape, q (nq, N), [arrays (nv, N) or None ...]).
+    Returns (batch_shape, q (nq, N), [arrays (nv, N) or None ...]); with
+    ``transpose=False`` the arrays stay batch-first: q (N, nq), arrays (N, nv).
     """
     if not isinstance(model, Model):
         raise ModelError(f"expected a Model as first argument, got {type(model).__name__}")
@@ -102,17 +103,21 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd")):
             f"batch shapes of {('q',) + tuple(names[: len(vels)])} do not broadcast: {shapes}"
         ) from err
     N = int(np.prod(batch)) if batch else 1
-    qf = np.broadcast_to(q, batch + (model.nq,)).reshape(N, model.nq)
-    _check_quaternions(model, qf)
-    out = []
-    for a in arrs:
-        if a is None:
-            out.append(None)
-        else:
-            out.append(
-                np.ascontiguousarray(np.broadcast_to(a, batch + (model.nv,)).reshape(N, model.nv).T)
-            )
-    return batch, np.ascontiguousarray(qf.T), out
+
+    def batch_last(x, size):
+        if x.shape[:-1] != batch:
+            x = np.broadcast_to(x, batch + (size,))
+        x = np.reshape(x, (N, size))
+        if not transpose:
+            return x
+        out = np.empty((size, N))
+        out[...] = x.T
+        return out
+
+    qf = batch_last(q, model.nq)
+    _check_quaternions(model, qf.T if transpose else qf)
+    out = [None if a is None else batch_last(a, model.nv) for a in arrs]
+    return batch, qf, out
 
 
 def joint_pass(model: Model, q, qd=None):
