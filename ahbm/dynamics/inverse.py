@@ -105,7 +105,11 @@ def _body_force(model: Model, i, v, a):
 
 
 def _rnea_flat(model: Model, joints, qd, qdd, fext_local, *, n_frames, gravity=True):
-    """RNEA in batch-last layout; qd/qdd may be None (zero). Returns tau (nv, N)."""
+    """Joint-level RNEA in batch-last layout; qd/qdd may be None. Returns tau (nv, N).
+
+    Kept as an independent second coding of the algorithm (the public functions
+    use :func:`_rnea_fast`); the tests check that both agree.
+    """
     n = model.n_bodies
     N = n_frames
     g = model.gravity[:, None] if gravity else np.zeros((3, 1))

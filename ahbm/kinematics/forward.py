@@ -148,15 +148,6 @@ def motion_to_child(R, p, m):
     return out
 
 
-def motion_to_parent(R, p, m):
-    """Transform motion vectors (6, N) from child to parent coordinates."""
-    w = t_mv(R, m[:3])
-    out = np.empty((6,) + np.broadcast_shapes(w.shape[1:], p.shape[1:]))
-    out[:3] = w
-    out[3:] = t_mv(R, m[3:]) + t_cross(p, w)
-    return out
-
-
 def force_to_parent(R, p, f):
     """Transform force vectors (6, N) [n; f] from child to parent coordinates."""
     F = t_mv(R, f[3:])

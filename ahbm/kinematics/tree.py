@@ -114,16 +114,6 @@ def _cross(a, b):
     return out
 
 
-def _mv(R, x):
-    """R @ x for (..., 3, 3) and (..., 3)."""
-    return (R @ x[..., None])[..., 0]
-
-
-def _mtv(R, x):
-    """R.T @ x for (..., 3, 3) and (..., 3)."""
-    return (x[..., None, :] @ R)[..., 0, :]
-
-
 def _skew(v):
     """Skew-symmetric matrix [v]x of (..., 3) vectors."""
     v = np.asarray(v, dtype=float)
@@ -135,29 +125,6 @@ def _skew(v):
     S[..., 2, 0] = -v[..., 1]
     S[..., 2, 1] = v[..., 0]
     return S
-
-
-def _axis_rotation(axis, angle):
-    """Rotation matrices (..., 3, 3) about a fixed unit `axis` (3,) by `angle` (...)."""
-    axis = np.asarray(axis, dtype=float)
-    c = np.cos(angle)[..., None, None]
-    s = np.sin(angle)[..., None, None]
-    K = _skew(axis)
-    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
-
-
-def _principal_rotation(k, angle):
-    """Rotation about the principal axis k (0, 1, 2) by `angle` (...)."""
-    c = np.cos(angle)
-    s = np.sin(angle)
-    R = np.zeros(np.shape(angle) + (3, 3))
-    i, j = (k + 1) % 3, (k + 2) % 3
-    R[..., k, k] = 1.0
-    R[..., i, i] = c
-    R[..., j, j] = c
-    R[..., i, j] = -s
-    R[..., j, i] = s
-    return R
 
 
 # ----------------------------------------------------------------------------
