@@ -20,6 +20,17 @@ from ahbm.kinematics.forward import (
     point_velocity,
     potential_energy,
 )
+from ahbm.kinematics.markers import (
+    SegmentPose,
+    apply_transform,
+    fit_segment_pose,
+    frame_from_landmarks,
+    invert_transform,
+    local_coordinates,
+    make_transform,
+    static_local_markers,
+    transform_to_pose,
+)
 from ahbm.kinematics.rotations import *  # noqa: F403  (explicit __all__ in rotations)
 from ahbm.kinematics.rotations import __all__ as _rotations_all
 from ahbm.kinematics.tree import (
@@ -61,4 +72,14 @@ __all__: list[str] = [
     "random_model",
     "random_q",
     "save_model",
+    # segment pose from markers, anatomical frames, transforms (markers.py)
+    "SegmentPose",
+    "apply_transform",
+    "fit_segment_pose",
+    "frame_from_landmarks",
+    "invert_transform",
+    "local_coordinates",
+    "make_transform",
+    "static_local_markers",
+    "transform_to_pose",
 ]
