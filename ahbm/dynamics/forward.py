@@ -61,7 +61,7 @@ def crba(model: Model, q) -> np.ndarray:
 
     Notes
     -----
-    Featherstone (2008) Table 6.2; Felis (2017) §3.4. Composite inertias
+    Featherstone (2008) Table 6.2; Felis (2015) §3.4. Composite inertias
     ``I^c_λ += λX*_i I^c_i i_X_λ``; ``H_ii = S_iᵀ I^c_i S_i``, off-diagonal
     blocks by propagating ``F = I^c_i S_i`` towards the root.
 
@@ -183,7 +183,7 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
 
     Notes
     -----
-    Featherstone (2008) Table 7.1; Felis (2017) §3.4.3. O(n) in the number
+    Featherstone (2008) Table 7.1; Felis (2015) §3.4.3. O(n) in the number
     of bodies; ``rnea(q, q̇, aba(q, q̇, τ)) = τ``.
 
     Examples

@@ -560,11 +560,21 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
 
     Notes
     -----
-    Featherstone (2008) Table 5.1; Felis (2017) §3.3. Forward pass:
+    Featherstone (2008) Table 5.1; Felis (2015) §3.3. Forward pass:
     ``v_i = X v_λ + S q̇``, ``a_i = X a_λ + S q̈ + c_J + v_i × S q̇`` with
     ``a_0 = −g``; ``f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i``. Backward pass:
     ``τ_i = S_iᵀ f_i``, ``f_λ += Xᵀ f_i``. The generalized force of a joint is
     the load that the parent body exerts on the child through the joint.
+
+    Implementation: each multi-axis joint is expanded (once per model) into
+    elementary one-axis joints with massless intermediate frames, bodies on
+    fixed joints are merged into their parents (as Pinocchio does), and
+    frames are processed in blocks of 1024 with array operations over frames.
+
+    Raises
+    ------
+    DataError
+        Arrays of the wrong shape, non-finite values, zero quaternions.
 
     Examples
     --------
