@@ -10,6 +10,20 @@ from ahbm.dynamics.inverse import (
     nonlinear_effects,
     rnea,
 )
+from ahbm.dynamics.segmental import (
+    JointLoads,
+    PlateAssignment,
+    SagittalResult,
+    SegmentMotion,
+    assign_force_plates,
+    clinical_moments,
+    jcs_axes,
+    joint_power,
+    loads_in_frame,
+    newton_euler,
+    sagittal_inverse_dynamics,
+    segment_motion,
+)
 from ahbm.dynamics.spatial import (
     force_cross,
     force_transform,
@@ -31,4 +45,17 @@ __all__: list[str] = [
     "nonlinear_effects",
     "rnea",
     "spatial_inertia",
+    # segment-by-segment Newton-Euler (segmental.py)
+    "JointLoads",
+    "PlateAssignment",
+    "SagittalResult",
+    "SegmentMotion",
+    "assign_force_plates",
+    "clinical_moments",
+    "jcs_axes",
+    "joint_power",
+    "loads_in_frame",
+    "newton_euler",
+    "sagittal_inverse_dynamics",
+    "segment_motion",
 ]

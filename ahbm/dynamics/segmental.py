@@ -1,0 +1,937 @@
+"""Segment-by-segment Newton-Euler inverse dynamics (AHBM §4.4), vectorized over frames.
+
+The classic gait-lab inverse dynamics: each segment's pose comes from
+markers, its centre-of-mass (COM) acceleration and angular velocity and
+acceleration from differentiated kinematics, its inertia from a
+body-segment-parameter table; the joint loads are solved segment by segment
+from the most distal one (the feet, which carry the ground reaction) to the
+most proximal one. Unlike :func:`ahbm.dynamics.rnea` it needs no joint model:
+segments may translate at the joints (soft-tissue artefact), and the result is
+the full 6-component joint load (force and moment) at each joint centre.
+
+Conventions
+-----------
+* Arrays are lab-frame, SI, with frames first: ``(n_frames, n_segments, 3)``.
+* Segment ``i`` is attached to ``parent[i]`` (``-1`` for a root) at the
+  *joint centre* ``joint_centres[:, i]``; ``parent[i] < i`` (proximal first).
+* The joint load of segment ``i`` is the force ``F_p`` and the moment ``M_p``
+  (about the joint centre) that the proximal segment exerts on segment ``i``
+  (AHBM: "proximal reaction positive"). For a root segment it is the load
+  that the rest of the world (e.g. the trunk, not modelled) must exert on it
+  at its reference point -- the residual load.
+* Moments are *internal*: the moment of the proximal segment on the distal one
+  is the net muscle moment acting on the distal segment.
+* External loads are spatial forces ``[n; f]`` in the lab frame with the moment
+  taken about the lab origin (a force ``F`` at a point ``r`` is
+  ``[r × F; F]``), the ``f_ext_frame="world"`` convention of
+  :func:`ahbm.dynamics.rnea`, so several loads add up.
+
+References
+----------
+AHBM report §4.4, eqs (4.1)-(4.2). Winter, D.A. (2009) *Biomechanics and Motor
+Control of Human Movement*, 4th ed., ch. 5. Vaughan, Davis & O'Connor (1992)
+*Dynamics of Human Gait*, ch. 4. Vicon, *Plug-in Gait reference guide*
+(kinetic outputs).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm.errors import AhbmWarning, DataError
+
+__all__ = [
+    "SegmentMotion",
+    "JointLoads",
+    "PlateAssignment",
+    "segment_motion",
+    "newton_euler",
+    "loads_in_frame",
+    "jcs_axes",
+    "clinical_moments",
+    "joint_power",
+    "assign_force_plates",
+    "SagittalResult",
+    "SAGITTAL_MARKERS",
+    "sagittal_inverse_dynamics",
+]
+
+_JOINTS = ("hip", "knee", "ankle")
+# sign of (M . e1, M . e2, M . e3) for the clinical components of the right side;
+# the left side flips the frontal and transverse signs (mirror symmetry)
+_SAGITTAL_SIGN = {"hip": 1.0, "knee": -1.0, "ankle": 1.0}
+
+
+def _cross(a, b):
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def _mv(R, x):
+    return np.einsum("...ij,...j->...i", R, x)
+
+
+def _mtv(R, x):
+    return np.einsum("...ji,...j->...i", R, x)
+
+
+class SegmentMotion(NamedTuple):
+    """Kinematics of a set of segments over a trial (lab frame, SI).
+
+    Attributes
+    ----------
+    rotation : ndarray, shape (n_frames, n_segments, 3, 3)
+        ``lab_R_segment``.
+    com : ndarray, shape (n_frames, n_segments, 3)
+        COM positions, m.
+    com_acc : ndarray, shape (n_frames, n_segments, 3)
+        COM accelerations, m/s^2.
+    omega : ndarray, shape (n_frames, n_segments, 3)
+        Angular velocities in the lab frame, rad/s.
+    alpha : ndarray, shape (n_frames, n_segments, 3)
+        Angular accelerations in the lab frame, rad/s^2.
+    """
+
+    rotation: np.ndarray
+    com: np.ndarray
+    com_acc: np.ndarray
+    omega: np.ndarray
+    alpha: np.ndarray
+
+
+class JointLoads(NamedTuple):
+    """Loads that the proximal segments exert on their distal segments.
+
+    Attributes
+    ----------
+    force : ndarray, shape (n_frames, n_segments, 3)
+        Joint force on segment ``i`` at its proximal joint centre, N, lab frame.
+    moment : ndarray, shape (n_frames, n_segments, 3)
+        Internal joint moment on segment ``i`` about its joint centre, N m, lab frame.
+    point : ndarray, shape (n_frames, n_segments, 3)
+        The joint centres, m.
+    """
+
+    force: np.ndarray
+    moment: np.ndarray
+    point: np.ndarray
+
+
+class PlateAssignment(NamedTuple):
+    """Force plate loads assigned to segments (output of :func:`assign_force_plates`).
+
+    Attributes
+    ----------
+    f_ext : ndarray, shape (n_frames, n_segments, 6)
+        External spatial force on each segment ``[moment about the lab origin;
+        force]``, lab frame, N m and N; zero where nothing is assigned.
+    contact : ndarray of bool, shape (n_frames, n_segments)
+        True where a plate load is assigned to the segment.
+    ambiguous : ndarray of bool, shape (n_frames, n_segments)
+        True where a loaded plate could not be attributed to one segment (two
+        candidate segments on the same plate, or none near the centre of
+        pressure); the kinetics of these segments are unknown in those frames.
+    plate_of : ndarray of int, shape (n_frames, n_plates)
+        Index of the segment each plate is assigned to, -1 when unloaded or
+        unassigned.
+    """
+
+    f_ext: np.ndarray
+    contact: np.ndarray
+    ambiguous: np.ndarray
+    plate_of: np.ndarray
+
+
+def segment_motion(rotation, com, time) -> SegmentMotion:
+    """Angular velocity and acceleration and COM acceleration from segment poses.
+
+    Parameters
+    ----------
+    rotation : array_like, shape (n_frames, n_segments, 3, 3)
+        Segment orientations ``lab_R_segment`` (filtered beforehand; NaN frames
+        give NaN only in the derivatives whose stencil touches them).
+    com : array_like, shape (n_frames, n_segments, 3)
+        COM positions in the lab frame, m.
+    time : array_like, shape (n_frames,)
+        Frame times, s (strictly increasing).
+
+    Returns
+    -------
+    SegmentMotion
+
+    Raises
+    ------
+    DataError
+        Shapes disagree, fewer than 4 frames, or a non-increasing time vector.
+
+    Notes
+    -----
+    ``ω`` from ``skew(ω) = Ṙ Rᵀ`` by second-order differences of the relative
+    rotation vectors (:func:`ahbm.kinematics.rotations.angular_velocity`),
+    ``α = dω/dt`` and the COM acceleration by central differences
+    (:func:`ahbm.analysis.central_difference`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.rotations import rot_z
+    >>> t = np.linspace(0, 1, 51)
+    >>> R = rot_z(3.0 * t)[:, None]
+    >>> com = np.stack([t**2, 0 * t, 0 * t], -1)[:, None]
+    >>> m = segment_motion(R, com, t)
+    >>> bool(np.allclose(m.omega, [0, 0, 3])), bool(np.allclose(m.com_acc[10], [2, 0, 0]))
+    (True, True)
+    """
+    from ahbm.analysis.derivatives import central_difference
+    from ahbm.kinematics.rotations import angular_velocity
+
+    R = as_float_array(rotation, "rotation", allow_nan=True)
+    check_trailing_shape(R, (3, 3), "rotation")
+    c = as_float_array(com, "com", allow_nan=True)
+    check_trailing_shape(c, (3,), "com")
+    if R.ndim != 4 or c.shape != R.shape[:-1]:
+        raise DataError(
+            f"Expected `rotation` (n_frames, n_segments, 3, 3) and `com` (n_frames, "
+            f"n_segments, 3) with matching leading axes, got {R.shape} and {c.shape}"
+        )
+    t = as_float_array(time, "time").ravel()
+    if t.size != R.shape[0]:
+        raise DataError(f"Expected `time` to have {R.shape[0]} samples, got {t.size}")
+    if t.size < 4:
+        raise DataError(f"Need at least 4 frames to differentiate, got {t.size}")
+    ok = np.isfinite(R).all(axis=(-2, -1))
+    Rf = np.where(ok[..., None, None], R, np.eye(3))
+    omega = angular_velocity(Rf, t)
+    bad = ~ok
+    # a frame whose neighbour is missing has no valid derivative
+    near = bad.copy()
+    near[1:] |= bad[:-1]
+    near[:-1] |= bad[1:]
+    omega[near] = np.nan
+    alpha = central_difference(omega, t)
+    acc = central_difference(c, t, order=2)
+    return SegmentMotion(R, c, acc, omega, alpha)
+
+
+def newton_euler(
+    parent,
+    mass,
+    inertia,
+    motion: SegmentMotion,
+    joint_centres,
+    *,
+    gravity=(0.0, 0.0, -9.81),
+    f_ext=None,
+) -> JointLoads:
+    """Joint forces and moments by Newton-Euler, from the distal segments to the proximal.
+
+    Parameters
+    ----------
+    parent : sequence of int, length n_segments
+        Proximal segment of each segment, ``-1`` for a root; ``parent[i] < i``.
+    mass : array_like, shape (n_segments,)
+        Segment masses, kg.
+    inertia : array_like, shape (n_segments, 3, 3)
+        Inertia tensors about the COM in the segment frames, kg m^2.
+    motion : SegmentMotion
+        Segment kinematics (:func:`segment_motion`, or exact values).
+    joint_centres : array_like, shape (n_frames, n_segments, 3)
+        Proximal joint centre of each segment (reference point of a root), m.
+    gravity : array_like, shape (3,)
+        Gravitational acceleration, m/s^2 (default Z up).
+    f_ext : array_like, shape (n_frames, n_segments, 6), optional
+        External spatial forces ``[n; f]`` (moment about the lab origin first),
+        lab frame, e.g. :attr:`PlateAssignment.f_ext`.
+
+    Returns
+    -------
+    JointLoads
+        Force and internal moment that each segment's proximal segment exerts
+        on it, lab frame.
+
+    Raises
+    ------
+    DataError
+        Bad parent array or shapes, negative masses.
+
+    Notes
+    -----
+    AHBM eqs (4.1)-(4.2) for segment ``s`` with children ``d``:
+    ``F_p = m (a − g) − F_e + Σ F_d`` and
+    ``M_p = I α + ω × I ω − M_e,c − (r_p − c) × F_p + Σ [M_d + (r_d − c) × F_d]``,
+    with ``I = R I_s Rᵀ``, ``c`` the COM and ``M_e,c = n_e − c × F_e`` the
+    external moment about the COM. Segments are solved in reverse order
+    (distal first), so every child load is known when its parent is solved.
+
+    Examples
+    --------
+    A 1 kg point mass hanging 0.5 m below a fixed pivot, at rest:
+
+    >>> import numpy as np
+    >>> m = SegmentMotion(np.eye(3)[None, None], np.array([[[0.0, 0.5, 0.0]]]),
+    ...                   np.zeros((1, 1, 3)), np.zeros((1, 1, 3)), np.zeros((1, 1, 3)))
+    >>> loads = newton_euler([-1], [1.0], np.zeros((1, 3, 3)), m, np.zeros((1, 1, 3)))
+    >>> loads.force[0, 0].tolist(), loads.moment[0, 0].round(4).tolist()
+    ([0.0, 0.0, 9.81], [4.905, 0.0, 0.0])
+    """
+    par = np.asarray(parent, dtype=int).ravel()
+    n_seg = par.size
+    if np.any(par >= np.arange(n_seg)) or np.any(par < -1):
+        raise DataError(
+            f"`parent` must satisfy -1 <= parent[i] < i (proximal segments first), got "
+            f"{par.tolist()}"
+        )
+    m = as_float_array(mass, "mass").ravel()
+    if m.size != n_seg or np.any(m < 0):
+        raise DataError(f"Expected `mass` to hold {n_seg} non-negative masses, got {m.tolist()}")
+    inert = as_float_array(inertia, "inertia")
+    if inert.shape != (n_seg, 3, 3):
+        raise DataError(f"Expected `inertia` to have shape ({n_seg}, 3, 3), got {inert.shape}")
+    R, c, acc, w, al = (np.asarray(x, dtype=float) for x in motion)
+    n = R.shape[0]
+    for name, arr, trail in (
+        ("motion.rotation", R, (3, 3)),
+        ("motion.com", c, (3,)),
+        ("motion.com_acc", acc, (3,)),
+        ("motion.omega", w, (3,)),
+        ("motion.alpha", al, (3,)),
+    ):
+        if arr.shape != (n, n_seg) + trail:
+            raise DataError(
+                f"Expected `{name}` to have shape {(n, n_seg) + trail}, got {arr.shape}"
+            )
+    jc = as_float_array(joint_centres, "joint_centres", allow_nan=True)
+    if jc.shape != (n, n_seg, 3):
+        raise DataError(f"Expected `joint_centres` to have shape {(n, n_seg, 3)}, got {jc.shape}")
+    g = as_float_array(gravity, "gravity").ravel()
+    if g.size != 3:
+        raise DataError(f"Expected `gravity` to have shape (3,), got {g.shape}")
+    if f_ext is None:
+        fe = np.zeros((n, n_seg, 6))
+    else:
+        fe = as_float_array(f_ext, "f_ext", allow_nan=True)
+        if fe.shape != (n, n_seg, 6):
+            raise DataError(f"Expected `f_ext` to have shape {(n, n_seg, 6)}, got {fe.shape}")
+
+    # rate of change of angular momentum about the COM, lab frame: R (I_s α_s + ω_s × I_s ω_s)
+    ws = _mtv(R, w)
+    als = _mtv(R, al)
+    Iw = np.einsum("sij,nsj->nsi", inert, ws)
+    Hdot = _mv(R, np.einsum("sij,nsj->nsi", inert, als) + _cross(ws, Iw))
+    F = m[None, :, None] * (acc - g) - fe[..., 3:]
+    M = Hdot - (fe[..., :3] - _cross(c, fe[..., 3:]))
+    force = np.empty((n, n_seg, 3))
+    moment = np.empty((n, n_seg, 3))
+    for i in range(n_seg - 1, -1, -1):
+        # children of i were solved before i (they come after it); their loads were added
+        force[:, i] = F[:, i]
+        moment[:, i] = M[:, i] - _cross(jc[:, i] - c[:, i], F[:, i])
+        p = par[i]
+        if p >= 0:
+            # the child pulls on the parent with -F_i, -M_i at joint i
+            F[:, p] += F[:, i]
+            M[:, p] += moment[:, i] + _cross(jc[:, i] - c[:, p], F[:, i])
+    return JointLoads(force, moment, jc)
+
+
+def loads_in_frame(vectors, rotation):
+    """Express lab-frame joint forces or moments in segment frames.
+
+    Parameters
+    ----------
+    vectors : array_like, shape (..., 3)
+        Lab-frame vectors, e.g. ``JointLoads.force`` (n_frames, n_segments, 3).
+    rotation : array_like, shape (..., 3, 3)
+        ``lab_R_segment`` of the frame to express them in: the distal segment's
+        own rotation (``motion.rotation``) or its proximal segment's
+        (``motion.rotation[:, parent]``).
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        ``Rᵀ v``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.rotations import rot_z
+    >>> loads_in_frame([1.0, 0, 0], rot_z(np.pi / 2)).round(6).tolist()
+    [0.0, -1.0, 0.0]
+    """
+    v = as_float_array(vectors, "vectors", allow_nan=True)
+    check_trailing_shape(v, (3,), "vectors")
+    R = as_float_array(rotation, "rotation", allow_nan=True)
+    check_trailing_shape(R, (3, 3), "rotation")
+    return _mtv(R, v)
+
+
+def jcs_axes(r_proximal, r_distal, *, flexion_axis: int = 1, long_axis: int = 2):
+    """Axes of the joint coordinate system (Grood & Suntay 1983) in the lab frame.
+
+    Parameters
+    ----------
+    r_proximal, r_distal : array_like, shape (..., 3, 3)
+        ``lab_R_segment`` of the proximal and the distal segment.
+    flexion_axis : int
+        Column of the proximal frame that is the flexion axis (default 1: y,
+        pointing to the subject's left in ahbm segment frames).
+    long_axis : int
+        Column of the distal frame that is its long (rotation) axis (default 2: z).
+
+    Returns
+    -------
+    e1, e2, e3 : ndarray, shape (..., 3)
+        ``e1`` flexion axis of the proximal segment, ``e3`` long axis of the
+        distal segment, ``e2 = (e1 × e3) / |e1 × e3|`` the floating axis
+        (anterior for ahbm frames).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e1, e2, e3 = jcs_axes(np.eye(3), np.eye(3))
+    >>> e2.tolist()
+    [1.0, 0.0, 0.0]
+    """
+    Rp = as_float_array(r_proximal, "r_proximal", allow_nan=True)
+    Rd = as_float_array(r_distal, "r_distal", allow_nan=True)
+    check_trailing_shape(Rp, (3, 3), "r_proximal")
+    check_trailing_shape(Rd, (3, 3), "r_distal")
+    e1 = Rp[..., :, flexion_axis]
+    e3 = Rd[..., :, long_axis]
+    e2 = _cross(e1, e3)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        e2 = e2 / np.linalg.norm(e2, axis=-1, keepdims=True)
+    return np.broadcast_to(e1, e2.shape).copy(), e2, np.broadcast_to(e3, e2.shape).copy()
+
+
+def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
+    """Internal joint moments as clinical components (Plug-in Gait signs).
+
+    Parameters
+    ----------
+    moment : array_like, shape (..., 3)
+        Internal moment of the proximal on the distal segment, lab frame
+        (``JointLoads.moment``), N m or N m/kg.
+    r_proximal, r_distal : array_like, shape (..., 3, 3)
+        Segment orientations (ahbm segment frames: x anterior, y left, z up).
+    joint : {"hip", "knee", "ankle"}
+    side : {"Left", "Right"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        (sagittal, frontal, transverse): extensor (hip, knee) / plantarflexor
+        (ankle) positive; abductor (hip), valgus/abductor (knee), evertor
+        (ankle) positive; internal rotator positive.
+
+    Notes
+    -----
+    Components are the projections of the moment on the joint coordinate
+    system axes of :func:`jcs_axes` (Vaughan, Davis & O'Connor 1992, ch. 4):
+    ``(s₁ M·e₁, −k M·e₂, k M·e₃)`` with ``k = +1`` on the right and ``−1`` on
+    the left, ``s₁ = +1`` for hip and ankle and ``−1`` for the knee (e₁ points
+    to the left, so a moment about +e₁ extends the hip, flexes the knee and
+    plantarflexes the ankle).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> clinical_moments([0, 10.0, 0], np.eye(3), np.eye(3), joint="knee", side="Right").tolist()
+    [-10.0, -0.0, 0.0]
+    """
+    j = str(joint).lower()
+    if j not in _JOINTS:
+        raise DataError(f"`joint` must be one of {_JOINTS}, got {joint!r}")
+    k = _side_sign(side)
+    M = as_float_array(moment, "moment", allow_nan=True)
+    check_trailing_shape(M, (3,), "moment")
+    e1, e2, e3 = jcs_axes(r_proximal, r_distal)
+    return np.stack(
+        [
+            _SAGITTAL_SIGN[j] * np.sum(M * e1, -1),
+            -k * np.sum(M * e2, -1),
+            k * np.sum(M * e3, -1),
+        ],
+        axis=-1,
+    )
+
+
+def _side_sign(side) -> float:
+    s = str(side).strip().lower()
+    if s in ("right", "r"):
+        return 1.0
+    if s in ("left", "l"):
+        return -1.0
+    raise DataError(f"`side` must be 'Left' or 'Right', got {side!r}")
+
+
+def joint_power(moment, omega_distal, omega_proximal):
+    """Joint power: internal moment times the joint angular velocity.
+
+    Parameters
+    ----------
+    moment : array_like, shape (..., 3)
+        Internal moment of the proximal on the distal segment, lab frame, N m.
+    omega_distal, omega_proximal : array_like, shape (..., 3)
+        Angular velocities of the two segments, lab frame, rad/s.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        Power, W; positive when the muscles generate energy (concentric).
+
+    Notes
+    -----
+    ``P = M · (ω_d − ω_p)`` (Winter 2009, §7.1): the power of the net joint
+    moment on the distal segment plus that of its reaction on the proximal one.
+
+    Examples
+    --------
+    >>> joint_power([0, 0, 2.0], [0, 0, 3.0], [0, 0, 1.0]).item()
+    4.0
+    """
+    M = as_float_array(moment, "moment", allow_nan=True)
+    wd = as_float_array(omega_distal, "omega_distal", allow_nan=True)
+    wp = as_float_array(omega_proximal, "omega_proximal", allow_nan=True)
+    for name, a in (("moment", M), ("omega_distal", wd), ("omega_proximal", wp)):
+        check_trailing_shape(a, (3,), name)
+    return np.sum(M * (wd - wp), axis=-1)
+
+
+def _plate_wrench_at(plate, k: int, time, threshold: float):
+    """Force and moment about the lab origin of one plate, at the given times."""
+    f = np.asarray(plate.force, dtype=float)
+    cop = np.asarray(plate.cop, dtype=float)
+    tq = np.asarray(plate.free_moment, dtype=float)
+    if f.ndim != 2 or f.shape[1] != 3 or cop.shape != f.shape or tq.shape != f.shape:
+        raise DataError(
+            f"force plate {k}: `force`, `cop` and `free_moment` must all be (n_samples, 3), "
+            f"got {f.shape}, {cop.shape}, {tq.shape}"
+        )
+    if not (np.isfinite(plate.rate) and plate.rate > 0):
+        raise DataError(f"force plate {k}: `rate` must be positive, got {plate.rate!r}")
+    loaded = np.isfinite(f).all(1) & (np.abs(f[:, 2]) > threshold) & np.isfinite(cop).all(1)
+    f0 = np.where(loaded[:, None], f, 0.0)
+    n0 = np.where(loaded[:, None], _cross(cop, f) + np.nan_to_num(tq), 0.0)
+    ts = time[0] + np.arange(f.shape[0]) / float(plate.rate)
+    out = np.empty((time.size, 6))
+    for j in range(3):
+        out[:, j] = np.interp(time, ts, n0[:, j], left=0.0, right=0.0)
+        out[:, 3 + j] = np.interp(time, ts, f0[:, j], left=0.0, right=0.0)
+    return out
+
+
+def _distance_to_segments(p, a, b):
+    """Horizontal (x, y) distance from points p (n, 3) to segments a-b (n, k, 3)."""
+    p2 = p[:, None, :2]
+    a2, b2 = a[..., :2], b[..., :2]
+    d = b2 - a2
+    L2 = np.sum(d * d, -1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = np.clip(np.sum((p2 - a2) * d, -1) / np.where(L2 > 0, L2, 1.0), 0.0, 1.0)
+    q = a2 + u[..., None] * d
+    return np.linalg.norm(p2 - q, axis=-1)
+
+
+def assign_force_plates(
+    plates,
+    time,
+    feet,
+    *,
+    n_segments: int | None = None,
+    threshold: float = 20.0,
+    max_distance: float = 0.12,
+    warn: bool = True,
+) -> PlateAssignment:
+    """Assign force plate loads to the feet in contact, frame by frame.
+
+    Parameters
+    ----------
+    plates : sequence of ForcePlate
+        Plates with ``force``, ``cop``, ``free_moment`` (n_samples, 3) in the
+        lab frame (ground reaction on the subject) and ``rate``; sample 0 is
+        at ``time[0]``.
+    time : array_like, shape (n_frames,)
+        Kinematic frame times, s.
+    feet : dict
+        ``{segment_index: points}`` with `points` (n_frames, n_points, 3) in
+        m, at least two points spanning the foot from back to front (e.g.
+        heel or ankle centre, then toe). NaN frames make the foot unavailable
+        in those frames.
+    n_segments : int, optional
+        Number of segments of the result (default: largest foot index + 1).
+    threshold : float, optional
+        Vertical force below which a plate is unloaded, N (default 20).
+    max_distance : float, optional
+        Largest horizontal distance from the centre of pressure to a foot's
+        heel-toe line for the foot to be in contact with the plate, m.
+    warn : bool, optional
+        Warn about loaded frames that cannot be assigned to exactly one foot.
+
+    Returns
+    -------
+    PlateAssignment
+        Plate wrenches summed per foot (several plates per foot add up).
+
+    Raises
+    ------
+    DataError
+        Bad plate arrays, bad feet, or no loaded plate frame at all.
+
+    Notes
+    -----
+    Plate signals are reduced to the lab origin at the plate rate
+    (``n = r_cop × F + T_free``; the wrench is linear, the COP is not) and
+    interpolated linearly at the frame times. A loaded plate goes to the foot
+    whose heel-toe line passes within `max_distance` of its COP; when two feet
+    qualify (both feet on one plate) or none does, the frame is marked
+    `ambiguous` for the candidate feet (or all feet), since a plate measures
+    only the sum of the loads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.io.trial import ForcePlate
+    >>> n = 11; f = np.tile([0.0, 0.0, 700.0], (n, 1)); cop = np.tile([0.1, 0, 0], (n, 1))
+    >>> fp = ForcePlate(f, np.zeros((n, 3)), cop, np.zeros((n, 3)), np.zeros((4, 3)),
+    ...                 np.zeros(3), rate=100.0)
+    >>> foot = np.tile([[0.0, 0, 0.05], [0.2, 0, 0.0]], (n, 1, 1))
+    >>> a = assign_force_plates([fp], np.arange(n) / 100.0, {0: foot})
+    >>> a.f_ext[0, 0].round(3).tolist()
+    [0.0, -70.0, 0.0, 0.0, 0.0, 700.0]
+    """
+    t = as_float_array(time, "time").ravel()
+    if not feet:
+        raise DataError("`feet` is empty; give {segment_index: foot points} for each foot")
+    idx = [int(i) for i in feet]
+    n_seg = int(n_segments) if n_segments is not None else max(idx) + 1
+    pts = {}
+    for i in idx:
+        if not 0 <= i < n_seg:
+            raise DataError(f"foot segment index {i} is outside 0..{n_seg - 1}")
+        a = as_float_array(feet[i], f"feet[{i}]", allow_nan=True)
+        if a.ndim == 2:
+            a = a[:, None, :]
+        if a.ndim != 3 or a.shape[0] != t.size or a.shape[1] < 2 or a.shape[2] != 3:
+            raise DataError(
+                f"Expected `feet[{i}]` to have shape ({t.size}, n_points >= 2, 3), got {a.shape}"
+            )
+        pts[i] = a
+    f_ext = np.zeros((t.size, n_seg, 6))
+    contact = np.zeros((t.size, n_seg), bool)
+    ambiguous = np.zeros((t.size, n_seg), bool)
+    plate_of = np.full((t.size, len(plates)), -1, dtype=int)
+    any_loaded = False
+    for k, plate in enumerate(plates):
+        w = _plate_wrench_at(plate, k, t, threshold)
+        fz = w[:, 5]
+        loaded = np.abs(fz) > threshold
+        if not loaded.any():
+            continue
+        any_loaded = True
+        corners = np.asarray(getattr(plate, "corners", np.zeros((4, 3))), dtype=float)
+        h = float(np.mean(corners[:, 2])) if np.isfinite(corners).all() else 0.0
+        cop = np.zeros((t.size, 3))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # COP on the plate surface z = h: n = r x F + T e_z with r = (x, y, h)
+            cop[:, 0] = (h * w[:, 3] - w[:, 1]) / fz
+            cop[:, 1] = (w[:, 0] + h * w[:, 4]) / fz
+        dist = np.full((t.size, len(idx)), np.inf)
+        for c, i in enumerate(idx):
+            a = pts[i]
+            segs_a, segs_b = a[:, :-1], a[:, 1:]
+            d = _distance_to_segments(cop, segs_a, segs_b)
+            d = np.where(np.isfinite(d), d, np.inf).min(axis=1)
+            dist[:, c] = d
+        near = dist <= max_distance
+        n_near = near.sum(1)
+        one = loaded & (n_near == 1)
+        who = np.argmax(near, axis=1)
+        for c, i in enumerate(idx):
+            sel = one & (who == c)
+            f_ext[sel, i] += w[sel]
+            contact[sel, i] = True
+            plate_of[sel, k] = i
+            amb = loaded & (n_near > 1) & near[:, c]
+            ambiguous[amb, i] = True
+        none = loaded & (n_near == 0)
+        if none.any():
+            for i in idx:
+                ambiguous[none, i] = True
+        bad = loaded & (n_near != 1)
+        if warn and bad.any():
+            frames = np.flatnonzero(bad)
+            warnings.warn(
+                f"force plate {k}: {frames.size} loaded frame(s) (first at frame {frames[0]}, "
+                f"t = {t[frames[0]]:.3f} s) could not be assigned to exactly one foot "
+                f"({int((loaded & (n_near > 1)).sum())} with two feet on the plate, "
+                f"{int(none.sum())} with no foot within {max_distance} m of the centre of "
+                "pressure); the kinetics of those feet are NaN there",
+                AhbmWarning,
+                stacklevel=2,
+            )
+    if not any_loaded:
+        raise DataError(
+            f"No force plate is loaded above {threshold} N in any frame: no foot contact to "
+            "assign; check the plates' force channels or lower `threshold`"
+        )
+    return PlateAssignment(f_ext, contact, ambiguous, plate_of)
+
+
+# ---------------------------------------------------------------------------
+# Winter's 2-D sagittal model (teaching)
+# ---------------------------------------------------------------------------
+
+#: Marker order of :func:`sagittal_inverse_dynamics` (Winter 2009, Table A.1 set).
+SAGITTAL_MARKERS = ("shoulder", "hip", "knee", "ankle", "heel", "toe")
+
+# BSP table rows used per segment: (table segment, proximal marker, distal marker)
+_SAG_SEGMENTS = (("thigh", "hip", "knee"), ("shank", "knee", "ankle"), ("foot", "ankle", "toe"))
+
+
+@dataclass
+class SagittalResult:
+    """Output of :func:`sagittal_inverse_dynamics` (joint order hip, knee, ankle).
+
+    Attributes
+    ----------
+    time : ndarray, shape (n_frames,)
+        s.
+    angles : ndarray, shape (n_frames, 3)
+        Hip flexion, knee flexion, ankle dorsiflexion, rad.
+    angular_velocity : ndarray, shape (n_frames, 3)
+        Time derivatives of `angles`, rad/s.
+    moment : ndarray, shape (n_frames, 3)
+        Internal joint moments per kg body mass, N m/kg: hip extensor, knee
+        extensor, ankle plantarflexor positive.
+    force : ndarray, shape (n_frames, 3, 2)
+        Force of the proximal on the distal segment at each joint per kg, N/kg
+        (X forward, Y up).
+    power : ndarray, shape (n_frames, 3)
+        Joint powers per kg, W/kg (generation positive).
+    segment_angles : ndarray, shape (n_frames, 4)
+        Trunk, thigh, leg and foot angles, rad, counterclockwise from +X.
+    settings : dict
+        Cutoff, BSP table, mass.
+    """
+
+    time: np.ndarray
+    angles: np.ndarray
+    angular_velocity: np.ndarray
+    moment: np.ndarray
+    force: np.ndarray
+    power: np.ndarray
+    segment_angles: np.ndarray
+    settings: dict = field(default_factory=dict)
+
+
+def _cross2(r, f):
+    return r[..., 0] * f[..., 1] - r[..., 1] * f[..., 0]
+
+
+def _filter_fill(x, rate, cutoff, name):
+    """Low-pass each valid stretch, then interpolate the gaps linearly (no extrapolation)."""
+    from ahbm.analysis.filters import butter_filtfilt
+
+    flat = x.reshape(x.shape[0], -1)
+    ok = np.isfinite(flat)
+    if ok.all():
+        out = butter_filtfilt(flat, rate, cutoff)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AhbmWarning)
+            out = butter_filtfilt(flat, rate, cutoff, nan_policy="segments")
+        idx = np.arange(flat.shape[0])
+        for j in range(flat.shape[1]):
+            good = np.isfinite(out[:, j])
+            if good.sum() < 2:
+                raise DataError(f"`{name}` channel {j} has fewer than 2 valid samples")
+            out[:, j] = np.interp(idx, idx[good], out[good, j], left=np.nan, right=np.nan)
+    return out.reshape(x.shape)
+
+
+def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="dempster"):
+    """Winter's 2-D sagittal-plane inverse dynamics of one leg (teaching model).
+
+    Parameters
+    ----------
+    t : array_like, shape (n_frames,)
+        Uniformly spaced frame times, s.
+    markers_2d : array_like, shape (n_frames, 6, 2), or dict
+        Shoulder, greater trochanter (hip), lateral femoral epicondyle (knee),
+        lateral malleolus (ankle), heel, fifth metatarsal head (toe), in this
+        order (:data:`SAGITTAL_MARKERS`; a dict with these keys is accepted),
+        m, lab X forward, Y up, subject seen from the right (walking +X). NaN
+        marks missing samples.
+    grf_2d : array_like, shape (n_frames, 3)
+        Ground reaction on the foot at the frame times: ``Fx``, ``Fy`` (N) and
+        ``Mz``, the moment of the ground reaction about the lab origin (N m,
+        counterclockwise positive: ``Mz = x_cop Fy − y_cop Fx + T_free``).
+        Zero during swing.
+    mass : float
+        Body mass, kg.
+    cutoff : float, optional
+        Low-pass cutoff of the markers, Hz (zero-lag 4th-order Butterworth,
+        Winter's corrected cutoff; default 6 Hz).
+    bsp : {"dempster"}, optional
+        Segment parameter table: Dempster (1955) as tabulated by Winter (2009,
+        Table 4.1) -- the table Winter's model uses.
+
+    Returns
+    -------
+    SagittalResult
+        Angles, angular velocities, moments, forces and powers of hip, knee
+        and ankle, moments/forces/powers per kg body mass.
+
+    Raises
+    ------
+    DataError
+        Bad shapes, non-uniform time, a marker with fewer than two valid
+        samples, unknown `bsp`, non-positive mass.
+
+    Notes
+    -----
+    Processing: each marker coordinate is filtered over its valid samples
+    only (each stretch between gaps separately) and the gaps are then filled
+    by linear interpolation of the *filtered* signal; gaps at the start or end
+    stay NaN (no extrapolation), and so do the results there. The ground
+    reaction is used as given (filter it beforehand if needed).
+
+    Segments: thigh hip-knee, leg knee-ankle, foot ankle-toe (Dempster masses,
+    COM fractions and sagittal radii of gyration). Segment angles are
+    counterclockwise from +X; hip flexion ``θ_thigh − θ_trunk + π``, knee
+    flexion ``θ_thigh − θ_leg``, ankle dorsiflexion ``θ_foot − θ_leg − π/2``
+    with the trunk from hip to shoulder and the foot along the heel-toe line.
+    For each segment from the foot up (Winter 2009, §5.2):
+    ``F_p = m (a − g) − F_d``, ``M_p = I α − M_d − r_p × F_p − r_d × F_d``
+    about the COM, with ``F_d, M_d`` the load on the segment at its distal end
+    (the ground reaction for the foot, the reaction of the distal segment
+    otherwise). Clinical signs: hip ``−M``, knee ``+M``, ankle ``−M``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(50) / 50.0
+    >>> pose = np.array([[0, 1.4], [0, 0.9], [0, 0.5], [0, 0.08], [-0.05, 0], [0.15, 0]])
+    >>> mk = np.tile(pose, (50, 1, 1))
+    >>> grf = np.tile([0.0, 700.0, 700.0 * 0.02], (50, 1))
+    >>> r = sagittal_inverse_dynamics(t, mk, grf, 70.0)
+    >>> r.angles[0].round(6).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    from ahbm.bsp.tables import segment_parameters
+
+    time = as_float_array(t, "t").ravel()
+    n = time.size
+    if n < 8:
+        raise DataError(f"Need at least 8 frames, got {n}")
+    dt = np.diff(time)
+    if np.any(dt <= 0) or np.ptp(dt) > 1e-6 * np.mean(dt):
+        raise DataError("`t` must be uniformly spaced and increasing")
+    rate = 1.0 / float(np.mean(dt))
+    if isinstance(markers_2d, dict):
+        missing = [k for k in SAGITTAL_MARKERS if k not in markers_2d]
+        if missing:
+            raise DataError(f"`markers_2d` lacks markers {missing}; needed: {SAGITTAL_MARKERS}")
+        mk = np.stack(
+            [
+                as_float_array(markers_2d[k], f"markers_2d[{k!r}]", allow_nan=True)
+                for k in SAGITTAL_MARKERS
+            ],
+            axis=1,
+        )
+    else:
+        mk = as_float_array(markers_2d, "markers_2d", allow_nan=True)
+    if mk.shape != (n, 6, 2):
+        raise DataError(f"Expected `markers_2d` to have shape ({n}, 6, 2), got {mk.shape}")
+    grf = as_float_array(grf_2d, "grf_2d")
+    if grf.shape != (n, 3):
+        raise DataError(f"Expected `grf_2d` to have shape ({n}, 3) (Fx, Fy, Mz), got {grf.shape}")
+    try:
+        body = float(mass)
+    except (TypeError, ValueError) as err:
+        raise DataError(f"`mass` must be a number in kg, got {mass!r}") from err
+    if not (np.isfinite(body) and body > 0):
+        raise DataError(f"`mass` must be a positive body mass in kg, got {mass!r}")
+    if str(bsp).lower() not in ("dempster", "dempster_winter"):
+        raise DataError(f"Unknown `bsp` {bsp!r}; Winter's model uses 'dempster'")
+
+    p = _filter_fill(mk, rate, cutoff, "markers_2d")
+    sh, hip, knee, ank, heel, toe = (p[:, i] for i in range(6))
+    lengths = {
+        "thigh": np.nanmedian(np.linalg.norm(knee - hip, axis=-1)),
+        "shank": np.nanmedian(np.linalg.norm(ank - knee, axis=-1)),
+        "foot": np.nanmedian(np.linalg.norm(toe - ank, axis=-1)),
+    }
+    bsp_par = segment_parameters("dempster_winter", body, 1.75, segment_lengths=lengths)
+
+    def ang(v):
+        a = np.arctan2(v[:, 1], v[:, 0])
+        ok = np.isfinite(a)
+        a[ok] = np.unwrap(a[ok])  # NaN frames (unfillable ends) stay NaN
+        return a
+
+    th_trunk, th_thigh, th_leg = ang(sh - hip), ang(knee - hip), ang(ank - knee)
+    th_foot = ang(toe - heel)
+    seg_angles = np.stack([th_trunk, th_thigh, th_leg, th_foot], axis=1)
+    angles = np.stack(
+        [th_thigh - th_trunk + np.pi, th_thigh - th_leg, th_foot - th_leg - np.pi / 2], axis=1
+    )
+    angles = (angles + np.pi) % (2 * np.pi) - np.pi
+    from ahbm.analysis.derivatives import central_difference
+
+    omega_j = central_difference(angles, time)
+    g = np.array([0.0, -9.81])
+    joints = {"hip": hip, "knee": knee, "ankle": ank, "toe": toe}
+    seg_theta = {"thigh": th_thigh, "shank": th_leg, "foot": ang(toe - ank)}
+    # load on the current segment at its distal end (ground reaction for the foot)
+    Fd = grf[:, :2].copy()
+    Md_origin = grf[:, 2].copy()  # moment about the lab origin of the distal load
+    force = np.empty((n, 3, 2))
+    moment = np.empty((n, 3))
+    omega_seg = {}
+    for k, (name, prox, dist) in zip((2, 1, 0), reversed(_SAG_SEGMENTS), strict=True):
+        par = bsp_par[f"{name}_r"]
+        P, D = joints[prox], joints[dist]
+        frac = np.linalg.norm(par.com) / par.length
+        c = P + frac * (D - P)
+        I = par.inertia[1, 1]
+        acc = central_difference(c, time, order=2)
+        wz = central_difference(seg_theta[name], time)
+        az = central_difference(seg_theta[name], time, order=2)
+        omega_seg[name] = wz
+        Fp = par.mass * (acc - g) - Fd
+        # distal load moment about the COM: M_origin - c x F
+        Md_c = Md_origin - _cross2(c, Fd)
+        Mp = I * az - Md_c - _cross2(P - c, Fp)
+        force[:, k] = Fp
+        moment[:, k] = Mp
+        # reaction on the next (proximal) segment: -Fp, -Mp at P, as a moment about the origin
+        Fd = -Fp
+        Md_origin = -Mp + _cross2(P, -Fp)
+    clinical = moment * np.array([-1.0, 1.0, -1.0])
+    wrel = np.stack(
+        [
+            omega_seg["thigh"] - central_difference(th_trunk, time),
+            omega_seg["shank"] - omega_seg["thigh"],
+            omega_seg["foot"] - omega_seg["shank"],
+        ],
+        axis=1,
+    )
+    power = moment * wrel
+    return SagittalResult(
+        time=time,
+        angles=angles,
+        angular_velocity=omega_j,
+        moment=clinical / body,
+        force=force / body,
+        power=power / body,
+        segment_angles=seg_angles,
+        settings={"cutoff_hz": float(cutoff), "bsp": "dempster_winter", "mass_kg": body},
+    )
