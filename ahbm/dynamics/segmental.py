@@ -52,7 +52,6 @@ __all__ = [
     "segment_motion",
     "newton_euler",
     "loads_in_frame",
-    "jcs_axes",
     "clinical_moments",
     "joint_power",
     "assign_force_plates",
@@ -62,9 +61,10 @@ __all__ = [
 ]
 
 _JOINTS = ("hip", "knee", "ankle")
-# sign of (M . e1, M . e2, M . e3) for the clinical components of the right side;
-# the left side flips the frontal and transverse signs (mirror symmetry)
-_SAGITTAL_SIGN = {"hip": 1.0, "knee": -1.0, "ankle": 1.0}
+# sign of M . e1 in the clinical sagittal component: e1 (the proximal z axis) points
+# to the right, positive rotation about it flexes the hip, extends the knee and
+# dorsiflexes the ankle; the clinical moment is extensor / plantarflexor positive
+_SAGITTAL_SIGN = {"hip": -1.0, "knee": 1.0, "ankle": -1.0}
 
 
 def _cross(a, b):
@@ -371,45 +371,6 @@ def loads_in_frame(vectors, rotation):
     return _mtv(R, v)
 
 
-def jcs_axes(r_proximal, r_distal, *, flexion_axis: int = 1, long_axis: int = 2):
-    """Axes of the joint coordinate system (Grood & Suntay 1983) in the lab frame.
-
-    Parameters
-    ----------
-    r_proximal, r_distal : array_like, shape (..., 3, 3)
-        ``lab_R_segment`` of the proximal and the distal segment.
-    flexion_axis : int
-        Column of the proximal frame that is the flexion axis (default 1: y,
-        pointing to the subject's left in ahbm segment frames).
-    long_axis : int
-        Column of the distal frame that is its long (rotation) axis (default 2: z).
-
-    Returns
-    -------
-    e1, e2, e3 : ndarray, shape (..., 3)
-        ``e1`` flexion axis of the proximal segment, ``e3`` long axis of the
-        distal segment, ``e2 = (e1 × e3) / |e1 × e3|`` the floating axis
-        (anterior for ahbm frames).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> e1, e2, e3 = jcs_axes(np.eye(3), np.eye(3))
-    >>> e2.tolist()
-    [1.0, 0.0, 0.0]
-    """
-    Rp = as_float_array(r_proximal, "r_proximal", allow_nan=True)
-    Rd = as_float_array(r_distal, "r_distal", allow_nan=True)
-    check_trailing_shape(Rp, (3, 3), "r_proximal")
-    check_trailing_shape(Rd, (3, 3), "r_distal")
-    e1 = Rp[..., :, flexion_axis]
-    e3 = Rd[..., :, long_axis]
-    e2 = _cross(e1, e3)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        e2 = e2 / np.linalg.norm(e2, axis=-1, keepdims=True)
-    return np.broadcast_to(e1, e2.shape).copy(), e2, np.broadcast_to(e3, e2.shape).copy()
-
-
 def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
     """Internal joint moments as clinical components (Plug-in Gait signs).
 
@@ -419,7 +380,9 @@ def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
         Internal moment of the proximal on the distal segment, lab frame
         (``JointLoads.moment``), N m or N m/kg.
     r_proximal, r_distal : array_like, shape (..., 3, 3)
-        Segment orientations (ahbm segment frames: x anterior, y left, z up).
+        Segment orientations ``lab_R_segment`` with ISB axes (x anterior, y
+        along the long axis towards proximal, z to the right, both sides), as
+        used by :mod:`ahbm.kinematics.jcs`.
     joint : {"hip", "knee", "ankle"}
     side : {"Left", "Right"}
 
@@ -427,24 +390,30 @@ def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
     -------
     ndarray, shape (..., 3)
         (sagittal, frontal, transverse): extensor (hip, knee) / plantarflexor
-        (ankle) positive; abductor (hip), valgus/abductor (knee), evertor
+        (ankle) positive; abductor (hip), abductor = valgus (knee), evertor
         (ankle) positive; internal rotator positive.
 
     Notes
     -----
-    Components are the projections of the moment on the joint coordinate
-    system axes of :func:`jcs_axes` (Vaughan, Davis & O'Connor 1992, ch. 4):
-    ``(s₁ M·e₁, −k M·e₂, k M·e₃)`` with ``k = +1`` on the right and ``−1`` on
-    the left, ``s₁ = +1`` for hip and ankle and ``−1`` for the knee (e₁ points
-    to the left, so a moment about +e₁ extends the hip, flexes the knee and
-    plantarflexes the ankle).
+    The moment is projected on the joint coordinate system axes
+    ``e1, e2, e3`` of :func:`ahbm.kinematics.jcs.jcs_axes` (Grood & Suntay
+    1983; Vaughan, Davis & O'Connor 1992, ch. 4): the components are
+    ``(s₁ M·e₁, −k M·e₂, k M·e₃)`` with ``k = +1`` on the right and ``−1``
+    on the left, ``s₁ = −1`` for hip and ankle and ``+1`` for the knee. Each
+    component is thus positive when the moment opposes the positive clinical
+    angle of :func:`ahbm.kinematics.jcs.grood_suntay_angles` in the sagittal
+    and frontal planes (hip flexion, knee extension, ankle dorsiflexion;
+    adduction) and acts with it in the transverse plane (internal rotation),
+    as Plug-in Gait reports them.
 
     Examples
     --------
     >>> import numpy as np
-    >>> clinical_moments([0, 10.0, 0], np.eye(3), np.eye(3), joint="knee", side="Right").tolist()
+    >>> clinical_moments([0, 0, 10.0], np.eye(3), np.eye(3), joint="hip", side="Right").tolist()
     [-10.0, -0.0, 0.0]
     """
+    from ahbm.kinematics.jcs import jcs_axes
+
     j = str(joint).lower()
     if j not in _JOINTS:
         raise DataError(f"`joint` must be one of {_JOINTS}, got {joint!r}")

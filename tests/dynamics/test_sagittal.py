@@ -12,6 +12,7 @@ from ahbm.dynamics.segmental import (
     sagittal_inverse_dynamics,
 )
 from ahbm.errors import DataError
+from ahbm.kinematics.jcs import lab_reference_frame
 from ahbm.kinematics.rotations import rot_y
 
 G = 9.81
@@ -78,7 +79,7 @@ def _three_d(t, mk, th, grf):
     com = np.stack([j + f * (e - j) for j, e, f in zip(joints, ends, frac, strict=True)], 1)
     # ccw in the 2-D view (about the subject's right, -y) is a rotation about -y
     phi = np.stack([th["thigh"], th["shank"], th["foot"]], 1)
-    R = rot_y(-phi)
+    R = rot_y(-phi) @ lab_reference_frame()  # ISB segment axes
     dt = t[1] - t[0]
     d1 = lambda x: np.gradient(x, dt, axis=0, edge_order=2)  # noqa: E731
     omega = np.zeros(com.shape)
@@ -91,7 +92,7 @@ def _three_d(t, mk, th, grf):
     fext[:, 2, 5] = grf[:, 1]
     fext[:, 2, 1] = -grf[:, 2]
     loads = newton_euler([-1, 0, 1], mass, inertia, motion, np.stack(joints, 1), f_ext=fext)
-    trunk = rot_y(-(th["trunk"] - np.pi))
+    trunk = rot_y(-th["trunk"]) @ lab_reference_frame()
     prox = [trunk, R[:, 0], R[:, 1]]
     return (
         np.stack(
