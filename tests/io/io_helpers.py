@@ -124,10 +124,11 @@ def assert_values_equal(a, b, where: str = "value") -> None:
         return
     if isinstance(a, np.generic):
         assert type(a) is type(b), f"{where}: {type(a)} != {type(b)}"
-        assert a == b, where
+        assert a == b or (np.isnan(a) and np.isnan(b)), where
         return
     assert type(a) is type(b), f"{where}: {type(a)} != {type(b)}"
-    assert a == b, f"{where}: {a!r} != {b!r}"
+    both_nan = isinstance(a, float) and a != a and b != b
+    assert a == b or both_nan, f"{where}: {a!r} != {b!r}"
 
 
 def assert_trials_equal(a: Trial, b: Trial) -> None:
