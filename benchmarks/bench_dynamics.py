@@ -190,6 +190,21 @@ def main(argv=None):
         f"RNEA, {n} frames: ahbm batch {t_a * 1e3:8.2f} ms | pin loop {t_p * 1e3:8.2f} ms "
         f"| speed-up ahbm/pin loop = {t_p / t_a:5.2f}x"
     )
+    m = min(n, 1000)
+
+    def ahbm_aba():
+        aba(model, q[:m], qd[:m], qdd[:m])
+
+    def pin_aba():
+        for k in range(m):
+            pin.aba(pm, pd, q[k], qd[k], qdd[k])
+
+    t_a = best(ahbm_aba, 1, repeat=3)
+    t_p = best(pin_aba, 1, repeat=3)
+    print(
+        f"ABA, {m} frames:   ahbm batch {t_a * 1e3:8.2f} ms | pin loop {t_p * 1e3:8.2f} ms "
+        f"| speed-up ahbm/pin loop = {t_p / t_a:5.2f}x"
+    )
     q0, qd0, tau0 = q[0], qd[0], qdd[0]
     for name, fa, fp in [
         ("ABA ", lambda: aba(model, q0, qd0, tau0), lambda: pin.aba(pm, pd, q0, qd0, tau0)),

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm.dynamics.inverse import _rnea_fast, external_forces_local
+from ahbm.dynamics.inverse import (
+    _FIXED,
+    _GENERIC,
+    _REV,
+    _RK,
+    _check_f_ext,
+    _rnea_fast,
+    _rnea_plan,
+    _rot_T,
+    external_forces_local,
+)
 from ahbm.errors import DataError, SimulationError
 from ahbm.kinematics.forward import (
     apply_S,
@@ -22,7 +32,7 @@ from ahbm.kinematics.forward import (
     motion_to_child,
     prepare,
 )
-from ahbm.kinematics.tree import Model, t_cross, t_mm, t_mtv, t_mv
+from ahbm.kinematics.tree import Model, _skew, joint_kinematics, t_cross, t_mm, t_mtv, t_mv
 
 __all__ = ["crba", "aba", "forward_dynamics"]
 
@@ -193,13 +203,26 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     >>> aba(m, np.zeros(m.nq), np.zeros(m.nv), np.zeros(m.nv)).round(12)
     array([0., 0., 0., 0., 0., 0., 0., 0., 0.])
     """
-    batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"))
-    joints = joint_pass(model, qf, qdf)
-    fl = None
-    if f_ext is not None:
-        fl = external_forces_local(model, f_ext, batch, joints, f_ext_frame)
-    qdd = _aba_flat(model, joints, qdf, tauf, fl)
-    return qdd.T.reshape(batch + (model.nv,))
+    batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
+    f = _check_f_ext(model, f_ext, batch, f_ext_frame)
+    N = qf.shape[0]
+    qdd = np.empty((N, model.nv))
+
+    def T(x, sl):
+        return None if x is None else np.ascontiguousarray(x[sl].T)
+
+    for s0 in range(0, max(N, 1), _ABA_BLOCK):
+        sl = slice(s0, min(N, s0 + _ABA_BLOCK))
+        n = sl.stop - sl.start
+        qb = T(qf, sl)
+        fl = None
+        if f is not None:
+            fl = external_forces_local(model, f[sl], (n,), None, f_ext_frame, qb)
+        qdd[sl] = _aba_fast(model, qb, T(qdf, sl), T(tauf, sl), fl, n_frames=n).T
+    return qdd.reshape(batch + (model.nv,))
+
+
+_ABA_BLOCK = 512  # frames per block (articulated inertias are 36 numbers per frame)
 
 
 def _aba_flat(model, joints, qd, tau, fext_local):
@@ -287,6 +310,212 @@ def _aba_flat(model, joints, qd, tau, fext_local):
             "bodies at the ends of chains or inconsistent inertias"
         )
     return qdd
+
+
+def _rot_T_mat(M, k, c, s):
+    """Rows of (6, m, N) stacks rotated by R_k(θ)ᵀ on both halves."""
+    i, j = (k + 1) % 3, (k + 2) % 3
+    out = np.empty(M.shape)
+    M6 = M.reshape((2, 3) + M.shape[1:])
+    o6 = out.reshape((2, 3) + M.shape[1:])
+    Mi, Mj = M6[:, i], M6[:, j]
+    o6[:, i] = c * Mi + s * Mj
+    o6[:, j] = c * Mj - s * Mi
+    o6[:, k] = M6[:, k]
+    return out
+
+
+def _node_X(model, nd, q, N, R_gen):
+    """Full (6, 6, N) motion transform parent node -> node for non-principal nodes."""
+    if nd.kind == _GENERIC:
+        R, p = R_gen
+        X = _plucker(R, p, N)
+        if nd.gen_X is not None:
+            X = np.einsum("ikn,kj->ijn", X, nd.gen_X)
+        return X
+    ang = q[nd.qi]
+    if nd.kind == _REV:
+        K = _skew(nd.axis)
+        R = (
+            np.eye(3)[:, :, None]
+            + K[:, :, None] * np.sin(ang)
+            + (K @ K)[:, :, None] * (1.0 - np.cos(ang))
+        )
+        p = np.zeros((3, 1))
+    else:  # prismatic
+        R = np.eye(3)
+        p = nd.axis[:, None] * ang
+    X = _plucker(R, p, N)
+    if nd.XT is not None:
+        X = np.einsum("ikn,kj->ijn", X, nd.XT)
+    return X
+
+
+def _aba_fast(model, q, qd, tau, fext_local, *, n_frames):
+    """ABA on the elementary-node chain of the fast RNEA (batch last); qdd (nv, N)."""
+    nodes, last, up = _rnea_plan(model)
+    N = n_frames
+    m = len(nodes)
+    fx = [None] * m
+    if fext_local is not None:
+        for b in range(model.n_bodies):
+            if last[b] < 0:
+                continue
+            fb = fext_local[b] if up[b] is None else up[b].T @ fext_local[b]
+            fx[last[b]] = fb if fx[last[b]] is None else fx[last[b]] + fb
+    a0 = np.zeros((6, 1))
+    a0[3:, 0] = -model.gravity
+    v = [None] * m
+    c = [None] * m
+    IA = [None] * m
+    pA = [None] * m
+    X = [None] * m  # full transforms for non-principal nodes
+    cs = [None] * m
+    gen = [None] * m
+    for n_, nd in enumerate(nodes):
+        lam = nd.parent
+        vpar = np.zeros((6, 1)) if lam < 0 else v[lam]
+        if nd.kind == _RK:
+            ang = q[nd.qi] if nd.sign > 0 else -q[nd.qi]
+            cs[n_] = (np.cos(ang), np.sin(ang))
+            y = vpar if nd.XT is None else nd.XT @ vpar
+            vi = _rot_T(np.broadcast_to(y, (6, N)), nd.k, *cs[n_])
+            qs = qd[nd.vi] * nd.sign
+            i_, j_ = (nd.k + 1) % 3, (nd.k + 2) % 3
+            ci = np.zeros((6, N))
+            v6 = vi.reshape(2, 3, N)
+            c6 = ci.reshape(2, 3, N)
+            c6[:, i_] = v6[:, j_] * qs
+            c6[:, j_] = -v6[:, i_] * qs
+            vi[nd.k] += qs
+        elif nd.kind == _FIXED:  # only possible for plain offsets (no motion)
+            Xn = np.broadcast_to(np.eye(6)[:, :, None] if nd.XT is None else nd.XT[:, :, None],
+                                 (6, 6, N))  # fmt: skip
+            X[n_] = Xn
+            vi = np.einsum("ijn,jn->in", Xn, np.broadcast_to(vpar, (6, N)))
+            ci = np.zeros((6, N))
+        else:
+            if nd.kind == _GENERIC:
+                R, p, S, vJ, cJ = joint_kinematics(model, nd.body, q, qd)
+                gen[n_] = (S, vJ)
+                Xn = _node_X(model, nd, q, N, (R, p))
+            else:
+                Xn = _node_X(model, nd, q, N, None)
+                vJ = nd.S * qd[nd.vi]
+                cJ = None
+            X[n_] = Xn
+            vi = np.einsum("ijn,jn->in", Xn, np.broadcast_to(vpar, (6, N))) + vJ
+            ci = motion_cross(vi, vJ)
+            if cJ is not None:
+                ci += cJ
+        v[n_] = vi
+        c[n_] = ci
+        if nd.I6 is not None:
+            IA[n_] = np.broadcast_to(nd.I6[:, :, None], (6, 6, N)).copy()
+            pA[n_] = force_cross(vi, nd.I6 @ vi)
+            if fx[n_] is not None:
+                pA[n_] -= fx[n_]
+        else:
+            IA[n_] = np.zeros((6, 6, N))
+            pA[n_] = np.zeros((6, N))
+    U = [None] * m
+    Dinv = [None] * m
+    u = [None] * m
+    for n_ in range(m - 1, -1, -1):
+        nd = nodes[n_]
+        lam = nd.parent
+        IAi, pAi = IA[n_], pA[n_]
+        if nd.kind == _GENERIC:
+            S = gen[n_][0]
+            k0, nv = model.v_index[nd.body], model.joint_nv[nd.body]
+            Sf = _S_full(S, N)
+            Ui = np.einsum("ijn,jkn->ikn", IAi, Sf)
+            D = np.einsum("jin,jkn->ikn", Sf, Ui)
+            try:
+                Di = np.linalg.inv(D.transpose(2, 0, 1)).transpose(1, 2, 0)
+            except np.linalg.LinAlgError as err:
+                raise _singular(model, nd.body) from err
+            ui = tau[k0 : k0 + nv] - apply_ST(S, pAi)
+            UD = np.einsum("ikn,kjn->ijn", Ui, Di)
+            Ia = IAi - np.einsum("ikn,jkn->ijn", UD, Ui)
+            pa = pAi + np.einsum("ijn,jn->in", Ia, c[n_]) + np.einsum("ikn,kn->in", UD, ui)
+            U[n_], Dinv[n_], u[n_] = Ui, Di, ui
+        elif nd.kind == _FIXED:
+            Ia = IAi
+            pa = pAi + np.einsum("ijn,jn->in", Ia, c[n_])
+        else:
+            if nd.kind == _RK:
+                Ui = IAi[:, nd.k] * nd.sign
+                D = Ui[nd.k] * nd.sign
+                ui = tau[nd.vi] - pAi[nd.k] * nd.sign
+            else:
+                Ui = np.einsum("ijn,j->in", IAi, nd.S[:, 0])
+                D = nd.S[:, 0] @ Ui
+                ui = tau[nd.vi] - nd.S[:, 0] @ pAi
+            if np.any(D == 0):
+                raise _singular(model, _body_of(nodes, n_))
+            Di = 1.0 / D
+            UD = Ui * Di
+            Ia = IAi - UD[:, None, :] * Ui[None, :, :]
+            pa = pAi + np.einsum("ijn,jn->in", Ia, c[n_]) + UD * ui
+            U[n_], Dinv[n_], u[n_] = Ui, Di, ui
+        if lam < 0:
+            continue
+        if nd.kind == _RK:
+            cc, ss = cs[n_]
+            # Xᵀ Ia X with X = blockdiag(R_kᵀ, R_kᵀ) XT: rotate rows and columns back
+            M = _rot_T_mat(Ia, nd.k, cc, -ss)
+            M = _rot_T_mat(M.transpose(1, 0, 2), nd.k, cc, -ss).transpose(1, 0, 2)
+            pp = _rot_T(pa, nd.k, cc, -ss)
+            if nd.XT is not None:
+                M = np.einsum("iln,lj->ijn", np.tensordot(nd.XT, M, axes=(0, 0)), nd.XT)
+                pp = nd.XTt @ pp
+        else:
+            Xn = X[n_]
+            M = np.einsum("kin,kjn->ijn", Xn, np.einsum("kln,ljn->kjn", Ia, Xn))
+            pp = np.einsum("kin,kn->in", Xn, pa)
+        IA[lam] += M
+        pA[lam] += pp
+    qdd = np.zeros((model.nv, N))
+    a = [None] * m
+    for n_, nd in enumerate(nodes):
+        lam = nd.parent
+        apar = a0 if lam < 0 else a[lam]
+        if nd.kind == _RK:
+            y = apar if nd.XT is None else nd.XT @ apar
+            ai = _rot_T(np.broadcast_to(y, (6, N)), nd.k, *cs[n_])
+        else:
+            ai = np.einsum("ijn,jn->in", X[n_], np.broadcast_to(apar, (6, N)))
+        ai += c[n_]
+        if nd.kind == _GENERIC:
+            S = gen[n_][0]
+            k0, nv = model.v_index[nd.body], model.joint_nv[nd.body]
+            rhs = u[n_] - np.einsum("jkn,jn->kn", U[n_], ai)
+            qi = np.einsum("ijn,jn->in", Dinv[n_], rhs)
+            qdd[k0 : k0 + nv] = qi
+            ai += apply_S(S, qi)
+        elif nd.kind != _FIXED:
+            qi = (u[n_] - np.sum(U[n_] * ai, axis=0)) * Dinv[n_]
+            qdd[nd.vi] = qi
+            if nd.kind == _RK:
+                ai[nd.k] += qi * nd.sign
+            else:
+                ai += nd.S * qi
+        a[n_] = ai
+    if not np.all(np.isfinite(qdd)):
+        raise SimulationError(
+            "forward dynamics produced non-finite accelerations; check for massless "
+            "bodies at the ends of chains or inconsistent inertias"
+        )
+    return qdd
+
+
+def _body_of(nodes, n_):
+    """Body index of the node (or of the first massive node below it)."""
+    for nd in nodes[n_:]:
+        if nd.body >= 0:
+            return nd.body
+    return 0
 
 
 def _singular(model, i):
