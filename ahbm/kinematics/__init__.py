@@ -20,6 +20,21 @@ from ahbm.kinematics.forward import (
     point_velocity,
     potential_energy,
 )
+from ahbm.kinematics.jcs import (
+    ScoreResult,
+    SphereFit,
+    cardan_angles,
+    chord_joint_centre,
+    foot_progression_angles,
+    grood_suntay_angles,
+    hip_joint_centre_davis,
+    hip_joint_centre_harrington,
+    jcs_axes,
+    lab_reference_frame,
+    pelvis_angles,
+    score_centre,
+    sphere_fit_centre,
+)
 from ahbm.kinematics.markers import (
     SegmentPose,
     apply_transform,
@@ -82,4 +97,18 @@ __all__: list[str] = [
     "make_transform",
     "static_local_markers",
     "transform_to_pose",
+    # joint angles and joint centres (jcs.py)
+    "ScoreResult",
+    "SphereFit",
+    "cardan_angles",
+    "chord_joint_centre",
+    "foot_progression_angles",
+    "grood_suntay_angles",
+    "hip_joint_centre_davis",
+    "hip_joint_centre_harrington",
+    "jcs_axes",
+    "lab_reference_frame",
+    "pelvis_angles",
+    "score_centre",
+    "sphere_fit_centre",
 ]
