@@ -378,6 +378,21 @@ class Model:
         Offsets of each joint's coordinates in ``q`` and ``qd``.
     nq, nv : int
         Numbers of position coordinates and of velocity coordinates.
+    joint_nq, joint_nv : ndarray of int, shape (n_bodies,)
+        Coordinates and velocities of each joint.
+    masses, coms, inertias : ndarray, shapes (n_bodies,), (n_bodies, 3), (n_bodies, 3, 3)
+        Inertial parameters (kg; m in the body frame; kg m^2 about the COM).
+    positions, rotations : ndarray, shapes (n_bodies, 3), (n_bodies, 3, 3)
+        Joint-frame origins and axes in the parent body frames.
+    spatial_inertias : ndarray, shape (n_bodies, 6, 6)
+        Spatial inertia of each body about its frame origin, angular first.
+    children, supports : list of list of int
+        Children of each body; bodies on the path from the root to each body.
+
+    Notes
+    -----
+    Bodies must be added parents first; derived arrays are rebuilt after each
+    ``add_body`` so that algorithms never re-process the model.
 
     Examples
     --------
