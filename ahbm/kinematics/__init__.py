@@ -20,6 +20,13 @@ from ahbm.kinematics.forward import (
     point_velocity,
     potential_energy,
 )
+from ahbm.kinematics.ik import (
+    IKResult,
+    fit_markers,
+    joint_bounds,
+    marker_jacobians,
+    model_markers,
+)
 from ahbm.kinematics.jcs import (
     ScoreResult,
     SphereFit,
@@ -111,4 +118,10 @@ __all__: list[str] = [
     "pelvis_angles",
     "score_centre",
     "sphere_fit_centre",
+    # inverse kinematics (ik.py)
+    "IKResult",
+    "fit_markers",
+    "joint_bounds",
+    "marker_jacobians",
+    "model_markers",
 ]

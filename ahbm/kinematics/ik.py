@@ -1,0 +1,672 @@
+"""Optimization-based inverse kinematics: fit a multibody `Model` to measured markers.
+
+The model's bodies carry markers (``Body.markers``: name -> position in the
+body frame, the ``"markers"`` entry of a model file). For each frame,
+:func:`fit_markers` finds the generalized coordinates ``q`` minimizing the
+weighted squared distances between the model markers and the measured ones,
+by Levenberg–Marquardt with analytic marker Jacobians, joint limits and a warm
+start from the previous frames.
+
+Joint limits
+------------
+A joint's ``limits`` entry (model file / :class:`~ahbm.kinematics.tree.Joint`)
+may be
+
+* a pair ``[lower, upper]`` for a one-coordinate joint,
+* a list with one pair (or ``null``) per coordinate of the joint,
+* a dict ``{coordinate_name: [lower, upper]}``,
+
+in the units of the coordinates (rad, m); ``null``/``None`` bounds mean
+unbounded. Quaternion coordinates (spherical and free joints) cannot be
+bounded. :func:`joint_bounds` returns the resulting arrays.
+
+References
+----------
+Felis, M. L. (2015). Modeling emotional aspects in human locomotion. PhD thesis,
+Heidelberg University, §4.4.3 (inverse kinematics by least squares).
+Simonidis, C., Stelzner, G. & Seemann, W. (2011). Kinematic and dynamic
+analysis of human motion, eqs 24-26.
+Marquardt, D. W. (1963). An algorithm for least-squares estimation of
+nonlinear parameters. J. SIAM 11(2), 431-441.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from ahbm._validation import as_float_array
+from ahbm.errors import AhbmWarning, DataError, ModelError
+from ahbm.kinematics.forward import S_columns, joint_pass, prepare, world_poses
+from ahbm.kinematics.tree import FREE, SPHERICAL, Model, check_q, integrate_q, neutral_q
+
+__all__ = [
+    "IKResult",
+    "fit_markers",
+    "joint_bounds",
+    "model_markers",
+    "marker_jacobians",
+]
+
+
+class IKResult(NamedTuple):
+    """Result of :func:`fit_markers`.
+
+    Attributes
+    ----------
+    q : ndarray, shape (n_frames, nq)
+        Fitted generalized coordinates; NaN in frames without any visible marker.
+    residuals : ndarray, shape (n_frames, n_markers)
+        Distance between each measured marker and the model marker, m (NaN
+        where the marker is missing).
+    rms : ndarray, shape (n_frames,)
+        Root-mean-square of the residuals of the visible markers, m.
+    converged : ndarray of bool, shape (n_frames,)
+        True where the iteration met a convergence criterion.
+    iterations : ndarray of int, shape (n_frames,)
+        Levenberg–Marquardt iterations used per frame.
+    well_determined : ndarray of bool, shape (n_frames,)
+        False where the visible markers do not determine every coordinate
+        (rank-deficient Jacobian): there the undetermined coordinates keep
+        their warm-start values.
+    n_visible : ndarray of int, shape (n_frames,)
+        Number of visible markers per frame.
+    marker_names : list of str
+        Names of the marker columns.
+    """
+
+    q: np.ndarray
+    residuals: np.ndarray
+    rms: np.ndarray
+    converged: np.ndarray
+    iterations: np.ndarray
+    well_determined: np.ndarray
+    n_visible: np.ndarray
+    marker_names: list
+
+
+def model_markers(model: Model) -> tuple[list, np.ndarray, np.ndarray]:
+    """All markers of a model in body order.
+
+    Parameters
+    ----------
+    model : Model
+
+    Returns
+    -------
+    names : list of str
+    bodies : ndarray of int, shape (n_markers,)
+        Index of the body carrying each marker.
+    local : ndarray, shape (n_markers, 3)
+        Marker positions in their body frames, m.
+
+    Raises
+    ------
+    ModelError
+        The model has no markers, or a marker name is used on two bodies.
+
+    Examples
+    --------
+    >>> m = Model()
+    >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1]},
+    ...                markers={"M1": [1.0, 0, 0]})
+    >>> model_markers(m)[0]
+    ['M1']
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"expected a Model as first argument, got {type(model).__name__}")
+    names, bodies, local = [], [], []
+    for i, body in enumerate(model.bodies):
+        for name, pos in body.markers.items():
+            if name in names:
+                raise ModelError(
+                    f"marker '{name}' is defined on two bodies of model '{model.name}'; "
+                    "marker names must be unique"
+                )
+            names.append(name)
+            bodies.append(i)
+            local.append(np.asarray(pos, dtype=float))
+    if not names:
+        raise ModelError(
+            f"model '{model.name}' has no markers; add them with add_body(..., markers=...) "
+            "or the 'markers' entry of the model file"
+        )
+    return names, np.array(bodies, dtype=int), np.array(local, dtype=float).reshape(-1, 3)
+
+
+def _pair_bounds(value, what):
+    if value is None:
+        return -np.inf, np.inf
+    try:
+        lo, hi = value
+        lo = -np.inf if lo is None else float(lo)
+        hi = np.inf if hi is None else float(hi)
+    except (TypeError, ValueError) as err:
+        raise ModelError(
+            f"{what}: a limit must be [lower, upper] (or null), got {value!r}"
+        ) from err
+    if not lo <= hi or np.isnan(lo) or np.isnan(hi):
+        raise ModelError(f"{what}: lower limit {lo} is above the upper limit {hi}")
+    return lo, hi
+
+
+def joint_bounds(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of the generalized coordinates from the joint limits.
+
+    Parameters
+    ----------
+    model : Model
+
+    Returns
+    -------
+    lower, upper : ndarray, shape (nq,)
+        ``-inf`` / ``+inf`` where a coordinate is unbounded.
+
+    Raises
+    ------
+    ModelError
+        Malformed ``limits`` (see the module docstring) or limits on
+        quaternion coordinates.
+
+    Examples
+    --------
+    >>> m = Model()
+    >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1],
+    ...                                "limits": [-1.0, 2.0]})
+    >>> joint_bounds(m)
+    (array([-1.]), array([2.]))
+    """
+    lower = np.full(model.nq, -np.inf)
+    upper = np.full(model.nq, np.inf)
+    for i, body in enumerate(model.bodies):
+        lim = body.joint.limits
+        if lim is None:
+            continue
+        jn = body.joint.name
+        coords = list(body.joint.coordinates)
+        nq = len(coords)
+        qi = model.q_index[i]
+        code = model.joint_codes[i]
+        quat = set()
+        if code == SPHERICAL:
+            quat = set(range(4))
+        elif code == FREE:
+            quat = set(range(3, 7))
+        if isinstance(lim, dict):
+            pairs = [None] * nq
+            for name, val in lim.items():
+                if name not in coords:
+                    raise ModelError(
+                        f"joint '{jn}': limits name unknown coordinate '{name}' "
+                        f"(coordinates: {coords})"
+                    )
+                pairs[coords.index(name)] = val
+        elif (
+            nq == 1
+            and isinstance(lim, (list, tuple))
+            and len(lim) == 2
+            and all(v is None or isinstance(v, (int, float)) for v in lim)
+        ):
+            pairs = [lim]
+        elif isinstance(lim, (list, tuple)) and len(lim) == nq:
+            pairs = list(lim)
+        else:
+            raise ModelError(
+                f"joint '{jn}': 'limits' must be [lower, upper] (one coordinate), a list of "
+                f"{nq} pairs, or a dict by coordinate name; got {lim!r}"
+            )
+        for k, val in enumerate(pairs):
+            if val is None:
+                continue
+            if k in quat:
+                raise ModelError(
+                    f"joint '{jn}': coordinate '{coords[k]}' is a quaternion component and "
+                    "cannot be limited; use an 'euler' joint for bounded rotations"
+                )
+            lower[qi + k], upper[qi + k] = _pair_bounds(val, f"joint '{jn}' '{coords[k]}'")
+    return lower, upper
+
+
+def _v_to_q_index(model: Model) -> np.ndarray:
+    """q index of each velocity coordinate, -1 for quaternion-joint rotations."""
+    out = np.full(model.nv, -1, dtype=int)
+    for i, code in enumerate(model.joint_codes):
+        qi, vi, nv = model.q_index[i], model.v_index[i], model.joint_nv[i]
+        if code == SPHERICAL:
+            continue
+        if code == FREE:
+            out[vi : vi + 3] = np.arange(qi, qi + 3)
+            continue
+        out[vi : vi + nv] = np.arange(qi, qi + nv)
+    return out
+
+
+def _rotate(R, x):
+    """R @ x for R (3, 3) or (3, 3, N) and x (..., 3, N or 1)."""
+    if R.ndim == 2:
+        return np.einsum("ij,...jn->...in", R, x)
+    return np.einsum("ijn,...jn->...in", R, x)
+
+
+def _cross0(a, b):
+    """Cross product along axis -2 of (..., 3, N) arrays."""
+    return np.cross(a, b, axis=-2)
+
+
+def _positions_jacobians(model: Model, qf: np.ndarray, bodies, local, with_jacobian=True):
+    """Marker positions (m, 3, N) and Jacobians (m, 3, nv, N) for q (nq, N) batch-last."""
+    N = qf.shape[1]
+    joints = joint_pass(model, qf)
+    Rw, pw = world_poses(model, joints)
+    m = len(bodies)
+    P = np.empty((m, 3, N))
+    J = np.zeros((m, 3, model.nv, N)) if with_jacobian else None
+    cols = {}
+    for b in np.unique(bodies):
+        idx = np.nonzero(bodies == b)[0]
+        r = local[idx][:, :, None]  # (mb, 3, 1)
+        pb = np.broadcast_to(pw[b], (3, N))
+        p = pb[None] + _rotate(Rw[b], r)  # (mb, 3, N)
+        P[idx] = p
+        if not with_jacobian:
+            continue
+        for j in model.supports[b]:
+            if j not in cols:
+                Sc = []
+                for col in S_columns(joints[j][2], N):
+                    w = _rotate(Rw[j], col[:3])  # (3, N or 1)
+                    v = _rotate(Rw[j], col[3:])
+                    Sc.append((np.broadcast_to(w, (3, N)), np.broadcast_to(v, (3, N))))
+                cols[j] = Sc
+            pj = np.broadcast_to(pw[j], (3, N))
+            k0 = model.v_index[j]
+            for c, (w, v) in enumerate(cols[j]):
+                J[idx, :, k0 + c] = v[None] + _cross0(w[None], p - pj[None])
+    return P, J
+
+
+def marker_jacobians(model: Model, q, *, marker_names=None) -> tuple[np.ndarray, np.ndarray]:
+    """World positions of model markers and their Jacobians ``ṗ = J q̇``.
+
+    Parameters
+    ----------
+    model : Model
+        A model whose bodies carry markers.
+    q : array_like, shape (..., nq)
+    marker_names : sequence of str, optional
+        Markers to return (default: all, in body order).
+
+    Returns
+    -------
+    positions : ndarray, shape (..., n_markers, 3)
+    jacobians : ndarray, shape (..., n_markers, 3, nv)
+
+    Notes
+    -----
+    For a marker at world position ``p`` on body ``b``, the column of joint
+    coordinate ``c`` of a joint ``j`` on the path to ``b`` is
+    ``R_j s_v + (R_j s_ω) × (p − o_j)`` with ``[s_ω; s_v]`` the motion-subspace
+    column in body-``j`` coordinates — the rows of
+    :func:`~ahbm.kinematics.forward.point_jacobian`, for all markers from one
+    kinematic pass.
+
+    Examples
+    --------
+    >>> m = Model()
+    >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1]},
+    ...                markers={"M1": [1.0, 0, 0]})
+    >>> p, J = marker_jacobians(m, [np.pi / 2])
+    >>> np.round(p, 12) + 0.0, np.round(J, 12) + 0.0
+    (array([[0., 1., 0.]]), array([[[-1.],
+            [ 0.],
+            [ 0.]]]))
+    """
+    names, bodies, local = _select_markers(model, marker_names)
+    batch, qf, _ = prepare(model, q)
+    P, J = _positions_jacobians(model, qf, bodies, local)
+    P = np.moveaxis(P, -1, 0).reshape(batch + (len(names), 3))
+    J = np.moveaxis(J, -1, 0).reshape(batch + (len(names), 3, model.nv))
+    return P, J
+
+
+def _select_markers(model, marker_names):
+    names, bodies, local = model_markers(model)
+    if marker_names is None:
+        return names, bodies, local
+    marker_names = [str(n) for n in marker_names]
+    unknown = [n for n in marker_names if n not in names]
+    if unknown:
+        raise DataError(
+            f"marker(s) {unknown} are not defined on model '{model.name}' (model markers: "
+            f"{names}); rename them to the model's names or drop them"
+        )
+    if len(set(marker_names)) != len(marker_names):
+        raise DataError(f"`marker_names` lists a marker twice: {marker_names}")
+    idx = [names.index(n) for n in marker_names]
+    return marker_names, bodies[idx], local[idx]
+
+
+def _solve_step(H, g, lam, free):
+    """Damped step for a batch: (H + lam diag(H) + eps I) dv = -g on the free coordinates."""
+    B, n = g.shape
+    d = np.einsum("bii->bi", H)
+    scale = np.maximum(d, 1e-12 * np.maximum(d.max(axis=1, keepdims=True), 1e-300))
+    A = H + (lam[:, None] * scale + 1e-12 * scale.max(axis=1, keepdims=True))[:, :, None] * np.eye(
+        n
+    )
+    fixed = ~free
+    if fixed.any():
+        A = np.where(fixed[:, :, None] | fixed[:, None, :], 0.0, A)
+        A[fixed] = 0.0
+        ii = np.nonzero(fixed)
+        A[ii[0], ii[1], ii[1]] = 1.0
+        g = np.where(fixed, 0.0, g)
+    return -np.linalg.solve(A, g[..., None])[..., 0]
+
+
+def fit_markers(
+    model: Model,
+    markers,
+    *,
+    marker_names=None,
+    weights=None,
+    q0=None,
+    bounds=None,
+    block_size: int = 1,
+    max_iter: int = 100,
+    tol: float = 1e-10,
+    xtol: float = 1e-8,
+    warn: bool = True,
+) -> IKResult:
+    """Inverse kinematics: generalized coordinates that best fit measured markers.
+
+    Parameters
+    ----------
+    model : Model
+        Model whose bodies carry markers (``Body.markers``).
+    markers : array_like, shape (n_frames, n_markers, 3), or dict
+        Measured marker positions in the model's world frame, m; NaN marks a
+        missing marker. A dict maps marker names to ``(n_frames, 3)`` arrays.
+    marker_names : sequence of str, optional
+        Names of the columns of an array `markers` (default: all model
+        markers in body order). Every name must be a model marker.
+    weights : array_like, shape (n_markers,), or dict, optional
+        Non-negative marker weights (default 1); a dict maps names to weights.
+    q0 : array_like, shape (nq,), optional
+        Initial guess of the first frame (default: the neutral
+        configuration, clipped into the bounds).
+    bounds : tuple of array_like, optional
+        ``(lower, upper)`` arrays of shape (nq,) overriding the model's joint
+        limits (see :func:`joint_bounds`); use ``±inf`` for no bound.
+    block_size : int, optional
+        Frames solved together in one vectorized Levenberg–Marquardt run.
+        Each block starts from the solution of the last frame of the previous
+        block (the first from `q0`). The default 1 is a strict per-frame warm
+        start; larger blocks (e.g. 10 at 100 Hz) are much faster for long
+        trials when the motion between blocks is small.
+    max_iter : int, optional
+        Largest number of iterations per frame.
+    tol : float, optional
+        Convergence when an accepted step decreases the cost by less than
+        ``tol`` times the cost.
+    xtol : float, optional
+        Convergence when an accepted step is shorter than ``xtol (1 + |q|)``
+        (Gauss–Newton converges quadratically, so the remaining error is of the
+        order of the square of the last step).
+    warn : bool, optional
+        Emit one :class:`~ahbm.errors.AhbmWarning` summarizing frames that
+        did not converge, are not well determined or have no visible marker.
+
+    Returns
+    -------
+    IKResult
+        ``q`` (n_frames, nq), per-marker ``residuals`` (n_frames, n_markers),
+        ``rms``, ``converged``, ``iterations``, ``well_determined``,
+        ``n_visible``, ``marker_names``.
+
+    Raises
+    ------
+    DataError
+        Wrong shapes, unknown marker names, negative weights, `q0` outside
+        the bounds' dimensions.
+    ModelError
+        The model has no markers or malformed limits.
+
+    Notes
+    -----
+    Per frame, minimize ``f(q) = Σ_k w_k |p_k(q) − x_k|²`` over the visible
+    markers (Felis 2015, §4.4.3; Simonidis et al. 2011, eqs 24-26). With the
+    stacked marker Jacobian ``J`` (:func:`marker_jacobians`), each
+    Levenberg–Marquardt step solves
+    ``(JᵀWJ + λ diag(JᵀWJ)) Δv = −JᵀW r`` (Marquardt 1963) and updates
+    ``q ← integrate_q(q, Δv)`` (quaternion joints stay unit), then projects
+    onto the bounds; coordinates at a bound whose step points outwards are
+    frozen for that step (projected Gauss–Newton). λ shrinks after a
+    successful step and grows after a failed one. Iteration stops when the
+    relative cost decrease is below `tol`, the step below `xtol`, or the
+    gradient vanishes.
+
+    Examples
+    --------
+    >>> m = Model()
+    >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1]},
+    ...                markers={"M1": [1.0, 0, 0], "M2": [0, 0.5, 0]})
+    >>> x = np.array([[[np.cos(0.3), np.sin(0.3), 0], [-0.5 * np.sin(0.3), 0.5 * np.cos(0.3), 0]]])
+    >>> res = fit_markers(m, x)
+    >>> np.round(res.q, 9), bool(res.converged[0])
+    (array([[0.3]]), True)
+    """
+    names_all, _, _ = model_markers(model)
+    if isinstance(markers, dict):
+        if marker_names is not None:
+            raise DataError("give `marker_names` only with an array `markers`, not with a dict")
+        marker_names = list(markers)
+        try:
+            arrays = [
+                as_float_array(markers[n], f"markers['{n}']", allow_nan=True) for n in markers
+            ]
+            X = np.stack(arrays, axis=1)
+        except ValueError as err:
+            raise DataError(
+                f"the marker arrays of `markers` must all have shape (n_frames, 3): {err}"
+            ) from err
+    else:
+        X = as_float_array(markers, "markers", allow_nan=True)
+    if X.ndim == 2:
+        X = X[None]
+    names, bodies, local = _select_markers(model, marker_names)
+    m = len(names)
+    if X.ndim != 3 or X.shape[1:] != (m, 3):
+        raise DataError(
+            f"Expected `markers` to have shape (n_frames, {m}, 3) for markers {names}, "
+            f"got {X.shape}"
+        )
+    n_frames = X.shape[0]
+    if weights is None:
+        w = np.ones(m)
+    elif isinstance(weights, dict):
+        unknown = [k for k in weights if k not in names]
+        if unknown:
+            raise DataError(f"`weights` names unknown marker(s) {unknown}; markers: {names}")
+        w = np.array([float(weights.get(n, 1.0)) for n in names])
+    else:
+        w = as_float_array(weights, "weights")
+        if w.shape != (m,):
+            raise DataError(f"Expected `weights` to have shape ({m},), got {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise DataError("`weights` must be finite and non-negative; use 0 to ignore a marker")
+    if bounds is None:
+        lower, upper = joint_bounds(model)
+    else:
+        try:
+            lower, upper = (as_float_array(b, "bounds", allow_nan=True) for b in bounds)
+        except (TypeError, ValueError) as err:
+            raise DataError(
+                "`bounds` must be a pair (lower, upper) of arrays of shape (nq,)"
+            ) from err
+        if lower.shape != (model.nq,) or upper.shape != (model.nq,):
+            raise DataError(
+                f"Expected `bounds` arrays of shape ({model.nq},), got {lower.shape}, {upper.shape}"
+            )
+        if np.isnan(lower).any() or np.isnan(upper).any():
+            raise DataError("`bounds` contains NaN; use -inf / inf for unbounded coordinates")
+        if np.any(lower > upper):
+            k = int(np.argmax(lower > upper))
+            raise DataError(f"`bounds`: lower > upper for coordinate '{model.coordinate_names[k]}'")
+    if q0 is None:
+        q_start = np.clip(neutral_q(model), lower, upper)
+    else:
+        q_start = check_q(model, q0, "q0")
+        if q_start.shape != (model.nq,):
+            raise DataError(f"Expected `q0` to have shape ({model.nq},), got {q_start.shape}")
+        q_start = np.clip(q_start, lower, upper)
+    block_size = int(block_size)
+    if block_size < 1:
+        raise DataError(f"`block_size` must be a positive integer, got {block_size}")
+    v2q = _v_to_q_index(model)
+    has_q = v2q >= 0
+    lo_v = np.where(has_q, lower[np.maximum(v2q, 0)], -np.inf)
+    hi_v = np.where(has_q, upper[np.maximum(v2q, 0)], np.inf)
+    bounded = np.isfinite(lower).any() or np.isfinite(upper).any()
+
+    visible = np.isfinite(X).all(axis=2)
+    Wf = np.where(visible, w, 0.0)  # (n_frames, m)
+    n_vis = np.count_nonzero(visible & (w > 0), axis=1)
+    Xz = np.where(visible[..., None], X, 0.0)
+
+    q_out = np.full((n_frames, model.nq), np.nan)
+    converged = np.zeros(n_frames, dtype=bool)
+    iterations = np.zeros(n_frames, dtype=int)
+    determined = np.zeros(n_frames, dtype=bool)
+    q_prev = q_start
+    frames = np.nonzero(n_vis > 0)[0]
+    for start in range(0, len(frames), block_size):
+        fr = frames[start : start + block_size]
+        Q, conv, it, det = _lm_block(
+            model,
+            np.repeat(q_prev[None], len(fr), axis=0),
+            Xz[fr],
+            Wf[fr],
+            bodies,
+            local,
+            (lower, upper, lo_v, hi_v, v2q, bounded),
+            max_iter,
+            tol,
+            xtol,
+        )
+        q_out[fr] = Q
+        converged[fr] = conv
+        iterations[fr] = it
+        determined[fr] = det
+        q_prev = Q[-1]
+
+    # final residuals
+    res = np.full((n_frames, m), np.nan)
+    if len(frames):
+        _, qf, _ = prepare(model, q_out[frames])
+        P, _ = _positions_jacobians(model, qf, bodies, local, with_jacobian=False)
+        P = np.moveaxis(P, -1, 0)
+        res[frames] = np.linalg.norm(P - X[frames], axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rms = np.sqrt(np.nansum(np.where(w > 0, res, np.nan) ** 2, axis=1) / n_vis)
+    rms[n_vis == 0] = np.nan
+    if warn:
+        problems = []
+        if np.any(n_vis == 0):
+            problems.append(f"{int(np.sum(n_vis == 0))} frame(s) without visible markers (q NaN)")
+        nc = (n_vis > 0) & ~converged
+        if nc.any():
+            problems.append(
+                f"{int(nc.sum())} frame(s) not converged (first {np.nonzero(nc)[0][:5].tolist()})"
+            )
+        nd = (n_vis > 0) & ~determined
+        if nd.any():
+            problems.append(
+                f"{int(nd.sum())} frame(s) where the visible markers do not determine every "
+                f"coordinate (first {np.nonzero(nd)[0][:5].tolist()})"
+            )
+        if problems:
+            warnings.warn(
+                "fit_markers: " + "; ".join(problems) + "; see IKResult.converged, "
+                ".well_determined and .n_visible",
+                AhbmWarning,
+                stacklevel=2,
+            )
+    return IKResult(q_out, res, rms, converged, iterations, determined, n_vis, list(names))
+
+
+def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol):
+    """Vectorized Levenberg–Marquardt over a block of frames (each frame independent)."""
+    lower, upper, lo_v, hi_v, v2q, bounded = bnd
+    B = Q.shape[0]
+    nv = model.nv
+
+    def evaluate(Qb):
+        _, qf, _ = prepare(model, Qb)
+        P, J = _positions_jacobians(model, qf, bodies, local)
+        P = np.moveaxis(P, -1, 0)  # (B, m, 3)
+        J = np.moveaxis(J, -1, 0)  # (B, m, 3, nv)
+        r = P - X
+        cost = np.einsum("bm,bmi,bmi->b", W, r, r)
+        Jw = J * W[:, :, None, None]
+        H = np.einsum("bmia,bmic->bac", Jw, J)
+        g = np.einsum("bmia,bmi->ba", Jw, r)
+        return cost, H, g
+
+    eps_lo = 1e-12 * (1.0 + np.abs(np.where(np.isfinite(lo_v), lo_v, 0.0)))
+    eps_hi = 1e-12 * (1.0 + np.abs(np.where(np.isfinite(hi_v), hi_v, 0.0)))
+
+    def at_bounds(Qb):
+        qv = np.where(v2q >= 0, Qb[:, np.maximum(v2q, 0)], 0.0)
+        return qv <= lo_v + eps_lo, qv >= hi_v - eps_hi
+
+    cost, H, g = evaluate(Q)
+    lam = np.full(B, 1e-4)
+    done = np.zeros(B, dtype=bool)
+    conv = np.zeros(B, dtype=bool)
+    iters = np.zeros(B, dtype=int)
+    gscale = 1e-14
+    for _ in range(int(max_iter)):
+        active = ~done
+        if not active.any():
+            break
+        iters[active] += 1
+        free = np.ones((B, nv), dtype=bool)
+        if bounded:
+            at_lo, at_hi = at_bounds(Q)
+            # the descent direction -g points outwards at an active bound
+            free = ~((at_lo & (g > 0)) | (at_hi & (g < 0)))
+        dv = _solve_step(H, g, lam, free)
+        Qt = integrate_q(model, Q, dv)
+        if bounded:
+            Qt = np.clip(Qt, lower, upper)
+        cost_t, H_t, g_t = evaluate(Qt)
+        accept = active & (cost_t <= cost)
+        decrease = cost - cost_t
+        step = np.linalg.norm(dv, axis=1)
+        qn = np.linalg.norm(np.where(np.isfinite(Q), Q, 0.0), axis=1)
+        small_step = step <= xtol * (1.0 + qn)
+        small_dec = decrease <= tol * np.maximum(cost, 1e-300)
+        Q = np.where(accept[:, None], Qt, Q)
+        cost = np.where(accept, cost_t, cost)
+        H = np.where(accept[:, None, None], H_t, H)
+        g = np.where(accept[:, None], g_t, g)
+        lam = np.where(accept, np.maximum(lam / 3.0, 1e-12), lam * 4.0)
+        # projected gradient (zero on coordinates held at a bound)
+        if bounded:
+            at_lo, at_hi = at_bounds(Q)
+            gp = np.where((at_lo & (g > 0)) | (at_hi & (g < 0)), 0.0, g)
+        else:
+            gp = g
+        hs = np.sqrt(np.maximum(np.einsum("bii->b", H), 1e-300))
+        tiny_grad = np.linalg.norm(gp, axis=1) <= gscale * hs * np.sqrt(np.maximum(cost, 0)) + 1e-30
+        newly = active & ((accept & (small_dec | small_step)) | tiny_grad | (cost <= 1e-30))
+        conv |= newly
+        stalled = active & ~newly & (lam > 1e12)
+        done |= newly | stalled
+    # well-determined: the weighted Jacobian has full rank on the free coordinates
+    ev = np.linalg.eigvalsh(H)
+    det = ev[:, 0] > 1e-10 * np.maximum(ev[:, -1], 1e-300)
+    return Q, conv, iters, det
