@@ -294,6 +294,13 @@ def lab_reference_frame(forward=(1.0, 0.0, 0.0), up=(0.0, 0.0, 1.0)) -> np.ndarr
     return np.stack([x, u, z], axis=-1)
 
 
+def _lab_euler(R, name, forward, up, seq):
+    """Euler angles of a segment relative to the ISB-axes lab reference frame."""
+    R = _rotations(R, name)
+    ref = lab_reference_frame(forward, up)
+    return _euler_nan(np.swapaxes(ref, -1, -2) @ R, seq)
+
+
 def pelvis_angles(
     R_pelvis,
     *,
@@ -333,10 +340,8 @@ def pelvis_angles(
     >>> np.round(pelvis_angles(rot_y(0.2) @ neutral), 12) + 0.0
     array([0.2, 0. , 0. ])
     """
-    R = _rotations(R_pelvis, "R_pelvis")
-    ref = lab_reference_frame(forward, up)
-    a = _euler_nan(np.swapaxes(ref, -1, -2) @ R, "ZXY")
     s = _side(side)
+    a = _lab_euler(R_pelvis, "R_pelvis", forward, up, "ZXY")
     out = a * np.array([-1.0, -s, s])
     return np.rad2deg(out) if degrees else out
 
@@ -381,10 +386,8 @@ def foot_progression_angles(
     >>> np.round(foot_progression_angles(rot_z(0.1) @ neutral), 12)
     array([0. , 0. , 0.1])
     """
-    R = _rotations(R_foot, "R_foot")
-    ref = lab_reference_frame(forward, up)
-    g, a, b = np.moveaxis(_euler_nan(np.swapaxes(ref, -1, -2) @ R, "YZX"), -1, 0)
     s = _side(side)
+    g, a, b = np.moveaxis(_lab_euler(R_foot, "R_foot", forward, up, "YZX"), -1, 0)
     out = np.stack([a, s * b, s * g], axis=-1)
     return np.rad2deg(out) if degrees else out
 

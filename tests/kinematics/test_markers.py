@@ -1,6 +1,8 @@
 """Tests of ahbm.kinematics.markers: segment pose, local coordinates, anatomical
 frames and homogeneous transforms."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -216,3 +218,32 @@ def test_frame_from_landmarks_nan_and_collinear():
         frame_from_landmarks(o, p1, p2)
     with pytest.raises(DataError, match="axes"):
         frame_from_landmarks(o, p1, p2, axes="zz")
+
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+@pytest.mark.skipif(not (DATA / "c3d" / "gait-raw.c3d").exists(), reason="shared data absent")
+def test_real_trial_pelvis_and_shank():
+    from ahbm.io import read_c3d
+
+    trial = read_c3d(DATA / "c3d" / "gait-raw.c3d")
+    labels = list(trial.point_labels)
+    for names in (["SACR", "LASI", "RASI"], ["RKNE", "RTIB", "RANK"]):
+        X = trial.points[:, [labels.index(n) for n in names]]
+        full = np.isfinite(X).all(axis=(1, 2))
+        k0 = int(np.argmax(full))
+        # anatomical-style frame from the first complete frame, then local coordinates
+        T0 = frame_from_landmarks(X[k0, 0], X[k0, 1], X[k0, 2], axes="xy")
+        local = local_coordinates(X[k0][None], T0[None, :3, :3], T0[None, :3, 3])[0]
+        if full.all():
+            pose = fit_segment_pose(X, local)
+        else:
+            with pytest.warns(AhbmWarning, match="fewer than 3"):
+                pose = fit_segment_pose(X, local)
+        np.testing.assert_array_equal(pose.valid, full)
+        assert np.isnan(pose.R[~full]).all()
+        assert np.nanmax(pose.rms) < 0.02  # skin markers move by millimetres to a centimetre
+        for k in np.nonzero(full)[0][::10]:
+            rot, _ = Rotation.align_vectors(X[k] - X[k].mean(0), local - local.mean(0))
+            np.testing.assert_allclose(pose.R[k], rot.as_matrix(), atol=1e-9)
