@@ -17,6 +17,7 @@ from ahbm.graphics.commands import (
     run_plot,
     run_view,
 )
+from ahbm.models.gait_command import GAIT_HELP, add_gait_arguments, run_gait
 
 __all__ = ["main"]
 
@@ -150,6 +151,7 @@ COMMANDS["info"] = (
 
 COMMANDS["view"] = (VIEW_HELP, add_view_arguments, run_view)
 COMMANDS["plot"] = (PLOT_HELP, add_plot_arguments, run_plot)
+COMMANDS["gait"] = (GAIT_HELP, add_gait_arguments, run_gait)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -44,6 +44,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.kinematics.jcs import jcs_axes
 
 __all__ = [
     "SegmentMotion",
@@ -412,8 +413,6 @@ def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
     >>> clinical_moments([0, 0, 10.0], np.eye(3), np.eye(3), joint="hip", side="Right").tolist()
     [-10.0, -0.0, 0.0]
     """
-    from ahbm.kinematics.jcs import jcs_axes
-
     j = str(joint).lower()
     if j not in _JOINTS:
         raise DataError(f"`joint` must be one of {_JOINTS}, got {joint!r}")
@@ -516,6 +515,8 @@ def assign_force_plates(
     n_segments: int | None = None,
     threshold: float = 20.0,
     max_distance: float = 0.12,
+    margin: float = 0.05,
+    max_speed: float = 2.0,
     warn: bool = True,
 ) -> PlateAssignment:
     """Assign force plate loads to the feet in contact, frame by frame.
@@ -540,6 +541,13 @@ def assign_force_plates(
     max_distance : float, optional
         Largest horizontal distance from the centre of pressure to a foot's
         heel-toe line for the foot to be in contact with the plate, m.
+    margin : float, optional
+        When two feet qualify, the nearer one still gets the load if the other
+        is more than `margin` farther from the COP (a swinging foot passing
+        beside the stance foot), m.
+    max_speed : float, optional
+        A foot qualifies only while its slowest point moves slower than this
+        horizontally, m/s (a foot in contact has a nearly stationary point).
     warn : bool, optional
         Warn about loaded frames that cannot be assigned to exactly one foot.
 
@@ -561,7 +569,8 @@ def assign_force_plates(
     whose heel-toe line passes within `max_distance` of its COP; when two feet
     qualify (both feet on one plate) or none does, the frame is marked
     `ambiguous` for the candidate feet (or all feet), since a plate measures
-    only the sum of the loads.
+    only the sum of the loads. Several plates under one foot add up; one plate
+    touched by the two feet in turn is split in time.
 
     Examples
     --------
@@ -592,6 +601,14 @@ def assign_force_plates(
                 f"Expected `feet[{i}]` to have shape ({t.size}, n_points >= 2, 3), got {a.shape}"
             )
         pts[i] = a
+    slow = {}
+    for i, a in pts.items():
+        if t.size >= 3:
+            v = np.gradient(a[..., :2], t, axis=0)
+            speed = np.linalg.norm(v, axis=-1)
+            slow[i] = np.nanmin(np.where(np.isfinite(speed), speed, np.inf), axis=1) < max_speed
+        else:
+            slow[i] = np.ones(t.size, bool)
     f_ext = np.zeros((t.size, n_seg, 6))
     contact = np.zeros((t.size, n_seg), bool)
     ambiguous = np.zeros((t.size, n_seg), bool)
@@ -614,12 +631,18 @@ def assign_force_plates(
         dist = np.full((t.size, len(idx)), np.inf)
         for c, i in enumerate(idx):
             a = pts[i]
-            segs_a, segs_b = a[:, :-1], a[:, 1:]
-            d = _distance_to_segments(cop, segs_a, segs_b)
+            d = _distance_to_segments(cop, a[:, :-1], a[:, 1:])
             d = np.where(np.isfinite(d), d, np.inf).min(axis=1)
-            dist[:, c] = d
+            dist[:, c] = np.where(slow[i], d, np.inf)
         near = dist <= max_distance
         n_near = near.sum(1)
+        order = np.sort(dist, axis=1)
+        if len(idx) > 1:
+            with np.errstate(invalid="ignore"):
+                clear = order[:, 1] - order[:, 0] > margin
+            resolve = (n_near > 1) & clear
+            near = np.where(resolve[:, None], dist == order[:, :1], near)
+            n_near = near.sum(1)
         one = loaded & (n_near == 1)
         who = np.argmax(near, axis=1)
         for c, i in enumerate(idx):
