@@ -39,7 +39,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array
 from ahbm.errors import AhbmWarning, DataError, ModelError
-from ahbm.kinematics.forward import S_columns, joint_pass, prepare, world_poses
+from ahbm.kinematics.forward import joint_pass, prepare, world_poses
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model, check_q, integrate_q, neutral_q
 
 __all__ = [
@@ -250,9 +250,27 @@ def _rotate(R, x):
     return np.einsum("ijn,...jn->...in", R, x)
 
 
-def _cross0(a, b):
-    """Cross product along axis -2 of (..., 3, N) arrays."""
-    return np.cross(a, b, axis=-2)
+def _cross(a, b):
+    """Cross product along axis -2 of broadcastable (..., 3, N) arrays."""
+    a0, a1, a2 = a[..., 0, :], a[..., 1, :], a[..., 2, :]
+    b0, b1, b2 = b[..., 0, :], b[..., 1, :], b[..., 2, :]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-2)
+
+
+def _world_motion_columns(model, joints, Rw, pw, j, N):
+    """World angular (k, 3, N) and origin-velocity (k, 3, N) columns of joint j, and its origin."""
+    S = joints[j][2]
+    if S.ndim == 2:
+        S = S[:, :, None]
+    S = np.moveaxis(S, 1, 0)  # (k, 6, N or 1)
+    W = _rotate(Rw[j], S[:, :3])  # (k, 3, N or 1)
+    V = _rotate(Rw[j], S[:, 3:])
+    k = S.shape[0]
+    return (
+        np.broadcast_to(W, (k, 3, N)),
+        np.broadcast_to(V, (k, 3, N)),
+        np.broadcast_to(pw[j], (3, N)),
+    )
 
 
 def _positions_jacobians(model: Model, qf: np.ndarray, bodies, local, with_jacobian=True):
@@ -267,23 +285,30 @@ def _positions_jacobians(model: Model, qf: np.ndarray, bodies, local, with_jacob
     for b in np.unique(bodies):
         idx = np.nonzero(bodies == b)[0]
         r = local[idx][:, :, None]  # (mb, 3, 1)
-        pb = np.broadcast_to(pw[b], (3, N))
-        p = pb[None] + _rotate(Rw[b], r)  # (mb, 3, N)
+        p = np.broadcast_to(pw[b], (3, N))[None] + _rotate(Rw[b], r)  # (mb, 3, N)
         P[idx] = p
         if not with_jacobian:
             continue
+        Ws, Vs, Os, vidx = [], [], [], []
         for j in model.supports[b]:
+            if model.joint_nv[j] == 0:
+                continue
             if j not in cols:
-                Sc = []
-                for col in S_columns(joints[j][2], N):
-                    w = _rotate(Rw[j], col[:3])  # (3, N or 1)
-                    v = _rotate(Rw[j], col[3:])
-                    Sc.append((np.broadcast_to(w, (3, N)), np.broadcast_to(v, (3, N))))
-                cols[j] = Sc
-            pj = np.broadcast_to(pw[j], (3, N))
-            k0 = model.v_index[j]
-            for c, (w, v) in enumerate(cols[j]):
-                J[idx, :, k0 + c] = v[None] + _cross0(w[None], p - pj[None])
+                cols[j] = _world_motion_columns(model, joints, Rw, pw, j, N)
+            W, V, o = cols[j]
+            Ws.append(W)
+            Vs.append(V)
+            Os.append(np.broadcast_to(o, W.shape))
+            vidx.append(np.arange(model.v_index[j], model.v_index[j] + W.shape[0]))
+        if not vidx:
+            continue
+        W = np.concatenate(Ws)  # (nc, 3, N)
+        V = np.concatenate(Vs)
+        O = np.concatenate(Os)
+        vidx = np.concatenate(vidx)
+        # column c of marker k: V_c + W_c x (p_k - o_c); shape (mb, nc, 3, N)
+        vals = V[None] + _cross(W[None], p[:, None] - O[None])
+        J[np.ix_(idx, np.arange(3), vidx)] = np.swapaxes(vals, 1, 2)
     return P, J
 
 
