@@ -150,8 +150,12 @@ def apply_transform(T, points) -> np.ndarray:
     T : array_like, shape (..., 4, 4)
         Transforms ``A_T_B``.
     points : array_like, shape (..., 3) or (..., n_points, 3)
-        Points in frame B. With ``T`` of shape ``batch + (4, 4)``, `points` may
-        be ``batch + (3,)`` (one point per transform) or ``batch + (n, 3)``.
+        Points in frame B. With ``T`` of shape ``batch + (4, 4)``, `points`
+        with at most ``len(batch) + 1`` axes hold one point per transform
+        (batch axes broadcast: ``(3,)`` maps one point by every transform);
+        with more axes, ``batch + (n, 3)`` holds ``n`` points per transform.
+        To map ``n`` shared points by ``N`` transforms pass ``points[None]``
+        of shape ``(1, n, 3)``.
 
     Returns
     -------

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from ahbm.errors import AhbmWarning, DataError
@@ -247,3 +249,34 @@ def test_real_trial_pelvis_and_shank():
         for k in np.nonzero(full)[0][::10]:
             rot, _ = Rotation.align_vectors(X[k] - X[k].mean(0), local - local.mean(0))
             np.testing.assert_allclose(pose.R[k], rot.as_matrix(), atol=1e-9)
+
+
+def test_apply_transform_shapes():
+    rng = np.random.default_rng(9)
+    T = make_transform(Rotation.random(4, random_state=3).as_matrix(), rng.normal(size=(4, 3)))
+    pts = rng.normal(size=(6, 3))
+    out = apply_transform(T, pts[None])  # six shared points, four transforms
+    assert out.shape == (4, 6, 3)
+    np.testing.assert_allclose(out[2], pts @ T[2, :3, :3].T + T[2, :3, 3])
+    one = apply_transform(T, pts[0])  # one shared point
+    np.testing.assert_allclose(one, out[:, 0])
+    single = apply_transform(T[0], pts)  # one transform, several points
+    np.testing.assert_allclose(single, out[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_markers=st.integers(3, 8),
+    seed=st.integers(0, 2**31 - 1),
+    scale=st.floats(0.01, 10.0),
+)
+def test_exact_recovery_property(n_markers, seed, scale):
+    rng = np.random.default_rng(seed)
+    local = rng.normal(scale=scale, size=(n_markers, 3))
+    s = np.linalg.svd(local - local.mean(0), compute_uv=False)
+    assume(s[1] > 1e-3 * s[0])  # not collinear
+    R = Rotation.random(random_state=seed).as_matrix()
+    p = rng.normal(scale=scale, size=3)
+    pose = fit_segment_pose(local @ R.T + p, local)
+    np.testing.assert_allclose(pose.R, R, atol=1e-9)
+    np.testing.assert_allclose(pose.origin, p, atol=1e-9 * max(1.0, scale))
