@@ -597,13 +597,14 @@ def chord_joint_centre(
     except ValueError as err:
         raise DataError("shapes of the chord-function inputs do not broadcast") from err
     v = P - K
-    L = np.linalg.norm(v, axis=-1)
-    u = v / L[..., None]
     t = T - K
-    t_perp = t - _dot(t, u)[..., None] * u
-    nt = np.linalg.norm(t_perp, axis=-1)
-    finite = np.isfinite(L) & np.isfinite(nt)
-    bad_plane = finite & (nt <= 1e-9 * np.maximum(np.linalg.norm(t, axis=-1), 1e-300))
+    finite = np.isfinite(v).all(axis=-1) & np.isfinite(t).all(axis=-1) & np.isfinite(d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        L = np.linalg.norm(v, axis=-1)
+        u = v / L[..., None]
+        t_perp = t - _dot(t, u)[..., None] * u
+        nt = np.linalg.norm(t_perp, axis=-1)
+    bad_plane = finite & (L > d) & ~(nt > 1e-9 * np.maximum(np.linalg.norm(t, axis=-1), 1e-300))
     if bad_plane.any():
         k = np.argwhere(np.atleast_1d(bad_plane))[0].tolist()
         raise DataError(
@@ -617,8 +618,8 @@ def chord_joint_centre(
             f"the proximal centre is within width/2 + marker radius of the joint marker in "
             f"frame {k}; check the joint width (m, not mm) and the markers"
         )
-    w = -t_perp / nt[..., None]
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = -t_perp / nt[..., None]
         c = d / L
         sn = np.sqrt(1.0 - c**2)
     return K + d[..., None] * (c[..., None] * u + sn[..., None] * w)

@@ -591,17 +591,18 @@ def frame_from_landmarks(
     dp = p1 if primary_is_axis else p1 - o
     ds = p2 if plane_is_axis else p2 - o
     dp, ds = np.broadcast_arrays(dp, ds)
-    n1 = np.linalg.norm(dp, axis=-1)
-    ep = dp / n1[..., None]
-    ds_perp = ds - np.sum(ds * ep, axis=-1)[..., None] * ep
-    n2 = np.linalg.norm(ds_perp, axis=-1)
     finite = (
-        np.isfinite(n1)
-        & np.isfinite(n2)
+        np.isfinite(dp).all(axis=-1)
+        & np.isfinite(ds).all(axis=-1)
         & np.isfinite(np.broadcast_to(o, batch + (3,))).all(axis=-1)
     )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n1 = np.linalg.norm(dp, axis=-1)
+        ep = dp / n1[..., None]
+        ds_perp = ds - np.sum(ds * ep, axis=-1)[..., None] * ep
+        n2 = np.linalg.norm(ds_perp, axis=-1)
     scale = np.maximum(np.linalg.norm(ds, axis=-1), 1e-300)
-    degenerate = finite & ((n1 == 0) | (n2 <= 1e-10 * scale))
+    degenerate = finite & ((n1 == 0) | ~(n2 > 1e-10 * scale))
     if degenerate.any():
         where = _first_frames(np.atleast_1d(degenerate))
         raise DataError(

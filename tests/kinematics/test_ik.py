@@ -287,3 +287,23 @@ def test_weights_zero_ignores_marker(leg):
         res = fit_markers(m, X[:4], q0=q[0], weights={names[0]: 0.0})
     np.testing.assert_allclose(res.q, q[:4], atol=1e-9)
     np.testing.assert_allclose(res.residuals[:, 0], 0.05, atol=1e-9)
+
+
+def test_noisy_optimum_matches_scipy_least_squares(leg):
+    from scipy.optimize import least_squares
+
+    m, q, X = leg
+    rng = np.random.default_rng(3)
+    Xn = X[:4] + rng.normal(scale=0.003, size=X[:4].shape)
+    w = np.linspace(0.5, 2.0, 13)
+    res = fit_markers(m, Xn, q0=q[0], weights=w)
+    sw = np.sqrt(np.repeat(w, 3))
+    for k in range(4):
+        sol = least_squares(
+            lambda x, k=k: sw * (marker_jacobians(m, x)[0] - Xn[k]).ravel(),
+            q[k],
+            method="lm",
+            xtol=1e-12,
+            ftol=1e-12,
+        )
+        np.testing.assert_allclose(res.q[k], sol.x, atol=1e-7)

@@ -349,6 +349,8 @@ def test_chord_function_nan_and_errors():
         chord_joint_centre([0, 0, 1.0], [0.05, 0, 0.5], [0.1, 0, 0.7], 100.0)
     with pytest.raises(DataError, match="width"):
         chord_joint_centre([0, 0, 1.0], [0.05, 0, 0.5], [0.1, 0, 0.7], -0.1)
+    with pytest.raises(DataError, match="within width/2"):  # coincident points
+        chord_joint_centre([0, 0, 0.5], [0, 0, 0.5], [0.1, 0, 0.7], 0.1)
 
 
 # ----------------------------------------------------------------------------

@@ -220,6 +220,8 @@ def test_frame_from_landmarks_nan_and_collinear():
         frame_from_landmarks(o, p1, p2)
     with pytest.raises(DataError, match="axes"):
         frame_from_landmarks(o, p1, p2, axes="zz")
+    with pytest.raises(DataError, match=r"coincident or collinear in frame\(s\) \[1\]"):
+        frame_from_landmarks(o, np.array([[0, 0, 1.0], [0, 0, 0], [0, 0, 1]]), [1.0, 0, 0])
 
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
