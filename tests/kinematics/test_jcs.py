@@ -442,3 +442,13 @@ def test_grood_suntay_bad_options(kwargs, match):
 def test_not_a_rotation():
     with pytest.raises(DataError, match="R_distal"):
         grood_suntay_angles(np.eye(3), 2 * np.eye(3))
+
+
+@pytest.mark.parametrize("beta", [np.pi / 2, -np.pi / 2])
+def test_jcs_at_gimbal_lock_reproduces_rotation(beta):
+    Rrel = Rotation.from_euler("ZXY", [0.3, beta, -0.2]).as_matrix()
+    Rp = random_rotations(1, 20)[0]
+    raw = grood_suntay_angles(Rp, Rp @ Rrel, joint=None)
+    assert np.isfinite(raw).all()
+    assert abs(raw[0]) < 1e-12  # first angle set to zero, as matrix_to_euler does
+    np.testing.assert_allclose(Rotation.from_euler("ZXY", raw).as_matrix(), Rrel, atol=1e-7)
