@@ -3,6 +3,19 @@ Newton-Euler), forward dynamics (ABA, CRBA, constrained systems), constraints,
 force elements and simulation.
 """
 
+from ahbm.dynamics.forces import (
+    BodyForce,
+    BodyTorque,
+    Bushing,
+    ForceElement,
+    GravityOverride,
+    JointStop,
+    PenaltyGroundContact,
+    PointSpringDamper,
+    RotationalSpringDamper,
+    total_generalized_force,
+    total_power,
+)
 from ahbm.dynamics.forward import aba, crba, forward_dynamics
 from ahbm.dynamics.inverse import (
     gravity_torques,
@@ -23,6 +36,14 @@ from ahbm.dynamics.segmental import (
     sagittal_inverse_dynamics,
     segment_motion,
 )
+from ahbm.dynamics.simulate import (
+    Event,
+    SimulationResult,
+    coordinate_event,
+    point_height_event,
+    q_rate,
+    simulate,
+)
 from ahbm.dynamics.spatial import (
     force_cross,
     force_transform,
@@ -32,6 +53,23 @@ from ahbm.dynamics.spatial import (
 )
 
 __all__: list[str] = [
+    "BodyForce",
+    "BodyTorque",
+    "Bushing",
+    "ForceElement",
+    "GravityOverride",
+    "JointStop",
+    "PenaltyGroundContact",
+    "PointSpringDamper",
+    "RotationalSpringDamper",
+    "total_generalized_force",
+    "total_power",
+    "Event",
+    "SimulationResult",
+    "coordinate_event",
+    "point_height_event",
+    "q_rate",
+    "simulate",
     "aba",
     "crba",
     "force_cross",

@@ -1,0 +1,814 @@
+"""Forward simulation of multibody models with constraints, force elements and events.
+
+:func:`simulate` integrates the equations of motion
+
+``q̇ = T(q) v``,  ``H(q) v̇ + C(q, v) = τ + Σ τ_elements + Gᵀλ``,  ``G v̇ = γ``
+
+(AHBM eqs 4.5–4.6) with the solver classes behind
+:func:`scipy.integrate.solve_ivp` (``RK45``, ``RK23``, ``DOP853``, ``Radau``,
+``BDF``, ``LSODA``). The solver is stepped one accepted step at a time so
+that, after every step, the state is projected onto the position and velocity
+constraint manifolds (AHBM eqs 4.7–4.8, after Lubich's MEXX) and quaternions
+are renormalized. Events (contact made or broken, joint limits, user
+functions) are located on the solver's dense output; an event can switch
+the active constraint set and apply an impact (Felis eq 3.12), after which
+the integration continues (multi-phase simulation).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import integrate, optimize
+
+from ahbm._validation import as_float_array
+from ahbm.dynamics.forces import ForceElement, _coordinate, total_generalized_force
+from ahbm.dynamics.forward import aba
+from ahbm.errors import AhbmWarning, DataError, ModelError, SimulationError
+from ahbm.kinematics.tree import FREE, SPHERICAL, Model
+
+__all__ = [
+    "Event",
+    "SimulationResult",
+    "simulate",
+    "q_rate",
+    "point_height_event",
+    "coordinate_event",
+]
+
+_METHODS = {
+    "RK45": integrate.RK45,
+    "RK23": integrate.RK23,
+    "DOP853": integrate.DOP853,
+    "Radau": integrate.Radau,
+    "BDF": integrate.BDF,
+    "LSODA": integrate.LSODA,
+}
+_KEEP = "keep"
+
+
+# ----------------------------------------------------------------------------
+# events
+# ----------------------------------------------------------------------------
+
+
+@dataclass
+class Event:
+    """An event located during :func:`simulate`, with what to do when it occurs.
+
+    Parameters
+    ----------
+    function : callable
+        ``function(t, q, qd) -> float``; the event occurs where it crosses zero.
+    direction : float, optional
+        ``> 0``: only rising crossings; ``< 0``: only falling; ``0``: both.
+    terminal : bool, optional
+        Stop the simulation at the event (after the actions below).
+    constraints : ConstraintSet, list, None or "keep", optional
+        Constraint set active after the event (``None``: no constraints;
+        ``"keep"``: unchanged, the default).
+    restitution : float, optional
+        If given, apply an impact with this coefficient of restitution for
+        the (new) active constraints (:func:`~ahbm.dynamics.constrained.compute_impulse`).
+    action : callable, optional
+        ``action(t, q, qd) -> (q, qd)`` applied first (e.g. to reset a state).
+    name : str, optional
+    max_count : int, optional
+        Stop treating the event after this many occurrences (None: unlimited).
+
+    Examples
+    --------
+    >>> ev = Event(lambda t, q, qd: q[0] - 1.0, direction=1, terminal=True, name="reach")
+    >>> ev.terminal
+    True
+    """
+
+    function: object
+    direction: float = 0.0
+    terminal: bool = False
+    constraints: object = _KEEP
+    restitution: float | None = None
+    action: object = None
+    name: str = "event"
+    max_count: int | None = None
+
+    def __post_init__(self):
+        if not callable(self.function):
+            raise DataError(f"event '{self.name}': `function` must be callable f(t, q, qd)")
+        if self.action is not None and not callable(self.action):
+            raise DataError(f"event '{self.name}': `action` must be callable (t, q, qd) -> (q, qd)")
+        if self.restitution is not None and not 0.0 <= float(self.restitution) <= 1.0:
+            raise DataError(
+                f"event '{self.name}': `restitution` must be in [0, 1], got {self.restitution}"
+            )
+
+
+def point_height_event(
+    model: Model, body, point, *, height=0.0, normal=(0.0, 0.0, 1.0), direction=-1.0, **kwargs
+) -> Event:
+    """Event at which a body point crosses a plane (contact made when falling).
+
+    Parameters
+    ----------
+    model : Model
+    body : str or int
+    point : array_like, shape (3,)
+        Point in the body frame, m.
+    height : float, optional
+        Plane offset along the normal, m.
+    normal : array_like, shape (3,), optional
+    direction : float, optional
+        -1 (default): the point moves below the plane; +1: above.
+    **kwargs
+        Passed to :class:`Event` (``constraints``, ``restitution``, ``terminal``, ...).
+
+    Returns
+    -------
+    Event
+        ``function = n·p − height``.
+
+    Examples
+    --------
+    >>> from ahbm.models import double_pendulum_3d
+    >>> m = double_pendulum_3d()
+    >>> ev = point_height_event(m, "pendulum2", [0, 0, -1], height=-1.5)
+    >>> round(ev.function(0.0, np.zeros(4), np.zeros(4)), 6)
+    -0.5
+    """
+    from ahbm.kinematics.forward import point_position
+
+    b = model.body_index(body)
+    r = as_float_array(point, "point")
+    n = as_float_array(normal, "normal")
+    n = n / np.linalg.norm(n)
+    h = float(height)
+
+    def function(t, q, qd):
+        return float(n @ point_position(model, q, b, r) - h)
+
+    kwargs.setdefault("name", f"height_{model.bodies[b].name}")
+    return Event(function, direction=direction, **kwargs)
+
+
+def coordinate_event(model: Model, coordinate, value, *, direction=0.0, **kwargs) -> Event:
+    """Event at which a joint coordinate reaches a value (e.g. a joint limit).
+
+    Examples
+    --------
+    >>> from ahbm.models import double_pendulum_3d
+    >>> m = double_pendulum_3d()
+    >>> ev = coordinate_event(m, "pin", 0.5, direction=1)
+    >>> ev.function(0.0, np.zeros(4), np.zeros(4))
+    -0.5
+    """
+    qi, _ = _coordinate(model, coordinate, "coordinate_event")
+    v = float(value)
+    kwargs.setdefault("name", f"{model.coordinate_names[qi]}={v:g}")
+    return Event(lambda t, q, qd: float(q[qi] - v), direction=direction, **kwargs)
+
+
+# ----------------------------------------------------------------------------
+# result
+# ----------------------------------------------------------------------------
+
+
+@dataclass
+class SimulationResult:
+    """Output of :func:`simulate`.
+
+    Attributes
+    ----------
+    t : ndarray, shape (n,)
+        Output times, s (each accepted step, or ``t_eval``; an event adds
+        rows before and after its impact at the same time).
+    q, qd, qdd : ndarray, shape (n, nq), (n, nv), (n, nv)
+    lam : ndarray, shape (n, m)
+        Constraint forces (Lagrange multipliers, ``Gᵀλ`` is the generalized
+        constraint force) of the active set; ``m`` is the largest set size
+        of all phases, rows of smaller sets are padded with NaN.
+    phase : ndarray of int, shape (n,)
+        Index of the phase (constraint set in ``constraint_sets``) of each row.
+    position_residual, velocity_residual : ndarray, shape (n,)
+        Max-norm of ``g(t, q)`` and of ``G q̇ − ν`` of the active set.
+    nfev, njev, nlu, n_steps : int
+        Right-hand-side evaluations by the integrator, Jacobian evaluations,
+        LU decompositions, accepted steps.
+    events : list of dict
+        ``{"name", "t", "q", "qd_minus", "qd_plus"}`` per event that occurred.
+    constraint_sets : list
+        The constraint set of each phase (None for unconstrained phases).
+    status : int
+        0: reached the end; 1: stopped by a terminal event; -1: failed.
+    message : str
+    """
+
+    model: Model
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    lam: np.ndarray
+    phase: np.ndarray
+    position_residual: np.ndarray
+    velocity_residual: np.ndarray
+    nfev: int = 0
+    njev: int = 0
+    nlu: int = 0
+    n_steps: int = 0
+    events: list = field(default_factory=list)
+    constraint_sets: list = field(default_factory=list)
+    status: int = 0
+    message: str = ""
+
+    def to_dataframe(self):
+        """Table of the result: one row per output time.
+
+        Columns: ``t``, the coordinate names, ``<velocity name>_d`` for
+        ``q̇``, ``<velocity name>_dd`` for ``q̈``, ``lambda_<k>``, ``phase``,
+        ``position_residual``, ``velocity_residual``.
+
+        Examples
+        --------
+        >>> from ahbm.models import double_pendulum_3d
+        >>> m = double_pendulum_3d()
+        >>> r = simulate(m, (0, 0.1), np.zeros(4), np.zeros(4))
+        >>> list(r.to_dataframe().columns[:3])
+        ['t', 'pin', 'euler_rz']
+        """
+        import pandas as pd
+
+        vn = self.model.velocity_names
+        cols = {"t": self.t}
+        for k, name in enumerate(self.model.coordinate_names):
+            cols[name] = self.q[:, k]
+        for k, name in enumerate(vn):
+            cols[f"{name}_d"] = self.qd[:, k]
+        for k, name in enumerate(vn):
+            cols[f"{name}_dd"] = self.qdd[:, k]
+        for k in range(self.lam.shape[1]):
+            cols[f"lambda_{k}"] = self.lam[:, k]
+        cols["phase"] = self.phase
+        cols["position_residual"] = self.position_residual
+        cols["velocity_residual"] = self.velocity_residual
+        return pd.DataFrame(cols)
+
+
+# ----------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------
+
+
+def _quat_slices(model: Model):
+    out = []
+    for i, code in enumerate(model.joint_codes):
+        if code in (SPHERICAL, FREE):
+            qk = model.q_index[i] + (3 if code == FREE else 0)
+            vk = model.v_index[i] + (3 if code == FREE else 0)
+            out.append((qk, vk))
+    return out
+
+
+def q_rate(model: Model, q, qd) -> np.ndarray:
+    """Time derivative of the coordinates, ``q̇ = T(q) v``, shape (..., nq).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq)
+    qd : array_like, shape (..., nv)
+        Generalized velocities.
+
+    Notes
+    -----
+    For quaternion joints ``Q̇ = ½ Q ⊗ (ω, 0)`` with the body-frame angular
+    velocity (AHBM eq 2.16); all other coordinates have ``q̇ = v``.
+
+    Examples
+    --------
+    >>> m = Model(); _ = m.add_body("b", "ground", "spherical", mass=1.0)
+    >>> q_rate(m, [0, 0, 0, 1.0], [0, 0, 2.0])
+    array([0., 0., 1., 0.])
+    """
+    q = np.asarray(q, dtype=float)
+    v = np.asarray(qd, dtype=float)
+    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+    out = np.empty(batch + (model.nq,))
+    qs = _quat_slices(model)
+    if not qs:
+        out[...] = v
+        return out
+    for i in range(model.n_bodies):
+        qi, vi, n = model.q_index[i], model.v_index[i], model.joint_nv[i]
+        if model.joint_codes[i] == SPHERICAL:
+            continue
+        n = 3 if model.joint_codes[i] == FREE else n
+        out[..., qi : qi + n] = v[..., vi : vi + n]
+    for qk, vk in qs:
+        x, y, z, w = (q[..., qk + j] for j in range(4))
+        wx, wy, wz = (v[..., vk + j] for j in range(3))
+        out[..., qk] = 0.5 * (w * wx + y * wz - z * wy)
+        out[..., qk + 1] = 0.5 * (w * wy + z * wx - x * wz)
+        out[..., qk + 2] = 0.5 * (w * wz + x * wy - y * wx)
+        out[..., qk + 3] = -0.5 * (x * wx + y * wy + z * wz)
+    return out
+
+
+def _normalize_quats(model, q, qs):
+    if not qs:
+        return q
+    q = q.copy()
+    for qk, _ in qs:
+        q[..., qk : qk + 4] /= np.linalg.norm(q[..., qk : qk + 4], axis=-1, keepdims=True)
+    return q
+
+
+def _as_cset(constraints, model):
+    if constraints is None or isinstance(constraints, str) and constraints == _KEEP:
+        return constraints
+    from ahbm.dynamics.constraints import ConstraintSet
+
+    cset = constraints if isinstance(constraints, ConstraintSet) else ConstraintSet(constraints)
+    cset.validate(model)
+    return cset if len(cset) else None
+
+
+def _sim_error(message, t, result):
+    """SimulationError carrying the time reached and the partial result."""
+    err = SimulationError(message)
+    err.t = t
+    err.result = result
+    return err
+
+
+class _Abort(Exception):
+    """Internal: stop stepping with an error message."""
+
+
+class _System:
+    """Right-hand side of one phase: y = [q, v] -> [q̇, v̇]."""
+
+    def __init__(self, model, tau, forces, cset, solver, baumgarte):
+        self.model, self.tau, self.forces = model, tau, forces
+        self.cset, self.solver, self.baumgarte = cset, solver, baumgarte
+        self.nq, self.nv = model.nq, model.nv
+        self.nfev = 0
+
+    def tau_total(self, t, q, qd):
+        tau = self.tau
+        if callable(tau):
+            val = np.asarray(tau(t, q, qd), dtype=float)
+            if val.shape != (self.nv,):
+                raise DataError(f"`tau` function must return shape ({self.nv},), got {val.shape}")
+            tau = val
+        if self.forces:
+            tau = tau + total_generalized_force(self.model, self.forces, t, q, qd)
+        return tau
+
+    def accelerations(self, t, q, qd):
+        tau = self.tau_total(t, q, qd)
+        if self.cset is None:
+            return aba(self.model, q, qd, tau), np.zeros(0)
+        from ahbm.dynamics.constrained import constrained_forward_dynamics
+
+        return constrained_forward_dynamics(
+            self.model, q, qd, tau, self.cset, t=t, method=self.solver, baumgarte=self.baumgarte
+        )
+
+    def __call__(self, t, y):
+        self.nfev += 1
+        q, v = y[: self.nq], y[self.nq :]
+        if not np.all(np.isfinite(y)):
+            raise SimulationError(f"the state became non-finite at t = {t:.6g} s")
+        qdd, _ = self.accelerations(t, q, v)
+        if not np.all(np.isfinite(qdd)):
+            raise SimulationError(f"non-finite accelerations at t = {t:.6g} s")
+        return np.concatenate([q_rate(self.model, q, v), qdd])
+
+
+def _set_state(solver, y, fun):
+    """Replace the state of a scipy OdeSolver after projection; False if impossible."""
+    if isinstance(solver, (integrate.RK23, integrate.RK45, integrate.DOP853, integrate.Radau)):
+        solver.y = y
+        solver.f = fun(solver.t, y)
+        return True
+    if isinstance(solver, integrate.BDF):
+        solver.y = y
+        solver.D[0] = y
+        return True
+    return False
+
+
+# ----------------------------------------------------------------------------
+# simulate
+# ----------------------------------------------------------------------------
+
+
+def simulate(
+    model: Model,
+    t_span,
+    q0,
+    qd0,
+    *,
+    tau=None,
+    forces=(),
+    constraints=None,
+    events=(),
+    method="RK45",
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    max_step: float = np.inf,
+    first_step: float | None = None,
+    t_eval=None,
+    project: bool = True,
+    solver: str = "direct",
+    baumgarte=None,
+    projection_tol: float = 1e-12,
+    max_events: int = 1000,
+) -> SimulationResult:
+    """Simulate a multibody model forward in time.
+
+    Parameters
+    ----------
+    model : Model
+    t_span : (float, float)
+        Start and end time, s (end > start).
+    q0 : array_like, shape (nq,)
+        Initial coordinates.
+    qd0 : array_like, shape (nv,)
+        Initial generalized velocities.
+    tau : None, array_like (nv,) or callable, optional
+        Applied generalized forces: zero, constant, or ``tau(t, q, qd) -> (nv,)``.
+    forces : sequence of ForceElement, optional
+        Force elements (:mod:`ahbm.dynamics.forces`).
+    constraints : ConstraintSet or list of constraints, optional
+        Initially active constraints (:mod:`ahbm.dynamics.constraints`).
+    events : sequence of Event, optional
+        Events located during the integration (:class:`Event`).
+    method : str or scipy OdeSolver class
+        ``"RK45"``, ``"RK23"``, ``"DOP853"`` (non-stiff), ``"Radau"``,
+        ``"BDF"`` (stiff), ``"LSODA"``.
+    rtol, atol : float
+        Integrator tolerances.
+    max_step : float, optional
+        Largest step, s.
+    first_step : float, optional
+        Initial step, s (chosen by the solver by default).
+    t_eval : array_like, optional
+        Output times (within ``t_span``, increasing); default: every accepted step.
+    project : bool, optional
+        Project onto the constraint manifolds after every accepted step (AHBM
+        eqs 4.7–4.8); quaternions are renormalized. The initial state is always
+        projected when constraints are given.
+    solver : {"direct", "range_space", "null_space"}
+        Constrained forward-dynamics solver (see
+        :func:`~ahbm.dynamics.constrained.constrained_forward_dynamics`).
+    baumgarte : (float, float), optional
+        Baumgarte stabilization parameters ``(α, β)`` (1/s); off by default.
+    projection_tol : float, optional
+        Tolerance of the position projection (max-norm of ``g``).
+    max_events : int, optional
+        Stop with an error after this many events (guards against chattering).
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    DataError
+        Bad shapes, times or options.
+    ModelError
+        A force element or constraint does not fit the model.
+    SimulationError
+        Step-size underflow, a singular or inconsistent constraint system,
+        non-finite states, or an initial state that cannot be projected onto
+        the constraints. The exception has the attributes ``t`` (time reached)
+        and ``result`` (the partial :class:`SimulationResult`, or None).
+
+    Notes
+    -----
+    The state ``y = [q, v]`` obeys ``q̇ = T(q) v`` and the constrained
+    dynamics ``H v̇ = τ − C + Gᵀλ``, ``G v̇ = γ`` (AHBM eqs 4.5–4.6). After
+    each accepted step the positions are projected by the Newton iteration of
+    AHBM eq 4.7 in the mass-matrix metric and the velocities by eq 4.8; the
+    integrator continues from the projected state (its stored derivative is
+    re-evaluated; for BDF the newest history entry is replaced; LSODA is
+    restarted). Events are located by root finding on the dense output of the
+    step, as in :func:`scipy.integrate.solve_ivp`.
+
+    Examples
+    --------
+    >>> from ahbm.models import double_pendulum_3d
+    >>> m = double_pendulum_3d()
+    >>> r = simulate(m, (0.0, 1.0), [0.3, 0, 0, 0], np.zeros(4), rtol=1e-8, atol=1e-10)
+    >>> r.q.shape[1], r.status
+    (4, 0)
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"simulate expects a Model, got {type(model).__name__}")
+    span = as_float_array(t_span, "t_span")
+    if span.shape != (2,) or not span[1] > span[0]:
+        raise DataError(f"`t_span` must be (t0, t_end) with t_end > t0, got {t_span!r}")
+    t0, tf = float(span[0]), float(span[1])
+    q0 = as_float_array(q0, "q0")
+    qd0 = as_float_array(qd0, "qd0")
+    if q0.shape != (model.nq,):
+        raise DataError(f"Expected `q0` to have shape ({model.nq},), got {q0.shape}")
+    if qd0.shape != (model.nv,):
+        raise DataError(f"Expected `qd0` to have shape ({model.nv},), got {qd0.shape}")
+    if tau is None:
+        tau = np.zeros(model.nv)
+    elif not callable(tau):
+        tau = as_float_array(tau, "tau")
+        if tau.shape != (model.nv,):
+            raise DataError(f"Expected `tau` to have shape ({model.nv},), got {tau.shape}")
+    forces = tuple(forces)
+    for f in forces:
+        if not isinstance(f, ForceElement) and not hasattr(f, "generalized_force"):
+            raise DataError(f"`forces` must contain force elements, got {type(f).__name__}")
+        if hasattr(f, "validate"):
+            f.validate(model)
+    events = tuple(events)
+    for ev in events:
+        if not isinstance(ev, Event):
+            raise DataError(f"`events` must contain Event objects, got {type(ev).__name__}")
+    if isinstance(method, str):
+        if method not in _METHODS:
+            raise DataError(f"`method` must be one of {sorted(_METHODS)}, got {method!r}")
+        solver_cls = _METHODS[method]
+    elif isinstance(method, type) and issubclass(method, integrate.OdeSolver):
+        solver_cls = method
+    else:
+        raise DataError(f"`method` must be a name or an OdeSolver class, got {method!r}")
+    if solver not in ("direct", "range_space", "null_space"):
+        raise DataError(f"`solver` must be 'direct', 'range_space' or 'null_space', got {solver!r}")
+    if t_eval is not None:
+        t_eval = as_float_array(t_eval, "t_eval")
+        if t_eval.ndim != 1 or np.any(np.diff(t_eval) <= 0):
+            raise DataError("`t_eval` must be a 1-D array of strictly increasing times")
+        if t_eval.size and (t_eval[0] < t0 - 1e-12 or t_eval[-1] > tf + 1e-12):
+            raise DataError(f"`t_eval` must lie within t_span [{t0}, {tf}]")
+    cset = _as_cset(constraints, model)
+    event_sets = [_as_cset(ev.constraints, model) for ev in events]
+
+    run = _Run(model, tau, forces, events, event_sets, solver_cls, rtol, atol, max_step, first_step,
+               t_eval, project, solver, baumgarte, projection_tol, max_events)  # fmt: skip
+    return run.execute(t0, tf, q0, qd0, cset)
+
+
+class _Run:
+    """State of one simulate() call (internal)."""
+
+    def __init__(self, model, tau, forces, events, event_sets, solver_cls, rtol, atol, max_step,
+                 first_step, t_eval, project, solver, baumgarte, tol, max_events):  # fmt: skip
+        self.model = model
+        self.tau, self.forces, self.events = tau, forces, events
+        self.event_sets = event_sets
+        self.solver_cls = solver_cls
+        self.opts = {"rtol": rtol, "atol": atol, "max_step": max_step}
+        self.first_step = first_step
+        self.t_eval = t_eval
+        self.project, self.solver, self.baumgarte = project, solver, baumgarte
+        self.tol, self.max_events = tol, max_events
+        self.qs = _quat_slices(model)
+        self.nq, self.nv = model.nq, model.nv
+        # output rows
+        self.rows_t, self.rows_q, self.rows_qd, self.rows_phase = [], [], [], []
+        self.sets = []
+        self.event_log = []
+        self.counts = [0] * len(events)
+        self.nfev = self.njev = self.nlu = self.n_steps = 0
+        self.eval_index = 0
+
+    # -- state handling ------------------------------------------------------
+    def _project(self, t, q, qd, cset, *, initial=False):
+        if cset is None:
+            return _normalize_quats(self.model, q, self.qs), qd
+        from ahbm.dynamics.constrained import project_positions, project_velocities
+
+        q = project_positions(self.model, t, q, cset, tol=self.tol)
+        qd = project_velocities(self.model, t, q, qd, cset)
+        return q, qd
+
+    def _record(self, t, q, qd):
+        self.rows_t.append(t)
+        self.rows_q.append(q.copy())
+        self.rows_qd.append(qd.copy())
+        self.rows_phase.append(len(self.sets) - 1)
+
+    def _new_solver(self, system, t, y, tf, h):
+        opts = dict(self.opts)
+        if h is not None:
+            opts["first_step"] = min(h, tf - t)
+        return self.solver_cls(system, t, y, tf, **opts)
+
+    # -- main loop -----------------------------------------------------------
+    def execute(self, t0, tf, q0, qd0, cset):
+        model = self.model
+        self.sets.append(cset)
+        try:
+            q, qd = self._project(t0, q0, qd0, cset, initial=True)
+        except SimulationError as err:
+            raise _sim_error(
+                f"the initial state cannot be projected onto the constraints: {err}. "
+                "Give q0 and qd0 that (nearly) satisfy them",
+                t0,
+                None,
+            ) from err
+        t = t0
+        status, message = 0, "reached the end of t_span"
+        if self.t_eval is None:
+            self._record(t, q, qd)
+        else:
+            self._emit_eval(t, None, t, q, qd, cset)
+        h = self.first_step
+        try:
+            while t < tf:
+                system = _System(model, self.tau, self.forces, cset, self.solver, self.baumgarte)
+                stop, t, q, qd, cset, h = self._phase(system, t, tf, q, qd, cset, h)
+                if stop:
+                    status, message = 1, "stopped by a terminal event"
+                    break
+        except (SimulationError, _Abort, np.linalg.LinAlgError) as err:
+            result = self._result(-1, str(err))
+            t_reached = float(self.rows_t[-1]) if self.rows_t else t
+            raise _sim_error(
+                f"simulation failed after t = {t_reached:.9g} s: {err}", t_reached, result
+            ) from err
+        return self._result(status, message)
+
+    def _phase(self, system, t, tf, q, qd, cset, h):
+        """Integrate until tf or an event; returns (stop, t, q, qd, cset, h)."""
+        y = np.concatenate([q, qd])
+        try:
+            solver = self._new_solver(system, t, y, tf, h)
+        except SimulationError:
+            raise
+        g_old = self._event_values(t, q, qd, None)
+        while solver.status == "running":
+            t_old = solver.t
+            msg = solver.step()
+            if solver.status == "failed":
+                self._count(solver, system)
+                raise _Abort(msg or "integrator failed")
+            self.n_steps += 1
+            t_new = solver.t
+            sol = solver.dense_output()
+            y_new = solver.y.copy()
+            q_new, qd_new = y_new[: self.nq], y_new[self.nq :]
+            if self.project or cset is None:
+                q_new, qd_new = self._project(t_new, q_new, qd_new, cset)
+                y_p = np.concatenate([q_new, qd_new])
+                if not np.array_equal(y_p, y_new) and not _set_state(solver, y_p, system):
+                    self._count(solver, system)
+                    solver = self._new_solver(system, t_new, y_p, tf, solver.step_size)
+            if not np.all(np.isfinite(q_new)) or not np.all(np.isfinite(qd_new)):
+                raise _Abort("the state became non-finite")
+            # events
+            g_new = self._event_values(t_new, q_new, qd_new, g_old)
+            hit = self._first_event(sol, t_old, t_new, g_old, g_new)
+            if hit is not None:
+                k, t_ev = hit
+                self._count(solver, system)
+                y_ev = sol(t_ev)
+                q_ev, qd_ev = self._project(t_ev, y_ev[: self.nq], y_ev[self.nq :], cset)
+                self._emit_eval(t_old, sol, t_ev, q_ev, qd_ev, cset, inclusive=True)
+                if self.t_eval is None:
+                    self._record(t_ev, q_ev, qd_ev)
+                return self._fire(k, t_ev, q_ev, qd_ev, cset, solver.step_size)
+            self._emit_eval(t_old, sol, t_new, q_new, qd_new, cset, inclusive=True)
+            if self.t_eval is None:
+                self._record(t_new, q_new, qd_new)
+            g_old = g_new
+        self._count(solver, system)
+        return False, solver.t, q_new, qd_new, cset, None
+
+    def _count(self, solver, system):
+        self.nfev += system.nfev
+        system.nfev = 0
+        self.njev += getattr(solver, "njev", 0)
+        self.nlu += getattr(solver, "nlu", 0)
+
+    def _emit_eval(self, t_old, sol, t_new, q_new, qd_new, cset, inclusive=True):
+        """Append the t_eval rows in (t_old, t_new] from the dense output."""
+        te = self.t_eval
+        if te is None:
+            return
+        while self.eval_index < te.size and te[self.eval_index] <= t_new + 1e-14 * max(
+            1.0, abs(t_new)
+        ):
+            tk = te[self.eval_index]
+            if sol is None or abs(tk - t_new) <= 1e-14 * max(1.0, abs(t_new)):
+                qk, qdk = q_new, qd_new
+            else:
+                yk = sol(tk)
+                qk, qdk = yk[: self.nq], yk[self.nq :]
+                if self.project or cset is None:
+                    qk, qdk = self._project(tk, qk, qdk, cset)
+            self._record(tk, qk, qdk)
+            self.eval_index += 1
+
+    def _event_values(self, t, q, qd, g_old):
+        return np.array([float(ev.function(t, q, qd)) for ev in self.events])
+
+    def _first_event(self, sol, t_old, t_new, g_old, g_new):
+        best = None
+        for k, ev in enumerate(self.events):
+            if ev.max_count is not None and self.counts[k] >= ev.max_count:
+                continue
+            a, b = g_old[k], g_new[k]
+            up = a < 0 <= b
+            down = a > 0 >= b
+            if not ((ev.direction >= 0 and up) or (ev.direction <= 0 and down)):
+                continue
+
+            def fk(tt, ev=ev):
+                yy = sol(tt)
+                return float(ev.function(tt, yy[: self.nq], yy[self.nq :]))
+
+            fa, fb = fk(t_old), fk(t_new)
+            if fa * fb > 0:  # projection moved the crossing: take the step end
+                t_root = t_new
+            elif fb == 0:
+                t_root = t_new
+            else:
+                t_root = optimize.brentq(fk, t_old, t_new, xtol=4 * np.finfo(float).eps * t_new
+                                         + 1e-14)  # fmt: skip
+                # take the side where the crossing has happened
+                if fk(t_root) * fa > 0:
+                    t_root = min(t_new, t_root + 1e-13 * max(1.0, abs(t_root)))
+            if best is None or t_root < best[1]:
+                best = (k, t_root)
+        return best
+
+    def _fire(self, k, t, q, qd, cset, h):
+        ev = self.events[k]
+        self.counts[k] += 1
+        if sum(self.counts) > self.max_events:
+            raise _Abort(
+                f"more than max_events={self.max_events} events; the events may chatter "
+                "(add hysteresis or increase max_events)"
+            )
+        qd_minus = qd.copy()
+        if ev.action is not None:
+            q, qd = ev.action(t, q.copy(), qd.copy())
+            q = as_float_array(q, "event action q")
+            qd = as_float_array(qd, "event action qd")
+        new_set = cset
+        target = self.event_sets[k]
+        if not (isinstance(target, str) and target == _KEEP):
+            new_set = target
+        if ev.restitution is not None and new_set is not None:
+            from ahbm.dynamics.constrained import compute_impulse
+
+            qd = compute_impulse(self.model, q, qd, new_set, restitution=ev.restitution, t=t)
+        if new_set is not cset:
+            self.sets.append(new_set)
+        q, qd = self._project(t, q, qd, new_set)
+        self.event_log.append(
+            {"name": ev.name, "t": t, "q": q.copy(), "qd_minus": qd_minus, "qd_plus": qd.copy()}
+        )
+        if self.t_eval is None:
+            self._record(t, q, qd)
+        return ev.terminal, t, q, qd, new_set, h
+
+    # -- output --------------------------------------------------------------
+    def _result(self, status, message):
+        model = self.model
+        n = len(self.rows_t)
+        t = np.array(self.rows_t, dtype=float)
+        q = np.array(self.rows_q).reshape(n, self.nq)
+        qd = np.array(self.rows_qd).reshape(n, self.nv)
+        phase = np.array(self.rows_phase, dtype=int)
+        m = max([0] + [cs.size(model) for cs in self.sets if cs is not None])
+        qdd = np.full((n, self.nv), np.nan)
+        lam = np.full((n, m), np.nan)
+        pres = np.zeros(n)
+        vres = np.zeros(n)
+        for p, cs in enumerate(self.sets):
+            idx = np.flatnonzero(phase == p)
+            if idx.size == 0:
+                continue
+            system = _System(model, self.tau, self.forces, cs, self.solver, self.baumgarte)
+            for i in idx:
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", AhbmWarning)
+                        a, lm = system.accelerations(t[i], q[i], qd[i])
+                except (SimulationError, np.linalg.LinAlgError):
+                    continue
+                qdd[i] = a
+                lam[i, : lm.size] = lm
+            if cs is not None:
+                g = cs.position(model, t[idx], q[idx])
+                G = cs.jacobian(model, t[idx], q[idx])
+                nu = cs.velocity_rhs(model, t[idx], q[idx])
+                pres[idx] = np.abs(g).max(axis=-1) if g.shape[-1] else 0.0
+                vr = np.einsum("nij,nj->ni", G, qd[idx]) - nu
+                vres[idx] = np.abs(vr).max(axis=-1) if vr.shape[-1] else 0.0
+        return SimulationResult(
+            model, t, q, qd, qdd, lam, phase, pres, vres, self.nfev, self.njev, self.nlu,
+            self.n_steps, self.event_log, list(self.sets), status, message,
+        )  # fmt: skip
