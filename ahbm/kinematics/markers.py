@@ -29,6 +29,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.kinematics.rotations import orthonormalize
 
 __all__ = [
     "SegmentPose",
@@ -52,6 +53,21 @@ COLLINEAR_TOL = 1e-6
 # ----------------------------------------------------------------------------
 
 
+def _check_pose(R, origin):
+    R = check_trailing_shape(as_float_array(R, "R", allow_nan=True), (3, 3), "R")
+    p = check_trailing_shape(as_float_array(origin, "origin", allow_nan=True), (3,), "origin")
+    if R.shape[:-2] != p.shape[:-1]:
+        try:
+            batch = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+        except ValueError as err:
+            raise DataError(
+                f"batch shapes of `R` {R.shape[:-2]} and `origin` {p.shape[:-1]} do not broadcast"
+            ) from err
+        R = np.broadcast_to(R, batch + (3, 3))
+        p = np.broadcast_to(p, batch + (3,))
+    return R, p
+
+
 def make_transform(R, origin) -> np.ndarray:
     """Homogeneous transforms from rotations and origins.
 
@@ -72,15 +88,8 @@ def make_transform(R, origin) -> np.ndarray:
     >>> make_transform(np.eye(3), [1.0, 2.0, 3.0])[:3, 3]
     array([1., 2., 3.])
     """
-    R = check_trailing_shape(as_float_array(R, "R", allow_nan=True), (3, 3), "R")
-    p = check_trailing_shape(as_float_array(origin, "origin", allow_nan=True), (3,), "origin")
-    try:
-        batch = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
-    except ValueError as err:
-        raise DataError(
-            f"batch shapes of `R` {R.shape[:-2]} and `origin` {p.shape[:-1]} do not broadcast"
-        ) from err
-    T = np.zeros(batch + (4, 4))
+    R, p = _check_pose(R, origin)
+    T = np.zeros(R.shape[:-2] + (4, 4))
     T[..., :3, :3] = R
     T[..., :3, 3] = p
     T[..., 3, 3] = 1.0
@@ -250,16 +259,6 @@ def _check_local(local, n_markers: int | None = None) -> np.ndarray:
     return L
 
 
-def _procrustes(A: np.ndarray) -> np.ndarray:
-    """Proper rotation R maximizing trace(R^T A) for (..., 3, 3) A (det +1 enforced)."""
-    U, _, Vt = np.linalg.svd(A)
-    d = np.sign(np.linalg.det(U @ Vt))
-    d = np.where(d == 0, 1.0, d)
-    U = U.copy()
-    U[..., :, 2] *= d[..., None]
-    return U @ Vt
-
-
 def fit_segment_pose(
     markers,
     local,
@@ -365,7 +364,8 @@ def fit_segment_pose(
     collinear = ev[..., 1] <= (COLLINEAR_TOL**2) * np.maximum(ev[..., 2], 1e-300)
     valid = (n_vis >= int(min_markers)) & ~collinear & (wsum > 0)
     A = np.where(valid[..., None, None], A, np.eye(3))
-    R = _procrustes(A)
+    # the proper rotation maximizing trace(R^T A) is the nearest rotation to A
+    R = orthonormalize(A)
     origin = xbar - (R @ lbar[..., None])[..., 0]
     fitted = L @ np.swapaxes(R, -1, -2) + origin[..., None, :]
     res = np.linalg.norm(np.where(visible[..., None], X - fitted, np.nan), axis=-1)
@@ -387,21 +387,6 @@ def fit_segment_pose(
             stacklevel=2,
         )
     return SegmentPose(R, origin, rms, res, valid, n_vis)
-
-
-def _check_pose(R, origin):
-    R = check_trailing_shape(as_float_array(R, "R", allow_nan=True), (3, 3), "R")
-    p = check_trailing_shape(as_float_array(origin, "origin", allow_nan=True), (3,), "origin")
-    if R.shape[:-2] != p.shape[:-1]:
-        try:
-            batch = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
-        except ValueError as err:
-            raise DataError(
-                f"batch shapes of `R` {R.shape[:-2]} and `origin` {p.shape[:-1]} do not broadcast"
-            ) from err
-        R = np.broadcast_to(R, batch + (3, 3))
-        p = np.broadcast_to(p, batch + (3,))
-    return R, p
 
 
 def local_coordinates(markers, R, origin) -> np.ndarray:
