@@ -282,3 +282,19 @@ def test_exact_recovery_property(n_markers, seed, scale):
     pose = fit_segment_pose(local @ R.T + p, local)
     np.testing.assert_allclose(pose.R, R, atol=1e-9)
     np.testing.assert_allclose(pose.origin, p, atol=1e-9 * max(1.0, scale))
+
+
+def test_per_frame_weights_equal_missing_markers():
+    rng = np.random.default_rng(12)
+    R, p, X = _trajectory(rng, 5)
+    X = X + rng.normal(scale=1e-3, size=X.shape)
+    mask = np.ones((5, 4))
+    mask[1, 2] = 0.0
+    mask[3, 0] = 0.0
+    Xn = X.copy()
+    Xn[mask == 0] = np.nan
+    a = fit_segment_pose(X, LOCAL, weights=mask)
+    b = fit_segment_pose(Xn, LOCAL)
+    np.testing.assert_allclose(a.R, b.R, atol=1e-12)
+    np.testing.assert_allclose(a.rms, b.rms, atol=1e-12)
+    np.testing.assert_array_equal(a.n_visible, b.n_visible)
