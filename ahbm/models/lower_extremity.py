@@ -426,7 +426,12 @@ def _rebuild(cluster_static, landmark_static, cluster_dynamic):
 def _processing(trial) -> dict:
     """PROCESSING values of the C3D (Vicon names), lower-cased keys, lengths in m."""
     proc = {}
-    raw = trial.subject.get("processing", {}) if isinstance(trial.subject, dict) else {}
+    raw = dict(trial.subject.get("processing", {})) if isinstance(trial.subject, dict) else {}
+    group = trial.parameters.get("PROCESSING", {}) if isinstance(trial.parameters, dict) else {}
+    for k, v in group.items():
+        arr = np.asarray(v) if not isinstance(v, str) else np.array([])
+        if arr.size == 1 and arr.dtype.kind in "fiu":
+            raw.setdefault(k, float(arr.reshape(-1)[0]))
     for k, v in raw.items():
         proc[str(k).lower()] = float(v)
     return proc
@@ -453,7 +458,7 @@ def _mass_from_plates(plates, threshold=20.0):
         mid = a + q + int(np.argmin(fz[a + q : b - q + 1]))
         contacts.append((a, b, mid, fz, float(p.rate)))
     contacts.sort(key=lambda c: c[0])
-    for (a1, b1, m1, f1, r1), (a2, _b2, m2, f2, r2) in zip(contacts[:-1], contacts[1:]):
+    for (_a1, b1, m1, f1, r1), (a2, _b2, m2, f2, r2) in zip(contacts[:-1], contacts[1:], strict=False):
         if a2 < b1 and m2 > m1 and r1 == r2 and f1.size == f2.size:
             return float(np.mean(f1[m1:m2] + f2[m1:m2]) / G)
     return None
@@ -924,31 +929,47 @@ def analyze_gait(
             angles[p + "PelvisAngles"] = pelvis_angles(Rp, side=side, forward=fwd)
             angles[p + "FootProgressAngles"] = foot_progression_angles(Rf, side=side, forward=fwd)
 
-    # events on the filled markers (canonical names, Z up)
+    # force plates: the foot over each plate's centre of pressure, frame by frame
+    seg_names = ["pelvis"] + [
+        f"{s}_{side}" for side, _ in SIDES[::-1] for s in ("thigh", "shank", "foot")
+    ]
+    foot_index = {side: seg_names.index(f"foot_{side}") for side, _ in SIDES}
+    assign = None
+    if plates:
+        feet = {}
+        for side, p in SIDES:
+            pts_f = [jc[p + "AJC"], mk[p + "TOE"]]
+            if p + "HEE" in mk:
+                pts_f.insert(0, mk[p + "HEE"])
+            feet[foot_index[side]] = np.stack(pts_f, axis=1)
+        try:
+            assign = assign_force_plates(
+                plates, time, feet, n_segments=len(seg_names), threshold=threshold
+            )
+        except DataError:
+            if kinetics:
+                raise
+    elif kinetics:
+        raise DataError(
+            f"{src}: the trial has no force plates, so joint moments cannot be computed; "
+            "pass kinetics=False (CLI: --no-kinetics) for kinematics only"
+        )
+
+    # events: kinematic (Zeni) on the filled markers, replaced by plate contacts
     ev_trial = SimpleNamespace(
-        points=np.stack([filled[:, names.index(n)] for n in names], 1),
+        points=filled,
         point_labels=names,
         point_rate=rate,
         first_frame=tr.first_frame,
         n_frames=tr.n_frames,
-        force_plates=plates,
+        force_plates=[],
     )
-    events = detect_gait_events(ev_trial, method="auto", threshold=threshold)
-    from ahbm.io.trial import Event
-
-    events = [Event(e.label, e.time, e.context, e.description) for e in events]
+    events = detect_gait_events(ev_trial, method="kinematic")
+    events = _merge_plate_events(events, plates, assign, foot_index, time, threshold)
 
     moments, powers, forces = {}, {}, {}
-    seg_names = ["pelvis"] + [
-        f"{s}_{side}" for side, _ in SIDES[::-1] for s in ("thigh", "shank", "foot")
-    ]
     kin_settings = {}
     if kinetics:
-        if not plates:
-            raise DataError(
-                f"{src}: the trial has no force plates, so joint moments cannot be computed; "
-                "pass kinetics=False (CLI: --no-kinetics) for kinematics only"
-            )
         side_key = {"Right": "_r", "Left": "_l"}
         lengths = {}
         for side, p in SIDES:
@@ -986,14 +1007,6 @@ def analyze_gait(
                 com[:, i] = prox + frac * (dist - prox)
                 joint_pts[:, i] = prox
         motion = segment_motion(R, com, time)
-        feet = {}
-        for side, p in SIDES:
-            i = seg_names.index(f"foot_{side}")
-            pts_f = [jc[p + "AJC"], mk[p + "TOE"]]
-            if p + "HEE" in mk:
-                pts_f.insert(0, mk[p + "HEE"])
-            feet[i] = np.stack(pts_f, axis=1)
-        assign = assign_force_plates(plates, time, feet, n_segments=n_seg, threshold=threshold)
         f_ext = assign.f_ext
         if grf_cutoff is not None:
             f_ext = butter_filtfilt(f_ext, rate, grf_cutoff)
@@ -1001,10 +1014,14 @@ def analyze_gait(
             parent, masses, inertia, motion, joint_pts, gravity=(0.0, 0.0, -G), f_ext=f_ext
         )
         stance = _stance_masks(events, time)
+        margin = int(np.ceil(0.03 * rate))
         for side, p in SIDES:
             ids = [seg_names.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
             foot = ids[2]
             bad = assign.ambiguous[:, foot] | (stance[side] & ~assign.contact[:, foot])
+            # near the ends of a contact the load is below the plate threshold: unknown
+            near_contact = _dilate(assign.contact[:, foot], margin) & ~assign.contact[:, foot]
+            bad = _dilate(bad, margin) | near_contact
             for joint, i in zip(_JOINTS, ids, strict=True):
                 prox = parent[i]
                 Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]
@@ -1086,6 +1103,52 @@ def analyze_gait(
         subject=subj,
         joint_centres=jc_out,
     )
+
+
+def _dilate(mask, k: int):
+    """Extend True runs of a boolean frame mask by `k` frames on both sides."""
+    if k <= 0 or not mask.any():
+        return mask.copy()
+    c = np.convolve(mask.astype(float), np.ones(2 * k + 1), mode="same")
+    return c > 0.5
+
+
+def _merge_plate_events(events, plates, assign, foot_index, time, threshold):
+    """Replace kinematic events by force plate contacts of the foot assigned to each plate."""
+    from ahbm.analysis.events import force_plate_events
+    from ahbm.io.trial import Event
+
+    out = [Event(e.label, e.time, e.context, e.description) for e in events]
+    if assign is None:
+        return out
+    side_of = {i: side for side, i in foot_index.items()}
+    for k, plate in enumerate(plates):
+        fz = np.abs(np.asarray(plate.force, float)[:, 2])
+        st, of = force_plate_events(fz, plate.rate, threshold=threshold, t0=float(time[0]))
+        for s in st:
+            ends = of[of > s]
+            e = ends[0] if ends.size else time[-1]
+            inside = (time >= s) & (time <= e)
+            who = assign.plate_of[inside, k]
+            who = who[who >= 0]
+            if not who.size:
+                continue
+            side = side_of.get(int(np.bincount(who).argmax()))
+            if side is None:
+                continue
+            new = [Event("Foot Strike", float(s), side, f"force plate {k}")]
+            if ends.size:
+                new.append(Event("Foot Off", float(e), side, f"force plate {k}"))
+            for ev in new:
+                out = [
+                    x
+                    for x in out
+                    if not (
+                        x.label == ev.label and x.context == side and abs(x.time - ev.time) <= 0.15
+                    )
+                ]
+                out.append(ev)
+    return sorted(out, key=lambda x: x.time)
 
 
 def _power_components(M, w_rel, Rp, Rd):
