@@ -458,7 +458,8 @@ def _mass_from_plates(plates, threshold=20.0):
         mid = a + q + int(np.argmin(fz[a + q : b - q + 1]))
         contacts.append((a, b, mid, fz, float(p.rate)))
     contacts.sort(key=lambda c: c[0])
-    for (_a1, b1, m1, f1, r1), (a2, _b2, m2, f2, r2) in zip(contacts[:-1], contacts[1:], strict=False):
+    pairs = zip(contacts[:-1], contacts[1:], strict=False)
+    for (_a1, b1, m1, f1, r1), (a2, _b2, m2, f2, r2) in pairs:
         if a2 < b1 and m2 > m1 and r1 == r2 and f1.size == f2.size:
             return float(np.mean(f1[m1:m2] + f2[m1:m2]) / G)
     return None
