@@ -1,0 +1,423 @@
+"""Constrained forward dynamics, impacts and projection onto constraint manifolds.
+
+The equations of motion of a constrained tree (Felis 2017 §3.1.2; AHBM eq 4.5)
+
+``H q̈ + C = τ + Gᵀλ``,  ``G q̈ = γ``
+
+are solved for the accelerations ``q̈`` and the constraint forces ``λ`` by one
+of three methods: the direct KKT system, the range-space method (one
+Cholesky factorization of ``H``; Felis eqs 3.68–3.69) or the null-space
+method (QR of ``Gᵀ``). Redundant constraints (rank-deficient ``G``) are
+detected and handled by least squares with a warning; ``λ`` is then the
+minimum-norm solution. ``Gᵀλ = H q̈ + C − τ`` is the generalized
+constraint force.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ahbm._validation import as_float_array
+from ahbm.dynamics.forward import crba
+from ahbm.dynamics.inverse import nonlinear_effects
+from ahbm.errors import AhbmWarning, DataError, SimulationError
+from ahbm.kinematics.tree import Model, integrate_q
+
+__all__ = [
+    "constrained_forward_dynamics",
+    "compute_impulse",
+    "project_positions",
+    "project_velocities",
+]
+
+_METHODS = ("direct", "range_space", "null_space")
+
+
+def _cset(constraints, model):
+    from ahbm.dynamics.constraints import ConstraintSet
+
+    cs = constraints if isinstance(constraints, ConstraintSet) else ConstraintSet(constraints)
+    cs.validate(model)
+    return cs
+
+
+def _rank(G):
+    """Numerical rank of each G (N, m, nv) and the tolerance used."""
+    if G.shape[-2] == 0:
+        return np.zeros(G.shape[0], dtype=int)
+    s = np.linalg.svd(G, compute_uv=False)
+    tol = s[..., :1] * max(G.shape[-2:]) * np.finfo(float).eps * 1e3
+    return np.sum(s > np.maximum(tol, 1e-300), axis=-1)
+
+
+def _warn_redundant(rank, m):
+    warnings.warn(
+        f"the {m} constraint equations are redundant (Jacobian rank {int(rank.min())} < {m}); "
+        "solving by least squares: the accelerations are exact, the constraint forces λ are "
+        "the minimum-norm solution",
+        AhbmWarning,
+        stacklevel=4,
+    )
+
+
+def _solve_system(H, G, f, gamma, method):
+    """Solve H x = f + Gᵀλ, G x = γ for batches: H (N,n,n), G (N,m,n), f (N,n), γ (N,m)."""
+    N, m, n = G.shape
+    if m == 0:
+        return np.linalg.solve(H, f[..., None])[..., 0], np.zeros((N, 0))
+    rank = _rank(G)
+    redundant = bool(np.any(rank < m))
+    if redundant:
+        _warn_redundant(rank, m)
+    if method == "direct":
+        K = np.zeros((N, n + m, n + m))
+        K[:, :n, :n] = H
+        K[:, :n, n:] = np.swapaxes(G, 1, 2)
+        K[:, n:, :n] = G
+        rhs = np.concatenate([f, gamma], axis=1)[..., None]
+        if redundant:
+            sol = (np.linalg.pinv(K, rcond=1e-12) @ rhs)[..., 0]
+        else:
+            sol = np.linalg.solve(K, rhs)[..., 0]
+        x, lam = sol[:, :n], -sol[:, n:]
+    elif method == "range_space":
+        try:
+            L = np.linalg.cholesky(H)
+        except np.linalg.LinAlgError as err:
+            raise SimulationError("mass matrix is not positive definite") from err
+        Y = np.linalg.solve(L, np.swapaxes(G, 1, 2))  # L⁻¹ Gᵀ (N, n, m)
+        z = np.linalg.solve(L, f[..., None])  # L⁻¹ f
+        K = np.swapaxes(Y, 1, 2) @ Y  # G H⁻¹ Gᵀ
+        rhs = gamma[..., None] - np.swapaxes(Y, 1, 2) @ z  # γ − G H⁻¹ f
+        if redundant:
+            lam = (np.linalg.pinv(K, rcond=1e-12, hermitian=True) @ rhs)[..., 0]
+        else:
+            Lk = np.linalg.cholesky(K)
+            lam = np.linalg.solve(
+                np.swapaxes(Lk, 1, 2), np.linalg.solve(Lk, rhs)
+            )[..., 0]  # fmt: skip
+        w = z + Y @ lam[..., None]  # L⁻¹ (f + Gᵀλ)
+        x = np.linalg.solve(np.swapaxes(L, 1, 2), w)[..., 0]
+    elif method == "null_space":
+        GT = np.swapaxes(G, 1, 2)  # (N, n, m)
+        if redundant:
+            x = np.empty((N, n))
+            lam = np.empty((N, m))
+            U, s, Vt = np.linalg.svd(GT)  # GT = U S Vt
+            for k in range(N):  # rank may differ per state (rare path)
+                r = int(rank[k])
+                Yk, Zk = U[k, :, :r], U[k, :, r:]
+                Sr, Vr = s[k, :r], Vt[k, :r].T  # G = Vr Sr Ykᵀ
+                qy = (Vr.T @ gamma[k]) / Sr
+                xy = Yk @ qy
+                Hz = Zk.T @ H[k] @ Zk
+                qz = np.linalg.solve(Hz, Zk.T @ (f[k] - H[k] @ xy)) if Hz.size else np.zeros(0)
+                x[k] = xy + Zk @ qz
+                res = H[k] @ x[k] - f[k]
+                lam[k] = Vr @ ((Yk.T @ res) / Sr)
+        else:
+            Q, R = np.linalg.qr(GT, mode="complete")  # GT = Q [R; 0]
+            Y, Z, R = Q[:, :, :m], Q[:, :, m:], R[:, :m, :]
+            qy = np.linalg.solve(np.swapaxes(R, 1, 2), gamma[..., None])  # Rᵀ qy = γ
+            xy = Y @ qy
+            ZT = np.swapaxes(Z, 1, 2)
+            Hz = ZT @ H @ Z
+            rhs = ZT @ (f[..., None] - H @ xy)
+            qz = np.linalg.solve(Hz, rhs) if n > m else np.zeros((N, 0, 1))
+            xv = xy + Z @ qz
+            x = xv[..., 0]
+            res = H @ xv - f[..., None]
+            lam = np.linalg.solve(R, np.swapaxes(Y, 1, 2) @ res)[..., 0]
+    else:  # pragma: no cover - checked by callers
+        raise DataError(f"`method` must be one of {_METHODS}, got {method!r}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
+        raise SimulationError(
+            "singular constrained system: non-finite accelerations (check the constraint "
+            "Jacobian and the mass matrix)"
+        )
+    if redundant:
+        viol = np.abs(np.einsum("kij,kj->ki", G, x) - gamma).max()
+        scale = 1.0 + np.abs(gamma).max() + np.abs(G).max() * np.abs(x).max()
+        if viol > 1e-8 * scale:
+            raise SimulationError(
+                f"singular constraint Jacobian with inconsistent constraints: the "
+                f"acceleration constraints cannot all hold (violation {viol:.3g}); remove "
+                "conflicting constraints"
+            )
+    return x, lam
+
+
+def _prep(model, q, qd, tau):
+    if not isinstance(model, Model):
+        raise DataError(f"expected a Model as first argument, got {type(model).__name__}")
+    q = as_float_array(q, "q")
+    qd = as_float_array(qd, "qd")
+    tau = as_float_array(tau, "tau")
+    for arr, name, n in ((q, "q", model.nq), (qd, "qd", model.nv), (tau, "tau", model.nv)):
+        if arr.ndim == 0 or arr.shape[-1] != n:
+            raise DataError(f"Expected `{name}` to have shape (..., {n}), got {arr.shape}")
+    batch = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], tau.shape[:-1])
+    q = np.broadcast_to(q, batch + (model.nq,))
+    qd = np.broadcast_to(qd, batch + (model.nv,))
+    tau = np.broadcast_to(tau, batch + (model.nv,))
+    return batch, q, qd, tau
+
+
+def constrained_forward_dynamics(
+    model: Model,
+    q,
+    qd,
+    tau,
+    constraints,
+    *,
+    t=0.0,
+    method: str = "direct",
+    baumgarte=None,
+    f_ext=None,
+    f_ext_frame: str = "world",
+):
+    """Accelerations and constraint forces of a constrained multibody system.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq)
+    qd : array_like, shape (..., nv)
+    tau : array_like, shape (..., nv)
+        Applied generalized forces.
+    constraints : ConstraintSet or list of Constraint
+    t : float or array_like, optional
+        Time, s (for rheonomic constraints).
+    method : {"direct", "range_space", "null_space"}
+        ``"direct"``: solve the KKT system ``[[H, Gᵀ], [G, 0]] [q̈; −λ] =
+        [τ − C; γ]``; ``"range_space"``: ``H = LLᵀ``, ``K = G H⁻¹ Gᵀ``,
+        ``K λ = γ − G H⁻¹ (τ − C)`` (Felis eqs 3.68–3.69); ``"null_space"``:
+        ``Gᵀ = Q [R; 0]``, ``q̈ = Y q_y + Z q_z`` with ``Rᵀ q_y = γ`` and
+        ``Zᵀ H Z q_z = Zᵀ (τ − C − H Y q_y)``.
+    baumgarte : (float, float), optional
+        Baumgarte stabilization ``(α, β)``: ``γ ← γ − 2α (G q̇ − ν) − β² g``.
+    f_ext : array_like, shape (..., n_bodies, 6), optional
+        External spatial forces (see :mod:`ahbm.dynamics.inverse`).
+    f_ext_frame : {"world", "local"}
+
+    Returns
+    -------
+    qdd : ndarray, shape (..., nv)
+    lam : ndarray, shape (..., m)
+        Constraint forces: ``Gᵀλ = H q̈ + C − τ``.
+
+    Raises
+    ------
+    SimulationError
+        Singular mass matrix, or a singular constraint Jacobian whose
+        constraints are inconsistent. Redundant but consistent constraints
+        only warn (AhbmWarning).
+
+    Examples
+    --------
+    >>> from ahbm.models import triple_pendulum_euler
+    >>> from ahbm.dynamics.constraints import PointConstraint
+    >>> from ahbm.kinematics.forward import point_acceleration, point_position
+    >>> m = triple_pendulum_euler()
+    >>> q = np.full(9, 0.2)
+    >>> c = [PointConstraint("link3", [0, 0, -1], other_point=point_position(m, q, 2, [0, 0, -1]))]
+    >>> qdd, lam = constrained_forward_dynamics(m, q, np.zeros(9), np.zeros(9), c)
+    >>> bool(np.allclose(point_acceleration(m, q, np.zeros(9), qdd, 2, [0, 0, -1]), 0))
+    True
+    """
+    if method not in _METHODS:
+        raise DataError(f"`method` must be one of {_METHODS}, got {method!r}")
+    cs = _cset(constraints, model)
+    batch, q, qd, tau = _prep(model, q, qd, tau)
+    terms = cs.assemble(model, t, q, qd, position=baumgarte is not None)
+    H = crba(model, q).reshape(-1, model.nv, model.nv)
+    C = nonlinear_effects(model, q, qd, f_ext=f_ext, f_ext_frame=f_ext_frame)
+    m = terms.G.shape[-2]
+    G = terms.G.reshape(-1, m, model.nv)
+    gamma = terms.gamma.reshape(-1, m)
+    if baumgarte is not None:
+        try:
+            alpha, beta = (float(x) for x in baumgarte)
+        except (TypeError, ValueError) as err:
+            raise DataError("`baumgarte` must be a pair (alpha, beta) of numbers") from err
+        vel = np.einsum("kij,kj->ki", G, qd.reshape(-1, model.nv)) - terms.nu.reshape(-1, m)
+        gamma = gamma - 2.0 * alpha * vel - beta**2 * terms.g.reshape(-1, m)
+    f = (tau - C).reshape(-1, model.nv)
+    x, lam = _solve_system(H, G, f, gamma, method)
+    return x.reshape(batch + (model.nv,)), lam.reshape(batch + (m,))
+
+
+def _kkt_min_change(H, G, Hv, rhs_c):
+    """Solve [[H, Gᵀ], [G, 0]] [x; μ] = [Hv; rhs_c] for one state (least squares if singular)."""
+    n, m = H.shape[0], G.shape[0]
+    K = np.zeros((n + m, n + m))
+    K[:n, :n] = H
+    K[:n, n:] = G.T
+    K[n:, :n] = G
+    rhs = np.concatenate([Hv, rhs_c])
+    if m and int(_rank(G[None])[0]) < m:
+        return np.linalg.lstsq(K, rhs, rcond=1e-12)[0][:n]
+    return np.linalg.solve(K, rhs)[:n]
+
+
+def compute_impulse(
+    model: Model, q, qd_minus, constraints, *, restitution: float = 0.0, t=0.0
+) -> np.ndarray:
+    """Velocities after an impact that enforces the constraint velocities.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    qd_minus : array_like, shape (nv,)
+        Velocities before the impact.
+    constraints : ConstraintSet or list of Constraint
+        Constraints active after the impact.
+    restitution : float, optional
+        Coefficient of restitution ``e`` in [0, 1].
+    t : float, optional
+
+    Returns
+    -------
+    qd_plus : ndarray, shape (nv,)
+
+    Notes
+    -----
+    ``[[H, Gᵀ], [G, 0]] [q̇⁺; −Λ] = [H q̇⁻; ν − e (G q̇⁻ − ν)]`` (Felis 2017
+    eq 3.12); ``GᵀΛ = H (q̇⁺ − q̇⁻)`` is the generalized impulse. With
+    ``e = 0`` the constraint velocities vanish after the impact; kinetic
+    energy never increases for ``e ≤ 1`` and scleronomic constraints.
+
+    Examples
+    --------
+    >>> from ahbm.models import triple_pendulum_euler
+    >>> from ahbm.dynamics.constraints import PointConstraint
+    >>> m = triple_pendulum_euler()
+    >>> c = [PointConstraint("link3", [0, 0, -1], other_point=[0, 0, -3])]
+    >>> qdp = compute_impulse(m, np.zeros(9), np.ones(9), c)
+    >>> from ahbm.kinematics.forward import point_velocity
+    >>> bool(np.allclose(point_velocity(m, np.zeros(9), qdp, 2, [0, 0, -1]), 0))
+    True
+    """
+    e = float(restitution)
+    if not 0.0 <= e <= 1.0:
+        raise DataError(f"`restitution` must be in [0, 1], got {restitution}")
+    cs = _cset(constraints, model)
+    q = as_float_array(q, "q")
+    qdm = as_float_array(qd_minus, "qd_minus")
+    if q.shape != (model.nq,) or qdm.shape != (model.nv,):
+        raise DataError(
+            f"Expected `q` of shape ({model.nq},) and `qd_minus` of shape ({model.nv},), "
+            f"got {q.shape} and {qdm.shape}"
+        )
+    terms = cs.assemble(model, t, q, None, position=False)
+    H = crba(model, q)
+    G, nu = terms.G, terms.nu
+    target = nu - e * (G @ qdm - nu)
+    return _kkt_min_change(H, G, H @ qdm, target)
+
+
+def project_velocities(model: Model, t, q, qd, constraints) -> np.ndarray:
+    """Project velocities onto ``G q̇ = ν`` in the mass-matrix metric (AHBM eq 4.8).
+
+    Parameters
+    ----------
+    model : Model
+    t : float
+    q : array_like, shape (nq,)
+    qd : array_like, shape (nv,)
+    constraints : ConstraintSet or list of Constraint
+
+    Returns
+    -------
+    ndarray, shape (nv,)
+        ``argmin ½ (v − q̇)ᵀ H (v − q̇)`` subject to ``G v = ν``.
+
+    Examples
+    --------
+    >>> from ahbm.models import triple_pendulum_euler
+    >>> from ahbm.dynamics.constraints import PointConstraint
+    >>> m = triple_pendulum_euler()
+    >>> c = [PointConstraint("link3", [0, 0, -1], other_point=[0, 0, -3])]
+    >>> v = project_velocities(m, 0.0, np.zeros(9), np.ones(9), c)
+    >>> from ahbm.kinematics.forward import point_velocity
+    >>> bool(np.allclose(point_velocity(m, np.zeros(9), v, 2, [0, 0, -1]), 0))
+    True
+    """
+    return compute_impulse(model, q, qd, constraints, restitution=0.0, t=t)
+
+
+def project_positions(
+    model: Model, t, q, constraints, *, tol: float = 1e-12, max_iter: int = 50
+) -> np.ndarray:
+    """Project coordinates onto ``g(t, q) = 0`` (AHBM eq 4.7, mass-matrix metric).
+
+    Parameters
+    ----------
+    model : Model
+    t : float
+    q : array_like, shape (nq,)
+    constraints : ConstraintSet or list of Constraint
+    tol : float, optional
+        Convergence tolerance on the max-norm of ``g`` (and of the update).
+    max_iter : int, optional
+
+    Returns
+    -------
+    ndarray, shape (nq,)
+        Quaternions come out normalized.
+
+    Raises
+    ------
+    SimulationError
+        The Newton iteration does not converge (the state is too far from the
+        constraint manifold, or the constraints cannot be satisfied).
+
+    Notes
+    -----
+    Newton iteration with ``M = H(q⁰)`` and ``G`` (AHBM uses ``G(q⁰)``; the
+    Jacobian is re-evaluated here when the first iterations do not converge):
+    ``[[M, Gᵀ], [G, 0]] [Δγ; μ] = −[M γᵏ; g(t, qᵏ)]``, ``γᵏ⁺¹ = γᵏ + Δγ``,
+    ``qᵏ⁺¹ = qᵏ ⊕ Δγ`` (``⊕`` = :func:`~ahbm.kinematics.tree.integrate_q`).
+
+    Examples
+    --------
+    >>> from ahbm.models import triple_pendulum_euler
+    >>> from ahbm.dynamics.constraints import PlaneConstraint, ConstraintSet
+    >>> m = triple_pendulum_euler()
+    >>> c = ConstraintSet([PlaneConstraint("link3", [0, 0, -1], normal=[1, 0, 0])])
+    >>> qp = project_positions(m, 0.0, np.full(9, 0.01), c)
+    >>> bool(abs(c.position(m, 0.0, qp)[0]) < 1e-12)
+    True
+    """
+    cs = _cset(constraints, model)
+    q = as_float_array(q, "q")
+    if q.shape != (model.nq,):
+        raise DataError(f"Expected `q` to have shape ({model.nq},), got {q.shape}")
+    q0 = q
+    q = integrate_q(model, q0, np.zeros(model.nv))  # normalizes quaternions
+    g = cs.position(model, t, q)
+    if g.size == 0 or np.abs(g).max() <= tol:
+        return q
+    M = crba(model, q0)
+    G = cs.jacobian(model, t, q0)
+    acc = np.zeros(model.nv)
+    for it in range(max_iter):
+        if it >= 3:  # full Newton if the simplified iteration is slow
+            G = cs.jacobian(model, t, q)
+        dgam = _kkt_min_change(M, G, -(M @ acc), -g)
+        acc += dgam
+        q = integrate_q(model, q, dgam)
+        g = cs.position(model, t, q)
+        if not np.all(np.isfinite(g)):
+            break
+        if np.abs(g).max() <= tol or (np.abs(dgam).max() <= tol * 1e-2 and np.abs(g).max() < 1e-9):
+            return q
+    gmax = float(np.abs(g).max())
+    raise SimulationError(
+        f"position projection onto the constraints did not converge (max |g| = {gmax:.3g} after "
+        f"{max_iter} iterations); the state is too far from the constraint manifold or the "
+        "constraints cannot be satisfied"
+    )
