@@ -172,6 +172,8 @@ def run_gait(args: argparse.Namespace) -> int:
         target = getattr(args, opt)
         if target is not None and not target.parent.resolve().is_dir():
             raise DataError(f"--{opt} {str(target)!r}: folder does not exist; create it first")
+    if args.report is not None and args.report.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise DataError(f"--report {str(args.report)!r}: use a .png, .pdf or .svg file name")
     trial = _load(args.trial, "TRIAL")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AhbmWarning)

@@ -273,14 +273,16 @@ class GaitResult:
         for side, p in SIDES:
             sp = self.spatiotemporal.get(side, {})
             n = len(next(iter(self.cycles.get(side, {}).values()), []))
-            lines.append(
+            line = (
                 f"{side}: {n} cycle(s), stride {sp.get('stride_time', np.nan):.3f} s, "
                 f"{sp.get('stride_length', np.nan):.3f} m, speed "
                 f"{sp.get('walking_speed', np.nan):.2f} m/s; peak knee flexion "
-                f"{np.nanmax(self.angles[p + 'KneeAngles'][:, 0]):.1f} deg, peak ankle "
-                f"plantarflexor moment {np.nanmax(self.moments[p + 'AnkleMoment'][:, 0]):.2f} "
-                "N m/kg"
+                f"{np.nanmax(self.angles[p + 'KneeAngles'][:, 0]):.1f} deg"
             )
+            if p + "AnkleMoment" in self.moments:
+                peak = np.nanmax(self.moments[p + "AnkleMoment"][:, 0])
+                line += f", peak ankle plantarflexor moment {peak:.2f} N m/kg"
+            lines.append(line)
         lines.append(f"cadence {self.spatiotemporal.get('cadence', np.nan):.1f} steps/min")
         return "\n".join(lines)
 

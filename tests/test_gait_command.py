@@ -1,0 +1,53 @@
+"""The ``ahbm gait`` command."""
+
+from pathlib import Path
+
+import pytest
+
+from ahbm.cli import main
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+GAIT_RAW = DATA / "c3d" / "gait-raw.c3d"
+
+
+@pytest.mark.skipif(not GAIT_RAW.is_file(), reason="shared data folder not available")
+def test_gait_command_writes_results_and_report(tmp_path, capsys):
+    out, report = tmp_path / "r.h5", tmp_path / "report.pdf"
+    code = main(
+        [
+            "gait",
+            str(GAIT_RAW),
+            "--mass",
+            "65",
+            "--out",
+            str(out),
+            "--report",
+            str(report),
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "peak knee flexion" in text and "cadence" in text
+    assert out.stat().st_size > 10_000 and report.read_bytes()[:4] == b"%PDF"
+
+
+@pytest.mark.skipif(not GAIT_RAW.is_file(), reason="shared data folder not available")
+def test_gait_command_errors(tmp_path, capsys):
+    assert main(["gait", str(GAIT_RAW), "--map", "LASI"]) == 1
+    assert "NAME=LABEL" in capsys.readouterr().err
+    assert main(["gait", str(GAIT_RAW), "--map", "RKNE=NOPE", "--mass", "65"]) == 1
+    err = capsys.readouterr().err
+    assert "RKNE" in err and "--map" in err
+    assert main(["gait", str(tmp_path / "missing.c3d")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["gait", str(GAIT_RAW), "--report", str(tmp_path / "r.txt"), "--mass", "65"]) == 1
+    assert ".png" in capsys.readouterr().err
+    assert main(["gait", str(GAIT_RAW), "--out", str(tmp_path / "no" / "r.h5")]) == 1
+    assert "folder does not exist" in capsys.readouterr().err
+
+
+def test_gait_command_is_registered():
+    with pytest.raises(SystemExit) as exc:
+        main(["gait", "--help"])
+    assert exc.value.code == 0
