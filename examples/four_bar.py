@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.dynamics.constraints import ConstraintSet, PointConstraint
 from ahbm.dynamics.constrained import project_positions
+from ahbm.dynamics.constraints import ConstraintSet, PointConstraint
 from ahbm.dynamics.simulate import simulate
 from ahbm.kinematics.forward import kinetic_energy, potential_energy
 from ahbm.kinematics.tree import Model

@@ -52,7 +52,7 @@ from ahbm._validation import as_float_array
 from ahbm.dynamics.forces import GROUND, _body, _coordinate, _Kin, _vec3
 from ahbm.errors import DataError, FileFormatError, ModelError
 from ahbm.kinematics.rotations import matrix_to_rotvec
-from ahbm.kinematics.tree import Model, integrate_q, load_model
+from ahbm.kinematics.tree import Model, integrate_q, load_model, t_cross
 
 __all__ = [
     "Constraint",
@@ -301,9 +301,9 @@ class OrientationConstraint(Constraint):
     Notes
     -----
     ``g = D log(R_b R₀ᵀ R_oᵀ)^∨`` (rotation vector of the orientation error,
-    world frame), ``G = D (J_ω,b − J_ω,o)``, ``γ = −D (J̇_ω,b − J̇_ω,o) q̇``.
-    ``G`` is the exact Jacobian at ``g = 0``, so the velocity and acceleration
-    constraints are exact on the manifold.
+    world frame), ``G = D (J_ω,b − J_ω,o)``,
+    ``γ = −D ((J̇_ω,b − J̇_ω,o) q̇ − ω_b × ω_o)``. ``G`` and ``γ`` are the exact
+    first and second derivatives of ``g`` at ``g = 0`` (on the manifold).
 
     Examples
     --------
@@ -345,7 +345,9 @@ class OrientationConstraint(Constraint):
 
     def _gamma(self, kin, t):
         b, o = self._idx(kin.model)
-        return -(self.D @ (kin.angular_acc0(b) - kin.angular_acc0(o)))
+        wb, wo = kin.angular_velocity(b), kin.angular_velocity(o)
+        rel = kin.angular_acc0(b) - kin.angular_acc0(o) - t_cross(wb, wo)
+        return -(self.D @ rel)
 
     def to_dict(self):
         return {
