@@ -89,7 +89,7 @@ def _axes_matrix(axes, what):
     nrm = np.linalg.norm(D, axis=1)
     if np.any(nrm < 1e-12):
         raise DataError(f"`{what}`: directions must be non-zero")
-    D = D / nrm[:, None]
+    D = np.where(np.abs(nrm - 1.0)[:, None] > 1e-12, D / nrm[:, None], D)  # stable round trip
     return D, D.tolist()
 
 
@@ -268,7 +268,8 @@ class PlaneConstraint(PointConstraint):
         n = _vec3(normal, "normal")
         if np.linalg.norm(n) < 1e-12:
             raise DataError("`normal` must be non-zero")
-        n = n / np.linalg.norm(n)
+        if abs(np.linalg.norm(n) - 1.0) > 1e-12:
+            n = n / np.linalg.norm(n)
         super().__init__(body, point, other=GROUND, other_point=n * float(height), axes=n[None],
                          name=name or f"plane_{body}")  # fmt: skip
         self.normal, self.height = n, float(height)

@@ -1,0 +1,206 @@
+"""Tests of ahbm.dynamics.constraints: values, Jacobians and γ by finite differences,
+model-file round trip, errors."""
+
+import numpy as np
+import pytest
+
+from ahbm.dynamics.constraints import (
+    ConstraintSet,
+    CoordinateCoupling,
+    OrientationConstraint,
+    PlaneConstraint,
+    PointConstraint,
+    PrescribedCoordinate,
+    UserConstraint,
+    constraint_from_dict,
+    load_model_with_constraints,
+    save_model_with_constraints,
+)
+from ahbm.errors import FileFormatError, ModelError
+from ahbm.kinematics.forward import forward_kinematics, point_position
+from ahbm.kinematics.tree import integrate_q, random_model, random_q
+from ahbm.models import double_pendulum_3d
+
+
+def _model():
+    rng = np.random.default_rng(11)
+    return random_model(
+        5, rng=rng, joint_types=("revolute", "spherical", "universal", "free", "prismatic")
+    )
+
+
+def _random_state(model, seed):
+    rng = np.random.default_rng(seed)
+    return random_q(model, rng=rng), rng.normal(size=model.nv)
+
+
+def _sets(model, q):
+    kin = forward_kinematics(model, q)
+    T = kin.transforms
+    rel = T[0, :3, :3].T @ T[3, :3, :3]
+    names = model.coordinate_names
+    scalar = [n for n in names if not any(n.endswith(s) for s in ("_qx", "_qy", "_qz", "_qw"))]
+    return {
+        "point_ground": ConstraintSet([PointConstraint(2, [0.1, 0.2, 0.3], other_point=[1, 0, 0])]),
+        "point_bodies": ConstraintSet(
+            [PointConstraint(4, [0.3, 0, 0.1], other=1, other_point=[0, 0.2, 0], axes="xz")]
+        ),
+        "point_directions": ConstraintSet(
+            [PointConstraint(3, [0, 0, 0.2], axes=[[1.0, 1.0, 0.0], [0.0, 0.3, 1.0]])]
+        ),
+        "plane": ConstraintSet([PlaneConstraint(4, [0.1, 0.1, 0.1], normal=[0.2, 0.1, 1.0])]),
+        # orientation constraints evaluated on the manifold (g = 0)
+        "orientation_bodies": ConstraintSet(
+            [OrientationConstraint(3, other=0, rotation=rel, axes="xy")]
+        ),
+        "orientation_ground": ConstraintSet(
+            [OrientationConstraint(2, rotation=T[2, :3, :3], axes="xyz")]
+        ),
+        "coupling_linear": ConstraintSet(
+            [CoordinateCoupling(scalar[1], scalar[0], ratio=0.7, offset=0.1)]
+        ),
+        "coupling_table": ConstraintSet(
+            [CoordinateCoupling(scalar[2], scalar[0], relation=[[-3, 1], [0, 0], [1, 2], [4, -1]])]
+        ),
+        "prescribed": ConstraintSet([PrescribedCoordinate(scalar[1], lambda t: np.sin(2 * t))]),
+        "prescribed_table": ConstraintSet(
+            [PrescribedCoordinate(scalar[0], [[0, 0], [1, 1], [2, 0.5], [3, 2]])]
+        ),
+        "user": ConstraintSet(
+            [
+                UserConstraint(
+                    lambda t, q: np.array([np.sin(q[0]) * q[2] + t * q[1], q[5] ** 2]),
+                    2,
+                    rheonomic=True,
+                )
+            ]  # fmt: skip
+        ),
+    }
+
+
+CASES = list(_sets(_model(), random_q(_model(), rng=np.random.default_rng(0))).keys())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_jacobian_and_gamma_by_finite_differences(case):
+    model = _model()
+    q, qd = _random_state(model, 5)
+    cs = _sets(model, q)[case]
+    t, eps = 0.7, 1e-4
+
+    def g_along(s):
+        return cs.position(model, t + s, integrate_q(model, q, qd, s))
+
+    terms = cs.assemble(model, t, q, qd)
+    # d/ds g(t + s, q ⊕ s q̇) = G q̇ − ν
+    dg = (g_along(eps) - g_along(-eps)) / (2 * eps)
+    np.testing.assert_allclose(terms.G @ qd - terms.nu, dg, atol=1e-6)
+    # d²/ds² g = −γ on a path with zero generalized acceleration
+    d2g = (g_along(eps) - 2 * g_along(0.0) + g_along(-eps)) / eps**2
+    np.testing.assert_allclose(-terms.gamma, d2g, atol=2e-4 * (1 + np.abs(d2g).max()))
+    # separate methods agree with assemble
+    np.testing.assert_allclose(cs.jacobian(model, t, q), terms.G)
+    np.testing.assert_allclose(cs.gamma(model, t, q, qd), terms.gamma)
+
+
+def test_batched_evaluation_matches_single():
+    model = _model()
+    rng = np.random.default_rng(3)
+    q = random_q(model, rng=rng, size=(4,))
+    qd = rng.normal(size=(4, model.nv))
+    cs = _sets(model, q[0])["point_bodies"]
+    cs.add(PlaneConstraint(2, [0, 0, 0]))
+    G = cs.jacobian(model, 0.0, q)
+    gam = cs.gamma(model, 0.0, q, qd)
+    assert G.shape == (4, 3, model.nv)
+    for k in range(4):
+        np.testing.assert_allclose(G[k], cs.jacobian(model, 0.0, q[k]))
+        np.testing.assert_allclose(gam[k], cs.gamma(model, 0.0, q[k], qd[k]))
+
+
+def test_values():
+    m = double_pendulum_3d()
+    q = np.array([0.3, 0.1, -0.2, 0.4])
+    tip = point_position(m, q, "pendulum2", [0, 0, -1])
+    cs = ConstraintSet(
+        [
+            PointConstraint("pendulum2", [0, 0, -1], other_point=tip + [0.1, 0, 0], axes="xz"),
+            PlaneConstraint("pendulum2", [0, 0, -1], height=tip[2]),
+            CoordinateCoupling("euler_rx", "pin", ratio=2.0, offset=-0.8),
+            PrescribedCoordinate("euler_ry", 0.5),
+        ]
+    )
+    np.testing.assert_allclose(cs.position(m, 0.0, q), [-0.1, 0.0, 0.0, 0.0, -0.1], atol=1e-14)
+    assert cs.size(m) == 5
+    assert cs.row_names(m)[0].startswith("point_pendulum2")
+
+
+def test_user_constraint_with_analytic_jacobian_matches_fd():
+    m = double_pendulum_3d()
+    f = lambda t, q: np.array([q[0] * q[1] - 0.2])  # noqa: E731
+    jac = lambda t, q: np.array([[q[1], q[0], 0.0, 0.0]])  # noqa: E731
+    q, qd = np.array([0.3, 0.5, 0.1, 0.2]), np.array([1.0, -2.0, 0.5, 0.1])
+    a = ConstraintSet([UserConstraint(f, 1, jacobian=jac)]).assemble(m, 0.0, q, qd)
+    b = ConstraintSet([UserConstraint(f, 1)]).assemble(m, 0.0, q, qd)
+    np.testing.assert_allclose(a.G, b.G, atol=1e-8)
+    # γ = −2 q̇0 q̇1 for g = q0 q1
+    np.testing.assert_allclose(a.gamma, [-2 * qd[0] * qd[1]], atol=1e-5)
+
+
+def test_model_file_round_trip(tmp_path):
+    m = double_pendulum_3d()
+    cs = ConstraintSet(
+        [
+            PointConstraint(
+                "pendulum2",
+                [0, 0, -1],
+                other="pendulum1",
+                other_point=[0, 0, 0],
+                axes="xz",
+                name="loop",
+            ),  # fmt: skip
+            PointConstraint("pendulum2", [0, 0, -1], axes=[[1, 0, 1]], name="dir"),
+            PlaneConstraint("pendulum1", [0, 0, -1], normal=[0, 1, 1], height=0.2),
+            OrientationConstraint("pendulum2", other="pendulum1", axes="z"),
+            CoordinateCoupling("euler_rx", "pin", ratio=2.0),
+            CoordinateCoupling("euler_ry", "pin", relation=[[0, 0], [1, 1], [2, 3]]),
+            PrescribedCoordinate("euler_rz", [[0, 0], [1, 0.5], [2, 0.2]]),
+            PrescribedCoordinate("pin", 0.25),
+        ]
+    )
+    path = save_model_with_constraints(m, cs, tmp_path / "model.json")
+    m2, cs2 = load_model_with_constraints(path)
+    assert cs2.to_list() == cs.to_list()
+    assert m2.to_dict() == m.to_dict()
+    rng = np.random.default_rng(2)
+    q, qd = rng.normal(size=4), rng.normal(size=4)
+    a, b = cs.assemble(m, 0.3, q, qd), cs2.assemble(m2, 0.3, q, qd)
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_allclose(x, y)
+    # files without constraints load with an empty set
+    from ahbm.kinematics.tree import save_model
+
+    save_model(m, tmp_path / "plain.json")
+    assert len(load_model_with_constraints(tmp_path / "plain.json")[1]) == 0
+
+
+def test_bad_input(tmp_path):
+    m = double_pendulum_3d()
+    with pytest.raises(ModelError, match="unknown body 'hand'"):
+        ConstraintSet([PointConstraint("hand", [0, 0, 0])]).validate(m)
+    with pytest.raises(ModelError, match="same body"):
+        ConstraintSet([PointConstraint("pendulum1", other="pendulum1")]).validate(m)
+    with pytest.raises(ModelError, match="unknown constraint type 'weld'"):
+        constraint_from_dict({"type": "weld", "body": "pendulum1"})
+    with pytest.raises(ModelError, match="needs the field 'driver'"):
+        constraint_from_dict({"type": "coupling", "coordinate": "pin"})
+    with pytest.raises(ModelError, match="cannot be stored"):
+        save_model_with_constraints(m, [UserConstraint(lambda t, q: q[:1], 1)], tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()
+    d = m.to_dict()
+    d["constraints"] = [{"type": "plane", "body": "nobody"}]
+    with pytest.raises(ModelError, match="unknown body 'nobody'"):
+        load_model_with_constraints(d)
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(FileFormatError, match="not valid JSON"):
+        load_model_with_constraints(tmp_path / "bad.json")
