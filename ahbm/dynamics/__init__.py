@@ -3,6 +3,26 @@ Newton-Euler), forward dynamics (ABA, CRBA, constrained systems), constraints,
 force elements and simulation.
 """
 
+from ahbm.dynamics.constrained import (
+    compute_impulse,
+    constrained_forward_dynamics,
+    project_positions,
+    project_velocities,
+)
+from ahbm.dynamics.constraints import (
+    Constraint,
+    ConstraintSet,
+    ConstraintTerms,
+    CoordinateCoupling,
+    OrientationConstraint,
+    PlaneConstraint,
+    PointConstraint,
+    PrescribedCoordinate,
+    UserConstraint,
+    constraint_from_dict,
+    load_model_with_constraints,
+    save_model_with_constraints,
+)
 from ahbm.dynamics.forces import (
     BodyForce,
     BodyTorque,
@@ -53,6 +73,22 @@ from ahbm.dynamics.spatial import (
 )
 
 __all__: list[str] = [
+    "compute_impulse",
+    "constrained_forward_dynamics",
+    "project_positions",
+    "project_velocities",
+    "Constraint",
+    "ConstraintSet",
+    "ConstraintTerms",
+    "CoordinateCoupling",
+    "OrientationConstraint",
+    "PlaneConstraint",
+    "PointConstraint",
+    "PrescribedCoordinate",
+    "UserConstraint",
+    "constraint_from_dict",
+    "load_model_with_constraints",
+    "save_model_with_constraints",
     "BodyForce",
     "BodyTorque",
     "Bushing",
