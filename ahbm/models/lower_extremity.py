@@ -592,7 +592,7 @@ def subject_parameters(
     iad = _median_dist(mk["LASI"], mk["RASI"])
     if iad <= 0 or not np.isfinite(iad):
         raise DataError("the ASIS markers coincide or are never both visible")
-    if warn and estimated:
+    if warn and [e for e in estimated if e != "height"]:  # height is informational
         warnings.warn(
             f"subject parameters estimated (not given): {', '.join(estimated)} -- mass "
             f"{float(m):.1f} kg, leg lengths {ll['Left']:.3f}/{ll['Right']:.3f} m, knee widths "
