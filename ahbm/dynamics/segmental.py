@@ -53,6 +53,7 @@ __all__ = [
     "segment_motion",
     "newton_euler",
     "loads_in_frame",
+    "loads_in_jcs",
     "clinical_moments",
     "joint_power",
     "assign_force_plates",
@@ -372,6 +373,38 @@ def loads_in_frame(vectors, rotation):
     return _mtv(R, v)
 
 
+def loads_in_jcs(vectors, r_proximal, r_distal):
+    """Project lab-frame joint forces or moments on the joint coordinate system axes.
+
+    Parameters
+    ----------
+    vectors : array_like, shape (..., 3)
+        Lab-frame vectors (``JointLoads.force`` or ``.moment`` of one joint).
+    r_proximal, r_distal : array_like, shape (..., 3, 3)
+        ``lab_R_segment`` of the proximal and distal segments (ISB axes).
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        ``(v·e1, v·e2, v·e3)`` with the axes of
+        :func:`ahbm.kinematics.jcs.jcs_axes` (flexion axis of the proximal
+        segment, floating axis, long axis of the distal segment). The axes are
+        not orthogonal: these are projections, the convention of Vaughan,
+        Davis & O'Connor (1992); for a moment they are the generalized forces
+        of a ``"ZXY"`` Euler joint. :func:`clinical_moments` adds the clinical signs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> loads_in_jcs([1.0, 2.0, 3.0], np.eye(3), np.eye(3)).tolist()
+    [3.0, 1.0, 2.0]
+    """
+    v = as_float_array(vectors, "vectors", allow_nan=True)
+    check_trailing_shape(v, (3,), "vectors")
+    e1, e2, e3 = jcs_axes(r_proximal, r_distal)
+    return np.stack([np.sum(v * e1, -1), np.sum(v * e2, -1), np.sum(v * e3, -1)], axis=-1)
+
+
 def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
     """Internal joint moments as clinical components (Plug-in Gait signs).
 
@@ -419,15 +452,7 @@ def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
     k = _side_sign(side)
     M = as_float_array(moment, "moment", allow_nan=True)
     check_trailing_shape(M, (3,), "moment")
-    e1, e2, e3 = jcs_axes(r_proximal, r_distal)
-    return np.stack(
-        [
-            _SAGITTAL_SIGN[j] * np.sum(M * e1, -1),
-            -k * np.sum(M * e2, -1),
-            k * np.sum(M * e3, -1),
-        ],
-        axis=-1,
-    )
+    return loads_in_jcs(M, r_proximal, r_distal) * np.array([_SAGITTAL_SIGN[j], -k, k])
 
 
 def _side_sign(side) -> float:

@@ -12,6 +12,7 @@ from ahbm.dynamics.segmental import (
     clinical_moments,
     joint_power,
     loads_in_frame,
+    loads_in_jcs,
     newton_euler,
     segment_motion,
 )
@@ -169,6 +170,31 @@ def test_newton_euler_equals_rnea_of_the_tree(with_external):
     # free root: force in the world frame, moment about the pelvis origin in the body frame
     np.testing.assert_allclose(loads.force[:, 0], tau[:, 0:3], atol=1e-8)
     np.testing.assert_allclose(loads_in_frame(loads.moment[:, 0], R[:, 0]), tau[:, 3:6], atol=1e-8)
+
+
+def test_jcs_projections_are_the_torques_of_zxy_euler_joints():
+    """The lower-extremity model has "ZXY" Euler hips, knees and ankles: RNEA's torques
+    are the projections of the joint moments on the Grood-Suntay axes."""
+    from ahbm.models.lower_extremity import lower_extremity_model
+
+    model, _ = lower_extremity_model(70.0, 1.75)
+    rng = np.random.default_rng(11)
+    n = 30
+    q = random_q(model, rng=rng, size=(n,))
+    # Euler angles inside +-1.2 rad: the floating axis keeps the joint's sign (|beta| < 90 deg)
+    q[:, 7:] = rng.uniform(-1.2, 1.2, (n, model.nq - 7))
+    qd = rng.normal(size=(n, model.nv))
+    qdd = rng.normal(size=(n, model.nv)) * 3
+    motion, origin = _motion_from_tree(model, q, qd, qdd)
+    tau = rnea(model, q, qd, qdd)
+    loads = newton_euler(
+        model.parent, model.masses, np.array(model.inertias), motion, origin, gravity=model.gravity
+    )
+    R = motion.rotation
+    for i in range(1, model.n_bodies):
+        k = model.v_index[i]
+        proj = loads_in_jcs(loads.moment[:, i], R[:, model.parent[i]], R[:, i])
+        np.testing.assert_allclose(proj, tau[:, k : k + 3], atol=1e-8)
 
 
 def test_segment_motion_matches_exact_kinematics():
