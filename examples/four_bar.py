@@ -75,7 +75,7 @@ def run(out: Path, quick: bool = False) -> dict:
     model = build_model()
     cs = loop_constraint()
     q0, qd0 = initial_state(model, cs)
-    t_end = 2.0 if quick else 10.0
+    t_end = 1.0 if quick else 10.0
     kw = {"rtol": 1e-10, "atol": 1e-10, "method": "DOP853"}
     with_p = simulate(model, (0, t_end), q0, qd0, constraints=cs, project=True, **kw)
     without = simulate(model, (0, t_end), q0, qd0, constraints=cs, project=False, **kw)

@@ -77,6 +77,10 @@ class Event:
     name : str, optional
     max_count : int, optional
         Stop treating the event after this many occurrences (None: unlimited).
+    rearm_tolerance : float, optional
+        After the event has occurred it is disarmed until ``|function|``
+        exceeds this value again (hysteresis: a contact that stays on its
+        plane, where the function hovers around zero, does not fire again).
 
     Examples
     --------
@@ -93,6 +97,7 @@ class Event:
     action: object = None
     name: str = "event"
     max_count: int | None = None
+    rearm_tolerance: float = 1e-8
 
     def __post_init__(self):
         if not callable(self.function):
@@ -368,6 +373,10 @@ class _System:
 
     def accelerations(self, t, q, qd):
         tau = self.tau_total(t, q, qd)
+        if not np.all(np.isfinite(tau)):
+            raise SimulationError(
+                f"non-finite generalized forces (tau or force elements) at t = {t:.9g} s"
+            )
         if self.cset is None:
             return aba(self.model, q, qd, tau), np.zeros(0)
         from ahbm.dynamics.constrained import constrained_forward_dynamics
@@ -579,6 +588,7 @@ class _Run:
         self.sets = []
         self.event_log = []
         self.counts = [0] * len(events)
+        self.armed = [True] * len(events)
         self.nfev = self.njev = self.nlu = self.n_steps = 0
         self.eval_index = 0
 
@@ -667,6 +677,7 @@ class _Run:
             if not np.all(np.isfinite(q_new)) or not np.all(np.isfinite(qd_new)):
                 raise _Abort("the state became non-finite")
             # events
+            self.armed_before = list(self.armed)
             g_new = self._event_values(t_new, q_new, qd_new, g_old)
             hit = self._first_event(sol, t_old, t_new, g_old, g_new)
             if hit is not None:
@@ -711,12 +722,18 @@ class _Run:
             self.eval_index += 1
 
     def _event_values(self, t, q, qd, g_old):
-        return np.array([float(ev.function(t, q, qd)) for ev in self.events])
+        g = np.array([float(ev.function(t, q, qd)) for ev in self.events])
+        for k, ev in enumerate(self.events):
+            if not self.armed[k] and abs(g[k]) > ev.rearm_tolerance:
+                self.armed[k] = True
+        return g
 
     def _first_event(self, sol, t_old, t_new, g_old, g_new):
         best = None
         for k, ev in enumerate(self.events):
             if ev.max_count is not None and self.counts[k] >= ev.max_count:
+                continue
+            if not self.armed[k] or not self.armed_before[k]:
                 continue
             a, b = g_old[k], g_new[k]
             up = a < 0 <= b
@@ -746,6 +763,7 @@ class _Run:
     def _fire(self, k, t, q, qd, cset, h):
         ev = self.events[k]
         self.counts[k] += 1
+        self.armed[k] = False
         if sum(self.counts) > self.max_events:
             raise _Abort(
                 f"more than max_events={self.max_events} events; the events may chatter "
