@@ -123,6 +123,12 @@ def add_gait_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``ahbm gait``."""
     parser.add_argument("trial", metavar="TRIAL", help="walking trial (.c3d or .trc)")
     parser.add_argument("--static", default=None, metavar="STATIC", help="static trial")
+    parser.add_argument(
+        "--grf",
+        default=None,
+        metavar="GRF.mot",
+        help="ground reaction forces from an OpenSim .mot file (TRC trials)",
+    )
     parser.add_argument("--mass", type=float, default=None, metavar="KG", help="body mass")
     parser.add_argument("--height", type=float, default=None, metavar="M", help="stature")
     parser.add_argument("--leg-length", type=float, default=None, metavar="M")
@@ -190,6 +196,7 @@ def run_gait(args: argparse.Namespace) -> int:
             cutoff=args.cutoff,
             max_gap=args.max_gap,
             kinetics=not args.no_kinetics,
+            grf=args.grf,
         )
     result.settings["source"] = str(args.trial)
     if not args.quiet:

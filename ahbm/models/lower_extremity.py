@@ -52,7 +52,6 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -125,6 +124,10 @@ MARKER_SETS: dict[str, dict[str, Any]] = {
             "RKNE": ["R.Thigh.Upper", "R.Thigh.Front", "R.Thigh.Rear"],
             "LANK": ["L.Shank.Upper", "L.Shank.Front", "L.Shank.Rear"],
             "RANK": ["R.Shank.Upper", "R.Shank.Front", "R.Shank.Rear"],
+            "LKNM": ["L.Thigh.Upper", "L.Thigh.Front", "L.Thigh.Rear"],
+            "RKNM": ["R.Thigh.Upper", "R.Thigh.Front", "R.Thigh.Rear"],
+            "LANM": ["L.Shank.Upper", "L.Shank.Front", "L.Shank.Rear"],
+            "RANM": ["R.Shank.Upper", "R.Shank.Front", "R.Shank.Rear"],
         },
     },
 }
@@ -643,20 +646,26 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None):
         hjc = np.einsum("nij,j->ni", Rp, h_local) + mid
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            kjc = chord_joint_centre(
-                hjc,
-                mk[p + "KNE"],
-                mk[p + "THI"],
-                subj.knee_width[side],
-                marker_radius=subj.marker_radius,
-            )
-            ajc = chord_joint_centre(
-                kjc,
-                mk[p + "ANK"],
-                mk[p + "TIB"],
-                subj.ankle_width[side],
-                marker_radius=subj.marker_radius,
-            )
+            if p + "KNM" in mk:  # medial epicondyle available: mid-epicondyle centre
+                kjc = 0.5 * (mk[p + "KNE"] + mk[p + "KNM"])
+            else:
+                kjc = chord_joint_centre(
+                    hjc,
+                    mk[p + "KNE"],
+                    mk[p + "THI"],
+                    subj.knee_width[side],
+                    marker_radius=subj.marker_radius,
+                )
+            if p + "ANM" in mk:  # medial malleolus available: mid-malleolar centre
+                ajc = 0.5 * (mk[p + "ANK"] + mk[p + "ANM"])
+            else:
+                ajc = chord_joint_centre(
+                    kjc,
+                    mk[p + "ANK"],
+                    mk[p + "TIB"],
+                    subj.ankle_width[side],
+                    marker_radius=subj.marker_radius,
+                )
         Rt = _frame(kjc, hjc, kjc + s * (mk[p + "KNE"] - kjc), "yz")
         Rs = _frame(ajc, kjc, ajc + s * (mk[p + "ANK"] - ajc), "yz")
         heel = mk.get(p + "HEE")
@@ -734,6 +743,55 @@ def _detect_up(mk):
     return up
 
 
+def _plates_from_grf(grf, time):
+    """Force plates (lab frame) from an OpenSim ground-reaction table."""
+    from ahbm.io.opensim import OpenSimTable, read_mot, table_to_grf
+    from ahbm.io.trial import ForcePlate
+
+    table = grf if isinstance(grf, OpenSimTable) else read_mot(_path(grf, "grf"))
+    forces = table_to_grf(table)
+    tg = np.asarray(table.time, dtype=float)
+    if tg.size < 2 or np.any(np.diff(tg) <= 0):
+        raise DataError("`grf`: the table needs at least 2 samples with increasing time")
+    rate = 1.0 / float(np.median(np.diff(tg)))
+    n = int(np.floor((tg[-1] - time[0]) * rate)) + 1
+    if n < 2 or tg[0] > time[-1]:
+        raise DataError(
+            f"`grf` covers {tg[0]:g}-{tg[-1]:g} s but the trial {time[0]:g}-{time[-1]:g} s"
+        )
+    ts = time[0] + np.arange(n) / rate
+    plates = []
+    for parts in forces.values():
+        res = {}
+        for key in ("force", "point", "torque"):
+            arr = np.asarray(parts[key], dtype=float)
+            res[key] = np.stack(
+                [np.interp(ts, tg, arr[:, j], left=0.0, right=0.0) for j in range(3)], axis=1
+            )
+        F, P, T = res["force"], res["point"], res["torque"]
+        small = np.linalg.norm(F, axis=1) < 1e-6
+        cop = np.where(small[:, None], np.nan, P)
+        plates.append(
+            ForcePlate(
+                force=F,
+                moment=np.cross(np.nan_to_num(cop), F) + T,
+                cop=cop,
+                free_moment=T,
+                corners=np.zeros((4, 3)),
+                origin=np.zeros(3),
+                rate=rate,
+            )
+        )
+    return plates
+
+
+def _path(value, argname):
+    path = Path(value)
+    if not path.is_file():
+        raise DataError(f"`{argname}`: file {str(path)!r} does not exist")
+    return path
+
+
 def _stance_masks(events, time):
     """Per side: True where the foot is on the ground according to the events."""
     out = {}
@@ -772,6 +830,7 @@ def analyze_gait(
     threshold: float = 20.0,
     kinetics: bool = True,
     up="auto",
+    grf=None,
 ) -> GaitResult:
     """Joint angles, moments, powers, forces, events and cycles of a walking trial.
 
@@ -810,6 +869,11 @@ def analyze_gait(
         Force plate contact threshold, N.
     kinetics : bool
         Compute moments, powers and forces (needs force plates).
+    grf : path or OpenSimTable, optional
+        Ground reaction forces from an OpenSim ``.mot``/``.sto`` file (columns
+        ``*force_v*``, ``*force_p*``, ``*torque_*`` in the trial's lab frame),
+        used as force plates (each force one plate, resampled onto the trial's
+        time axis) in place of the trial's own plates.
     up : "auto" or array_like (3,)
         Vertical lab axis; "auto" takes the coordinate axis along mid-ASIS minus
         the toes. Data are rotated so that it becomes +Z (lab-frame outputs are
@@ -846,7 +910,7 @@ def analyze_gait(
     (142, 3)
     """
     from ahbm.analysis.cycles import spatiotemporal_parameters, time_normalize
-    from ahbm.analysis.events import detect_gait_events
+    from ahbm.analysis.events import zeni_events
     from ahbm.analysis.filters import butter_filtfilt
     from ahbm.analysis.gaps import fill_gaps
     from ahbm.bsp.tables import segment_parameters
@@ -857,6 +921,7 @@ def analyze_gait(
         newton_euler,
         segment_motion,
     )
+    from ahbm.io.trial import Event
     from ahbm.kinematics.jcs import foot_progression_angles, grood_suntay_angles, pelvis_angles
     from ahbm.kinematics.rotations import rot_y
 
@@ -876,7 +941,7 @@ def analyze_gait(
     mk_raw = _collect(tr, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, _OPTIONAL, src)
     names = list(mk_raw)
     pts = np.stack([mk_raw[n] for n in names], axis=1)
-    plates = list(tr.force_plates)
+    plates = list(tr.force_plates) if grf is None else _plates_from_grf(grf, tr.time)
     up_vec = _detect_up(mk_raw) if isinstance(up, str) else np.asarray(up, float)
     pts, plates, Q = _rotate_to_z_up(pts, plates, up_vec)
     rate = float(tr.point_rate)
@@ -958,16 +1023,21 @@ def analyze_gait(
             "pass kinetics=False (CLI: --no-kinetics) for kinematics only"
         )
 
-    # events: kinematic (Zeni) on the filled markers, replaced by plate contacts
-    ev_trial = SimpleNamespace(
-        points=filled,
-        point_labels=names,
-        point_rate=rate,
-        first_frame=tr.first_frame,
-        n_frames=tr.n_frames,
-        force_plates=[],
-    )
-    events = detect_gait_events(ev_trial, method="kinematic")
+    # events: kinematic (Zeni) on the filled markers along the progression direction
+    # (also right on a treadmill), replaced by plate contacts
+    events = []
+    for side, p in SIDES:
+        hname = p + "HEE" if p + "HEE" in names else p + "ANK"
+        st_, of_ = zeni_events(
+            filled[:, names.index(hname)],
+            filled[:, names.index(p + "TOE")],
+            filled[:, names.index("SACR")],
+            rate,
+            direction=fwd,
+            t0=float(time[0]),
+        )
+        events += [Event("Foot Strike", float(x), side, f"zeni ({hname})") for x in st_]
+        events += [Event("Foot Off", float(x), side, f"zeni ({p}TOE)") for x in of_]
     events = _merge_plate_events(events, plates, assign, foot_index, time, threshold)
 
     moments, powers, forces = {}, {}, {}

@@ -184,19 +184,40 @@ def test_results_saved_in_the_documented_hdf5_layout(gait_raw, tmp_path):
 
 
 @needs_data
-def test_opensim_marker_set_with_static_calibration():
+def test_opensim_marker_set_agrees_with_opensim_inverse_kinematics():
+    """The OpenSim walking example through the "opensim" marker set (knee and ankle
+    landmarks rebuilt from the thigh and shank clusters of the static trial) and its
+    GRF file: sagittal angles follow OpenSim's own IK solution of the same trial."""
+    from ahbm.io import read_mot
+
     r = _quiet(
         analyze_gait,
         OPENSIM / "subject01_walk.trc",
         72.6,
         static=OPENSIM / "subject01_static.trc",
         marker_set="opensim",
-        kinetics=False,
+        grf=OPENSIM / "subject01_walk_grf.mot",
     )
     assert r.settings["vertical_axis"] == [0.0, 1.0, 0.0]
+    ik = read_mot(OPENSIM / "subject01_walk_IK.mot")  # radians after reading
+    for ours, col, sign, min_r, max_rms in (
+        ("RKneeAngles", "knee_angle_r", -1, 0.97, 8.0),
+        ("LKneeAngles", "knee_angle_l", -1, 0.97, 8.0),
+        ("RHipAngles", "hip_flexion_r", 1, 0.97, 8.0),
+        ("LHipAngles", "hip_flexion_l", 1, 0.97, 8.0),
+        ("RAnkleAngles", "ankle_angle_r", 1, 0.85, 12.0),
+        ("LAnkleAngles", "ankle_angle_l", 1, 0.85, 12.0),
+    ):
+        ref = sign * np.degrees(np.interp(r.time, ik.time, ik.data[col].to_numpy()))
+        a = r.angles[ours][:, 0]
+        ok = np.isfinite(a)
+        assert np.corrcoef(a[ok], ref[ok])[0, 1] > min_r, ours
+        assert np.sqrt(np.mean((a[ok] - ref[ok]) ** 2)) < max_rms, ours
     for p in ("L", "R"):
-        assert 40.0 < np.nanmax(r.angles[p + "KneeAngles"][:, 0]) < 75.0
-    assert r.moments == {}
+        assert 1.0 < np.nanmax(r.moments[p + "AnkleMoment"][:, 0]) < 2.2
+    plate_sides = {e.description: e.context for e in r.events if "plate" in e.description}
+    # subject01_walk_grf.xml applies "ground_force" to calcn_r and "1_ground_force" to calcn_l
+    assert plate_sides == {"force plate 0": "Right", "force plate 1": "Left"}
 
 
 @needs_data
