@@ -60,6 +60,7 @@ from ahbm.dynamics.segmental import (
 from ahbm.dynamics.simulate import (
     Event,
     SimulationResult,
+    contact_release_event,
     coordinate_event,
     point_height_event,
     q_rate,
@@ -103,6 +104,7 @@ __all__: list[str] = [
     "total_power",
     "Event",
     "SimulationResult",
+    "contact_release_event",
     "coordinate_event",
     "point_height_event",
     "q_rate",

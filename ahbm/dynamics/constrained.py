@@ -20,8 +20,9 @@ import warnings
 import numpy as np
 
 from ahbm._validation import as_float_array
-from ahbm.dynamics.forward import crba
-from ahbm.dynamics.inverse import nonlinear_effects
+from ahbm.dynamics.forces import _Kin
+from ahbm.dynamics.forward import _crba_flat, crba
+from ahbm.dynamics.inverse import _rnea_fast, nonlinear_effects
 from ahbm.errors import AhbmWarning, DataError, SimulationError
 from ahbm.kinematics.tree import Model, integrate_q
 
@@ -231,22 +232,36 @@ def constrained_forward_dynamics(
         raise DataError(f"`method` must be one of {_METHODS}, got {method!r}")
     cs = _cset(constraints, model)
     batch, q, qd, tau = _prep(model, q, qd, tau)
-    terms = cs.assemble(model, t, q, qd, position=baumgarte is not None)
-    H = crba(model, q).reshape(-1, model.nv, model.nv)
-    C = nonlinear_effects(model, q, qd, f_ext=f_ext, f_ext_frame=f_ext_frame)
+    if baumgarte is not None:
+        try:
+            baumgarte = tuple(float(x) for x in baumgarte)
+            if len(baumgarte) != 2:
+                raise ValueError
+        except (TypeError, ValueError) as err:
+            raise DataError("`baumgarte` must be a pair (alpha, beta) of numbers") from err
+    x, lam = _constrained_fd(model, q, qd, tau, cs, t, method, baumgarte, f_ext, f_ext_frame)
+    m = lam.shape[-1]
+    return x.reshape(batch + (model.nv,)), lam.reshape(batch + (m,))
+
+
+def _constrained_fd(model, q, qd, tau, cs, t, method, baumgarte, f_ext=None, f_ext_frame="world"):
+    """Unvalidated core of constrained_forward_dynamics; returns flat (N, nv), (N, m)."""
+    kin = _Kin(model, q, qd)
+    terms = cs._assemble(kin, t, position=baumgarte is not None)
+    H = np.moveaxis(_crba_flat(model, kin.N, kin.joints), -1, 0)
+    if f_ext is None:
+        C = _rnea_fast(model, kin.q, kin.qd, None, None, n_frames=kin.N).T
+    else:
+        C = nonlinear_effects(model, q, qd, f_ext=f_ext, f_ext_frame=f_ext_frame)
     m = terms.G.shape[-2]
     G = terms.G.reshape(-1, m, model.nv)
     gamma = terms.gamma.reshape(-1, m)
     if baumgarte is not None:
-        try:
-            alpha, beta = (float(x) for x in baumgarte)
-        except (TypeError, ValueError) as err:
-            raise DataError("`baumgarte` must be a pair (alpha, beta) of numbers") from err
+        alpha, beta = baumgarte
         vel = np.einsum("kij,kj->ki", G, qd.reshape(-1, model.nv)) - terms.nu.reshape(-1, m)
         gamma = gamma - 2.0 * alpha * vel - beta**2 * terms.g.reshape(-1, m)
     f = (tau - C).reshape(-1, model.nv)
-    x, lam = _solve_system(H, G, f, gamma, method)
-    return x.reshape(batch + (model.nv,)), lam.reshape(batch + (m,))
+    return _solve_system(H, G, f, gamma, method)
 
 
 def _kkt_min_change(H, G, Hv, rhs_c):

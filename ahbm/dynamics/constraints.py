@@ -785,7 +785,11 @@ class ConstraintSet:
         -------
         ConstraintTerms
         """
-        kin = _Kin(model, q, qd)
+        return self._assemble(_Kin(model, q, qd), t, position)
+
+    def _assemble(self, kin, t, position=True) -> ConstraintTerms:
+        """assemble() on a prepared kinematic context (internal)."""
+        model, qd = kin.model, kin.qd
         cs = self.constraints
         m, nv = self.size(model), model.nv
         g = self._stack(kin, [c._g(kin, t) for c in cs], (0,)) if position else None

@@ -35,7 +35,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.forward import _world_columns, joint_pass, prepare, velocity_pass, world_poses
+from ahbm.kinematics.forward import joint_pass, prepare, velocity_pass, world_poses
 from ahbm.kinematics.rotations import matrix_to_rotvec
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model, t_cross, t_mtv, t_mv
 
@@ -93,10 +93,38 @@ class _Kin:
             self._va = velocity_pass(self.model, self.joints, self.qd, zeros)
         return self._va
 
-    def _columns(self, j):
+    def _block(self, j):
+        """World columns of joint j: angular (3, k, N) and linear about the origin (3, k, N)."""
         if j not in self._cols:
-            self._cols[j] = _world_columns(self.Rw[j], self.pw[j], self.joints[j][2], self.N)
+            S = self.joints[j][2]
+            S = S if S.ndim == 3 else S[:, :, None]
+            R = self.Rw[j]
+            R = R if R.ndim == 3 else R[:, :, None]
+            p = self.pw[j]
+            w = np.einsum("ijN,jkN->ikN", R, S[:3])
+            lin = np.einsum("ijN,jkN->ikN", R, S[3:]) + t_cross(p[:, None, :], w)
+            shape = (3, S.shape[1], self.N)
+            self._cols[j] = (np.broadcast_to(w, shape), np.broadcast_to(lin, shape))
         return self._cols[j]
+
+    def _body_columns(self, b):
+        """Support columns of body b: dof indices, angular and linear parts (3, n_sup, N)."""
+        key = ("body", b)
+        if key not in self._cols:
+            model = self.model
+            sup = [j for j in model.supports[b] if model.joint_nv[j]]
+            if not sup:
+                empty = np.zeros((3, 0, self.N))
+                self._cols[key] = (np.zeros(0, dtype=int), empty, empty)
+            else:
+                blocks = [self._block(j) for j in sup]
+                dofs = np.concatenate(
+                    [np.arange(model.v_index[j], model.v_index[j] + model.joint_nv[j]) for j in sup]
+                )
+                w = np.concatenate([x[0] for x in blocks], axis=1)
+                lin = np.concatenate([x[1] for x in blocks], axis=1)
+                self._cols[key] = (dofs, w, lin)
+        return self._cols[key]
 
     def rot(self, b):
         """World rotation (3, 3, N) of body b (identity for the ground)."""
@@ -140,10 +168,8 @@ class _Kin:
         if b < 0:
             return J
         p = self.point(b, r)
-        for j in self.model.supports[b]:
-            k = self.model.v_index[j]
-            for c, col in enumerate(self._columns(j)):
-                J[:, k + c] = col[3:] - t_cross(p, col[:3])
+        dofs, w, lin = self._body_columns(b)
+        J[:, dofs] = lin - t_cross(p[:, None, :], w)
         return J
 
     def angular_velocity(self, b):
@@ -158,10 +184,8 @@ class _Kin:
         J = np.zeros((3, self.model.nv, self.N))
         if b < 0:
             return J
-        for j in self.model.supports[b]:
-            k = self.model.v_index[j]
-            for c, col in enumerate(self._columns(j)):
-                J[:, k + c] = col[:3]
+        dofs, w, _ = self._body_columns(b)
+        J[:, dofs] = w
         return J
 
     def angular_acc0(self, b):

@@ -36,6 +36,7 @@ __all__ = [
     "q_rate",
     "point_height_event",
     "coordinate_event",
+    "contact_release_event",
 ]
 
 _METHODS = {
@@ -77,6 +78,10 @@ class Event:
     name : str, optional
     max_count : int, optional
         Stop treating the event after this many occurrences (None: unlimited).
+    uses_lambda : bool, optional
+        If True, ``function`` is called as ``function(t, q, qd, lam)`` with the
+        constraint forces ``λ`` of the active set (empty without constraints),
+        e.g. to detect a contact that starts to pull (lift-off).
     rearm_tolerance : float, optional
         After the event has occurred it is disarmed until ``|function|``
         exceeds this value again (hysteresis: a contact that stays on its
@@ -97,6 +102,7 @@ class Event:
     action: object = None
     name: str = "event"
     max_count: int | None = None
+    uses_lambda: bool = False
     rearm_tolerance: float = 1e-8
 
     def __post_init__(self):
@@ -172,6 +178,39 @@ def coordinate_event(model: Model, coordinate, value, *, direction=0.0, **kwargs
     v = float(value)
     kwargs.setdefault("name", f"{model.coordinate_names[qi]}={v:g}")
     return Event(lambda t, q, qd: float(q[qi] - v), direction=direction, **kwargs)
+
+
+def contact_release_event(row: int = 0, *, constraints=None, **kwargs) -> Event:
+    """Event at which a constraint force ``λ[row]`` drops below zero (contact breaks).
+
+    Parameters
+    ----------
+    row : int, optional
+        Row of the active constraint set whose force is watched (e.g. the
+        normal row of a plane contact, where ``λ > 0`` pushes).
+    constraints : ConstraintSet, list or None, optional
+        Constraint set after the release (None: free motion).
+    **kwargs
+        Passed to :class:`Event` (``name``, ``terminal``, ...).
+
+    Returns
+    -------
+    Event
+        Falling crossing of ``λ[row]`` (+1 when the active set has fewer rows).
+
+    Examples
+    --------
+    >>> ev = contact_release_event(0)
+    >>> ev.function(0.0, None, None, np.array([2.5])), ev.direction
+    (2.5, -1.0)
+    """
+    k = int(row)
+
+    def function(t, q, qd, lam):
+        return float(lam[k]) if lam.size > k else 1.0
+
+    kwargs.setdefault("name", f"release_{k}")
+    return Event(function, direction=-1.0, constraints=constraints, uses_lambda=True, **kwargs)
 
 
 # ----------------------------------------------------------------------------
@@ -293,7 +332,7 @@ def q_rate(model: Model, q, qd) -> np.ndarray:
     Examples
     --------
     >>> m = Model(); _ = m.add_body("b", "ground", "spherical", mass=1.0)
-    >>> q_rate(m, [0, 0, 0, 1.0], [0, 0, 2.0])
+    >>> q_rate(m, [0, 0, 0, 1.0], [0, 0, 2.0]) + 0.0
     array([0., 0., 1., 0.])
     """
     q = np.asarray(q, dtype=float)
@@ -357,6 +396,7 @@ class _System:
     def __init__(self, model, tau, forces, cset, solver, baumgarte):
         self.model, self.tau, self.forces = model, tau, forces
         self.cset, self.solver, self.baumgarte = cset, solver, baumgarte
+        self.bg = None if baumgarte is None else tuple(float(x) for x in baumgarte)
         self.nq, self.nv = model.nq, model.nv
         self.nfev = 0
 
@@ -379,11 +419,10 @@ class _System:
             )
         if self.cset is None:
             return aba(self.model, q, qd, tau), np.zeros(0)
-        from ahbm.dynamics.constrained import constrained_forward_dynamics
+        from ahbm.dynamics.constrained import _constrained_fd
 
-        return constrained_forward_dynamics(
-            self.model, q, qd, tau, self.cset, t=t, method=self.solver, baumgarte=self.baumgarte
-        )
+        qdd, lam = _constrained_fd(self.model, q, qd, tau, self.cset, t, self.solver, self.bg)
+        return qdd[0], lam[0]
 
     def __call__(self, t, y):
         self.nfev += 1
@@ -656,7 +695,16 @@ class _Run:
             solver = self._new_solver(system, t, y, tf, h)
         except SimulationError:
             raise
+        self.system = system
         g_old = self._event_values(t, q, qd, None)
+        # force-based conditions (e.g. a contact that pulls) hold at once: fire them now
+        for k, ev in enumerate(self.events):
+            if not ev.uses_lambda or not self.armed[k]:
+                continue
+            if ev.max_count is not None and self.counts[k] >= ev.max_count:
+                continue
+            if (ev.direction < 0 and g_old[k] < 0) or (ev.direction > 0 and g_old[k] > 0):
+                return self._fire(k, t, q, qd, cset, h)
         while solver.status == "running":
             t_old = solver.t
             msg = solver.step()
@@ -721,8 +769,16 @@ class _Run:
             self._record(tk, qk, qdk)
             self.eval_index += 1
 
+    def _call_event(self, ev, t, q, qd):
+        if ev.uses_lambda:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", AhbmWarning)
+                _, lam = self.system.accelerations(t, q, qd)
+            return float(ev.function(t, q, qd, lam))
+        return float(ev.function(t, q, qd))
+
     def _event_values(self, t, q, qd, g_old):
-        g = np.array([float(ev.function(t, q, qd)) for ev in self.events])
+        g = np.array([self._call_event(ev, t, q, qd) for ev in self.events])
         for k, ev in enumerate(self.events):
             if not self.armed[k] and abs(g[k]) > ev.rearm_tolerance:
                 self.armed[k] = True
@@ -743,7 +799,7 @@ class _Run:
 
             def fk(tt, ev=ev):
                 yy = sol(tt)
-                return float(ev.function(tt, yy[: self.nq], yy[self.nq :]))
+                return self._call_event(ev, tt, yy[: self.nq], yy[self.nq :])
 
             fa, fb = fk(t_old), fk(t_new)
             if fa * fb > 0:  # projection moved the crossing: take the step end

@@ -260,3 +260,31 @@ def test_bad_input():
         simulate(m, (0, 1), z, z, t_eval=[0.5, 0.2])
     with pytest.raises(DataError, match="restitution"):
         Event(lambda t, q, qd: 0.0, restitution=1.5)
+
+
+def test_lift_off_event_when_contact_force_vanishes():
+    from ahbm.dynamics.constrained import constrained_forward_dynamics
+    from ahbm.dynamics.simulate import contact_release_event
+
+    model = triple_pendulum_euler()
+    tip = [0, 0, -1]
+    floor = ConstraintSet([PlaneConstraint("link3", tip, height=-2.6)])
+    impact = point_height_event(model, "link3", tip, height=-2.6, constraints=floor,
+                                restitution=0.0, name="impact")  # fmt: skip
+    release = contact_release_event(0, constraints=None, name="lift-off")
+    q0 = np.zeros(9)
+    q0[1] = 1.0
+    r = simulate(model, (0, 1.5), q0, np.zeros(9), events=[impact, release], rtol=1e-9,
+                 atol=1e-9)  # fmt: skip
+    names = [e["name"] for e in r.events]
+    assert names[:2] == ["impact", "lift-off"]
+    e = r.events[1]
+    assert e["t"] >= r.events[0]["t"]
+    # released where the floor would have to pull (λ <= 0)
+    _, lam = constrained_forward_dynamics(model, e["q"], e["qd_minus"], np.zeros(9), floor)
+    assert lam[0] <= 1e-6
+    # afterwards the tip moves freely above the floor
+    free = r.phase == 2
+    assert r.constraint_sets[2] is None and free.sum() > 3
+    z = point_position(model, r.q[free], "link3", tip)[:, 2]
+    assert z.min() > -2.6 - 1e-9
