@@ -219,3 +219,46 @@ def test_coupling_reduces_to_single_dof():
     assert e @ (crba(model, q) @ qdd + nonlinear_effects(model, q, qd)) == pytest.approx(
         0, abs=1e-10
     )
+
+
+def test_matches_pinocchio_kkt_solution():
+    """Peer check: pin.aba + pin.computeMinverse + frame Jacobian/acceleration + KKT in numpy."""
+    pin = pytest.importorskip("pinocchio")
+    from ahbm.models import double_pendulum_3d
+
+    model = double_pendulum_3d()
+    pm = pin.Model()
+    pm.gravity.linear = model.gravity
+    j1 = pm.addJoint(0, pin.JointModelRX(), pin.SE3.Identity(), "pin")
+    pm.appendBodyToJoint(j1, pin.Inertia(1.0, np.array([0, 0, -0.5]), np.eye(3)),
+                         pin.SE3.Identity())  # fmt: skip
+    parent, placement = j1, pin.SE3(np.eye(3), np.array([0, 0, -1.0]))
+    for k, axis in enumerate("ZXY"):
+        parent = pm.addJoint(parent, getattr(pin, f"JointModelR{axis}")(),
+                             placement if k == 0 else pin.SE3.Identity(), f"e{k}")  # fmt: skip
+    pm.appendBodyToJoint(parent, pin.Inertia(1.0, np.array([0, 0, -0.5]), np.eye(3)),
+                         pin.SE3.Identity())  # fmt: skip
+    fid = pm.addFrame(
+        pin.Frame("tip", parent, 0, pin.SE3(np.eye(3), np.array([0, 0, -1.0])), pin.OP_FRAME)
+    )
+    data = pm.createData()
+    rng = np.random.default_rng(21)
+    LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+    for _ in range(3):
+        q, qd, tau = rng.normal(size=4), rng.normal(size=4), rng.normal(size=4)
+        cs = ConstraintSet([PointConstraint("pendulum2", [0, 0, -1], axes="xz",
+                            other_point=point_position(model, q, 1, [0, 0, -1]))])  # fmt: skip
+        a0 = pin.aba(pm, data, q, qd, tau)
+        Minv = pin.computeMinverse(pm, data, q)
+        Minv = np.triu(Minv) + np.triu(Minv, 1).T
+        pin.computeJointJacobians(pm, data, q)
+        pin.forwardKinematics(pm, data, q, qd, np.zeros(4))
+        pin.updateFramePlacements(pm, data)
+        G = pin.getFrameJacobian(pm, data, fid, LWA)[[0, 2]]
+        gamma = -pin.getFrameClassicalAcceleration(pm, data, fid, LWA).linear[[0, 2]]
+        lam_ref = np.linalg.solve(G @ Minv @ G.T, gamma - G @ a0)
+        qdd_ref = a0 + Minv @ G.T @ lam_ref
+        for method in METHODS:
+            qdd, lam = constrained_forward_dynamics(model, q, qd, tau, cs, method=method)
+            np.testing.assert_allclose(qdd, qdd_ref, atol=1e-10)
+            np.testing.assert_allclose(lam, lam_ref, atol=1e-10)
