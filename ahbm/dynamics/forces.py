@@ -319,6 +319,11 @@ class ForceElement:
 
     def generalized_force(self, model: Model, t, q, qd) -> np.ndarray:
         """Generalized force (..., nv) added to the right-hand side, N or N m."""
+        kin = _Kin(model, q, qd)
+        return kin.out(self._gf(kin, t))
+
+    def _gf(self, kin: _Kin, t) -> np.ndarray:
+        """Generalized force (nv, N) on a shared kinematic context (internal)."""
         raise NotImplementedError
 
     def power(self, model: Model, t, q, qd) -> np.ndarray:
@@ -332,6 +337,15 @@ class ForceElement:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _kin_based(f) -> bool:
+    """True if the element computes its force from a shared kinematic context (_gf)."""
+    return (
+        isinstance(f, ForceElement)
+        and type(f).generalized_force is ForceElement.generalized_force
+        and type(f)._gf is not ForceElement._gf
+    )
 
 
 def total_generalized_force(model: Model, forces, t, q, qd) -> np.ndarray:
@@ -348,8 +362,16 @@ def total_generalized_force(model: Model, forces, t, q, qd) -> np.ndarray:
     q = np.asarray(q, dtype=float)
     qd = np.asarray(qd, dtype=float)
     out = np.zeros(np.broadcast_shapes(q.shape[:-1], qd.shape[:-1]) + (model.nv,))
+    shared = [f for f in forces if _kin_based(f)]
+    if shared:
+        kin = _Kin(model, q, qd)
+        tau = shared[0]._gf(kin, t)
+        for f in shared[1:]:
+            tau = tau + f._gf(kin, t)
+        out = out + kin.out(tau)
     for f in forces:
-        out = out + f.generalized_force(model, t, q, qd)
+        if not _kin_based(f):
+            out = out + f.generalized_force(model, t, q, qd)
     return out
 
 
@@ -422,7 +444,12 @@ class RotationalSpringDamper(ForceElement):
         return -self.stiffness(x - self.rest) - self.damping(xd)
 
     def generalized_force(self, model, t, q, qd):
-        qi, vi = _coordinate(model, self.coordinate, f"force element '{self.name}'")
+        key = (id(model), model.nq, model.nv)
+        cache = getattr(self, "_index_cache", None)
+        if cache is None or cache[0] != key:
+            ij = _coordinate(model, self.coordinate, f"force element '{self.name}'")
+            self._index_cache = cache = (key, ij)
+        qi, vi = cache[1]
         q = np.asarray(q, dtype=float)
         qd = np.asarray(qd, dtype=float)
         shape = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1])
@@ -548,9 +575,12 @@ class PointSpringDamper(ForceElement):
         _body(model, self.body_b, f"force element '{self.name}' body_b")
 
     def _geometry(self, model, q, qd):
+        return self._geometry_kin(_Kin(model, q, qd))
+
+    def _geometry_kin(self, kin):
+        model = kin.model
         a = _body(model, self.body_a, f"force element '{self.name}' body_a")
         b = _body(model, self.body_b, f"force element '{self.name}' body_b")
-        kin = _Kin(model, q, qd)
         ra, rb = self.point_a[:, None], self.point_b[:, None]
         d = kin.point(b, rb) - kin.point(a, ra)
         length = np.sqrt(np.sum(d * d, axis=0))
@@ -571,12 +601,11 @@ class PointSpringDamper(ForceElement):
         kin, *_, length, _, _ = self._geometry(model, q, np.zeros(np.shape(q)[:-1] + (model.nv,)))
         return length.reshape(kin.batch)
 
-    def generalized_force(self, model, t, q, qd):
-        kin, a, b, ra, rb, length, u, ldot = self._geometry(model, q, qd)
+    def _gf(self, kin, t):
+        kin, a, b, ra, rb, length, u, ldot = self._geometry_kin(kin)
         s = self.stiffness(length - self.rest_length) + self.damping(ldot)
         F = -u * s  # force on b
-        tau = _gen(kin.point_jacobian(b, rb), F) - _gen(kin.point_jacobian(a, ra), F)
-        return kin.out(tau)
+        return _gen(kin.point_jacobian(b, rb), F) - _gen(kin.point_jacobian(a, ra), F)
 
 
 class Bushing(ForceElement):
@@ -655,9 +684,12 @@ class Bushing(ForceElement):
         return kin.out(x), kin.out(xd)
 
     def _state(self, model, q, qd):
+        return self._state_kin(_Kin(model, q, qd))
+
+    def _state_kin(self, kin):
+        model = kin.model
         a = _body(model, self.body_a, f"force element '{self.name}' body_a")
         b = _body(model, self.body_b, f"force element '{self.name}' body_b")
-        kin = _Kin(model, q, qd)
         RA = np.einsum("ijN,jk->ikN", kin.rot(a), self.Ea)
         RB = np.einsum("ijN,jk->ikN", kin.rot(b), self.Eb)
         pA = kin.point(a, self.pa[:, None])
@@ -674,8 +706,8 @@ class Bushing(ForceElement):
         xd = np.concatenate([w_rel, d_dot])
         return kin, a, b, RA, x, xd, pB
 
-    def generalized_force(self, model, t, q, qd):
-        kin, a, b, RA, x, xd, pB = self._state(model, q, qd)
+    def _gf(self, kin, t):
+        kin, a, b, RA, x, xd, pB = self._state_kin(kin)
         W = -(self.K @ x) - (self.D @ xd)
         M = t_mv(RA, W[:3])
         F = t_mv(RA, W[3:])
@@ -683,7 +715,7 @@ class Bushing(ForceElement):
         if a >= 0:
             ra = t_mtv(kin.rot(a), pB - kin.origin(a))  # point of a coincident with B
             tau -= _gen(kin.angular_jacobian(a), M) + _gen(kin.point_jacobian(a, ra), F)
-        return kin.out(tau)
+        return tau
 
 
 class BodyForce(ForceElement):
@@ -738,12 +770,10 @@ class BodyForce(ForceElement):
         F = _as_bn(_time_value(self.force, t, kin.batch, "force"), kin.N)
         return t_mv(kin.rot(b), F) if self.frame == "body" else F
 
-    def generalized_force(self, model, t, q, qd):
-        kin = _Kin(model, q, None)
-        b = _body(model, self.body, f"force element '{self.name}'")
+    def _gf(self, kin, t):
+        b = _body(kin.model, self.body, f"force element '{self.name}'")
         F = self._world(kin, t)
-        tau = _gen(kin.point_jacobian(b, self.point[:, None]), F)
-        return _broadcast_out(kin.out(tau), qd, model)
+        return _gen(kin.point_jacobian(b, self.point[:, None]), F)
 
 
 class BodyTorque(ForceElement):
@@ -779,18 +809,12 @@ class BodyTorque(ForceElement):
 
     validate = BodyForce.validate
 
-    def generalized_force(self, model, t, q, qd):
-        kin = _Kin(model, q, None)
-        b = _body(model, self.body, f"force element '{self.name}'")
+    def _gf(self, kin, t):
+        b = _body(kin.model, self.body, f"force element '{self.name}'")
         M = _as_bn(_time_value(self.torque, t, kin.batch, "torque"), kin.N)
         if self.frame == "body":
             M = t_mv(kin.rot(b), M)
-        return _broadcast_out(kin.out(_gen(kin.angular_jacobian(b), M)), qd, model)
-
-
-def _broadcast_out(tau, qd, model):
-    qd = np.asarray(qd, dtype=float)
-    return np.broadcast_to(tau, np.broadcast_shapes(tau.shape[:-1], qd.shape[:-1]) + (model.nv,))
+        return _gen(kin.angular_jacobian(b), M)
 
 
 class PenaltyGroundContact(ForceElement):
@@ -882,13 +906,12 @@ class PenaltyGroundContact(ForceElement):
         _, out = self._forces(kin)
         return kin.out(np.array([Fn for _, Fn, _ in out]))
 
-    def generalized_force(self, model, t, q, qd):
-        kin = _Kin(model, q, qd)
+    def _gf(self, kin, t):
         b, out = self._forces(kin)
-        tau = np.zeros((model.nv, kin.N))
+        tau = np.zeros((kin.model.nv, kin.N))
         for r, _, F in out:
             tau += _gen(kin.point_jacobian(b, r), F)
-        return kin.out(tau)
+        return tau
 
 
 class GravityOverride(ForceElement):
@@ -921,12 +944,12 @@ class GravityOverride(ForceElement):
         self.gravity = _vec3(gravity, "gravity")
         self.name = name or "gravity_override"
 
-    def generalized_force(self, model, t, q, qd):
-        kin = _Kin(model, q, None)
+    def _gf(self, kin, t):
+        model = kin.model
         dg = (self.gravity - model.gravity)[:, None]
         tau = np.zeros((model.nv, kin.N))
         for i in range(model.n_bodies):
             if model.masses[i] > 0:
                 J = kin.point_jacobian(i, model.coms[i][:, None])
                 tau += model.masses[i] * _gen(J, np.broadcast_to(dg, (3, kin.N)))
-        return _broadcast_out(kin.out(tau), qd, model)
+        return tau

@@ -210,3 +210,27 @@ def test_bad_input(model):
     m.add_body("b", "ground", "spherical", mass=1.0, inertia=np.eye(3))
     with pytest.raises(ModelError, match="quaternion component"):
         RotationalSpringDamper("b_qx", 1.0).validate(m)
+
+
+def test_total_force_shares_kinematics_and_accepts_custom_elements(model):
+    from ahbm.dynamics.forces import ForceElement, total_generalized_force
+
+    class Constant(ForceElement):
+        def generalized_force(self, model, t, q, qd):
+            return np.broadcast_to(np.arange(model.nv, dtype=float), np.shape(q)[:-1] + (4,))
+
+    rng = np.random.default_rng(9)
+    els = [
+        PointSpringDamper("ground", [0, 0, 0], "pendulum2", [0, 0, -1], 3.0, 0.5),
+        Bushing("pendulum1", "pendulum2", stiffness=np.arange(1.0, 7.0), damping=np.ones(6)),
+        BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="body"),
+        BodyTorque("pendulum1", lambda t: np.array([t, 0.0, 1.0])),
+        PenaltyGroundContact("pendulum2", [[0, 0, -1]], stiffness=1e3, height=-1.5),
+        GravityOverride([0, 0, -1.0]),
+        RotationalSpringDamper("pin", 2.0, 0.1),
+        Constant(),
+    ]
+    q, qd = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    total = total_generalized_force(model, els, 0.5, q, qd)
+    expected = sum(e.generalized_force(model, 0.5, q, qd) for e in els)
+    np.testing.assert_allclose(total, expected, atol=1e-12)
