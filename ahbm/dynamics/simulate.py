@@ -225,8 +225,9 @@ class SimulationResult:
     Attributes
     ----------
     t : ndarray, shape (n,)
-        Output times, s (each accepted step, or ``t_eval``; an event adds
-        rows before and after its impact at the same time).
+        Output times, s: each accepted step (an event adds rows before and
+        after its impact at the same time), or exactly ``t_eval`` if given
+        (event states are then in ``events``).
     q, qd, qdd : ndarray, shape (n, nq), (n, nv), (n, nv)
     lam : ndarray, shape (n, m)
         Constraint forces (Lagrange multipliers, ``Gᵀλ`` is the generalized
