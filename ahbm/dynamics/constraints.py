@@ -503,13 +503,7 @@ class PrescribedCoordinate(Constraint):
         ):
             self._s = trajectory
         elif callable(trajectory):
-            h = 1e-4
-            s = trajectory
-            self._s = (
-                s,
-                lambda t: (s(t + h) - s(t - h)) / (2 * h),
-                lambda t: (s(t + h) - 2 * s(t) + s(t - h)) / (h * h),
-            )
+            self._s = _function_of(trajectory, "trajectory")
         else:
             arr = as_float_array(trajectory, "trajectory")
             if arr.ndim == 0:
