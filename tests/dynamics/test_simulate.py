@@ -288,3 +288,53 @@ def test_lift_off_event_when_contact_force_vanishes():
     assert r.constraint_sets[2] is None and free.sum() > 3
     z = point_position(model, r.q[free], "link3", tip)[:, 2]
     assert z.min() > -2.6 - 1e-9
+
+
+def test_human15_standing_with_welded_feet():
+    """Free-floating pelvis (quaternion), both feet welded to the ground, passive joints."""
+    from ahbm.dynamics.constrained import project_positions
+    from ahbm.dynamics.constraints import OrientationConstraint
+    from ahbm.kinematics.forward import forward_kinematics
+    from ahbm.kinematics.tree import neutral_q
+    from ahbm.models import human15
+
+    model = human15()
+    q = neutral_q(model)
+    names = model.coordinate_names
+    for side in ("r", "l"):  # bent knees: away from the straight-leg singularity
+        q[names.index(f"hip_{side}_ry")] = -0.3
+        q[names.index(f"knee_{side}")] = 0.6
+        q[names.index(f"ankle_{side}_ry")] = -0.3
+    T = forward_kinematics(model, q).transforms
+    cons = []
+    for side in ("r", "l"):
+        b = model.body_index(f"foot_{side}")
+        heel = model.bodies[b].markers["heel"]
+        cons.append(PointConstraint(b, heel, other_point=point_position(model, q, b, heel)))
+        cons.append(OrientationConstraint(b, rotation=T[b, :3, :3]))
+    cs = ConstraintSet(cons)
+    rng = np.random.default_rng(0)
+    q0 = project_positions(model, 0.0, integrate_q(model, q, rng.normal(size=model.nv) * 0.02), cs)
+    scalar = [n for n in names if n[-3:] not in ("_qx", "_qy", "_qz", "_qw")]
+    springs = [
+        RotationalSpringDamper(n, stiffness=300.0, damping=10.0, rest=q[names.index(n)])
+        for n in scalar
+        if not n.startswith("pelvis")
+    ]
+    r = simulate(model, (0, 0.05), q0, np.zeros(model.nv), constraints=cs, forces=springs[:6],
+                 rtol=1e-5, atol=1e-5)  # fmt: skip
+    assert r.status == 0
+    assert r.position_residual.max() < 1e-10 and r.velocity_residual.max() < 1e-10
+    for k, n in enumerate(names):
+        if n.endswith("_qx"):
+            np.testing.assert_allclose(np.linalg.norm(r.q[:, k : k + 4], axis=1), 1.0, atol=1e-12)
+    assert r.lam.shape[1] == 12
+    # Newton's law for the whole body: Σ external forces = m a_COM (feet forces + gravity)
+    from ahbm.kinematics.forward import com_jacobian
+
+    Jc = com_jacobian(model, r.q[0])
+
+    a_com = Jc @ r.qdd[0]
+    feet = r.lam[0, [0, 1, 2]] + r.lam[0, [6, 7, 8]]
+    np.testing.assert_allclose(feet + model.total_mass * model.gravity,
+                               model.total_mass * a_com, atol=1e-6)  # fmt: skip
