@@ -106,7 +106,7 @@ def whole_body_model(
     >>> m = whole_body_model(1.8, 75.0)
     >>> m.n_bodies, m.nv, round(m.total_mass, 6)
     (15, 38, 75.0)
-    >>> round(whole_body_model(1.65, 60.0, "female").total_mass, 2)  # de Leva female fractions sum to 0.9999
+    >>> round(whole_body_model(1.65, 60.0, "female").total_mass, 2)  # fractions sum to 0.9999
     59.99
     """
     try:
@@ -260,6 +260,11 @@ def joint_elements(model: Model, *, properties: dict | None = None, stops: bool 
         if j.type not in ("revolute", "universal", "euler"):
             raise ModelError(f"joint_elements: unsupported joint type {j.type!r} of {j.name!r}")
         rom = pr.get("rom")
+        if rom is not None and len(rom) != len(j.coordinates):
+            raise ModelError(
+                f"joint_elements: joint {j.name!r} has {len(j.coordinates)} coordinates but "
+                f"properties[{stem!r}]['rom'] gives {len(rom)} ranges"
+            )
         for n, coord in enumerate(j.coordinates):
             out.append(
                 RotationalSpringDamper(coord, stiffness=_hardening(k), damping=c, name=coord)
