@@ -21,7 +21,7 @@ from ahbm.models.head_neck import head_neck_model, intervertebral_elements
 
 def run(out: Path, quick: bool = False) -> dict:
     model = head_neck_model()
-    recording = airbag_test(model, t_end=0.06 if quick else 0.1, rate=5000.0)
+    recording = airbag_test(model, t_end=0.05 if quick else 0.1, rate=5000.0)
     t, q = recording.t, recording.q  # the "recorded" motion
     estimate = estimate_head_load(model, t, q, forces=intervertebral_elements(model))
     true = airbag_force(t)

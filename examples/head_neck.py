@@ -19,7 +19,7 @@ from ahbm.models.head_neck import HEAD_NECK_JOINTS, head_neck_model, sled_pulse,
 
 def run(out: Path, quick: bool = False) -> dict:
     model = head_neck_model()
-    t_end = 0.25 if quick else 0.4
+    t_end = 0.16 if quick else 0.4
     result = sled_test(model, t_end=t_end, n_out=int(t_end * 1000) + 1)
     t = result.t
     head = np.degrees(result.q.sum(axis=1))  # head rotation relative to T1 (flexion +)

@@ -25,7 +25,7 @@ G = 9.81
 def run(out: Path, quick: bool = False) -> dict:
     model = whole_body_model(1.8, 75.0, "male")
     impact = chest_impact(model, peak=4000.0, duration=0.03, onset=0.01)
-    t_end = 0.08 if quick else 0.2
+    t_end = 0.05 if quick else 0.2
     t = np.linspace(0.0, t_end, int(t_end * 2000) + 1)
     res = simulate(model, (0.0, t_end), neutral_q(model), np.zeros(model.nv),
                    forces=[*joint_elements(model), impact], method="RK45",
