@@ -2,7 +2,20 @@
 extremity gait model, the head-neck sled model, the 15-segment whole body.
 """
 
+from ahbm.models.airbag import HeadLoad, airbag_force, airbag_test, estimate_head_load
 from ahbm.models.gait_demo import run_gait_demo, synthetic_walking_trial
+from ahbm.models.head_neck import (
+    HEAD_NECK_JOINTS,
+    HEAD_NECK_PARAMETERS,
+    BaseAcceleration,
+    exponential_spring,
+    head_neck_model,
+    intervertebral_elements,
+    sled_forces,
+    sled_pulse,
+    sled_test,
+)
+from ahbm.models.heiman import HEIMAN_WIDTHS, heiman_model
 from ahbm.models.human15 import HUMAN15_PARAMETERS, human15
 from ahbm.models.lower_extremity import (
     MARKER_SETS,
@@ -13,7 +26,15 @@ from ahbm.models.lower_extremity import (
     save_gait_result,
     subject_parameters,
 )
+from ahbm.models.pendulum import pendulum_torque, single_pendulum
 from ahbm.models.pendulums import double_pendulum_3d, triple_pendulum_euler
+from ahbm.models.whole_body import (
+    JOINT_PROPERTIES,
+    chest_impact,
+    half_sine,
+    joint_elements,
+    whole_body_model,
+)
 
 __all__: list[str] = [
     "HUMAN15_PARAMETERS",
@@ -30,4 +51,27 @@ __all__: list[str] = [
     "save_gait_result",
     "subject_parameters",
     "synthetic_walking_trial",
+    # example models of AHBM chapter 5 (whole_body, head_neck, airbag, heiman, pendulum)
+    "BaseAcceleration",
+    "HEAD_NECK_JOINTS",
+    "HEAD_NECK_PARAMETERS",
+    "HEIMAN_WIDTHS",
+    "HeadLoad",
+    "JOINT_PROPERTIES",
+    "airbag_force",
+    "airbag_test",
+    "chest_impact",
+    "estimate_head_load",
+    "exponential_spring",
+    "half_sine",
+    "head_neck_model",
+    "heiman_model",
+    "intervertebral_elements",
+    "joint_elements",
+    "pendulum_torque",
+    "single_pendulum",
+    "sled_forces",
+    "sled_pulse",
+    "sled_test",
+    "whole_body_model",
 ]
