@@ -25,7 +25,7 @@ from ahbm.dynamics.inverse import rnea
 from ahbm.errors import DataError
 from ahbm.kinematics.forward import body_jacobian, point_jacobian
 from ahbm.kinematics.tree import Model
-from ahbm.models.head_neck import head_neck_model, intervertebral_elements
+from ahbm.models.head_neck import half_sine, head_neck_model, intervertebral_elements
 
 __all__ = ["FACE_POINT", "HeadLoad", "airbag_force", "airbag_test", "estimate_head_load"]
 
@@ -59,9 +59,7 @@ def airbag_force(
     >>> airbag_force(0.03, angle=0.0).round(1)
     array([-800.,    0.,    0.])
     """
-    t = np.asarray(t, dtype=float)
-    s = (t - onset) / duration
-    mag = np.where((s >= 0) & (s <= 1), peak * np.sin(np.pi * np.clip(s, 0.0, 1.0)), 0.0)
+    mag = half_sine(t, peak, duration, onset)
     a = np.radians(angle)
     return mag[..., None] * np.array([-np.cos(a), 0.0, np.sin(a)])
 

@@ -53,6 +53,7 @@ __all__ = [
     "intervertebral_elements",
     "exponential_spring",
     "sled_pulse",
+    "half_sine",
     "sled_forces",
     "BaseAcceleration",
     "sled_test",
@@ -281,6 +282,36 @@ def intervertebral_elements(model: Model, *, q0=None, A=None, B=None, damping=No
     return out
 
 
+def half_sine(t, peak: float, duration: float, onset: float = 0.0):
+    """Half-sine pulse ``peak sin(π (t − onset)/duration)`` on [onset, onset + duration].
+
+    Parameters
+    ----------
+    t : float or array_like, shape (...)
+        Time, s.
+    peak : float
+        Peak value (any unit).
+    duration : float
+        Pulse length, s (> 0).
+    onset : float, optional
+        Pulse start, s.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The pulse; zero outside [onset, onset + duration]. Its integral is
+        ``2 peak duration / π``.
+
+    Examples
+    --------
+    >>> float(half_sine(0.015, 4000.0, 0.03))
+    4000.0
+    """
+    t = np.asarray(t, dtype=float)
+    s = (t - onset) / duration
+    return np.where((s >= 0) & (s <= 1), peak * np.sin(np.pi * np.clip(s, 0.0, 1.0)), 0.0)
+
+
 def sled_pulse(t, *, peak: float = 15.0 * 9.81, duration: float = 0.1, onset: float = 0.01):
     """Horizontal T1 (sled) acceleration of a frontal impact: a half-sine pulse.
 
@@ -307,10 +338,8 @@ def sled_pulse(t, *, peak: float = 15.0 * 9.81, duration: float = 0.1, onset: fl
     >>> sled_pulse(0.06).round(2)
     array([-147.15,    0.  ,    0.  ])
     """
-    t = np.asarray(t, dtype=float)
-    s = (t - onset) / duration
-    a = np.where((s >= 0) & (s <= 1), peak * np.sin(np.pi * np.clip(s, 0, 1)), 0.0)
-    out = np.zeros(t.shape + (3,))
+    a = half_sine(t, peak, duration, onset)
+    out = np.zeros(a.shape + (3,))
     out[..., 0] = -a
     return out
 

@@ -28,6 +28,7 @@ from ahbm.bsp.tables import segment_parameters
 from ahbm.dynamics.forces import BodyForce, Bushing, JointStop, RotationalSpringDamper
 from ahbm.errors import AhbmError, DataError, ModelError
 from ahbm.kinematics.tree import Model
+from ahbm.models.head_neck import half_sine
 from ahbm.models.human15 import HUMAN15_PARAMETERS, _combine, human15
 
 __all__ = [
@@ -282,19 +283,6 @@ def joint_elements(model: Model, *, properties: dict | None = None, stops: bool 
                     )
                 )
     return out
-
-
-def half_sine(t, peak: float, duration: float, onset: float = 0.0):
-    """Half-sine pulse ``peak sin(π (t − onset)/duration)`` on [onset, onset + duration].
-
-    Examples
-    --------
-    >>> float(half_sine(0.015, 4000.0, 0.03))
-    4000.0
-    """
-    t = np.asarray(t, dtype=float)
-    s = (t - onset) / duration
-    return np.where((s >= 0) & (s <= 1), peak * np.sin(np.pi * np.clip(s, 0.0, 1.0)), 0.0)
 
 
 def chest_impact(
