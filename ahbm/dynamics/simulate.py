@@ -436,6 +436,14 @@ class _System:
         return np.concatenate([q_rate(self.model, q, v), qdd])
 
 
+def _patchable(solver) -> bool:
+    """Whether the solver's state can be replaced in place after a projection."""
+    return isinstance(
+        solver,
+        (integrate.RK23, integrate.RK45, integrate.DOP853, integrate.Radau, integrate.BDF),
+    )
+
+
 def _set_state(solver, y, fun):
     """Replace the state of a scipy OdeSolver after projection; False if impossible."""
     if isinstance(solver, (integrate.RK23, integrate.RK45, integrate.DOP853, integrate.Radau)):
@@ -543,9 +551,10 @@ def simulate(
     each accepted step the positions are projected by the Newton iteration of
     AHBM eq 4.7 in the mass-matrix metric and the velocities by eq 4.8; the
     integrator continues from the projected state (its stored derivative is
-    re-evaluated; for BDF the newest history entry is replaced; LSODA is
-    restarted). Events are located by root finding on the dense output of the
-    step, as in :func:`scipy.integrate.solve_ivp`.
+    re-evaluated; for BDF the newest history entry is replaced; LSODA, whose
+    state cannot be replaced, outputs projected states and is restarted from
+    one when its own residuals exceed 1e-6). Events are located by root
+    finding on the dense output of the step, as in :func:`scipy.integrate.solve_ivp`.
 
     Examples
     --------
@@ -621,6 +630,7 @@ class _Run:
         self.t_eval = t_eval
         self.project, self.solver, self.baumgarte = project, solver, baumgarte
         self.tol, self.max_events = tol, max_events
+        self.restart_tol = 1e-6
         self.qs = _quat_slices(model)
         self.nq, self.nv = model.nq, model.nv
         # output rows
@@ -642,6 +652,18 @@ class _Run:
         qd = project_velocities(self.model, t, q, qd, cset)
         return q, qd
 
+    def _drift(self, t, q, qd, cset):
+        """Max-norm of the constraint residuals (and of quaternion norm errors)."""
+        worst = 0.0
+        for qk, _ in self.qs:
+            worst = max(worst, abs(float(np.linalg.norm(q[qk : qk + 4])) - 1.0))
+        if cset is not None:
+            terms = cset.assemble(self.model, t, q, None)
+            vel = terms.G @ qd - terms.nu
+            if terms.g.size:
+                worst = max(worst, float(np.abs(terms.g).max()), float(np.abs(vel).max()))
+        return worst
+
     def _record(self, t, q, qd):
         self.rows_t.append(t)
         self.rows_q.append(q.copy())
@@ -650,7 +672,7 @@ class _Run:
 
     def _new_solver(self, system, t, y, tf, h):
         opts = dict(self.opts)
-        if h is not None:
+        if h is not None and h > 0 and tf - t > 0:
             opts["first_step"] = min(h, tf - t)
         return self.solver_cls(system, t, y, tf, **opts)
 
@@ -718,9 +740,16 @@ class _Run:
             y_new = solver.y.copy()
             q_new, qd_new = y_new[: self.nq], y_new[self.nq :]
             if self.project or cset is None:
+                drift = 0.0 if _patchable(solver) else self._drift(t_new, q_new, qd_new, cset)
                 q_new, qd_new = self._project(t_new, q_new, qd_new, cset)
                 y_p = np.concatenate([q_new, qd_new])
-                if not np.array_equal(y_p, y_new) and not _set_state(solver, y_p, system):
+                if _patchable(solver):
+                    if not np.array_equal(y_p, y_new):
+                        _set_state(solver, y_p, system)
+                elif drift > self.restart_tol and solver.status == "running":
+                    # LSODA: the output is projected at every step; the solver itself is
+                    # restarted from the projected state only when its drift exceeds
+                    # restart_tol, so that it keeps its order and step size meanwhile
                     self._count(solver, system)
                     solver = self._new_solver(system, t_new, y_p, tf, solver.step_size)
             if not np.all(np.isfinite(q_new)) or not np.all(np.isfinite(qd_new)):
