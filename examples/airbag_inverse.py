@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm._files import atomic_path
 from ahbm.models.airbag import airbag_force, airbag_test, estimate_head_load
 from ahbm.models.head_neck import head_neck_model, intervertebral_elements
 
@@ -54,7 +55,8 @@ def run(out: Path, quick: bool = False) -> dict:
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     path = out / "airbag_inverse.png"
-    fig.savefig(path, dpi=80)
+    with atomic_path(path) as tmp:  # no half-written file on failure
+        fig.savefig(tmp, dpi=80)
     plt.close(fig)
     summary = {
         "peak_load_N": peak,

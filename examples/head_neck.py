@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm._files import atomic_path
 from ahbm.models.head_neck import HEAD_NECK_JOINTS, head_neck_model, sled_pulse, sled_test
 
 
@@ -47,7 +48,8 @@ def run(out: Path, quick: bool = False) -> dict:
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     path = out / "head_neck.png"
-    fig.savefig(path, dpi=80)
+    with atomic_path(path) as tmp:  # no half-written file on failure
+        fig.savefig(tmp, dpi=80)
     plt.close(fig)
     summary = {
         "peak_head_rotation_deg": float(head[k_peak]),

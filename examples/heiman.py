@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ahbm._files import atomic_path
 from ahbm.kinematics import center_of_mass, load_model, neutral_q, point_position, save_model
 from ahbm.models.heiman import heiman_model
 
@@ -49,7 +50,8 @@ def run(out: Path, quick: bool = False, height: float = 1.79, mass: float = 76.0
     ax.set_title(f"HeiMan-like model: {height} m, {mass} kg, {model.nv} DOF")
     fig.tight_layout()
     fig_path = out / "heiman.png"
-    fig.savefig(fig_path, dpi=80)
+    with atomic_path(fig_path) as tmp:  # no half-written file on failure
+        fig.savefig(tmp, dpi=80)
     plt.close(fig)
     result = {
         "n_bodies": model.n_bodies,

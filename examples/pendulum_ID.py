@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm._files import atomic_path
 from ahbm.dynamics import crba, rnea
 from ahbm.dynamics.simulate import simulate
 from ahbm.models.pendulum import pendulum_torque, single_pendulum
@@ -67,7 +68,8 @@ def run(out: Path, quick: bool = False) -> dict:
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     path = out / "pendulum_ID.png"
-    fig.savefig(path, dpi=80)
+    with atomic_path(path) as tmp:  # no half-written file on failure
+        fig.savefig(tmp, dpi=80)
     plt.close(fig)
     result = {
         "J_O": float(crba(model, [0.0])[0, 0]),

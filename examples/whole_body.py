@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm._files import atomic_path
 from ahbm.dynamics.simulate import simulate
 from ahbm.kinematics import forward_kinematics, neutral_q, point_acceleration
 from ahbm.models.whole_body import chest_impact, joint_elements, whole_body_model
@@ -61,7 +62,8 @@ def run(out: Path, quick: bool = False) -> dict:
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     path = out / "whole_body.png"
-    fig.savefig(path, dpi=80)
+    with atomic_path(path) as tmp:  # no half-written file on failure
+        fig.savefig(tmp, dpi=80)
     plt.close(fig)
     # the gravity part of an absolute acceleration is the same for all points: report the
     # acceleration relative to free fall (what an accelerometer would read, minus 1 g)

@@ -18,7 +18,7 @@ sys.path.pop(0)
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("gallery")
-    return out, make_gallery.main(out, quick=True)
+    return out, make_gallery.main(out, quick=True, names=make_gallery.EXAMPLES)
 
 
 @pytest.mark.parametrize("name", make_gallery.EXAMPLES)
