@@ -24,12 +24,17 @@ __all__ = ["main"]
 
 def _add_demo(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the final summary line")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="folder for the gait demo's trial, results and report (default: a new temporary one)",
+    )
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     from ahbm.demo import run_demo
 
-    return run_demo(quiet=args.quiet)
+    return run_demo(quiet=args.quiet, out_dir=args.out)
 
 
 COMMANDS = {

@@ -583,3 +583,13 @@ def forward_dynamics(
     y = np.linalg.solve(L, rhs)
     qdd = np.linalg.solve(np.swapaxes(L, -1, -2), y)[:, :, 0]
     return qdd.reshape(batch + (model.nv,))
+
+
+def __getattr__(name):
+    # Constrained dynamics lives in ahbm.dynamics.constrained (which imports this
+    # module); it is reachable here too, loaded on first use to avoid the cycle.
+    if name in ("constrained_forward_dynamics", "compute_impulse"):
+        from ahbm.dynamics import constrained
+
+        return getattr(constrained, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -647,3 +647,13 @@ def inverse_dynamics_residual(
     t = rnea(model, q, qd, qdd, f_ext=f_ext, f_ext_frame=f_ext_frame)
     tau = check_trailing_shape(as_float_array(tau, "tau"), (model.nv,), "tau")
     return t - tau
+
+
+def __getattr__(name):
+    # Segment-by-segment Newton-Euler inverse dynamics (AHBM 4.4) lives in
+    # ahbm.dynamics.segmental; its public names are reachable here too.
+    from ahbm.dynamics import segmental
+
+    if name in segmental.__all__:
+        return getattr(segmental, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

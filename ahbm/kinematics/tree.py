@@ -47,7 +47,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -794,15 +793,10 @@ def save_model(model: Model, path) -> Path:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise FileFormatError(f"cannot write model file '{path}': folder does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from ahbm._files import atomic_path
+
+    with atomic_path(path, argname="path") as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return path
 
 
