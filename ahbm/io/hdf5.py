@@ -40,27 +40,7 @@ _COMPRESS_MIN_BYTES = 4096
 _TYPE = "ahbm_type"
 _KEY = "ahbm_key"
 
-_TRIAL_FIELDS = (
-    "points",
-    "point_labels",
-    "point_rate",
-    "point_units",
-    "point_descriptions",
-    "point_residuals",
-    "point_mask",
-    "analogs",
-    "analog_labels",
-    "analog_units",
-    "analog_descriptions",
-    "analog_rate",
-    "first_frame",
-    "force_plates",
-    "events",
-    "subject",
-    "parameters",
-    "results",
-    "source",
-)
+_TRIAL_FIELDS = tuple(f.name for f in dataclasses.fields(Trial))  # every Trial field
 _PLATE_ARRAYS = {
     "force": ("N", "force on the plate, lab frame, (n_samples, 3)"),
     "moment": ("N m", "moment about the plate origin, lab frame, (n_samples, 3)"),

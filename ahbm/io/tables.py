@@ -10,6 +10,7 @@ without ahbm; no pickle is ever used.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -756,27 +757,7 @@ def _trial_tree(trial: Trial) -> dict:
     }
 
 
-_KNOWN_FIELDS = {
-    "points",
-    "point_labels",
-    "point_rate",
-    "point_units",
-    "point_descriptions",
-    "point_residuals",
-    "point_mask",
-    "analogs",
-    "analog_labels",
-    "analog_units",
-    "analog_descriptions",
-    "analog_rate",
-    "first_frame",
-    "force_plates",
-    "events",
-    "subject",
-    "parameters",
-    "results",
-    "source",
-}
+_KNOWN_FIELDS = set(f.name for f in dataclasses.fields(Trial))  # every Trial field
 
 
 def _tree_to_trial(tree: dict) -> Trial:
