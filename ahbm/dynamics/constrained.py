@@ -20,9 +20,10 @@ import warnings
 import numpy as np
 
 from ahbm._validation import as_float_array
+from ahbm.dynamics import _kernels
 from ahbm.dynamics.forces import _Kin
-from ahbm.dynamics.forward import _crba_flat, crba
-from ahbm.dynamics.inverse import _rnea_fast, nonlinear_effects
+from ahbm.dynamics.forward import crba
+from ahbm.dynamics.inverse import nonlinear_effects
 from ahbm.errors import AhbmWarning, DataError, SimulationError
 from ahbm.kinematics.tree import Model, integrate_q
 
@@ -248,9 +249,9 @@ def _constrained_fd(model, q, qd, tau, cs, t, method, baumgarte, f_ext=None, f_e
     """Unvalidated core of constrained_forward_dynamics; returns flat (N, nv), (N, m)."""
     kin = _Kin(model, q, qd)
     terms = cs._assemble(kin, t, position=baumgarte is not None)
-    H = np.moveaxis(_crba_flat(model, kin.N, kin.joints), -1, 0)
+    H = _kernels.crba(model, kin.q.T)
     if f_ext is None:
-        C = _rnea_fast(model, kin.q, kin.qd, None, None, n_frames=kin.N).T
+        C = _kernels.rnea(model, kin.q.T, kin.qd.T, None)
     else:
         C = nonlinear_effects(model, q, qd, f_ext=f_ext, f_ext_frame=f_ext_frame)
     m = terms.G.shape[-2]

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm.dynamics import _kernels
 from ahbm.dynamics.inverse import (
     _FIXED,
     _GENERIC,
     _REV,
     _RK,
     _check_f_ext,
-    _rnea_fast,
     _rnea_plan,
     _rot_T,
     external_forces_local,
@@ -27,7 +27,6 @@ from ahbm.kinematics.forward import (
     apply_ST,
     force_cross,
     force_to_parent,
-    joint_pass,
     motion_cross,
     motion_to_child,
     prepare,
@@ -83,10 +82,9 @@ def crba(model: Model, q) -> np.ndarray:
     >>> bool(np.allclose(H, H.T))
     True
     """
-    batch, qf, _ = prepare(model, q)
-    joints = joint_pass(model, qf)
-    H = _crba_flat(model, qf.shape[1], joints)
-    return np.moveaxis(H, -1, 0).reshape(batch + (model.nv, model.nv))
+    batch, qf, _ = prepare(model, q, transpose=False)
+    H = _kernels.crba(model, qf)
+    return H.reshape(batch + (model.nv, model.nv))
 
 
 def _crba_flat(model, N, joints):
@@ -205,24 +203,25 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     """
     batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
-    N = qf.shape[0]
-    qdd = np.empty((N, model.nv))
-
-    def T(x, sl):
-        return None if x is None else np.ascontiguousarray(x[sl].T)
-
-    for s0 in range(0, max(N, 1), _ABA_BLOCK):
-        sl = slice(s0, min(N, s0 + _ABA_BLOCK))
-        n = sl.stop - sl.start
-        qb = T(qf, sl)
-        fl = None
-        if f is not None:
-            fl = external_forces_local(model, f[sl], (n,), None, f_ext_frame, qb)
-        qdd[sl] = _aba_fast(model, qb, T(qdf, sl), T(tauf, sl), fl, n_frames=n).T
+    fx = _node_forces(model, qf, f, f_ext_frame)
+    qdd, bad = _kernels.aba(model, qf, qdf, tauf, fx)
+    if bad >= 0:
+        raise _singular(model, _kernels.failing_body(_kernels.plan(model), bad))
+    if not np.all(np.isfinite(qdd)):
+        raise SimulationError(
+            "forward dynamics produced non-finite accelerations; check for massless "
+            "bodies at the ends of chains or inconsistent inertias"
+        )
     return qdd.reshape(batch + (model.nv,))
 
 
-_ABA_BLOCK = 512  # frames per block (articulated inertias are 36 numbers per frame)
+def _node_forces(model, qf, f, frame):
+    """External forces (N, n_bodies, 6) or None -> kernel node forces or None."""
+    if f is None:
+        return None
+    N = qf.shape[0]
+    fl = external_forces_local(model, f, (N,), None, frame, np.ascontiguousarray(qf.T))
+    return _kernels.node_forces(_kernels.plan(model), fl, N)
 
 
 def _aba_flat(model, joints, qd, tau, fext_local):
@@ -566,20 +565,17 @@ def forward_dynamics(
         return aba(model, q, qd, tau, f_ext=f_ext, f_ext_frame=f_ext_frame)
     if method != "crba":
         raise DataError(f"`method` must be 'aba' or 'crba', got {method!r}")
-    batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"))
-    joints = joint_pass(model, qf, qdf)
-    fl = None
-    if f_ext is not None:
-        fl = external_forces_local(model, f_ext, batch, joints, f_ext_frame)
-    bias = _rnea_fast(model, qf, qdf, None, fl, n_frames=qf.shape[1]).T
-    H = np.moveaxis(_crba_flat(model, qf.shape[1], joints), -1, 0)
+    batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
+    f = _check_f_ext(model, f_ext, batch, f_ext_frame)
+    bias = _kernels.rnea(model, qf, qdf, None, _node_forces(model, qf, f, f_ext_frame))
+    H = _kernels.crba(model, qf)
     try:
         L = np.linalg.cholesky(H)
     except np.linalg.LinAlgError as err:
         raise SimulationError(
             "mass matrix is not positive definite; check for massless bodies at the ends of chains"
         ) from err
-    rhs = (tauf.T - bias)[:, :, None]
+    rhs = (tauf - bias)[:, :, None]
     y = np.linalg.solve(L, rhs)
     qdd = np.linalg.solve(np.swapaxes(L, -1, -2), y)[:, :, 0]
     return qdd.reshape(batch + (model.nv,))

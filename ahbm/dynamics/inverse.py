@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm.dynamics import _kernels
 from ahbm.errors import DataError
 from ahbm.kinematics.forward import (
     apply_S,
@@ -493,30 +494,18 @@ def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
     return tau
 
 
-_BLOCK = 1024  # frames per block: keeps temporaries small and in cache
+def _rnea_batches(model: Model, q, qd, qdd, f_ext, f_ext_frame, *, gravity=True):
+    """RNEA of all frames through the compiled kernel (batch first).
 
-
-def _rnea_batches(model: Model, q, qd, qdd, f_ext, f_ext_frame):
-    """Fast RNEA over blocks of frames (cache blocking, not a per-frame loop).
-
-    q (N, nq), qd/qdd (N, nv) or None, f_ext (N, n_bodies, 6) or None, batch first.
+    q (N, nq), qd/qdd (N, nv) or None, f_ext (N, n_bodies, 6) or None.
     Returns tau (N, nv).
     """
-    N = q.shape[0]
-    tau = np.empty((N, model.nv))
-
-    def T(x, sl):
-        return None if x is None else np.ascontiguousarray(x[sl].T)
-
-    for s0 in range(0, max(N, 1), _BLOCK):
-        sl = slice(s0, min(N, s0 + _BLOCK))
-        n = sl.stop - sl.start
-        qb = T(q, sl)
-        fl = None
-        if f_ext is not None:
-            fl = external_forces_local(model, f_ext[sl], (n,), None, f_ext_frame, qb)
-        tau[sl] = _rnea_fast(model, qb, T(qd, sl), T(qdd, sl), fl, n_frames=n).T
-    return tau
+    fx = None
+    if f_ext is not None:
+        N = q.shape[0]
+        fl = external_forces_local(model, f_ext, (N,), None, f_ext_frame, np.ascontiguousarray(q.T))
+        fx = _kernels.node_forces(_kernels.plan(model), fl, N)
+    return _kernels.rnea(model, q, qd, qdd, fx, gravity=gravity)
 
 
 def _check_f_ext(model, f_ext, batch, frame):
@@ -567,9 +556,10 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     the load that the parent body exerts on the child through the joint.
 
     Implementation: each multi-axis joint is expanded (once per model) into
-    elementary one-axis joints with massless intermediate frames, bodies on
-    fixed joints are merged into their parents (as Pinocchio does), and
-    frames are processed in blocks of 1024 with array operations over frames.
+    elementary one-axis (or quaternion) joints with massless intermediate
+    frames, bodies on fixed joints are merged into their parents (as
+    Pinocchio does), and a compiled kernel (numba, :mod:`ahbm.dynamics._kernels`)
+    runs the recursion for every frame of the trial in one call.
 
     Raises
     ------

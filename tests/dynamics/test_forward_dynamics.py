@@ -141,14 +141,14 @@ def test_fast_and_general_aba_agree(seed):
     np.testing.assert_allclose(fast, ref, atol=1e-9)
 
 
-def test_aba_blocks(monkeypatch):
-    from ahbm.dynamics import forward as fwd
-
+def test_aba_batch_equals_frames():
+    """One call over many frames equals frame-by-frame calls (kernel chunking)."""
     rng = np.random.default_rng(6)
     model = random_model(5, rng=rng, joint_types=ALL)
-    q = random_q(model, rng=rng, size=23)
-    qd = rng.normal(size=(23, model.nv))
-    tau = rng.normal(size=(23, model.nv))
+    n = 150
+    q = random_q(model, rng=rng, size=n)
+    qd = rng.normal(size=(n, model.nv))
+    tau = rng.normal(size=(n, model.nv))
     whole = aba(model, q, qd, tau)
-    monkeypatch.setattr(fwd, "_ABA_BLOCK", 5)
-    np.testing.assert_allclose(aba(model, q, qd, tau), whole, atol=1e-12)
+    frames = np.array([aba(model, q[k], qd[k], tau[k]) for k in range(n)])
+    np.testing.assert_allclose(whole, frames, atol=1e-12)

@@ -156,20 +156,18 @@ def test_fast_and_general_rnea_agree(seed):
     np.testing.assert_allclose(fast, ref, atol=1e-10)
 
 
-def test_blocked_batch(monkeypatch):
-    """Long trials are processed in blocks of frames; results do not depend on blocking."""
-    from ahbm.dynamics import inverse
-
+def test_batch_equals_frames():
+    """Long trials are processed in chunks of frames; results do not depend on chunking."""
     rng = np.random.default_rng(5)
     model = random_model(4, rng=rng, joint_types=ALL)
-    n = 70
+    n = 150
     q = random_q(model, rng=rng, size=n)
     qd = rng.normal(size=(n, model.nv))
     qdd = rng.normal(size=(n, model.nv))
     f = rng.normal(size=(n, model.n_bodies, 6))
     whole = rnea(model, q, qd, qdd, f_ext=f)
-    monkeypatch.setattr(inverse, "_BLOCK", 16)
-    np.testing.assert_allclose(rnea(model, q, qd, qdd, f_ext=f), whole, atol=1e-12)
+    frames = np.array([rnea(model, q[k], qd[k], qdd[k], f_ext=f[k]) for k in range(n)])
+    np.testing.assert_allclose(whole, frames, atol=1e-12)
     np.testing.assert_allclose(
         gravity_torques(model, q), rnea(model, q, 0 * qd, 0 * qdd), atol=1e-12
     )

@@ -1,0 +1,124 @@
+"""Compiled dynamics kernels against the numpy implementations and libm."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ahbm.dynamics import _kernels, aba, crba, rnea
+from ahbm.dynamics import forward as fwd
+from ahbm.dynamics import inverse
+from ahbm.errors import SimulationError
+from ahbm.kinematics import Model
+from ahbm.kinematics.forward import joint_pass, prepare
+from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
+
+ALL = tuple(JOINT_TYPES)
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0, 1e3, 1e5, 1e7])
+def test_sincos_matches_libm(scale):
+    rng = np.random.default_rng(int(math.log10(scale)))
+    x = rng.normal(size=5000) * scale
+    s = np.empty_like(x)
+    c = np.empty_like(x)
+    _kernels.sincos(x, x.size, s, c)
+    np.testing.assert_allclose(s, np.sin(x), rtol=0, atol=4.5e-16)
+    np.testing.assert_allclose(c, np.cos(x), rtol=0, atol=4.5e-16)
+
+
+def test_sincos_special_values():
+    x = np.array([0.0, math.pi / 2, math.pi, -math.pi / 2, 3 * math.pi / 4, 1e-300, 2.5e6])
+    s = np.empty_like(x)
+    c = np.empty_like(x)
+    _kernels.sincos(x, x.size, s, c)
+    assert s[0] == 0.0 and c[0] == 1.0
+    assert s[1] == 1.0 and abs(c[1]) < 1e-16
+    np.testing.assert_allclose(s, np.sin(x), rtol=0, atol=2.3e-16)
+    np.testing.assert_allclose(c, np.cos(x), rtol=0, atol=2.3e-16)
+    # only m entries are written
+    s[:] = 7.0
+    _kernels.sincos(x, 2, s, c)
+    assert s[2] == 7.0
+
+
+def _numpy_reference(model, q, qd, qdd_or_tau, f, what):
+    batch, qf, (qdf, xf) = prepare(model, q, qd, qdd_or_tau, names=("qd", "x"))
+    joints = joint_pass(model, qf, qdf)
+    fl = None if f is None else inverse.external_forces_local(model, f, batch, joints, "world")
+    if what == "rnea":
+        return inverse._rnea_flat(model, joints, qdf, xf, fl, n_frames=qf.shape[1]).T
+    if what == "aba":
+        return fwd._aba_flat(model, joints, qdf, xf, fl).T
+    return np.moveaxis(fwd._crba_flat(model, qf.shape[1], joints), -1, 0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kernels_equal_numpy_implementations(seed):
+    """Kernel (node plan, compiled) and joint-level numpy code are independent codings."""
+    rng = np.random.default_rng(900 + seed)
+    model = random_model(14, rng=rng, joint_types=ALL)
+    n = 9
+    q = random_q(model, rng=rng, size=n)
+    qd = rng.normal(size=(n, model.nv))
+    qdd = rng.normal(size=(n, model.nv))
+    f = rng.normal(size=(n, model.n_bodies, 6))
+    for ff in (None, f):
+        tau = rnea(model, q, qd, qdd, f_ext=ff)
+        ref = _numpy_reference(model, q, qd, qdd, ff, "rnea")
+        np.testing.assert_allclose(tau, ref, atol=1e-9 * max(1.0, np.abs(ref).max()))
+        acc = aba(model, q, qd, tau, f_ext=ff)
+        np.testing.assert_allclose(acc, _numpy_reference(model, q, qd, tau, ff, "aba"), atol=1e-8)
+        np.testing.assert_allclose(acc, qdd, atol=1e-8)
+    H = crba(model, q)
+    np.testing.assert_allclose(H, _numpy_reference(model, q, qd, qdd, None, "crba"), atol=1e-10)
+
+
+def test_fixed_root_and_fixed_chains():
+    """Bodies welded to the ground or to other bodies are merged correctly."""
+    m = Model("welded")
+    m.add_body("base", "ground", "fixed", position=[0.1, 0.2, 0.3], mass=5.0)
+    m.add_body(
+        "a",
+        "base",
+        {"type": "revolute", "axis": [0, 0.6, 0.8]},
+        position=[0, 0, 0.2],
+        mass=1.0,
+        inertia=np.diag([0.01, 0.01, 0.02]),
+    )
+    m.add_body("plate", "a", "fixed", position=[0.3, 0, 0], mass=2.0, com=[0.1, 0.05, 0])
+    m.add_body(
+        "b",
+        "plate",
+        {"type": "euler", "sequence": "ZXY"},
+        position=[0, 0.1, 0],
+        mass=1.5,
+        com=[0, 0, -0.2],
+        inertia=np.diag([0.02, 0.03, 0.01]),
+    )
+    rng = np.random.default_rng(3)
+    q = random_q(m, rng=rng, size=4)
+    qd = rng.normal(size=(4, m.nv))
+    qdd = rng.normal(size=(4, m.nv))
+    f = rng.normal(size=(4, m.n_bodies, 6))
+    tau = rnea(m, q, qd, qdd, f_ext=f)
+    np.testing.assert_allclose(tau, _numpy_reference(m, q, qd, qdd, f, "rnea"), atol=1e-10)
+    np.testing.assert_allclose(aba(m, q, qd, tau, f_ext=f), qdd, atol=1e-9)
+
+
+def test_plan_is_cached_and_refreshed():
+    m = Model("one")
+    m.add_body("a", "ground", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0, com=[1, 0, 0])
+    p1 = _kernels.plan(m)
+    assert _kernels.plan(m) is p1
+    m.add_body("b", "a", {"type": "prismatic", "axis": [1, 0, 0]}, mass=1.0)
+    assert _kernels.plan(m) is not p1
+    assert rnea(m, np.zeros(2), np.zeros(2), np.zeros(2)).shape == (2,)
+
+
+def test_singular_names_the_body():
+    m = Model("arm")
+    m.add_body("upper", "ground", {"type": "revolute", "axis": [0, 1, 0]}, mass=2.0)
+    m.add_body("tip", "upper", {"type": "spherical"}, position=[0, 0, -0.3], mass=0.0)
+    with pytest.raises(SimulationError, match="tip"):
+        aba(m, [0.0, 0, 0, 0, 1], np.zeros(4), np.ones(4))
