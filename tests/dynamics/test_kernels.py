@@ -5,9 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from ahbm.dynamics import _kernels, aba, crba, rnea
+from ahbm.dynamics import _kernels, aba, crba, inverse, rnea
 from ahbm.dynamics import forward as fwd
-from ahbm.dynamics import inverse
 from ahbm.errors import SimulationError
 from ahbm.kinematics import Model
 from ahbm.kinematics.forward import joint_pass, prepare
