@@ -160,6 +160,9 @@ def _peaks(y, distance, t0, rate):
     return t0 + (idx + np.clip(delta, -0.5, 0.5)) / rate
 
 
+_MIN_TRAVEL = 0.5  # m of sacrum travel below which a trial counts as treadmill walking
+
+
 def zeni_events(heel, toe, sacrum, rate, *, direction=None, min_interval: float = 0.5, t0=0.0):
     """Foot strikes and foot offs of one foot from marker kinematics (Zeni et al. 2008).
 
@@ -171,7 +174,8 @@ def zeni_events(heel, toe, sacrum, rate, *, direction=None, min_interval: float 
         Frame rate, Hz.
     direction : array_like, shape (3,), optional
         Walking direction; default: horizontal direction of the sacrum's
-        displacement over the trial.
+        displacement over the trial or, when the sacrum travels less than
+        0.5 m (treadmill), the mean horizontal heel-to-toe direction.
     min_interval : float, optional
         Minimum time between two events of the same kind, s (default 0.5).
     t0 : float, optional
@@ -214,8 +218,17 @@ def zeni_events(heel, toe, sacrum, rate, *, direction=None, min_interval: float 
             raise DataError("The sacrum marker has fewer than 2 valid frames")
         d = s[ok[-1]] - s[ok[0]]
         d[2] = 0.0
-        if np.linalg.norm(d) < 1e-6:
-            raise DataError("The sacrum does not move horizontally; pass `direction`")
+        if np.linalg.norm(d) < _MIN_TRAVEL:
+            # treadmill (or walking on the spot): the feet point forwards
+            ft = to - h
+            ft = ft[np.isfinite(ft).all(axis=1)]
+            d = ft.mean(axis=0) if ft.size else np.zeros(3)
+            d[2] = 0.0
+            if np.linalg.norm(d) < 1e-6:
+                raise DataError(
+                    "Cannot infer the walking direction: the sacrum does not travel and the "
+                    "heel and toe markers coincide; pass `direction`"
+                )
     else:
         d = as_float_array(direction, "direction").ravel()
     d = d / np.linalg.norm(d)
@@ -274,7 +287,10 @@ def _kinematic(trial, markers, t0):
 def _force_plates(trial, markers, t0, options):
     out = []
     tm = t0 + np.arange(trial.n_frames) / trial.point_rate
-    heels = {side: _pick(trial, p, markers["heel"])[0] for side, p in _SIDES}
+    feet = {
+        side: (_pick(trial, p, markers["heel"])[0], _pick(trial, p, markers["toe"])[0])
+        for side, p in _SIDES
+    }
     for k, plate in enumerate(trial.force_plates):
         force = np.asarray(plate.force, float)
         if force.ndim != 2 or force.shape[1] != 3:
@@ -283,7 +299,7 @@ def _force_plates(trial, markers, t0, options):
         for s in st:
             ends = of[of > s]
             e = ends[0] if ends.size else tm[-1]
-            side = _assign_side(plate, heels, tm, s, e, t0)
+            side = _assign_side(plate, feet, tm, s, e, t0)
             if side is None:
                 warnings.warn(
                     f"force plate {k}: contact at {s:.3f} s could not be assigned to a foot "
@@ -298,23 +314,40 @@ def _force_plates(trial, markers, t0, options):
     return out
 
 
-def _assign_side(plate, heels, tm, s, e, t0):
-    """Side whose heel is closest (horizontally) to the centre of pressure mid-contact."""
-    mid = 0.5 * (s + e)
+def _assign_side(plate, feet, tm, s, e, t0):
+    """Side whose foot stays closest (horizontally) to the centre of pressure.
+
+    The foot point is the midpoint of the heel and toe markers (the heel alone
+    when there is no toe marker). Its horizontal distance to the COP is
+    averaged over the middle half of the contact: the stance foot stays near
+    the COP throughout, while the swinging foot passes it only briefly (at
+    mid-stance, with a narrow step width, the swinging heel can be the nearer
+    one at that single instant).
+    """
     cop = np.asarray(plate.cop, float)
-    i = int(round((mid - t0) * plate.rate))
-    target = None
-    if cop.ndim == 2 and 0 <= i < cop.shape[0] and np.isfinite(cop[i]).all():
-        target = cop[i]
-    elif np.isfinite(np.asarray(plate.origin, float)).all():
-        target = np.asarray(plate.origin, float)
+    origin = np.asarray(plate.origin, float)
+    times = np.linspace(s + 0.25 * (e - s), e - 0.25 * (e - s), 21)
+    target = np.full((times.size, 2), np.nan)
+    if cop.ndim == 2 and cop.shape[0] > 0 and cop.shape[1] >= 2:
+        idx = np.clip(np.round((times - t0) * plate.rate).astype(int), 0, cop.shape[0] - 1)
+        target = cop[idx, :2]
+    if not np.isfinite(target).all(axis=1).any():
+        if not np.isfinite(origin).all():
+            return None
+        target = np.broadcast_to(origin[:2], (times.size, 2))
     best, side_best = np.inf, None
-    for side, h in heels.items():
-        if h is None or target is None:
+    for side, (heel, toe) in feet.items():
+        if heel is None:
             continue
-        pos = np.array([np.interp(mid, tm, h[:, c], left=np.nan, right=np.nan) for c in range(2)])
-        d = float(np.hypot(*(pos - target[:2])))
-        if np.isfinite(d) and d < best:
+        foot = heel if toe is None else 0.5 * (heel + toe)
+        pos = np.stack(
+            [np.interp(times, tm, foot[:, c], left=np.nan, right=np.nan) for c in range(2)], 1
+        )
+        dist = np.hypot(*(pos - target).T)
+        if not np.isfinite(dist).any():
+            continue
+        d = float(np.nanmean(dist))
+        if d < best:
             best, side_best = d, side
     return side_best
 
@@ -344,8 +377,9 @@ def detect_gait_events(
         :class:`ahbm.io.trial.Trial`.
     method : {"auto", "force_plate", "kinematic"}
         ``"force_plate"``: threshold crossings of the vertical force of each
-        plate, assigned to the foot whose heel is nearest the centre of
-        pressure. ``"kinematic"``: Zeni's method for both feet.
+        plate, assigned to the foot (heel-toe midpoint) that stays nearest the
+        centre of pressure over the middle half of the contact.
+        ``"kinematic"``: Zeni's method for both feet.
         ``"auto"`` (default): kinematic events, with those that have a
         force-plate event of the same kind and side within `tolerance`
         replaced by the force-plate event.

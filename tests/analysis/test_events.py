@@ -165,3 +165,50 @@ def test_force_plate_side_assignment_and_auto_merge():
     assert ("Foot Strike", 1.0, "force plate 0") in left
     assert ("Foot Off", 1.6, "force plate 0") in left
     assert sum(1 for e in auto if abs(e.time - 1.0) < 0.1 and e.context == "Left") == 1
+
+
+def test_zeni_treadmill_uses_foot_direction():
+    """On a treadmill the sacrum barely travels (here it drifts backwards)."""
+    fs = 100.0
+    t = np.arange(0, 3.0, 1 / fs)
+    sac = np.stack([-0.05 * t, 0 * t, 0.9 + 0 * t], 1)
+    heel = np.stack([0.3 * np.cos(2 * np.pi * t), 0.1 + 0 * t, 0 * t], 1)
+    toe = heel + [0.2, 0.0, 0.0]
+    s, o = zeni_events(heel, toe, sac, fs)
+    np.testing.assert_allclose(s, [1.0, 2.0], atol=0.02)
+    # toe furthest behind the pelvis half a cycle later
+    np.testing.assert_allclose(o, [0.5, 1.5, 2.5], atol=0.02)
+    with pytest.raises(DataError, match="walking direction"):
+        zeni_events(heel, heel, np.zeros_like(heel), fs)
+
+
+def test_force_plate_contact_assigned_to_stance_foot_with_narrow_base():
+    """The swinging heel passes right over the COP at mid-stance (zero step width)."""
+    fs = 100.0
+    t = np.arange(0, 1.6, 1 / fs)
+    on = (t >= 0.5) & (t <= 1.1)
+    lhee = np.tile([1.0, 0.0, 0.02], (t.size, 1))
+    ltoe = lhee + [0.2, 0.0, 0.0]
+    rx = 0.52 + (1.72 - 0.52) * (t - 0.5) / 0.6  # swing heel, level with the COP at 0.8 s
+    rhee = np.stack([rx, 0 * t, 0.05 + 0 * t], 1)
+    rtoe = rhee + [0.2, 0.0, 0.0]
+    fr = 1000.0
+    tf = np.arange(0, 1.6, 1 / fr)
+    onf = (tf > 0.5) & (tf < 1.1)
+    force = np.zeros((tf.size, 3))
+    force[onf, 2] = 700 * np.sin(np.pi * (tf[onf] - 0.5) / 0.6)
+    cop = np.full((tf.size, 3), np.nan)
+    cop[onf] = np.stack([1.0 + 0.2 * (tf[onf] - 0.5) / 0.6, 0 * tf[onf], 0 * tf[onf]], 1)
+    plate = SimpleNamespace(force=force, cop=cop, origin=np.array([1.1, 0.0, 0.0]), rate=fr)
+    trial = SimpleNamespace(
+        points=np.stack([lhee, ltoe, rhee, rtoe], 1),
+        point_labels=["LHEE", "LTOE", "RHEE", "RTOE"],
+        point_rate=fs,
+        first_frame=1,
+        force_plates=[plate],
+        n_frames=t.size,
+    )
+    assert on.any()
+    ev = detect_gait_events(trial, method="force_plate")
+    assert [e.context for e in ev] == ["Left", "Left"]
+    assert [e.label for e in ev] == ["Foot Strike", "Foot Off"]
