@@ -19,6 +19,7 @@ Conventions
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -102,7 +103,7 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd"), transpose=True):
         raise DataError(
             f"batch shapes of {('q',) + tuple(names[: len(vels)])} do not broadcast: {shapes}"
         ) from err
-    N = int(np.prod(batch)) if batch else 1
+    N = math.prod(batch)
 
     def batch_last(x, size):
         if x.shape[:-1] != batch:

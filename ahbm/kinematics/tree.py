@@ -1048,15 +1048,26 @@ def difference_q(model: Model, q0, q1) -> np.ndarray:
 
 def _check_quaternions(model: Model, q: np.ndarray, name: str = "q") -> None:
     """Raise DataError if a quaternion block has (near) zero norm."""
-    for i, code in enumerate(model.joint_codes):
-        if code in (SPHERICAL, FREE):
-            k = model.q_index[i] + (3 if code == FREE else 0)
-            nrm = np.linalg.norm(q[..., k : k + 4], axis=-1)
-            if np.any(nrm < 1e-9):
-                raise DataError(
-                    f"`{name}`: quaternion of joint '{model.bodies[i].joint.name}' "
-                    f"(coordinates {k}..{k + 3}) has zero norm; use a unit quaternion (x, y, z, w)"
-                )
+    cache = model.__dict__.setdefault("_joint_cache", {})
+    if "quaternion_blocks" not in cache:
+        blocks = []
+        for i, code in enumerate(model.joint_codes):
+            if code in (SPHERICAL, FREE):
+                blocks.append((i, int(model.q_index[i]) + (3 if code == FREE else 0)))
+        cols = np.array([k + c for _, k in blocks for c in range(4)], dtype=np.intp)
+        cache["quaternion_blocks"] = (blocks, cols)
+    blocks, cols = cache["quaternion_blocks"]
+    if not blocks:
+        return
+    qq = q[..., cols].reshape(q.shape[:-1] + (len(blocks), 4))
+    small = np.einsum("...i,...i->...", qq, qq) < 1e-18
+    if small.any():
+        j = int(np.flatnonzero(small.reshape(-1, len(blocks)).any(axis=0))[0])
+        i, k = blocks[j]
+        raise DataError(
+            f"`{name}`: quaternion of joint '{model.bodies[i].joint.name}' "
+            f"(coordinates {k}..{k + 3}) has zero norm; use a unit quaternion (x, y, z, w)"
+        )
 
 
 # ----------------------------------------------------------------------------
