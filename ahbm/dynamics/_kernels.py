@@ -987,3 +987,146 @@ def failing_body(p: Plan, node: int) -> int:
         if p.node_body[k] >= 0:
             return int(p.node_body[k])
     return 0
+
+
+# ----------------------------------------------------------------------------
+# Kinematics for constraints and force elements
+# ----------------------------------------------------------------------------
+
+
+@njit(cache=_CACHE)
+def kinematics_kernel(
+    parent, kind, E, t, plain, axis, principal, qi, vi, nvj, body_node, body_E, body_t,
+    q, qd, use_qd, Rw_out, pw_out, v_out, a_out, Sw_out,
+):  # fmt: skip
+    """World poses of the bodies, their velocities and bias accelerations, DOF columns.
+
+    Rw_out (N, nb, 3, 3), pw_out (N, nb, 3): world pose of each body frame.
+    v_out, a_out (N, nb, 6): body spatial velocity and acceleration at q̈ = 0
+    (no gravity), body coordinates (only if use_qd). Sw_out (N, 6, nv): world
+    motion vector ``[ω; v_O]`` (about the world origin) of each unit q̇_k.
+    """
+    n = parent.shape[0]
+    nb = body_node.shape[0]
+    N = q.shape[0]
+    R = np.zeros((n, 3, 3))
+    p = np.zeros((n, 3))
+    Rw = np.zeros((n, 3, 3))
+    pw = np.zeros((n, 3))
+    v = np.zeros((n, 6))
+    a = np.zeros((n, 6))
+    zero = np.zeros((1, 6))
+    s = np.zeros(6)
+    for fr in range(N):
+        qf = q[fr]
+        for k in range(n):
+            _transform(k, kind, E, t, plain, axis, principal, qf, qi, R, p)
+            lam = parent[k]
+            if lam < 0:
+                for r in range(3):
+                    pw[k, r] = p[k, r]
+                    for c in range(3):
+                        Rw[k, r, c] = R[k, r, c]
+            else:
+                for r in range(3):
+                    acc = pw[lam, r]
+                    for l in range(3):
+                        acc += Rw[lam, r, l] * p[k, l]
+                    pw[k, r] = acc
+                    for c in range(3):
+                        acc = 0.0
+                        for l in range(3):
+                            acc += Rw[lam, r, l] * R[k, l, c]
+                        Rw[k, r, c] = acc
+            for c in range(nvj[k]):
+                _S_col(kind, axis, k, c, s)
+                col = vi[k] + c
+                for r in range(3):
+                    w_ = Rw[k, r, 0] * s[0] + Rw[k, r, 1] * s[1] + Rw[k, r, 2] * s[2]
+                    Sw_out[fr, r, col] = w_
+                    Sw_out[fr, 3 + r, col] = (
+                        Rw[k, r, 0] * s[3] + Rw[k, r, 1] * s[4] + Rw[k, r, 2] * s[5]
+                    )
+                w0, w1, w2 = Sw_out[fr, 0, col], Sw_out[fr, 1, col], Sw_out[fr, 2, col]
+                Sw_out[fr, 3, col] += pw[k, 1] * w2 - pw[k, 2] * w1
+                Sw_out[fr, 4, col] += pw[k, 2] * w0 - pw[k, 0] * w2
+                Sw_out[fr, 5, col] += pw[k, 0] * w1 - pw[k, 1] * w0
+            if use_qd:
+                if lam < 0:
+                    _motion_to_child(R, p, k, zero, 0, v, k)
+                    _motion_to_child(R, p, k, zero, 0, a, k)
+                else:
+                    _motion_to_child(R, p, k, v, lam, v, k)
+                    _motion_to_child(R, p, k, a, lam, a, k)
+                j = vi[k]
+                w0 = w1 = w2 = u0 = u1 = u2 = 0.0
+                if kind[k] == SPH:
+                    w0, w1, w2 = qd[fr, j], qd[fr, j + 1], qd[fr, j + 2]
+                elif kind[k] == REV:
+                    w0, w1, w2 = (
+                        axis[k, 0] * qd[fr, j],
+                        axis[k, 1] * qd[fr, j],
+                        axis[k, 2] * qd[fr, j],
+                    )
+                else:
+                    u0, u1, u2 = (
+                        axis[k, 0] * qd[fr, j],
+                        axis[k, 1] * qd[fr, j],
+                        axis[k, 2] * qd[fr, j],
+                    )
+                v[k, 0] += w0
+                v[k, 1] += w1
+                v[k, 2] += w2
+                v[k, 3] += u0
+                v[k, 4] += u1
+                v[k, 5] += u2
+                x0, x1, x2, x3, x4, x5 = v[k, 0], v[k, 1], v[k, 2], v[k, 3], v[k, 4], v[k, 5]
+                a[k, 0] += x1 * w2 - x2 * w1
+                a[k, 1] += x2 * w0 - x0 * w2
+                a[k, 2] += x0 * w1 - x1 * w0
+                a[k, 3] += x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
+                a[k, 4] += x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
+                a[k, 5] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+        for b in range(nb):
+            nd = body_node[b]
+            if nd < 0:
+                for r in range(3):
+                    pw_out[fr, b, r] = body_t[b, r]
+                    for c in range(3):
+                        Rw_out[fr, b, r, c] = body_E[b, r, c]
+                continue
+            for r in range(3):
+                acc = pw[nd, r]
+                for l in range(3):
+                    acc += Rw[nd, r, l] * body_t[b, l]
+                pw_out[fr, b, r] = acc
+                for c in range(3):
+                    acc = 0.0
+                    for l in range(3):
+                        acc += Rw[nd, r, l] * body_E[b, l, c]
+                    Rw_out[fr, b, r, c] = acc
+            if use_qd:
+                _motion_to_child(body_E, body_t, b, v, nd, v_out[fr], b)
+                _motion_to_child(body_E, body_t, b, a, nd, a_out[fr], b)
+
+
+def kinematics(model: Model, q, qd=None):
+    """Body poses, velocities, bias accelerations and world DOF columns (batch first).
+
+    Returns ``(Rw (N, nb, 3, 3), pw (N, nb, 3), v, a (N, nb, 6) or None, Sw (N, 6, nv))``.
+    """
+    p = plan(model)
+    N = q.shape[0]
+    nb = model.n_bodies
+    Rw = np.empty((N, nb, 3, 3))
+    pw = np.empty((N, nb, 3))
+    use_qd = qd is not None
+    v = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
+    a = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
+    Sw = np.zeros((N, 6, model.nv))
+    kinematics_kernel(
+        p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj,
+        p.body_node, p.body_E, p.body_t, _c(q), _c(qd) if use_qd else np.zeros((1, 1)),
+        use_qd, Rw, pw, v, a, Sw,
+    )  # fmt: skip
+    return Rw, pw, (v if use_qd else None), (a if use_qd else None), Sw

@@ -34,8 +34,9 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._validation import as_float_array
+from ahbm.dynamics import _kernels
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.forward import joint_pass, prepare, velocity_pass, world_poses
+from ahbm.kinematics.forward import prepare
 from ahbm.kinematics.rotations import matrix_to_rotvec
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model, t_cross, t_mtv, t_mv
 
@@ -74,37 +75,35 @@ class _Kin:
     def __init__(self, model: Model, q, qd=None):
         self.model = model
         if qd is None:
-            self.batch, self.q, _ = prepare(model, q)
-            self.qd = None
+            self.batch, qf, _ = prepare(model, q, transpose=False)
+            qdf = None
         else:
-            self.batch, self.q, (self.qd,) = prepare(model, q, qd, names=("qd",))
-        self.N = self.q.shape[1]
-        self.joints = joint_pass(model, self.q, self.qd)
-        self.Rw, self.pw = world_poses(model, self.joints)
-        self._cols = {}
+            self.batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",), transpose=False)
+        self.q = qf.T
+        self.qd = None if qdf is None else qdf.T
+        self.N = qf.shape[0]
+        # compiled forward kinematics (ahbm.dynamics._kernels), batch first
+        Rw, pw, v, a, self._Sw = _kernels.kinematics(model, qf, qdf)
+        self.Rw = [np.moveaxis(Rw[:, b], 0, -1) for b in range(model.n_bodies)]
+        self.pw = [pw[:, b].T for b in range(model.n_bodies)]
         self._va = None
+        if v is not None:
+            n = model.n_bodies
+            self._va = ([v[:, b].T for b in range(n)], [a[:, b].T for b in range(n)])
+        self._cols = {}
 
     # -- helpers -----------------------------------------------------------
     def _velacc(self):
         if self._va is None:
-            if self.qd is None:
-                raise DataError("velocities `qd` are needed for this quantity")
-            zeros = np.zeros_like(self.qd)
-            self._va = velocity_pass(self.model, self.joints, self.qd, zeros)
+            raise DataError("velocities `qd` are needed for this quantity")
         return self._va
 
     def _block(self, j):
         """World columns of joint j: angular (3, k, N) and linear about the origin (3, k, N)."""
         if j not in self._cols:
-            S = self.joints[j][2]
-            S = S if S.ndim == 3 else S[:, :, None]
-            R = self.Rw[j]
-            R = R if R.ndim == 3 else R[:, :, None]
-            p = self.pw[j]
-            w = np.einsum("ijN,jkN->ikN", R, S[:3])
-            lin = np.einsum("ijN,jkN->ikN", R, S[3:]) + t_cross(p[:, None, :], w)
-            shape = (3, S.shape[1], self.N)
-            self._cols[j] = (np.broadcast_to(w, shape), np.broadcast_to(lin, shape))
+            k0, k = self.model.v_index[j], self.model.joint_nv[j]
+            cols = np.moveaxis(self._Sw[:, :, k0 : k0 + k], 0, -1)  # (6, k, N)
+            self._cols[j] = (cols[:3], cols[3:])
         return self._cols[j]
 
     def _body_columns(self, b):
