@@ -121,3 +121,32 @@ def test_singular_names_the_body():
     m.add_body("tip", "upper", {"type": "spherical"}, position=[0, 0, -0.3], mass=0.0)
     with pytest.raises(SimulationError, match="tip"):
         aba(m, [0.0, 0, 0, 0, 1], np.zeros(4), np.ones(4))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kinematics_kernel_equals_numpy_forward_kinematics(seed):
+    from ahbm.kinematics import forward_kinematics
+
+    rng = np.random.default_rng(950 + seed)
+    model = random_model(11, rng=rng, joint_types=ALL)
+    n = 5
+    q = random_q(model, rng=rng, size=n)
+    qd = rng.normal(size=(n, model.nv))
+    kin = forward_kinematics(model, q, qd, np.zeros((n, model.nv)))
+    Rw, pw, v, a, Sw = _kernels.kinematics(model, q, qd)
+    np.testing.assert_allclose(Rw, kin.transforms[..., :3, :3], atol=1e-12)
+    np.testing.assert_allclose(pw, kin.transforms[..., :3, 3], atol=1e-12)
+    np.testing.assert_allclose(v, kin.velocities, atol=1e-11)
+    np.testing.assert_allclose(a, kin.accelerations, atol=1e-10)
+    # the world DOF columns map q̇ to the world spatial velocity of every body:
+    # [ω; v_O] about the world origin, v_O = v_body_origin − ω × p
+    for b in range(model.n_bodies):
+        w_world = np.einsum("nij,nj->ni", Rw[:, b], v[:, b, :3])
+        vo_world = np.einsum("nij,nj->ni", Rw[:, b], v[:, b, 3:]) - np.cross(w_world, pw[:, b])
+        sup = [j for j in model.supports[b] if model.joint_nv[j]]
+        dofs = [
+            k for j in sup for k in range(model.v_index[j], model.v_index[j] + model.joint_nv[j])
+        ]
+        twist = np.einsum("nik,nk->ni", Sw[:, :, dofs], qd[:, dofs])
+        np.testing.assert_allclose(twist[:, :3], w_world, atol=1e-11)
+        np.testing.assert_allclose(twist[:, 3:], vo_world, atol=1e-11)
