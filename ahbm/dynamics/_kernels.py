@@ -997,14 +997,15 @@ def failing_body(p: Plan, node: int) -> int:
 @njit(cache=_CACHE)
 def kinematics_kernel(
     parent, kind, E, t, plain, axis, principal, qi, vi, nvj, body_node, body_E, body_t,
-    q, qd, use_qd, Rw_out, pw_out, v_out, a_out, Sw_out,
+    q, qd, use_qd, use_cols, Rw_out, pw_out, v_out, a_out, Sw_out,
 ):  # fmt: skip
     """World poses of the bodies, their velocities and bias accelerations, DOF columns.
 
     Rw_out (N, nb, 3, 3), pw_out (N, nb, 3): world pose of each body frame.
     v_out, a_out (N, nb, 6): body spatial velocity and acceleration at q̈ = 0
     (no gravity), body coordinates (only if use_qd). Sw_out (N, 6, nv): world
-    motion vector ``[ω; v_O]`` (about the world origin) of each unit q̇_k.
+    motion vector ``[ω; v_O]`` (about the world origin) of each unit q̇_k
+    (only if use_cols).
     """
     n = parent.shape[0]
     nb = body_node.shape[0]
@@ -1038,7 +1039,7 @@ def kinematics_kernel(
                         for l in range(3):
                             acc += Rw[lam, r, l] * R[k, l, c]
                         Rw[k, r, c] = acc
-            for c in range(nvj[k]):
+            for c in range(nvj[k] if use_cols else 0):
                 _S_col(kind, axis, k, c, s)
                 col = vi[k] + c
                 for r in range(3):
@@ -1110,10 +1111,11 @@ def kinematics_kernel(
                 _motion_to_child(body_E, body_t, b, a, nd, a_out[fr], b)
 
 
-def kinematics(model: Model, q, qd=None):
+def kinematics(model: Model, q, qd=None, *, columns=True):
     """Body poses, velocities, bias accelerations and world DOF columns (batch first).
 
-    Returns ``(Rw (N, nb, 3, 3), pw (N, nb, 3), v, a (N, nb, 6) or None, Sw (N, 6, nv))``.
+    Returns ``(Rw (N, nb, 3, 3), pw (N, nb, 3), v, a (N, nb, 6) or None,
+    Sw (N, 6, nv) or None)``; ``columns=False`` skips ``Sw``.
     """
     p = plan(model)
     N = q.shape[0]
@@ -1123,10 +1125,10 @@ def kinematics(model: Model, q, qd=None):
     use_qd = qd is not None
     v = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
     a = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
-    Sw = np.zeros((N, 6, model.nv))
+    Sw = np.zeros((N, 6, model.nv)) if columns else np.zeros((1, 6, 1))
     kinematics_kernel(
         p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj,
         p.body_node, p.body_E, p.body_t, _c(q), _c(qd) if use_qd else np.zeros((1, 1)),
-        use_qd, Rw, pw, v, a, Sw,
+        use_qd, columns, Rw, pw, v, a, Sw,
     )  # fmt: skip
-    return Rw, pw, (v if use_qd else None), (a if use_qd else None), Sw
+    return Rw, pw, (v if use_qd else None), (a if use_qd else None), (Sw if columns else None)

@@ -83,7 +83,9 @@ class _Kin:
         self.qd = None if qdf is None else qdf.T
         self.N = qf.shape[0]
         # compiled forward kinematics (ahbm.dynamics._kernels), batch first
-        Rw, pw, v, a, self._Sw = _kernels.kinematics(model, qf, qdf)
+        self._qf = qf
+        self._Sw = None  # world DOF columns, computed when first needed
+        Rw, pw, v, a, _ = _kernels.kinematics(model, qf, qdf, columns=False)
         self.Rw = [np.moveaxis(Rw[:, b], 0, -1) for b in range(model.n_bodies)]
         self.pw = [pw[:, b].T for b in range(model.n_bodies)]
         self._va = None
@@ -101,6 +103,8 @@ class _Kin:
     def _block(self, j):
         """World columns of joint j: angular (3, k, N) and linear about the origin (3, k, N)."""
         if j not in self._cols:
+            if self._Sw is None:
+                self._Sw = _kernels.kinematics(self.model, self._qf)[4]
             k0, k = self.model.v_index[j], self.model.joint_nv[j]
             cols = np.moveaxis(self._Sw[:, :, k0 : k0 + k], 0, -1)  # (6, k, N)
             self._cols[j] = (cols[:3], cols[3:])
