@@ -86,12 +86,12 @@ class _Kin:
         self._qf = qf
         self._Sw = None  # world DOF columns, computed when first needed
         Rw, pw, v, a, _ = _kernels.kinematics(model, qf, qdf, columns=False)
-        self.Rw = [np.moveaxis(Rw[:, b], 0, -1) for b in range(model.n_bodies)]
-        self.pw = [pw[:, b].T for b in range(model.n_bodies)]
+        # per-body batch-last views: (3, 3, N), (3, N), (6, N)
+        self.Rw = list(Rw.transpose(1, 2, 3, 0))
+        self.pw = list(pw.transpose(1, 2, 0))
         self._va = None
         if v is not None:
-            n = model.n_bodies
-            self._va = ([v[:, b].T for b in range(n)], [a[:, b].T for b in range(n)])
+            self._va = (list(v.transpose(1, 2, 0)), list(a.transpose(1, 2, 0)))
         self._cols = {}
 
     # -- helpers -----------------------------------------------------------
@@ -106,7 +106,7 @@ class _Kin:
             if self._Sw is None:
                 self._Sw = _kernels.kinematics(self.model, self._qf)[4]
             k0, k = self.model.v_index[j], self.model.joint_nv[j]
-            cols = np.moveaxis(self._Sw[:, :, k0 : k0 + k], 0, -1)  # (6, k, N)
+            cols = self._Sw[:, :, k0 : k0 + k].transpose(1, 2, 0)  # (6, k, N)
             self._cols[j] = (cols[:3], cols[3:])
         return self._cols[j]
 
