@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ahbm.errors import DataError
+from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 
 __all__ = ["convert", "ConversionReport", "read_trial", "SUPPORTED_SUFFIXES"]
-
-#: File suffixes :func:`convert` reads (compared case-insensitively).
-SUPPORTED_SUFFIXES = (".c3d", ".trc")
 
 
 @dataclass
@@ -55,50 +53,6 @@ class ConversionReport:
         lines += [f"  skipped {p}: {why}" for p, why in self.skipped]
         lines += [f"  FAILED  {p}: {why}" for p, why in self.failed]
         return "\n".join(lines)
-
-
-def read_trial(path):
-    """Read a C3D or TRC file into a Trial, chosen by the file suffix.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A ``.c3d`` or ``.trc`` file.
-
-    Returns
-    -------
-    Trial
-        Points in metres.
-
-    Raises
-    ------
-    DataError
-        If the suffix is not supported.
-    FileFormatError
-        If the file cannot be read.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from ahbm.io import Trial, write_trc
-    >>> write_trc(Trial(points=np.ones((3, 1, 3)), point_labels=["A"], point_rate=60.0), "w.trc")
-    >>> read_trial("w.trc")
-    Trial(source='w.trc', frames=3, points=1 @ 60 Hz, ...)
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".c3d":
-        from ahbm.io.c3d import read_c3d  # imported lazily: optional at import time
-
-        return read_c3d(path)
-    if suffix == ".trc":
-        from ahbm.io.opensim import read_trc
-
-        return read_trc(path)
-    raise DataError(
-        f"Cannot read '{path}': unsupported file type {path.suffix!r}; supported: "
-        f"{', '.join(SUPPORTED_SUFFIXES)}"
-    )
 
 
 def _convert_one(src: str, dst: str, overwrite: bool, catch: bool):

@@ -13,6 +13,8 @@ cycles and time normalization, statistics.
   :func:`zeni_events`, :func:`detect_gait_events`.
 - Cycles (:mod:`ahbm.analysis.cycles`): :func:`time_normalize`,
   :func:`ensemble_stats`, :func:`spatiotemporal_parameters`.
+- Segments (:mod:`ahbm.analysis.segments`): :func:`segment_motion` (angular
+  velocity and acceleration, COM acceleration from segment poses).
 """
 
 from ahbm.analysis.cycles import (
@@ -44,6 +46,7 @@ from ahbm.analysis.filters import (
     winter_correction,
 )
 from ahbm.analysis.gaps import Gap, GapFill, fill_gaps, fill_gaps_rigid, find_gaps
+from ahbm.analysis.segments import segment_motion
 
 __all__ = [
     "EnsembleStats",
@@ -69,6 +72,7 @@ __all__ = [
     "moving_average",
     "residual_analysis",
     "savgol_derivative",
+    "segment_motion",
     "spline_derivative",
     "winter_correction",
 ]

@@ -46,7 +46,6 @@ from ahbm.dynamics.inverse import (
 from ahbm.dynamics.segmental import (
     JointLoads,
     PlateAssignment,
-    SagittalResult,
     SegmentMotion,
     assign_force_plates,
     clinical_moments,
@@ -54,8 +53,6 @@ from ahbm.dynamics.segmental import (
     loads_in_frame,
     loads_in_jcs,
     newton_euler,
-    sagittal_inverse_dynamics,
-    segment_motion,
 )
 from ahbm.dynamics.simulate import (
     Event,
@@ -124,7 +121,6 @@ __all__: list[str] = [
     # segment-by-segment Newton-Euler (segmental.py)
     "JointLoads",
     "PlateAssignment",
-    "SagittalResult",
     "SegmentMotion",
     "assign_force_plates",
     "clinical_moments",
@@ -132,6 +128,4 @@ __all__: list[str] = [
     "loads_in_frame",
     "loads_in_jcs",
     "newton_euler",
-    "sagittal_inverse_dynamics",
-    "segment_motion",
 ]

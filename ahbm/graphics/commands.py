@@ -37,7 +37,7 @@ def _read(path: Path, name: str | None):
 
         return load_trial(path, name)
     if suffix in (".c3d", ".trc"):
-        from ahbm.batch import read_trial
+        from ahbm.io.readers import read_trial
 
         return read_trial(path)
     raise DataError(f"Cannot read '{path}': use a .c3d, .trc or .h5 file")

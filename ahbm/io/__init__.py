@@ -20,6 +20,7 @@ from ahbm.io.opensim import (
     write_mot,
     write_trc,
 )
+from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 from ahbm.io.tables import (
     analogs_to_dataframe,
     dataframe_to_results,
@@ -63,4 +64,6 @@ __all__ = [
     "wrench_to_cop",
     "remove_zero_offset",
     "resample_force_plate",
+    "read_trial",
+    "SUPPORTED_SUFFIXES",
 ]

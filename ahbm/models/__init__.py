@@ -28,6 +28,7 @@ from ahbm.models.lower_extremity import (
 )
 from ahbm.models.pendulum import pendulum_torque, single_pendulum
 from ahbm.models.pendulums import double_pendulum_3d, triple_pendulum_euler
+from ahbm.models.sagittal import SAGITTAL_MARKERS, SagittalResult, sagittal_inverse_dynamics
 from ahbm.models.whole_body import (
     JOINT_PROPERTIES,
     chest_impact,
@@ -51,6 +52,10 @@ __all__: list[str] = [
     "save_gait_result",
     "subject_parameters",
     "synthetic_walking_trial",
+    # Winter's 2-D sagittal model (sagittal.py)
+    "SAGITTAL_MARKERS",
+    "SagittalResult",
+    "sagittal_inverse_dynamics",
     # example models of AHBM chapter 5 (whole_body, head_neck, airbag, heiman, pendulum)
     "BaseAcceleration",
     "HEAD_NECK_JOINTS",

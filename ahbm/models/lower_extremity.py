@@ -913,13 +913,13 @@ def analyze_gait(
     from ahbm.analysis.events import zeni_events
     from ahbm.analysis.filters import butter_filtfilt
     from ahbm.analysis.gaps import fill_gaps
+    from ahbm.analysis.segments import segment_motion
     from ahbm.bsp.tables import segment_parameters
     from ahbm.dynamics.segmental import (
         assign_force_plates,
         clinical_moments,
         loads_in_frame,
         newton_euler,
-        segment_motion,
     )
     from ahbm.io.trial import Event
     from ahbm.kinematics.jcs import foot_progression_angles, grood_suntay_angles, pelvis_angles

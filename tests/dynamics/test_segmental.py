@@ -4,6 +4,7 @@ force plate assignment, clinical sign conventions, joint power."""
 import numpy as np
 import pytest
 
+from ahbm.analysis.segments import segment_motion
 from ahbm.dynamics import rnea
 from ahbm.dynamics.segmental import (
     JointLoads,
@@ -14,7 +15,6 @@ from ahbm.dynamics.segmental import (
     loads_in_frame,
     loads_in_jcs,
     newton_euler,
-    segment_motion,
 )
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io.trial import ForcePlate

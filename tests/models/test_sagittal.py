@@ -5,15 +5,11 @@ import numpy as np
 import pytest
 
 from ahbm.bsp import segment_parameters
-from ahbm.dynamics.segmental import (
-    SegmentMotion,
-    clinical_moments,
-    newton_euler,
-    sagittal_inverse_dynamics,
-)
+from ahbm.dynamics.segmental import SegmentMotion, clinical_moments, newton_euler
 from ahbm.errors import DataError
 from ahbm.kinematics.jcs import lab_reference_frame
 from ahbm.kinematics.rotations import rot_y
+from ahbm.models.sagittal import sagittal_inverse_dynamics
 
 G = 9.81
 MASS = 70.0
