@@ -441,6 +441,53 @@ def _plucker(R, p, k, X):
 
 
 @njit(cache=_CACHE, inline="always")
+def _joint_velocity(kind, axis, k, qd, fr, j, v, c, add):
+    """v[k] += vJ = S q̇ and c[k] (+)= v[k] × vJ (velocity-product acceleration).
+
+    ``add`` selects ``c[k] += ...`` (accumulating into an acceleration) or
+    ``c[k] = ...``.
+    """
+    w0 = w1 = w2 = u0 = u1 = u2 = 0.0
+    if kind[k] == SPH:
+        w0, w1, w2 = qd[fr, j], qd[fr, j + 1], qd[fr, j + 2]
+    elif kind[k] == REV:
+        w0, w1, w2 = axis[k, 0] * qd[fr, j], axis[k, 1] * qd[fr, j], axis[k, 2] * qd[fr, j]
+    else:
+        u0, u1, u2 = axis[k, 0] * qd[fr, j], axis[k, 1] * qd[fr, j], axis[k, 2] * qd[fr, j]
+    v[k, 0] += w0
+    v[k, 1] += w1
+    v[k, 2] += w2
+    v[k, 3] += u0
+    v[k, 4] += u1
+    v[k, 5] += u2
+    x0, x1, x2, x3, x4, x5 = v[k, 0], v[k, 1], v[k, 2], v[k, 3], v[k, 4], v[k, 5]
+    if not add:
+        for r in range(6):
+            c[k, r] = 0.0
+    c[k, 0] += x1 * w2 - x2 * w1
+    c[k, 1] += x2 * w0 - x0 * w2
+    c[k, 2] += x0 * w1 - x1 * w0
+    c[k, 3] += x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
+    c[k, 4] += x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
+    c[k, 5] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+
+
+@njit(cache=_CACHE, inline="always")
+def _add_S_times(kind, axis, k, x, fr, j, a):
+    """a[k] += S x[fr, j:j+nvj] (e.g. the joint-acceleration term S q̈)."""
+    if kind[k] == SPH:
+        a[k, 0] += x[fr, j]
+        a[k, 1] += x[fr, j + 1]
+        a[k, 2] += x[fr, j + 2]
+    elif kind[k] == REV:
+        for r in range(3):
+            a[k, r] += axis[k, r] * x[fr, j]
+    else:
+        for r in range(3):
+            a[k, 3 + r] += axis[k, r] * x[fr, j]
+
+
+@njit(cache=_CACHE, inline="always")
 def _rotT(c, s, ax, x0, x1, x2):
     """R_ax(θ)ᵀ x for (c, s) = (cos θ, sin θ); pass -s for R_ax(θ) x."""
     if ax == 0:
@@ -599,41 +646,9 @@ def rnea_kernel(
                     else:
                         _motion_to_child(R, p, k, v, lam, v, k)
                         _motion_to_child(R, p, k, a, lam, a, k)
-                    # vJ = S q̇ = [w; u]; v += vJ; a += S q̈ + v × vJ
-                    w0 = w1 = w2 = u0 = u1 = u2 = 0.0
-                    if kind[k] == SPH:
-                        w0, w1, w2 = qd[fr, j], qd[fr, j + 1], qd[fr, j + 2]
-                        a[k, 0] += qdd[fr, j]
-                        a[k, 1] += qdd[fr, j + 1]
-                        a[k, 2] += qdd[fr, j + 2]
-                    elif kind[k] == REV:
-                        s_ = qd[fr, j]
-                        sd = qdd[fr, j]
-                        w0, w1, w2 = axis[k, 0] * s_, axis[k, 1] * s_, axis[k, 2] * s_
-                        a[k, 0] += axis[k, 0] * sd
-                        a[k, 1] += axis[k, 1] * sd
-                        a[k, 2] += axis[k, 2] * sd
-                    else:
-                        s_ = qd[fr, j]
-                        sd = qdd[fr, j]
-                        u0, u1, u2 = axis[k, 0] * s_, axis[k, 1] * s_, axis[k, 2] * s_
-                        a[k, 3] += axis[k, 0] * sd
-                        a[k, 4] += axis[k, 1] * sd
-                        a[k, 5] += axis[k, 2] * sd
-                    v[k, 0] += w0
-                    v[k, 1] += w1
-                    v[k, 2] += w2
-                    v[k, 3] += u0
-                    v[k, 4] += u1
-                    v[k, 5] += u2
-                    x0, x1, x2 = v[k, 0], v[k, 1], v[k, 2]
-                    x3, x4, x5 = v[k, 3], v[k, 4], v[k, 5]
-                    a[k, 0] += x1 * w2 - x2 * w1
-                    a[k, 1] += x2 * w0 - x0 * w2
-                    a[k, 2] += x0 * w1 - x1 * w0
-                    a[k, 3] += x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
-                    a[k, 4] += x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
-                    a[k, 5] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+                    # v += S q̇; a += S q̈ + v × S q̇
+                    _add_S_times(kind, axis, k, qdd, fr, j, a)
+                    _joint_velocity(kind, axis, k, qd, fr, j, v, a, True)
                 if massive[k]:
                     _body_force(I6, k, v, a, f)
                 else:
@@ -826,27 +841,9 @@ def aba_kernel(
             else:
                 _motion_to_child(R, p, k, v, lam, v, k)
             j = vi[k]
-            # vJ = S qd; c = v × vJ
-            w0 = w1 = w2 = u0 = u1 = u2 = 0.0
-            if kind[k] == SPH:
-                w0, w1, w2 = qd[fr, j], qd[fr, j + 1], qd[fr, j + 2]
-            elif kind[k] == REV:
-                w0, w1, w2 = axis[k, 0] * qd[fr, j], axis[k, 1] * qd[fr, j], axis[k, 2] * qd[fr, j]
-            else:
-                u0, u1, u2 = axis[k, 0] * qd[fr, j], axis[k, 1] * qd[fr, j], axis[k, 2] * qd[fr, j]
-            v[k, 0] += w0
-            v[k, 1] += w1
-            v[k, 2] += w2
-            v[k, 3] += u0
-            v[k, 4] += u1
-            v[k, 5] += u2
+            # v += vJ = S q̇; c = v × vJ
+            _joint_velocity(kind, axis, k, qd, fr, j, v, c, False)
             x0, x1, x2, x3, x4, x5 = v[k, 0], v[k, 1], v[k, 2], v[k, 3], v[k, 4], v[k, 5]
-            c[k, 0] = x1 * w2 - x2 * w1
-            c[k, 1] = x2 * w0 - x0 * w2
-            c[k, 2] = x0 * w1 - x1 * w0
-            c[k, 3] = x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
-            c[k, 4] = x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
-            c[k, 5] = x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
             for r in range(6):
                 sv = 0.0
                 for cc in range(6):
@@ -1059,35 +1056,7 @@ def kinematics_kernel(
                 else:
                     _motion_to_child(R, p, k, v, lam, v, k)
                     _motion_to_child(R, p, k, a, lam, a, k)
-                j = vi[k]
-                w0 = w1 = w2 = u0 = u1 = u2 = 0.0
-                if kind[k] == SPH:
-                    w0, w1, w2 = qd[fr, j], qd[fr, j + 1], qd[fr, j + 2]
-                elif kind[k] == REV:
-                    w0, w1, w2 = (
-                        axis[k, 0] * qd[fr, j],
-                        axis[k, 1] * qd[fr, j],
-                        axis[k, 2] * qd[fr, j],
-                    )
-                else:
-                    u0, u1, u2 = (
-                        axis[k, 0] * qd[fr, j],
-                        axis[k, 1] * qd[fr, j],
-                        axis[k, 2] * qd[fr, j],
-                    )
-                v[k, 0] += w0
-                v[k, 1] += w1
-                v[k, 2] += w2
-                v[k, 3] += u0
-                v[k, 4] += u1
-                v[k, 5] += u2
-                x0, x1, x2, x3, x4, x5 = v[k, 0], v[k, 1], v[k, 2], v[k, 3], v[k, 4], v[k, 5]
-                a[k, 0] += x1 * w2 - x2 * w1
-                a[k, 1] += x2 * w0 - x0 * w2
-                a[k, 2] += x0 * w1 - x1 * w0
-                a[k, 3] += x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
-                a[k, 4] += x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
-                a[k, 5] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+                _joint_velocity(kind, axis, k, qd, fr, vi[k], v, a, True)
         for b in range(nb):
             nd = body_node[b]
             if nd < 0:

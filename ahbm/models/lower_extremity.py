@@ -322,18 +322,13 @@ def _load(trial_or_path, argname: str):
         path = Path(trial_or_path)
         if not path.is_file():
             raise DataError(f"`{argname}`: file {str(path)!r} does not exist")
-        suffix = path.suffix.lower()
-        if suffix == ".c3d":
-            from ahbm.io.c3d import read_c3d
+        from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 
-            return read_c3d(path)
-        if suffix == ".trc":
-            from ahbm.io.opensim import read_trc
-
-            return read_trc(path)
-        raise DataError(
-            f"`{argname}`: cannot read {str(path)!r}; use a .c3d or .trc file or a Trial"
-        )
+        if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+            raise DataError(
+                f"`{argname}`: cannot read {str(path)!r}; use a .c3d or .trc file or a Trial"
+            )
+        return read_trial(path)
     raise DataError(f"`{argname}` must be a Trial or a path, got {type(trial_or_path).__name__}")
 
 
