@@ -487,196 +487,319 @@ def _add_S_times(kind, axis, k, x, fr, j, a):
             a[k, 3 + r] += axis[k, r] * x[fr, j]
 
 
-@njit(cache=_CACHE, inline="always")
-def _rotT(c, s, ax, x0, x1, x2):
-    """R_ax(θ)ᵀ x for (c, s) = (cos θ, sin θ); pass -s for R_ax(θ) x."""
-    if ax == 0:
-        return x0, c * x1 + s * x2, c * x2 - s * x1
-    if ax == 1:
-        return c * x0 - s * x2, x1, c * x2 + s * x0
-    return c * x0 + s * x1, c * x1 - s * x0, x2
-
-
-@njit(cache=_CACHE, inline="always")
-def _fast_motion(c, s, ax, t, k, src, si, dst, di):
-    """dst[di] = X src[si], node k rotating by (c, s) about +e_ax at origin t[k]."""
-    w0, w1, w2 = src[si, 0], src[si, 1], src[si, 2]
-    tx, ty, tz = t[k, 0], t[k, 1], t[k, 2]
-    v0 = src[si, 3] + w1 * tz - w2 * ty
-    v1 = src[si, 4] + w2 * tx - w0 * tz
-    v2 = src[si, 5] + w0 * ty - w1 * tx
-    y0, y1, y2 = _rotT(c, s, ax, w0, w1, w2)
-    y3, y4, y5 = _rotT(c, s, ax, v0, v1, v2)
-    dst[di, 0] = y0
-    dst[di, 1] = y1
-    dst[di, 2] = y2
-    dst[di, 3] = y3
-    dst[di, 4] = y4
-    dst[di, 5] = y5
-
-
-@njit(cache=_CACHE, inline="always")
-def _fast_force_add(c, s, ax, t, k, src, si, dst, di):
-    """dst[di] += Xᵀ src[si], node k rotating by (c, s) about +e_ax at origin t[k]."""
-    N0, N1, N2 = _rotT(c, -s, ax, src[si, 0], src[si, 1], src[si, 2])
-    F0, F1, F2 = _rotT(c, -s, ax, src[si, 3], src[si, 4], src[si, 5])
-    tx, ty, tz = t[k, 0], t[k, 1], t[k, 2]
-    dst[di, 0] += N0 + ty * F2 - tz * F1
-    dst[di, 1] += N1 + tz * F0 - tx * F2
-    dst[di, 2] += N2 + tx * F1 - ty * F0
-    dst[di, 3] += F0
-    dst[di, 4] += F1
-    dst[di, 5] += F2
-
-
-@njit(cache=_CACHE, inline="always")
-def _body_force(I6, k, v, a, f):
-    """f[k] = I a + v ×* (I v) for the rigid inertia of node k.
-
-    With mass m, first moment hc and rotational inertia J about the node
-    origin: ``I x = [J ω + hc × v; m v − hc × ω]``.
-    """
-    m_ = I6[k, 3, 3]
-    c0, c1, c2 = I6[k, 2, 4], I6[k, 0, 5], I6[k, 1, 3]
-    J00, J01, J02 = I6[k, 0, 0], I6[k, 0, 1], I6[k, 0, 2]
-    J11, J12, J22 = I6[k, 1, 1], I6[k, 1, 2], I6[k, 2, 2]
-    b0, b1, b2, b3, b4, b5 = a[k, 0], a[k, 1], a[k, 2], a[k, 3], a[k, 4], a[k, 5]
-    x0, x1, x2, x3, x4, x5 = v[k, 0], v[k, 1], v[k, 2], v[k, 3], v[k, 4], v[k, 5]
-    h0 = J00 * x0 + J01 * x1 + J02 * x2 + c1 * x5 - c2 * x4
-    h1 = J01 * x0 + J11 * x1 + J12 * x2 + c2 * x3 - c0 * x5
-    h2 = J02 * x0 + J12 * x1 + J22 * x2 + c0 * x4 - c1 * x3
-    h3 = m_ * x3 - c1 * x2 + c2 * x1
-    h4 = m_ * x4 - c2 * x0 + c0 * x2
-    h5 = m_ * x5 - c0 * x1 + c1 * x0
-    f[k, 0] = J00 * b0 + J01 * b1 + J02 * b2 + c1 * b5 - c2 * b4
-    f[k, 0] += x1 * h2 - x2 * h1 + x4 * h5 - x5 * h4
-    f[k, 1] = J01 * b0 + J11 * b1 + J12 * b2 + c2 * b3 - c0 * b5
-    f[k, 1] += x2 * h0 - x0 * h2 + x5 * h3 - x3 * h5
-    f[k, 2] = J02 * b0 + J12 * b1 + J22 * b2 + c0 * b4 - c1 * b3
-    f[k, 2] += x0 * h1 - x1 * h0 + x3 * h4 - x4 * h3
-    f[k, 3] = m_ * b3 - c1 * b2 + c2 * b1 + x1 * h5 - x2 * h4
-    f[k, 4] = m_ * b4 - c2 * b0 + c0 * b2 + x2 * h3 - x0 * h5
-    f[k, 5] = m_ * b5 - c0 * b1 + c1 * b0 + x0 * h4 - x1 * h3
-
-
 @njit(cache=_CACHE)
-def rnea_kernel(
+def rnea_block_kernel(
     parent, kind, E, t, plain, axis, principal, qi, vi, I6, fast, massive,
     q, qd, qdd, fx, use_fx, g, tau,
 ):  # fmt: skip
-    """tau (N, nv) <- RNEA for q (N, nq), qd, qdd (N, nv); fx (N, n, 6) if use_fx.
+    """tau (N, nv) <- RNEA, frames in blocks of _B (innermost loops run over frames).
 
-    Frames are processed in chunks of 64: the sines and cosines of all the
-    chunk's principal-axis revolute angles first (a vectorized loop), then
-    the two recursions frame by frame.
+    Layout inside a block: spatial vectors (node, component, frame). All
+    branches (joint type, axis) are taken once per node and block; the
+    loops over the frames of a block have none, so the compiler vectorizes
+    them.
     """
     n = parent.shape[0]
     N = q.shape[0]
-    R = np.zeros((n, 3, 3))
-    p = np.zeros((n, 3))
-    cs = np.zeros((n, 2))
-    v = np.zeros((n, 6))
-    a = np.zeros((n, 6))
-    f = np.zeros((n, 6))
-    base = np.zeros((2, 6))  # row 0: zero velocity, row 1: -gravity (ground acceleration)
-    base[1, 3] = -g[0]
-    base[1, 4] = -g[1]
-    base[1, 5] = -g[2]
-    nfast = 0
-    for k in range(n):
-        if fast[k]:
-            nfast += 1
-    CH = 64
-    ang = np.empty(CH * nfast)
-    sb = np.empty(CH * nfast)
-    cb = np.empty(CH * nfast)
-    for f0 in range(0, N, CH):
-        f1 = min(N, f0 + CH)
-        mm = 0
-        for fr in range(f0, f1):
-            for k in range(n):
-                if fast[k]:
-                    ang[mm] = q[fr, qi[k]]
-                    mm += 1
-        sincos(ang, mm, sb, cb)
-        mm = 0
-        for fr in range(f0, f1):
-            qf = q[fr]
-            # forward pass: velocities, accelerations (gravity as base acceleration), forces
-            for k in range(n):
-                lam = parent[k]
-                j = vi[k]
-                if fast[k]:
-                    c = cb[mm]
-                    s = sb[mm]
-                    mm += 1
-                    cs[k, 0] = c
-                    cs[k, 1] = s
-                    ax = principal[k]
-                    if lam < 0:
-                        _fast_motion(c, s, ax, t, k, base, 0, v, k)
-                        _fast_motion(c, s, ax, t, k, base, 1, a, k)
+    nq = q.shape[1]
+    nv = qd.shape[1]
+    B = min(_B, max(N, 1))
+    v = np.zeros((n, 6, B))
+    a = np.zeros((n, 6, B))
+    f = np.zeros((n, 6, B))
+    R = np.zeros((n, 3, 3, B))
+    p = np.zeros((n, 3, B))
+    C = np.zeros((n, B))
+    S = np.zeros((n, B))
+    qb = np.zeros((nq, B))
+    qdb = np.zeros((nv, B))
+    qddb = np.zeros((nv, B))
+    taub = np.zeros((nv, B))
+    base = np.zeros((2, 6, B))  # [0]: zero velocity, [1]: -gravity (ground acceleration)
+    for r in range(3):
+        for i in range(B):
+            base[1, 3 + r, i] = -g[r]
+    Rt = np.zeros((1, 3, 3))
+    pt = np.zeros((1, 3))
+    tN = np.zeros((3, B))
+    tF = np.zeros((3, B))
+    ang = np.zeros(B)
+    for f0 in range(0, N, B):
+        m = min(B, N - f0)
+        for i in range(m):
+            for c in range(nq):
+                qb[c, i] = q[f0 + i, c]
+            for c in range(nv):
+                qdb[c, i] = qd[f0 + i, c]
+                qddb[c, i] = qdd[f0 + i, c]
+        # ---- forward pass
+        for k in range(n):
+            lam = parent[k]
+            sv = base[0] if lam < 0 else v[lam]
+            sa = base[1] if lam < 0 else a[lam]
+            dv = v[k]
+            da = a[k]
+            j = vi[k]
+            if fast[k]:
+                ax = principal[k]
+                i_ = 1 if ax == 0 else (2 if ax == 1 else 0)
+                j_ = 3 - ax - i_
+                tx, ty, tz = t[k, 0], t[k, 1], t[k, 2]
+                for i in range(m):
+                    ang[i] = qb[qi[k], i]
+                sincos(ang, m, S[k], C[k])
+                cb = C[k]
+                sb = S[k]
+                for src, dst in ((sv, dv), (sa, da)):
+                    for i in range(m):
+                        w0, w1, w2 = src[0, i], src[1, i], src[2, i]
+                        dst[3, i] = src[3, i] + w1 * tz - w2 * ty
+                        dst[4, i] = src[4, i] + w2 * tx - w0 * tz
+                        dst[5, i] = src[5, i] + w0 * ty - w1 * tx
+                    for i in range(m):
+                        c_ = cb[i]
+                        s_ = sb[i]
+                        wi = src[i_, i]
+                        wj = src[j_, i]
+                        dst[ax, i] = src[ax, i]
+                        dst[i_, i] = c_ * wi + s_ * wj
+                        dst[j_, i] = c_ * wj - s_ * wi
+                        li = dst[3 + i_, i]
+                        lj = dst[3 + j_, i]
+                        dst[3 + i_, i] = c_ * li + s_ * lj
+                        dst[3 + j_, i] = c_ * lj - s_ * li
+                # v += e_ax q̇; a += e_ax q̈ + v × e_ax q̇
+                for i in range(m):
+                    w = qdb[j, i]
+                    dv[ax, i] += w
+                    da[ax, i] += qddb[j, i]
+                    da[i_, i] += dv[j_, i] * w
+                    da[j_, i] -= dv[i_, i] * w
+                    da[3 + i_, i] += dv[3 + j_, i] * w
+                    da[3 + j_, i] -= dv[3 + i_, i] * w
+            else:
+                for i in range(m):
+                    _transform(
+                        0,
+                        kind[k : k + 1],
+                        E[k : k + 1],
+                        t[k : k + 1],
+                        plain[k : k + 1],
+                        axis[k : k + 1],
+                        principal[k : k + 1],
+                        qb[:, i],
+                        qi[k : k + 1],
+                        Rt,
+                        pt,
+                    )
+                    for r in range(3):
+                        p[k, r, i] = pt[0, r]
+                        for c in range(3):
+                            R[k, r, c, i] = Rt[0, r, c]
+                Rk = R[k]
+                pk = p[k]
+                for src, dst in ((sv, dv), (sa, da)):
+                    for i in range(m):
+                        w0, w1, w2 = src[0, i], src[1, i], src[2, i]
+                        px, py, pz = pk[0, i], pk[1, i], pk[2, i]
+                        l0 = src[3, i] + w1 * pz - w2 * py
+                        l1 = src[4, i] + w2 * px - w0 * pz
+                        l2 = src[5, i] + w0 * py - w1 * px
+                        for r in range(3):
+                            dst[r, i] = Rk[0, r, i] * w0 + Rk[1, r, i] * w1 + Rk[2, r, i] * w2
+                            dst[3 + r, i] = Rk[0, r, i] * l0 + Rk[1, r, i] * l1 + Rk[2, r, i] * l2
+                # v += vJ = [w; u]; a += S q̈ + v × vJ
+                kd = kind[k]
+                for i in range(m):
+                    w0 = w1 = w2 = u0 = u1 = u2 = 0.0
+                    if kd == SPH:
+                        w0, w1, w2 = qdb[j, i], qdb[j + 1, i], qdb[j + 2, i]
+                        da[0, i] += qddb[j, i]
+                        da[1, i] += qddb[j + 1, i]
+                        da[2, i] += qddb[j + 2, i]
+                    elif kd == REV:
+                        w0, w1, w2 = (
+                            axis[k, 0] * qdb[j, i],
+                            axis[k, 1] * qdb[j, i],
+                            axis[k, 2] * qdb[j, i],
+                        )
+                        for r in range(3):
+                            da[r, i] += axis[k, r] * qddb[j, i]
                     else:
-                        _fast_motion(c, s, ax, t, k, v, lam, v, k)
-                        _fast_motion(c, s, ax, t, k, a, lam, a, k)
-                    w = qd[fr, j]
-                    # v += e_ax q̇; a += e_ax q̈ + v × (e_ax q̇)
-                    v[k, ax] += w
-                    a[k, ax] += qdd[fr, j]
-                    if ax == 0:
-                        a[k, 1] += v[k, 2] * w
-                        a[k, 2] -= v[k, 1] * w
-                        a[k, 4] += v[k, 5] * w
-                        a[k, 5] -= v[k, 4] * w
-                    elif ax == 1:
-                        a[k, 0] -= v[k, 2] * w
-                        a[k, 2] += v[k, 0] * w
-                        a[k, 3] -= v[k, 5] * w
-                        a[k, 5] += v[k, 3] * w
-                    else:
-                        a[k, 0] += v[k, 1] * w
-                        a[k, 1] -= v[k, 0] * w
-                        a[k, 3] += v[k, 4] * w
-                        a[k, 4] -= v[k, 3] * w
-                else:
-                    _transform(k, kind, E, t, plain, axis, principal, qf, qi, R, p)
-                    if lam < 0:
-                        _motion_to_child(R, p, k, base, 0, v, k)
-                        _motion_to_child(R, p, k, base, 1, a, k)
-                    else:
-                        _motion_to_child(R, p, k, v, lam, v, k)
-                        _motion_to_child(R, p, k, a, lam, a, k)
-                    # v += S q̇; a += S q̈ + v × S q̇
-                    _add_S_times(kind, axis, k, qdd, fr, j, a)
-                    _joint_velocity(kind, axis, k, qd, fr, j, v, a, True)
-                if massive[k]:
-                    _body_force(I6, k, v, a, f)
-                else:
-                    for r in range(6):
-                        f[k, r] = 0.0
-                if use_fx:
-                    for r in range(6):
-                        f[k, r] -= fx[fr, k, r]
-            # backward pass: joint forces, transmitted loads
-            for k in range(n - 1, -1, -1):
-                j = vi[k]
-                lam = parent[k]
-                if fast[k]:
-                    ax = principal[k]
-                    tau[fr, j] = f[k, ax]
-                    if lam >= 0:
-                        _fast_force_add(cs[k, 0], cs[k, 1], ax, t, k, f, k, f, lam)
-                    continue
-                if kind[k] == SPH:
-                    tau[fr, j] = f[k, 0]
-                    tau[fr, j + 1] = f[k, 1]
-                    tau[fr, j + 2] = f[k, 2]
-                elif kind[k] == REV:
-                    tau[fr, j] = axis[k, 0] * f[k, 0] + axis[k, 1] * f[k, 1] + axis[k, 2] * f[k, 2]
-                else:
-                    tau[fr, j] = axis[k, 0] * f[k, 3] + axis[k, 1] * f[k, 4] + axis[k, 2] * f[k, 5]
-                if lam >= 0:
-                    _force_to_parent_add(R, p, k, f, k, f, lam)
+                        u0, u1, u2 = (
+                            axis[k, 0] * qdb[j, i],
+                            axis[k, 1] * qdb[j, i],
+                            axis[k, 2] * qdb[j, i],
+                        )
+                        for r in range(3):
+                            da[3 + r, i] += axis[k, r] * qddb[j, i]
+                    dv[0, i] += w0
+                    dv[1, i] += w1
+                    dv[2, i] += w2
+                    dv[3, i] += u0
+                    dv[4, i] += u1
+                    dv[5, i] += u2
+                    x0, x1, x2, x3, x4, x5 = (
+                        dv[0, i],
+                        dv[1, i],
+                        dv[2, i],
+                        dv[3, i],
+                        dv[4, i],
+                        dv[5, i],
+                    )
+                    da[0, i] += x1 * w2 - x2 * w1
+                    da[1, i] += x2 * w0 - x0 * w2
+                    da[2, i] += x0 * w1 - x1 * w0
+                    da[3, i] += x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
+                    da[4, i] += x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
+                    da[5, i] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+            # f = I a + v ×* (I v) - f_ext
+            df = f[k]
+            if massive[k]:
+                m_ = I6[k, 3, 3]
+                c0, c1, c2 = I6[k, 2, 4], I6[k, 0, 5], I6[k, 1, 3]
+                J00, J01, J02 = I6[k, 0, 0], I6[k, 0, 1], I6[k, 0, 2]
+                J11, J12, J22 = I6[k, 1, 1], I6[k, 1, 2], I6[k, 2, 2]
+                for i in range(m):
+                    b0, b1, b2, b3, b4, b5 = (
+                        da[0, i],
+                        da[1, i],
+                        da[2, i],
+                        da[3, i],
+                        da[4, i],
+                        da[5, i],
+                    )
+                    x0, x1, x2, x3, x4, x5 = (
+                        dv[0, i],
+                        dv[1, i],
+                        dv[2, i],
+                        dv[3, i],
+                        dv[4, i],
+                        dv[5, i],
+                    )
+                    h0 = J00 * x0 + J01 * x1 + J02 * x2 + c1 * x5 - c2 * x4
+                    h1 = J01 * x0 + J11 * x1 + J12 * x2 + c2 * x3 - c0 * x5
+                    h2 = J02 * x0 + J12 * x1 + J22 * x2 + c0 * x4 - c1 * x3
+                    h3 = m_ * x3 - c1 * x2 + c2 * x1
+                    h4 = m_ * x4 - c2 * x0 + c0 * x2
+                    h5 = m_ * x5 - c0 * x1 + c1 * x0
+                    df[0, i] = (
+                        J00 * b0
+                        + J01 * b1
+                        + J02 * b2
+                        + c1 * b5
+                        - c2 * b4
+                        + x1 * h2
+                        - x2 * h1
+                        + x4 * h5
+                        - x5 * h4
+                    )
+                    df[1, i] = (
+                        J01 * b0
+                        + J11 * b1
+                        + J12 * b2
+                        + c2 * b3
+                        - c0 * b5
+                        + x2 * h0
+                        - x0 * h2
+                        + x5 * h3
+                        - x3 * h5
+                    )
+                    df[2, i] = (
+                        J02 * b0
+                        + J12 * b1
+                        + J22 * b2
+                        + c0 * b4
+                        - c1 * b3
+                        + x0 * h1
+                        - x1 * h0
+                        + x3 * h4
+                        - x4 * h3
+                    )
+                    df[3, i] = m_ * b3 - c1 * b2 + c2 * b1 + x1 * h5 - x2 * h4
+                    df[4, i] = m_ * b4 - c2 * b0 + c0 * b2 + x2 * h3 - x0 * h5
+                    df[5, i] = m_ * b5 - c0 * b1 + c1 * b0 + x0 * h4 - x1 * h3
+            else:
+                for r in range(6):
+                    for i in range(m):
+                        df[r, i] = 0.0
+            if use_fx:
+                for r in range(6):
+                    for i in range(m):
+                        df[r, i] -= fx[f0 + i, k, r]
+        # ---- backward pass
+        for k in range(n - 1, -1, -1):
+            j = vi[k]
+            lam = parent[k]
+            df = f[k]
+            kd = kind[k]
+            if kd == SPH:
+                for r in range(3):
+                    for i in range(m):
+                        taub[j + r, i] = df[r, i]
+            elif kd == REV:
+                x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
+                for i in range(m):
+                    taub[j, i] = x * df[0, i] + y * df[1, i] + z * df[2, i]
+            else:
+                x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
+                for i in range(m):
+                    taub[j, i] = x * df[3, i] + y * df[4, i] + z * df[5, i]
+            if lam < 0:
+                continue
+            if fast[k]:
+                ax = principal[k]
+                i_ = 1 if ax == 0 else (2 if ax == 1 else 0)
+                j_ = 3 - ax - i_
+                cb = C[k]
+                sb = S[k]
+                for i in range(m):
+                    c_ = cb[i]
+                    s_ = sb[i]
+                    tN[ax, i] = df[ax, i]
+                    tN[i_, i] = c_ * df[i_, i] - s_ * df[j_, i]
+                    tN[j_, i] = s_ * df[i_, i] + c_ * df[j_, i]
+                    tF[ax, i] = df[3 + ax, i]
+                    tF[i_, i] = c_ * df[3 + i_, i] - s_ * df[3 + j_, i]
+                    tF[j_, i] = s_ * df[3 + i_, i] + c_ * df[3 + j_, i]
+            else:
+                Rk = R[k]
+                for i in range(m):
+                    for r in range(3):
+                        tN[r, i] = (
+                            Rk[r, 0, i] * df[0, i] + Rk[r, 1, i] * df[1, i] + Rk[r, 2, i] * df[2, i]
+                        )
+                        tF[r, i] = (
+                            Rk[r, 0, i] * df[3, i] + Rk[r, 1, i] * df[4, i] + Rk[r, 2, i] * df[5, i]
+                        )
+            pf = f[lam]
+            if fast[k]:
+                tx, ty, tz = t[k, 0], t[k, 1], t[k, 2]
+                for i in range(m):
+                    F0, F1, F2 = tF[0, i], tF[1, i], tF[2, i]
+                    pf[0, i] += tN[0, i] + ty * F2 - tz * F1
+                    pf[1, i] += tN[1, i] + tz * F0 - tx * F2
+                    pf[2, i] += tN[2, i] + tx * F1 - ty * F0
+                    pf[3, i] += F0
+                    pf[4, i] += F1
+                    pf[5, i] += F2
+            else:
+                pk = p[k]
+                for i in range(m):
+                    F0, F1, F2 = tF[0, i], tF[1, i], tF[2, i]
+                    px, py, pz = pk[0, i], pk[1, i], pk[2, i]
+                    pf[0, i] += tN[0, i] + py * F2 - pz * F1
+                    pf[1, i] += tN[1, i] + pz * F0 - px * F2
+                    pf[2, i] += tN[2, i] + px * F1 - py * F0
+                    pf[3, i] += F0
+                    pf[4, i] += F1
+                    pf[5, i] += F2
+        for i in range(m):
+            for c in range(nv):
+                tau[f0 + i, c] = taub[c, i]
+
+
+_B = 64  # frames per block of rnea_block_kernel (measured best of 8-256)
 
 
 def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
@@ -692,7 +815,7 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
     use_fx = fx is not None
     if fx is None:
         fx = np.zeros((1, 1, 6))
-    rnea_kernel(
+    rnea_block_kernel(
         p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.I6,
         p.fast, p.massive, _c(q), _c(qd), _c(qdd), _c(fx), use_fx, g, tau,
     )  # fmt: skip
