@@ -374,7 +374,7 @@ def _transform(k, kind, E, t, plain, axis, principal, q, qi, R, p):
             p[k, r] = t[k, r] + E[k, r, 0] * b0 + E[k, r, 1] * b1 + E[k, r, 2] * b2
 
 
-@njit(cache=_CACHE, inline="always")
+@njit(cache=_CACHE)
 def _motion_to_child(R, p, k, src, si, dst, di):
     """dst[di] = X src[si] for motion vectors (parent -> node k coordinates)."""
     w0, w1, w2 = src[si, 0], src[si, 1], src[si, 2]
@@ -387,7 +387,7 @@ def _motion_to_child(R, p, k, src, si, dst, di):
         dst[di, 3 + r] = R[k, 0, r] * v0 + R[k, 1, r] * v1 + R[k, 2, r] * v2
 
 
-@njit(cache=_CACHE, inline="always")
+@njit(cache=_CACHE)
 def _force_to_parent_add(R, p, k, src, si, dst, di):
     """dst[di] += Xᵀ src[si] for force vectors (node k -> parent coordinates)."""
     n0, n1, n2 = src[si, 0], src[si, 1], src[si, 2]
@@ -404,7 +404,7 @@ def _force_to_parent_add(R, p, k, src, si, dst, di):
     dst[di, 5] += F2
 
 
-@njit(cache=_CACHE, inline="always")
+@njit(cache=_CACHE)
 def _S_col(kind, axis, k, c, out):
     """Column c of the motion subspace of node k (node coordinates)."""
     for r in range(6):
@@ -417,7 +417,7 @@ def _S_col(kind, axis, k, c, out):
         out[c] = 1.0
 
 
-@njit(cache=_CACHE, inline="always")
+@njit(cache=_CACHE)
 def _plucker(R, p, k, X):
     """X (6, 6) = node_X_parent motion transform of node k."""
     for r in range(3):
@@ -440,7 +440,7 @@ def _plucker(R, p, k, X):
 # ----------------------------------------------------------------------------
 
 
-@njit(cache=_CACHE, inline="always")
+@njit(cache=_CACHE)
 def _joint_velocity(kind, axis, k, qd, fr, j, v, c, add):
     """v[k] += vJ = S q̇ and c[k] (+)= v[k] × vJ (velocity-product acceleration).
 
@@ -472,7 +472,7 @@ def _joint_velocity(kind, axis, k, qd, fr, j, v, c, add):
     c[k, 5] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
 
 
-@njit(cache=_CACHE, inline="always")
+@njit(cache=_CACHE)
 def _add_S_times(kind, axis, k, x, fr, j, a):
     """a[k] += S x[fr, j:j+nvj] (e.g. the joint-acceleration term S q̈)."""
     if kind[k] == SPH:
