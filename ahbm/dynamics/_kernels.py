@@ -23,7 +23,8 @@ Spatial vectors are angular part first; motion ``[ω; v_O]``, force
 ``R = E R_J(q)`` and origin ``p = t + E d_J(q)``.
 
 The kernels loop over frames inside compiled code: a whole trial is one
-call, and a single state costs a few microseconds. The numpy
+call, and a single state costs a few microseconds. They release the GIL, so
+several threads can run them at once (e.g. trials in a thread pool). The numpy
 implementations of the same algorithms remain in the calling modules and
 serve as an independent cross-check in the tests.
 """
@@ -89,7 +90,7 @@ _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9 = _COS
 _SINCOS_LIMIT = 1.0e6  # beyond this |x| the reduction is not exact: use libm
 
 
-@njit(cache=_CACHE)
+@njit(cache=_CACHE, nogil=True)
 def sincos(x, m, s_out, c_out):
     """s_out[:m], c_out[:m] = sin, cos of x[:m] (within 1 ulp of libm for |x| < 1e6).
 
@@ -487,7 +488,7 @@ def _add_S_times(kind, axis, k, x, fr, j, a):
             a[k, 3 + r] += axis[k, r] * x[fr, j]
 
 
-@njit(cache=_CACHE)
+@njit(cache=_CACHE, nogil=True)
 def rnea_block_kernel(
     parent, kind, E, t, plain, axis, principal, qi, vi, I6, fast, massive,
     q, qd, qdd, fx, use_fx, g, tau,
@@ -831,7 +832,7 @@ def _c(x):
 # ----------------------------------------------------------------------------
 
 
-@njit(cache=_CACHE)
+@njit(cache=_CACHE, nogil=True)
 def crba_kernel(parent, kind, E, t, plain, axis, principal, qi, vi, nvj, I6, q, H):
     """H (N, nv, nv) <- joint-space inertia matrix for q (N, nq)."""
     n = parent.shape[0]
@@ -925,7 +926,7 @@ def crba(model: Model, q):
 # ----------------------------------------------------------------------------
 
 
-@njit(cache=_CACHE)
+@njit(cache=_CACHE, nogil=True)
 def aba_kernel(
     parent, kind, E, t, plain, axis, principal, qi, vi, nvj, I6, q, qd, tau, fx, use_fx, g, qdd
 ):
@@ -1114,7 +1115,7 @@ def failing_body(p: Plan, node: int) -> int:
 # ----------------------------------------------------------------------------
 
 
-@njit(cache=_CACHE)
+@njit(cache=_CACHE, nogil=True)
 def kinematics_kernel(
     parent, kind, E, t, plain, axis, principal, qi, vi, nvj, body_node, body_E, body_t,
     q, qd, use_qd, use_cols, Rw_out, pw_out, v_out, a_out, Sw_out,

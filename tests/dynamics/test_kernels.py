@@ -150,3 +150,20 @@ def test_kinematics_kernel_equals_numpy_forward_kinematics(seed):
         twist = np.einsum("nik,nk->ni", Sw[:, :, dofs], qd[:, dofs])
         np.testing.assert_allclose(twist[:, :3], w_world, atol=1e-11)
         np.testing.assert_allclose(twist[:, 3:], vo_world, atol=1e-11)
+
+
+def test_kernels_in_threads_give_the_same_results():
+    """The kernels release the GIL; concurrent calls do not share state."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(77)
+    model = random_model(9, rng=rng, joint_types=ALL)
+    n = 200
+    qs = [random_q(model, rng=rng, size=n) for _ in range(4)]
+    qd = rng.normal(size=(n, model.nv))
+    qdd = rng.normal(size=(n, model.nv))
+    serial = [rnea(model, q, qd, qdd) for q in qs]
+    with ThreadPoolExecutor(4) as ex:
+        threaded = list(ex.map(lambda q: rnea(model, q, qd, qdd), qs))
+    for a, b in zip(serial, threaded, strict=True):
+        np.testing.assert_array_equal(a, b)
