@@ -1087,6 +1087,338 @@ def aba_kernel(
     return -1
 
 
+@njit(cache=_CACHE, nogil=True)
+def aba_block_kernel(
+    parent, kind, E, t, plain, axis, principal, qi, vi, nvj, I6, fast,
+    q, qd, tau, fx, use_fx, g, qdd,
+):  # fmt: skip
+    """qdd (N, nv) <- ABA, frames in blocks of _ABA_B (innermost loops over frames).
+
+    Returns -1, or the index of a node whose ``D = Sᵀ I^A S`` is singular.
+    Same algorithm as :func:`aba_kernel` (Featherstone 2008, Table 7.1);
+    the per-frame quantities are laid out (..., frame) so that the loops
+    over the frames of a block have no branches and vectorize.
+    """
+    n = parent.shape[0]
+    N = q.shape[0]
+    nq = q.shape[1]
+    nv = qd.shape[1]
+    B = min(_ABA_B, max(N, 1))
+    R = np.zeros((n, 3, 3, B))
+    p = np.zeros((n, 3, B))
+    v = np.zeros((n, 6, B))
+    c = np.zeros((n, 6, B))
+    a = np.zeros((n, 6, B))
+    IA = np.zeros((n, 6, 6, B))
+    pA = np.zeros((n, 6, B))
+    U = np.zeros((n, 6, 3, B))
+    Dinv = np.zeros((n, 3, 3, B))
+    u = np.zeros((n, 3, B))
+    X = np.zeros((6, 6, B))
+    T = np.zeros((6, 6, B))
+    Ia = np.zeros((6, 6, B))
+    pa = np.zeros((1, 6, B))
+    D = np.zeros((3, 3, B))
+    h = np.zeros((6, B))
+    qb = np.zeros((nq, B))
+    qdb = np.zeros((nv, B))
+    taub = np.zeros((nv, B))
+    base = np.zeros((2, 6, B))  # [0]: zero velocity, [1]: -gravity
+    for r in range(3):
+        for i in range(B):
+            base[1, 3 + r, i] = -g[r]
+    Rt = np.zeros((1, 3, 3))
+    pt = np.zeros((1, 3))
+    ang = np.zeros(B)
+    sb = np.zeros(B)
+    cb = np.zeros(B)
+    s = np.zeros(6)
+    for f0 in range(0, N, B):
+        m = min(B, N - f0)
+        for i in range(m):
+            for cc in range(nq):
+                qb[cc, i] = q[f0 + i, cc]
+            for cc in range(nv):
+                qdb[cc, i] = qd[f0 + i, cc]
+                taub[cc, i] = tau[f0 + i, cc]
+        # pass 1: transforms, velocities, bias accelerations and forces
+        for k in range(n):
+            Rk = R[k]
+            pk = p[k]
+            if fast[k]:
+                ax = principal[k]
+                i_ = 1 if ax == 0 else (2 if ax == 1 else 0)
+                j_ = 3 - ax - i_
+                for i in range(m):
+                    ang[i] = qb[qi[k], i]
+                sincos(ang, m, sb, cb)
+                for r in range(3):
+                    for cc in range(3):
+                        for i in range(m):
+                            Rk[r, cc, i] = 0.0
+                    for i in range(m):
+                        pk[r, i] = t[k, r]
+                for i in range(m):
+                    Rk[ax, ax, i] = 1.0
+                    Rk[i_, i_, i] = cb[i]
+                    Rk[j_, j_, i] = cb[i]
+                    Rk[i_, j_, i] = -sb[i]
+                    Rk[j_, i_, i] = sb[i]
+            else:
+                for i in range(m):
+                    _transform(
+                        0,
+                        kind[k : k + 1],
+                        E[k : k + 1],
+                        t[k : k + 1],
+                        plain[k : k + 1],
+                        axis[k : k + 1],
+                        principal[k : k + 1],
+                        qb[:, i],
+                        qi[k : k + 1],
+                        Rt,
+                        pt,
+                    )
+                    for r in range(3):
+                        pk[r, i] = pt[0, r]
+                        for cc in range(3):
+                            Rk[r, cc, i] = Rt[0, r, cc]
+            lam = parent[k]
+            src = base[0] if lam < 0 else v[lam]
+            dv = v[k]
+            for i in range(m):
+                w0, w1, w2 = src[0, i], src[1, i], src[2, i]
+                px, py, pz = pk[0, i], pk[1, i], pk[2, i]
+                l0 = src[3, i] + w1 * pz - w2 * py
+                l1 = src[4, i] + w2 * px - w0 * pz
+                l2 = src[5, i] + w0 * py - w1 * px
+                for r in range(3):
+                    dv[r, i] = Rk[0, r, i] * w0 + Rk[1, r, i] * w1 + Rk[2, r, i] * w2
+                    dv[3 + r, i] = Rk[0, r, i] * l0 + Rk[1, r, i] * l1 + Rk[2, r, i] * l2
+            j = vi[k]
+            kd = kind[k]
+            ck = c[k]
+            for i in range(m):
+                w0 = w1 = w2 = u0 = u1 = u2 = 0.0
+                if kd == SPH:
+                    w0, w1, w2 = qdb[j, i], qdb[j + 1, i], qdb[j + 2, i]
+                elif kd == REV:
+                    w0, w1, w2 = (
+                        axis[k, 0] * qdb[j, i],
+                        axis[k, 1] * qdb[j, i],
+                        axis[k, 2] * qdb[j, i],
+                    )
+                else:
+                    u0, u1, u2 = (
+                        axis[k, 0] * qdb[j, i],
+                        axis[k, 1] * qdb[j, i],
+                        axis[k, 2] * qdb[j, i],
+                    )
+                dv[0, i] += w0
+                dv[1, i] += w1
+                dv[2, i] += w2
+                dv[3, i] += u0
+                dv[4, i] += u1
+                dv[5, i] += u2
+                x0, x1, x2, x3, x4, x5 = dv[0, i], dv[1, i], dv[2, i], dv[3, i], dv[4, i], dv[5, i]
+                ck[0, i] = x1 * w2 - x2 * w1
+                ck[1, i] = x2 * w0 - x0 * w2
+                ck[2, i] = x0 * w1 - x1 * w0
+                ck[3, i] = x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
+                ck[4, i] = x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
+                ck[5, i] = x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+            IAk = IA[k]
+            for r in range(6):
+                for cc in range(6):
+                    val = I6[k, r, cc]
+                    for i in range(m):
+                        IAk[r, cc, i] = val
+            for r in range(6):
+                for i in range(m):
+                    h[r, i] = 0.0
+                for cc in range(6):
+                    val = I6[k, r, cc]
+                    for i in range(m):
+                        h[r, i] += val * dv[cc, i]
+            pk6 = pA[k]
+            for i in range(m):
+                x0, x1, x2, x3, x4, x5 = dv[0, i], dv[1, i], dv[2, i], dv[3, i], dv[4, i], dv[5, i]
+                h0, h1, h2, h3, h4, h5 = h[0, i], h[1, i], h[2, i], h[3, i], h[4, i], h[5, i]
+                pk6[0, i] = x1 * h2 - x2 * h1 + x4 * h5 - x5 * h4
+                pk6[1, i] = x2 * h0 - x0 * h2 + x5 * h3 - x3 * h5
+                pk6[2, i] = x0 * h1 - x1 * h0 + x3 * h4 - x4 * h3
+                pk6[3, i] = x1 * h5 - x2 * h4
+                pk6[4, i] = x2 * h3 - x0 * h5
+                pk6[5, i] = x0 * h4 - x1 * h3
+            if use_fx:
+                for r in range(6):
+                    for i in range(m):
+                        pk6[r, i] -= fx[f0 + i, k, r]
+        # pass 2: articulated inertias, leaves to root
+        for k in range(n - 1, -1, -1):
+            mk = nvj[k]
+            j = vi[k]
+            IAk = IA[k]
+            Uk = U[k]
+            for cc in range(mk):
+                _S_col(kind, axis, k, cc, s)
+                for r in range(6):
+                    for i in range(m):
+                        Uk[r, cc, i] = 0.0
+                    for l in range(6):
+                        if s[l] != 0.0:
+                            sl = s[l]
+                            for i in range(m):
+                                Uk[r, cc, i] += IAk[r, l, i] * sl
+                for i in range(m):
+                    u[k, cc, i] = taub[j + cc, i]
+                for l in range(6):
+                    if s[l] != 0.0:
+                        sl = s[l]
+                        for i in range(m):
+                            u[k, cc, i] -= sl * pA[k, l, i]
+            for c1 in range(mk):
+                _S_col(kind, axis, k, c1, s)
+                for c2 in range(mk):
+                    for i in range(m):
+                        D[c1, c2, i] = 0.0
+                    for l in range(6):
+                        if s[l] != 0.0:
+                            sl = s[l]
+                            for i in range(m):
+                                D[c1, c2, i] += sl * Uk[l, c2, i]
+            Dk = Dinv[k]
+            if mk == 1:
+                for i in range(m):
+                    if D[0, 0, i] == 0.0:
+                        return k
+                for i in range(m):
+                    Dk[0, 0, i] = 1.0 / D[0, 0, i]
+            else:
+                for i in range(m):
+                    det = (
+                        D[0, 0, i] * (D[1, 1, i] * D[2, 2, i] - D[1, 2, i] * D[2, 1, i])
+                        - D[0, 1, i] * (D[1, 0, i] * D[2, 2, i] - D[1, 2, i] * D[2, 0, i])
+                        + D[0, 2, i] * (D[1, 0, i] * D[2, 1, i] - D[1, 1, i] * D[2, 0, i])
+                    )
+                    if det == 0.0:
+                        return k
+                    Dk[0, 0, i] = (D[1, 1, i] * D[2, 2, i] - D[1, 2, i] * D[2, 1, i]) / det
+                    Dk[0, 1, i] = (D[0, 2, i] * D[2, 1, i] - D[0, 1, i] * D[2, 2, i]) / det
+                    Dk[0, 2, i] = (D[0, 1, i] * D[1, 2, i] - D[0, 2, i] * D[1, 1, i]) / det
+                    Dk[1, 0, i] = (D[1, 2, i] * D[2, 0, i] - D[1, 0, i] * D[2, 2, i]) / det
+                    Dk[1, 1, i] = (D[0, 0, i] * D[2, 2, i] - D[0, 2, i] * D[2, 0, i]) / det
+                    Dk[1, 2, i] = (D[0, 2, i] * D[1, 0, i] - D[0, 0, i] * D[1, 2, i]) / det
+                    Dk[2, 0, i] = (D[1, 0, i] * D[2, 1, i] - D[1, 1, i] * D[2, 0, i]) / det
+                    Dk[2, 1, i] = (D[0, 1, i] * D[2, 0, i] - D[0, 0, i] * D[2, 1, i]) / det
+                    Dk[2, 2, i] = (D[0, 0, i] * D[1, 1, i] - D[0, 1, i] * D[1, 0, i]) / det
+            lam = parent[k]
+            if lam < 0:
+                continue
+            # Ia = IA - U D⁻¹ Uᵀ ; pa = pA + Ia c + U D⁻¹ u  (UD = U D⁻¹ kept in T[:, :3])
+            for r in range(6):
+                for c1 in range(mk):
+                    for i in range(m):
+                        T[r, c1, i] = 0.0
+                    for c2 in range(mk):
+                        for i in range(m):
+                            T[r, c1, i] += Uk[r, c2, i] * Dk[c2, c1, i]
+            for r in range(6):
+                for cc in range(6):
+                    for i in range(m):
+                        Ia[r, cc, i] = IAk[r, cc, i]
+                    for c1 in range(mk):
+                        for i in range(m):
+                            Ia[r, cc, i] -= T[r, c1, i] * Uk[cc, c1, i]
+            for r in range(6):
+                for i in range(m):
+                    pa[0, r, i] = pA[k, r, i]
+                for cc in range(6):
+                    for i in range(m):
+                        pa[0, r, i] += Ia[r, cc, i] * c[k, cc, i]
+                for c1 in range(mk):
+                    for i in range(m):
+                        pa[0, r, i] += T[r, c1, i] * u[k, c1, i]
+            # X = node_X_parent: [[Rᵀ, 0], [-Rᵀ [p]x, Rᵀ]]
+            Rk = R[k]
+            pk = p[k]
+            for r in range(3):
+                for cc in range(3):
+                    for i in range(m):
+                        X[r, cc, i] = Rk[cc, r, i]
+                        X[r + 3, cc + 3, i] = Rk[cc, r, i]
+                        X[r, cc + 3, i] = 0.0
+                for i in range(m):
+                    a0_, a1_, a2_ = Rk[0, r, i], Rk[1, r, i], Rk[2, r, i]
+                    px, py, pz = pk[0, i], pk[1, i], pk[2, i]
+                    X[r + 3, 0, i] = -(a1_ * pz - a2_ * py)
+                    X[r + 3, 1, i] = -(a2_ * px - a0_ * pz)
+                    X[r + 3, 2, i] = -(a0_ * py - a1_ * px)
+            # IA[lam] += Xᵀ Ia X
+            for r in range(6):
+                for cc in range(6):
+                    for i in range(m):
+                        T[r, cc, i] = 0.0
+                    for l in range(6):
+                        for i in range(m):
+                            T[r, cc, i] += Ia[r, l, i] * X[l, cc, i]
+            IAp = IA[lam]
+            for r in range(6):
+                for cc in range(6):
+                    for l in range(6):
+                        for i in range(m):
+                            IAp[r, cc, i] += X[l, r, i] * T[l, cc, i]
+            # pA[lam] += Xᵀ pa
+            for r in range(6):
+                for l in range(6):
+                    for i in range(m):
+                        pA[lam, r, i] += X[l, r, i] * pa[0, l, i]
+        # pass 3: accelerations, root to leaves
+        for k in range(n):
+            lam = parent[k]
+            src = base[1] if lam < 0 else a[lam]
+            Rk = R[k]
+            pk = p[k]
+            ak = a[k]
+            for i in range(m):
+                w0, w1, w2 = src[0, i], src[1, i], src[2, i]
+                px, py, pz = pk[0, i], pk[1, i], pk[2, i]
+                l0 = src[3, i] + w1 * pz - w2 * py
+                l1 = src[4, i] + w2 * px - w0 * pz
+                l2 = src[5, i] + w0 * py - w1 * px
+                for r in range(3):
+                    ak[r, i] = Rk[0, r, i] * w0 + Rk[1, r, i] * w1 + Rk[2, r, i] * w2 + c[k, r, i]
+                    ak[3 + r, i] = (
+                        Rk[0, r, i] * l0 + Rk[1, r, i] * l1 + Rk[2, r, i] * l2 + c[k, 3 + r, i]
+                    )
+            mk = nvj[k]
+            j = vi[k]
+            for c1 in range(mk):
+                for i in range(m):
+                    h[c1, i] = u[k, c1, i]
+                for r in range(6):
+                    for i in range(m):
+                        h[c1, i] -= U[k, r, c1, i] * ak[r, i]
+            for c1 in range(mk):
+                for i in range(m):
+                    acc = 0.0
+                    for c2 in range(mk):
+                        acc += Dinv[k, c1, c2, i] * h[c2, i]
+                    qdd[f0 + i, j + c1] = acc
+            for c1 in range(mk):
+                _S_col(kind, axis, k, c1, s)
+                for r in range(6):
+                    if s[r] != 0.0:
+                        sr = s[r]
+                        for i in range(m):
+                            ak[r, i] += sr * qdd[f0 + i, j + c1]
+    return -1
+
+
+_ABA_B = 64  # frames per block of aba_block_kernel
+_ABA_BLOCK_MIN = 8  # fewer frames: the frame-by-frame kernel (no block set-up)
+
+
 def aba(model: Model, q, qd, tau, fx=None):
     """ABA through the kernel. Returns (qdd (N, nv), failing node or -1)."""
     p = plan(model)
@@ -1095,10 +1427,17 @@ def aba(model: Model, q, qd, tau, fx=None):
     use_fx = fx is not None
     if fx is None:
         fx = np.zeros((1, 1, 6))
-    bad = aba_kernel(
-        p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj, p.I6,
-        _c(q), _c(qd), _c(tau), _c(fx), use_fx, np.asarray(model.gravity, float), qdd,
-    )  # fmt: skip
+    args = (_c(q), _c(qd), _c(tau), _c(fx), use_fx, np.asarray(model.gravity, float), qdd)
+    if N >= _ABA_BLOCK_MIN:
+        bad = aba_block_kernel(
+            p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj, p.I6,
+            p.fast, *args,
+        )  # fmt: skip
+    else:
+        bad = aba_kernel(
+            p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj, p.I6,
+            *args,
+        )  # fmt: skip
     return qdd, int(bad)
 
 

@@ -121,6 +121,10 @@ def test_singular_names_the_body():
     m.add_body("tip", "upper", {"type": "spherical"}, position=[0, 0, -0.3], mass=0.0)
     with pytest.raises(SimulationError, match="tip"):
         aba(m, [0.0, 0, 0, 0, 1], np.zeros(4), np.ones(4))
+    # many frames: the frame-block kernel detects it too
+    q = np.tile([0.0, 0, 0, 0, 1], (40, 1))
+    with pytest.raises(SimulationError, match="tip"):
+        aba(m, q, np.zeros((40, 4)), np.ones((40, 4)))
 
 
 @pytest.mark.parametrize("seed", range(4))
