@@ -98,7 +98,10 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd"), transpose=True):
     ]
     shapes = [q.shape[:-1]] + [a.shape[:-1] for a in arrs if a is not None]
     try:
-        batch = np.broadcast_shapes(*shapes)
+        # equal shapes (the usual case) need no broadcasting rules
+        batch = (
+            shapes[0] if shapes.count(shapes[0]) == len(shapes) else np.broadcast_shapes(*shapes)
+        )
     except ValueError as err:
         raise DataError(
             f"batch shapes of {('q',) + tuple(names[: len(vels)])} do not broadcast: {shapes}"
@@ -108,7 +111,7 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd"), transpose=True):
     def batch_last(x, size):
         if x.shape[:-1] != batch:
             x = np.broadcast_to(x, batch + (size,))
-        x = np.reshape(x, (N, size))
+        x = x.reshape(N, size)
         if not transpose:
             return x
         out = np.empty((size, N))
