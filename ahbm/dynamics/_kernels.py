@@ -473,19 +473,143 @@ def _joint_velocity(kind, axis, k, qd, fr, j, v, c, add):
     c[k, 5] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
 
 
+# ----------------------------------------------------------------------------
+# frame-block helpers: per-frame quantities laid out (..., frame), frames i < m
+# ----------------------------------------------------------------------------
+
+
 @njit(cache=_CACHE)
-def _add_S_times(kind, axis, k, x, fr, j, a):
-    """a[k] += S x[fr, j:j+nvj] (e.g. the joint-acceleration term S q̈)."""
-    if kind[k] == SPH:
-        a[k, 0] += x[fr, j]
-        a[k, 1] += x[fr, j + 1]
-        a[k, 2] += x[fr, j + 2]
-    elif kind[k] == REV:
+def _block_base(g, B):
+    """Root sources (2, 6, B): [0] zero velocity, [1] −gravity (the ground acceleration)."""
+    base = np.zeros((2, 6, B))
+    for r in range(3):
+        for i in range(B):
+            base[1, 3 + r, i] = -g[r]
+    return base
+
+
+@njit(cache=_CACHE)
+def _block_gather(q, qd, x, f0, m, qb, qdb, xb):
+    """Copy frames f0 .. f0+m-1 of q, qd and x (N, ·) into block buffers (·, B)."""
+    for i in range(m):
+        for c in range(q.shape[1]):
+            qb[c, i] = q[f0 + i, c]
+        for c in range(qd.shape[1]):
+            qdb[c, i] = qd[f0 + i, c]
+            xb[c, i] = x[f0 + i, c]
+
+
+@njit(cache=_CACHE)
+def _block_body_force(I6, k, dv, da, with_a, fx, use_fx, f0, df, m):
+    """df = [I a] + v ×* (I v) − f_ext of node k for the frames i < m.
+
+    With mass m, first moment hc and rotational inertia J about the node
+    origin, ``I x = [J ω + hc × v; m v − hc × ω]``; ``with_a=False`` leaves
+    out ``I a`` (the ABA bias force).
+    """
+    m_ = I6[k, 3, 3]
+    c0, c1, c2 = I6[k, 2, 4], I6[k, 0, 5], I6[k, 1, 3]
+    J00, J01, J02 = I6[k, 0, 0], I6[k, 0, 1], I6[k, 0, 2]
+    J11, J12, J22 = I6[k, 1, 1], I6[k, 1, 2], I6[k, 2, 2]
+    for i in range(m):
+        x0, x1, x2, x3, x4, x5 = dv[0, i], dv[1, i], dv[2, i], dv[3, i], dv[4, i], dv[5, i]
+        h0 = J00 * x0 + J01 * x1 + J02 * x2 + c1 * x5 - c2 * x4
+        h1 = J01 * x0 + J11 * x1 + J12 * x2 + c2 * x3 - c0 * x5
+        h2 = J02 * x0 + J12 * x1 + J22 * x2 + c0 * x4 - c1 * x3
+        h3 = m_ * x3 - c1 * x2 + c2 * x1
+        h4 = m_ * x4 - c2 * x0 + c0 * x2
+        h5 = m_ * x5 - c0 * x1 + c1 * x0
+        df[0, i] = x1 * h2 - x2 * h1 + x4 * h5 - x5 * h4
+        df[1, i] = x2 * h0 - x0 * h2 + x5 * h3 - x3 * h5
+        df[2, i] = x0 * h1 - x1 * h0 + x3 * h4 - x4 * h3
+        df[3, i] = x1 * h5 - x2 * h4
+        df[4, i] = x2 * h3 - x0 * h5
+        df[5, i] = x0 * h4 - x1 * h3
+    if with_a:  # separate loops: no branch inside the frame loops
+        for i in range(m):
+            b0, b1, b2, b3, b4, b5 = da[0, i], da[1, i], da[2, i], da[3, i], da[4, i], da[5, i]
+            df[0, i] += J00 * b0 + J01 * b1 + J02 * b2 + c1 * b5 - c2 * b4
+            df[1, i] += J01 * b0 + J11 * b1 + J12 * b2 + c2 * b3 - c0 * b5
+            df[2, i] += J02 * b0 + J12 * b1 + J22 * b2 + c0 * b4 - c1 * b3
+            df[3, i] += m_ * b3 - c1 * b2 + c2 * b1
+            df[4, i] += m_ * b4 - c2 * b0 + c0 * b2
+            df[5, i] += m_ * b5 - c0 * b1 + c1 * b0
+    if use_fx:
+        for r in range(6):
+            for i in range(m):
+                df[r, i] -= fx[f0 + i, k, r]
+
+
+@njit(cache=_CACHE)
+def _block_transforms(k, kind, E, t, plain, axis, principal, qi, qb, m, R, p, Rt, pt):
+    """R[k][:, :, i], p[k][:, i] of node k for the frames i < m of a block."""
+    for i in range(m):
+        _transform(
+            0, kind[k : k + 1], E[k : k + 1], t[k : k + 1], plain[k : k + 1],
+            axis[k : k + 1], principal[k : k + 1], qb[:, i], qi[k : k + 1], Rt, pt,
+        )  # fmt: skip
         for r in range(3):
-            a[k, r] += axis[k, r] * x[fr, j]
-    else:
+            p[k, r, i] = pt[0, r]
+            for c in range(3):
+                R[k, r, c, i] = Rt[0, r, c]
+
+
+@njit(cache=_CACHE)
+def _block_motion(Rk, pk, src, dst, m):
+    """dst = X src (parent -> node motion vectors) for the frames i < m."""
+    for i in range(m):
+        w0, w1, w2 = src[0, i], src[1, i], src[2, i]
+        px, py, pz = pk[0, i], pk[1, i], pk[2, i]
+        l0 = src[3, i] + w1 * pz - w2 * py
+        l1 = src[4, i] + w2 * px - w0 * pz
+        l2 = src[5, i] + w0 * py - w1 * px
         for r in range(3):
-            a[k, 3 + r] += axis[k, r] * x[fr, j]
+            dst[r, i] = Rk[0, r, i] * w0 + Rk[1, r, i] * w1 + Rk[2, r, i] * w2
+            dst[3 + r, i] = Rk[0, r, i] * l0 + Rk[1, r, i] * l1 + Rk[2, r, i] * l2
+
+
+@njit(cache=_CACHE)
+def _block_joint_velocity(kd, ak, j, qdb, m, dv, dc, add):
+    """dv += vJ = S q̇ and dc (+)= dv × vJ for the frames i < m.
+
+    ``kd`` is the node kind, ``ak`` its axis (3,); ``add`` accumulates into
+    ``dc`` (an acceleration) instead of overwriting it.
+    """
+    for i in range(m):
+        w0 = w1 = w2 = u0 = u1 = u2 = 0.0
+        if kd == SPH:
+            w0, w1, w2 = qdb[j, i], qdb[j + 1, i], qdb[j + 2, i]
+        elif kd == REV:
+            w0, w1, w2 = ak[0] * qdb[j, i], ak[1] * qdb[j, i], ak[2] * qdb[j, i]
+        else:
+            u0, u1, u2 = ak[0] * qdb[j, i], ak[1] * qdb[j, i], ak[2] * qdb[j, i]
+        dv[0, i] += w0
+        dv[1, i] += w1
+        dv[2, i] += w2
+        dv[3, i] += u0
+        dv[4, i] += u1
+        dv[5, i] += u2
+        x0, x1, x2, x3, x4, x5 = dv[0, i], dv[1, i], dv[2, i], dv[3, i], dv[4, i], dv[5, i]
+        c0 = x1 * w2 - x2 * w1
+        c1 = x2 * w0 - x0 * w2
+        c2 = x0 * w1 - x1 * w0
+        c3 = x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
+        c4 = x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
+        c5 = x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+        if add:
+            dc[0, i] += c0
+            dc[1, i] += c1
+            dc[2, i] += c2
+            dc[3, i] += c3
+            dc[4, i] += c4
+            dc[5, i] += c5
+        else:
+            dc[0, i] = c0
+            dc[1, i] = c1
+            dc[2, i] = c2
+            dc[3, i] = c3
+            dc[4, i] = c4
+            dc[5, i] = c5
 
 
 @njit(cache=_CACHE, nogil=True)
@@ -516,10 +640,7 @@ def rnea_block_kernel(
     qdb = np.zeros((nv, B))
     qddb = np.zeros((nv, B))
     taub = np.zeros((nv, B))
-    base = np.zeros((2, 6, B))  # [0]: zero velocity, [1]: -gravity (ground acceleration)
-    for r in range(3):
-        for i in range(B):
-            base[1, 3 + r, i] = -g[r]
+    base = _block_base(g, B)
     Rt = np.zeros((1, 3, 3))
     pt = np.zeros((1, 3))
     tN = np.zeros((3, B))
@@ -527,12 +648,7 @@ def rnea_block_kernel(
     ang = np.zeros(B)
     for f0 in range(0, N, B):
         m = min(B, N - f0)
-        for i in range(m):
-            for c in range(nq):
-                qb[c, i] = q[f0 + i, c]
-            for c in range(nv):
-                qdb[c, i] = qd[f0 + i, c]
-                qddb[c, i] = qdd[f0 + i, c]
+        _block_gather(q, qd, qdd, f0, m, qb, qdb, qddb)
         # ---- forward pass
         for k in range(n):
             lam = parent[k]
@@ -579,155 +695,29 @@ def rnea_block_kernel(
                     da[3 + i_, i] += dv[3 + j_, i] * w
                     da[3 + j_, i] -= dv[3 + i_, i] * w
             else:
-                for i in range(m):
-                    _transform(
-                        0,
-                        kind[k : k + 1],
-                        E[k : k + 1],
-                        t[k : k + 1],
-                        plain[k : k + 1],
-                        axis[k : k + 1],
-                        principal[k : k + 1],
-                        qb[:, i],
-                        qi[k : k + 1],
-                        Rt,
-                        pt,
-                    )
-                    for r in range(3):
-                        p[k, r, i] = pt[0, r]
-                        for c in range(3):
-                            R[k, r, c, i] = Rt[0, r, c]
-                Rk = R[k]
-                pk = p[k]
-                for src, dst in ((sv, dv), (sa, da)):
-                    for i in range(m):
-                        w0, w1, w2 = src[0, i], src[1, i], src[2, i]
-                        px, py, pz = pk[0, i], pk[1, i], pk[2, i]
-                        l0 = src[3, i] + w1 * pz - w2 * py
-                        l1 = src[4, i] + w2 * px - w0 * pz
-                        l2 = src[5, i] + w0 * py - w1 * px
-                        for r in range(3):
-                            dst[r, i] = Rk[0, r, i] * w0 + Rk[1, r, i] * w1 + Rk[2, r, i] * w2
-                            dst[3 + r, i] = Rk[0, r, i] * l0 + Rk[1, r, i] * l1 + Rk[2, r, i] * l2
-                # v += vJ = [w; u]; a += S q̈ + v × vJ
+                _block_transforms(k, kind, E, t, plain, axis, principal, qi, qb, m, R, p, Rt, pt)
+                _block_motion(R[k], p[k], sv, dv, m)
+                _block_motion(R[k], p[k], sa, da, m)
+                # a += S q̈; v += vJ = S q̇; a += v × vJ
                 kd = kind[k]
                 for i in range(m):
-                    w0 = w1 = w2 = u0 = u1 = u2 = 0.0
                     if kd == SPH:
-                        w0, w1, w2 = qdb[j, i], qdb[j + 1, i], qdb[j + 2, i]
-                        da[0, i] += qddb[j, i]
-                        da[1, i] += qddb[j + 1, i]
-                        da[2, i] += qddb[j + 2, i]
+                        for r in range(3):
+                            da[r, i] += qddb[j + r, i]
                     elif kd == REV:
-                        w0, w1, w2 = (
-                            axis[k, 0] * qdb[j, i],
-                            axis[k, 1] * qdb[j, i],
-                            axis[k, 2] * qdb[j, i],
-                        )
                         for r in range(3):
                             da[r, i] += axis[k, r] * qddb[j, i]
                     else:
-                        u0, u1, u2 = (
-                            axis[k, 0] * qdb[j, i],
-                            axis[k, 1] * qdb[j, i],
-                            axis[k, 2] * qdb[j, i],
-                        )
                         for r in range(3):
                             da[3 + r, i] += axis[k, r] * qddb[j, i]
-                    dv[0, i] += w0
-                    dv[1, i] += w1
-                    dv[2, i] += w2
-                    dv[3, i] += u0
-                    dv[4, i] += u1
-                    dv[5, i] += u2
-                    x0, x1, x2, x3, x4, x5 = (
-                        dv[0, i],
-                        dv[1, i],
-                        dv[2, i],
-                        dv[3, i],
-                        dv[4, i],
-                        dv[5, i],
-                    )
-                    da[0, i] += x1 * w2 - x2 * w1
-                    da[1, i] += x2 * w0 - x0 * w2
-                    da[2, i] += x0 * w1 - x1 * w0
-                    da[3, i] += x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
-                    da[4, i] += x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
-                    da[5, i] += x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+                _block_joint_velocity(kd, axis[k], j, qdb, m, dv, da, True)
             # f = I a + v ×* (I v) - f_ext
-            df = f[k]
-            if massive[k]:
-                m_ = I6[k, 3, 3]
-                c0, c1, c2 = I6[k, 2, 4], I6[k, 0, 5], I6[k, 1, 3]
-                J00, J01, J02 = I6[k, 0, 0], I6[k, 0, 1], I6[k, 0, 2]
-                J11, J12, J22 = I6[k, 1, 1], I6[k, 1, 2], I6[k, 2, 2]
-                for i in range(m):
-                    b0, b1, b2, b3, b4, b5 = (
-                        da[0, i],
-                        da[1, i],
-                        da[2, i],
-                        da[3, i],
-                        da[4, i],
-                        da[5, i],
-                    )
-                    x0, x1, x2, x3, x4, x5 = (
-                        dv[0, i],
-                        dv[1, i],
-                        dv[2, i],
-                        dv[3, i],
-                        dv[4, i],
-                        dv[5, i],
-                    )
-                    h0 = J00 * x0 + J01 * x1 + J02 * x2 + c1 * x5 - c2 * x4
-                    h1 = J01 * x0 + J11 * x1 + J12 * x2 + c2 * x3 - c0 * x5
-                    h2 = J02 * x0 + J12 * x1 + J22 * x2 + c0 * x4 - c1 * x3
-                    h3 = m_ * x3 - c1 * x2 + c2 * x1
-                    h4 = m_ * x4 - c2 * x0 + c0 * x2
-                    h5 = m_ * x5 - c0 * x1 + c1 * x0
-                    df[0, i] = (
-                        J00 * b0
-                        + J01 * b1
-                        + J02 * b2
-                        + c1 * b5
-                        - c2 * b4
-                        + x1 * h2
-                        - x2 * h1
-                        + x4 * h5
-                        - x5 * h4
-                    )
-                    df[1, i] = (
-                        J01 * b0
-                        + J11 * b1
-                        + J12 * b2
-                        + c2 * b3
-                        - c0 * b5
-                        + x2 * h0
-                        - x0 * h2
-                        + x5 * h3
-                        - x3 * h5
-                    )
-                    df[2, i] = (
-                        J02 * b0
-                        + J12 * b1
-                        + J22 * b2
-                        + c0 * b4
-                        - c1 * b3
-                        + x0 * h1
-                        - x1 * h0
-                        + x3 * h4
-                        - x4 * h3
-                    )
-                    df[3, i] = m_ * b3 - c1 * b2 + c2 * b1 + x1 * h5 - x2 * h4
-                    df[4, i] = m_ * b4 - c2 * b0 + c0 * b2 + x2 * h3 - x0 * h5
-                    df[5, i] = m_ * b5 - c0 * b1 + c1 * b0 + x0 * h4 - x1 * h3
+            if massive[k] or use_fx:
+                _block_body_force(I6, k, dv, da, True, fx, use_fx, f0, f[k], m)
             else:
                 for r in range(6):
                     for i in range(m):
-                        df[r, i] = 0.0
-            if use_fx:
-                for r in range(6):
-                    for i in range(m):
-                        df[r, i] -= fx[f0 + i, k, r]
+                        f[k, r, i] = 0.0
         # ---- backward pass
         for k in range(n - 1, -1, -1):
             j = vi[k]
@@ -1123,10 +1113,7 @@ def aba_block_kernel(
     qb = np.zeros((nq, B))
     qdb = np.zeros((nv, B))
     taub = np.zeros((nv, B))
-    base = np.zeros((2, 6, B))  # [0]: zero velocity, [1]: -gravity
-    for r in range(3):
-        for i in range(B):
-            base[1, 3 + r, i] = -g[r]
+    base = _block_base(g, B)
     Rt = np.zeros((1, 3, 3))
     pt = np.zeros((1, 3))
     ang = np.zeros(B)
@@ -1135,12 +1122,7 @@ def aba_block_kernel(
     s = np.zeros(6)
     for f0 in range(0, N, B):
         m = min(B, N - f0)
-        for i in range(m):
-            for cc in range(nq):
-                qb[cc, i] = q[f0 + i, cc]
-            for cc in range(nv):
-                qdb[cc, i] = qd[f0 + i, cc]
-                taub[cc, i] = tau[f0 + i, cc]
+        _block_gather(q, qd, tau, f0, m, qb, qdb, taub)
         # pass 1: transforms, velocities, bias accelerations and forces
         for k in range(n):
             Rk = R[k]
@@ -1165,95 +1147,18 @@ def aba_block_kernel(
                     Rk[i_, j_, i] = -sb[i]
                     Rk[j_, i_, i] = sb[i]
             else:
-                for i in range(m):
-                    _transform(
-                        0,
-                        kind[k : k + 1],
-                        E[k : k + 1],
-                        t[k : k + 1],
-                        plain[k : k + 1],
-                        axis[k : k + 1],
-                        principal[k : k + 1],
-                        qb[:, i],
-                        qi[k : k + 1],
-                        Rt,
-                        pt,
-                    )
-                    for r in range(3):
-                        pk[r, i] = pt[0, r]
-                        for cc in range(3):
-                            Rk[r, cc, i] = Rt[0, r, cc]
+                _block_transforms(k, kind, E, t, plain, axis, principal, qi, qb, m, R, p, Rt, pt)
             lam = parent[k]
-            src = base[0] if lam < 0 else v[lam]
             dv = v[k]
-            for i in range(m):
-                w0, w1, w2 = src[0, i], src[1, i], src[2, i]
-                px, py, pz = pk[0, i], pk[1, i], pk[2, i]
-                l0 = src[3, i] + w1 * pz - w2 * py
-                l1 = src[4, i] + w2 * px - w0 * pz
-                l2 = src[5, i] + w0 * py - w1 * px
-                for r in range(3):
-                    dv[r, i] = Rk[0, r, i] * w0 + Rk[1, r, i] * w1 + Rk[2, r, i] * w2
-                    dv[3 + r, i] = Rk[0, r, i] * l0 + Rk[1, r, i] * l1 + Rk[2, r, i] * l2
-            j = vi[k]
-            kd = kind[k]
-            ck = c[k]
-            for i in range(m):
-                w0 = w1 = w2 = u0 = u1 = u2 = 0.0
-                if kd == SPH:
-                    w0, w1, w2 = qdb[j, i], qdb[j + 1, i], qdb[j + 2, i]
-                elif kd == REV:
-                    w0, w1, w2 = (
-                        axis[k, 0] * qdb[j, i],
-                        axis[k, 1] * qdb[j, i],
-                        axis[k, 2] * qdb[j, i],
-                    )
-                else:
-                    u0, u1, u2 = (
-                        axis[k, 0] * qdb[j, i],
-                        axis[k, 1] * qdb[j, i],
-                        axis[k, 2] * qdb[j, i],
-                    )
-                dv[0, i] += w0
-                dv[1, i] += w1
-                dv[2, i] += w2
-                dv[3, i] += u0
-                dv[4, i] += u1
-                dv[5, i] += u2
-                x0, x1, x2, x3, x4, x5 = dv[0, i], dv[1, i], dv[2, i], dv[3, i], dv[4, i], dv[5, i]
-                ck[0, i] = x1 * w2 - x2 * w1
-                ck[1, i] = x2 * w0 - x0 * w2
-                ck[2, i] = x0 * w1 - x1 * w0
-                ck[3, i] = x1 * u2 - x2 * u1 + x4 * w2 - x5 * w1
-                ck[4, i] = x2 * u0 - x0 * u2 + x5 * w0 - x3 * w2
-                ck[5, i] = x0 * u1 - x1 * u0 + x3 * w1 - x4 * w0
+            _block_motion(Rk, pk, base[0] if lam < 0 else v[lam], dv, m)
+            _block_joint_velocity(kind[k], axis[k], vi[k], qdb, m, dv, c[k], False)
             IAk = IA[k]
             for r in range(6):
                 for cc in range(6):
                     val = I6[k, r, cc]
                     for i in range(m):
                         IAk[r, cc, i] = val
-            for r in range(6):
-                for i in range(m):
-                    h[r, i] = 0.0
-                for cc in range(6):
-                    val = I6[k, r, cc]
-                    for i in range(m):
-                        h[r, i] += val * dv[cc, i]
-            pk6 = pA[k]
-            for i in range(m):
-                x0, x1, x2, x3, x4, x5 = dv[0, i], dv[1, i], dv[2, i], dv[3, i], dv[4, i], dv[5, i]
-                h0, h1, h2, h3, h4, h5 = h[0, i], h[1, i], h[2, i], h[3, i], h[4, i], h[5, i]
-                pk6[0, i] = x1 * h2 - x2 * h1 + x4 * h5 - x5 * h4
-                pk6[1, i] = x2 * h0 - x0 * h2 + x5 * h3 - x3 * h5
-                pk6[2, i] = x0 * h1 - x1 * h0 + x3 * h4 - x4 * h3
-                pk6[3, i] = x1 * h5 - x2 * h4
-                pk6[4, i] = x2 * h3 - x0 * h5
-                pk6[5, i] = x0 * h4 - x1 * h3
-            if use_fx:
-                for r in range(6):
-                    for i in range(m):
-                        pk6[r, i] -= fx[f0 + i, k, r]
+            _block_body_force(I6, k, dv, dv, False, fx, use_fx, f0, pA[k], m)
         # pass 2: articulated inertias, leaves to root
         for k in range(n - 1, -1, -1):
             mk = nvj[k]
@@ -1376,21 +1281,11 @@ def aba_block_kernel(
         # pass 3: accelerations, root to leaves
         for k in range(n):
             lam = parent[k]
-            src = base[1] if lam < 0 else a[lam]
-            Rk = R[k]
-            pk = p[k]
             ak = a[k]
-            for i in range(m):
-                w0, w1, w2 = src[0, i], src[1, i], src[2, i]
-                px, py, pz = pk[0, i], pk[1, i], pk[2, i]
-                l0 = src[3, i] + w1 * pz - w2 * py
-                l1 = src[4, i] + w2 * px - w0 * pz
-                l2 = src[5, i] + w0 * py - w1 * px
-                for r in range(3):
-                    ak[r, i] = Rk[0, r, i] * w0 + Rk[1, r, i] * w1 + Rk[2, r, i] * w2 + c[k, r, i]
-                    ak[3 + r, i] = (
-                        Rk[0, r, i] * l0 + Rk[1, r, i] * l1 + Rk[2, r, i] * l2 + c[k, 3 + r, i]
-                    )
+            _block_motion(R[k], p[k], base[1] if lam < 0 else a[lam], ak, m)
+            for r in range(6):
+                for i in range(m):
+                    ak[r, i] += c[k, r, i]
             mk = nvj[k]
             j = vi[k]
             for c1 in range(mk):
