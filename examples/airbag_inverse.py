@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._files import atomic_path
+from ahbm.graphics import save_figure
 from ahbm.models.airbag import airbag_force, airbag_test, estimate_head_load
 from ahbm.models.head_neck import head_neck_model, intervertebral_elements
 
@@ -53,11 +53,7 @@ def run(out: Path, quick: bool = False) -> dict:
     for ax in axes:
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "airbag_inverse.png"
-    with atomic_path(path) as tmp:  # no half-written file on failure
-        fig.savefig(tmp, dpi=80)
-    plt.close(fig)
+    path = save_figure(fig, out / "airbag_inverse.png", dpi=80)
     summary = {
         "peak_load_N": peak,
         "max_error_N": error,

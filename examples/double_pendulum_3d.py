@@ -64,7 +64,7 @@ def run(out: Path, quick: bool = False) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ahbm._files import atomic_path
+    from ahbm.graphics import save_figure
 
     fig, ax = plt.subplots(2, 2, figsize=(10, 7), sharex=True)
     ax[0, 0].plot(res.t, np.degrees(res.q[:, 0]))
@@ -82,10 +82,7 @@ def run(out: Path, quick: bool = False) -> dict:
     for a in ax[1]:
         a.set_xlabel("time (s)")
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "double_pendulum_3d.png") as tmp:
-        fig.savefig(tmp, dpi=100)
-    plt.close(fig)
+    save_figure(fig, out / "double_pendulum_3d.png", dpi=100)
     return numbers
 
 

@@ -99,7 +99,7 @@ def run(out: Path, quick: bool = False) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ahbm._files import atomic_path
+    from ahbm.graphics import save_figure
 
     fig, axes = plt.subplots(3, 1, figsize=(7, 8), sharex=True)
     for r, label in ((with_p, "with projection"), (without, "without projection")):
@@ -115,9 +115,7 @@ def run(out: Path, quick: bool = False) -> dict:
     for ax in axes:
         ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "four_bar_residuals.png") as tmp:
-        fig.savefig(tmp, dpi=100)
+    save_figure(fig, out / "four_bar_residuals.png", dpi=100)
     fig2, ax = plt.subplots(figsize=(7, 4))
     for k, name in enumerate(model.coordinate_names):
         ax.plot(with_p.t, with_p.q[:, k], label=name)
@@ -125,10 +123,7 @@ def run(out: Path, quick: bool = False) -> dict:
     ax.set_ylabel("angle (rad)")
     ax.legend()
     fig2.tight_layout()
-    with atomic_path(out / "four_bar_angles.png") as tmp:
-        fig2.savefig(tmp, dpi=100)
-    plt.close(fig)
-    plt.close(fig2)
+    save_figure(fig2, out / "four_bar_angles.png", dpi=100)
     return numbers
 
 

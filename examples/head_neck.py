@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._files import atomic_path
+from ahbm.graphics import save_figure
 from ahbm.models.head_neck import HEAD_NECK_JOINTS, head_neck_model, sled_pulse, sled_test
 
 
@@ -46,11 +46,7 @@ def run(out: Path, quick: bool = False) -> dict:
     for ax in axes:
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "head_neck.png"
-    with atomic_path(path) as tmp:  # no half-written file on failure
-        fig.savefig(tmp, dpi=80)
-    plt.close(fig)
+    path = save_figure(fig, out / "head_neck.png", dpi=80)
     summary = {
         "peak_head_rotation_deg": float(head[k_peak]),
         "time_of_peak_s": float(t[k_peak]),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ahbm._files import atomic_path
+from ahbm.graphics import save_figure
 from ahbm.kinematics import center_of_mass, load_model, neutral_q, point_position, save_model
 from ahbm.models.heiman import heiman_model
 
@@ -49,10 +49,7 @@ def run(out: Path, quick: bool = False, height: float = 1.79, mass: float = 76.0
     ax.view_init(elev=10, azim=-60)
     ax.set_title(f"HeiMan-like model: {height} m, {mass} kg, {model.nv} DOF")
     fig.tight_layout()
-    fig_path = out / "heiman.png"
-    with atomic_path(fig_path) as tmp:  # no half-written file on failure
-        fig.savefig(tmp, dpi=80)
-    plt.close(fig)
+    fig_path = save_figure(fig, out / "heiman.png", dpi=80)
     result = {
         "n_bodies": model.n_bodies,
         "nv": model.nv,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._files import atomic_path
 from ahbm.dynamics import crba, rnea
 from ahbm.dynamics.simulate import simulate
+from ahbm.graphics import save_figure
 from ahbm.models.pendulum import pendulum_torque, single_pendulum
 
 AMPLITUDE, OMEGA, MEAN = 0.8, 2.0 * np.pi, -0.5  # rad, rad/s, rad
@@ -66,11 +66,7 @@ def run(out: Path, quick: bool = False) -> dict:
     axes[1].set_title(f"Forward dynamics with the ID torque: max |Δq| = {fd_error:.1e} rad")
     axes[1].legend(loc="upper right")
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "pendulum_ID.png"
-    with atomic_path(path) as tmp:  # no half-written file on failure
-        fig.savefig(tmp, dpi=80)
-    plt.close(fig)
+    path = save_figure(fig, out / "pendulum_ID.png", dpi=80)
     result = {
         "J_O": float(crba(model, [0.0])[0, 0]),
         "id_max_error": id_error,

@@ -80,7 +80,7 @@ def run(out: Path, quick: bool = False) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ahbm._files import atomic_path
+    from ahbm.graphics import save_figure
 
     fig, ax = plt.subplots(4, 1, figsize=(7, 9), sharex=True)
     ax[0].plot(res.t, load(res.t))
@@ -97,10 +97,7 @@ def run(out: Path, quick: bool = False) -> dict:
     ax[2].legend()
     ax[0].set_title("Mass-spring-mass system (AHBM §5.2.1)")
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "spring_mass.png") as tmp:
-        fig.savefig(tmp, dpi=100)
-    plt.close(fig)
+    save_figure(fig, out / "spring_mass.png", dpi=100)
     return numbers
 
 

@@ -84,7 +84,7 @@ def run(out: Path, quick: bool = False) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ahbm._files import atomic_path
+    from ahbm.graphics import save_figure
 
     fig, ax = plt.subplots(3, 1, figsize=(7, 8), sharex=True)
     ax[0].plot(res.t, tip[:, 2], label="tip height")
@@ -99,10 +99,7 @@ def run(out: Path, quick: bool = False) -> dict:
     ax[2].set_xlabel("time (s)")
     ax[0].set_title("Triple pendulum: swing, impact (e = 0), sliding contact")
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "triple_pendulum_contact.png") as tmp:
-        fig.savefig(tmp, dpi=100)
-    plt.close(fig)
+    save_figure(fig, out / "triple_pendulum_contact.png", dpi=100)
     return numbers
 
 

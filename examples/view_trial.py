@@ -27,7 +27,7 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 
-from ahbm.graphics import plug_in_gait_segments, stick_view, xy_view  # noqa: E402
+from ahbm.graphics import plug_in_gait_segments, save_figure, stick_view, xy_view  # noqa: E402
 from ahbm.io.trial import Trial  # noqa: E402
 
 DEFAULT_TRIAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "c3d"
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     channels += [f"FP{k + 1}.force" for k in range(len(trial.force_plates))]
     xy = xy_view(trial, channels=channels, cursor=viewer, title="markers and plate forces")
     signals = out / "signals.png"
-    xy.fig.savefig(signals, dpi=100)
+    save_figure(xy.fig, signals, dpi=100)
     for path in (gif, png, signals):
         print(f"wrote {path} ({path.stat().st_size / 1024:.0f} kB)")
     return 0

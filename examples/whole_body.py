@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._files import atomic_path
 from ahbm.dynamics.simulate import simulate
+from ahbm.graphics import save_figure
 from ahbm.kinematics import forward_kinematics, neutral_q, point_acceleration
 from ahbm.models.whole_body import chest_impact, joint_elements, whole_body_model
 
@@ -60,11 +60,7 @@ def run(out: Path, quick: bool = False) -> dict:
         ax.set_xlabel("time (ms)")
     axes[0, 1].legend()
     fig.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "whole_body.png"
-    with atomic_path(path) as tmp:  # no half-written file on failure
-        fig.savefig(tmp, dpi=80)
-    plt.close(fig)
+    path = save_figure(fig, out / "whole_body.png", dpi=80)
     # the gravity part of an absolute acceleration is the same for all points: report the
     # acceleration relative to free fall (what an accelerometer would read, minus 1 g)
     a_chest_rel = a_chest - model.gravity

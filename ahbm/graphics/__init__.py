@@ -6,6 +6,7 @@ display; no function calls ``plt.show()``. Each returns the matplotlib
 Figure, or a viewer object holding it, so that the caller can restyle it.
 """
 
+from ahbm.graphics._common import save_figure
 from ahbm.graphics.gait import gait_cycle_summary, plot_gait_cycles
 from ahbm.graphics.model import draw_model, geometry_mesh, model_skeleton
 from ahbm.graphics.simulation import plot_simulation
@@ -28,6 +29,7 @@ __all__ = [
     "plot_gait_cycles",
     "plot_simulation",
     "plug_in_gait_segments",
+    "save_figure",
     "stick_view",
     "xy_view",
 ]

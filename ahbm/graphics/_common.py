@@ -6,15 +6,19 @@ light and works without a display.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ahbm._files import atomic_path
+from ahbm.errors import DataError
 
 __all__ = [
     "SIDE_COLORS",
     "pyplot",
     "is_interactive_backend",
     "atomic_output",
+    "save_figure",
     "set_equal_3d",
 ]
 
@@ -57,6 +61,67 @@ def atomic_output(path, *, argname: str = "path"):
     :func:`ahbm._files.atomic_path`.
     """
     return atomic_path(path, argname=argname)
+
+
+def save_figure(fig, path, *, dpi=100, close: bool = True, argname: str = "path") -> Path:
+    """Write a matplotlib figure to a file, creating its folder; never half-written.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or path-like
+        Output file; the format follows the extension (``.png``, ``.pdf``,
+        ``.svg``, ...).
+    dpi : float, optional
+        Resolution, dots per inch (default 100).
+    close : bool, optional
+        Close the figure afterwards (default), also when writing fails.
+    argname : str, optional
+        Argument name used in error messages.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Raises
+    ------
+    DataError
+        Unsupported extension, or a folder that cannot be created. The figure
+        goes to a temporary file that is renamed over `path` only when
+        complete (:func:`ahbm._files.atomic_path`).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [0, 1])
+    >>> save_figure(fig, "figs/line.png").name
+    'line.png'
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    try:
+        supported = FigureCanvasBase.get_supported_filetypes()
+        if fmt not in supported:
+            raise DataError(
+                f"Cannot write the figure to '{path}' (`{argname}`): use one of the "
+                f"extensions {', '.join('.' + k for k in sorted(supported))}"
+            )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise DataError(f"Cannot create the folder of `{argname}` '{path}': {err}") from err
+        with atomic_path(path, argname=argname) as tmp:
+            fig.savefig(tmp, dpi=dpi, format=fmt)
+    finally:
+        if close:
+            pyplot().close(fig)
+    return path
 
 
 def set_equal_3d(ax, lo, hi, *, margin: float = 0.05, bottom_axis: int | None = None) -> None:

@@ -134,28 +134,15 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_plot(args: argparse.Namespace) -> int:
     """Draw the gait-cycle figure of a stored result."""
-    from ahbm.graphics._common import atomic_output, pyplot
+    from ahbm.graphics._common import save_figure
     from ahbm.graphics.gait import plot_gait_cycles
 
     path = Path(args.result)
     if path.suffix.lower() not in _HDF5:
         raise DataError(f"'{path}' is not an ahbm HDF5 result file (.h5)")
-    fmt = Path(args.output).suffix.lstrip(".").lower()
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    supported = FigureCanvasBase.get_supported_filetypes()
-    if fmt not in supported:
-        raise DataError(
-            f"Cannot write the figure to '{args.output}': use one of the extensions "
-            f"{', '.join('.' + k for k in sorted(supported))}"
-        )
     trial = _read(path, args.name)
     cycles = gait_cycles_from_results(trial.results, args.key)
-    fig = plot_gait_cycles(cycles, args.variables)
-    try:
-        with atomic_output(args.output, argname="--output") as tmp:
-            fig.savefig(tmp, dpi=args.dpi, format=fmt)
-    finally:
-        pyplot().close(fig)
+    save_figure(plot_gait_cycles(cycles, args.variables), args.output, dpi=args.dpi,
+                argname="--output")  # fmt: skip
     print(f"wrote {args.output}")
     return 0

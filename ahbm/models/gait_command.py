@@ -59,7 +59,7 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
     --------
     >>> write_gait_report(analyze_gait("walk.c3d"), "report.pdf")  # doctest: +SKIP
     """
-    from ahbm.graphics._common import atomic_output, pyplot
+    from ahbm.graphics._common import pyplot, save_figure
     from ahbm.graphics.gait import plot_gait_cycles
 
     out = Path(path)
@@ -112,8 +112,7 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
             fontsize=12,
             y=1.0 - 0.15 / fig.get_size_inches()[1],
         )
-        with atomic_output(out, argname="report") as tmp:
-            fig.savefig(tmp, format=out.suffix.lower().lstrip("."), dpi=90)
+        save_figure(fig, out, dpi=90, close=False, argname="report")
     finally:
         plt.close(fig)
     return out
