@@ -27,8 +27,9 @@ import numpy as np
 from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
 
-from ahbm.kinematics import Model, fit_markers, fit_segment_pose, grood_suntay_angles
+from ahbm.kinematics import fit_markers, fit_segment_pose, grood_suntay_angles
 from ahbm.kinematics.ik import marker_jacobians
+from ahbm.testing import marker_leg_model as leg_model
 
 
 def best_cpu(fn, repeat=3):
@@ -39,52 +40,6 @@ def best_cpu(fn, repeat=3):
         out = fn()
         times.append(time.process_time() - t0)
     return min(times), out
-
-
-def leg_model() -> Model:
-    m = Model("leg")
-    I3 = np.eye(3) * 0.01
-    m.add_body(
-        "pelvis",
-        "ground",
-        {"type": "free_euler", "sequence": "ZXY"},
-        mass=10,
-        inertia=I3,
-        markers={"RASI": [0.12, 0.03, 0.12], "LASI": [0.12, 0.03, -0.12], "SACR": [-0.1, 0.05, 0]},
-    )
-    m.add_body(
-        "thigh",
-        "pelvis",
-        {"type": "euler", "sequence": "ZXY"},
-        position=[0, -0.08, 0.09],
-        mass=7,
-        inertia=I3,
-        markers={"THI": [0.02, -0.2, 0.07], "KNE": [0, -0.42, 0.05], "THA": [0.07, -0.15, -0.02]},
-    )
-    m.add_body(
-        "shank",
-        "thigh",
-        {"type": "revolute", "axis": [0, 0, 1]},
-        position=[0, -0.42, 0],
-        mass=3,
-        inertia=I3,
-        markers={"TIB": [0.02, -0.2, 0.05], "ANK": [0, -0.4, 0.04], "SHA": [0.06, -0.1, -0.03]},
-    )
-    m.add_body(
-        "foot",
-        "shank",
-        {"type": "universal", "sequence": "ZX"},
-        position=[0, -0.42, 0],
-        mass=1,
-        inertia=I3,
-        markers={
-            "HEE": [-0.05, -0.05, 0],
-            "TOE": [0.15, -0.05, 0.01],
-            "MT5": [0.12, -0.04, 0.05],
-            "MT1": [0.11, -0.03, -0.04],
-        },
-    )
-    return m
 
 
 def gait_like_q(n: int) -> np.ndarray:

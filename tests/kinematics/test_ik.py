@@ -10,62 +10,7 @@ from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.kinematics.forward import point_jacobian, point_position
 from ahbm.kinematics.ik import fit_markers, joint_bounds, marker_jacobians, model_markers
 from ahbm.kinematics.tree import Model, difference_q, integrate_q, random_q
-
-I3 = np.eye(3) * 0.01
-
-
-def leg_model(root="free_euler", knee_limits=(-2.4, 0.05)):
-    """Pelvis + one leg with three or four well-spread markers per body."""
-    m = Model("leg")
-    root_joint = {"type": root, "sequence": "ZXY"} if root == "free_euler" else {"type": root}
-    m.add_body(
-        "pelvis",
-        "ground",
-        root_joint,
-        mass=10,
-        inertia=I3,
-        markers={
-            "RASI": [0.12, 0.03, 0.12],
-            "LASI": [0.12, 0.03, -0.12],
-            "SACR": [-0.1, 0.05, 0.0],
-        },
-    )
-    m.add_body(
-        "thigh",
-        "pelvis",
-        {
-            "type": "spherical" if root == "free" else "euler",
-            **({} if root == "free" else {"sequence": "ZXY"}),
-        },
-        position=[0, -0.08, 0.09],
-        mass=7,
-        inertia=I3,
-        markers={"THI": [0.02, -0.2, 0.07], "KNE": [0, -0.42, 0.05], "THA": [0.07, -0.15, -0.02]},
-    )
-    m.add_body(
-        "shank",
-        "thigh",
-        {"type": "revolute", "axis": [0, 0, 1], "limits": list(knee_limits)},
-        position=[0, -0.42, 0],
-        mass=3,
-        inertia=I3,
-        markers={"TIB": [0.02, -0.2, 0.05], "ANK": [0, -0.4, 0.04], "SHA": [0.06, -0.1, -0.03]},
-    )
-    m.add_body(
-        "foot",
-        "shank",
-        {"type": "universal", "sequence": "ZX"},
-        position=[0, -0.42, 0],
-        mass=1,
-        inertia=I3,
-        markers={
-            "HEE": [-0.05, -0.05, 0],
-            "TOE": [0.15, -0.05, 0.01],
-            "MT5": [0.12, -0.04, 0.05],
-            "MT1": [0.11, -0.03, -0.04],
-        },
-    )
-    return m
+from ahbm.testing import marker_leg_model as leg_model
 
 
 def trajectory(n):
