@@ -17,9 +17,9 @@ from ahbm.dynamics.inverse import (
     _REV,
     _RK,
     _check_f_ext,
+    _node_forces,
     _rnea_plan,
     _rot_T,
-    external_forces_local,
 )
 from ahbm.errors import DataError, SimulationError
 from ahbm.kinematics.forward import (
@@ -219,15 +219,6 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
             "bodies at the ends of chains or inconsistent inertias"
         )
     return qdd.reshape(batch + (model.nv,))
-
-
-def _node_forces(model, qf, f, frame):
-    """External forces (N, n_bodies, 6) or None -> kernel node forces or None."""
-    if f is None:
-        return None
-    N = qf.shape[0]
-    fl = external_forces_local(model, f, (N,), None, frame, np.ascontiguousarray(qf.T))
-    return _kernels.node_forces(_kernels.plan(model), fl, N)
 
 
 def _aba_flat(model, joints, qd, tau, fext_local):

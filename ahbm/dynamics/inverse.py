@@ -57,17 +57,7 @@ _EXT_FRAMES = ("world", "local")
 
 def external_forces_local(model: Model, f_ext, batch, joints, frame, q=None):
     """Validate f_ext (..., n_bodies, 6); return a list of (6, N) body-frame forces."""
-    if frame not in _EXT_FRAMES:
-        raise DataError(f"`f_ext_frame` must be one of {_EXT_FRAMES}, got {frame!r}")
-    f = as_float_array(f_ext, "f_ext")
-    check_trailing_shape(f, (model.n_bodies, 6), "f_ext")
-    try:
-        f = np.broadcast_to(f, batch + (model.n_bodies, 6))
-    except ValueError as err:
-        raise DataError(
-            f"batch shape of `f_ext` {f.shape[:-2]} does not broadcast to that of q {batch}"
-        ) from err
-    f = f.reshape(-1, model.n_bodies, 6)
+    f = _check_f_ext(model, f_ext, batch, frame)
     fl = [np.ascontiguousarray(f[:, i, :].T) for i in range(model.n_bodies)]
     if frame == "local":
         return fl
@@ -494,21 +484,27 @@ def _rnea_fast(model: Model, q, qd, qdd, fext_local, *, n_frames, gravity=True):
     return tau
 
 
+def _node_forces(model: Model, qf, f, frame):
+    """External forces (N, n_bodies, 6) or None -> kernel node forces (N, n_nodes, 6) or None."""
+    if f is None:
+        return None
+    N = qf.shape[0]
+    fl = external_forces_local(model, f, (N,), None, frame, np.ascontiguousarray(qf.T))
+    return _kernels.node_forces(_kernels.plan(model), fl, N)
+
+
 def _rnea_batches(model: Model, q, qd, qdd, f_ext, f_ext_frame, *, gravity=True):
     """RNEA of all frames through the compiled kernel (batch first).
 
     q (N, nq), qd/qdd (N, nv) or None, f_ext (N, n_bodies, 6) or None.
     Returns tau (N, nv).
     """
-    fx = None
-    if f_ext is not None:
-        N = q.shape[0]
-        fl = external_forces_local(model, f_ext, (N,), None, f_ext_frame, np.ascontiguousarray(q.T))
-        fx = _kernels.node_forces(_kernels.plan(model), fl, N)
+    fx = _node_forces(model, q, f_ext, f_ext_frame)
     return _kernels.rnea(model, q, qd, qdd, fx, gravity=gravity)
 
 
 def _check_f_ext(model, f_ext, batch, frame):
+    """Validate `f_ext_frame` and f_ext (..., n_bodies, 6) -> (N, n_bodies, 6) or None."""
     if frame not in _EXT_FRAMES:
         raise DataError(f"`f_ext_frame` must be one of {_EXT_FRAMES}, got {frame!r}")
     if f_ext is None:
