@@ -1,7 +1,8 @@
 """The import order of DESIGN.md: a module imports only from the layers above it.
 
-errors → kinematics.rotations → kinematics.* → dynamics → bsp, analysis → io →
-graphics → models → batch, cli (imports inside functions count too).
+errors → kinematics.rotations → kinematics.tree, _engine, kinematics.* → dynamics →
+bsp, analysis → io → graphics → models → batch, cli (imports inside functions
+count too).
 """
 
 import ast
@@ -10,10 +11,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ahbm"
-BASE = ("errors", "_validation", "_files")
+BASE = ("errors", "_validation", "_files", "_deprecation")
 RANK = {
     "kinematics.rotations": 1,
     "kinematics": 2,
+    "_engine": 2,
     "dynamics": 3,
     "bsp": 4,
     "analysis": 4,

@@ -19,8 +19,8 @@ import warnings
 
 import numpy as np
 
+from ahbm._engine import kernels as _kernels
 from ahbm._validation import as_float_array
-from ahbm.dynamics import _kernels
 from ahbm.dynamics.forces import _Kin
 from ahbm.dynamics.forward import crba
 from ahbm.dynamics.inverse import nonlinear_effects

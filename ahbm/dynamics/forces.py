@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._engine import kernels as _kernels
 from ahbm._validation import as_float_array
-from ahbm.dynamics import _kernels
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.forward import prepare
 from ahbm.kinematics.rotations import matrix_to_rotvec
@@ -82,7 +82,7 @@ class _Kin:
         self.q = qf.T
         self.qd = None if qdf is None else qdf.T
         self.N = qf.shape[0]
-        # compiled forward kinematics (ahbm.dynamics._kernels), batch first
+        # compiled forward kinematics (ahbm._engine.kernels), batch first
         self._qf = qf
         self._Sw = None  # world DOF columns, computed when first needed
         Rw, pw, v, a, _ = _kernels.kinematics(model, qf, qdf, columns=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm.dynamics import _kernels
+from ahbm._engine import kernels as _kernels
 from ahbm.dynamics.inverse import (
     _FIXED,
     _GENERIC,
@@ -74,7 +74,7 @@ def crba(model: Model, q) -> np.ndarray:
     ``I^c_λ += λX*_i I^c_i i_X_λ``; ``H_ii = S_iᵀ I^c_i S_i``, off-diagonal
     blocks by propagating ``F = I^c_i S_i`` towards the root.
 
-    Implementation: a compiled kernel (:mod:`ahbm.dynamics._kernels`) over the
+    Implementation: a compiled kernel (:mod:`ahbm._engine.kernels`) over the
     model's node plan, looping over the frames of the batch.
 
     Examples
@@ -197,7 +197,7 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     Featherstone (2008) Table 7.1; Felis (2015) §3.4.3. O(n) in the number
     of bodies; ``rnea(q, q̇, aba(q, q̇, τ)) = τ``.
 
-    Implementation: compiled kernels (:mod:`ahbm.dynamics._kernels`); from 8
+    Implementation: compiled kernels (:mod:`ahbm._engine.kernels`); from 8
     frames on, blocks of 64 frames with the frame loop innermost.
 
     Examples

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._engine import kernels as _kernels
 from ahbm._validation import as_float_array, check_trailing_shape
-from ahbm.dynamics import _kernels
 from ahbm.errors import DataError
 from ahbm.kinematics.forward import (
     apply_S,
@@ -554,7 +554,7 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     Implementation: each multi-axis joint is expanded (once per model) into
     elementary one-axis (or quaternion) joints with massless intermediate
     frames, bodies on fixed joints are merged into their parents (as
-    Pinocchio does), and a compiled kernel (numba, :mod:`ahbm.dynamics._kernels`)
+    Pinocchio does), and a compiled kernel (numba, :mod:`ahbm._engine.kernels`)
     runs the recursion for every frame of the trial in one call.
 
     Raises

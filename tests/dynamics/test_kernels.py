@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from ahbm.dynamics import _kernels, aba, crba, inverse, rnea
+from ahbm._engine import kernels as _kernels
+from ahbm.dynamics import aba, crba, inverse, rnea
 from ahbm.dynamics import forward as fwd
 from ahbm.errors import SimulationError
 from ahbm.kinematics import Model
