@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ahbm"
-BASE = ("errors", "_validation", "_files", "_deprecation")
+BASE = ("errors", "_validation", "_files", "_deprecation", "types")
 RANK = {
     "kinematics.rotations": 1,
     "kinematics": 2,
