@@ -120,27 +120,6 @@ def test_errors():
         forward_dynamics(massless, [0.0], [0.0], [1.0], method="crba")
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_fast_and_general_aba_agree(seed):
-    """The node-expanded ABA equals the joint-level ABA (two independent codings)."""
-    from ahbm.dynamics import forward as fwd
-    from ahbm.dynamics import inverse
-    from ahbm.kinematics.forward import joint_pass, prepare
-
-    rng = np.random.default_rng(500 + seed)
-    model = random_model(10, rng=rng, joint_types=ALL)
-    q = random_q(model, rng=rng, size=6)
-    qd = rng.normal(size=(6, model.nv))
-    tau = rng.normal(size=(6, model.nv))
-    f = rng.normal(size=(6, model.n_bodies, 6))
-    batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"))
-    joints = joint_pass(model, qf, qdf)
-    fl = inverse.external_forces_local(model, f, batch, joints, "world")
-    ref = fwd._aba_flat(model, joints, qdf, tauf, fl)
-    fast = fwd._aba_fast(model, qf, qdf, tauf, fl, n_frames=6)
-    np.testing.assert_allclose(fast, ref, atol=1e-9)
-
-
 def test_aba_batch_equals_frames():
     """One call over many frames equals frame-by-frame calls (kernel chunking)."""
     rng = np.random.default_rng(6)

@@ -136,26 +136,6 @@ def test_errors():
         inverse_dynamics_residual(model, q, z, z, np.zeros(model.nv + 2))
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_fast_and_general_rnea_agree(seed):
-    """The node-expanded RNEA equals the joint-level RNEA (two independent codings)."""
-    from ahbm.dynamics import inverse
-    from ahbm.kinematics.forward import joint_pass, prepare
-
-    rng = np.random.default_rng(400 + seed)
-    model = random_model(12, rng=rng, joint_types=ALL)
-    q = random_q(model, rng=rng, size=7)
-    qd = rng.normal(size=(7, model.nv))
-    qdd = rng.normal(size=(7, model.nv))
-    f = rng.normal(size=(7, model.n_bodies, 6))
-    batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
-    joints = joint_pass(model, qf, qdf)
-    fl = inverse.external_forces_local(model, f, batch, joints, "local")
-    ref = inverse._rnea_flat(model, joints, qdf, qddf, fl, n_frames=7)
-    fast = inverse._rnea_fast(model, qf, qdf, qddf, fl, n_frames=7)
-    np.testing.assert_allclose(fast, ref, atol=1e-10)
-
-
 def test_batch_equals_frames():
     """Long trials are processed in chunks of frames; results do not depend on chunking."""
     rng = np.random.default_rng(5)
@@ -171,46 +151,3 @@ def test_batch_equals_frames():
     np.testing.assert_allclose(
         gravity_torques(model, q), rnea(model, q, 0 * qd, 0 * qdd), atol=1e-12
     )
-
-
-def test_fast_rnea_with_fixed_bodies_everywhere():
-    """Fixed bodies (merged internally) at the root, before quaternion and Euler joints."""
-    from ahbm.dynamics import inverse
-    from ahbm.kinematics.forward import joint_pass, prepare
-    from ahbm.kinematics.rotations import rotvec_to_matrix
-
-    rng = np.random.default_rng(12)
-    m = Model(gravity=[1.0, -2.0, -9.0])
-
-    def add(name, parent, joint):
-        m.add_body(
-            name,
-            parent,
-            joint,
-            position=rng.normal(size=3) * 0.3,
-            rotation=rotvec_to_matrix(rng.normal(size=3)),
-            mass=rng.uniform(1, 2),
-            com=rng.normal(size=3) * 0.1,
-            inertia=np.diag(rng.uniform(0.5, 1, 3)),
-        )
-
-    add("base", "ground", "fixed")
-    add("a", "base", "spherical")
-    add("b", "a", "fixed")
-    add("c", "b", "fixed")
-    add("d", "c", "free")
-    add("e", "c", {"type": "euler", "sequence": "XZX"})
-    add("f", "e", "fixed")
-    add("g", "f", {"type": "revolute", "axis": [0.6, 0.0, 0.8]})
-    add("h", "base", {"type": "prismatic", "axis": [0.0, 0.0, -1.0]})
-    q = random_q(m, rng=rng, size=5)
-    qd = rng.normal(size=(5, m.nv))
-    qdd = rng.normal(size=(5, m.nv))
-    f = rng.normal(size=(5, m.n_bodies, 6))
-    for frame in ("local", "world"):
-        batch, qf, (qdf, qddf) = prepare(m, q, qd, qdd)
-        joints = joint_pass(m, qf, qdf)
-        fl = inverse.external_forces_local(m, f, batch, joints, frame)
-        ref = inverse._rnea_flat(m, joints, qdf, qddf, fl, n_frames=5)
-        tau = rnea(m, q, qd, qdd, f_ext=f, f_ext_frame=frame)
-        np.testing.assert_allclose(tau, ref.T, atol=1e-10)

@@ -6,11 +6,9 @@ import numpy as np
 import pytest
 
 from ahbm._engine import kernels as _kernels
-from ahbm.dynamics import aba, crba, inverse, rnea
-from ahbm.dynamics import forward as fwd
+from ahbm.dynamics import aba, rnea
 from ahbm.errors import SimulationError
 from ahbm.kinematics import Model
-from ahbm.kinematics.forward import joint_pass, prepare
 from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
 
 ALL = tuple(JOINT_TYPES)
@@ -42,38 +40,6 @@ def test_sincos_special_values():
     assert s[2] == 7.0
 
 
-def _numpy_reference(model, q, qd, qdd_or_tau, f, what):
-    batch, qf, (qdf, xf) = prepare(model, q, qd, qdd_or_tau, names=("qd", "x"))
-    joints = joint_pass(model, qf, qdf)
-    fl = None if f is None else inverse.external_forces_local(model, f, batch, joints, "world")
-    if what == "rnea":
-        return inverse._rnea_flat(model, joints, qdf, xf, fl, n_frames=qf.shape[1]).T
-    if what == "aba":
-        return fwd._aba_flat(model, joints, qdf, xf, fl).T
-    return np.moveaxis(fwd._crba_flat(model, qf.shape[1], joints), -1, 0)
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_kernels_equal_numpy_implementations(seed):
-    """Kernel (node plan, compiled) and joint-level numpy code are independent codings."""
-    rng = np.random.default_rng(900 + seed)
-    model = random_model(14, rng=rng, joint_types=ALL)
-    n = 9
-    q = random_q(model, rng=rng, size=n)
-    qd = rng.normal(size=(n, model.nv))
-    qdd = rng.normal(size=(n, model.nv))
-    f = rng.normal(size=(n, model.n_bodies, 6))
-    for ff in (None, f):
-        tau = rnea(model, q, qd, qdd, f_ext=ff)
-        ref = _numpy_reference(model, q, qd, qdd, ff, "rnea")
-        np.testing.assert_allclose(tau, ref, atol=1e-9 * max(1.0, np.abs(ref).max()))
-        acc = aba(model, q, qd, tau, f_ext=ff)
-        np.testing.assert_allclose(acc, _numpy_reference(model, q, qd, tau, ff, "aba"), atol=1e-8)
-        np.testing.assert_allclose(acc, qdd, atol=1e-8)
-    H = crba(model, q)
-    np.testing.assert_allclose(H, _numpy_reference(model, q, qd, qdd, None, "crba"), atol=1e-10)
-
-
 def test_fixed_root_and_fixed_chains():
     """Bodies welded to the ground or to other bodies are merged correctly."""
     m = Model("welded")
@@ -102,7 +68,6 @@ def test_fixed_root_and_fixed_chains():
     qdd = rng.normal(size=(4, m.nv))
     f = rng.normal(size=(4, m.n_bodies, 6))
     tau = rnea(m, q, qd, qdd, f_ext=f)
-    np.testing.assert_allclose(tau, _numpy_reference(m, q, qd, qdd, f, "rnea"), atol=1e-10)
     np.testing.assert_allclose(aba(m, q, qd, tau, f_ext=f), qdd, atol=1e-9)
 
 
