@@ -72,7 +72,7 @@ def segment_motion(rotation, com, time) -> SegmentMotion:
         raise DataError(f"Need at least 4 frames to differentiate, got {t.size}")
     ok = np.isfinite(R).all(axis=(-2, -1))
     Rf = np.where(ok[..., None, None], R, np.eye(3))
-    omega = angular_velocity(Rf, t)
+    omega = angular_velocity(Rf, t, frame="world")
     bad = ~ok
     # a frame whose neighbour is missing has no valid derivative
     near = bad.copy()

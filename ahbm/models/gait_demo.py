@@ -133,10 +133,10 @@ def _walk(model, t, stride, speed, dz=0.0):
     a, ad = pelvis_angles(t)
     R = N @ euler_to_matrix(a, "ZXY")
     q[:, 3:7] = matrix_to_quat(R)
-    qd[:, 3:6] = euler_rates_to_omega(a, ad, "ZXY", frame="body")
+    qd[:, 3:6] = euler_rates_to_omega(a, ad, "ZXY", frame="local")
     h = 1e-5
-    wp = euler_rates_to_omega(*pelvis_angles(t + h), "ZXY", frame="body")
-    wm = euler_rates_to_omega(*pelvis_angles(t - h), "ZXY", frame="body")
+    wp = euler_rates_to_omega(*pelvis_angles(t + h), "ZXY", frame="local")
+    wm = euler_rates_to_omega(*pelvis_angles(t - h), "ZXY", frame="local")
     qdd[:, 3:6] = (wp - wm) / (2 * h)
     for side, offset, s in (("r", 0.0, 1.0), ("l", 0.5, -1.0)):
         ph = (ph_r + offset) % 1.0

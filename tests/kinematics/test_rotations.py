@@ -272,11 +272,11 @@ def omega_fd(seq, th, rates, frame, h=1e-6):
     R0 = rot.euler_to_matrix(th, seq)
     Rd = (Rp - Rm) / (2 * h)
     Rt = np.swapaxes(R0, -1, -2)
-    return rot.vee(Rd @ Rt if frame == "space" else Rt @ Rd)
+    return rot.vee(Rd @ Rt if frame == "world" else Rt @ Rd)
 
 
 @pytest.mark.parametrize("seq", SEQS)
-@pytest.mark.parametrize("frame", ["body", "space"])
+@pytest.mark.parametrize("frame", ["local", "world"])
 def test_euler_rates_to_omega_against_finite_differences(seq, frame):
     rng = np.random.default_rng(15)
     th = random_angles(rng, 20)
@@ -289,8 +289,8 @@ def test_euler_rates_to_omega_against_finite_differences(seq, frame):
     np.testing.assert_allclose(back, rates[keep], atol=1e-9)
     # body and space related by R
     R = rot.euler_to_matrix(th, seq)
-    other = rot.euler_rates_to_omega(th, rates, seq, frame="space" if frame == "body" else "body")
-    if frame == "body":
+    other = rot.euler_rates_to_omega(th, rates, seq, frame="world" if frame == "local" else "local")
+    if frame == "local":
         np.testing.assert_allclose(np.einsum("nij,nj->ni", R, w), other, atol=1e-13)
 
 
@@ -321,7 +321,7 @@ def test_inverse_rate_matrix_singular(seq):
 
 
 @pytest.mark.parametrize("seq", SEQS)
-@pytest.mark.parametrize("frame", ["body", "space"])
+@pytest.mark.parametrize("frame", ["local", "world"])
 def test_rate_matrix_derivatives_against_finite_differences(seq, frame):
     rng = np.random.default_rng(16)
     th = random_angles(rng, 5) * 0.8
@@ -344,7 +344,7 @@ def test_rate_matrix_derivatives_against_finite_differences(seq, frame):
         np.testing.assert_allclose(dT[:, k], fdT, atol=1e-6)
 
 
-@pytest.mark.parametrize("frame", ["body", "space"])
+@pytest.mark.parametrize("frame", ["local", "world"])
 def test_quaternion_rate_maps(frame):
     rng = np.random.default_rng(17)
     q = random_quats(rng, 30)
@@ -354,9 +354,9 @@ def test_quaternion_rate_maps(frame):
     h = 1e-6
     dq = Rotation.from_rotvec(w * h)
     Rq = Rotation.from_quat(q)
-    qp = (Rq * dq if frame == "body" else dq * Rq).as_quat()
+    qp = (Rq * dq if frame == "local" else dq * Rq).as_quat()
     dqm = Rotation.from_rotvec(-w * h)
-    qm = (Rq * dqm if frame == "body" else dqm * Rq).as_quat()
+    qm = (Rq * dqm if frame == "local" else dqm * Rq).as_quat()
     qp *= np.sign(np.sum(qp * q, axis=1))[:, None]
     qm *= np.sign(np.sum(qm * q, axis=1))[:, None]
     np.testing.assert_allclose(qd, (qp - qm) / (2 * h), atol=1e-8)
@@ -366,13 +366,13 @@ def test_quaternion_rate_maps(frame):
         np.swapaxes(G, -1, -2) @ G, np.broadcast_to(np.eye(3) / 4, (30, 3, 3)), atol=1e-15
     )
     # AHBM eq. 2.16 (body frame) as printed
-    if frame == "body":
+    if frame == "local":
         e1, e2, e3, e4 = q[0]
         np.testing.assert_allclose(
             G[0], 0.5 * np.array([[e4, -e3, e2], [e3, e4, -e1], [-e2, e1, e4], [-e1, -e2, -e3]])
         )
     # derivative of T w.r.t. q (constant, table 2-9) against finite differences
-    dT = rot.dquat_rate_matrix_dquat(frame)
+    dT = rot.dquat_rate_matrix_dquat(frame=frame)
     for k in range(4):
         e = np.zeros(4)
         e[k] = 1e-3
@@ -440,7 +440,7 @@ def test_dmatrix_dquat_against_finite_differences_and_table():
 
 
 # ---------------------------------------------------------------- time series
-@pytest.mark.parametrize("frame", ["space", "body"])
+@pytest.mark.parametrize("frame", ["world", "local"])
 def test_angular_velocity_from_matrix_series(frame):
     h = 1e-3  # jittered, non-uniform sampling
     t = np.arange(2001) * h + np.random.default_rng(20).uniform(-0.3 * h, 0.3 * h, 2001)
@@ -464,7 +464,7 @@ def test_angular_velocity_from_matrix_series(frame):
 @pytest.mark.parametrize("axis", [0, 1, 2])
 def test_unwrap_euler_tumbling(seq, axis):
     t = np.linspace(0, 6 * np.pi, 1500)  # three full turns
-    R = rot._axis_rot(axis, t) @ rot.euler_to_matrix([0.1, 0.2, 0.3], "XYZ")
+    R = rot.matrices._axis_rot(axis, t) @ rot.euler_to_matrix([0.1, 0.2, 0.3], "XYZ")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AhbmWarning)
         raw = rot.matrix_to_euler(R, seq)
@@ -538,12 +538,79 @@ def test_bad_shapes_and_values():
         rot.quat_to_matrix([0, 0, 0, 0])
     with pytest.raises(DataError, match="numeric"):
         rot.skew("abc")
-    with pytest.raises(DataError, match="frame"):
-        rot.euler_rate_matrix([0, 0, 0], "XYZ", frame="world")
+    with pytest.raises(DataError, match="frame.*'local'.*'world'"):
+        rot.euler_rate_matrix([0, 0, 0], "XYZ", frame="inertial")
     with pytest.raises(DataError, match="strictly increasing"):
-        rot.angular_velocity(np.broadcast_to(np.eye(3), (4, 3, 3)), [0, 1, 1, 2])
+        rot.angular_velocity(np.broadcast_to(np.eye(3), (4, 3, 3)), [0, 1, 1, 2], frame="world")
     with pytest.raises(DataError, match="zero length"):
         rot.axis_angle_to_matrix([0, 0, 0], 1.0)
     # DataError is a ValueError for users of numpy conventions
     with pytest.raises(ValueError):
         rot.quat_to_matrix([1, 2, 3])
+
+
+# --------------------------------------------------------------------------
+# deprecated spellings (0.2): each warns once per process and still works
+# --------------------------------------------------------------------------
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    return dep.AhbmDeprecationWarning
+
+
+def _count(rec, cls):
+    return sum(issubclass(w.category, cls) for w in rec)
+
+
+@pytest.mark.parametrize("old,new", [("body", "local"), ("space", "world")])
+def test_old_frame_names_warn_once_and_map(fresh_warnings, old, new):
+    th = np.array([[0.1, 0.2, 0.3], [0.3, -0.2, 0.5]])
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        a = rot.euler_rate_matrix(th, "ZXZ", frame=old)
+        b = rot.quat_rate_matrix([0.1, 0.2, 0.3, 0.9], frame=old)
+    assert _count(rec, fresh_warnings) == 1
+    assert f'frame="{new}"' in str(rec[0].message)
+    np.testing.assert_array_equal(a, rot.euler_rate_matrix(th, "ZXZ", frame=new))
+    np.testing.assert_array_equal(b, rot.quat_rate_matrix([0.1, 0.2, 0.3, 0.9], frame=new))
+
+
+def test_angular_velocity_default_frame_warns_once(fresh_warnings):
+    t = np.linspace(0, 1, 21)
+    R = rot.euler_to_matrix(np.stack([t, t**2, 0 * t], -1), "ZYX")
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        w = rot.angular_velocity(R, t)
+        rot.angular_velocity(R, t)
+    assert _count(rec, fresh_warnings) == 1 and "0.3" in str(rec[0].message)
+    np.testing.assert_array_equal(w, rot.angular_velocity(R, t, frame="world"))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        a = rot.angular_acceleration(R, t)
+    assert _count(rec, fresh_warnings) == 1
+    np.testing.assert_array_equal(a, rot.angular_acceleration(R, t, frame="world"))
+    # explicit frames never warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rot.angular_velocity(R, t, frame="local")
+
+
+def test_dquat_rate_matrix_dquat_frame_is_keyword_only():
+    with pytest.raises(TypeError):
+        rot.dquat_rate_matrix_dquat("local")
+
+
+def test_every_public_name_is_exported_by_the_package_and_kinematics():
+    import ahbm.kinematics as kin
+    from ahbm.kinematics.rotations import euler, matrices, quaternions, rates
+
+    names = set()
+    for m in (matrices, quaternions, euler, rates):
+        names |= set(m.__all__)
+    names.add("check_rotation_matrix")
+    assert names == set(rot.__all__)
+    for n in rot.__all__:
+        assert getattr(kin, n) is getattr(rot, n)
+    assert "angular_velocity" in rates.__all__ and "dmatrix_deuler" in rates.__all__
