@@ -83,7 +83,7 @@ def main(argv=None):
     )
 
     # the inverse-dynamics step: ahbm segment Newton-Euler vs Pinocchio RNEA per frame
-    model, _ = lower_extremity_model(70.0, 1.75)
+    model, _ = lower_extremity_model(mass=70.0, height=1.75)
     t = np.arange(big.n_frames) / args.rate
     q, qd, qdd = _walk(model, t, 1.1, 1.2)
     kin = forward_kinematics(model, q, qd, qdd)

@@ -109,6 +109,18 @@ def _normative_band(normative, variable: str):
     return np.linspace(0.0, 100.0, mean.shape[0]), mean, sd
 
 
+# display units of the gait variables by the end of their name (SI input)
+_UNITS = (("Angles", "rad"), ("Moment", "N·m/kg"), ("Power", "W/kg"), ("Force", "N/kg"))
+
+
+def _units(variable: str) -> str:
+    """Axis unit of a gait variable in SI (angles in rad unless drawn in degrees)."""
+    for suffix, unit in _UNITS:
+        if variable.endswith(suffix):
+            return unit
+    return "SI"
+
+
 def plot_gait_cycles(
     result: Mapping,
     variables: Sequence[str] | None = None,
@@ -149,6 +161,8 @@ def plot_gait_cycles(
         result's ``"toe_off"`` entries. A vertical line marks the mean.
     degrees : bool, optional
         Show variables whose name ends in "Angles" in degrees (input in rad).
+        Each row's axis names its unit: deg (or rad), N·m/kg for ``*Moment``,
+        W/kg for ``*Power``, N/kg for ``*Force``, "SI" for other names.
     show_cycles : bool, optional
         Also draw every cycle as a thin line.
     colors : mapping, optional
@@ -291,7 +305,7 @@ def plot_gait_cycles(
             if r == 0:
                 ax.set_title(planes[c])
             if c == 0:
-                ax.set_ylabel(f"{var} ({'deg' if scale != 1.0 else 'SI'})", fontsize=8)
+                ax.set_ylabel(f"{var} ({'deg' if scale != 1.0 else _units(var)})", fontsize=8)
             if r == n_rows - 1:
                 ax.set_xlabel("% gait cycle")
             ax.set_xlim(0.0, 100.0)

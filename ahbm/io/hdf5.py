@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -313,6 +314,27 @@ def _read_tree(obj, where: str):
 # ----------------------------------------------------------------------------- trial groups
 
 
+def _write_result_units(results, units, where: str) -> None:
+    """Set the ``units`` attribute of result datasets: ``units[(key, subkey, ...)] = "m"``."""
+    for keys, unit in units.items():
+        keys = (keys,) if isinstance(keys, str) else tuple(keys)
+        obj = results
+        for k in keys:
+            link = _encode_name(str(k))
+            if not hasattr(obj, "keys") or link not in obj:
+                raise DataError(
+                    f"`result_units` names {where}/{'/'.join(map(str, keys))}, which is not in "
+                    "trial.results; give units only for stored results"
+                )
+            obj = obj[link]
+        if hasattr(obj, "keys"):
+            raise DataError(
+                f"`result_units` names the group {where}/{'/'.join(map(str, keys))}; "
+                "units belong to datasets"
+            )
+        obj.attrs["units"] = str(unit)
+
+
 def _write_trial_group(parent, name: str, trial: Trial) -> None:
     g = parent.create_group(name, track_order=True)
     g.attrs["ahbm_kind"] = "trial"
@@ -514,7 +536,14 @@ def _check_name(name: str) -> str:
     return name
 
 
-def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool = False) -> str:
+def save_trial(
+    trial: Trial,
+    path,
+    *,
+    name: str | None = None,
+    overwrite: bool = False,
+    result_units: Mapping | None = None,
+) -> str:
     """Save a Trial into an HDF5 trial store (several trials per file).
 
     Parameters
@@ -531,6 +560,10 @@ def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool =
         or ``"trial"``.
     overwrite : bool, optional
         Replace a trial of the same name. Default False: raise DataError.
+    result_units : mapping, optional
+        ``{(key, subkey, ...): units}``: the ``units`` attribute written on
+        the dataset ``results/key/subkey/...`` (a single key may be a str),
+        e.g. ``{("gait_cycles", "Left", "KneeAngles"): "rad"}``.
 
     Returns
     -------
@@ -592,6 +625,7 @@ def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool =
             shutil.copyfile(path, tmp)
             with h5py.File(tmp, "r+") as f:
                 _write_trial_group(f["trials"], name, trial)
+                _write_result_units(f["trials"][name]["results"], result_units or {}, "results")
                 f.attrs["ahbm_format_version"] = _max_version(
                     root_attrs.get("ahbm_format_version"), FORMAT_VERSION
                 )
@@ -613,6 +647,7 @@ def save_trial(trial: Trial, path, *, name: str | None = None, overwrite: bool =
                             if other != name:
                                 src.copy(src["trials"][other], trials, name=other)
                 _write_trial_group(trials, name, trial)
+                _write_result_units(trials[name]["results"], result_units or {}, "results")
     return name
 
 

@@ -3,6 +3,16 @@ extremity gait model, the head-neck sled model, the 15-segment whole body.
 """
 
 from ahbm.models.airbag import HeadLoad, airbag_force, airbag_test, estimate_head_load
+from ahbm.models.gait import (
+    MARKER_SETS,
+    GaitResult,
+    GaitSettings,
+    SubjectParameters,
+    analyze_gait,
+    lower_extremity_model,
+    save_gait_result,
+    subject_parameters,
+)
 from ahbm.models.gait_demo import run_gait_demo, synthetic_walking_trial
 from ahbm.models.head_neck import (
     HEAD_NECK_JOINTS,
@@ -17,15 +27,6 @@ from ahbm.models.head_neck import (
 )
 from ahbm.models.heiman import HEIMAN_WIDTHS, heiman_model
 from ahbm.models.human15 import HUMAN15_PARAMETERS, human15
-from ahbm.models.lower_extremity import (
-    MARKER_SETS,
-    GaitResult,
-    SubjectParameters,
-    analyze_gait,
-    lower_extremity_model,
-    save_gait_result,
-    subject_parameters,
-)
 from ahbm.models.pendulum import pendulum_torque, single_pendulum
 from ahbm.models.pendulums import double_pendulum_3d, triple_pendulum_euler
 from ahbm.models.sagittal import SAGITTAL_MARKERS, SagittalResult, sagittal_inverse_dynamics
@@ -42,8 +43,9 @@ __all__: list[str] = [
     "double_pendulum_3d",
     "human15",
     "triple_pendulum_euler",
-    # lower-extremity gait model (lower_extremity.py, gait_demo.py)
+    # lower-extremity gait model (gait/, gait_demo.py)
     "GaitResult",
+    "GaitSettings",
     "MARKER_SETS",
     "SubjectParameters",
     "analyze_gait",

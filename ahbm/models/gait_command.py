@@ -1,7 +1,7 @@
 """The ``ahbm gait`` command and the one-page gait report.
 
 ``ahbm gait TRIAL.c3d [--static STATIC.c3d] [--mass KG] [--out results.h5]
-[--report report.png|pdf]`` runs :func:`ahbm.models.lower_extremity.analyze_gait`,
+[--report report.png|pdf]`` runs :func:`ahbm.models.gait.analyze_gait`,
 prints a summary, stores the trial with its results in an ahbm HDF5 file and
 draws the report (angles, moments and powers over the normalized gait cycle for
 both sides, and the spatiotemporal table). Registered in :data:`ahbm.cli.COMMANDS`
@@ -12,9 +12,18 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.graphics._common import pyplot, save_figure
+from ahbm.graphics.gait import plot_gait_cycles
+from ahbm.models.gait import (
+    GaitSettings,
+    analyze_gait,
+    load_gait_trial,
+    save_gait_result,
+)
 
 __all__ = ["GAIT_HELP", "add_gait_arguments", "run_gait", "write_gait_report"]
 
@@ -40,7 +49,7 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
     Parameters
     ----------
     result : GaitResult
-        Output of :func:`ahbm.models.lower_extremity.analyze_gait`.
+        Output of :func:`ahbm.models.gait.analyze_gait`.
     path : str or path-like
         Output file; the format follows the suffix. Written atomically.
     title : str, optional
@@ -59,9 +68,6 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
     --------
     >>> write_gait_report(analyze_gait("walk.c3d"), "report.pdf")  # doctest: +SKIP
     """
-    from ahbm.graphics._common import pyplot, save_figure
-    from ahbm.graphics.gait import plot_gait_cycles
-
     out = Path(path)
     if out.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise DataError(f"`report` {str(out)!r}: use a .png, .pdf or .svg file name")
@@ -104,11 +110,11 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
             f"mass {result.subject.mass:.1f} kg; markers low-pass "
             f"{settings.get('marker_cutoff_hz')} Hz; BSP {settings.get('bsp_table', '-')}\n"
             f"angles: {settings.get('angles')}; moments: internal, extensor/plantarflexor, "
-            "abductor, internal rotator positive (N m/kg); powers W/kg"
+            "abductor, internal rotator positive (N·m/kg); powers W/kg; angles in deg"
         )
         fig.text(0.45, 0.02, info, fontsize=8, va="bottom", wrap=True)
         fig.suptitle(
-            title or f"Gait report: {settings.get('source', '')}",
+            title or f"Gait report: {result.source}",
             fontsize=12,
             y=1.0 - 0.15 / fig.get_size_inches()[1],
         )
@@ -165,8 +171,6 @@ def add_gait_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_gait(args: argparse.Namespace) -> int:
     """Run ``ahbm gait``; return the exit status."""
-    from ahbm.models.lower_extremity import _load, analyze_gait, save_gait_result
-
     mapping = {}
     for item in args.map:
         if "=" not in item:
@@ -179,25 +183,28 @@ def run_gait(args: argparse.Namespace) -> int:
             raise DataError(f"--{opt} {str(target)!r}: folder does not exist; create it first")
     if args.report is not None and args.report.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise DataError(f"--report {str(args.report)!r}: use a .png, .pdf or .svg file name")
-    trial = _load(args.trial, "TRIAL")
+    settings = GaitSettings(
+        leg_length=args.leg_length,
+        knee_width=args.knee_width,
+        ankle_width=args.ankle_width,
+        marker_set=args.marker_set,
+        marker_map=mapping or None,
+        cutoff=args.cutoff,
+        max_gap=args.max_gap,
+        kinetics=not args.no_kinetics,
+    )
+    trial = load_gait_trial(args.trial, "TRIAL")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AhbmWarning)
         result = analyze_gait(
             trial,
-            args.mass,
-            static=args.static,
+            mass=args.mass,
             height=args.height,
-            leg_length=args.leg_length,
-            knee_width=args.knee_width,
-            ankle_width=args.ankle_width,
-            marker_set=args.marker_set,
-            marker_map=mapping or None,
-            cutoff=args.cutoff,
-            max_gap=args.max_gap,
-            kinetics=not args.no_kinetics,
+            static=args.static,
             grf=args.grf,
+            settings=settings,
         )
-    result.settings["source"] = str(args.trial)
+    result = replace(result, source=str(args.trial))
     if not args.quiet:
         for w in caught:
             if issubclass(w.category, AhbmWarning):

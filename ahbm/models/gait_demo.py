@@ -1,14 +1,14 @@
 """The gait demonstration: a synthetic walking trial with known truth, analysed end to end.
 
 :func:`synthetic_walking_trial` drives the seven-segment lower-extremity model
-(:func:`ahbm.models.lower_extremity.lower_extremity_model`, 1.75 m, 70 kg) with
+(:func:`ahbm.models.gait.lower_extremity_model`, 1.75 m, 70 kg) with
 smooth, band-limited joint-angle patterns of normal walking, computes its
 Plug-in Gait markers, the ground reaction forces from the model's own inverse
 dynamics (the total force its root needs, shared between the feet in contact,
 applied at a centre of pressure rolling from heel to toe) on two virtual force
 plates, and the true joint angles and moments. :func:`run_gait_demo` adds
 marker noise and a gap, writes the trial as C3D, runs
-:func:`~ahbm.models.lower_extremity.analyze_gait` on the file, prints the
+:func:`~ahbm.models.gait.analyze_gait` on the file, prints the
 recovery errors, and writes the HDF5 results and the report figure.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import tempfile
 import time as _time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +77,7 @@ class GaitTruth:
     ----------
     time : ndarray, shape (n_frames,)
     angles : dict
-        ``"LHipAngles"`` ... -> (n_frames, 3), degrees, clinical signs.
+        ``"LHipAngles"`` ... -> (n_frames, 3), rad, clinical signs.
     moments : dict
         ``"LHipMoment"`` ... -> (n_frames, 3), N m/kg (Plug-in Gait signs, JCS).
     on_plate : dict
@@ -238,11 +238,11 @@ def synthetic_walking_trial(
     from ahbm.io.forceplates import force_plates_from_c3d
     from ahbm.io.trial import Trial
     from ahbm.kinematics.forward import forward_kinematics
-    from ahbm.models.lower_extremity import lower_extremity_model
+    from ahbm.models.gait import lower_extremity_model
 
     rng = np.random.default_rng(7) if rng is None else rng
     legs = 2 * (0.1416 + 0.0433 + 0.0137)
-    model, params = lower_extremity_model(mass, height, pelvis_mass_fraction=1.0 - legs)
+    model, params = lower_extremity_model(mass=mass, height=height, pelvis_mass_fraction=1.0 - legs)
     n = int(round(duration * rate))
     t = np.arange(n) / rate
     # walking speed: the stance heel's mean backward speed relative to the pelvis
@@ -292,7 +292,7 @@ def synthetic_walking_trial(
         cops[side], forces[side], loaded[side] = cop, F, wgt > 0
     tau = rnea(model, q, qd, qdd, f_ext=f_ext)
 
-    # truth: angles (clinical, degrees) and moments (N m/kg)
+    # truth: angles (clinical, rad) and moments (N m/kg)
     from ahbm.kinematics.jcs import foot_progression_angles, pelvis_angles
 
     angles, moments = {}, {}
@@ -302,12 +302,12 @@ def synthetic_walking_trial(
         for joint, body in (("Hip", "thigh"), ("Knee", "shank"), ("Ankle", "foot")):
             b = model.body_index(f"{body}_{p.lower()}")
             qi, vi = model.q_index[b], model.v_index[b]
-            angles[f"{p}{joint}Angles"] = np.degrees(q[:, qi : qi + 3] * signs[joint])
+            angles[f"{p}{joint}Angles"] = q[:, qi : qi + 3] * np.asarray(signs[joint])
             moments[f"{p}{joint}Moment"] = tau[:, vi : vi + 3] * msign[joint] / mass
         Rp = T[:, 0, :3, :3]
-        angles[f"{p}PelvisAngles"] = pelvis_angles(Rp, side=side, degrees=True)
+        angles[f"{p}PelvisAngles"] = pelvis_angles(Rp, side=side)
         Rf = T[:, model.body_index(f"foot_{p.lower()}"), :3, :3]
-        angles[f"{p}FootProgressAngles"] = foot_progression_angles(Rf, side=side, degrees=True)
+        angles[f"{p}FootProgressAngles"] = foot_progression_angles(Rf, side=side)
 
     # two plates: under the right foot's second stance and the left stance after it
     plates_def = []
@@ -419,7 +419,7 @@ def recovery_errors(result, truth, *, edge: int = 10) -> dict:
     sl = slice(edge, -edge)
     for key, ref in truth.angles.items():
         est = result.angles[key]
-        d = np.abs(est - ref)
+        d = np.degrees(np.abs(est - ref))
         if "FootProgress" in key:  # defined while the foot is on the ground (near gimbal
             # lock when the foot points down in swing)
             d[~truth.loaded["Left" if key[0] == "L" else "Right"]] = np.nan
@@ -464,8 +464,8 @@ def run_gait_demo(out_dir=None, quiet: bool = False) -> int:
     """
     from ahbm.errors import AhbmWarning
     from ahbm.io.c3d import write_c3d
+    from ahbm.models.gait import analyze_gait, save_gait_result
     from ahbm.models.gait_command import write_gait_report
-    from ahbm.models.lower_extremity import analyze_gait, save_gait_result
 
     say = (lambda *a: None) if quiet else print
     t0 = _time.perf_counter()
@@ -482,7 +482,7 @@ def run_gait_demo(out_dir=None, quiet: bool = False) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AhbmWarning)
         result = analyze_gait(c3d)
-    result.settings["source"] = c3d.name
+    result = replace(result, source=c3d.name)
     say(result.summary())
     errs = recovery_errors(result, truth)
     a_worst = max(errs["angles"].values())

@@ -177,7 +177,7 @@ def test_jcs_projections_are_the_torques_of_zxy_euler_joints():
     are the projections of the joint moments on the Grood-Suntay axes."""
     from ahbm.models.lower_extremity import lower_extremity_model
 
-    model, _ = lower_extremity_model(70.0, 1.75)
+    model, _ = lower_extremity_model(mass=70.0, height=1.75)
     rng = np.random.default_rng(11)
     n = 30
     q = random_q(model, rng=rng, size=(n,))

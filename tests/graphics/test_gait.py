@@ -47,7 +47,7 @@ def test_layout_rows_are_variables_columns_are_planes():
     fig = plot_gait_cycles(_result())
     assert len(fig.axes) == 6
     assert [ax.get_title() for ax in fig.axes[:3]] == ["Sagittal", "Frontal", "Transverse"]
-    assert fig.axes[0].get_ylabel().startswith("HipAngles")
+    assert fig.axes[0].get_ylabel() == "HipAngles (deg)"
     assert fig.axes[3].get_ylabel().startswith("KneeAngles")
     assert all(ax.get_xlim() == (0.0, 100.0) for ax in fig.axes)
     assert fig.axes[0].get_shared_x_axes().joined(fig.axes[0], fig.axes[5])
@@ -107,7 +107,7 @@ def test_one_side_non_angles_and_individual_cycles():
         {"R": {"KneeMoment": cyc}}, sides="right", show_cycles=True, degrees=True
     )
     ax = fig.axes[0]
-    assert "SI" in ax.get_ylabel()
+    assert ax.get_ylabel() == "KneeMoment (N·m/kg)"  # the unit, not "(SI)"
     green = [ln for ln in ax.lines if to_rgba(ln.get_color())[:3] == to_rgba("green")[:3]]
     assert len(green) == 4  # three cycles and the mean
     np.testing.assert_allclose(green[-1].get_ydata(), cyc[:, :, 0].mean(0))  # not converted

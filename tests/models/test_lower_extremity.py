@@ -11,14 +11,15 @@ import pytest
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io import load_trial, read_c3d
 from ahbm.kinematics.forward import forward_kinematics
-from ahbm.models.gait_demo import recovery_errors, synthetic_walking_trial
-from ahbm.models.lower_extremity import (
-    _frames,
+from ahbm.models.gait import (
+    GaitSettings,
     analyze_gait,
     lower_extremity_model,
     save_gait_result,
+    segment_frames,
     subject_parameters,
 )
+from ahbm.models.gait_demo import recovery_errors, synthetic_walking_trial
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 GAIT_RAW = DATA / "c3d" / "gait-raw.c3d"
@@ -35,7 +36,7 @@ def _quiet(func, *args, **kwargs):
 def test_frames_from_model_markers_equal_the_model_frames():
     """Davis hip centre, chord knee/ankle centres and the segment frames rebuild the
     model's own body frames from noise-free markers."""
-    model, params = lower_extremity_model(70.0, 1.75)
+    model, params = lower_extremity_model(mass=70.0, height=1.75)
     rng = np.random.default_rng(0)
     q = np.zeros((20, model.nq))
     q[:, 2] = 0.9
@@ -50,8 +51,9 @@ def test_frames_from_model_markers_equal_the_model_frames():
     for b, body in enumerate(model.bodies):
         for name, local in body.markers.items():
             mk[name] = np.einsum("nij,j->ni", T[:, b, :3, :3], local) + T[:, b, :3, 3]
-    frames, jc = _frames(mk, params)
-    for name, (R, _origin) in frames.items():
+    fr = segment_frames(mk, params)
+    jc = fr.joint_centres
+    for name, R in fr.rotation.items():
         body = name if name == "pelvis" else f"{name.split('_')[0]}_{name.split('_')[1][0].lower()}"
         np.testing.assert_allclose(R, T[:, model.body_index(body), :3, :3], atol=1e-9)
     for side in ("l", "r"):
@@ -102,10 +104,10 @@ def gait_raw():
 def test_gait_raw_plausible_angles_and_events(gait_raw):
     trial, r = gait_raw
     for p in ("L", "R"):
-        knee = r.angles[p + "KneeAngles"][:, 0]
+        knee = np.degrees(r.angles[p + "KneeAngles"][:, 0])  # results hold rad
         assert 50.0 < np.nanmax(knee) < 70.0  # swing-phase knee flexion peak
         assert -10.0 < np.nanmin(knee) < 15.0
-        hip = r.angles[p + "HipAngles"][:, 0]
+        hip = np.degrees(r.angles[p + "HipAngles"][:, 0])
         assert 15.0 < np.nanmax(hip) < 45.0 and -25.0 < np.nanmin(hip) < 0.0
         ankle_m = r.moments[p + "AnkleMoment"][:, 0]
         assert 0.8 < np.nanmax(ankle_m) < 2.0  # push-off plantarflexor moment, N m/kg
@@ -138,7 +140,7 @@ def test_gait_raw_plausible_angles_and_events(gait_raw):
 def test_power_components_sum_to_total_power():
     from ahbm.dynamics.segmental import joint_power
     from ahbm.kinematics.rotations import euler_to_matrix
-    from ahbm.models.lower_extremity import _power_components
+    from ahbm.models.gait.kinetics import _power_components
 
     rng = np.random.default_rng(5)
     Rp = euler_to_matrix(rng.uniform(-0.5, 0.5, (50, 3)), "ZXY")
@@ -193,10 +195,10 @@ def test_opensim_marker_set_agrees_with_opensim_inverse_kinematics():
     r = _quiet(
         analyze_gait,
         OPENSIM / "subject01_walk.trc",
-        72.6,
+        mass=72.6,
         static=OPENSIM / "subject01_static.trc",
-        marker_set="opensim",
         grf=OPENSIM / "subject01_walk_grf.mot",
+        settings=GaitSettings(marker_set="opensim"),
     )
     assert r.settings["vertical_axis"] == [0.0, 1.0, 0.0]
     ik = read_mot(OPENSIM / "subject01_walk_IK.mot")  # radians after reading
@@ -209,7 +211,7 @@ def test_opensim_marker_set_agrees_with_opensim_inverse_kinematics():
         ("LAnkleAngles", "ankle_angle_l", 1, 0.85, 12.0),
     ):
         ref = sign * np.degrees(np.interp(r.time, ik.time, ik.data[col].to_numpy()))
-        a = r.angles[ours][:, 0]
+        a = np.degrees(r.angles[ours][:, 0])
         ok = np.isfinite(a)
         assert np.corrcoef(a[ok], ref[ok])[0, 1] > min_r, ours
         assert np.sqrt(np.mean((a[ok] - ref[ok]) ** 2)) < max_rms, ours
@@ -223,7 +225,9 @@ def test_opensim_marker_set_agrees_with_opensim_inverse_kinematics():
 @needs_data
 def test_missing_markers_are_listed_with_the_mapping_option():
     with pytest.raises(DataError, match=r"RKNE.*marker_map"):
-        analyze_gait(OPENSIM / "subject01_walk.trc", 70.0, kinetics=False)
+        analyze_gait(
+            OPENSIM / "subject01_walk.trc", mass=70.0, settings=GaitSettings(kinetics=False)
+        )
     trial = read_c3d(GAIT_RAW)
     trial.point_labels[trial.point_labels.index("RTIB")] = "XTIB"
     with pytest.raises(DataError, match="RTIB"):
@@ -233,7 +237,7 @@ def test_missing_markers_are_listed_with_the_mapping_option():
     with pytest.raises(DataError, match="SACR"):
         _quiet(analyze_gait, trial)
     # the same trial analyses with a mapping
-    r = _quiet(analyze_gait, trial, marker_map={"SACR": "XSACR"})
+    r = _quiet(analyze_gait, trial, settings=GaitSettings(marker_map={"SACR": "XSACR"}))
     assert np.isfinite(r.angles["LKneeAngles"]).any()
 
 
@@ -242,18 +246,20 @@ def test_bad_input_messages():
     idle = [replace(p, force=p.force * 0.0, cop=p.cop * np.nan) for p in trial.force_plates]
     with pytest.raises(DataError, match="No force plate is loaded"):
         _quiet(analyze_gait, replace(trial, force_plates=idle))
-    r = _quiet(analyze_gait, replace(trial, force_plates=idle), kinetics=False)
+    r = _quiet(
+        analyze_gait, replace(trial, force_plates=idle), settings=GaitSettings(kinetics=False)
+    )
     assert r.moments == {} and np.isfinite(r.angles["RKneeAngles"][20:-20]).all()
     with pytest.raises(DataError, match="no force plates"):
         _quiet(analyze_gait, replace(trial, force_plates=[]))
     gappy = trial.points.copy()
     gappy[100:130, trial.point_labels.index("LTIB")] = np.nan
     with pytest.raises(DataError, match="LTIB"):
-        _quiet(analyze_gait, replace(trial, points=gappy), max_gap=10)
+        _quiet(analyze_gait, replace(trial, points=gappy), settings=GaitSettings(max_gap=10))
     with pytest.raises(DataError, match="units"):
         _quiet(analyze_gait, replace(trial, point_units="mm"))
-    with pytest.raises(DataError, match="marker_set"):
-        _quiet(analyze_gait, trial, marker_set="vicon_full_body")
+    with pytest.raises(DataError, match="GaitSettings.marker_set"):
+        GaitSettings(marker_set="vicon_full_body")
     with pytest.raises(DataError, match="does not exist"):
         analyze_gait("no_such_trial.c3d")
 

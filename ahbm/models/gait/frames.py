@@ -1,0 +1,210 @@
+"""Stage 2 of the gait pipeline: segment frames and joint centres from the markers.
+
+Segment frames have ISB axes on both sides (x anterior, y up/proximal, z
+right); see :mod:`ahbm.models.gait` for their definitions.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ahbm.kinematics.jcs import chord_joint_centre, hip_joint_centre_davis
+from ahbm.kinematics.markers import frame_from_landmarks
+from ahbm.kinematics.rotations import orthonormalize
+from ahbm.models.gait.markersets import SIDES
+from ahbm.models.gait.subject import SubjectParameters
+from ahbm.types import ResultRepr
+
+__all__ = ["SegmentFrames", "segment_frames", "foot_offsets", "progression_direction"]
+
+#: Segment names in the order of the kinetic chain (pelvis, right leg, left leg).
+SEGMENTS = ("pelvis",) + tuple(
+    f"{s}_{side}" for side, _ in SIDES[::-1] for s in ("thigh", "shank", "foot")
+)
+
+
+@dataclass(frozen=True, repr=False)
+class SegmentFrames(ResultRepr):
+    """Output of :func:`segment_frames` (Z-up lab frame, SI).
+
+    Attributes
+    ----------
+    rotation : dict
+        Segment name (``"pelvis"``, ``"thigh_Left"`` ... ``"foot_Right"``) ->
+        ``lab_R_segment`` (n_frames, 3, 3), NaN where markers are missing.
+    origin : dict
+        Segment name -> origin (n_frames, 3), m: mid-ASIS for the pelvis, the
+        knee centre for a thigh, the ankle centre for a shank or foot.
+    joint_centres : dict
+        ``"LHJC"``, ``"LKJC"``, ``"LAJC"``, ``"RHJC"`` ... -> (n_frames, 3), m.
+    forward : ndarray, shape (3,)
+        Horizontal unit vector of the direction of progression.
+    """
+
+    rotation: dict
+    origin: dict
+    joint_centres: dict
+    forward: np.ndarray
+
+
+def segment_frames(markers: dict, subject: SubjectParameters, *, foot_offset=None):
+    """Segment frames, joint centres and the direction of progression from markers.
+
+    Parameters
+    ----------
+    markers : dict
+        Canonical (Plug-in Gait) markers ``{name: (n_frames, 3)}``, m, in a
+        Z-up lab frame (e.g. :meth:`GaitMarkers.as_dict`); ``LASI``, ``RASI``,
+        ``SACR``, ``?THI``, ``?KNE``, ``?TIB``, ``?ANK``, ``?TOE`` are needed,
+        ``?HEE``, ``?KNM``, ``?ANM`` are used when present.
+    subject : SubjectParameters
+        Leg lengths, knee and ankle widths, inter-ASIS distance, marker radius.
+    foot_offset : dict, optional
+        ``{side: (3, 3)}`` from :func:`foot_offsets` (static trial): applied to
+        the ankle-toe foot frame of a side without heel markers.
+
+    Returns
+    -------
+    SegmentFrames
+
+    Notes
+    -----
+    Hip centres by Davis et al. (1991) in the pelvis frame; knee and ankle
+    centres by the chord function, or mid-epicondyle / mid-malleolus when the
+    medial markers are present.
+
+    Examples
+    --------
+    >>> from ahbm.models import synthetic_walking_trial
+    >>> from ahbm.models.gait import gait_markers
+    >>> trial, truth = synthetic_walking_trial(duration=1.0)
+    >>> fr = segment_frames(gait_markers(trial).as_dict(), truth.params)
+    >>> fr.rotation["thigh_Left"].shape, fr.forward.round(1)
+    ((100, 3, 3), array([1., 0., 0.]))
+    """
+    frames, jc = _frames(markers, subject, foot_offset)
+    return SegmentFrames(
+        rotation={k: v[0] for k, v in frames.items()},
+        origin={k: v[1] for k, v in frames.items()},
+        joint_centres=jc,
+        forward=progression_direction(frames["pelvis"][1], frames["pelvis"][0]),
+    )
+
+
+def progression_direction(pelvis_origin, pelvis_rotation):
+    """Horizontal unit vector of walking: the pelvis displacement, else its anterior axis.
+
+    Parameters
+    ----------
+    pelvis_origin : array_like, shape (n_frames, 3)
+    pelvis_rotation : array_like, shape (n_frames, 3, 3)
+
+    Returns
+    -------
+    ndarray, shape (3,)
+        Used when the pelvis moves less than 0.2 m (treadmill, standing).
+    """
+    mid = np.asarray(pelvis_origin, dtype=float)
+    ok = np.flatnonzero(np.isfinite(mid).all(axis=1))
+    fwd = mid[ok[-1]] - mid[ok[0]] if ok.size else np.zeros(3)
+    fwd[2] = 0.0
+    if np.linalg.norm(fwd) < 0.2:  # treadmill or standing: the pelvis's anterior axis
+        fwd = np.nanmean(np.asarray(pelvis_rotation)[:, :, 0], axis=0)
+        fwd[2] = 0.0
+    return fwd / np.linalg.norm(fwd)
+
+
+def _unit(v):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _frame(origin, primary, plane, axes, *, plane_is_axis=False):
+    """Rotation from landmarks (NaN frames allowed)."""
+    T = frame_from_landmarks(origin, primary, plane, axes=axes, plane_is_axis=plane_is_axis)
+    return T[..., :3, :3]
+
+
+def _frames(mk, subj: SubjectParameters, foot_offset=None):
+    """Segment rotations and joint centres from (filtered) canonical markers."""
+    mid = 0.5 * (mk["LASI"] + mk["RASI"])
+    Rp = _frame(mid, mk["RASI"], 2 * mid - mk["SACR"], "zx")
+    out = {"pelvis": (Rp, mid)}
+    jc = {}
+    for side, p in SIDES:
+        s = 1.0 if side == "Right" else -1.0
+        h_local = hip_joint_centre_davis(
+            subj.leg_length[side],
+            subj.inter_asis_distance,
+            side=side.lower(),
+            marker_radius=subj.marker_radius,
+        )
+        hjc = np.einsum("nij,j->ni", Rp, h_local) + mid
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if p + "KNM" in mk:  # medial epicondyle available: mid-epicondyle centre
+                kjc = 0.5 * (mk[p + "KNE"] + mk[p + "KNM"])
+            else:
+                kjc = chord_joint_centre(
+                    hjc,
+                    mk[p + "KNE"],
+                    mk[p + "THI"],
+                    subj.knee_width[side],
+                    marker_radius=subj.marker_radius,
+                )
+            if p + "ANM" in mk:  # medial malleolus available: mid-malleolar centre
+                ajc = 0.5 * (mk[p + "ANK"] + mk[p + "ANM"])
+            else:
+                ajc = chord_joint_centre(
+                    kjc,
+                    mk[p + "ANK"],
+                    mk[p + "TIB"],
+                    subj.ankle_width[side],
+                    marker_radius=subj.marker_radius,
+                )
+        Rt = _frame(kjc, hjc, kjc + s * (mk[p + "KNE"] - kjc), "yz")
+        Rs = _frame(ajc, kjc, ajc + s * (mk[p + "ANK"] - ajc), "yz")
+        heel = mk.get(p + "HEE")
+        if heel is not None and np.isfinite(heel).all(axis=1).mean() > 0.9:
+            Rf = _frame(ajc, ajc + (mk[p + "TOE"] - heel), Rs[..., :, 2], "xz", plane_is_axis=True)
+        else:
+            Rf = _frame(ajc, mk[p + "TOE"], Rs[..., :, 2], "xz", plane_is_axis=True)
+            if foot_offset is not None and side in foot_offset:
+                Rf = Rf @ foot_offset[side]
+        out[f"thigh_{side}"] = (Rt, kjc)
+        out[f"shank_{side}"] = (Rs, ajc)
+        out[f"foot_{side}"] = (Rf, ajc)
+        jc[p + "HJC"], jc[p + "KJC"], jc[p + "AJC"] = hjc, kjc, ajc
+    return out, jc
+
+
+def foot_offsets(static_mk, subj: SubjectParameters) -> dict:
+    """Constant rotation from the ankle-toe foot frame to the heel-toe one (static trial).
+
+    Parameters
+    ----------
+    static_mk : dict
+        Canonical markers of a static trial ``{name: (n_frames, 3)}``, Z up.
+    subj : SubjectParameters
+
+    Returns
+    -------
+    dict
+        ``{"Left": (3, 3), "Right": (3, 3)}`` for the sides with a heel marker.
+    """
+    offsets = {}
+    fr, _ = _frames({k: v for k, v in static_mk.items() if not k.endswith("HEE")}, subj)
+    full, _ = _frames(static_mk, subj)
+    for side, p in SIDES:
+        if p + "HEE" not in static_mk:
+            continue
+        Ra = fr[f"foot_{side}"][0]
+        Rh = full[f"foot_{side}"][0]
+        rel = np.swapaxes(Ra, -1, -2) @ Rh
+        ok = np.isfinite(rel).all(axis=(1, 2))
+        if ok.any():
+            offsets[side] = orthonormalize(rel[ok].mean(axis=0))
+    return offsets

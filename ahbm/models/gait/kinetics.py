@@ -1,0 +1,279 @@
+"""Stage 5 of the gait pipeline: ground reactions on the feet and joint kinetics.
+
+Force plates are assigned to the foot over each plate's centre of pressure;
+segment-by-segment Newton-Euler from the feet up (AHBM §4.4) gives the joint
+loads, reported as clinical moments on the JCS axes, powers and forces in the
+distal segment frame, all divided by body mass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ahbm.analysis.filters import butter_filtfilt
+from ahbm.analysis.segments import segment_motion
+from ahbm.bsp.tables import segment_parameters
+from ahbm.dynamics.segmental import (
+    assign_force_plates,
+    clinical_moments,
+    loads_in_frame,
+    newton_euler,
+)
+from ahbm.errors import DataError
+from ahbm.kinematics.jcs import jcs_axes
+from ahbm.models.gait.events import FOOT_INDEX
+from ahbm.models.gait.frames import SEGMENTS, SegmentFrames
+from ahbm.models.gait.markers import GaitMarkers
+from ahbm.models.gait.markersets import SIDES, G
+from ahbm.models.gait.settings import GaitSettings
+from ahbm.models.gait.subject import SubjectParameters, _median_dist
+from ahbm.types import ResultRepr
+
+__all__ = ["GaitKinetics", "assign_plates", "joint_kinetics", "JOINTS"]
+
+#: Joints of each leg, proximal first.
+JOINTS = ("Hip", "Knee", "Ankle")
+#: Parent segment index of each of :data:`SEGMENTS`.
+PARENT = (-1, 0, 1, 2, 0, 4, 5)
+# ahbm.bsp axes (x anterior, y left, z up) -> ISB segment axes (x anterior, y up, z right)
+_BSP_TO_ISB = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])
+_SIDE_KEY = {"Right": "_r", "Left": "_l"}
+
+
+@dataclass(frozen=True, repr=False)
+class GaitKinetics(ResultRepr):
+    """Output of :func:`joint_kinetics` (all divided by body mass).
+
+    Attributes
+    ----------
+    moments : dict
+        ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg, internal moments:
+        extensor / plantarflexor, abductor, internal rotator positive.
+    powers : dict
+        ``"LHipPower"`` ... -> (n_frames, 3), W/kg, the joint power split on
+        the JCS axes (their sum is the total power).
+    forces : dict
+        ``"LHipForce"`` ... -> (n_frames, 3), N/kg, force of the proximal on the
+        distal segment in the distal segment frame.
+    notes : dict
+        What was done (BSP table, GRF cutoff, threshold, moment convention).
+    """
+
+    moments: dict
+    powers: dict
+    forces: dict
+    notes: dict
+
+
+def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None):
+    """The force plates' loads assigned to the feet, frame by frame.
+
+    Parameters
+    ----------
+    markers : GaitMarkers
+        Its force plates (Z-up) and filtered toe and heel markers.
+    frames : SegmentFrames
+        Its ankle centres.
+    settings : GaitSettings, optional
+        ``threshold`` (contact, N) and ``kinetics`` (whether a failure is an
+        error).
+
+    Returns
+    -------
+    PlateAssignment or None
+        :class:`ahbm.dynamics.segmental.PlateAssignment` over the segments
+        :data:`~ahbm.models.gait.frames.SEGMENTS`; None when the trial has no
+        plates, or no contact can be attributed and ``settings.kinetics`` is
+        False.
+
+    Raises
+    ------
+    DataError
+        No force plates (or no attributable contact) with ``kinetics=True``.
+    """
+    settings = GaitSettings() if settings is None else settings
+    mk = markers.as_dict()
+    jc = frames.joint_centres
+    if not markers.plates:
+        if settings.kinetics:
+            raise DataError(
+                f"{markers.source}: the trial has no force plates, so joint moments cannot be "
+                "computed; pass kinetics=False (CLI: --no-kinetics) for kinematics only"
+            )
+        return None
+    feet = {}
+    for side, p in SIDES:
+        pts_f = [jc[p + "AJC"], mk[p + "TOE"]]
+        if p + "HEE" in mk:
+            pts_f.insert(0, mk[p + "HEE"])
+        feet[FOOT_INDEX[side]] = np.stack(pts_f, axis=1)
+    try:
+        return assign_force_plates(
+            list(markers.plates),
+            markers.time,
+            feet,
+            n_segments=len(SEGMENTS),
+            threshold=settings.threshold,
+        )
+    except DataError:
+        if settings.kinetics:
+            raise
+        return None
+
+
+def joint_kinetics(
+    markers: GaitMarkers,
+    frames: SegmentFrames,
+    subject: SubjectParameters,
+    events,
+    assignment,
+    *,
+    settings=None,
+) -> GaitKinetics:
+    """Joint moments, powers and forces of both legs by Newton-Euler from the feet up.
+
+    Parameters
+    ----------
+    markers : GaitMarkers
+        Time, rate and the toe markers (foot COM and length).
+    frames : SegmentFrames
+        Segment rotations and joint centres.
+    subject : SubjectParameters
+        Body mass and stature (segment parameters, normalization).
+    events : list of Event
+        Gait events: a leg's loads are NaN where its foot is on the ground but
+        on no plate.
+    assignment : PlateAssignment
+        Output of :func:`assign_plates`.
+    settings : GaitSettings, optional
+        ``sex`` (de Leva column), ``grf_cutoff``, ``threshold``.
+
+    Returns
+    -------
+    GaitKinetics
+
+    Notes
+    -----
+    Segment parameters by de Leva (1996) with the measured HJC-KJC, KJC-AJC
+    and AJC-TOE lengths; foot COM at mid AJC-TOE. Loads are NaN within 0.03 s
+    of a frame where a plate cannot be attributed to one foot, and next to a
+    plate contact (where the load is below the threshold).
+    """
+    settings = GaitSettings() if settings is None else settings
+    if assignment is None:
+        raise DataError("`assignment` is None: no force plate load is assigned to the feet")
+    mk, time, rate = markers.as_dict(), markers.time, markers.rate
+    masses, inertia, R, com, joint_pts = _segment_model(mk, frames, subject, settings.sex)
+    motion = segment_motion(R, com, time)
+    f_ext = assignment.f_ext
+    if settings.grf_cutoff is not None:
+        f_ext = butter_filtfilt(f_ext, rate, settings.grf_cutoff)
+    loads = newton_euler(
+        list(PARENT), masses, inertia, motion, joint_pts, gravity=(0.0, 0.0, -G), f_ext=f_ext
+    )
+    stance = _stance_masks(events, time)
+    margin = int(np.ceil(0.03 * rate))
+    moments, powers, forces = {}, {}, {}
+    for side, p in SIDES:
+        ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
+        foot = ids[2]
+        contact = assignment.contact[:, foot]
+        bad = assignment.ambiguous[:, foot] | (stance[side] & ~contact)
+        # near the ends of a contact the load is below the plate threshold: unknown
+        bad = _dilate(bad, margin) | (_dilate(contact, margin) & ~contact)
+        for joint, i in zip(JOINTS, ids, strict=True):
+            prox = PARENT[i]
+            Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]
+            M = loads.moment[:, i] / subject.mass
+            clin = clinical_moments(M, Rprox, Rdist, joint=joint.lower(), side=side)
+            pw = _power_components(M, motion.omega[:, i] - motion.omega[:, prox], Rprox, Rdist)
+            fr = loads_in_frame(loads.force[:, i] / subject.mass, Rdist)
+            for arr in (clin, pw, fr):
+                arr[bad] = np.nan
+            moments[f"{p}{joint}Moment"] = clin
+            powers[f"{p}{joint}Power"] = pw
+            forces[f"{p}{joint}Force"] = fr
+    notes = {
+        "bsp_table": f"de_leva ({settings.sex}); foot COM at mid AJC-TOE",
+        "grf_cutoff_hz": "none" if settings.grf_cutoff is None else float(settings.grf_cutoff),
+        "force_threshold_n": float(settings.threshold),
+        "moment_convention": "internal; extensor/plantarflexor, abductor, internal "
+        "rotator positive; JCS projection",
+    }
+    return GaitKinetics(moments, powers, forces, notes)
+
+
+def _segment_model(mk, frames: SegmentFrames, subj: SubjectParameters, sex: str):
+    """Masses, inertias (ISB axes), rotations, COMs and proximal joint points of SEGMENTS."""
+    jc = frames.joint_centres
+    lengths = {}
+    for side, p in SIDES:
+        k = _SIDE_KEY[side]
+        lengths["thigh" + k] = _median_dist(jc[p + "HJC"], jc[p + "KJC"])
+        lengths["shank" + k] = _median_dist(jc[p + "KJC"], jc[p + "AJC"])
+        lengths["foot" + k] = _median_dist(jc[p + "AJC"], mk[p + "TOE"])
+    par = segment_parameters(
+        "de_leva", mass=subj.mass, height=subj.height, segment_lengths=lengths, sex=sex
+    )
+    n_seg, n = len(SEGMENTS), frames.rotation["pelvis"].shape[0]
+    masses = np.zeros(n_seg)
+    inertia = np.zeros((n_seg, 3, 3))
+    R = np.empty((n, n_seg, 3, 3))
+    com = np.empty((n, n_seg, 3))
+    joint_pts = np.empty((n, n_seg, 3))
+    R[:, 0] = frames.rotation["pelvis"]
+    com[:, 0] = joint_pts[:, 0] = frames.origin["pelvis"]
+    for i, name in enumerate(SEGMENTS[1:], start=1):
+        seg, side = name.split("_")
+        p = side[0]
+        bp = par[f"{seg}{_SIDE_KEY[side]}"]
+        masses[i] = bp.mass
+        inertia[i] = _BSP_TO_ISB @ bp.inertia @ _BSP_TO_ISB.T
+        R[:, i] = frames.rotation[name]
+        if seg == "foot":
+            com[:, i] = 0.5 * (jc[p + "AJC"] + mk[p + "TOE"])
+            joint_pts[:, i] = jc[p + "AJC"]
+        else:
+            prox = jc[p + ("HJC" if seg == "thigh" else "KJC")]
+            dist = jc[p + ("KJC" if seg == "thigh" else "AJC")]
+            com[:, i] = prox + abs(bp.com[2]) / bp.length * (dist - prox)
+            joint_pts[:, i] = prox
+    return masses, inertia, R, com, joint_pts
+
+
+def _stance_masks(events, time):
+    """Per side: True where the foot is on the ground according to the events."""
+    out = {}
+    for side, _ in SIDES:
+        ev = sorted((e.time, e.label) for e in events if e.context == side)
+        mask = np.zeros(time.size, bool)
+        if ev:
+            state = ev[0][1] == "Foot Off"  # a trial starting in stance sees an off first
+            t_prev = time[0] - 1.0
+            for t_ev, label in ev + [(time[-1] + 1.0, "")]:
+                mask[(time >= t_prev) & (time < t_ev)] = state
+                state = label == "Foot Strike"
+                t_prev = t_ev
+        out[side] = mask
+    return out
+
+
+def _dilate(mask, k: int):
+    """Extend True runs of a boolean frame mask by `k` frames on both sides."""
+    if k <= 0 or not mask.any():
+        return mask.copy()
+    c = np.convolve(mask.astype(float), np.ones(2 * k + 1), mode="same")
+    return c > 0.5
+
+
+def _power_components(M, w_rel, Rp, Rd):
+    """Joint power split on the JCS axes: ω_rel = Σ a_k e_k, P_k = a_k (M·e_k)."""
+    e1, e2, e3 = jcs_axes(Rp, Rd)
+    E = np.stack([e1, e2, e3], axis=-1)
+    ok = np.isfinite(E).all(axis=(-2, -1)) & np.isfinite(w_rel).all(-1)
+    a = np.full(w_rel.shape, np.nan)
+    if ok.any():
+        a[ok] = np.linalg.solve(E[ok], w_rel[ok][..., None])[..., 0]
+    return a * np.stack([np.sum(M * e1, -1), np.sum(M * e2, -1), np.sum(M * e3, -1)], -1)

@@ -1,0 +1,362 @@
+"""Stage 1 of the gait pipeline: the trial's markers, by canonical name, gap-filled and filtered.
+
+:func:`gait_markers` maps the trial's labels to the Plug-in Gait names
+(:data:`~ahbm.models.gait.markersets.MARKER_SETS`), rebuilds cluster-calibrated
+landmarks from a static trial, rotates the lab frame so that the vertical is
++Z, fills short gaps and low-pass filters every marker.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from ahbm.analysis.filters import butter_filtfilt
+from ahbm.analysis.gaps import fill_gaps
+from ahbm.errors import AhbmWarning, DataError
+from ahbm.io.opensim import OpenSimTable, read_mot, table_to_grf
+from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
+from ahbm.io.trial import ForcePlate, Trial
+from ahbm.kinematics.markers import fit_segment_pose, static_local_markers
+from ahbm.models.gait.markersets import MARKER_SETS, OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS
+from ahbm.models.gait.settings import GaitSettings
+from ahbm.types import ResultRepr
+
+__all__ = [
+    "GaitMarkers",
+    "gait_markers",
+    "load_gait_trial",
+    "plates_from_grf",
+    "resolve_marker_set",
+    "collect_markers",
+]
+
+
+@dataclass(frozen=True, repr=False)
+class GaitMarkers(ResultRepr):
+    """Output of :func:`gait_markers`: the canonical markers of a trial (Z-up lab frame, m).
+
+    Attributes
+    ----------
+    time : ndarray, shape (n_frames,)
+        Frame times, s.
+    rate : float
+        Frame rate, Hz.
+    names : tuple of str
+        Canonical (Plug-in Gait) marker names, the columns of the arrays.
+    filled : ndarray, shape (n_frames, n_markers, 3)
+        Gap-filled, unfiltered trajectories (NaN in gaps at the ends).
+    smooth : ndarray, shape (n_frames, n_markers, 3)
+        `filled` low-pass filtered (``settings.cutoff``).
+    up : ndarray, shape (3,)
+        The trial's vertical axis, in the file's lab frame.
+    rotation : ndarray, shape (3, 3)
+        ``Q`` with ``x_zup = Q @ x_file``.
+    plates : tuple of ForcePlate
+        Force plates in the Z-up frame (from the trial or the GRF table).
+    gaps : tuple of GapFill
+        What the gap filler did.
+    mapping : dict
+        Canonical name -> trial label(s) used.
+    source : str
+        The trial's source (for messages).
+    """
+
+    time: np.ndarray
+    rate: float
+    names: tuple
+    filled: np.ndarray
+    smooth: np.ndarray
+    up: np.ndarray
+    rotation: np.ndarray
+    plates: tuple
+    gaps: tuple
+    mapping: dict
+    source: str = "trial"
+
+    def as_dict(self, *, filtered: bool = True) -> dict:
+        """``{name: (n_frames, 3)}`` of the filtered (default) or filled trajectories."""
+        arr = self.smooth if filtered else self.filled
+        return {n: arr[:, i] for i, n in enumerate(self.names)}
+
+
+def gait_markers(
+    trial, *, settings: GaitSettings | None = None, static=None, grf=None
+) -> GaitMarkers:
+    """Canonical markers of a walking trial, gap-filled, filtered, in a Z-up lab frame.
+
+    Parameters
+    ----------
+    trial : Trial or path
+        The walking trial (C3D or TRC file, or a Trial with markers in m).
+    settings : GaitSettings, optional
+        Uses ``marker_set``, ``marker_map``, ``up``, ``max_gap`` and ``cutoff``.
+    static : Trial or path, optional
+        Static trial, used to rebuild cluster-calibrated landmarks.
+    grf : path or OpenSimTable, optional
+        Ground reactions from an OpenSim ``.mot``/``.sto`` table, used as the
+        force plates instead of the trial's own.
+
+    Returns
+    -------
+    GaitMarkers
+
+    Raises
+    ------
+    DataError
+        Missing markers (listed, with the mapping option), marker units other
+        than m, fewer than 10 frames, a gap longer than ``max_gap``.
+
+    Examples
+    --------
+    >>> from ahbm.models import synthetic_walking_trial
+    >>> trial, _ = synthetic_walking_trial(duration=1.0)
+    >>> mk = gait_markers(trial)
+    >>> mk.smooth.shape, mk.names[:3]
+    ((100, 15, 3), ('LASI', 'RASI', 'SACR'))
+    """
+    settings = GaitSettings() if settings is None else settings
+    tr = load_gait_trial(trial, "trial")
+    st = load_gait_trial(static, "static") if static is not None else None
+    src = tr.source or "trial"
+    if tr.point_rate <= 0 or tr.n_frames < 10:
+        raise DataError(f"{src}: needs a point rate and at least 10 frames")
+    if str(tr.point_units).lower() != "m":
+        raise DataError(
+            f"{src}: marker units are {tr.point_units!r}; read the file with "
+            "units='m' (the default of read_c3d/read_trc)"
+        )
+    mapping, clusters = resolve_marker_set(settings.marker_set, settings.marker_map)
+    raw = collect_markers(tr, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, src)
+    names = tuple(raw)
+    pts = np.stack([raw[n] for n in names], axis=1)
+    plates = list(tr.force_plates) if grf is None else plates_from_grf(grf, tr.time)
+    up = _detect_up(raw) if isinstance(settings.up, str) else np.asarray(settings.up, float)
+    pts, plates, Q = rotate_to_z_up(pts, plates, up)
+    rate = float(tr.point_rate)
+    filled, report = fill_gaps(
+        pts,
+        max_gap=int(settings.max_gap),
+        method="spline",
+        rate=rate,
+        labels=list(names),
+        on_long_gap="raise",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AhbmWarning)
+        smooth = butter_filtfilt(filled, rate, settings.cutoff, nan_policy="segments")
+    return GaitMarkers(
+        time=np.asarray(tr.time, dtype=float),
+        rate=rate,
+        names=names,
+        filled=filled,
+        smooth=smooth,
+        up=np.asarray(up, dtype=float),
+        rotation=Q,
+        plates=tuple(plates),
+        gaps=tuple(report),
+        mapping=mapping,
+        source=src,
+    )
+
+
+def static_markers(static, settings: GaitSettings, up) -> dict:
+    """Canonical markers of a static trial (unfiltered) in the Z-up frame of `up`."""
+    mapping, _ = resolve_marker_set(settings.marker_set, settings.marker_map)
+    mk = collect_markers(
+        static, mapping, {}, None, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, static.source
+    )
+    pts, _, _ = rotate_to_z_up(np.stack([mk[n] for n in mk], 1), [], up)
+    return {n: pts[:, i] for i, n in enumerate(mk)}
+
+
+def load_gait_trial(trial_or_path, argname: str = "trial"):
+    """The Trial itself, or the trial read from a .c3d/.trc path (DataError naming `argname`)."""
+    if isinstance(trial_or_path, Trial):
+        return trial_or_path
+    if isinstance(trial_or_path, str | os.PathLike):
+        path = Path(trial_or_path)
+        if not path.is_file():
+            raise DataError(f"`{argname}`: file {str(path)!r} does not exist")
+        if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+            raise DataError(
+                f"`{argname}`: cannot read {str(path)!r}; use a .c3d or .trc file or a Trial"
+            )
+        return read_trial(path)
+    raise DataError(f"`{argname}` must be a Trial or a path, got {type(trial_or_path).__name__}")
+
+
+def resolve_marker_set(marker_set, marker_map):
+    """``(mapping, clusters)`` of a marker-set name or dict, updated by `marker_map`."""
+    if isinstance(marker_set, str):
+        if marker_set not in MARKER_SETS:
+            raise DataError(
+                f"Unknown `marker_set` {marker_set!r}; available: {', '.join(MARKER_SETS)} "
+                "(or pass `marker_map`)"
+            )
+        base = MARKER_SETS[marker_set]
+    elif isinstance(marker_set, Mapping):
+        base = {"map": dict(marker_set.get("map", {})), "clusters": marker_set.get("clusters", {})}
+    else:
+        raise DataError("`marker_set` must be a name of MARKER_SETS or a dict")
+    mapping = dict(base["map"])
+    mapping.update(marker_map or {})
+    return mapping, dict(base["clusters"])
+
+
+def _get(trial, labels, mapping, name, *, prefix=""):
+    """Trajectory of canonical marker `name` (n, 3) or None if absent."""
+    target = mapping.get(name, prefix + name)
+    targets = [target] if isinstance(target, str) else list(target)
+    lab = [prefix + t if prefix and not t.startswith(prefix) else t for t in targets]
+    if not all(t in labels for t in lab):
+        return None
+    arr = np.mean([trial.points[:, labels.index(t), :] for t in lab], axis=0)
+    if not np.isfinite(arr).all(axis=1).any():
+        return None
+    return np.asarray(arr, dtype=float)
+
+
+def collect_markers(trial, mapping, clusters, static, names, optional, source):
+    """Canonical markers ``{name: (n_frames, 3)}`` of `trial`; DataError lists the missing ones.
+
+    `names` are required, `optional` taken when present; a name in `clusters`
+    missing from `trial` is rebuilt from its cluster using the `static` trial.
+    SACR is the mid-PSIS point when only LPSI and RPSI are present.
+    """
+    labels = list(trial.point_labels)
+    prefixes = [""]
+    for p in trial.subject.get("label_prefixes", []) or []:
+        if p:
+            prefixes.append(str(p))
+    out = {}
+    for name in list(names) + list(optional):
+        for pre in prefixes:
+            arr = _get(trial, labels, mapping, name, prefix=pre)
+            if arr is not None:
+                out[name] = arr
+                break
+    # calibrated anatomical landmarks from clusters and the static trial
+    for name, cluster in clusters.items():
+        if name in out or static is None:
+            continue
+        slabels = list(static.point_labels)
+        st = _get(static, slabels, mapping, name)
+        cl_dyn = [_get(trial, labels, {}, c) for c in cluster]
+        cl_st = [_get(static, slabels, {}, c) for c in cluster]
+        if st is None or any(c is None for c in cl_dyn + cl_st):
+            continue
+        out[name] = _rebuild(np.stack(cl_st, 1), st, np.stack(cl_dyn, 1))
+    need = []
+    if "SACR" not in out and not ("LPSI" in out and "RPSI" in out):
+        need.append("SACR (or LPSI and RPSI)")
+    need += [n for n in names if n != "SACR" and n not in out]
+    if need:
+        shown = ", ".join(
+            f"{n} (looked for {mapping.get(n.split()[0], n.split()[0])!r})" for n in need
+        )
+        raise DataError(
+            f"{source}: required markers missing: {shown}. Trial markers: "
+            f"{', '.join(labels)}. Pass `marker_map={{'LASI': 'your label', ...}}` (CLI: "
+            "--map LASI=label) or `marker_set` to use another marker set"
+        )
+    if "SACR" not in out:
+        out["SACR"] = 0.5 * (out["LPSI"] + out["RPSI"])
+    return out
+
+
+def _rebuild(cluster_static, landmark_static, cluster_dynamic):
+    """Landmark trajectory from its cluster (static calibration, then rigid fit)."""
+    ref = np.nanmean(cluster_static, axis=0)  # a technical frame: lab axes at the mean
+    R0 = np.broadcast_to(np.eye(3), (cluster_static.shape[0], 3, 3))
+    o0 = np.broadcast_to(ref.mean(axis=0), (cluster_static.shape[0], 3))
+    local = static_local_markers(cluster_static, R0, o0)
+    lm_local = np.nanmean(landmark_static, axis=0) - ref.mean(axis=0)
+    pose = fit_segment_pose(cluster_dynamic, local, warn=False)
+    return np.einsum("nij,j->ni", pose.R, lm_local) + pose.origin
+
+
+def rotate_to_z_up(points, plates, up):
+    """Rotate marker and plate data so that `up` becomes +Z (a lab frame change)."""
+    u = np.asarray(up, float) / np.linalg.norm(up)
+    if np.allclose(u, [0, 0, 1]):
+        return points, plates, np.eye(3)
+    z = u
+    x = np.array([1.0, 0, 0]) if abs(u[0]) < 0.9 else np.array([0, 1.0, 0])
+    x = x - (x @ z) * z
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    Q = np.stack([x, y, z])  # new = Q @ old
+    pts = points @ Q.T
+    new_plates = [
+        replace(
+            p,
+            force=p.force @ Q.T,
+            moment=p.moment @ Q.T,
+            cop=p.cop @ Q.T,
+            free_moment=p.free_moment @ Q.T,
+            corners=p.corners @ Q.T,
+            origin=p.origin @ Q.T,
+        )
+        for p in plates
+    ]
+    return pts, new_plates, Q
+
+
+def _detect_up(mk):
+    d = np.nanmean(0.5 * (mk["LASI"] + mk["RASI"]) - 0.5 * (mk["LTOE"] + mk["RTOE"]), axis=0)
+    k = int(np.argmax(np.abs(d)))
+    up = np.zeros(3)
+    up[k] = np.sign(d[k])
+    return up
+
+
+def plates_from_grf(grf, time):
+    """Force plates (lab frame) from an OpenSim ground-reaction table."""
+    table = grf if isinstance(grf, OpenSimTable) else read_mot(_path(grf, "grf"))
+    forces = table_to_grf(table)
+    tg = np.asarray(table.time, dtype=float)
+    if tg.size < 2 or np.any(np.diff(tg) <= 0):
+        raise DataError("`grf`: the table needs at least 2 samples with increasing time")
+    rate = 1.0 / float(np.median(np.diff(tg)))
+    n = int(np.floor((tg[-1] - time[0]) * rate)) + 1
+    if n < 2 or tg[0] > time[-1]:
+        raise DataError(
+            f"`grf` covers {tg[0]:g}-{tg[-1]:g} s but the trial {time[0]:g}-{time[-1]:g} s"
+        )
+    ts = time[0] + np.arange(n) / rate
+    plates = []
+    for parts in forces.values():
+        res = {}
+        for key in ("force", "point", "torque"):
+            arr = np.asarray(parts[key], dtype=float)
+            res[key] = np.stack(
+                [np.interp(ts, tg, arr[:, j], left=0.0, right=0.0) for j in range(3)], axis=1
+            )
+        F, P, T = res["force"], res["point"], res["torque"]
+        small = np.linalg.norm(F, axis=1) < 1e-6
+        cop = np.where(small[:, None], np.nan, P)
+        plates.append(
+            ForcePlate(
+                force=F,
+                moment=np.cross(np.nan_to_num(cop), F) + T,
+                cop=cop,
+                free_moment=T,
+                corners=np.zeros((4, 3)),
+                origin=np.zeros(3),
+                rate=rate,
+            )
+        )
+    return plates
+
+
+def _path(value, argname):
+    path = Path(value)
+    if not path.is_file():
+        raise DataError(f"`{argname}`: file {str(path)!r} does not exist")
+    return path

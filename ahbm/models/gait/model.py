@@ -1,0 +1,145 @@
+"""The seven-segment lower-extremity model as a multibody tree (synthetic data, tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ahbm.bsp.tables import segment_parameters
+from ahbm.kinematics.jcs import hip_joint_centre_davis
+from ahbm.kinematics.tree import Model
+from ahbm.models.gait.markersets import G
+from ahbm.models.gait.subject import SubjectParameters
+
+__all__ = ["lower_extremity_model"]
+
+
+def lower_extremity_model(
+    *,
+    mass: float = 70.0,
+    height: float = 1.75,
+    sex: str = "male",
+    marker_radius: float = 0.007,
+    pelvis_mass_fraction: float = 0.1117,
+):
+    """The seven-segment model as a multibody tree with Plug-in Gait markers.
+
+    Parameters
+    ----------
+    mass, height : float
+        Body mass (kg) and stature (m).
+    sex : {"male", "female"}
+        de Leva column.
+    marker_radius : float
+        m.
+    pelvis_mass_fraction : float
+        Pelvis mass / body mass (de Leva's lower trunk).
+
+    Returns
+    -------
+    model : Model
+        Bodies ``pelvis`` (free joint) and, per side ``r``/``l``, ``thigh``,
+        ``shank``, ``foot`` on ``euler`` joints with sequence ``"ZXY"`` (the
+        Grood-Suntay order: flexion about the proximal z, ab/adduction about
+        the floating axis, rotation about the distal y). Body frames have ISB
+        axes (x anterior, y up, z right) with the origin at the proximal joint
+        centre (pelvis: mid-ASIS) and coincide with the frames that
+        :func:`~ahbm.models.gait.analyze_gait` rebuilds from the markers.
+    params : SubjectParameters
+        Leg length, knee and ankle widths, inter-ASIS distance matching the
+        markers (pass them to :func:`~ahbm.models.gait.analyze_gait`).
+
+    Notes
+    -----
+    Markers: ASIS at ±(inter-ASIS/2) on the pelvis z axis, SACR 0.16 m behind
+    mid-ASIS; the hip centres are placed where the Davis regression puts them;
+    KNE and ANK lie on the knee and ankle axes at width/2 + marker radius
+    lateral to the centres, THI and TIB laterally in the segments' frontal
+    planes (so the chord function returns the true centres); HEE and TOE on
+    the sole line, parallel to the foot x axis. Inertia from de Leva (1996).
+
+    Examples
+    --------
+    >>> model, params = lower_extremity_model()
+    >>> model.n_bodies, model.nq
+    (7, 25)
+    """
+    s_h = height / 1.75
+    inter_asis = 0.25 * s_h
+    leg = 0.92 * s_h
+    knee_w, ankle_w = 0.105 * s_h, 0.072 * s_h
+    thigh_len, shank_len = 0.425 * s_h, 0.43 * s_h
+    foot_len, ajc_h = 0.15 * s_h, 0.08 * s_h
+    toe = np.array([foot_len, -ajc_h + marker_radius, 0.0])
+    lengths = {"thigh": thigh_len, "shank": shank_len, "foot": float(np.linalg.norm(toe))}
+    par = segment_parameters("de_leva", mass=mass, height=height, segment_lengths=lengths, sex=sex)
+    P = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])
+    model = Model("lower_extremity", gravity=(0.0, 0.0, -G))
+    pelvis_I = np.diag([0.1, 0.08, 0.1]) * mass / 70.0
+    model.add_body(
+        "pelvis",
+        "ground",
+        {"type": "free"},
+        mass=pelvis_mass_fraction * mass,
+        com=[-0.05, -0.05, 0.0],
+        inertia=pelvis_I,
+        markers={
+            "RASI": [0, 0, inter_asis / 2],
+            "LASI": [0, 0, -inter_asis / 2],
+            "SACR": [-0.16 * s_h, 0.0, 0.0],
+        },
+    )
+    dk = knee_w / 2 + marker_radius
+    da = ankle_w / 2 + marker_radius
+    for side, p, s in (("r", "R", 1.0), ("l", "L", -1.0)):
+        hjc = hip_joint_centre_davis(
+            leg, inter_asis, side="right" if s > 0 else "left", marker_radius=marker_radius
+        )
+        th = par["thigh_" + side]
+        sh = par["shank_" + side]
+        ft = par["foot_" + side]
+        model.add_body(
+            f"thigh_{side}",
+            "pelvis",
+            {"type": "euler", "sequence": "ZXY"},
+            position=hjc,
+            mass=th.mass,
+            com=P @ th.com,
+            inertia=P @ th.inertia @ P.T,
+            markers={
+                p + "THI": [0.0, -0.5 * thigh_len, s * (dk + 0.06)],
+                p + "KNE": [0.0, -thigh_len, s * dk],
+            },
+        )
+        model.add_body(
+            f"shank_{side}",
+            f"thigh_{side}",
+            {"type": "euler", "sequence": "ZXY"},
+            position=[0, -thigh_len, 0],
+            mass=sh.mass,
+            com=P @ sh.com,
+            inertia=P @ sh.inertia @ P.T,
+            markers={
+                p + "TIB": [0.0, -0.5 * shank_len, s * (da + 0.05)],
+                p + "ANK": [0.0, -shank_len, s * da],
+            },
+        )
+        model.add_body(
+            f"foot_{side}",
+            f"shank_{side}",
+            {"type": "euler", "sequence": "ZXY"},
+            position=[0, -shank_len, 0],
+            mass=ft.mass,
+            com=toe / 2,
+            inertia=P @ ft.inertia @ P.T,
+            markers={p + "HEE": [-0.05 * s_h, -ajc_h + marker_radius, 0.0], p + "TOE": toe},
+        )
+    params = SubjectParameters(
+        mass=float(mass),
+        height=float(height),
+        leg_length={"Left": leg, "Right": leg},
+        knee_width={"Left": knee_w, "Right": knee_w},
+        ankle_width={"Left": ankle_w, "Right": ankle_w},
+        inter_asis_distance=inter_asis,
+        marker_radius=marker_radius,
+    )
+    return model, params

@@ -1,0 +1,195 @@
+"""The whole gait pipeline: :func:`analyze_gait` composes the stages."""
+
+from __future__ import annotations
+
+from ahbm._deprecation import warn_deprecated
+from ahbm.analysis.cycles import spatiotemporal_parameters
+from ahbm.errors import DataError
+from ahbm.models.gait.angles import joint_angles
+from ahbm.models.gait.cycles import gait_cycles
+from ahbm.models.gait.events import gait_events
+from ahbm.models.gait.frames import foot_offsets, segment_frames
+from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
+from ahbm.models.gait.markers import gait_markers, load_gait_trial, static_markers
+from ahbm.models.gait.result import GaitResult
+from ahbm.models.gait.settings import SETTINGS_FIELDS, GaitSettings
+from ahbm.models.gait.subject import subject_parameters
+
+__all__ = ["analyze_gait"]
+
+
+def _settings_from_keywords(settings, old: dict) -> GaitSettings:
+    """Fold the deprecated keyword arguments of 0.1 into a GaitSettings (warning once each)."""
+    unknown = sorted(set(old) - set(SETTINGS_FIELDS))
+    if unknown:
+        raise TypeError(
+            f"analyze_gait() got unexpected keyword argument(s) {', '.join(unknown)}; "
+            f"processing options are fields of GaitSettings: {', '.join(SETTINGS_FIELDS)}"
+        )
+    settings = GaitSettings() if settings is None else settings
+    for key in old:
+        warn_deprecated(
+            f"analyze_gait:{key}",
+            f"analyze_gait(): the argument `{key}` is deprecated and will be removed in ahbm "
+            f"0.3; pass settings=GaitSettings({key}=...) (the field GaitSettings.{key})",
+            stacklevel=4,
+        )
+    return settings.replace(**old) if old else settings
+
+
+def analyze_gait(
+    trial_or_path,
+    *,
+    mass=None,
+    height=None,
+    static=None,
+    grf=None,
+    settings: GaitSettings | None = None,
+    **deprecated,
+) -> GaitResult:
+    """Joint angles, moments, powers, forces, events and cycles of a walking trial.
+
+    Parameters
+    ----------
+    trial_or_path : Trial or path
+        The walking trial (C3D or TRC file, or a Trial with markers in m and,
+        for kinetics, force plates in the lab frame).
+    mass : float, optional
+        Body mass, kg (default: the file's Bodymass, else estimated from the
+        force plates with a warning).
+    height : float, optional
+        Stature, m (default: the file's, else estimated from the leg length).
+    static : Trial or path, optional
+        Static standing trial: subject estimates, heel-toe foot offset and
+        calibrated landmarks for marker sets with clusters.
+    grf : path or OpenSimTable, optional
+        Ground reaction forces from an OpenSim ``.mot``/``.sto`` file (columns
+        ``*force_v*``, ``*force_p*``, ``*torque_*`` in the trial's lab frame),
+        used as force plates (each force one plate, resampled onto the trial's
+        time axis) in place of the trial's own plates.
+    settings : GaitSettings, optional
+        Processing settings (marker set, filter cutoffs, gap limit, BSP table,
+        contact threshold, kinetics on/off, vertical axis, subject
+        measurements); default ``GaitSettings()``.
+    **deprecated
+        The keyword arguments of ahbm 0.1 (``cutoff=``, ``max_gap=``,
+        ``marker_map=``, ``kinetics=`` ... one per GaitSettings field) still
+        work until 0.3 with an ``AhbmDeprecationWarning`` naming the field.
+
+    Returns
+    -------
+    GaitResult
+        Angles in rad, moments in N·m/kg, powers in W/kg, forces in N/kg.
+
+    Raises
+    ------
+    DataError
+        Missing markers (listed, with the mapping option), a marker gap longer
+        than ``settings.max_gap``, no force plate contact with kinetics on, no
+        mass.
+
+    Notes
+    -----
+    The stages, each callable alone: :func:`gait_markers` (gap filling,
+    low-pass filter, Z-up lab frame) -> :func:`subject_parameters` ->
+    :func:`segment_frames` (joint centres, segment frames) ->
+    :func:`joint_angles` (Grood-Suntay) -> :func:`assign_plates` (the foot
+    over each plate's centre of pressure) -> :func:`gait_events` (Zeni,
+    refined by the plates) -> :func:`joint_kinetics` (Newton-Euler from the
+    feet up, AHBM §4.4) -> :func:`gait_cycles` and
+    :func:`ahbm.analysis.spatiotemporal_parameters`. A leg's kinetics are NaN
+    where its foot is on the ground (by the gait events) but on no plate, or
+    where a plate cannot be attributed to one foot.
+
+    Examples
+    --------
+    >>> from ahbm.models import synthetic_walking_trial
+    >>> trial, _ = synthetic_walking_trial()
+    >>> r = analyze_gait(trial, settings=GaitSettings(kinetics=False))  # doctest: +ELLIPSIS
+    >>> r.angles["LKneeAngles"].shape, r.moments
+    ((360, 3), {})
+    """
+    if settings is not None and not isinstance(settings, GaitSettings):
+        raise DataError(f"`settings` must be a GaitSettings, got {type(settings).__name__}")
+    settings = _settings_from_keywords(settings, deprecated)
+    tr = load_gait_trial(trial_or_path, "trial_or_path")
+    st = load_gait_trial(static, "static") if static is not None else None
+    markers = gait_markers(tr, settings=settings, static=st, grf=grf)
+    subject = subject_parameters(
+        tr,
+        st,
+        mass=mass,
+        height=height,
+        leg_length=settings.leg_length,
+        knee_width=settings.knee_width,
+        ankle_width=settings.ankle_width,
+        tibial_torsion=settings.tibial_torsion,
+        marker_radius=settings.marker_radius,
+        marker_set=settings.marker_set,
+        marker_map=settings.marker_map,
+    )
+    offsets = None
+    if st is not None:
+        offsets = foot_offsets(static_markers(st, settings, markers.up), subject)
+    frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets)
+    angles = joint_angles(frames, subject)
+    assignment = assign_plates(markers, frames, settings=settings)
+    events = gait_events(markers, frames, assignment=assignment, threshold=settings.threshold)
+    kinetics = None
+    if settings.kinetics:
+        kinetics = joint_kinetics(markers, frames, subject, events, assignment, settings=settings)
+    cycled = dict(angles)
+    if kinetics is not None:
+        cycled.update(kinetics.moments)
+        cycled.update(kinetics.powers)
+    cycles = gait_cycles(markers.time, events, cycled)
+    names = list(markers.names)
+
+    def heel(p):
+        if p + "HEE" in names:
+            return markers.filled[:, names.index(p + "HEE")]
+        return frames.joint_centres[p + "AJC"]
+
+    spt = spatiotemporal_parameters(
+        events, heel_left=heel("L"), heel_right=heel("R"), time=markers.time,
+        direction=frames.forward,
+    )  # fmt: skip
+    Q = markers.rotation
+    return GaitResult(
+        time=markers.time,
+        angles=angles,
+        moments={} if kinetics is None else kinetics.moments,
+        powers={} if kinetics is None else kinetics.powers,
+        forces={} if kinetics is None else kinetics.forces,
+        events=events,
+        cycles=cycles,
+        spatiotemporal=spt,
+        settings=_record(settings, markers, {} if kinetics is None else kinetics.notes),
+        subject=subject,
+        joint_centres={k: v @ Q for k, v in frames.joint_centres.items()},
+        source=str(tr.source or ""),
+    )
+
+
+def _record(settings: GaitSettings, markers, kinetics_notes: dict) -> dict:
+    """What was done, for reproducibility (stored with the results)."""
+    ms = settings.marker_set
+    return {
+        "marker_cutoff_hz": float(settings.cutoff),
+        "filter": "zero-lag Butterworth, 2 passes of order 2, Winter-corrected cutoff",
+        "max_gap_frames": int(settings.max_gap),
+        "gap_fill": "cubic spline (interior gaps); edges not extrapolated",
+        "gaps_filled": [f"{g.label} {g.start}-{g.stop}" for g in markers.gaps if g.filled],
+        "gaps_left": [f"{g.label} {g.start}-{g.stop}" for g in markers.gaps if not g.filled],
+        "hip_joint_centre": "Davis et al. (1991), Plug-in Gait form",
+        "knee_ankle_centres": "chord function (knee and ankle widths)",
+        "angles": "Grood-Suntay JCS (ISB axes), clinical signs",
+        "marker_set": ms if isinstance(ms, str) else "custom",
+        "marker_map": {
+            k: (v if isinstance(v, str) else "+".join(v)) for k, v in markers.mapping.items()
+        },
+        "vertical_axis": [float(x) for x in markers.up],
+        "events": "kinematic (Zeni) refined by force plates",
+        "kinetics": bool(settings.kinetics),
+        **kinetics_notes,
+    }
