@@ -1,6 +1,12 @@
 """Dynamics: spatial (6-D) vector algebra, inverse dynamics (RNEA, segment
 Newton-Euler), forward dynamics (ABA, CRBA, constrained systems), constraints,
 force elements and simulation.
+
+:mod:`ahbm.dynamics.reference` holds the plain reference codings of forward
+kinematics, RNEA, CRBA and ABA (one state per call, readable next to
+Featherstone's tables, runnable on another array namespace such as CasADi);
+use it module-qualified, ``reference.rnea(model, q, qd, qdd)``: its names are
+not exported here, where ``rnea``, ``crba`` and ``aba`` are the compiled ones.
 """
 
 from ahbm.dynamics.constrained import (
@@ -55,7 +61,7 @@ from ahbm.dynamics.segmental import (
     newton_euler,
 )
 from ahbm.dynamics.simulate import (
-    Event,
+    SimulationEvent,
     SimulationResult,
     contact_release_event,
     coordinate_event,
@@ -99,7 +105,7 @@ __all__: list[str] = [
     "RotationalSpringDamper",
     "total_generalized_force",
     "total_power",
-    "Event",
+    "SimulationEvent",
     "SimulationResult",
     "contact_release_event",
     "coordinate_event",
@@ -129,3 +135,11 @@ __all__: list[str] = [
     "loads_in_jcs",
     "newton_euler",
 ]
+
+
+def __getattr__(name: str):
+    if name == "Event":  # deprecated alias of SimulationEvent (warns once)
+        from ahbm.dynamics import simulate as _simulate
+
+        return _simulate.Event
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
