@@ -61,7 +61,7 @@ from ahbm.dynamics.segmental import (
     newton_euler,
 )
 from ahbm.dynamics.simulate import (
-    SimulationEvent,
+    Event,
     SimulationResult,
     contact_release_event,
     coordinate_event,
@@ -105,7 +105,7 @@ __all__: list[str] = [
     "RotationalSpringDamper",
     "total_generalized_force",
     "total_power",
-    "SimulationEvent",
+    "Event",
     "SimulationResult",
     "contact_release_event",
     "coordinate_event",
@@ -135,11 +135,3 @@ __all__: list[str] = [
     "loads_in_jcs",
     "newton_euler",
 ]
-
-
-def __getattr__(name: str):
-    if name == "Event":  # deprecated alias of SimulationEvent (warns once)
-        from ahbm.dynamics import simulate as _simulate
-
-        return _simulate.Event
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
