@@ -1,25 +1,39 @@
 """The ``ahbm`` command line.
 
 Subcommands register themselves in :data:`COMMANDS` as
-``name -> (help, add_arguments(parser), run(args) -> int)``.
+``name -> (help, add_arguments(parser), run(args) -> int)``. The command glue
+(reading files, then handing data to the viewers of :mod:`ahbm.graphics`)
+lives here, at the top layer: ``ahbm view`` and ``ahbm plot`` are defined in
+this module, ``ahbm gait`` in :mod:`ahbm.models.gait_command`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from ahbm.graphics.commands import (
-    PLOT_HELP,
-    VIEW_HELP,
-    add_plot_arguments,
-    add_view_arguments,
-    run_plot,
-    run_view,
-)
+import numpy as np
+
+from ahbm.errors import DataError
+from ahbm.graphics._common import is_interactive_backend, pyplot, save_figure
+from ahbm.graphics.gait import gait_cycles_from_results, plot_gait_cycles
+from ahbm.graphics.stick import plug_in_gait_segments, stick_view
+from ahbm.io.hdf5 import load_trial
+from ahbm.io.readers import read_trial
 from ahbm.models.gait_command import GAIT_HELP, add_gait_arguments, run_gait
 
-__all__ = ["main"]
+__all__ = [
+    "COMMANDS",
+    "PLOT_HELP",
+    "VIEW_HELP",
+    "add_plot_arguments",
+    "add_view_arguments",
+    "build_parser",
+    "main",
+    "run_plot",
+    "run_view",
+]
 
 
 def _add_demo(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +85,6 @@ def _run_convert(args: argparse.Namespace) -> int:
     import concurrent.futures as cf
 
     from ahbm.batch import _process_pool, convert
-    from ahbm.errors import DataError
 
     executor = None
     if args.jobs is not None:
@@ -104,14 +117,10 @@ def _add_info(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from ahbm.errors import DataError
-
     path = Path(args.file)
     suffix = path.suffix.lower()
     if suffix in (".h5", ".hdf5", ".hdf"):
-        from ahbm.io.hdf5 import list_trials, load_trial
+        from ahbm.io.hdf5 import list_trials
 
         names = [args.name] if args.name else list_trials(path)
         print(f"{path}: ahbm trial store with {len(list_trials(path))} trial(s)")
@@ -152,6 +161,97 @@ COMMANDS["info"] = (
     _add_info,
     _run_info,
 )
+
+
+# --- view / plot: the files are read here; the graphics take data ------------------------
+
+VIEW_HELP = "render the stick-figure animation of a trial (GIF, HTML, MP4 or PNG)"
+PLOT_HELP = "draw the gait-cycle figure of a result stored in an ahbm HDF5 file"
+_HDF5 = (".h5", ".hdf5", ".hdf")
+
+
+def _read(path: Path, name: str | None):
+    """The trial of a .c3d, .trc or ahbm .h5 file (the viewers take data, not files)."""
+    suffix = path.suffix.lower()
+    if suffix in _HDF5:
+        return load_trial(path, name)
+    if suffix in (".c3d", ".trc"):
+        return read_trial(path)
+    raise DataError(f"Cannot read '{path}': use a .c3d, .trc or .h5 file")
+
+
+def add_view_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``ahbm view``."""
+    parser.add_argument("trial", metavar="TRIAL", help="a .c3d, .trc or ahbm .h5 file")
+    parser.add_argument("--name", default=None, help="trial name inside an HDF5 store")
+    out = parser.add_argument_group("output (at least one, unless a display is available)")
+    out.add_argument("--gif", type=Path, help="write the animation as a GIF")
+    out.add_argument("--html", type=Path, help="write a self-contained HTML player")
+    out.add_argument("--mp4", type=Path, help="write an MP4 video (needs ffmpeg)")
+    out.add_argument("--png", type=Path, help="write one frame (see --frame) as PNG")
+    parser.add_argument("--frame", type=int, default=0, help="frame for --png (0-based)")
+    parser.add_argument("--speed", type=float, default=1.0, help="playback speed (1 = real time)")
+    parser.add_argument("--fps", type=float, default=None, help="frames per second of the output")
+    parser.add_argument("--dpi", type=float, default=80.0, help="resolution of the output")
+    parser.add_argument("--labels", action="store_true", help="write the marker labels")
+    parser.add_argument("--fixed", action="store_true", help="fixed view instead of following")
+
+
+def run_view(args: argparse.Namespace) -> int:
+    """Render a trial; show it in a window only when no output file is asked."""
+    outputs = [p for p in (args.gif, args.html, args.mp4, args.png) if p is not None]
+    if not outputs and not is_interactive_backend():
+        raise DataError(
+            "No display is available: give an output file with --gif, --html, --mp4 or --png"
+        )
+    trial = _read(Path(args.trial), args.name)
+    if trial.n_frames == 0:
+        raise DataError(f"'{args.trial}' holds no marker frames to draw")
+    seen = ~np.isnan(trial.points).all(axis=(0, 2))
+    present = [lab for lab, ok in zip(trial.point_labels, seen, strict=True) if ok]
+    viewer = stick_view(
+        trial,
+        segments=plug_in_gait_segments(present) or None,
+        show_labels=args.labels,
+        follow=not args.fixed,
+        title=Path(args.trial).name,
+    )
+    for path in (args.gif, args.html, args.mp4):
+        if path is not None:
+            viewer.save(path, fps=args.fps, speed=args.speed, dpi=args.dpi)
+            print(f"wrote {path}")
+    if args.png is not None:
+        viewer.show_frame(args.frame)
+        viewer.save(args.png, dpi=args.dpi)
+        print(f"wrote {args.png}")
+    if not outputs:
+        viewer.animate(fps=args.fps, speed=args.speed)
+        pyplot().show()  # the user asked to look at it: this is the command's purpose
+    pyplot().close(viewer.fig)
+    return 0
+
+
+def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``ahbm plot``."""
+    parser.add_argument("result", metavar="RESULT", help="an ahbm .h5 file with gait results")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="figure file (.png ...)")
+    parser.add_argument("--name", default=None, help="trial name inside the HDF5 store")
+    parser.add_argument("--key", default="gait_cycles", help="results entry with the cycles")
+    parser.add_argument("--variables", nargs="+", default=None, help="variables (rows) to draw")
+    parser.add_argument("--dpi", type=float, default=150.0, help="resolution of the figure")
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    """Draw the gait-cycle figure of a stored result."""
+    path = Path(args.result)
+    if path.suffix.lower() not in _HDF5:
+        raise DataError(f"'{path}' is not an ahbm HDF5 result file (.h5)")
+    trial = _read(path, args.name)
+    cycles = gait_cycles_from_results(trial.results, args.key)
+    save_figure(plot_gait_cycles(cycles, args.variables), args.output, dpi=args.dpi,
+                argname="--output")  # fmt: skip
+    print(f"wrote {args.output}")
+    return 0
 
 
 COMMANDS["view"] = (VIEW_HELP, add_view_arguments, run_view)

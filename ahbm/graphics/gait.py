@@ -10,7 +10,7 @@ from ahbm._validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import SIDE_COLORS, pyplot
 
-__all__ = ["plot_gait_cycles", "gait_cycle_summary"]
+__all__ = ["plot_gait_cycles", "gait_cycle_summary", "gait_cycles_from_results"]
 
 _DEFAULT_VARIABLES = ("PelvisAngles", "HipAngles", "KneeAngles", "AnkleAngles")
 _SIDE_ALIASES = {"left": "Left", "l": "Left", "right": "Right", "r": "Right"}
@@ -319,3 +319,26 @@ def plot_gait_cycles(
         )
     fig.tight_layout(rect=(0.0, 0.0, 1.0, 1.0 - 0.3 / fig.get_size_inches()[1]))
     return fig
+
+
+def gait_cycles_from_results(results: Mapping, key: str = "gait_cycles") -> Mapping:
+    """Find the per-side gait-cycle mapping in a trial's ``results``.
+
+    Looks for ``results[key]`` (default ``"gait_cycles"``) and otherwise for
+    ``"Left"`` / ``"Right"`` entries at the top level. Each side maps variable
+    names to arrays (n_cycles, 101, 3), as :func:`plot_gait_cycles` expects.
+
+    Raises
+    ------
+    DataError
+        If no such mapping is present (the message lists the result names).
+    """
+    if key in results and isinstance(results[key], Mapping):
+        return results[key]
+    sides = {k: v for k, v in results.items() if str(k).lower() in ("left", "right")}
+    if sides and all(isinstance(v, Mapping) for v in sides.values()):
+        return sides
+    raise DataError(
+        f"No gait cycles in the results: expected results[{key!r}] = {{'Left': {{name: "
+        f"(n_cycles, 101, 3)}}, 'Right': ...}}; results hold {', '.join(map(str, results))}"
+    )

@@ -67,9 +67,8 @@ _MAX_FPS = 60.0
 
 
 def _is_trial(obj) -> bool:
-    from ahbm.io.trial import Trial
-
-    return isinstance(obj, Trial)
+    """A Trial-like object (points, labels, rate, units): graphics never import ahbm.io."""
+    return all(hasattr(obj, a) for a in ("points", "point_labels", "point_rate", "point_units"))
 
 
 def _check_no_inf(arr: np.ndarray, name: str) -> None:

@@ -1,4 +1,4 @@
-"""Tests of the `ahbm view` / `ahbm plot` command functions (registered by ahbm.cli)."""
+"""The `ahbm view` / `ahbm plot` commands (ahbm.cli), with the graphics test fixtures."""
 
 import argparse
 
@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ahbm.errors import DataError
-from ahbm.graphics.commands import (
+from ahbm.cli import (
     add_plot_arguments,
     add_view_arguments,
-    gait_cycles_from_results,
     run_plot,
     run_view,
 )
+from ahbm.errors import DataError
+from ahbm.graphics import gait_cycles_from_results
 from ahbm.io.hdf5 import save_trial
 from ahbm.io.opensim import write_trc
 
