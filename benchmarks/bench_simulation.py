@@ -168,7 +168,7 @@ def human_case():
         fr = pin.Frame(f"heel_{side}", ids[b], 0, pin.SE3(np.eye(3), heel), pin.OP_FRAME)
         frames.append(pm.addFrame(fr))
     cs = ConstraintSet(cons)
-    q = project_positions(model, 0.0, q, cs)
+    q = project_positions(model, q, cs)
     pin_q = q.copy()
     return model, pin_q, cs, pm, frames, ["6d", "6d"]
 

@@ -47,7 +47,7 @@ def run(out: Path, quick: bool = False) -> dict:
     res = simulate(model, (0, t_end), q0, np.zeros(4), forces=[force], rtol=1e-10, atol=1e-10,
                    t_eval=t)  # fmt: skip
     energy = kinetic_energy(model, res.q, res.qd) + potential_energy(model, res.q)
-    work = cumulative_trapezoid(force.power(model, res.t, res.q, res.qd), res.t, initial=0.0)
+    work = cumulative_trapezoid(force.power(model, res.q, res.qd, t=res.t), res.t, initial=0.0)
     J = body_jacobian(model, res.q, "pendulum2", frame="world")
     omega = np.einsum("nij,nj->ni", J[:, :3], res.qd)
     vel = point_velocity(model, res.q, res.qd, "pendulum2", [0, 0, -0.5])

@@ -66,7 +66,7 @@ def loop_constraint() -> ConstraintSet:
 def initial_state(model: Model, constraints: ConstraintSet, crank_angle=-1.0):
     """A consistent initial configuration at rest (projected from a guess)."""
     guess = np.array([crank_angle, 1.5, -1.2])
-    q0 = project_positions(model, 0.0, guess, constraints)
+    q0 = project_positions(model, guess, constraints)
     return q0, np.zeros(model.nv)
 
 

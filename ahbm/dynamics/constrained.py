@@ -20,8 +20,8 @@ import warnings
 import numpy as np
 
 from ahbm._engine import kernels as _kernels
+from ahbm._engine import state as _st
 from ahbm._validation import as_float_array
-from ahbm.dynamics.forces import _Kin
 from ahbm.dynamics.forward import crba
 from ahbm.dynamics.inverse import nonlinear_effects
 from ahbm.errors import AhbmWarning, DataError, SimulationError
@@ -40,6 +40,8 @@ _METHODS = ("direct", "range_space", "null_space")
 def _cset(constraints, model):
     from ahbm.dynamics.constraints import ConstraintSet
 
+    if constraints is None:  # the model's own constraints (e.g. from its model file)
+        constraints = model.constraints
     cs = constraints if isinstance(constraints, ConstraintSet) else ConstraintSet(constraints)
     cs.validate(model)
     return cs
@@ -179,17 +181,19 @@ def constrained_forward_dynamics(
     baumgarte=None,
     f_ext=None,
     f_ext_frame: str = "world",
+    kin=None,
 ):
     """Accelerations and constraint forces of a constrained multibody system.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
-    qd : array_like, shape (..., nv)
+    q : array_like, shape (..., nq), or None with ``kin``
+    qd : array_like, shape (..., nv), or None with ``kin``
     tau : array_like, shape (..., nv)
         Applied generalized forces.
-    constraints : ConstraintSet or list of Constraint
+    constraints : ConstraintSet, list of Constraint or None
+        None: the model's own ``model.constraints``.
     t : float or array_like, optional
         Time, s (for rheonomic constraints).
     method : {"direct", "range_space", "null_space"}
@@ -203,6 +207,10 @@ def constrained_forward_dynamics(
     f_ext : array_like, shape (..., n_bodies, 6), optional
         External spatial forces (see :mod:`ahbm.dynamics.inverse`).
     f_ext_frame : {"world", "local"}
+    kin : Kinematics, optional
+        State with velocities from
+        :func:`~ahbm.kinematics.forward.forward_kinematics` (reused for the
+        constraint terms; ``q`` and ``qd`` may then be None).
 
     Returns
     -------
@@ -232,7 +240,15 @@ def constrained_forward_dynamics(
     if method not in _METHODS:
         raise DataError(f"`method` must be one of {_METHODS}, got {method!r}")
     cs = _cset(constraints, model)
+    if kin is not None:
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True, columns=True)
+        q, qd = kin.q, kin.qd
     batch, q, qd, tau = _prep(model, q, qd, tau)
+    if kin is not None and batch != kin.batch_shape:
+        raise DataError(
+            f"`tau` has batch shape {np.shape(tau)[:-1]} but `kin` was computed for batch shape "
+            f"{kin.batch_shape}; pass a kin of the batch shape of tau"
+        )
     if baumgarte is not None:
         try:
             baumgarte = tuple(float(x) for x in baumgarte)
@@ -240,18 +256,24 @@ def constrained_forward_dynamics(
                 raise ValueError
         except (TypeError, ValueError) as err:
             raise DataError("`baumgarte` must be a pair (alpha, beta) of numbers") from err
-    x, lam = _constrained_fd(model, q, qd, tau, cs, t, method, baumgarte, f_ext, f_ext_frame)
+    x, lam = _constrained_fd(
+        model, q, qd, tau, cs, t, method, baumgarte, f_ext, f_ext_frame, kin=kin
+    )
     m = lam.shape[-1]
     return x.reshape(batch + (model.nv,)), lam.reshape(batch + (m,))
 
 
-def _constrained_fd(model, q, qd, tau, cs, t, method, baumgarte, f_ext=None, f_ext_frame="world"):
+def _constrained_fd(
+    model, q, qd, tau, cs, t, method, baumgarte, f_ext=None, f_ext_frame="world", *, kin=None
+):
     """Unvalidated core of constrained_forward_dynamics; returns flat (N, nv), (N, m)."""
-    kin = _Kin(model, q, qd)
+    if kin is None:
+        kin = _st.compute(model, q, qd, columns=True)
     terms = cs._assemble(kin, t, position=baumgarte is not None)
-    H = _kernels.crba(model, kin.q.T)
+    qf = _st.q_flat(kin)
+    H = _kernels.crba(model, qf)
     if f_ext is None:
-        C = _kernels.rnea(model, kin.q.T, kin.qd.T, None)
+        C = _kernels.rnea(model, qf, _st.qd_flat(kin), None)
     else:
         C = nonlinear_effects(model, q, qd, f_ext=f_ext, f_ext_frame=f_ext_frame)
     m = terms.G.shape[-2]
@@ -279,7 +301,7 @@ def _kkt_min_change(H, G, Hv, rhs_c):
 
 
 def compute_impulse(
-    model: Model, q, qd_minus, constraints, *, restitution: float = 0.0, t=0.0
+    model: Model, q, qd_minus, constraints, *, restitution: float = 0.0, t=0.0, kin=None
 ) -> np.ndarray:
     """Velocities after an impact that enforces the constraint velocities.
 
@@ -289,11 +311,16 @@ def compute_impulse(
     q : array_like, shape (nq,)
     qd_minus : array_like, shape (nv,)
         Velocities before the impact.
-    constraints : ConstraintSet or list of Constraint
+    constraints : ConstraintSet, list of Constraint or None
+        None: the model's own ``model.constraints``.
         Constraints active after the impact.
     restitution : float, optional
         Coefficient of restitution ``e`` in [0, 1].
     t : float, optional
+        Time, s (for rheonomic constraints).
+    kin : Kinematics, optional
+        State of ``q`` from :func:`~ahbm.kinematics.forward.forward_kinematics`
+        (reused for the constraint Jacobian; ``q`` may then be None).
 
     Returns
     -------
@@ -321,6 +348,9 @@ def compute_impulse(
     if not 0.0 <= e <= 1.0:
         raise DataError(f"`restitution` must be in [0, 1], got {restitution}")
     cs = _cset(constraints, model)
+    if kin is not None:
+        kin = _st.resolve(model, kin, q, columns=True)
+        q = kin.q
     q = as_float_array(q, "q")
     qdm = as_float_array(qd_minus, "qd_minus")
     if q.shape != (model.nq,) or qdm.shape != (model.nv,):
@@ -328,23 +358,27 @@ def compute_impulse(
             f"Expected `q` of shape ({model.nq},) and `qd_minus` of shape ({model.nv},), "
             f"got {q.shape} and {qdm.shape}"
         )
-    terms = cs.assemble(model, t, q, None, position=False)
+    terms = cs.assemble(model, q, None, t=t, position=False, kin=kin)
     H = crba(model, q)
     G, nu = terms.G, terms.nu
     target = nu - e * (G @ qdm - nu)
     return _kkt_min_change(H, G, H @ qdm, target)
 
 
-def project_velocities(model: Model, t, q, qd, constraints) -> np.ndarray:
+def project_velocities(model: Model, q, qd, constraints, *, t=0.0, kin=None) -> np.ndarray:
     """Project velocities onto ``G q̇ = ν`` in the mass-matrix metric (AHBM eq 4.8).
 
     Parameters
     ----------
     model : Model
-    t : float
-    q : array_like, shape (nq,)
+    q : array_like, shape (nq,), or None with ``kin``
     qd : array_like, shape (nv,)
-    constraints : ConstraintSet or list of Constraint
+    constraints : ConstraintSet, list of Constraint or None
+        None: the model's own ``model.constraints``.
+    t : float, optional
+        Time, s.
+    kin : Kinematics, optional
+        State of ``q`` from :func:`~ahbm.kinematics.forward.forward_kinematics`.
 
     Returns
     -------
@@ -357,25 +391,27 @@ def project_velocities(model: Model, t, q, qd, constraints) -> np.ndarray:
     >>> from ahbm.dynamics.constraints import PointConstraint
     >>> m = triple_pendulum_euler()
     >>> c = [PointConstraint("link3", [0, 0, -1], other_point=[0, 0, -3])]
-    >>> v = project_velocities(m, 0.0, np.zeros(9), np.ones(9), c)
+    >>> v = project_velocities(m, np.zeros(9), np.ones(9), c)
     >>> from ahbm.kinematics.forward import point_velocity
     >>> bool(np.allclose(point_velocity(m, np.zeros(9), v, 2, [0, 0, -1]), 0))
     True
     """
-    return compute_impulse(model, q, qd, constraints, restitution=0.0, t=t)
+    return compute_impulse(model, q, qd, constraints, restitution=0.0, t=t, kin=kin)
 
 
 def project_positions(
-    model: Model, t, q, constraints, *, tol: float = 1e-12, max_iter: int = 50
+    model: Model, q, constraints, *, t=0.0, tol: float = 1e-12, max_iter: int = 50
 ) -> np.ndarray:
     """Project coordinates onto ``g(t, q) = 0`` (AHBM eq 4.7, mass-matrix metric).
 
     Parameters
     ----------
     model : Model
-    t : float
     q : array_like, shape (nq,)
-    constraints : ConstraintSet or list of Constraint
+    constraints : ConstraintSet, list of Constraint or None
+        None: the model's own ``model.constraints``.
+    t : float, optional
+        Time, s.
     tol : float, optional
         Convergence tolerance on the max-norm of ``g`` (and of the update).
     max_iter : int, optional
@@ -404,8 +440,8 @@ def project_positions(
     >>> from ahbm.dynamics.constraints import PlaneConstraint, ConstraintSet
     >>> m = triple_pendulum_euler()
     >>> c = ConstraintSet([PlaneConstraint("link3", [0, 0, -1], normal=[1, 0, 0])])
-    >>> qp = project_positions(m, 0.0, np.full(9, 0.01), c)
-    >>> bool(abs(c.position(m, 0.0, qp)[0]) < 1e-12)
+    >>> qp = project_positions(m, np.full(9, 0.01), c)
+    >>> bool(abs(c.position(m, qp)[0]) < 1e-12)
     True
     """
     cs = _cset(constraints, model)
@@ -414,19 +450,19 @@ def project_positions(
         raise DataError(f"Expected `q` to have shape ({model.nq},), got {q.shape}")
     q0 = q
     q = integrate_q(model, q0, np.zeros(model.nv))  # normalizes quaternions
-    g = cs.position(model, t, q)
+    g = cs.position(model, q, t=t)
     if g.size == 0 or np.abs(g).max() <= tol:
         return q
     M = crba(model, q0)
-    G = cs.jacobian(model, t, q0)
+    G = cs.jacobian(model, q0, t=t)
     acc = np.zeros(model.nv)
     for it in range(max_iter):
         if it >= 3:  # full Newton if the simplified iteration is slow
-            G = cs.jacobian(model, t, q)
+            G = cs.jacobian(model, q, t=t)
         dgam = _kkt_min_change(M, G, -(M @ acc), -g)
         acc += dgam
         q = integrate_q(model, q, dgam)
-        g = cs.position(model, t, q)
+        g = cs.position(model, q, t=t)
         if not np.all(np.isfinite(g)):
             break
         if np.abs(g).max() <= tol or (np.abs(dgam).max() <= tol * 1e-2 and np.abs(g).max() < 1e-9):

@@ -34,25 +34,30 @@ Model files
 Constraints are stored in the JSON model file under ``"constraints"``: a list
 of objects with ``"type"`` and the keyword arguments of the Python classes,
 e.g. ``{"type": "point", "name": "loop", "body": "crank", "point": [1, 0, 0],
-"other": "rocker", "other_point": [0, 0, 0], "axes": "xy"}``. Use
-:func:`load_model_with_constraints` and :func:`save_model_with_constraints`.
+"other": "rocker", "other_point": [0, 0, 0], "axes": "xy"}``. This module
+registers that section (:func:`~ahbm.kinematics.model_file.register_model_section`),
+so :func:`ahbm.load_model` reads it into ``model.constraints`` and
+:func:`ahbm.save_model` writes it back; ``simulate`` and the constrained
+functions use ``model.constraints`` when given ``constraints=None``.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-from ahbm._files import atomic_path
+from ahbm._deprecation import warn_deprecated
+from ahbm._engine import state as _st
+from ahbm._engine.batch import cross
 from ahbm._validation import as_float_array
-from ahbm.dynamics.forces import GROUND, _body, _coordinate, _Kin, _vec3
+from ahbm.dynamics.forces import GROUND, _body, _coordinate, _vec3
 from ahbm.errors import DataError, FileFormatError, ModelError
+from ahbm.kinematics.model_file import register_model_section, save_model
 from ahbm.kinematics.rotations import matrix_to_rotvec
-from ahbm.kinematics.tree import Model, integrate_q, load_model, t_cross
+from ahbm.kinematics.tree import Model, integrate_q, load_model
 
 __all__ = [
     "Constraint",
@@ -95,7 +100,7 @@ def _axes_matrix(axes, what):
 
 def _times(t, kin):
     t = np.asarray(t, dtype=float)
-    return np.broadcast_to(t, kin.batch).reshape(kin.N)
+    return np.broadcast_to(t, kin.batch_shape).reshape(kin.n_frames)
 
 
 class ConstraintTerms(NamedTuple):
@@ -141,7 +146,7 @@ class Constraint:
         return [f"{self.name}[{k}]" for k in range(self.size(model))]
 
     def _nu(self, kin, t):
-        return np.zeros((self.size(kin.model), kin.N))
+        return np.zeros((self.size(kin.model), kin.n_frames))
 
     def to_dict(self) -> dict:
         """Model-file dictionary (``{"type": ..., ...}``)."""
@@ -179,7 +184,7 @@ class PointConstraint(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = PointConstraint("pendulum2", [0, 0, -1], axes="yz")
-    >>> ConstraintSet([c]).position(m, 0.0, np.zeros(4))
+    >>> ConstraintSet([c]).position(m, np.zeros(4))
     array([ 0., -2.])
     """
 
@@ -212,18 +217,20 @@ class PointConstraint(Constraint):
 
     def _g(self, kin, t):
         b, o = self._idx(kin.model)
-        d = kin.point(b, self.point[:, None]) - kin.point(o, self.other_point[:, None])
+        point = _st.point_bl
+        d = point(kin, b, self.point[:, None]) - point(kin, o, self.other_point[:, None])
         return self.D @ d
 
     def _G(self, kin, t):
         b, o = self._idx(kin.model)
-        J = kin.point_jacobian(b, self.point[:, None])
-        J -= kin.point_jacobian(o, self.other_point[:, None])
+        J = _st.point_jacobian_bl(kin, b, self.point[:, None])
+        J -= _st.point_jacobian_bl(kin, o, self.other_point[:, None])
         return np.einsum("ki,inN->knN", self.D, J)
 
     def _gamma(self, kin, t):
         b, o = self._idx(kin.model)
-        a = kin.point_acc0(b, self.point[:, None]) - kin.point_acc0(o, self.other_point[:, None])
+        acc0 = _st.point_bias_acceleration_bl
+        a = acc0(kin, b, self.point[:, None]) - acc0(kin, o, self.other_point[:, None])
         return -(self.D @ a)
 
     def to_dict(self):
@@ -257,7 +264,7 @@ class PlaneConstraint(PointConstraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = PlaneConstraint("pendulum2", [0, 0, -1], height=-2.0)
-    >>> ConstraintSet([c]).position(m, 0.0, np.zeros(4))
+    >>> ConstraintSet([c]).position(m, np.zeros(4))
     array([0.])
     """
 
@@ -311,7 +318,7 @@ class OrientationConstraint(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = OrientationConstraint("pendulum1")
-    >>> ConstraintSet([c]).position(m, 0.0, [0.1, 0, 0, 0]).round(12)
+    >>> ConstraintSet([c]).position(m, [0.1, 0, 0, 0]).round(12)
     array([0.1, 0. , 0. ])
     """
 
@@ -334,20 +341,21 @@ class OrientationConstraint(Constraint):
 
     def _g(self, kin, t):
         b, o = self._idx(kin.model)
-        Rb, Ro = kin.rot(b), kin.rot(o)
+        Rb, Ro = _st.rotation_bl(kin, b), _st.rotation_bl(kin, o)
         target = np.einsum("ijN,jk->ikN", Ro, self.rotation)
         err = np.einsum("ijN,kjN->Nik", Rb, target)
         return self.D @ matrix_to_rotvec(err).T
 
     def _G(self, kin, t):
         b, o = self._idx(kin.model)
-        J = kin.angular_jacobian(b) - kin.angular_jacobian(o)
+        J = _st.angular_jacobian_bl(kin, b) - _st.angular_jacobian_bl(kin, o)
         return np.einsum("ki,inN->knN", self.D, J)
 
     def _gamma(self, kin, t):
         b, o = self._idx(kin.model)
-        wb, wo = kin.angular_velocity(b), kin.angular_velocity(o)
-        rel = kin.angular_acc0(b) - kin.angular_acc0(o) - t_cross(wb, wo)
+        wb, wo = _st.angular_velocity_bl(kin, b), _st.angular_velocity_bl(kin, o)
+        acc0 = _st.angular_bias_acceleration_bl
+        rel = acc0(kin, b) - acc0(kin, o) - cross(wb, wo, axis=-2)
         return -(self.D @ rel)
 
     def to_dict(self):
@@ -407,7 +415,7 @@ class CoordinateCoupling(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = CoordinateCoupling("euler_rx", "pin", ratio=2.0)
-    >>> ConstraintSet([c]).position(m, 0.0, [0.1, 0, 0.2, 0])
+    >>> ConstraintSet([c]).position(m, [0.1, 0, 0.2, 0])
     array([0.])
     """
 
@@ -439,18 +447,18 @@ class CoordinateCoupling(Constraint):
 
     def _g(self, kin, t):
         (qc, _), (qd_, _) = self._idx(kin.model)
-        return (kin.q[qc] - self._f[0](kin.q[qd_]))[None]
+        return (_st.q_bl(kin)[qc] - self._f[0](_st.q_bl(kin)[qd_]))[None]
 
     def _G(self, kin, t):
         (_, vc), (qd_, vd) = self._idx(kin.model)
-        G = np.zeros((1, kin.model.nv, kin.N))
+        G = np.zeros((1, kin.model.nv, kin.n_frames))
         G[0, vc] = 1.0
-        G[0, vd] = -self._f[1](kin.q[qd_])
+        G[0, vd] = -self._f[1](_st.q_bl(kin)[qd_])
         return G
 
     def _gamma(self, kin, t):
         _, (qd_, vd) = self._idx(kin.model)
-        return (self._f[2](kin.q[qd_]) * kin.qd[vd] ** 2)[None]
+        return (self._f[2](_st.q_bl(kin)[qd_]) * _st.qd_bl(kin)[vd] ** 2)[None]
 
     def to_dict(self):
         d = {"type": self.type, "name": self.name, "coordinate": self.coordinate,
@@ -487,7 +495,7 @@ class PrescribedCoordinate(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = PrescribedCoordinate("pin", lambda t: 0.5 * t**2)
-    >>> ConstraintSet([c]).gamma(m, 1.0, np.zeros(4), np.zeros(4)).round(6)
+    >>> ConstraintSet([c]).gamma(m, np.zeros(4), np.zeros(4), t=1.0).round(6)
     array([1.])
     """
 
@@ -524,11 +532,11 @@ class PrescribedCoordinate(Constraint):
 
     def _g(self, kin, t):
         qi, _ = _coordinate(kin.model, self.coordinate, f"constraint '{self.name}'")
-        return (kin.q[qi] - self._ev(0, _times(t, kin)))[None]
+        return (_st.q_bl(kin)[qi] - self._ev(0, _times(t, kin)))[None]
 
     def _G(self, kin, t):
         _, vi = _coordinate(kin.model, self.coordinate, f"constraint '{self.name}'")
-        G = np.zeros((1, kin.model.nv, kin.N))
+        G = np.zeros((1, kin.model.nv, kin.n_frames))
         G[0, vi] = 1.0
         return G
 
@@ -583,7 +591,7 @@ class UserConstraint(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = UserConstraint(lambda t, q: np.array([q[0] - q[2]]), 1)
-    >>> ConstraintSet([c]).jacobian(m, 0.0, np.zeros(4)).round(8)
+    >>> ConstraintSet([c]).jacobian(m, np.zeros(4)).round(8)
     array([[ 1.,  0., -1.,  0.]])
     """
 
@@ -612,7 +620,7 @@ class UserConstraint(Constraint):
 
     def _each(self, kin, t, fn):
         tt = _times(t, kin)
-        return np.stack([fn(tt[n], kin.q[:, n], n) for n in range(kin.N)], axis=-1)
+        return np.stack([fn(tt[n], _st.q_bl(kin)[:, n], n) for n in range(kin.n_frames)], axis=-1)
 
     def _g(self, kin, t):
         return self._each(kin, t, lambda tn, q, n: self._call(tn, q))
@@ -639,7 +647,7 @@ class UserConstraint(Constraint):
         from ahbm.dynamics.simulate import q_rate
 
         model = kin.model
-        T = q_rate(model, kin.q.T[:, None, :], np.eye(model.nv)[None])  # (N, nv, nq)
+        T = q_rate(model, _st.q_bl(kin).T[:, None, :], np.eye(model.nv)[None])  # (N, nv, nq)
 
         def one(tn, q, n):
             return self._Gq(tn, q, model) @ T[n].T
@@ -648,7 +656,7 @@ class UserConstraint(Constraint):
 
     def _nu(self, kin, t):
         if not self.rheonomic:
-            return np.zeros((self.m, kin.N))
+            return np.zeros((self.m, kin.n_frames))
         if self.gt is not None:
             return -self._each(kin, t, lambda tn, q, n: np.asarray(self.gt(tn, q), dtype=float))
         h = 1e-6
@@ -662,7 +670,7 @@ class UserConstraint(Constraint):
         model = kin.model
 
         def one(tn, q, n):
-            v = kin.qd[:, n]
+            v = _st.qd_bl(kin)[:, n]
             if self.gam is not None:
                 return np.asarray(self.gam(tn, q, v), dtype=float).reshape(self.m)
             eps = 1e-4 / max(1.0, float(np.abs(v).max()))
@@ -693,7 +701,7 @@ class ConstraintSet:
     >>> from ahbm.models import triple_pendulum_euler
     >>> m = triple_pendulum_euler()
     >>> cs = ConstraintSet([PointConstraint("link3", [0, 0, -1], other_point=[0, 0, -3])])
-    >>> terms = cs.assemble(m, 0.0, np.zeros(m.nq), np.zeros(m.nv))
+    >>> terms = cs.assemble(m, np.zeros(m.nq), np.zeros(m.nv))
     >>> terms.G.shape, float(np.abs(terms.g).max())
     ((3, 9), 0.0)
     """
@@ -739,47 +747,56 @@ class ConstraintSet:
     # -- evaluation -----------------------------------------------------------
     def _stack(self, kin, parts, shape_tail):
         if not parts:
-            return kin.out(np.zeros(shape_tail + (kin.N,)))
-        return kin.out(np.concatenate(parts, axis=0))
+            return _st.out(kin, np.zeros(shape_tail + (kin.n_frames,)))
+        return _st.out(kin, np.concatenate(parts, axis=0))
 
-    def position(self, model: Model, t, q) -> np.ndarray:
-        """Position residuals ``g(t, q)``, shape (..., m)."""
-        kin = _Kin(model, q)
+    def position(self, model: Model, q, *, t=0.0, kin=None) -> np.ndarray:
+        """Position residuals ``g(t, q)``, shape (..., m).
+
+        ``kin``: a state from :func:`~ahbm.kinematics.forward.forward_kinematics`
+        to reuse (``q`` may then be None); the same in every method below.
+        """
+        kin = _st.resolve(model, kin, q)
         return self._stack(kin, [c._g(kin, t) for c in self.constraints], (0,))
 
-    def jacobian(self, model: Model, t, q) -> np.ndarray:
+    def jacobian(self, model: Model, q, *, t=0.0, kin=None) -> np.ndarray:
         """Velocity-space Jacobian ``G``, shape (..., m, nv)."""
-        kin = _Kin(model, q)
+        kin = _st.resolve(model, kin, q, columns=True)
         return self._stack(kin, [c._G(kin, t) for c in self.constraints], (0, model.nv))
 
-    def velocity_rhs(self, model: Model, t, q) -> np.ndarray:
+    def velocity_rhs(self, model: Model, q, *, t=0.0, kin=None) -> np.ndarray:
         """``ν`` of the velocity constraint ``G q̇ = ν``, shape (..., m)."""
-        kin = _Kin(model, q)
+        kin = _st.resolve(model, kin, q)
         return self._stack(kin, [c._nu(kin, t) for c in self.constraints], (0,))
 
-    def gamma(self, model: Model, t, q, qd) -> np.ndarray:
+    def gamma(self, model: Model, q, qd, *, t=0.0, kin=None) -> np.ndarray:
         """``γ`` of the acceleration constraint ``G q̈ = γ``, shape (..., m)."""
-        kin = _Kin(model, q, qd)
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
         return self._stack(kin, [c._gamma(kin, t) for c in self.constraints], (0,))
 
-    def assemble(self, model: Model, t, q, qd=None, *, position=True) -> ConstraintTerms:
+    def assemble(
+        self, model: Model, q, qd=None, *, t=0.0, position=True, kin=None
+    ) -> ConstraintTerms:
         """All terms with one kinematics pass.
 
         Parameters
         ----------
         model : Model
-        t : float or array_like
-        q : array_like, shape (..., nq)
+        q : array_like, shape (..., nq), or None with ``kin``
         qd : array_like, shape (..., nv), optional
-            Needed for ``gamma``.
+            Needed for ``gamma`` (taken from ``kin`` when it has velocities).
+        t : float or array_like, optional
+            Time, s.
         position : bool, optional
             Evaluate ``g`` too (skip it when only velocity terms are needed).
+        kin : Kinematics, optional
+            State from :func:`~ahbm.kinematics.forward.forward_kinematics`.
 
         Returns
         -------
         ConstraintTerms
         """
-        return self._assemble(_Kin(model, q, qd), t, position)
+        return self._assemble(_st.resolve(model, kin, q, qd, columns=True), t, position)
 
     def _assemble(self, kin, t, position=True) -> ConstraintTerms:
         """assemble() on a prepared kinematic context (internal)."""
@@ -793,7 +810,7 @@ class ConstraintSet:
         if qd is not None:
             gam = self._stack(kin, [c._gamma(kin, t) for c in cs], (0,))
         if g is None:
-            g = np.zeros(kin.batch + (m,))
+            g = np.zeros(kin.batch_shape + (m,))
         return ConstraintTerms(g, G, nu, gam)
 
     # -- model files ----------------------------------------------------------
@@ -852,79 +869,68 @@ def constraint_from_dict(data: dict, *, source: str = "constraint") -> Constrain
         raise ModelError(f"{source}: bad fields for a {kind!r} constraint: {err}") from err
 
 
-def load_model_with_constraints(path_or_dict) -> tuple[Model, ConstraintSet]:
-    """Load a model file and its ``"constraints"`` entry.
+def _read_constraints(items, model: Model, source: str) -> list[Constraint]:
+    """Model-file section reader: ``"constraints"`` list -> constraints checked on `model`."""
+    return ConstraintSet.from_list(items, model=model, source=source).constraints
 
-    Parameters
-    ----------
-    path_or_dict : str, os.PathLike or dict
+
+def _write_constraints(constraints) -> list[dict]:
+    """Model-file section writer (ModelError for a constraint that cannot be stored)."""
+    return [c.to_dict() for c in constraints]
+
+
+def _check_constraints(constraints, model: Model) -> list[Constraint]:
+    """Checker of ``model.constraints = [...]``: Constraint objects valid on `model`."""
+    cs = ConstraintSet(constraints)
+    cs.validate(model)
+    return cs.constraints
+
+
+register_model_section(
+    "constraints",
+    read=_read_constraints,
+    write=_write_constraints,
+    check=_check_constraints,
+    owner="ahbm.dynamics.constraints",
+)
+
+
+def load_model_with_constraints(path_or_dict) -> tuple[Model, ConstraintSet]:
+    """Load a model file and its constraints (deprecated: use :func:`ahbm.load_model`).
+
+    :func:`ahbm.load_model` reads the ``"constraints"`` entry into
+    ``model.constraints``; this alias returns them again as a ConstraintSet.
+    It warns once and will be removed in ahbm 0.3.
 
     Returns
     -------
     model : Model
     constraints : ConstraintSet
-        Empty if the file has no ``"constraints"``.
-
-    Raises
-    ------
-    FileFormatError, ModelError
-
-    Examples
-    --------
-    >>> from ahbm.models import double_pendulum_3d
-    >>> d = double_pendulum_3d().to_dict()
-    >>> d["constraints"] = [{"type": "plane", "body": "pendulum2", "point": [0, 0, -1]}]
-    >>> m, cs = load_model_with_constraints(d)
-    >>> len(cs)
-    1
+        ``ConstraintSet(model.constraints)``; empty if the file has none.
     """
-    if isinstance(path_or_dict, dict):
-        data, source = path_or_dict, "model dict"
-    else:
-        path = Path(path_or_dict)
-        source = f"model file '{path}'"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as err:
-            raise FileFormatError(f"cannot read model file '{path}': {err}") from err
-        except json.JSONDecodeError as err:
-            raise FileFormatError(f"{source} is not valid JSON: {err}") from err
-    model = load_model(data)
-    items = data.get("constraints", []) if isinstance(data, dict) else []
-    return model, ConstraintSet.from_list(items, model=model, source=source)
+    warn_deprecated(
+        "ahbm.dynamics.load_model_with_constraints",
+        "`load_model_with_constraints` is deprecated and will be removed in ahbm 0.3; use "
+        "`ahbm.load_model(path)`, which reads the constraints into `model.constraints`",
+    )
+    model = load_model(path_or_dict)
+    return model, ConstraintSet(model.constraints)
 
 
 def save_model_with_constraints(model: Model, constraints, path) -> Path:
-    """Write a model file including its ``"constraints"`` (atomic write).
+    """Write a model file with the given constraints (deprecated: use :func:`ahbm.save_model`).
 
-    Parameters
-    ----------
-    model : Model
-    constraints : ConstraintSet or list of Constraint
-    path : str or os.PathLike
-
-    Returns
-    -------
-    Path
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> from ahbm.models import double_pendulum_3d
-    >>> m = double_pendulum_3d()
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "m.json"
-    >>> _ = save_model_with_constraints(m, [PlaneConstraint("pendulum2", [0, 0, -1])], p)
-    >>> len(load_model_with_constraints(p)[1])
-    1
+    Equivalent to setting ``model.constraints = constraints`` on a copy of
+    the model and calling :func:`ahbm.save_model`, which writes
+    ``model.constraints``. It warns once and will be removed in ahbm 0.3.
     """
+    warn_deprecated(
+        "ahbm.dynamics.save_model_with_constraints",
+        "`save_model_with_constraints` is deprecated and will be removed in ahbm 0.3; set "
+        "`model.constraints = constraints` and use `ahbm.save_model(model, path)`",
+    )
     if not isinstance(model, Model):
         raise ModelError(f"expected a Model, got {type(model).__name__}")
-    cs = constraints if isinstance(constraints, ConstraintSet) else ConstraintSet(constraints)
-    cs.validate(model)
-    data = model.to_dict()
-    data["constraints"] = cs.to_list()
-    text = json.dumps(data, indent=2)
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
+    copy = model.copy()
+    copy.constraints = constraints
+    return save_model(copy, path)

@@ -2,10 +2,10 @@
 
 Every element follows one small protocol (:class:`ForceElement`):
 
-``generalized_force(model, t, q, qd) -> (..., nv)``
+``generalized_force(model, q, qd, *, t=0.0, kin=None) -> (..., nv)``
     The generalized force the element adds to the right-hand side of the
     equations of motion ``H q̈ + C = τ + Σ τ_element + Gᵀλ``.
-``power(model, t, q, qd) -> (...)``
+``power(model, q, qd, *, t=0.0, kin=None) -> (...)``
     The mechanical power the element delivers to the system, W
     (``τ_element · q̇``); integrate it over time to check energy balance.
 ``validate(model)``
@@ -13,9 +13,13 @@ Every element follows one small protocol (:class:`ForceElement`):
     coordinate the model does not have (called once by ``simulate``).
 
 All methods accept leading batch axes on ``q`` and ``qd`` (a whole
-trajectory in one call); ``t`` is a scalar or an array broadcastable to the
-batch shape. Bodies are given by name or index, or ``"ground"`` for the
-inertial frame; points are in the body frame (world frame for the ground), m.
+trajectory in one call); ``t`` (keyword) is a scalar or an array
+broadcastable to the batch shape. ``kin=`` passes a kinematic state from
+:func:`~ahbm.kinematics.forward.forward_kinematics` (with velocities) that
+several elements share; ``q`` and ``qd`` may then be None (see
+:mod:`ahbm.kinematics.forward` for the rule). Bodies are given by name or
+index, or ``"ground"`` for the inertial frame; points are in the body frame
+(world frame for the ground), m.
 
 Elements
 --------
@@ -33,12 +37,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import state as _st
+from ahbm._engine.batch import cross, mtv_bl, mv_bl
+from ahbm._engine.state import Kinematics
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.forward import prepare
 from ahbm.kinematics.rotations import matrix_to_rotvec
-from ahbm.kinematics.tree import FREE, SPHERICAL, Model, t_cross, t_mtv, t_mv
+from ahbm.kinematics.tree import FREE, SPHERICAL, Model
 
 __all__ = [
     "ForceElement",
@@ -55,152 +60,6 @@ __all__ = [
 ]
 
 GROUND = "ground"
-
-
-# ----------------------------------------------------------------------------
-# shared kinematic context (internal; also used by ahbm.dynamics.constraints)
-# ----------------------------------------------------------------------------
-
-
-class _Kin:
-    """Forward kinematics of one batch of states, batch last, computed once.
-
-    Parameters
-    ----------
-    model : Model
-    q : array_like (..., nq)
-    qd : array_like (..., nv), optional
-    """
-
-    def __init__(self, model: Model, q, qd=None):
-        self.model = model
-        if qd is None:
-            self.batch, qf, _ = prepare(model, q, transpose=False)
-            qdf = None
-        else:
-            self.batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",), transpose=False)
-        self.q = qf.T
-        self.qd = None if qdf is None else qdf.T
-        self.N = qf.shape[0]
-        # compiled forward kinematics (ahbm._engine.kernels), batch first
-        self._qf = qf
-        self._Sw = None  # world DOF columns, computed when first needed
-        Rw, pw, v, a, _ = _kernels.kinematics(model, qf, qdf, columns=False)
-        # per-body batch-last views: (3, 3, N), (3, N), (6, N)
-        self.Rw = list(Rw.transpose(1, 2, 3, 0))
-        self.pw = list(pw.transpose(1, 2, 0))
-        self._va = None
-        if v is not None:
-            self._va = (list(v.transpose(1, 2, 0)), list(a.transpose(1, 2, 0)))
-        self._cols = {}
-
-    # -- helpers -----------------------------------------------------------
-    def _velacc(self):
-        if self._va is None:
-            raise DataError("velocities `qd` are needed for this quantity")
-        return self._va
-
-    def _block(self, j):
-        """World columns of joint j: angular (3, k, N) and linear about the origin (3, k, N)."""
-        if j not in self._cols:
-            if self._Sw is None:
-                self._Sw = _kernels.kinematics(self.model, self._qf)[4]
-            k0, k = self.model.v_index[j], self.model.joint_nv[j]
-            cols = self._Sw[:, :, k0 : k0 + k].transpose(1, 2, 0)  # (6, k, N)
-            self._cols[j] = (cols[:3], cols[3:])
-        return self._cols[j]
-
-    def _body_columns(self, b):
-        """Support columns of body b: dof indices, angular and linear parts (3, n_sup, N)."""
-        key = ("body", b)
-        if key not in self._cols:
-            model = self.model
-            sup = [j for j in model.supports[b] if model.joint_nv[j]]
-            if not sup:
-                empty = np.zeros((3, 0, self.N))
-                self._cols[key] = (np.zeros(0, dtype=int), empty, empty)
-            else:
-                blocks = [self._block(j) for j in sup]
-                dofs = np.concatenate(
-                    [np.arange(model.v_index[j], model.v_index[j] + model.joint_nv[j]) for j in sup]
-                )
-                w = np.concatenate([x[0] for x in blocks], axis=1)
-                lin = np.concatenate([x[1] for x in blocks], axis=1)
-                self._cols[key] = (dofs, w, lin)
-        return self._cols[key]
-
-    def rot(self, b):
-        """World rotation (3, 3, N) of body b (identity for the ground)."""
-        if b < 0:
-            return np.broadcast_to(np.eye(3)[:, :, None], (3, 3, self.N))
-        R = self.Rw[b]
-        return np.broadcast_to(R[:, :, None], (3, 3, self.N)) if R.ndim == 2 else R
-
-    def origin(self, b):
-        """World origin (3, N) of body b."""
-        if b < 0:
-            return np.zeros((3, self.N))
-        return np.broadcast_to(self.pw[b], (3, self.N))
-
-    def point(self, b, r):
-        """World position (3, N) of body point r (3, N or 1)."""
-        if b < 0:
-            return np.broadcast_to(r, (3, self.N)).copy()
-        return np.broadcast_to(self.pw[b] + t_mv(self.Rw[b], r), (3, self.N)).copy()
-
-    def point_velocity(self, b, r):
-        if b < 0:
-            return np.zeros((3, self.N))
-        v, _ = self._velacc()
-        vb = v[b]
-        return t_mv(self.Rw[b], vb[3:] + t_cross(vb[:3], r))
-
-    def point_acc0(self, b, r):
-        """World acceleration (3, N) of body point r when q̈ = 0 (the J̇ q̇ term)."""
-        if b < 0:
-            return np.zeros((3, self.N))
-        v, a = self._velacc()
-        vb, ab = v[b], a[b]
-        w = vb[:3]
-        acc = ab[3:] + t_cross(ab[:3], r) + t_cross(w, vb[3:] + t_cross(w, r))
-        return t_mv(self.Rw[b], acc)
-
-    def point_jacobian(self, b, r):
-        """Jacobian (3, nv, N) of the world position of body point r."""
-        J = np.zeros((3, self.model.nv, self.N))
-        if b < 0:
-            return J
-        p = self.point(b, r)
-        dofs, w, lin = self._body_columns(b)
-        J[:, dofs] = lin - t_cross(p[:, None, :], w)
-        return J
-
-    def angular_velocity(self, b):
-        """World angular velocity (3, N) of body b."""
-        if b < 0:
-            return np.zeros((3, self.N))
-        v, _ = self._velacc()
-        return t_mv(self.Rw[b], v[b][:3])
-
-    def angular_jacobian(self, b):
-        """Jacobian (3, nv, N) of the world angular velocity of body b."""
-        J = np.zeros((3, self.model.nv, self.N))
-        if b < 0:
-            return J
-        dofs, w, _ = self._body_columns(b)
-        J[:, dofs] = w
-        return J
-
-    def angular_acc0(self, b):
-        """World angular acceleration (3, N) of body b when q̈ = 0."""
-        if b < 0:
-            return np.zeros((3, self.N))
-        _, a = self._velacc()
-        return t_mv(self.Rw[b], a[b][:3])
-
-    def out(self, x):
-        """(k, N) -> batch + (k,)."""
-        return np.moveaxis(x, -1, 0).reshape(self.batch + x.shape[:-1])
 
 
 def _body(model: Model, body, what: str) -> int:
@@ -314,25 +173,41 @@ def _gen(J, F):
 class ForceElement:
     """Base class (protocol) of all force elements.
 
-    Subclasses implement :meth:`generalized_force`; :meth:`power` and
-    :meth:`validate` have generic defaults.
+    Subclasses implement :meth:`generalized_force` (or the internal ``_gf``
+    on a shared kinematic state); :meth:`power` and :meth:`validate` have
+    generic defaults. An override of :meth:`generalized_force` keeps the
+    signature ``(model, q, qd, *, t=0.0, kin=None)``.
     """
 
     name: str = "force"
 
-    def generalized_force(self, model: Model, t, q, qd) -> np.ndarray:
-        """Generalized force (..., nv) added to the right-hand side, N or N m."""
-        kin = _Kin(model, q, qd)
-        return kin.out(self._gf(kin, t))
+    def generalized_force(self, model: Model, q, qd, *, t=0.0, kin=None) -> np.ndarray:
+        """Generalized force (..., nv) added to the right-hand side, N or N m.
 
-    def _gf(self, kin: _Kin, t) -> np.ndarray:
-        """Generalized force (nv, N) on a shared kinematic context (internal)."""
+        Parameters
+        ----------
+        model : Model
+        q : array_like, shape (..., nq), or None with ``kin``
+        qd : array_like, shape (..., nv), or None with ``kin``
+        t : float or array_like, optional
+            Time, s (scalar or broadcastable to the batch shape).
+        kin : Kinematics, optional
+            State with velocities from
+            :func:`~ahbm.kinematics.forward.forward_kinematics`, shared by
+            several elements (see :func:`total_generalized_force`).
+        """
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        return _st.out(kin, self._gf(kin, t))
+
+    def _gf(self, kin: Kinematics, t) -> np.ndarray:
+        """Generalized force (nv, N) on a shared kinematic state (internal)."""
         raise NotImplementedError
 
-    def power(self, model: Model, t, q, qd) -> np.ndarray:
+    def power(self, model: Model, q, qd, *, t=0.0, kin=None) -> np.ndarray:
         """Power delivered to the system, W, shape (...): ``τ_element · q̇``."""
-        tau = self.generalized_force(model, t, q, qd)
-        return np.sum(tau * np.asarray(qd, dtype=float), axis=-1)
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        tau = self.generalized_force(model, kin.q, kin.qd, t=t, kin=kin)
+        return np.sum(tau * kin.qd, axis=-1)
 
     def validate(self, model: Model) -> None:
         """Raise ModelError if the element does not fit `model`."""
@@ -343,7 +218,7 @@ class ForceElement:
 
 
 def _kin_based(f) -> bool:
-    """True if the element computes its force from a shared kinematic context (_gf)."""
+    """True if the element computes its force from a shared kinematic state (_gf)."""
     return (
         isinstance(f, ForceElement)
         and type(f).generalized_force is ForceElement.generalized_force
@@ -351,34 +226,35 @@ def _kin_based(f) -> bool:
     )
 
 
-def total_generalized_force(model: Model, forces, t, q, qd) -> np.ndarray:
+def total_generalized_force(model: Model, forces, q, qd, *, t=0.0, kin=None) -> np.ndarray:
     """Sum of the generalized forces (..., nv) of several force elements.
+
+    One kinematic state serves all elements (pass ``kin=`` to reuse one
+    that was already computed; ``q`` and ``qd`` may then be None).
 
     Examples
     --------
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> s = RotationalSpringDamper("pin", stiffness=2.0)
-    >>> total_generalized_force(m, [s], 0.0, [0.5, 0, 0, 0], np.zeros(4))
+    >>> total_generalized_force(m, [s], [0.5, 0, 0, 0], np.zeros(4))
     array([-1.,  0.,  0.,  0.])
     """
-    q = np.asarray(q, dtype=float)
-    qd = np.asarray(qd, dtype=float)
-    out = np.zeros(np.broadcast_shapes(q.shape[:-1], qd.shape[:-1]) + (model.nv,))
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+    out = np.zeros(kin.batch_shape + (model.nv,))
     shared = [f for f in forces if _kin_based(f)]
     if shared:
-        kin = _Kin(model, q, qd)
         tau = shared[0]._gf(kin, t)
         for f in shared[1:]:
             tau = tau + f._gf(kin, t)
-        out = out + kin.out(tau)
+        out = out + _st.out(kin, tau)
     for f in forces:
         if not _kin_based(f):
-            out = out + f.generalized_force(model, t, q, qd)
+            out = out + f.generalized_force(model, kin.q, kin.qd, t=t, kin=kin)
     return out
 
 
-def total_power(model: Model, forces, t, q, qd) -> np.ndarray:
+def total_power(model: Model, forces, q, qd, *, t=0.0, kin=None) -> np.ndarray:
     """Sum of the powers (...) of several force elements, W.
 
     Examples
@@ -386,14 +262,13 @@ def total_power(model: Model, forces, t, q, qd) -> np.ndarray:
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> d = RotationalSpringDamper("pin", damping=3.0)
-    >>> float(total_power(m, [d], 0.0, np.zeros(4), [2.0, 0, 0, 0]))
+    >>> float(total_power(m, [d], np.zeros(4), [2.0, 0, 0, 0]))
     -12.0
     """
-    q = np.asarray(q, dtype=float)
-    qd = np.asarray(qd, dtype=float)
-    out = np.zeros(np.broadcast_shapes(q.shape[:-1], qd.shape[:-1]))
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+    out = np.zeros(kin.batch_shape)
     for f in forces:
-        out = out + f.power(model, t, q, qd)
+        out = out + f.power(model, kin.q, kin.qd, t=t, kin=kin)
     return out
 
 
@@ -429,7 +304,7 @@ class RotationalSpringDamper(ForceElement):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> s = RotationalSpringDamper("pin", stiffness=[[-1, -3], [0, 0], [1, 3]])
-    >>> s.generalized_force(m, 0.0, [0.5, 0, 0, 0], np.zeros(4))
+    >>> s.generalized_force(m, [0.5, 0, 0, 0], np.zeros(4))
     array([-1.5,  0. ,  0. ,  0. ])
     """
 
@@ -446,7 +321,10 @@ class RotationalSpringDamper(ForceElement):
     def _torque(self, x, xd):
         return -self.stiffness(x - self.rest) - self.damping(xd)
 
-    def generalized_force(self, model, t, q, qd):
+    def generalized_force(self, model, q, qd, *, t=0.0, kin=None):
+        if kin is not None:
+            kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+            q, qd = kin.q, kin.qd
         key = (id(model), model.nq, model.nv)
         cache = getattr(self, "_index_cache", None)
         if cache is None or cache[0] != key:
@@ -492,7 +370,7 @@ class JointStop(RotationalSpringDamper):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> stop = JointStop("pin", -1.0, 1.0, stiffness=100.0)
-    >>> stop.generalized_force(m, 0.0, [[0.5, 0, 0, 0], [1.1, 0, 0, 0]], np.zeros(4))[:, 0]
+    >>> stop.generalized_force(m, [[0.5, 0, 0, 0], [1.1, 0, 0, 0]], np.zeros(4))[:, 0]
     array([ 0., -1.])
     """
 
@@ -557,7 +435,7 @@ class PointSpringDamper(ForceElement):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> s = PointSpringDamper("ground", [0, 0, 0], "pendulum1", [0, 0, -1], stiffness=10.0)
-    >>> s.generalized_force(m, 0.0, np.zeros(4), np.zeros(4))
+    >>> s.generalized_force(m, np.zeros(4), np.zeros(4))
     array([0., 0., 0., 0.])
     """
 
@@ -577,38 +455,40 @@ class PointSpringDamper(ForceElement):
         _body(model, self.body_a, f"force element '{self.name}' body_a")
         _body(model, self.body_b, f"force element '{self.name}' body_b")
 
-    def _geometry(self, model, q, qd):
-        return self._geometry_kin(_Kin(model, q, qd))
-
-    def _geometry_kin(self, kin):
+    def _geometry_kin(self, kin, rates=True):
         model = kin.model
         a = _body(model, self.body_a, f"force element '{self.name}' body_a")
         b = _body(model, self.body_b, f"force element '{self.name}' body_b")
         ra, rb = self.point_a[:, None], self.point_b[:, None]
-        d = kin.point(b, rb) - kin.point(a, ra)
+        d = _st.point_bl(kin, b, rb) - _st.point_bl(kin, a, ra)
         length = np.sqrt(np.sum(d * d, axis=0))
         safe = np.where(length > 1e-12, length, 1.0)
         u = np.where(length > 1e-12, d / safe, 0.0)
-        dv = kin.point_velocity(b, rb) - kin.point_velocity(a, ra)
-        ldot = np.sum(u * dv, axis=0)
+        ldot = None
+        if rates:
+            dv = _st.point_velocity_bl(kin, b, rb) - _st.point_velocity_bl(kin, a, ra)
+            ldot = np.sum(u * dv, axis=0)
         return kin, a, b, ra, rb, length, u, ldot
 
-    def tension(self, model, q, qd) -> np.ndarray:
+    def tension(self, model, q, qd, *, kin=None) -> np.ndarray:
         """Tension ``s = k(l − l0) + c(l̇)`` (...), N (positive pulls the points together)."""
-        kin, *_, length, u, ldot = self._geometry(model, q, qd)
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        *_, length, u, ldot = self._geometry_kin(kin)
         s = self.stiffness(length - self.rest_length) + self.damping(ldot)
-        return s.reshape(kin.batch)
+        return s.reshape(kin.batch_shape)
 
-    def length(self, model, q) -> np.ndarray:
+    def length(self, model, q, *, kin=None) -> np.ndarray:
         """Current length (...) of the element, m."""
-        kin, *_, length, _, _ = self._geometry(model, q, np.zeros(np.shape(q)[:-1] + (model.nv,)))
-        return length.reshape(kin.batch)
+        kin = _st.resolve(model, kin, q)
+        *_, length, _, _ = self._geometry_kin(kin, rates=False)
+        return length.reshape(kin.batch_shape)
 
     def _gf(self, kin, t):
         kin, a, b, ra, rb, length, u, ldot = self._geometry_kin(kin)
         s = self.stiffness(length - self.rest_length) + self.damping(ldot)
         F = -u * s  # force on b
-        return _gen(kin.point_jacobian(b, rb), F) - _gen(kin.point_jacobian(a, ra), F)
+        Jp = _st.point_jacobian_bl
+        return _gen(Jp(kin, b, rb), F) - _gen(Jp(kin, a, ra), F)
 
 
 class Bushing(ForceElement):
@@ -642,7 +522,7 @@ class Bushing(ForceElement):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> bu = Bushing("ground", "pendulum1", stiffness=np.full(6, 10.0))
-    >>> float(bu.generalized_force(m, 0.0, [0.1, 0, 0, 0], np.zeros(4))[0].round(6))
+    >>> float(bu.generalized_force(m, [0.1, 0, 0, 0], np.zeros(4))[0].round(6))
     -1.0
     """
 
@@ -681,30 +561,28 @@ class Bushing(ForceElement):
         _body(model, self.body_a, f"force element '{self.name}' body_a")
         _body(model, self.body_b, f"force element '{self.name}' body_b")
 
-    def deflection(self, model, q, qd):
+    def deflection(self, model, q, qd, *, kin=None):
         """Deflection ``x`` and rate ``ẋ`` (..., 6) in frame A (see Notes)."""
-        kin, a, b, RA, x, xd, pB = self._state(model, q, qd)
-        return kin.out(x), kin.out(xd)
-
-    def _state(self, model, q, qd):
-        return self._state_kin(_Kin(model, q, qd))
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        kin, a, b, RA, x, xd, pB = self._state_kin(kin)
+        return _st.out(kin, x), _st.out(kin, xd)
 
     def _state_kin(self, kin):
         model = kin.model
         a = _body(model, self.body_a, f"force element '{self.name}' body_a")
         b = _body(model, self.body_b, f"force element '{self.name}' body_b")
-        RA = np.einsum("ijN,jk->ikN", kin.rot(a), self.Ea)
-        RB = np.einsum("ijN,jk->ikN", kin.rot(b), self.Eb)
-        pA = kin.point(a, self.pa[:, None])
-        pB = kin.point(b, self.pb[:, None])
+        RA = np.einsum("ijN,jk->ikN", _st.rotation_bl(kin, a), self.Ea)
+        RB = np.einsum("ijN,jk->ikN", _st.rotation_bl(kin, b), self.Eb)
+        pA = _st.point_bl(kin, a, self.pa[:, None])
+        pB = _st.point_bl(kin, b, self.pb[:, None])
         rel = np.einsum("jiN,jkN->Nik", RA, RB)
         theta = matrix_to_rotvec(rel).T
-        d = t_mtv(RA, pB - pA)
-        wa, wb = kin.angular_velocity(a), kin.angular_velocity(b)
-        va = kin.point_velocity(a, self.pa[:, None])
-        vb = kin.point_velocity(b, self.pb[:, None])
-        w_rel = t_mtv(RA, wb - wa)
-        d_dot = t_mtv(RA, vb - va - t_cross(wa, pB - pA))
+        d = mtv_bl(RA, pB - pA)
+        wa, wb = _st.angular_velocity_bl(kin, a), _st.angular_velocity_bl(kin, b)
+        va = _st.point_velocity_bl(kin, a, self.pa[:, None])
+        vb = _st.point_velocity_bl(kin, b, self.pb[:, None])
+        w_rel = mtv_bl(RA, wb - wa)
+        d_dot = mtv_bl(RA, vb - va - cross(wa, pB - pA, axis=-2))
         x = np.concatenate([theta, d])
         xd = np.concatenate([w_rel, d_dot])
         return kin, a, b, RA, x, xd, pB
@@ -712,12 +590,14 @@ class Bushing(ForceElement):
     def _gf(self, kin, t):
         kin, a, b, RA, x, xd, pB = self._state_kin(kin)
         W = -(self.K @ x) - (self.D @ xd)
-        M = t_mv(RA, W[:3])
-        F = t_mv(RA, W[3:])
-        tau = _gen(kin.angular_jacobian(b), M) + _gen(kin.point_jacobian(b, self.pb[:, None]), F)
+        M = mv_bl(RA, W[:3])
+        F = mv_bl(RA, W[3:])
+        Jw, Jp = _st.angular_jacobian_bl, _st.point_jacobian_bl
+        tau = _gen(Jw(kin, b), M) + _gen(Jp(kin, b, self.pb[:, None]), F)
         if a >= 0:
-            ra = t_mtv(kin.rot(a), pB - kin.origin(a))  # point of a coincident with B
-            tau -= _gen(kin.angular_jacobian(a), M) + _gen(kin.point_jacobian(a, ra), F)
+            # the point of body a coincident with B
+            ra = mtv_bl(_st.rotation_bl(kin, a), pB - _st.origin_bl(kin, a))
+            tau -= _gen(Jw(kin, a), M) + _gen(Jp(kin, a, ra), F)
         return tau
 
 
@@ -745,7 +625,7 @@ class BodyForce(ForceElement):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> f = BodyForce("pendulum1", [0, 1.0, 0], point=[0, 0, -1], frame="body")
-    >>> float(f.generalized_force(m, 0.0, np.zeros(4), np.zeros(4))[0])
+    >>> float(f.generalized_force(m, np.zeros(4), np.zeros(4))[0])
     1.0
     """
 
@@ -763,20 +643,20 @@ class BodyForce(ForceElement):
         if b < 0:
             raise ModelError(f"force element '{self.name}': cannot apply a force to the ground")
 
-    def world_force(self, model, t, q) -> np.ndarray:
+    def world_force(self, model, q, *, t=0.0, kin=None) -> np.ndarray:
         """The force in world coordinates (..., 3), N."""
-        kin = _Kin(model, q)
-        return kin.out(self._world(kin, t))
+        kin = _st.resolve(model, kin, q)
+        return _st.out(kin, self._world(kin, t))
 
     def _world(self, kin, t):
         b = _body(kin.model, self.body, f"force element '{self.name}'")
-        F = _as_bn(_time_value(self.force, t, kin.batch, "force"), kin.N)
-        return t_mv(kin.rot(b), F) if self.frame == "body" else F
+        F = _as_bn(_time_value(self.force, t, kin.batch_shape, "force"), kin.n_frames)
+        return mv_bl(_st.rotation_bl(kin, b), F) if self.frame == "body" else F
 
     def _gf(self, kin, t):
         b = _body(kin.model, self.body, f"force element '{self.name}'")
         F = self._world(kin, t)
-        return _gen(kin.point_jacobian(b, self.point[:, None]), F)
+        return _gen(_st.point_jacobian_bl(kin, b, self.point[:, None]), F)
 
 
 class BodyTorque(ForceElement):
@@ -798,7 +678,7 @@ class BodyTorque(ForceElement):
     --------
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
-    >>> BodyTorque("pendulum1", [2.0, 0, 0]).generalized_force(m, 0.0, np.zeros(4), np.zeros(4))
+    >>> BodyTorque("pendulum1", [2.0, 0, 0]).generalized_force(m, np.zeros(4), np.zeros(4))
     array([2., 0., 0., 0.])
     """
 
@@ -814,10 +694,10 @@ class BodyTorque(ForceElement):
 
     def _gf(self, kin, t):
         b = _body(kin.model, self.body, f"force element '{self.name}'")
-        M = _as_bn(_time_value(self.torque, t, kin.batch, "torque"), kin.N)
+        M = _as_bn(_time_value(self.torque, t, kin.batch_shape, "torque"), kin.n_frames)
         if self.frame == "body":
-            M = t_mv(kin.rot(b), M)
-        return _gen(kin.angular_jacobian(b), M)
+            M = mv_bl(_st.rotation_bl(kin, b), M)
+        return _gen(_st.angular_jacobian_bl(kin, b), M)
 
 
 class PenaltyGroundContact(ForceElement):
@@ -892,8 +772,8 @@ class PenaltyGroundContact(ForceElement):
         out = []
         for r in self.points:
             r = r[:, None]
-            p = kin.point(b, r)
-            v = kin.point_velocity(b, r)
+            p = _st.point_bl(kin, b, r)
+            v = _st.point_velocity_bl(kin, b, r)
             depth = self.h - np.sum(n * p, axis=0)
             rate = -np.sum(n * v, axis=0)
             pen = np.maximum(depth, 0.0)
@@ -903,17 +783,17 @@ class PenaltyGroundContact(ForceElement):
             out.append((r, Fn, Fn * n + Ft))
         return b, out
 
-    def normal_forces(self, model, q, qd) -> np.ndarray:
+    def normal_forces(self, model, q, qd, *, kin=None) -> np.ndarray:
         """Normal force at each contact point (..., k), N."""
-        kin = _Kin(model, q, qd)
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
         _, out = self._forces(kin)
-        return kin.out(np.array([Fn for _, Fn, _ in out]))
+        return _st.out(kin, np.array([Fn for _, Fn, _ in out]))
 
     def _gf(self, kin, t):
         b, out = self._forces(kin)
-        tau = np.zeros((kin.model.nv, kin.N))
+        tau = np.zeros((kin.model.nv, kin.n_frames))
         for r, _, F in out:
-            tau += _gen(kin.point_jacobian(b, r), F)
+            tau += _gen(_st.point_jacobian_bl(kin, b, r), F)
         return tau
 
 
@@ -938,7 +818,7 @@ class GravityOverride(ForceElement):
     >>> from ahbm.dynamics import gravity_torques
     >>> m = double_pendulum_3d()
     >>> q = np.array([0.3, 0.1, 0.2, 0.3])
-    >>> g = GravityOverride([0, 0, 0]).generalized_force(m, 0.0, q, np.zeros(4))
+    >>> g = GravityOverride([0, 0, 0]).generalized_force(m, q, np.zeros(4))
     >>> bool(np.allclose(g, gravity_torques(m, q)))
     True
     """
@@ -950,9 +830,9 @@ class GravityOverride(ForceElement):
     def _gf(self, kin, t):
         model = kin.model
         dg = (self.gravity - model.gravity)[:, None]
-        tau = np.zeros((model.nv, kin.N))
+        tau = np.zeros((model.nv, kin.n_frames))
         for i in range(model.n_bodies):
             if model.masses[i] > 0:
-                J = kin.point_jacobian(i, model.coms[i][:, None])
-                tau += model.masses[i] * _gen(J, np.broadcast_to(dg, (3, kin.N)))
+                J = _st.point_jacobian_bl(kin, i, model.coms[i][:, None])
+                tau += model.masses[i] * _gen(J, np.broadcast_to(dg, (3, kin.n_frames)))
         return tau

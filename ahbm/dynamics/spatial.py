@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._engine.batch import cross
 from ahbm._validation import as_float_array, check_trailing_shape
-from ahbm.kinematics.tree import _cross, _skew
+from ahbm.kinematics.rotations import skew
 
 __all__ = [
     "motion_cross",
@@ -47,8 +48,8 @@ def motion_cross(v, m) -> np.ndarray:
     v = _vec6(v, "v")
     m = _vec6(m, "m")
     out = np.empty(np.broadcast_shapes(v.shape, m.shape))
-    out[..., :3] = _cross(v[..., :3], m[..., :3])
-    out[..., 3:] = _cross(v[..., :3], m[..., 3:]) + _cross(v[..., 3:], m[..., :3])
+    out[..., :3] = cross(v[..., :3], m[..., :3])
+    out[..., 3:] = cross(v[..., :3], m[..., 3:]) + cross(v[..., 3:], m[..., :3])
     return out
 
 
@@ -72,8 +73,8 @@ def force_cross(v, f) -> np.ndarray:
     v = _vec6(v, "v")
     f = _vec6(f, "f")
     out = np.empty(np.broadcast_shapes(v.shape, f.shape))
-    out[..., :3] = _cross(v[..., :3], f[..., :3]) + _cross(v[..., 3:], f[..., 3:])
-    out[..., 3:] = _cross(v[..., :3], f[..., 3:])
+    out[..., :3] = cross(v[..., :3], f[..., :3]) + cross(v[..., 3:], f[..., 3:])
+    out[..., 3:] = cross(v[..., :3], f[..., 3:])
     return out
 
 
@@ -105,7 +106,7 @@ def motion_transform(rotation, position) -> np.ndarray:
     X = np.zeros(shape + (6, 6))
     X[..., :3, :3] = RT
     X[..., 3:, 3:] = RT
-    X[..., 3:, :3] = -RT @ _skew(p)
+    X[..., 3:, :3] = -RT @ skew(p)
     return X
 
 
@@ -166,7 +167,7 @@ def spatial_inertia(mass, com, inertia) -> np.ndarray:
     c = check_trailing_shape(as_float_array(com, "com"), (3,), "com")
     Ic = check_trailing_shape(as_float_array(inertia, "inertia"), (3, 3), "inertia")
     shape = np.broadcast_shapes(m.shape, c.shape[:-1], Ic.shape[:-2])
-    C = _skew(c)
+    C = skew(c)
     mm = m[..., None, None]
     out = np.zeros(shape + (6, 6))
     out[..., :3, :3] = Ic + mm * C @ np.swapaxes(C, -1, -2)

@@ -15,28 +15,29 @@ Conventions
 * Accelerations never include gravity.
 * Points and bodies: ``body`` is a body name or index, ``point`` a position
   in the body frame (m).
+
+Passing a kinematic state (``kin=``)
+------------------------------------
+:func:`forward_kinematics` returns a :class:`Kinematics` state (one pass of
+the compiled kernel for the whole batch). Every function here accepts it as
+``kin=`` and then reuses its arrays instead of recomputing them: ``q`` (and
+``qd``, ``qdd``) may be None; if they are given too, they must hold the same
+values as the state. A state made for another model, or without the
+velocities that a function needs, raises a :class:`~ahbm.errors.DataError`
+saying what to pass. ``point_acceleration`` takes ``qdd`` from the state or,
+if the state has none, from its ``qdd`` argument.
 """
 
 from __future__ import annotations
 
-import math
-from typing import NamedTuple
-
 import numpy as np
 
+from ahbm._engine import state as _st
+from ahbm._engine.batch import cross
+from ahbm._engine.state import Kinematics
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.tree import (
-    Model,
-    _check_quaternions,
-    check_q,
-    check_v,
-    joint_kinematics,
-    t_cross,
-    t_mm,
-    t_mtv,
-    t_mv,
-)
+from ahbm.kinematics.tree import Model
 
 __all__ = [
     "Kinematics",
@@ -58,207 +59,14 @@ __all__ = [
 _FRAMES = ("local", "world", "local_world_aligned")
 
 
-class Kinematics(NamedTuple):
-    """Result of :func:`forward_kinematics`.
-
-    Attributes
-    ----------
-    transforms : ndarray, shape (..., n_bodies, 4, 4)
-        World pose of each body frame (``world_T_body``).
-    velocities : ndarray, shape (..., n_bodies, 6) or None
-        Body spatial velocities ``[ω; v_O]`` in body coordinates.
-    accelerations : ndarray, shape (..., n_bodies, 6) or None
-        Body spatial accelerations in body coordinates (no gravity).
-    """
-
-    transforms: np.ndarray
-    velocities: np.ndarray | None
-    accelerations: np.ndarray | None
-
-
-# ----------------------------------------------------------------------------
-# internal machinery (shared with ahbm.dynamics). Layout is "batch last":
-# q (nq, N), vectors (3, N), rotations (3, 3, N), spatial vectors (6, N); a
-# constant may keep its small shape ((3, 3), (3, 1), (6, k)) and broadcast.
-# ----------------------------------------------------------------------------
-
-
-def prepare(model: Model, q, *vels, names=("qd", "qdd"), transpose=True):
-    """Validate q (..., nq) and velocity-like arrays (..., nv); flatten batch axes.
-
-    Returns (batch_shape, q (nq, N), [arrays (nv, N) or None ...]); with
-    ``transpose=False`` the arrays stay batch-first: q (N, nq), arrays (N, nv).
-    """
-    if not isinstance(model, Model):
-        raise ModelError(f"expected a Model as first argument, got {type(model).__name__}")
-    q = check_q(model, q)
-    arrs = [
-        None if v is None else check_v(model, v, n)
-        for v, n in zip(vels, names[: len(vels)], strict=True)
-    ]
-    shapes = [q.shape[:-1]] + [a.shape[:-1] for a in arrs if a is not None]
-    try:
-        # equal shapes (the usual case) need no broadcasting rules
-        batch = (
-            shapes[0] if shapes.count(shapes[0]) == len(shapes) else np.broadcast_shapes(*shapes)
-        )
-    except ValueError as err:
-        raise DataError(
-            f"batch shapes of {('q',) + tuple(names[: len(vels)])} do not broadcast: {shapes}"
-        ) from err
-    N = math.prod(batch)
-
-    def batch_last(x, size):
-        if x.shape[:-1] != batch:
-            x = np.broadcast_to(x, batch + (size,))
-        x = x.reshape(N, size)
-        if not transpose:
-            return x
-        out = np.empty((size, N))
-        out[...] = x.T
-        return out
-
-    qf = batch_last(q, model.nq)
-    _check_quaternions(model, qf.T if transpose else qf)
-    out = [None if a is None else batch_last(a, model.nv) for a in arrs]
-    return batch, qf, out
-
-
-def joint_pass(model: Model, q, qd=None):
-    """Per-body joint transforms and motion (lists over bodies), batch last."""
-    return [joint_kinematics(model, i, q, qd) for i in range(model.n_bodies)]
-
-
-def world_poses(model: Model, joints):
-    """World rotations (3, 3[, N]) and origins (3, N or 1) of all bodies."""
-    Rw, pw = [], []
-    for i, (R, p, *_) in enumerate(joints):
-        lam = model.parent[i]
-        if lam < 0:
-            Rw.append(R)
-            pw.append(p)
-        else:
-            Rw.append(t_mm(Rw[lam], R))
-            pw.append(pw[lam] + t_mv(Rw[lam], p))
-    return Rw, pw
-
-
-def motion_to_child(R, p, m):
-    """Transform motion vectors (6, N) from parent to child coordinates."""
-    w = m[:3]
-    out = np.empty((6,) + np.broadcast_shapes(m.shape[1:], p.shape[1:], R.shape[2:]))
-    out[:3] = t_mtv(R, w)
-    out[3:] = t_mtv(R, m[3:] + t_cross(w, p))
-    return out
-
-
-def force_to_parent(R, p, f):
-    """Transform force vectors (6, N) [n; f] from child to parent coordinates."""
-    F = t_mv(R, f[3:])
-    out = np.empty((6,) + np.broadcast_shapes(F.shape[1:], p.shape[1:]))
-    out[:3] = t_mv(R, f[:3])
-    out[:3] += t_cross(p, F)
-    out[3:] = F
-    return out
-
-
-def force_to_child(R, p, f):
-    """Transform force vectors (6, N) [n; f] from parent to child coordinates."""
-    out = np.empty((6,) + np.broadcast_shapes(f.shape[1:], p.shape[1:], R.shape[2:]))
-    out[3:] = t_mtv(R, f[3:])
-    out[:3] = t_mtv(R, f[:3] - t_cross(p, f[3:]))
-    return out
-
-
-def motion_cross(v, m):
-    """Spatial motion cross product v ×m m for (6, ...) arrays (batch last)."""
-    out = np.empty(np.broadcast_shapes(v.shape, m.shape))
-    out[:3] = t_cross(v[:3], m[:3])
-    out[3:] = t_cross(v[:3], m[3:])
-    out[3:] += t_cross(v[3:], m[:3])
-    return out
-
-
-def force_cross(v, f):
-    """Spatial force cross product v ×f f for (6, ...) arrays (batch last)."""
-    out = np.empty(np.broadcast_shapes(v.shape, f.shape))
-    out[:3] = t_cross(v[:3], f[:3])
-    out[:3] += t_cross(v[3:], f[3:])
-    out[3:] = t_cross(v[:3], f[3:])
-    return out
-
-
-def apply_S(S, x):
-    """S @ x for S (6, k) or (6, k, N) and x (k, N) -> (6, N)."""
-    if S.ndim == 2:
-        if S.shape[1] == 1:
-            return S * x[0]
-        return S @ x
-    out = S[:, 0] * x[0]
-    for c in range(1, S.shape[1]):
-        out += S[:, c] * x[c]
-    return out
-
-
-def apply_ST(S, f):
-    """S^T @ f for S (6, k) or (6, k, N) and f (6, N) -> (k, N)."""
-    if S.ndim == 2:
-        return S.T @ f
-    return np.einsum("ikn,in->kn", S, f)
-
-
-def S_columns(S, N):
-    """Columns of S as a list of (6, N or 1) arrays."""
-    if S.ndim == 2:
-        return [S[:, c : c + 1] for c in range(S.shape[1])]
-    return [S[:, c] for c in range(S.shape[1])]
-
-
-def velocity_pass(model: Model, joints, qd, qdd=None):
-    """Body velocities and accelerations (no gravity), lists of (6, N)."""
-    n = model.n_bodies
-    v = [None] * n
-    a = [None] * n
-    N = qd.shape[1]
-    for i in range(n):
-        R, p, S, vJ, cJ = joints[i]
-        lam = model.parent[i]
-        if lam < 0:
-            v[i] = vJ.copy()
-            ai = np.zeros((6, N)) if cJ is None else cJ.copy()
-        else:
-            v[i] = motion_to_child(R, p, v[lam])
-            v[i] += vJ
-            ai = motion_to_child(R, p, a[lam])
-            ai += motion_cross(v[i], vJ)
-            if cJ is not None:
-                ai += cJ
-        if qdd is not None and model.joint_nv[i]:
-            k = model.v_index[i]
-            ai += apply_S(S, qdd[k : k + model.joint_nv[i]])
-        a[i] = ai
-    return v, a
-
-
-def _col(x, N):
-    """(3, N or 1) -> (N, 3)."""
-    return np.broadcast_to(x, (x.shape[0], N)).T
-
-
-def _rot_aos(R, N):
-    """(3, 3[, N]) -> (N, 3, 3)."""
-    if R.ndim == 2:
-        return np.broadcast_to(R, (N, 3, 3))
-    return np.moveaxis(R, -1, 0)
-
-
-def _body_and_point(model, body, point, batch, N):
-    """Body index and the point as (3, N or 1)."""
-    b = model.body_index(body)
+def _body_and_point(kin: Kinematics, body, point):
+    """Body index and the point as (3, N) or (3, 1), batch last."""
+    b = kin.model.body_index(body)
     r = as_float_array(point, "point")
     check_trailing_shape(r, (3,), "point")
     if r.ndim == 1:
         return b, r[:, None]
+    batch, N = kin.batch_shape, kin.n_frames
     try:
         r = np.broadcast_to(r, batch + (3,)).reshape(N, 3)
     except ValueError as err:
@@ -274,7 +82,7 @@ def _body_and_point(model, body, point, batch, N):
 
 
 def forward_kinematics(model: Model, q, qd=None, qdd=None) -> Kinematics:
-    """Poses (and velocities, accelerations) of all bodies.
+    """Kinematic state of a model: poses (and velocities, accelerations) of all bodies.
 
     Parameters
     ----------
@@ -289,16 +97,24 @@ def forward_kinematics(model: Model, q, qd=None, qdd=None) -> Kinematics:
     Returns
     -------
     Kinematics
-        ``transforms`` (..., n_bodies, 4, 4) world poses; ``velocities`` and
-        ``accelerations`` (..., n_bodies, 6) body spatial vectors (None when
-        ``qd`` / ``qdd`` are not given).
+        Frozen state: ``rotations`` (..., n_bodies, 3, 3), ``positions``
+        (..., n_bodies, 3), ``transforms`` (..., n_bodies, 4, 4) world poses;
+        ``velocities``, ``bias_accelerations`` and ``accelerations``
+        (..., n_bodies, 6) body spatial vectors (None when ``qd`` / ``qdd``
+        are not given); ``world_columns`` (..., 6, nv). Pass it as ``kin=``
+        to the point, Jacobian, COM, momentum and energy functions, to
+        :func:`~ahbm.kinematics.ik.marker_jacobians`, to force elements and to
+        constraints, so that one kinematics pass serves them all.
 
     Notes
     -----
     Recursive forward kinematics (Featherstone 2008, §4.3; AHBM §2.2):
     ``0_T_i = 0_T_λ(i) λ_T_i(q_i)``,
     ``v_i = i_X_λ v_λ + S_i q̇_i``,
-    ``a_i = i_X_λ a_λ + S_i q̈_i + c_J,i + v_i × S_i q̇_i``.
+    ``a_i = i_X_λ a_λ + S_i q̈_i + c_J,i + v_i × S_i q̇_i``,
+    computed by the compiled kernel of :mod:`ahbm._engine.kernels` for all
+    frames in one call; the accelerations are the bias term (``q̈ = 0``) plus
+    the motion columns times ``q̈``.
 
     Examples
     --------
@@ -307,44 +123,24 @@ def forward_kinematics(model: Model, q, qd=None, qdd=None) -> Kinematics:
     >>> kin = forward_kinematics(m, np.zeros((10, m.nq)))
     >>> kin.transforms.shape
     (10, 2, 4, 4)
+    >>> point_position(m, None, 1, [0, 0, -1], kin=kin).shape
+    (10, 3)
     """
-    if qdd is not None and qd is None:
-        raise DataError("`qdd` given without `qd`; pass the velocities too")
-    batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
-    joints = joint_pass(model, qf, qdf)
-    Rw, pw = world_poses(model, joints)
-    N = qf.shape[1]
-    n = model.n_bodies
-    T = np.zeros((N, n, 4, 4))
-    for i in range(n):
-        T[:, i, :3, :3] = _rot_aos(Rw[i], N)
-        T[:, i, :3, 3] = _col(pw[i], N)
-    T[:, :, 3, 3] = 1.0
-    vel = acc = None
-    if qdf is not None:
-        v, a = velocity_pass(model, joints, qdf, qddf)
-        vel = np.zeros((N, n, 6))
-        for i in range(n):
-            vel[:, i] = v[i].T
-        vel = vel.reshape(batch + (n, 6))
-        if qddf is not None:
-            acc = np.zeros((N, n, 6))
-            for i in range(n):
-                acc[:, i] = a[i].T
-            acc = acc.reshape(batch + (n, 6))
-    return Kinematics(T.reshape(batch + (n, 4, 4)), vel, acc)
+    return _st.compute(model, q, qd, qdd)
 
 
-def point_position(model: Model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def point_position(model: Model, q, body, point=(0.0, 0.0, 0.0), *, kin=None) -> np.ndarray:
     """World position of a point fixed in a body.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
+    q : array_like, shape (..., nq), or None with ``kin``
     body : str or int
     point : array_like, shape (3,) or (..., 3)
         Point in the body frame, m.
+    kin : Kinematics, optional
+        State from :func:`forward_kinematics` (see the module docstring).
 
     Returns
     -------
@@ -358,14 +154,12 @@ def point_position(model: Model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
     >>> point_position(m, np.zeros(m.nq), 2, [0, 0, -1])
     array([ 0.,  0., -3.])
     """
-    batch, qf, _ = prepare(model, q)
-    N = qf.shape[1]
-    b, r = _body_and_point(model, body, point, batch, N)
-    Rw, pw = world_poses(model, joint_pass(model, qf))
-    return _col(pw[b] + t_mv(Rw[b], r), N).reshape(batch + (3,))
+    kin = _st.resolve(model, kin, q)
+    b, r = _body_and_point(kin, body, point)
+    return _st.out(kin, np.broadcast_to(_st.point_bl(kin, b, r), (3, kin.n_frames)))
 
 
-def point_velocity(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def point_velocity(model: Model, q, qd, body, point=(0.0, 0.0, 0.0), *, kin=None) -> np.ndarray:
     """World velocity of a point fixed in a body, m/s, shape (..., 3).
 
     Notes
@@ -380,17 +174,14 @@ def point_velocity(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> np.ndarr
     >>> point_velocity(m, np.zeros(m.nq), qd, 0, [0, 0, -1]).round(12)
     array([-1.,  0.,  0.])
     """
-    batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
-    N = qf.shape[1]
-    b, r = _body_and_point(model, body, point, batch, N)
-    joints = joint_pass(model, qf, qdf)
-    Rw, _ = world_poses(model, joints)
-    v, _ = velocity_pass(model, joints, qdf)
-    vb = v[b]
-    return _col(t_mv(Rw[b], vb[3:] + t_cross(vb[:3], r)), N).reshape(batch + (3,))
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+    b, r = _body_and_point(kin, body, point)
+    return _st.out(kin, _st.point_velocity_bl(kin, b, r))
 
 
-def point_acceleration(model: Model, q, qd, qdd, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def point_acceleration(
+    model: Model, q, qd, qdd, body, point=(0.0, 0.0, 0.0), *, kin=None
+) -> np.ndarray:
     """World (classical) acceleration of a point fixed in a body, m/s^2, shape (..., 3).
 
     Notes
@@ -406,29 +197,52 @@ def point_acceleration(model: Model, q, qd, qdd, body, point=(0.0, 0.0, 0.0)) ->
     >>> point_acceleration(m, np.zeros(m.nq), qd, np.zeros(m.nv), 0, [0, 0, -1]).round(12)
     array([0., 0., 1.])
     """
-    batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd)
-    N = qf.shape[1]
-    b, r = _body_and_point(model, body, point, batch, N)
-    joints = joint_pass(model, qf, qdf)
-    Rw, _ = world_poses(model, joints)
-    v, a = velocity_pass(model, joints, qdf, qddf)
-    vb, ab = v[b], a[b]
-    w = vb[:3]
-    acc = ab[3:] + t_cross(ab[:3], r) + t_cross(w, vb[3:] + t_cross(w, r))
-    return _col(t_mv(Rw[b], acc), N).reshape(batch + (3,))
+    if kin is not None and kin.qdd is None and qdd is not None:
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        qdd_flat = _qdd_flat(kin, qdd)
+    else:
+        if kin is None and qdd is None:
+            raise DataError("`qdd` is None; pass the accelerations qdd or a state kin=")
+        kin = _st.resolve(model, kin, q, qd, qdd, needs_qd=True)
+        if kin.qdd is None:
+            raise DataError(
+                "`kin` was computed without accelerations; pass qdd, or "
+                "kin=forward_kinematics(model, q, qd, qdd)"
+            )
+        qdd_flat = kin.qdd.reshape(kin.n_frames, model.nv)
+    b, r = _body_and_point(kin, body, point)
+    return _st.out(kin, _st.point_acceleration_bl(kin, b, r, qdd_flat))
 
 
-def jacobian_dot_times_qd(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def _qdd_flat(kin: Kinematics, qdd) -> np.ndarray:
+    from ahbm.kinematics.tree import check_v
+
+    a = check_v(kin.model, qdd, "qdd")
+    try:
+        a = np.broadcast_to(a, kin.batch_shape + (kin.model.nv,))
+    except ValueError as err:
+        raise DataError(
+            f"batch shape of `qdd` {a.shape[:-1]} does not broadcast to that of `kin` "
+            f"{kin.batch_shape}"
+        ) from err
+    return a.reshape(kin.n_frames, kin.model.nv)
+
+
+def jacobian_dot_times_qd(
+    model: Model, q, qd, body, point=(0.0, 0.0, 0.0), *, kin=None
+) -> np.ndarray:
     """The velocity-product term ``J̇ q̇`` of a body point (the "contact Hessian" γ).
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
-    qd : array_like, shape (..., nv)
+    q : array_like, shape (..., nq), or None with ``kin``
+    qd : array_like, shape (..., nv), or None with ``kin``
     body : str or int
     point : array_like, shape (3,)
         Point in the body frame, m.
+    kin : Kinematics, optional
+        State with velocities from :func:`forward_kinematics`.
 
     Returns
     -------
@@ -443,44 +257,18 @@ def jacobian_dot_times_qd(model: Model, q, qd, body, point=(0.0, 0.0, 0.0)) -> n
     >>> jacobian_dot_times_qd(m, np.zeros(m.nq), np.zeros(m.nv), 1).shape
     (3,)
     """
-    batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
-    zeros = np.zeros(batch + (model.nv,))
-    return point_acceleration(model, q, qd, zeros, body, point)
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+    b, r = _body_and_point(kin, body, point)
+    return _st.out(kin, _st.point_bias_acceleration_bl(kin, b, r))
 
 
-def _world_columns(Rw, pw, S, N):
-    """World-frame (about the world origin) columns 0_X_j S_j, list of (6, N)."""
-    cols = []
-    for col in S_columns(S, N):
-        w = t_mv(Rw, col[:3])
-        lin = t_mv(Rw, col[3:]) + t_cross(pw, w)
-        out = np.empty((6, N))
-        out[:3] = w
-        out[3:] = lin
-        cols.append(out)
-    return cols
-
-
-def _jacobian_world(model: Model, qf, b):
-    """World-frame (about the world origin) spatial Jacobian (6, nv, N) of body b."""
-    joints = joint_pass(model, qf)
-    Rw, pw = world_poses(model, joints)
-    N = qf.shape[1]
-    J = np.zeros((6, model.nv, N))
-    for j in model.supports[b]:
-        k = model.v_index[j]
-        for c, col in enumerate(_world_columns(Rw[j], pw[j], joints[j][2], N)):
-            J[:, k + c] = col
-    return J, Rw, pw
-
-
-def body_jacobian(model: Model, q, body, *, frame: str = "local") -> np.ndarray:
+def body_jacobian(model: Model, q, body, *, frame: str = "local", kin=None) -> np.ndarray:
     """Spatial Jacobian of a body: ``v_body = J q̇``.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
+    q : array_like, shape (..., nq), or None with ``kin``
     body : str or int
     frame : {"local", "world", "local_world_aligned"}
         ``"local"``: body spatial velocity in body coordinates; ``"world"``:
@@ -488,6 +276,8 @@ def body_jacobian(model: Model, q, body, *, frame: str = "local") -> np.ndarray:
         body point at the world origin; ``"local_world_aligned"``: angular
         velocity and velocity of the body origin, in world coordinates
         (same meanings as Pinocchio's reference frames).
+    kin : Kinematics, optional
+        State from :func:`forward_kinematics`.
 
     Returns
     -------
@@ -508,29 +298,33 @@ def body_jacobian(model: Model, q, body, *, frame: str = "local") -> np.ndarray:
     """
     if frame not in _FRAMES:
         raise DataError(f"`frame` must be one of {_FRAMES}, got {frame!r}")
-    batch, qf, _ = prepare(model, q)
+    kin = _st.resolve(model, kin, q, columns=True)
     b = model.body_index(body)
-    J, Rw, pw = _jacobian_world(model, qf, b)
+    N = kin.n_frames
+    J = np.zeros((6, model.nv, N))
+    dofs, w, lin = _st.body_columns_bl(kin, b)
     if frame != "world":
-        R, p = Rw[b], pw[b]
-        for c in range(model.nv):
-            J[3:, c] -= t_cross(p, J[:3, c])
-            if frame == "local":
-                J[:3, c] = t_mtv(R, J[:3, c])
-                J[3:, c] = t_mtv(R, J[3:, c])
-    return np.moveaxis(J, -1, 0).reshape(batch + (6, model.nv))
+        lin = lin + cross(w, _st.origin_bl(kin, b)[:, None, :], axis=-3)  # at the body origin
+        if frame == "local":
+            w = np.einsum("jiN,jkN->ikN", _st.rotation_bl(kin, b), w)
+            lin = np.einsum("jiN,jkN->ikN", _st.rotation_bl(kin, b), lin)
+    J[:3, dofs] = w
+    J[3:, dofs] = lin
+    return _st.out(kin, J)
 
 
-def point_jacobian(model: Model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def point_jacobian(model: Model, q, body, point=(0.0, 0.0, 0.0), *, kin=None) -> np.ndarray:
     """Jacobian of the world position of a body point: ``ṗ = J q̇``.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
+    q : array_like, shape (..., nq), or None with ``kin``
     body : str or int
-    point : array_like, shape (3,)
+    point : array_like, shape (3,) or (..., 3)
         Point in the body frame, m.
+    kin : Kinematics, optional
+        State from :func:`forward_kinematics`.
 
     Returns
     -------
@@ -548,33 +342,32 @@ def point_jacobian(model: Model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
     >>> point_jacobian(m, np.zeros(m.nq), 1, [0, 0, -1]).shape
     (3, 4)
     """
-    batch, qf, _ = prepare(model, q)
-    N = qf.shape[1]
-    b, r = _body_and_point(model, body, point, batch, N)
-    J, Rw, pw = _jacobian_world(model, qf, b)
-    pt = pw[b] + t_mv(Rw[b], r)
-    out = np.empty((3, model.nv, N))
-    for c in range(model.nv):
-        out[:, c] = J[3:, c] - t_cross(pt, J[:3, c])
-    return np.moveaxis(out, -1, 0).reshape(batch + (3, model.nv))
+    kin = _st.resolve(model, kin, q, columns=True)
+    b, r = _body_and_point(kin, body, point)
+    return _st.out(kin, _st.point_jacobian_bl(kin, b, r))
 
 
-def _com_parts(model, Rw, pw):
-    m = model.masses
-    M = m.sum()
+def _com_points(kin: Kinematics):
+    """World positions (N, n_bodies, 3) of the body centres of mass and the total mass."""
+    model = kin.model
+    M = model.masses.sum()
     if M <= 0:
         raise ModelError(f"model '{model.name}' has zero total mass; no centre of mass")
-    c = sum(m[i] * (pw[i] + t_mv(Rw[i], model.coms[i][:, None])) for i in range(model.n_bodies))
-    return c / M, M
+    N, nb = kin.n_frames, model.n_bodies
+    Rw = kin.rotations.reshape(N, nb, 3, 3)
+    pw = kin.positions.reshape(N, nb, 3)
+    return pw + np.einsum("nbij,bj->nbi", Rw, model.coms), M
 
 
-def center_of_mass(model: Model, q) -> np.ndarray:
+def center_of_mass(model: Model, q, *, kin=None) -> np.ndarray:
     """Whole-body centre of mass in the world frame, m.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
+    q : array_like, shape (..., nq), or None with ``kin``
+    kin : Kinematics, optional
+        State from :func:`forward_kinematics`.
 
     Returns
     -------
@@ -588,13 +381,12 @@ def center_of_mass(model: Model, q) -> np.ndarray:
     >>> center_of_mass(m, np.zeros(m.nq))
     array([ 0.,  0., -2.])
     """
-    batch, qf, _ = prepare(model, q)
-    Rw, pw = world_poses(model, joint_pass(model, qf))
-    c, _ = _com_parts(model, Rw, pw)
-    return _col(c, qf.shape[1]).reshape(batch + (3,))
+    kin = _st.resolve(model, kin, q)
+    c, M = _com_points(kin)
+    return (np.einsum("b,nbi->ni", model.masses, c) / M).reshape(kin.batch_shape + (3,))
 
 
-def com_velocity(model: Model, q, qd) -> np.ndarray:
+def com_velocity(model: Model, q, qd, *, kin=None) -> np.ndarray:
     """Velocity of the whole-body centre of mass, m/s, shape (..., 3).
 
     Examples
@@ -604,11 +396,11 @@ def com_velocity(model: Model, q, qd) -> np.ndarray:
     >>> com_velocity(m, np.zeros(m.nq), np.zeros(m.nv))
     array([0., 0., 0.])
     """
-    h = momentum(model, q, qd)
+    h = momentum(model, q, qd, kin=kin)
     return h[..., 3:] / model.total_mass
 
 
-def com_jacobian(model: Model, q) -> np.ndarray:
+def com_jacobian(model: Model, q, *, kin=None) -> np.ndarray:
     """Jacobian of the centre of mass: ``ċ = J_c q̇``, shape (..., 3, nv).
 
     Notes
@@ -622,37 +414,25 @@ def com_jacobian(model: Model, q) -> np.ndarray:
     >>> com_jacobian(m, np.zeros(m.nq)).shape
     (3, 4)
     """
-    batch, qf, _ = prepare(model, q)
-    joints = joint_pass(model, qf)
-    Rw, pw = world_poses(model, joints)
-    c, M = _com_parts(model, Rw, pw)
-    N = qf.shape[1]
-    # subtree sums of masses and of first mass moments m_k c_k (world)
-    n = model.n_bodies
-    msum = model.masses.copy()
-    mc = [model.masses[i] * (pw[i] + t_mv(Rw[i], model.coms[i][:, None])) for i in range(n)]
-    for i in range(n - 1, -1, -1):
-        lam = model.parent[i]
-        if lam >= 0:
-            msum[lam] += msum[i]
-            mc[lam] = mc[lam] + mc[i]
-    Jc = np.zeros((3, model.nv, N))
-    for j in range(n):
-        k = model.v_index[j]
-        for cidx, col in enumerate(_world_columns(Rw[j], pw[j], joints[j][2], N)):
-            # Σ_subtree m_k (v + ω × c_k) = msum v + ω × Σ m_k c_k
-            Jc[:, k + cidx] = msum[j] * col[3:] + t_cross(col[:3], mc[j])
-    return np.moveaxis(Jc / M, -1, 0).reshape(batch + (3, model.nv))
+    kin = _st.resolve(model, kin, q, columns=True)
+    c, M = _com_points(kin)
+    Jc = np.zeros((3, model.nv, kin.n_frames))
+    for i in range(model.n_bodies):
+        if model.masses[i] > 0:
+            Jc += model.masses[i] * _st.points_jacobian_bl(kin, i, c[:, i].T)
+    return _st.out(kin, Jc / M)
 
 
-def momentum(model: Model, q, qd) -> np.ndarray:
+def momentum(model: Model, q, qd, *, kin=None) -> np.ndarray:
     """Centroidal momentum: angular momentum about the COM and linear momentum.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
-    qd : array_like, shape (..., nv)
+    q : array_like, shape (..., nq), or None with ``kin``
+    qd : array_like, shape (..., nv), or None with ``kin``
+    kin : Kinematics, optional
+        State with velocities from :func:`forward_kinematics`.
 
     Returns
     -------
@@ -673,27 +453,24 @@ def momentum(model: Model, q, qd) -> np.ndarray:
     >>> momentum(m, np.zeros(m.nq), np.ones(m.nv)).shape
     (6,)
     """
-    batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
-    joints = joint_pass(model, qf, qdf)
-    Rw, pw = world_poses(model, joints)
-    v, _ = velocity_pass(model, joints, qdf)
-    c, _ = _com_parts(model, Rw, pw)
-    N = qf.shape[1]
-    h = np.zeros((6, N))
-    for i in range(model.n_bodies):
-        m = model.masses[i]
-        ci = model.coms[i][:, None]
-        w = v[i][:3]
-        vc = v[i][3:] + t_cross(w, ci)  # COM velocity, body coordinates
-        Lc = model.inertias[i] @ w  # about the body COM, body coordinates
-        pos = pw[i] + t_mv(Rw[i], ci)
-        vcw = t_mv(Rw[i], vc)
-        h[3:] += m * vcw
-        h[:3] += t_mv(Rw[i], Lc) + m * t_cross(pos - c, vcw)
-    return h.T.reshape(batch + (6,))
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+    N, nb = kin.n_frames, model.n_bodies
+    Rw = kin.rotations.reshape(N, nb, 3, 3)
+    v = kin.velocities.reshape(N, nb, 6)
+    m = model.masses
+    pos, M = _com_points(kin)
+    w = v[..., :3]
+    vc = v[..., 3:] + cross(w, model.coms)  # COM velocities, body coordinates
+    vcw = np.einsum("nbij,nbj->nbi", Rw, vc)
+    Lc = np.einsum("nbij,nbj->nbi", Rw, np.einsum("bij,nbj->nbi", model.inertias, w))
+    c = np.einsum("b,nbi->ni", m, pos) / M
+    h = np.empty((N, 6))
+    h[:, 3:] = np.einsum("b,nbi->ni", m, vcw)
+    h[:, :3] = Lc.sum(axis=1) + np.einsum("b,nbi->ni", m, cross(pos - c[:, None], vcw))
+    return h.reshape(kin.batch_shape + (6,))
 
 
-def kinetic_energy(model: Model, q, qd) -> np.ndarray:
+def kinetic_energy(model: Model, q, qd, *, kin=None) -> np.ndarray:
     """Kinetic energy ``T = ½ Σ v_iᵀ I_i v_i``, J, shape (...).
 
     Examples
@@ -703,17 +480,13 @@ def kinetic_energy(model: Model, q, qd) -> np.ndarray:
     >>> float(kinetic_energy(m, np.zeros(m.nq), np.zeros(m.nv)))
     0.0
     """
-    batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",))
-    joints = joint_pass(model, qf, qdf)
-    v, _ = velocity_pass(model, joints, qdf)
-    T = np.zeros(qf.shape[1])
-    for i in range(model.n_bodies):
-        Iv = model.spatial_inertias[i] @ v[i]
-        T += 0.5 * np.sum(v[i] * Iv, axis=0)
-    return T.reshape(batch)
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+    v = kin.velocities
+    Iv = np.einsum("bij,...bj->...bi", model.spatial_inertias, v)
+    return 0.5 * np.einsum("...bi,...bi->...", v, Iv)
 
 
-def potential_energy(model: Model, q) -> np.ndarray:
+def potential_energy(model: Model, q, *, kin=None) -> np.ndarray:
     """Gravitational potential energy ``V = −Σ m_i g · c_i``, J, shape (...).
 
     Examples
@@ -723,10 +496,10 @@ def potential_energy(model: Model, q) -> np.ndarray:
     >>> round(float(potential_energy(m, np.zeros(m.nq))), 6)
     -5.886
     """
-    batch, qf, _ = prepare(model, q)
-    Rw, pw = world_poses(model, joint_pass(model, qf))
-    V = np.zeros(qf.shape[1])
-    for i in range(model.n_bodies):
-        pos = pw[i] + t_mv(Rw[i], model.coms[i][:, None])
-        V -= model.masses[i] * (model.gravity @ pos)
-    return V.reshape(batch)
+    kin = _st.resolve(model, kin, q)
+    N, nb = kin.n_frames, model.n_bodies
+    pos = kin.positions.reshape(N, nb, 3) + np.einsum(
+        "nbij,bj->nbi", kin.rotations.reshape(N, nb, 3, 3), model.coms
+    )
+    V = -np.einsum("b,nbi,i->n", model.masses, pos, model.gravity)
+    return V.reshape(kin.batch_shape)

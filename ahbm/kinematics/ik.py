@@ -37,9 +37,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ahbm._engine import state as _st
 from ahbm._validation import as_float_array
 from ahbm.errors import AhbmWarning, DataError, ModelError
-from ahbm.kinematics.forward import joint_pass, prepare, world_poses
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model, check_q, integrate_q, neutral_q
 
 __all__ = [
@@ -243,76 +243,24 @@ def _v_to_q_index(model: Model) -> np.ndarray:
     return out
 
 
-def _rotate(R, x):
-    """R @ x for R (3, 3) or (3, 3, N) and x (..., 3, N or 1)."""
-    if R.ndim == 2:
-        return np.einsum("ij,...jn->...in", R, x)
-    return np.einsum("ijn,...jn->...in", R, x)
-
-
-def _cross(a, b):
-    """Cross product along axis -2 of broadcastable (..., 3, N) arrays."""
-    a0, a1, a2 = a[..., 0, :], a[..., 1, :], a[..., 2, :]
-    b0, b1, b2 = b[..., 0, :], b[..., 1, :], b[..., 2, :]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-2)
-
-
-def _world_motion_columns(model, joints, Rw, pw, j, N):
-    """World angular (k, 3, N) and origin-velocity (k, 3, N) columns of joint j, and its origin."""
-    S = joints[j][2]
-    if S.ndim == 2:
-        S = S[:, :, None]
-    S = np.moveaxis(S, 1, 0)  # (k, 6, N or 1)
-    W = _rotate(Rw[j], S[:, :3])  # (k, 3, N or 1)
-    V = _rotate(Rw[j], S[:, 3:])
-    k = S.shape[0]
-    return (
-        np.broadcast_to(W, (k, 3, N)),
-        np.broadcast_to(V, (k, 3, N)),
-        np.broadcast_to(pw[j], (3, N)),
-    )
-
-
-def _positions_jacobians(model: Model, qf: np.ndarray, bodies, local, with_jacobian=True):
-    """Marker positions (m, 3, N) and Jacobians (m, 3, nv, N) for q (nq, N) batch-last."""
-    N = qf.shape[1]
-    joints = joint_pass(model, qf)
-    Rw, pw = world_poses(model, joints)
+def _positions_jacobians(kin, bodies, local, with_jacobian=True):
+    """Marker positions (m, 3, N) and Jacobians (m, 3, nv, N) from a kinematic state."""
+    N = kin.n_frames
     m = len(bodies)
     P = np.empty((m, 3, N))
-    J = np.zeros((m, 3, model.nv, N)) if with_jacobian else None
-    cols = {}
+    J = np.empty((m, 3, kin.model.nv, N)) if with_jacobian else None
     for b in np.unique(bodies):
         idx = np.nonzero(bodies == b)[0]
-        r = local[idx][:, :, None]  # (mb, 3, 1)
-        p = np.broadcast_to(pw[b], (3, N))[None] + _rotate(Rw[b], r)  # (mb, 3, N)
+        p = _st.point_bl(kin, b, local[idx][:, :, None])  # (mb, 3, N)
         P[idx] = p
-        if not with_jacobian:
-            continue
-        Ws, Vs, Os, vidx = [], [], [], []
-        for j in model.supports[b]:
-            if model.joint_nv[j] == 0:
-                continue
-            if j not in cols:
-                cols[j] = _world_motion_columns(model, joints, Rw, pw, j, N)
-            W, V, o = cols[j]
-            Ws.append(W)
-            Vs.append(V)
-            Os.append(np.broadcast_to(o, W.shape))
-            vidx.append(np.arange(model.v_index[j], model.v_index[j] + W.shape[0]))
-        if not vidx:
-            continue
-        W = np.concatenate(Ws)  # (nc, 3, N)
-        V = np.concatenate(Vs)
-        O = np.concatenate(Os)
-        vidx = np.concatenate(vidx)
-        # column c of marker k: V_c + W_c x (p_k - o_c); shape (mb, nc, 3, N)
-        vals = V[None] + _cross(W[None], p[:, None] - O[None])
-        J[np.ix_(idx, np.arange(3), vidx)] = np.swapaxes(vals, 1, 2)
+        if with_jacobian:
+            J[idx] = _st.points_jacobian_bl(kin, b, p)
     return P, J
 
 
-def marker_jacobians(model: Model, q, *, marker_names=None) -> tuple[np.ndarray, np.ndarray]:
+def marker_jacobians(
+    model: Model, q, *, marker_names=None, kin=None
+) -> tuple[np.ndarray, np.ndarray]:
     """World positions of model markers and their Jacobians ``ṗ = J q̇``.
 
     Parameters
@@ -322,6 +270,9 @@ def marker_jacobians(model: Model, q, *, marker_names=None) -> tuple[np.ndarray,
     q : array_like, shape (..., nq)
     marker_names : sequence of str, optional
         Markers to return (default: all, in body order).
+    kin : Kinematics, optional
+        State from :func:`~ahbm.kinematics.forward.forward_kinematics`; ``q``
+        may then be None.
 
     Returns
     -------
@@ -349,11 +300,9 @@ def marker_jacobians(model: Model, q, *, marker_names=None) -> tuple[np.ndarray,
             [ 0.]]]))
     """
     names, bodies, local = _select_markers(model, marker_names)
-    batch, qf, _ = prepare(model, q)
-    P, J = _positions_jacobians(model, qf, bodies, local)
-    P = np.moveaxis(P, -1, 0).reshape(batch + (len(names), 3))
-    J = np.moveaxis(J, -1, 0).reshape(batch + (len(names), 3, model.nv))
-    return P, J
+    kin = _st.resolve(model, kin, q, columns=True)
+    P, J = _positions_jacobians(kin, bodies, local)
+    return _st.out(kin, P), _st.out(kin, J)
 
 
 def _select_markers(model, marker_names):
@@ -590,8 +539,8 @@ def fit_markers(
     # final residuals
     res = np.full((n_frames, m), np.nan)
     if len(frames):
-        _, qf, _ = prepare(model, q_out[frames])
-        P, _ = _positions_jacobians(model, qf, bodies, local, with_jacobian=False)
+        kin = _st.compute(model, q_out[frames])
+        P, _ = _positions_jacobians(kin, bodies, local, with_jacobian=False)
         P = np.moveaxis(P, -1, 0)
         res[frames] = np.linalg.norm(P - X[frames], axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -629,8 +578,7 @@ def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol):
     nv = model.nv
 
     def evaluate(Qb):
-        _, qf, _ = prepare(model, Qb)
-        P, J = _positions_jacobians(model, qf, bodies, local)
+        P, J = _positions_jacobians(_st.compute(model, Qb, columns=True), bodies, local)
         P = np.moveaxis(P, -1, 0)  # (B, m, 3)
         J = np.moveaxis(J, -1, 0)  # (B, m, 3, nv)
         r = P - X

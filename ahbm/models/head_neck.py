@@ -368,7 +368,7 @@ class BaseAcceleration(ForceElement):
     --------
     >>> m = head_neck_model()
     >>> f = BaseAcceleration(lambda t: [-10.0, 0.0, 0.0])
-    >>> f.generalized_force(m, 0.0, np.zeros(8), np.zeros(8)).shape
+    >>> f.generalized_force(m, np.zeros(8), np.zeros(8)).shape
     (8,)
     """
 
@@ -389,9 +389,11 @@ class BaseAcceleration(ForceElement):
             raise DataError(f"`acceleration` must return shape (3,), got {a.shape}")
         return a
 
-    def generalized_force(self, model, t, q, qd):
+    def generalized_force(self, model, q, qd, *, t=0.0, kin=None):
+        if kin is not None:
+            q, qd = kin.q, (qd if kin.qd is None else kin.qd)
         q = np.asarray(q, dtype=float)
-        J = com_jacobian(model, q)  # (..., 3, nv)
+        J = com_jacobian(model, None if kin is not None else q, kin=kin)  # (..., 3, nv)
         a = self._a(t, q.shape[:-1])
         tau = -model.total_mass * np.einsum(
             "...in,...i->...n", J, np.broadcast_to(a, J.shape[:-2] + (3,))

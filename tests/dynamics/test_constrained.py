@@ -74,7 +74,7 @@ def test_solvers_agree_and_satisfy_rnea_identity(seed):
     for k in METHODS[1:]:
         np.testing.assert_allclose(res[k][0], qdd, atol=1e-10, rtol=1e-10)
         np.testing.assert_allclose(res[k][1], lam, atol=1e-10, rtol=1e-10)
-    terms = cs.assemble(model, 0.0, q, qd)
+    terms = cs.assemble(model, q, qd)
     # Gᵀλ = H q̈ + C − τ (RNEA residual) and G q̈ = γ
     np.testing.assert_allclose(terms.G.T @ lam, rnea(model, q, qd, qdd) - tau, atol=1e-9)
     np.testing.assert_allclose(terms.G @ qdd, terms.gamma, atol=1e-9)
@@ -139,7 +139,7 @@ def test_baumgarte_right_hand_side():
     cs = ConstraintSet([PlaneConstraint("link3", [0, 0, -1], height=-2.0)])
     alpha, beta = 5.0, 7.0
     qdd, _ = constrained_forward_dynamics(model, q, qd, np.zeros(9), cs, baumgarte=(alpha, beta))
-    t = cs.assemble(model, 0.0, q, qd)
+    t = cs.assemble(model, q, qd)
     expected = t.gamma - 2 * alpha * (t.G @ qd - t.nu) - beta**2 * t.g
     np.testing.assert_allclose(t.G @ qdd, expected, atol=1e-10)
 
@@ -151,7 +151,7 @@ def test_inelastic_impulse(seed):
     q, qdm = rng.uniform(-0.6, 0.6, 9), rng.normal(size=9)
     cs = _contact(model, q)
     qdp = compute_impulse(model, q, qdm, cs, restitution=0.0)
-    G = cs.jacobian(model, 0.0, q)
+    G = cs.jacobian(model, q)
     np.testing.assert_allclose(G @ qdp, 0, atol=1e-12)
     assert kinetic_energy(model, q, qdp) <= kinetic_energy(model, q, qdm) + 1e-12
     # the impulse acts only through the constraint directions: H Δq̇ ∈ range(Gᵀ)
@@ -168,7 +168,7 @@ def test_elastic_impulse_conserves_energy_and_reverses_velocity():
     q, qdm = rng.uniform(-0.6, 0.6, 9), rng.normal(size=9)
     cs = ConstraintSet([PlaneConstraint("link3", [0, 0, -1], height=-2.0)])
     qdp = compute_impulse(model, q, qdm, cs, restitution=1.0)
-    G = cs.jacobian(model, 0.0, q)
+    G = cs.jacobian(model, q)
     np.testing.assert_allclose(G @ qdp, -(G @ qdm), atol=1e-12)
     assert kinetic_energy(model, q, qdp) == pytest.approx(kinetic_energy(model, q, qdm), rel=1e-10)
 
@@ -179,19 +179,19 @@ def test_projection():
     from ahbm.kinematics.tree import integrate_q
 
     q_off = integrate_q(model, q, rng.normal(size=model.nv) * 1e-3)
-    np.testing.assert_allclose(cs.position(model, 0.0, q), 0, atol=1e-12)
-    assert np.abs(cs.position(model, 0.0, q_off)).max() > 1e-5
-    qp = project_positions(model, 0.0, q_off, cs)
-    np.testing.assert_allclose(cs.position(model, 0.0, qp), 0, atol=1e-12)
-    vp = project_velocities(model, 0.0, qp, qd, cs)
-    np.testing.assert_allclose(cs.jacobian(model, 0.0, qp) @ vp, 0, atol=1e-12)
+    np.testing.assert_allclose(cs.position(model, q), 0, atol=1e-12)
+    assert np.abs(cs.position(model, q_off)).max() > 1e-5
+    qp = project_positions(model, q_off, cs)
+    np.testing.assert_allclose(cs.position(model, qp), 0, atol=1e-12)
+    vp = project_velocities(model, qp, qd, cs)
+    np.testing.assert_allclose(cs.jacobian(model, qp) @ vp, 0, atol=1e-12)
 
 
 def test_projection_failure_and_bad_input():
     model = triple_pendulum_euler()
     unreachable = ConstraintSet([PointConstraint("link3", [0, 0, -1], other_point=[0, 0, -5])])
     with pytest.raises(SimulationError, match="did not converge"):
-        project_positions(model, 0.0, np.full(9, 0.1), unreachable)
+        project_positions(model, np.full(9, 0.1), unreachable)
     with pytest.raises(DataError, match="method"):
         constrained_forward_dynamics(model, np.zeros(9), np.zeros(9), np.zeros(9), [],
                                      method="qr")  # fmt: skip

@@ -13,12 +13,10 @@ from ahbm.dynamics.constraints import (
     PrescribedCoordinate,
     UserConstraint,
     constraint_from_dict,
-    load_model_with_constraints,
-    save_model_with_constraints,
 )
 from ahbm.errors import FileFormatError, ModelError
 from ahbm.kinematics.forward import forward_kinematics, point_position
-from ahbm.kinematics.tree import integrate_q, random_model, random_q
+from ahbm.kinematics.tree import integrate_q, load_model, random_model, random_q, save_model
 from ahbm.models import double_pendulum_3d
 
 
@@ -89,9 +87,9 @@ def test_jacobian_and_gamma_by_finite_differences(case):
     t, eps = 0.7, 1e-4
 
     def g_along(s):
-        return cs.position(model, t + s, integrate_q(model, q, qd, s))
+        return cs.position(model, integrate_q(model, q, qd, s), t=t + s)
 
-    terms = cs.assemble(model, t, q, qd)
+    terms = cs.assemble(model, q, qd, t=t)
     # d/ds g(t + s, q ⊕ s q̇) = G q̇ − ν
     dg = (g_along(eps) - g_along(-eps)) / (2 * eps)
     np.testing.assert_allclose(terms.G @ qd - terms.nu, dg, atol=1e-6)
@@ -99,8 +97,8 @@ def test_jacobian_and_gamma_by_finite_differences(case):
     d2g = (g_along(eps) - 2 * g_along(0.0) + g_along(-eps)) / eps**2
     np.testing.assert_allclose(-terms.gamma, d2g, atol=2e-4 * (1 + np.abs(d2g).max()))
     # separate methods agree with assemble
-    np.testing.assert_allclose(cs.jacobian(model, t, q), terms.G)
-    np.testing.assert_allclose(cs.gamma(model, t, q, qd), terms.gamma)
+    np.testing.assert_allclose(cs.jacobian(model, q, t=t), terms.G)
+    np.testing.assert_allclose(cs.gamma(model, q, qd, t=t), terms.gamma)
 
 
 def test_batched_evaluation_matches_single():
@@ -110,12 +108,12 @@ def test_batched_evaluation_matches_single():
     qd = rng.normal(size=(4, model.nv))
     cs = _sets(model, q[0])["point_bodies"]
     cs.add(PlaneConstraint(2, [0, 0, 0]))
-    G = cs.jacobian(model, 0.0, q)
-    gam = cs.gamma(model, 0.0, q, qd)
+    G = cs.jacobian(model, q)
+    gam = cs.gamma(model, q, qd)
     assert G.shape == (4, 3, model.nv)
     for k in range(4):
-        np.testing.assert_allclose(G[k], cs.jacobian(model, 0.0, q[k]))
-        np.testing.assert_allclose(gam[k], cs.gamma(model, 0.0, q[k], qd[k]))
+        np.testing.assert_allclose(G[k], cs.jacobian(model, q[k]))
+        np.testing.assert_allclose(gam[k], cs.gamma(model, q[k], qd[k]))
 
 
 def test_values():
@@ -130,7 +128,7 @@ def test_values():
             PrescribedCoordinate("euler_ry", 0.5),
         ]
     )
-    np.testing.assert_allclose(cs.position(m, 0.0, q), [-0.1, 0.0, 0.0, 0.0, -0.1], atol=1e-14)
+    np.testing.assert_allclose(cs.position(m, q), [-0.1, 0.0, 0.0, 0.0, -0.1], atol=1e-14)
     assert cs.size(m) == 5
     assert cs.row_names(m)[0].startswith("point_pendulum2")
 
@@ -140,8 +138,8 @@ def test_user_constraint_with_analytic_jacobian_matches_fd():
     f = lambda t, q: np.array([q[0] * q[1] - 0.2])  # noqa: E731
     jac = lambda t, q: np.array([[q[1], q[0], 0.0, 0.0]])  # noqa: E731
     q, qd = np.array([0.3, 0.5, 0.1, 0.2]), np.array([1.0, -2.0, 0.5, 0.1])
-    a = ConstraintSet([UserConstraint(f, 1, jacobian=jac)]).assemble(m, 0.0, q, qd)
-    b = ConstraintSet([UserConstraint(f, 1)]).assemble(m, 0.0, q, qd)
+    a = ConstraintSet([UserConstraint(f, 1, jacobian=jac)]).assemble(m, q, qd)
+    b = ConstraintSet([UserConstraint(f, 1)]).assemble(m, q, qd)
     np.testing.assert_allclose(a.G, b.G, atol=1e-8)
     # γ = −2 q̇0 q̇1 for g = q0 q1
     np.testing.assert_allclose(a.gamma, [-2 * qd[0] * qd[1]], atol=1e-5)
@@ -168,20 +166,20 @@ def test_model_file_round_trip(tmp_path):
             PrescribedCoordinate("pin", 0.25),
         ]
     )
-    path = save_model_with_constraints(m, cs, tmp_path / "model.json")
-    m2, cs2 = load_model_with_constraints(path)
+    m.constraints = cs  # the model file owns its constraints
+    m2 = load_model(save_model(m, tmp_path / "model.json"))
+    cs2 = ConstraintSet(m2.constraints)
     assert cs2.to_list() == cs.to_list()
     assert m2.to_dict() == m.to_dict()
     rng = np.random.default_rng(2)
     q, qd = rng.normal(size=4), rng.normal(size=4)
-    a, b = cs.assemble(m, 0.3, q, qd), cs2.assemble(m2, 0.3, q, qd)
+    a, b = cs.assemble(m, q, qd, t=0.3), cs2.assemble(m2, q, qd, t=0.3)
     for x, y in zip(a, b, strict=True):
         np.testing.assert_allclose(x, y)
-    # files without constraints load with an empty set
-    from ahbm.kinematics.tree import save_model
-
+    # files without constraints load with none
+    m.constraints = []
     save_model(m, tmp_path / "plain.json")
-    assert len(load_model_with_constraints(tmp_path / "plain.json")[1]) == 0
+    assert load_model(tmp_path / "plain.json").constraints == ()
 
 
 def test_bad_input(tmp_path):
@@ -194,13 +192,15 @@ def test_bad_input(tmp_path):
         constraint_from_dict({"type": "weld", "body": "pendulum1"})
     with pytest.raises(ModelError, match="needs the field 'driver'"):
         constraint_from_dict({"type": "coupling", "coordinate": "pin"})
+    user = m.copy()
+    user.constraints = [UserConstraint(lambda t, q: q[:1], 1)]
     with pytest.raises(ModelError, match="cannot be stored"):
-        save_model_with_constraints(m, [UserConstraint(lambda t, q: q[:1], 1)], tmp_path / "x.json")
+        save_model(user, tmp_path / "x.json")
     assert not (tmp_path / "x.json").exists()
     d = m.to_dict()
     d["constraints"] = [{"type": "plane", "body": "nobody"}]
     with pytest.raises(ModelError, match="unknown body 'nobody'"):
-        load_model_with_constraints(d)
+        load_model(d)
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(FileFormatError, match="not valid JSON"):
-        load_model_with_constraints(tmp_path / "bad.json")
+        load_model(tmp_path / "bad.json")

@@ -40,21 +40,21 @@ def _fd_gradient(fun, q, h=1e-6):
 )
 def test_rotational_spring_characteristics(model, stiffness, expected):
     s = RotationalSpringDamper("pin", stiffness=stiffness, rest=0.1)
-    tau = s.generalized_force(model, 0.0, [0.6, 0, 0, 0], np.zeros(4))
+    tau = s.generalized_force(model, [0.6, 0, 0, 0], np.zeros(4))
     assert tau[0] == pytest.approx(expected)
     assert np.all(tau[1:] == 0)
 
 
 def test_table_extrapolates_with_end_slope(model):
     s = RotationalSpringDamper("pin", stiffness=[[0.0, 0.0], [1.0, 2.0]])
-    assert s.generalized_force(model, 0, [3.0, 0, 0, 0], np.zeros(4))[0] == pytest.approx(-6.0)
+    assert s.generalized_force(model, [3.0, 0, 0, 0], np.zeros(4))[0] == pytest.approx(-6.0)
 
 
 def test_damper_power_is_negative(model):
     rng = np.random.default_rng(0)
     d = RotationalSpringDamper("euler_rx", damping=2.5)
     qd = rng.normal(size=(5, 4))
-    p = d.power(model, 0.0, rng.normal(size=(5, 4)), qd)
+    p = d.power(model, rng.normal(size=(5, 4)), qd)
     np.testing.assert_allclose(p, -2.5 * qd[:, 2] ** 2)
 
 
@@ -64,12 +64,12 @@ def test_joint_stop_is_zero_inside_and_continuous(model):
     q[:, 0] = [0.0, 0.5, 0.5 + 1e-9, 0.6]
     qd = np.zeros(4)
     qd[0] = 1.0
-    tau = stop.generalized_force(model, 0.0, q, qd)[:, 0]
+    tau = stop.generalized_force(model, q, qd)[:, 0]
     assert tau[0] == 0 and tau[1] == 0
     assert abs(tau[2]) < 1e-5
     assert tau[3] == pytest.approx(-(1e3 * 0.1**2 + 10.0 * 0.1 * 1.0))
     q[:, 0] = -q[:, 0]
-    assert stop.generalized_force(model, 0.0, q, -qd)[3, 0] == pytest.approx(-tau[3])
+    assert stop.generalized_force(model, q, -qd)[3, 0] == pytest.approx(-tau[3])
 
 
 def test_point_spring_is_gradient_of_potential(model):
@@ -86,7 +86,7 @@ def test_point_spring_is_gradient_of_potential(model):
 
     for _ in range(3):
         q = rng.normal(size=4)
-        tau = s.generalized_force(model, 0.0, q, np.zeros(4))
+        tau = s.generalized_force(model, q, np.zeros(4))
         np.testing.assert_allclose(tau, -_fd_gradient(V, q), atol=1e-6)
 
 
@@ -99,7 +99,7 @@ def test_point_damper_power(model):
     d = point_position(model, q, 1, [0, 0, -1]) - np.array([0.3, 0, 0.5])
     u = d / np.linalg.norm(d)
     ldot = u @ point_velocity(model, q, qd, 1, [0, 0, -1])
-    assert s.power(model, 0.0, q, qd) == pytest.approx(-c * ldot**2)
+    assert s.power(model, q, qd) == pytest.approx(-c * ldot**2)
 
 
 def test_isotropic_bushing_is_conservative(model):
@@ -116,7 +116,7 @@ def test_isotropic_bushing_is_conservative(model):
 
     for _ in range(3):
         q = rng.normal(size=4) * 0.5
-        tau = bu.generalized_force(model, 0.0, q, np.zeros(4))
+        tau = bu.generalized_force(model, q, np.zeros(4))
         np.testing.assert_allclose(tau, -_fd_gradient(V, q), atol=1e-5)
 
 
@@ -124,7 +124,7 @@ def test_bushing_damping_dissipates(model):
     rng = np.random.default_rng(4)
     bu = Bushing("ground", "pendulum2", stiffness=np.zeros(6), damping=np.full(6, 2.0))
     q, qd = rng.normal(size=(10, 4)), rng.normal(size=(10, 4))
-    assert np.all(bu.power(model, 0.0, q, qd) <= 1e-12)
+    assert np.all(bu.power(model, q, qd) <= 1e-12)
 
 
 @pytest.mark.parametrize("frame", ["world", "body"])
@@ -140,12 +140,12 @@ def test_body_force_virtual_work(model, frame):
 
         R = forward_kinematics(model, q).transforms[:, 1, :3, :3]
     Fw = np.einsum("nij,j->ni", R, F)
-    np.testing.assert_allclose(f.power(model, 0.0, q, qd), np.sum(Fw * v, axis=1), atol=1e-12)
+    np.testing.assert_allclose(f.power(model, q, qd), np.sum(Fw * v, axis=1), atol=1e-12)
 
 
 def test_body_force_function_of_time(model):
     f = BodyForce("pendulum1", lambda t: np.array([0.0, t, 0.0]), point=[0, 0, -1])
-    tau = f.generalized_force(model, np.array([0.0, 2.0]), np.zeros((2, 4)), np.zeros((2, 4)))
+    tau = f.generalized_force(model, np.zeros((2, 4)), np.zeros((2, 4)), t=np.array([0.0, 2.0]))
     assert tau[0, 0] == 0 and tau[1, 0] == pytest.approx(2.0)
 
 
@@ -155,7 +155,7 @@ def test_body_torque_virtual_work(model):
     tq = BodyTorque("pendulum2", M)
     q, qd = rng.normal(size=4), rng.normal(size=4)
     w = body_jacobian(model, q, 1, frame="world")[:3] @ qd
-    assert tq.power(model, 0.0, q, qd) == pytest.approx(M @ w)
+    assert tq.power(model, q, qd) == pytest.approx(M @ w)
 
 
 def test_penalty_contact_normal_and_friction():
@@ -168,17 +168,17 @@ def test_penalty_contact_normal_and_friction():
     Fn = c.normal_forces(m, q, qd)
     assert Fn[0] == pytest.approx(1e4 * 0.01**1.5)
     # friction opposes the slip: power of the contact force is negative
-    assert c.power(m, 0.0, q, qd) < 0
+    assert c.power(m, q, qd) < 0
     # no force above the ground
     c2 = PenaltyGroundContact("link3", [[0, 0, -1]], stiffness=1e4, height=-3.5)
-    assert np.all(c2.generalized_force(m, 0.0, q, qd) == 0)
+    assert np.all(c2.generalized_force(m, q, qd) == 0)
 
 
 def test_gravity_override(model):
     q = np.array([0.2, -0.3, 0.4, 0.1])
-    off = GravityOverride([0, 0, 0]).generalized_force(model, 0.0, q, np.zeros(4))
+    off = GravityOverride([0, 0, 0]).generalized_force(model, q, np.zeros(4))
     np.testing.assert_allclose(off, gravity_torques(model, q), atol=1e-12)
-    double = GravityOverride(2 * model.gravity).generalized_force(model, 0.0, q, np.zeros(4))
+    double = GravityOverride(2 * model.gravity).generalized_force(model, q, np.zeros(4))
     np.testing.assert_allclose(double, -gravity_torques(model, q), atol=1e-12)
 
 
@@ -186,9 +186,7 @@ def test_total_power_sums(model):
     rng = np.random.default_rng(7)
     els = [RotationalSpringDamper("pin", 1.0, 0.5), BodyTorque("pendulum1", [1.0, 0, 0])]
     q, qd = rng.normal(size=4), rng.normal(size=4)
-    assert total_power(model, els, 0.0, q, qd) == pytest.approx(
-        sum(e.power(model, 0.0, q, qd) for e in els)
-    )
+    assert total_power(model, els, q, qd) == pytest.approx(sum(e.power(model, q, qd) for e in els))
 
 
 def test_bad_input(model):
@@ -216,7 +214,7 @@ def test_total_force_shares_kinematics_and_accepts_custom_elements(model):
     from ahbm.dynamics.forces import ForceElement, total_generalized_force
 
     class Constant(ForceElement):
-        def generalized_force(self, model, t, q, qd):
+        def generalized_force(self, model, q, qd, *, t=0.0, kin=None):
             return np.broadcast_to(np.arange(model.nv, dtype=float), np.shape(q)[:-1] + (4,))
 
     rng = np.random.default_rng(9)
@@ -231,6 +229,6 @@ def test_total_force_shares_kinematics_and_accepts_custom_elements(model):
         Constant(),
     ]
     q, qd = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
-    total = total_generalized_force(model, els, 0.5, q, qd)
-    expected = sum(e.generalized_force(model, 0.5, q, qd) for e in els)
+    total = total_generalized_force(model, els, q, qd, t=0.5)
+    expected = sum(e.generalized_force(model, q, qd, t=0.5) for e in els)
     np.testing.assert_allclose(total, expected, atol=1e-12)

@@ -24,7 +24,7 @@ def test_exact_recovery_with_exact_accelerations():
     F = rng.normal(scale=500.0, size=(n, 3))
     F[:, 1] = 0.0
     load = BodyForce("head", lambda tt: F[int(round(tt / t[1]))], point=FACE_POINT)
-    tau = total_generalized_force(m, [*els, load], t, q, qd)
+    tau = total_generalized_force(m, [*els, load], q, qd, t=t)
     qdd = aba(m, q, qd, tau)
     est = estimate_head_load(m, t, q, forces=els, qd=qd, qdd=qdd)
     np.testing.assert_allclose(est.force, F, atol=1e-8 * np.abs(F).max())

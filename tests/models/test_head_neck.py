@@ -54,7 +54,7 @@ def test_neutral_posture_is_static_equilibrium():
     m = head_neck_model()
     els = intervertebral_elements(m)
     q = np.zeros(8)
-    qdd = aba(m, q, q, total_generalized_force(m, els, 0.0, q, q))
+    qdd = aba(m, q, q, total_generalized_force(m, els, q, q))
     np.testing.assert_allclose(qdd, 0.0, atol=1e-9)
     assert [e.name for e in els] == HEAD_NECK_JOINTS
 
@@ -66,17 +66,17 @@ def test_base_acceleration_equals_body_forces_and_shifted_gravity():
     qd = rng.normal(size=(4, 8))
     a = np.array([-30.0, 0.0, 12.0])
     f = BaseAcceleration(lambda t: a)
-    tau = f.generalized_force(m, 0.0, q, qd)
-    per_body = total_generalized_force(m, sled_forces(m, lambda t: a), 0.0, q, qd)
+    tau = f.generalized_force(m, q, qd)
+    per_body = total_generalized_force(m, sled_forces(m, lambda t: a), q, qd)
     np.testing.assert_allclose(tau, per_body, atol=1e-12)
     # d'Alembert: a base acceleration a acts like an extra gravity -a
-    shifted = GravityOverride(m.gravity - a).generalized_force(m, 0.0, q, qd)
+    shifted = GravityOverride(m.gravity - a).generalized_force(m, q, qd)
     np.testing.assert_allclose(tau, shifted, atol=1e-12)
     # time-varying and batched times
     t = np.array([0.0, 0.03, 0.06, 0.2])
-    tb = BaseAcceleration(sled_pulse).generalized_force(m, t, q, qd)
+    tb = BaseAcceleration(sled_pulse).generalized_force(m, q, qd, t=t)
     for k in range(4):
-        one = BaseAcceleration(sled_pulse).generalized_force(m, t[k], q[k], qd[k])
+        one = BaseAcceleration(sled_pulse).generalized_force(m, q[k], qd[k], t=t[k])
         np.testing.assert_allclose(tb[k], one)
     with pytest.raises(DataError, match="acceleration"):
         BaseAcceleration([1.0, 0, 0])

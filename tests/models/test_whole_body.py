@@ -53,13 +53,13 @@ def test_joint_elements():
     assert sum(isinstance(e, Bushing) for e in els) == 3  # lower neck, shoulders
     assert sum(isinstance(e, JointStop) for e in els) == 2 * 1 + 2 * 1 + 3 + 3 + 3 + 2 * 3 + 2 * 2
     q = neutral_q(m)
-    np.testing.assert_allclose(total_generalized_force(m, els, 0.0, q, np.zeros(m.nv)), 0.0)
+    np.testing.assert_allclose(total_generalized_force(m, els, q, np.zeros(m.nv)), 0.0)
     # the knee spring hardens and the stop engages beyond the range of motion
     k = m.coordinate_names.index("knee_r")
     v = m.velocity_names.index("knee_r")
     q1 = q.copy()
     q1[k] = -0.3
-    tau = total_generalized_force(m, els, 0.0, q1, np.zeros(m.nv))[v]
+    tau = total_generalized_force(m, els, q1, np.zeros(m.nv))[v]
     spring = 80.0 * (0.3 + 0.3**3 / 0.25)
     assert tau == pytest.approx(spring + 5e3 * 0.25**2, rel=1e-12)
     with pytest.raises(ModelError, match="'ankle_r' has 3 coordinates"):
@@ -80,7 +80,7 @@ def test_energy_balance_before_impact():
                  atol=1e-10, t_eval=t)  # fmt: skip
     energy = kinetic_energy(m, r.q, r.qd) + potential_energy(m, r.q)
     work = np.concatenate([[0.0], np.cumsum(0.5 * np.diff(t) * (lambda p: p[1:] + p[:-1])(
-        total_power(m, els, t, r.q, r.qd)))])  # fmt: skip
+        total_power(m, els, r.q, r.qd, t=t)))])  # fmt: skip
     exchanged = np.max(np.abs(work))
     assert exchanged > 0.1  # the elements do work (J)
     np.testing.assert_allclose(energy - energy[0], work, atol=2e-3 * exchanged)
