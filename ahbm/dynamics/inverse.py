@@ -19,14 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import kernels as _kernels
+from ahbm._engine import state as _st
+from ahbm._engine.batch import cross, prepare
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError
-from ahbm.kinematics.forward import (
-    force_to_child,
-    joint_pass,
-    prepare,
-    world_poses,
-)
 from ahbm.kinematics.tree import Model
 
 __all__ = ["rnea", "nonlinear_effects", "gravity_torques", "inverse_dynamics_residual"]
@@ -34,16 +30,28 @@ __all__ = ["rnea", "nonlinear_effects", "gravity_torques", "inverse_dynamics_res
 _EXT_FRAMES = ("world", "local")
 
 
-def external_forces_local(model: Model, f_ext, batch, joints, frame, q=None):
-    """Validate f_ext (..., n_bodies, 6); return a list of (6, N) body-frame forces."""
+def external_forces_local(model: Model, f_ext, batch, frame, q=None, *, kin=None):
+    """Validate f_ext (..., n_bodies, 6); return a list of (6, N) body-frame forces.
+
+    World forces ``[n; f]`` (moment about the world origin) become body forces
+    ``[R^T (n − p × f); R^T f]`` with the body poses of `kin` (or of q (N, nq)).
+    """
     f = _check_f_ext(model, f_ext, batch, frame)
-    fl = [np.ascontiguousarray(f[:, i, :].T) for i in range(model.n_bodies)]
-    if frame == "local":
-        return fl
-    if joints is None:
-        joints = joint_pass(model, q)
-    Rw, pw = world_poses(model, joints)
-    return [force_to_child(Rw[i], pw[i], fl[i]) for i in range(model.n_bodies)]
+    if frame == "world":
+        if kin is None:
+            kin = _st.compute(model, q)
+        N, nb = f.shape[0], model.n_bodies
+        Rw = kin.rotations.reshape(N, nb, 3, 3)
+        pw = kin.positions.reshape(N, nb, 3)
+        F = f[..., 3:]
+        f = np.concatenate(
+            [
+                np.einsum("nbji,nbj->nbi", Rw, f[..., :3] - cross(pw, F)),
+                np.einsum("nbji,nbj->nbi", Rw, F),
+            ],
+            axis=-1,
+        )
+    return [np.ascontiguousarray(f[:, i, :].T) for i in range(model.n_bodies)]
 
 
 def _node_forces(model: Model, qf, f, frame):
@@ -51,7 +59,7 @@ def _node_forces(model: Model, qf, f, frame):
     if f is None:
         return None
     N = qf.shape[0]
-    fl = external_forces_local(model, f, (N,), None, frame, np.ascontiguousarray(qf.T))
+    fl = external_forces_local(model, f, (N,), frame, qf)
     return _kernels.node_forces(_kernels.plan(model), fl, N)
 
 

@@ -409,7 +409,7 @@ class _System:
                 raise DataError(f"`tau` function must return shape ({self.nv},), got {val.shape}")
             tau = val
         if self.forces:
-            tau = tau + total_generalized_force(self.model, self.forces, t, q, qd)
+            tau = tau + total_generalized_force(self.model, self.forces, q, qd, t=t)
         return tau
 
     def accelerations(self, t, q, qd):
@@ -648,8 +648,8 @@ class _Run:
             return _normalize_quats(self.model, q, self.qs), qd
         from ahbm.dynamics.constrained import project_positions, project_velocities
 
-        q = project_positions(self.model, t, q, cset, tol=self.tol)
-        qd = project_velocities(self.model, t, q, qd, cset)
+        q = project_positions(self.model, q, cset, t=t, tol=self.tol)
+        qd = project_velocities(self.model, q, qd, cset, t=t)
         return q, qd
 
     def _drift(self, t, q, qd, cset):
@@ -658,7 +658,7 @@ class _Run:
         for qk, _ in self.qs:
             worst = max(worst, abs(float(np.linalg.norm(q[qk : qk + 4])) - 1.0))
         if cset is not None:
-            terms = cset.assemble(self.model, t, q, None)
+            terms = cset.assemble(self.model, q, None, t=t)
             vel = terms.G @ qd - terms.nu
             if terms.g.size:
                 worst = max(worst, float(np.abs(terms.g).max()), float(np.abs(vel).max()))
@@ -906,9 +906,9 @@ class _Run:
                 qdd[i] = a
                 lam[i, : lm.size] = lm
             if cs is not None:
-                g = cs.position(model, t[idx], q[idx])
-                G = cs.jacobian(model, t[idx], q[idx])
-                nu = cs.velocity_rhs(model, t[idx], q[idx])
+                g = cs.position(model, q[idx], t=t[idx])
+                G = cs.jacobian(model, q[idx], t=t[idx])
+                nu = cs.velocity_rhs(model, q[idx], t=t[idx])
                 pres[idx] = np.abs(g).max(axis=-1) if g.shape[-1] else 0.0
                 vr = np.einsum("nij,nj->ni", G, qd[idx]) - nu
                 vres[idx] = np.abs(vr).max(axis=-1) if vr.shape[-1] else 0.0

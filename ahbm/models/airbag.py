@@ -207,7 +207,7 @@ def estimate_head_load(
     point = as_float_array(point, "point")
     tau = rnea(model, q, qd, qdd)
     if forces:
-        tau = tau - total_generalized_force(model, list(forces), t, q, qd)
+        tau = tau - total_generalized_force(model, list(forces), q, qd, t=t)
     Jp = point_jacobian(model, q, body, point)  # (n, 3, nv)
     Jw = body_jacobian(model, q, body, frame="world")[..., :3, :]  # (n, 3, nv)
     cols = [np.swapaxes(Jw, -1, -2)] if moment else []
