@@ -21,7 +21,11 @@ from ahbm.errors import (
     ModelError,
     SimulationError,
 )
-from ahbm.kinematics.tree import load_model, save_model
+from ahbm.kinematics.model_file import load_model, save_model
+
+# The model-file sections of the layers above kinematics register themselves
+# on import, so that `ahbm.load_model` reads all of a model file ("constraints").
+import ahbm.dynamics.constraints  # noqa: E402, F401  isort: skip
 
 __version__ = "0.1.0"
 

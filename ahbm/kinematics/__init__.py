@@ -4,6 +4,13 @@ forward kinematics, joint coordinate systems and inverse kinematics.
 """
 
 from ahbm.kinematics import rotations
+from ahbm.kinematics.configuration import (
+    difference_q,
+    integrate_q,
+    neutral_q,
+    random_model,
+    random_q,
+)
 from ahbm.kinematics.forward import (
     Kinematics,
     body_jacobian,
@@ -53,24 +60,16 @@ from ahbm.kinematics.markers import (
     static_local_markers,
     transform_to_pose,
 )
+from ahbm.kinematics.model_file import load_model, register_model_section, save_model
 from ahbm.kinematics.rotations import *  # noqa: F403  (explicit __all__ in rotations)
 from ahbm.kinematics.rotations import __all__ as _rotations_all
-from ahbm.kinematics.tree import (
-    Joint,
-    Model,
-    difference_q,
-    integrate_q,
-    load_model,
-    neutral_q,
-    random_model,
-    random_q,
-    save_model,
-)
+from ahbm.kinematics.tree import Body, Joint, Model
 
 __all__: list[str] = [
     "rotations",
     *_rotations_all,
-    # multibody trees (tree.py, forward.py)
+    # multibody trees (tree.py, model_file.py, configuration.py, forward.py)
+    "Body",
     "Joint",
     "Kinematics",
     "Model",
@@ -93,6 +92,7 @@ __all__: list[str] = [
     "potential_energy",
     "random_model",
     "random_q",
+    "register_model_section",
     "save_model",
     # segment pose from markers, anatomical frames, transforms (markers.py)
     "SegmentPose",

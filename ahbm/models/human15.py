@@ -139,7 +139,7 @@ def human15(*, height: float = 1.8, mass: float = 75.0, gravity=(0.0, 0.0, -9.81
         "neck", "thorax", {"type": "spherical"}, "lower_neck", [0, 0, Lt], _segment("neck", H, M)
     )
     Lh = add("head", "neck", euler, "upper_neck", [0, 0, Ln], _segment("head", H, M))
-    model.bodies[-1].markers["vertex"] = np.array([0.0, 0.0, Lh])
+    model.update_body("head", markers={"vertex": [0.0, 0.0, Lh]})
 
     # forearm + hand as one rigid segment
     Lf, mf, cf, If = _segment("forearm", H, M)
@@ -197,10 +197,11 @@ def human15(*, height: float = 1.8, mass: float = 75.0, gravity=(0.0, 0.0, -9.81
             [0, 0, -Ls],
             (Lfoot, mfoot, com, inertia),
         )
-        model.bodies[-1].markers.update(
-            {
-                "heel": np.array([heel, 0.0, -_FOOT_HEIGHT * H]),
-                "toe": np.array([heel + Lfoot, 0.0, -_FOOT_HEIGHT * H]),
-            }
+        model.update_body(
+            f"foot_{side}",
+            markers={
+                "heel": [heel, 0.0, -_FOOT_HEIGHT * H],
+                "toe": [heel + Lfoot, 0.0, -_FOOT_HEIGHT * H],
+            },
         )
     return model

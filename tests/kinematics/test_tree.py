@@ -11,6 +11,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import ahbm
+from ahbm._engine.joints import joint_kinematics
 from ahbm.errors import DataError, FileFormatError, ModelError
 from ahbm.kinematics import (
     Model,
@@ -22,7 +23,7 @@ from ahbm.kinematics import (
     random_q,
     save_model,
 )
-from ahbm.kinematics.tree import JOINT_TYPES, joint_kinematics
+from ahbm.kinematics.tree import JOINT_TYPES
 
 ALL_TYPES = tuple(JOINT_TYPES)
 
@@ -187,6 +188,13 @@ def _mutate(path, value):
         (("bodies", 0, "joint"), {"type": "revolute", "axis": [0, 0, 2]}, ModelError, "unit"),
         (("bodies", 0, "joint"), {"type": "revolute"}, ModelError, "needs an 'axis'"),
         (("bodies", 1, "joint"), {"type": "euler", "sequence": "ZZX"}, ModelError, "sequence"),
+        (("bodies", 1, "joint"), {"type": "euler", "sequence": "zxy"}, ModelError,
+         "'zxy' is not uppercase.*'ZXY'"),
+        (("bodies", 1, "joint"), {"type": "euler", "sequence": "ZXY", "order": 1}, ModelError,
+         r"joint has unknown fields \['order'\]"),
+        (("bodies", 1, "origin"), {"position": [0, 0, 0], "offset": 1}, ModelError,
+         r"'origin' has unknown fields \['offset'\]"),
+        (("extra",), 1, ModelError, "unknown top-level entry 'extra'"),
         (("bodies", 1, "com"), [0, 0], ModelError, "body 'b': com"),
         (("bodies", 1, "colour"), "red", ModelError, "unknown fields"),
         (("format",), "other", FileFormatError, "format"),
@@ -312,3 +320,15 @@ def test_bad_arrays():
         forward_kinematics(m, q)
     with pytest.raises(DataError, match="non-finite"):
         forward_kinematics(m, np.full(m.nq, np.nan))
+
+
+@pytest.mark.parametrize(
+    ("jtype", "seq"), [("universal", "yx"), ("euler", "zXy"), ("free_euler", "xyz")]
+)
+def test_lowercase_joint_sequences_are_rejected(jtype, seq):
+    """Lowercase means extrinsic in scipy and ahbm.kinematics.rotations; joints are intrinsic."""
+    m = Model()
+    with pytest.raises(ModelError, match="uppercase"):
+        m.add_body("a", "ground", {"type": jtype, "sequence": seq}, mass=1.0)
+    m.add_body("a", "ground", {"type": jtype, "sequence": seq.upper()}, mass=1.0)
+    assert m.bodies[0].joint.sequence == seq.upper()

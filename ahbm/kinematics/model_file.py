@@ -1,0 +1,359 @@
+"""Model files: read and write a whole :class:`~ahbm.kinematics.tree.Model` as JSON.
+
+The file format (version 1) is specified in :mod:`ahbm.kinematics.tree`. A
+model file owns all of a model: its bodies, joints, markers and geometry,
+and the top-level *sections* that other layers define (``"constraints"``
+today, read by :mod:`ahbm.dynamics.constraints`; ``"muscles"`` and
+``"contacts"`` will come the same way). A section is registered with
+:func:`register_model_section` by the package that owns its classes, because
+the kinematics layer may not import the layers above it; importing ``ahbm``
+registers the sections of the toolbox, so :func:`load_model` always knows
+them. Nothing is reserved or dropped silently: an entry of a file that no
+reader understands, or a section whose reader is not registered, is a
+:class:`~ahbm.errors.ModelError` that names the entry and the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ahbm._files import atomic_path
+from ahbm.errors import FileFormatError, ModelError
+from ahbm.kinematics.tree import _GROUND, Model
+
+__all__ = [
+    "ModelSection",
+    "load_model",
+    "save_model",
+    "register_model_section",
+    "model_sections",
+    "model_to_dict",
+    "model_from_dict",
+]
+
+#: Top-level entries of a model file that this module reads itself.
+_BASE_ENTRIES = ("format", "version", "name", "gravity", "bodies")
+_BODY_FIELDS = (
+    "name", "parent", "joint", "origin", "mass", "com", "inertia", "markers", "geometry",
+)  # fmt: skip
+_ORIGIN_FIELDS = ("position", "rotation")
+
+
+@dataclass(frozen=True)
+class ModelSection:
+    """How one top-level section of a model file is read, written and checked.
+
+    Attributes
+    ----------
+    key : str
+        The file entry and the model attribute (``model.section(key)``).
+    read : callable
+        ``read(items, model, source) -> sequence``: objects from the file's
+        list ``items`` (``source`` names the file for error messages),
+        validated against the model whose bodies are already loaded.
+    write : callable
+        ``write(objects) -> list``: the JSON list of the objects.
+    check : callable
+        ``check(objects, model) -> sequence``: validates objects assigned in
+        code (``model.set_section``) or kept across ``model.update_body``.
+    owner : str
+        The module that registered it (for error messages).
+    """
+
+    key: str
+    read: Callable
+    write: Callable
+    check: Callable
+    owner: str
+
+
+_SECTIONS: dict[str, ModelSection] = {}
+
+
+def register_model_section(key: str, *, read, write, check, owner: str) -> None:
+    """Register the reader and writer of a top-level model-file section.
+
+    Parameters
+    ----------
+    key : str
+        Entry name, e.g. ``"constraints"``; not one of the base entries
+        (``format``, ``version``, ``name``, ``gravity``, ``bodies``).
+    read, write, check : callable
+        See :class:`ModelSection`.
+    owner : str
+        Module that owns the section's classes, e.g. ``"ahbm.dynamics"``.
+
+    Notes
+    -----
+    Registering a key again replaces its functions (so a module can be
+    reloaded). :mod:`ahbm.dynamics.constraints` registers ``"constraints"``.
+    """
+    if not isinstance(key, str) or not key.isidentifier() or key in _BASE_ENTRIES:
+        raise ModelError(
+            f"model-file section name must be an identifier other than {list(_BASE_ENTRIES)}, "
+            f"got {key!r}"
+        )
+    if hasattr(Model, key) and key != "constraints":
+        raise ModelError(f"model-file section {key!r} would hide the Model attribute {key!r}")
+    for fn_name, fn in (("read", read), ("write", write), ("check", check)):
+        if not callable(fn):
+            raise ModelError(f"register_model_section({key!r}): `{fn_name}` must be callable")
+    _SECTIONS[key] = ModelSection(key, read, write, check, str(owner))
+
+
+def model_sections() -> tuple[str, ...]:
+    """Names of the registered model-file sections, e.g. ``('constraints',)``."""
+    return tuple(_SECTIONS)
+
+
+def section_spec(key: str) -> ModelSection:
+    """The registered :class:`ModelSection` of `key` (ModelError if none)."""
+    try:
+        return _SECTIONS[key]
+    except KeyError:
+        raise ModelError(
+            f"no model-file section {key!r} is registered (registered: {list(_SECTIONS)}); "
+            "import the package that defines it (ahbm.dynamics for 'constraints')"
+        ) from None
+
+
+def model_to_dict(model: Model) -> dict:
+    """The JSON model-file dictionary (version 1) of `model`, with its sections."""
+    bodies = []
+    for x in model.bodies:
+        j = {"type": x.joint.type}
+        if x.joint.axis is not None:
+            j["axis"] = x.joint.axis.tolist()
+        if x.joint.sequence is not None:
+            j["sequence"] = x.joint.sequence
+        j["name"] = x.joint.name
+        j["coordinates"] = list(x.joint.coordinates)
+        limits = x.joint.limits
+        if limits is not None:
+            j["limits"] = limits
+        d = {
+            "name": x.name,
+            "parent": _GROUND if x.parent < 0 else model.bodies[x.parent].name,
+            "joint": j,
+            "origin": {"position": x.position.tolist(), "rotation": x.rotation.tolist()},
+            "mass": x.mass,
+            "com": x.com.tolist(),
+            "inertia": x.inertia.tolist(),
+        }
+        if x.markers:
+            d["markers"] = {k: v.tolist() for k, v in x.markers.items()}
+        geometry = x.geometry
+        if geometry is not None:
+            d["geometry"] = geometry
+        bodies.append(d)
+    data = {
+        "format": "ahbm-model",
+        "version": 1,
+        "name": model.name,
+        "gravity": model.gravity.tolist(),
+        "bodies": bodies,
+    }
+    for key, items in model._sections.items():
+        if items:
+            data[key] = list(section_spec(key).write(items))
+    return data
+
+
+def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Model:
+    """Build a model and its sections from a model-file dictionary (see :func:`load_model`)."""
+    if not isinstance(data, dict):
+        raise FileFormatError(f"{source}: expected a JSON object, got {type(data).__name__}")
+    if data.get("format") != "ahbm-model":
+        raise FileFormatError(
+            f"{source}: 'format' must be \"ahbm-model\", got {data.get('format')!r}"
+        )
+    if data.get("version") != 1:
+        raise FileFormatError(
+            f"{source}: unsupported model-file version {data.get('version')!r} "
+            "(this ahbm reads version 1)"
+        )
+    for key in data:
+        if key not in _BASE_ENTRIES and key not in _SECTIONS:
+            if key in ("constraints", "muscles", "contacts"):
+                raise ModelError(
+                    f"{source}: the model file has a {key!r} section but no reader for it is "
+                    f"registered (registered: {list(_SECTIONS)}); import ahbm (or the package "
+                    "that defines it) before loading, rather than losing it"
+                )
+            raise ModelError(
+                f"{source}: unknown top-level entry {key!r}; a model file has the entries "
+                f"{list(_BASE_ENTRIES)} and the registered sections {list(_SECTIONS)}"
+            )
+    bodies = data.get("bodies")
+    if not isinstance(bodies, list):
+        raise ModelError(f"{source}: 'bodies' must be a list of body objects")
+    try:
+        model = cls(data.get("name", "model"), data.get("gravity", (0.0, 0.0, -9.81)))
+    except ModelError as err:
+        raise ModelError(f"{source}: {err}") from err
+    names = [b.get("name") if isinstance(b, dict) else None for b in bodies]
+    parents = {b.get("name"): b.get("parent") for b in bodies if isinstance(b, dict)}
+    for k, b in enumerate(bodies):
+        if not isinstance(b, dict):
+            raise ModelError(f"{source}: body #{k} must be an object")
+        bname = b.get("name")
+        parent = b.get("parent")
+        if parent is None:
+            raise ModelError(
+                f"{source}: body '{bname}' has no 'parent' (use \"ground\" for a root)"
+            )
+        if parent != _GROUND and parent not in model._index and parent != bname:
+            if parent in names:
+                # listed later: cycle or wrong order
+                seen, cur = {bname}, parent
+                while cur in parents and cur != _GROUND:
+                    if cur in seen:
+                        raise ModelError(
+                            f"{source}: body '{bname}' is part of a cycle of parents "
+                            f"through '{cur}'; a model must be a tree"
+                        )
+                    seen.add(cur)
+                    cur = parents[cur]
+                raise ModelError(
+                    f"{source}: body '{bname}' is listed before its parent '{parent}'; "
+                    "list parents first"
+                )
+        for key in ("joint", "mass"):
+            if key not in b:
+                raise ModelError(f"{source}: body '{bname}' has no '{key}' field")
+        unknown = sorted(str(f) for f in set(b) - set(_BODY_FIELDS))
+        if unknown:
+            raise ModelError(
+                f"{source}: body '{bname}' has unknown fields {unknown}; a body has the "
+                f"fields {list(_BODY_FIELDS)}"
+            )
+        origin = b.get("origin", {}) or {}
+        if not isinstance(origin, dict):
+            raise ModelError(f"{source}: body '{bname}': 'origin' must be an object")
+        unknown = sorted(str(f) for f in set(origin) - set(_ORIGIN_FIELDS))
+        if unknown:
+            raise ModelError(
+                f"{source}: body '{bname}': 'origin' has unknown fields {unknown}; it has "
+                f"the fields {list(_ORIGIN_FIELDS)}"
+            )
+        try:
+            model.add_body(
+                bname,
+                parent,
+                b["joint"],
+                position=origin.get("position", (0.0, 0.0, 0.0)),
+                rotation=origin.get("rotation"),
+                mass=b["mass"],
+                com=b.get("com", (0.0, 0.0, 0.0)),
+                inertia=b.get("inertia"),
+                markers=b.get("markers"),
+                geometry=b.get("geometry"),
+            )
+        except ModelError as err:
+            raise ModelError(f"{source}: {err}") from err
+    for key, spec in _SECTIONS.items():
+        if key in data:
+            items = data[key]
+            if not isinstance(items, list):
+                raise ModelError(f"{source}: '{key}' must be a list of objects")
+            try:
+                model.set_section(key, spec.read(items, model, f"{source}: {key}"))
+            except ModelError as err:
+                if source in str(err):
+                    raise
+                raise ModelError(f"{source}: '{key}': {err}") from err
+    return model
+
+
+def load_model(path_or_dict) -> Model:
+    """Load a model, with all its sections, from a JSON model file (or its dictionary).
+
+    Parameters
+    ----------
+    path_or_dict : str, os.PathLike or dict
+        Path to an ``ahbm-model`` JSON file (version 1), or the dictionary.
+
+    Returns
+    -------
+    Model
+        With its bodies, markers and the registered sections of the file
+        (``model.constraints`` from ``"constraints"``).
+
+    Raises
+    ------
+    FileFormatError
+        The file is missing, not JSON, or not an ahbm model file.
+    ModelError
+        The content is inconsistent, or has an entry or field that no reader
+        understands (the message names it, the body and the file).
+
+    Examples
+    --------
+    >>> m = load_model({"format": "ahbm-model", "version": 1, "name": "p",
+    ...     "bodies": [{"name": "a", "parent": "ground", "mass": 1.0,
+    ...                 "joint": {"type": "revolute", "axis": [0, 1, 0]}}]})
+    >>> m.nq
+    1
+    """
+    if isinstance(path_or_dict, dict):
+        return model_from_dict(path_or_dict)
+    if not isinstance(path_or_dict, (str, os.PathLike)):
+        raise FileFormatError(
+            f"load_model expects a path or a dict, got {type(path_or_dict).__name__}"
+        )
+    path = Path(path_or_dict)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise FileFormatError(f"cannot read model file '{path}': {err}") from err
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise FileFormatError(f"model file '{path}' is not valid JSON: {err}") from err
+    return model_from_dict(data, source=f"model file '{path}'")
+
+
+def save_model(model: Model, path) -> Path:
+    """Write a model, with all its sections, to a JSON model file (atomically).
+
+    Parameters
+    ----------
+    model : Model
+    path : str or os.PathLike
+        Destination file.
+
+    Returns
+    -------
+    Path
+        The written path.
+
+    Raises
+    ------
+    ModelError
+        An item of a section cannot be stored (e.g. a ``UserConstraint``
+        holding a Python function); nothing is written.
+    FileFormatError
+        The folder does not exist.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> m = Model("p"); _ = m.add_body("a", "ground", "fixed", mass=1.0)
+    >>> p = save_model(m, pathlib.Path(tempfile.mkdtemp()) / "p.json")
+    >>> load_model(p).body_names
+    ['a']
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"save_model expects a Model, got {type(model).__name__}")
+    path = Path(path)
+    text = json.dumps(model_to_dict(model), indent=2)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise FileFormatError(f"cannot write model file '{path}': folder does not exist")
+    with atomic_path(path, argname="path") as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
