@@ -49,6 +49,9 @@ def crba(model: Model, q) -> np.ndarray:
     >>> bool(np.allclose(H, H.T))
     True
     """
+    H = _kernels.crba_single(model, q)  # lean path: one float64 state
+    if H is not None:
+        return H
     batch, qf, _ = prepare(model, q, transpose=False)
     H = _kernels.crba(model, qf)
     return H.reshape(batch + (model.nv, model.nv))
@@ -93,6 +96,11 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     >>> aba(m, np.zeros(m.nq), np.zeros(m.nv), np.zeros(m.nv)).round(12)
     array([0., 0., 0., 0., 0., 0., 0., 0., 0.])
     """
+    if f_ext is None and (f_ext_frame == "world" or f_ext_frame == "local"):
+        # lean path: one float64 state, checked inside the kernel
+        qdd = _kernels.aba_single(model, q, qd, tau)
+        if qdd is not None:
+            return qdd
     batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
     fx = _node_forces(model, qf, f, f_ext_frame)

@@ -140,6 +140,11 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     >>> rnea(m, q, np.zeros_like(q), np.zeros_like(q)).shape
     (100, 9)
     """
+    if f_ext is None and f_ext_frame in _EXT_FRAMES:
+        # lean path: one float64 state, checked inside the kernel
+        tau = _kernels.rnea_single(model, q, qd, qdd)
+        if tau is not None:
+            return tau
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd, transpose=False)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
     tau = _rnea_batches(model, qf, qdf, qddf, f, f_ext_frame)
@@ -159,6 +164,10 @@ def nonlinear_effects(model: Model, q, qd, *, f_ext=None, f_ext_frame: str = "wo
     >>> nonlinear_effects(m, np.zeros(m.nq), np.zeros(m.nv)).shape
     (4,)
     """
+    if f_ext is None and f_ext_frame in _EXT_FRAMES:
+        tau = _kernels.rnea_single(model, q, qd, None)
+        if tau is not None:
+            return tau
     batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",), transpose=False)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
     tau = _rnea_batches(model, qf, qdf, None, f, f_ext_frame)
@@ -179,6 +188,9 @@ def gravity_torques(model: Model, q) -> np.ndarray:
     >>> gravity_torques(m, np.zeros(m.nq))
     array([0., 0., 0., 0., 0., 0., 0., 0., 0.])
     """
+    tau = _kernels.rnea_single(model, q, None, None)
+    if tau is not None:
+        return tau
     batch, qf, _ = prepare(model, q, transpose=False)
     tau = _rnea_batches(model, qf, None, None, None, "world")
     return tau.reshape(batch + (model.nv,))
