@@ -151,3 +151,49 @@ def test_batch_equals_frames():
     np.testing.assert_allclose(
         gravity_torques(model, q), rnea(model, q, 0 * qd, 0 * qdd), atol=1e-12
     )
+
+
+def test_rnea_with_fixed_bodies_everywhere_equals_reference():
+    """Fixed bodies (merged by the kernels) at the root, before quaternion and Euler joints;
+    external forces in both frames."""
+    from ahbm.dynamics import reference
+    from ahbm.kinematics.rotations import rotvec_to_matrix
+
+    rng = np.random.default_rng(12)
+    m = Model(gravity=[1.0, -2.0, -9.0])
+
+    def add(name, parent, joint):
+        m.add_body(
+            name,
+            parent,
+            joint,
+            position=rng.normal(size=3) * 0.3,
+            rotation=rotvec_to_matrix(rng.normal(size=3)),
+            mass=rng.uniform(1, 2),
+            com=rng.normal(size=3) * 0.1,
+            inertia=np.diag(rng.uniform(0.5, 1, 3)),
+        )
+
+    add("base", "ground", "fixed")
+    add("a", "base", "spherical")
+    add("b", "a", "fixed")
+    add("c", "b", "fixed")
+    add("d", "c", "free")
+    add("e", "c", {"type": "euler", "sequence": "XZX"})
+    add("f", "e", "fixed")
+    add("g", "f", {"type": "revolute", "axis": [0.6, 0.0, 0.8]})
+    add("h", "base", {"type": "prismatic", "axis": [0.0, 0.0, -1.0]})
+    q = random_q(m, rng=rng, size=5)
+    qd = rng.normal(size=(5, m.nv))
+    qdd = rng.normal(size=(5, m.nv))
+    f_local = rng.normal(size=(5, m.n_bodies, 6))
+    f_world = np.empty_like(f_local)
+    for k in range(5):
+        kin = reference.forward_kinematics(m, q[k])
+        for i, (R, p) in enumerate(zip(kin.rotations, kin.positions, strict=True)):
+            F = R @ f_local[k, i, 3:]
+            f_world[k, i] = np.r_[R @ f_local[k, i, :3] + np.cross(p, F), F]
+    ref = [reference.rnea(m, q[k], qd[k], qdd[k], f_ext=f_world[k]) for k in range(5)]
+    for frame, f in (("local", f_local), ("world", f_world)):
+        tau = rnea(m, q, qd, qdd, f_ext=f, f_ext_frame=frame)
+        np.testing.assert_allclose(tau, ref, atol=1e-10)

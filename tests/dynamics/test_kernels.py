@@ -1,4 +1,4 @@
-"""Compiled dynamics kernels against the numpy implementations and libm."""
+"""Compiled dynamics kernels against the reference recursions and libm."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ahbm._engine import kernels as _kernels
-from ahbm.dynamics import aba, rnea
+from ahbm.dynamics import aba, crba, reference, rnea
 from ahbm.errors import SimulationError
 from ahbm.kinematics import Model
 from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
@@ -40,6 +40,39 @@ def test_sincos_special_values():
     assert s[2] == 7.0
 
 
+def _loop(fn, *arrays, **kwargs):
+    """A one-state reference function over the leading axis of the arrays."""
+    return np.array(
+        [
+            fn(*(a[k] for a in arrays), **{name: v[k] for name, v in kwargs.items()})
+            for k in range(len(arrays[0]))
+        ]
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kernels_equal_reference(seed):
+    """Kernels (node plan, compiled) and the reference recursions are independent codings."""
+    rng = np.random.default_rng(900 + seed)
+    model = random_model(14, rng=rng, joint_types=ALL)
+    n = 9
+    q = random_q(model, rng=rng, size=n)
+    qd = rng.normal(size=(n, model.nv))
+    qdd = rng.normal(size=(n, model.nv))
+    f = rng.normal(size=(n, model.n_bodies, 6))
+    for ff in (None, f):
+        kw = {} if ff is None else {"f_ext": ff}
+        tau = rnea(model, q, qd, qdd, f_ext=ff)
+        ref = _loop(lambda *x, **k: reference.rnea(model, *x, **k), q, qd, qdd, **kw)
+        np.testing.assert_allclose(tau, ref, atol=1e-9 * max(1.0, np.abs(ref).max()))
+        acc = aba(model, q, qd, tau, f_ext=ff)
+        ref = _loop(lambda *x, **k: reference.aba(model, *x, **k), q, qd, tau, **kw)
+        np.testing.assert_allclose(acc, ref, atol=1e-8)
+        np.testing.assert_allclose(acc, qdd, atol=1e-8)
+    ref = _loop(lambda x: reference.crba(model, x), q)
+    np.testing.assert_allclose(crba(model, q), ref, atol=1e-10)
+
+
 def test_fixed_root_and_fixed_chains():
     """Bodies welded to the ground or to other bodies are merged correctly."""
     m = Model("welded")
@@ -68,6 +101,9 @@ def test_fixed_root_and_fixed_chains():
     qdd = rng.normal(size=(4, m.nv))
     f = rng.normal(size=(4, m.n_bodies, 6))
     tau = rnea(m, q, qd, qdd, f_ext=f)
+    ref = _loop(lambda *x, **k: reference.rnea(m, *x, **k), q, qd, qdd, f_ext=f)
+    np.testing.assert_allclose(tau, ref, atol=1e-10)
+    np.testing.assert_allclose(crba(m, q), _loop(lambda x: reference.crba(m, x), q), atol=1e-10)
     np.testing.assert_allclose(aba(m, q, qd, tau, f_ext=f), qdd, atol=1e-9)
 
 

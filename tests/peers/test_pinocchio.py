@@ -1,5 +1,8 @@
 """Cross-checks of ahbm's multibody algorithms against Pinocchio on random trees.
 
+Both the public (compiled) functions and the reference recursions of
+:mod:`ahbm.dynamics.reference` are checked.
+
 The same tree is built in both libraries. Joint mapping:
 
 * revolute / prismatic -> RevoluteUnaligned / PrismaticUnaligned;
@@ -285,6 +288,45 @@ def test_nonlinear_effects(case):
     # rnea with q̈_pin = Ṫ v, i.e. ahbm's q̈ = 0
     tau_pin = pin.rnea(pm, pd, q, T @ v, bias)
     assert_rel(nonlinear_effects(model, q, v), T.T @ tau_pin)
+
+
+def test_reference_recursions(case):
+    """ahbm.dynamics.reference (the tests' independent coding) against Pinocchio."""
+    from ahbm.dynamics import reference
+
+    rng, model, pm, frames, q, v, a = case
+    T, bias = velocity_map(model, q, v)
+    pd = pm.createData()
+    pin.forwardKinematics(pm, pd, q, T @ v, T @ a + bias)
+    kin = reference.forward_kinematics(model, q, v, a)
+    for i, (j, off) in enumerate(frames):
+        oMb = pd.oMi[j] * off
+        assert_rel(kin.rotations[i], oMb.rotation)
+        assert_rel(kin.positions[i], oMb.translation)
+        vel, acc = off.actInv(pd.v[j]), off.actInv(pd.a[j])
+        assert_rel(kin.velocities[i], np.r_[vel.angular, vel.linear])
+        assert_rel(kin.accelerations[i], np.r_[acc.angular, acc.linear])
+    tau_pin = pin.rnea(pm, pd, q, T @ v, T @ a + bias)
+    assert_rel(reference.rnea(model, q, v, a), T.T @ tau_pin)
+    # external forces: body frame for Pinocchio, world frame (about the origin) for ahbm
+    f_local = rng.normal(size=(model.n_bodies, 6))
+    fext = [pin.Force.Zero() for _ in range(pm.njoints)]
+    f_world = np.empty_like(f_local)
+    for i, (j, off) in enumerate(frames):
+        fext[j] = fext[j] + off.act(pin.Force(f_local[i, 3:], f_local[i, :3]))
+        R, p = kin.rotations[i], kin.positions[i]
+        F = R @ f_local[i, 3:]
+        f_world[i] = np.r_[R @ f_local[i, :3] + np.cross(p, F), F]
+    tau_pin = pin.rnea(pm, pd, q, T @ v, T @ a + bias, fext)
+    assert_rel(reference.rnea(model, q, v, a, f_ext=f_world), T.T @ tau_pin)
+    H = pin.crba(pm, pd, q)
+    H = np.triu(H) + np.triu(H, 1).T
+    assert_rel(reference.crba(model, q), T.T @ H @ T)
+    tau = rng.normal(size=model.nv)
+    qdd_pin = pin.aba(pm, pd, q, T @ v, np.linalg.solve(T.T, tau))
+    assert_rel(reference.aba(model, q, v, tau), np.linalg.solve(T, qdd_pin - bias))
+    qdd_pin = pin.aba(pm, pd, q, T @ v, np.linalg.solve(T.T, tau), fext)
+    assert_rel(reference.aba(model, q, v, tau, f_ext=f_world), np.linalg.solve(T, qdd_pin - bias))
 
 
 @pytest.mark.parametrize("frame", ["world", "local", "local_world_aligned"])
