@@ -43,7 +43,7 @@ from dataclasses import replace
 import numpy as np
 
 from ahbm.errors import DataError, FileFormatError
-from ahbm.io.c3d import _warn
+from ahbm.io.c3d._common import _warn
 from ahbm.io.trial import ForcePlate, Trial
 
 __all__ = [

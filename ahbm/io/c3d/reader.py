@@ -1,0 +1,171 @@
+"""Reading a C3D file by stage: header, parameters, data, interpretation."""
+
+from __future__ import annotations
+
+from ahbm.errors import AhbmError, AhbmWarning, DataError, FileFormatError
+from ahbm.io.c3d._common import _BLOCK, C3D_LENGTH_UNITS, _unit_factor
+from ahbm.io.c3d.data import _decode_analogs, _decode_frames, _decode_points, _layout
+from ahbm.io.c3d.header import _load, _read_header
+from ahbm.io.c3d.interpret import (
+    _calibrate_analogs,
+    _convert_units,
+    _events,
+    _force_plates,
+    _labels,
+    _rates,
+    _subject,
+)
+from ahbm.io.c3d.parameters import _build_tree, _Params, _parse_parameters
+from ahbm.io.trial import Trial
+
+__all__ = ["read_c3d"]
+
+
+def read_c3d(path, *, units: str | None = "m") -> Trial:
+    """Read a C3D file into a :class:`~ahbm.io.trial.Trial`.
+
+    Parameters
+    ----------
+    path : str, path-like, bytes or binary file object
+        The C3D file, or its content.
+    units : {"m", "mm", "cm"} or None, optional
+        Length unit of the returned points and residuals (default metres).
+        ``None`` keeps the unit of the file (POINT:UNITS). Force plate
+        outputs are always in SI units (N, N m, m).
+
+    Returns
+    -------
+    Trial
+        ``points`` (n_frames, n_points, 3) with NaN where the file marks a
+        sample invalid, ``point_mask`` (True where valid), ``point_residuals``,
+        ``analogs`` (n_samples, n_channels) with ``(raw - OFFSET) * SCALE *
+        GEN_SCALE`` applied, labels, units, descriptions, rates, the first
+        frame number, force plates, events, subject metadata, and the full
+        parameter tree in ``parameters``: ``{GROUP: {PARAM: value}}`` where a
+        value is a list of str (character parameters) or an ndarray shaped
+        like the C3D dimensions (Fortran order, as the file stores it); plus
+        ``"__descriptions__"`` (``{"GROUP": str, "GROUP:PARAM": str}``),
+        ``"__types__"`` (C3D data type -1, 1, 2, 4), ``"__dimensions__"`` and
+        ``"__header__"`` (header fields, processor, original units, header
+        events). ``results["camera_masks"]`` holds the camera contribution
+        bits of every sample, uint8 (n_frames, n_points).
+
+    Raises
+    ------
+    FileFormatError
+        If the file is missing, malformed or truncated; the message names the
+        byte offset or the parameter at fault.
+
+    Warns
+    -----
+    AhbmWarning
+        For recoverable inconsistencies (label counts, header/parameter
+        disagreements, a corrupted trailing parameter record, ...).
+
+    Notes
+    -----
+    Integer points are ``value * POINT:SCALE``; the fourth word of each
+    point holds the camera mask (high byte) and the residual divided by
+    ``|POINT:SCALE|`` (low byte); a negative word marks an invalid sample.
+    Analogs are ``(raw - OFFSET) * SCALE * GEN_SCALE``; raw integers are
+    unsigned when ANALOG:FORMAT is "UNSIGNED", and a negative OFFSET word is
+    read as an unsigned 16-bit value (writers store 32768 as -32768; ezc3d
+    takes the absolute value, which agrees for that value).
+    Frame counts above 65535 come from TRIAL:ACTUAL_START_FIELD /
+    ACTUAL_END_FIELD (two 16-bit words each) or POINT:LONG_FRAMES.
+    DEC floats are converted as in :func:`_dec_to_float`.
+
+    Examples
+    --------
+    >>> from ahbm.io import read_c3d                     # doctest: +SKIP
+    >>> trial = read_c3d("gait-raw.c3d")                 # doctest: +SKIP
+    >>> trial.points.shape, trial.point_units            # doctest: +SKIP
+    ((142, 27, 3), 'm')
+    """
+    if units is not None and _unit_factor(units) is None:
+        raise DataError(
+            f"`units` must be one of {sorted(set(C3D_LENGTH_UNITS))} or None, got {units!r}"
+        )
+    buf, source = _load(path)
+    try:
+        return _read(buf, source, units)
+    except (AhbmError, AhbmWarning):
+        raise
+    except (ValueError, IndexError, KeyError, TypeError, OverflowError, MemoryError) as err:
+        # A safety net: every check above should have caught the problem.
+        raise FileFormatError(
+            f"{source}: malformed C3D file ({type(err).__name__}: {err})"
+        ) from err
+
+
+def _parameter_start(buf: bytes, source: str) -> int:
+    """Byte offset of the parameter section, after checking the file's first two bytes."""
+    size = len(buf)
+    if size < _BLOCK:
+        raise FileFormatError(
+            f"{source}: {size} bytes is too short for a C3D file (the header alone is 512 "
+            "bytes); the file is truncated or empty"
+        )
+    if buf[1] != 0x50:
+        raise FileFormatError(
+            f"{source}: byte 1 is {buf[1]:#04x}, expected 0x50; this is not a C3D file"
+        )
+    pblock = buf[0]
+    if pblock < 2:
+        raise FileFormatError(
+            f"{source}: byte 0 gives parameter block {pblock}; it must be at least 2"
+        )
+    return (pblock - 1) * _BLOCK
+
+
+def _read(buf: bytes, source: str, units: str | None) -> Trial:
+    """The stages: parameters and header -> data layout -> decoding -> interpretation."""
+    pstart = _parameter_start(buf, source)
+    fmt, n_pblocks, groups, params = _parse_parameters(buf, pstart, source)
+    h = _read_header(buf, fmt, source)
+    tree, descriptions, types, dimensions = _build_tree(groups, params, source)
+    P = _Params(tree, types, source)
+
+    lay = _layout(buf, h, P, pstart, source)
+    raw_p, raw_a = _decode_frames(buf, lay, fmt, P, source)
+    xyz, residuals, valid, camera = _decode_points(raw_p, lay, fmt)
+    file_units, out_units = _convert_units(xyz, residuals, P, units, source)
+    araw = _decode_analogs(raw_a, lay, fmt)
+    analogs = _calibrate_analogs(araw, P, types, lay.n_channels, source)
+    point_rate, analog_rate = _rates(P, h, lay.spf, source)
+
+    header = {k: v for k, v in h.items() if k != "events"}
+    header.update(
+        header_events=h["events"],
+        n_parameter_blocks=int(n_pblocks),
+        point_units=file_units,
+        storage="float" if lay.is_float else "integer",
+        point_scale=float(lay.scale),
+        analog_samples_per_frame=lay.spf,
+    )
+    parameters = dict(tree)
+    parameters["__descriptions__"] = descriptions
+    parameters["__types__"] = types
+    parameters["__dimensions__"] = dimensions
+    parameters["__header__"] = header
+
+    trial = Trial(
+        points=xyz,
+        point_rate=point_rate,
+        point_units=out_units,
+        point_residuals=residuals,
+        point_mask=valid,
+        analogs=analogs,
+        analog_rate=analog_rate,
+        first_frame=int(lay.first_frame),
+        events=_events(P, h, source),
+        subject=_subject(P),
+        parameters=parameters,
+        source=source,
+        **_labels(P, lay.n_points, lay.n_channels, source),
+    )
+    trial.results["camera_masks"] = camera
+    plates = _force_plates(trial, P, source)
+    if plates:
+        trial.force_plates = plates
+    return trial
