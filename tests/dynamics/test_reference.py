@@ -80,23 +80,38 @@ def states(model, rng, batch):
     return q, qd, qdd, f
 
 
-def principal_axis_model():
-    """Revolute and prismatic joints along ±x, ±y, ±z (the kernels' principal-axis nodes),
-    fixed bodies at the root and between moving ones (merged by the kernels)."""
-    rng = np.random.default_rng(21)
-    m = Model("principal", gravity=[0.5, -1.0, -9.81])
-    joints = [
-        ("base", "ground", "fixed"),
-        ("a", "base", {"type": "revolute", "axis": [0, 0, 1]}),
-        ("b", "a", {"type": "revolute", "axis": [-1, 0, 0]}),
-        ("c", "b", "fixed"),
-        ("d", "c", {"type": "revolute", "axis": [0, -1, 0]}),
-        ("e", "a", {"type": "prismatic", "axis": [0, 1, 0]}),
-        ("f", "e", {"type": "prismatic", "axis": [0, 0, -1]}),
-        ("g", "f", {"type": "revolute", "axis": [1, 0, 0]}),
-        ("h", "base", {"type": "universal", "sequence": "YZ"}),
-        ("k", "h", "fixed"),
-    ]
+# revolute and prismatic joints along ±x, ±y, ±z (the kernels' principal-axis nodes)
+PRINCIPAL = [
+    ("base", "ground", "fixed"),
+    ("a", "base", {"type": "revolute", "axis": [0, 0, 1]}),
+    ("b", "a", {"type": "revolute", "axis": [-1, 0, 0]}),
+    ("c", "b", "fixed"),
+    ("d", "c", {"type": "revolute", "axis": [0, -1, 0]}),
+    ("e", "a", {"type": "prismatic", "axis": [0, 1, 0]}),
+    ("f", "e", {"type": "prismatic", "axis": [0, 0, -1]}),
+    ("g", "f", {"type": "revolute", "axis": [1, 0, 0]}),
+    ("h", "base", {"type": "universal", "sequence": "YZ"}),
+    ("k", "h", "fixed"),
+]
+# fixed bodies (merged by the kernels) at the root, in chains and before
+# quaternion, Euler and general-axis joints
+WELDED = [
+    ("base", "ground", "fixed"),
+    ("a", "base", "spherical"),
+    ("b", "a", "fixed"),
+    ("c", "b", "fixed"),
+    ("d", "c", "free"),
+    ("e", "c", {"type": "euler", "sequence": "XZX"}),
+    ("f", "e", "fixed"),
+    ("g", "f", {"type": "revolute", "axis": [0.6, 0.0, 0.8]}),
+    ("h", "base", {"type": "prismatic", "axis": [0.0, 0.0, -1.0]}),
+]
+
+
+def model_of(joints, seed):
+    """A model of the (name, parent, joint) list with random origins and inertias."""
+    rng = np.random.default_rng(seed)
+    m = Model("special", gravity=[0.5, -1.0, -9.81])
     for name, parent, joint in joints:
         m.add_body(
             name,
@@ -108,7 +123,7 @@ def principal_axis_model():
             com=rng.normal(size=3) * 0.1,
             inertia=np.diag(rng.uniform(0.5, 1, 3)),
         )
-    return m
+    return m, rng
 
 
 # ----------------------------------------------------------------------------
@@ -175,17 +190,31 @@ def test_forward_kinematics_equals_reference(types, batch):
     check(kin.accelerations, accelerations, batch, q, qd, qdd)
 
 
+def to_local(model, q, f):
+    """World forces about the origin (..., n_bodies, 6) -> body frames, about the body origins."""
+    out = np.empty_like(f)
+    for k in np.ndindex(q.shape[:-1]):
+        kin = reference.forward_kinematics(model, q[k])
+        for i, (R, p) in enumerate(zip(kin.rotations, kin.positions, strict=True)):
+            n, F = f[k + (i,)][:3], f[k + (i,)][3:]
+            out[k + (i,)] = np.r_[R.T @ (n - np.cross(p, F)), R.T @ F]
+    return out
+
+
 @pytest.mark.parametrize("batch", [(), (5,), (70,)], ids=str)
-def test_principal_axes_and_merged_fixed_bodies(batch):
-    """The kernels' special nodes (principal-axis joints, merged welded bodies)."""
-    model = principal_axis_model()
-    rng = np.random.default_rng(22)
+@pytest.mark.parametrize("joints", [PRINCIPAL, WELDED], ids=["principal-axes", "welded"])
+def test_kernel_special_nodes(joints, batch):
+    """The kernels' special nodes: principal-axis joints and merged welded bodies,
+    with external forces in both frames."""
+    model, rng = model_of(joints, 21 + len(joints))
     q, qd, qdd, f = states(model, rng, batch)
     tau = rnea(model, q, qd, qdd, f_ext=f)
     check(tau, ref_rnea(model), batch, q, qd, qdd, f_ext=f)
+    f_local = to_local(model, q, f)
+    assert_rel(rnea(model, q, qd, qdd, f_ext=f_local, f_ext_frame="local"), tau)
     check(crba(model, q), lambda x: reference.crba(model, x), batch, q)
     check(aba(model, q, qd, tau, f_ext=f), ref_aba(model), batch, q, qd, tau, f_ext=f)
-    assert_rel(aba(model, q, qd, tau, f_ext=f), qdd, rtol=1e-9)
+    assert_rel(aba(model, q, qd, tau, f_ext=f_local, f_ext_frame="local"), qdd, rtol=1e-9)
 
 
 def ref_rnea(model):
