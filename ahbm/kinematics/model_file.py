@@ -163,6 +163,13 @@ def model_to_dict(model: Model) -> dict:
     return data
 
 
+def _reject_unknown(entry: dict, fields, where: str) -> None:
+    """ModelError naming the fields of `entry` that are not in `fields`."""
+    unknown = sorted(str(f) for f in set(entry) - set(fields))
+    if unknown:
+        raise ModelError(f"{where} has unknown fields {unknown}; known fields: {list(fields)}")
+
+
 def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Model:
     """Build a model and its sections from a model-file dictionary (see :func:`load_model`)."""
     if not isinstance(data, dict):
@@ -225,21 +232,11 @@ def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Mod
         for key in ("joint", "mass"):
             if key not in b:
                 raise ModelError(f"{source}: body '{bname}' has no '{key}' field")
-        unknown = sorted(str(f) for f in set(b) - set(_BODY_FIELDS))
-        if unknown:
-            raise ModelError(
-                f"{source}: body '{bname}' has unknown fields {unknown}; a body has the "
-                f"fields {list(_BODY_FIELDS)}"
-            )
+        _reject_unknown(b, _BODY_FIELDS, f"{source}: body '{bname}'")
         origin = b.get("origin", {}) or {}
         if not isinstance(origin, dict):
             raise ModelError(f"{source}: body '{bname}': 'origin' must be an object")
-        unknown = sorted(str(f) for f in set(origin) - set(_ORIGIN_FIELDS))
-        if unknown:
-            raise ModelError(
-                f"{source}: body '{bname}': 'origin' has unknown fields {unknown}; it has "
-                f"the fields {list(_ORIGIN_FIELDS)}"
-            )
+        _reject_unknown(origin, _ORIGIN_FIELDS, f"{source}: body '{bname}': 'origin'")
         try:
             model.add_body(
                 bname,
