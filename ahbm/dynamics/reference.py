@@ -411,8 +411,8 @@ def _external_forces(ops, model, f_ext, fk):
     """``f_ext`` (world, about the world origin) per body, in body coordinates, or None."""
     if f_ext is None:
         return None
-    f = ops.input(f_ext, (model.n_bodies, 6), "f_ext")
-    return [_force_to_body(ops, fk.Rw[i], fk.pw[i], f[i]) for i in range(model.n_bodies)]
+    f_cols = ops.transpose(ops.input(f_ext, (model.n_bodies, 6), "f_ext"))  # body i: column i
+    return [_force_to_body(ops, fk.Rw[i], fk.pw[i], f_cols[:, i]) for i in range(model.n_bodies)]
 
 
 def _inputs(ops, model, q, pairs):
