@@ -1,0 +1,192 @@
+"""Shared parsing of OpenSim-style text files (TRC, MOT, STO; internal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ahbm._files import atomic_path
+from ahbm.errors import DataError, FileFormatError
+
+__all__ = ["length_unit_scale"]
+
+# metres per unit
+_LENGTH_UNITS = {
+    "m": 1.0,
+    "meter": 1.0,
+    "meters": 1.0,
+    "metre": 1.0,
+    "metres": 1.0,
+    "mm": 1e-3,
+    "millimeter": 1e-3,
+    "millimeters": 1e-3,
+    "cm": 1e-2,
+    "centimeter": 1e-2,
+    "centimeters": 1e-2,
+    "dm": 1e-1,
+    "in": 0.0254,
+    "inch": 0.0254,
+    "inches": 0.0254,
+    "ft": 0.3048,
+}
+
+# NaN as written by C/C++ runtimes (MSVC, glibc) besides pandas' defaults
+_NAN_SPELLINGS = ["-nan(ind)", "nan(ind)", "-nan", "1.#QNAN", "-1.#IND", "1.#IND"]
+
+
+def length_unit_scale(units: str, *, name: str = "units") -> float:
+    """Return the number of metres in one `units` (``"mm"`` -> 0.001).
+
+    Parameters
+    ----------
+    units : str
+        A length unit: m, mm, cm, dm, in, ft (and long spellings).
+    name : str, optional
+        What to call the argument in an error message.
+
+    Raises
+    ------
+    DataError
+        If the unit is unknown.
+
+    Examples
+    --------
+    >>> length_unit_scale("mm")
+    0.001
+    """
+    key = str(units).strip().lower()
+    if key not in _LENGTH_UNITS:
+        raise DataError(
+            f"Unknown length unit {units!r} for `{name}`; use one of "
+            f"{', '.join(sorted(set(_LENGTH_UNITS)))}"
+        )
+    return _LENGTH_UNITS[key]
+
+
+class _TextLines:
+    """Lazy line access to a text file held as bytes (only header lines get decoded)."""
+
+    def __init__(self, raw: bytes):
+        if b"\n" not in raw and b"\r" in raw:  # old Mac line ends
+            raw = raw.replace(b"\r", b"\n")
+        self.raw = raw
+        self._starts = [0]
+
+    def has(self, i: int) -> bool:
+        """True if the file has a line number `i` (0-based)."""
+        return i >= 0 and self.offset(i) < len(self.raw)
+
+    def offset(self, i: int) -> int:
+        """Byte offset where line `i` starts (len(raw) past the end)."""
+        while len(self._starts) <= i:
+            last = self._starts[-1]
+            j = self.raw.find(b"\n", last) if last < len(self.raw) else -1
+            self._starts.append(len(self.raw) if j < 0 else j + 1)
+        return self._starts[i]
+
+    def __getitem__(self, i: int) -> str:
+        if not self.has(i):
+            raise IndexError(i)
+        a, b = self.offset(i), self.offset(i + 1)
+        chunk = self.raw[a:b].rstrip(b"\r\n")
+        try:
+            return chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            return chunk.decode("latin-1")
+
+
+def _read_text_lines(path: Path, kind: str) -> _TextLines:
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise FileFormatError(f"Cannot read {kind} file '{path}': {err.strerror or err}") from err
+    if b"\x00" in raw:
+        raise FileFormatError(
+            f"'{path}' is not a {kind} text file (it contains NUL bytes); "
+            f"pass a file written by OpenSim or a motion capture exporter"
+        )
+    return _TextLines(raw)
+
+
+def _is_data_row(line: str) -> bool:
+    """True if the first field of `line` is a number (a data row, not a header line)."""
+    fields = line.split()
+    if not fields:
+        return False
+    try:
+        float(fields[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _to_number(text: str):
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _parse_numeric_block(
+    lines: _TextLines, start: int, sep: str, path: Path, kind: str
+) -> np.ndarray:
+    """Parse line `start` onwards as a float table (empty fields -> NaN), vectorized by pandas."""
+    import io
+
+    body = memoryview(lines.raw)[lines.offset(start) :] if lines.has(start) else b""
+    if not bytes(body[:4096]).strip() and not bytes(body).strip():
+        return np.zeros((0, 0))
+    try:
+        df = pd.read_csv(
+            io.BytesIO(body),
+            sep="\t" if sep == "\t" else r"\s+",
+            header=None,
+            skip_blank_lines=True,
+            dtype=np.float64,
+            engine="c",
+            encoding="latin-1",
+            na_values=_NAN_SPELLINGS,
+        )
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise FileFormatError(
+            f"{kind} file '{path}': the data section (from line {start + 1}) is not a numeric "
+            f"table: {err}"
+        ) from err
+    return df.to_numpy(dtype=np.float64)
+
+
+def _atomic_write_text(path: Path, writer) -> None:
+    """Write a text file atomically (see :func:`ahbm._files.atomic_path`)."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        writer(fh)
+
+
+def _write_rows(fh, prefixes: list[str], values: np.ndarray, na_rep: str, float_format) -> None:
+    """Write ``prefix + tab-joined values`` per row; NaN as `na_rep`.
+
+    Python's ``repr`` gives the shortest text that reads back to the same
+    float64 (faster than pandas' CSV writer with full precision).
+    """
+    fmt = repr if float_format is None else (lambda x: float_format % x)
+    rows = values.tolist()
+    block = 2048
+    for k in range(0, len(rows), block):
+        fh.write(
+            "".join(
+                pre + "\t".join([na_rep if x != x else fmt(x) for x in row]) + "\n"
+                for pre, row in zip(prefixes[k : k + block], rows[k : k + block], strict=True)
+            )
+        )
+
+
+def _fmt_header(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.2f}" if v == round(v, 2) else repr(v)
+    return str(v)

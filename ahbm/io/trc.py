@@ -1,0 +1,331 @@
+"""TRC marker files (OpenSim, Motion Analysis): read into and write from a Trial.
+
+Points are converted to metres by default; the original header is kept in
+``trial.parameters["TRC"]``. Layout: "Marker (.trc) Files" in the OpenSim
+User's Guide.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ahbm.errors import AhbmWarning, DataError, FileFormatError
+from ahbm.io._text import (
+    _atomic_write_text,
+    _fmt_header,
+    _is_data_row,
+    _parse_numeric_block,
+    _read_text_lines,
+    _to_number,
+    _write_rows,
+    length_unit_scale,
+)
+from ahbm.io.trial import Trial
+
+__all__ = ["read_trc", "write_trc"]
+
+
+def read_trc(path, *, units: str | None = "m") -> Trial:
+    """Read an OpenSim/Motion Analysis TRC marker file into a Trial.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.trc`` file.
+    units : str or None, optional
+        Length unit of the returned points (default metres). ``None`` keeps the
+        file's unit.
+
+    Returns
+    -------
+    Trial
+        ``points`` of shape (n_frames, n_markers, 3) in `units` (NaN where a
+        marker is missing, i.e. an empty field), ``point_labels``,
+        ``point_rate`` (DataRate, Hz), ``first_frame`` (the first ``Frame#``),
+        ``source``, and ``parameters["TRC"]`` holding every header field of the
+        file (``DataRate``, ``CameraRate``, ``NumFrames``, ``NumMarkers``,
+        ``Units`` -- the original unit --, ``OrigDataRate``,
+        ``OrigDataStartFrame``, ``OrigNumFrames``, ``PathFileType``,
+        ``FileName``).
+
+    Raises
+    ------
+    FileFormatError
+        If the file is missing, not a TRC file, or its header and data disagree
+        in a way that cannot be recovered (the message names the line).
+
+    Warns
+    -----
+    AhbmWarning
+        When ``NumFrames``/``NumMarkers`` disagree with the data actually present,
+        or when the ``Time`` column is inconsistent with ``Frame#`` and
+        ``DataRate`` (the trial's times follow ``Frame#``).
+
+    Notes
+    -----
+    Layout: line 1 ``PathFileType 4 (X/Y/Z) name``; line 2 header keys; line 3
+    their values; line 4 ``Frame# Time`` followed by one label per marker (each
+    followed by two empty fields); line 5 ``X1 Y1 Z1 X2 ...``; then the data,
+    tab separated, a missing marker being three empty fields. The trial's time
+    of row ``k`` is ``(first_frame - 1 + k) / DataRate``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(points=np.ones((4, 2, 3)), point_labels=["LASI", "RASI"], point_rate=60.0)
+    >>> write_trc(t, "walk.trc")  # in mm, OpenSim's usual unit
+    >>> trial = read_trc("walk.trc")
+    >>> trial.points.shape, trial.parameters["TRC"]["Units"], trial.point_units
+    ((4, 2, 3), 'mm', 'm')
+    """
+    path = Path(path)
+    lines = _read_text_lines(path, "TRC")
+    if not lines.has(4) or not lines[0].lstrip().lower().startswith("pathfiletype"):
+        raise FileFormatError(
+            f"'{path}' is not a TRC file: line 1 must start with 'PathFileType' "
+            f"and the header needs 5 lines"
+        )
+    first = [s.strip() for s in lines[0].split("\t")]
+    if len(first) == 1:
+        first = lines[0].split()
+    keys = [k.strip() for k in lines[1].split("\t") if k.strip()] or lines[1].split()
+    values = [v.strip() for v in lines[2].split("\t") if v.strip()] or lines[2].split()
+    if len(values) < len(keys):
+        raise FileFormatError(
+            f"TRC file '{path}', line 3: {len(values)} header values for {len(keys)} "
+            f"header keys on line 2 ({', '.join(keys)})"
+        )
+    header: dict = {}
+    if len(first) > 1:
+        header["PathFileType"] = _to_number(first[1])
+    if len(first) > 2:
+        header["PathFileTypeFormat"] = first[2]
+    if len(first) > 3:
+        header["FileName"] = "\t".join(first[3:]).strip()
+    for k, v in zip(keys, values, strict=False):
+        header[k] = _to_number(v)
+
+    for required in ("DataRate", "Units"):
+        if required not in header:
+            raise FileFormatError(
+                f"TRC file '{path}', line 2: header key {required!r} is missing "
+                f"(found {', '.join(keys)})"
+            )
+    rate = header["DataRate"]
+    if not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+        raise FileFormatError(
+            f"TRC file '{path}', line 3: DataRate must be a positive number, got {rate!r}"
+        )
+    file_units = str(header["Units"])
+
+    label_line = lines[3]
+    tab = "\t" in label_line
+    fields = label_line.split("\t") if tab else label_line.split()
+    if len(fields) < 2 or fields[0].strip().lower() != "frame#":
+        raise FileFormatError(
+            f"TRC file '{path}', line 4: expected 'Frame#<TAB>Time<TAB>labels...', "
+            f"got {label_line[:60]!r}"
+        )
+    labels = [f.strip() for f in fields[2:] if f.strip()]
+
+    # data starts after the X1/Y1/Z1 line and any blank lines
+    start = 5
+    if lines.has(4) and _is_data_row(lines[4]):  # no X1/Y1/Z1 line
+        start = 4
+    while lines.has(start) and not lines[start].strip():
+        start += 1
+    sep = "\t" if (lines.has(start) and "\t" in lines[start]) else "ws"
+    data = _parse_numeric_block(lines, start, sep, path, "TRC")
+
+    n_frames = data.shape[0]
+    n_markers = len(labels)
+    if n_frames and data.shape[1] < 2:
+        raise FileFormatError(
+            f"TRC file '{path}', line {start + 1}: a data row needs Frame# and Time columns"
+        )
+    values3 = data[:, 2:] if n_frames else np.zeros((0, 3 * n_markers))
+    need = 3 * n_markers
+    if values3.shape[1] > need:
+        extra = values3[:, need:]
+        if np.isfinite(extra).any():
+            raise FileFormatError(
+                f"TRC file '{path}': the data rows hold {values3.shape[1]} coordinate columns "
+                f"but line 4 lists {n_markers} marker labels ({need} columns); "
+                f"add the missing labels to line 4"
+            )
+        values3 = values3[:, :need]
+    elif values3.shape[1] < need:
+        pad = np.full((n_frames, need - values3.shape[1]), np.nan)
+        values3 = np.concatenate([values3, pad], axis=1)
+    points = values3.reshape(n_frames, n_markers, 3)
+
+    n_declared = header.get("NumFrames")
+    if isinstance(n_declared, int) and n_declared != n_frames:
+        warnings.warn(
+            f"TRC file '{path}': header says NumFrames={n_declared} but {n_frames} data rows "
+            f"were found; using the data rows",
+            AhbmWarning,
+            stacklevel=2,
+        )
+    m_declared = header.get("NumMarkers")
+    if isinstance(m_declared, int) and m_declared != n_markers:
+        warnings.warn(
+            f"TRC file '{path}': header says NumMarkers={m_declared} but line 4 lists "
+            f"{n_markers} labels; using the labels",
+            AhbmWarning,
+            stacklevel=2,
+        )
+
+    first_frame = 1
+    if n_frames:
+        frames = data[:, 0]
+        if not np.isfinite(frames[0]) or frames[0] != np.round(frames[0]):
+            raise FileFormatError(
+                f"TRC file '{path}', line {start + 1}: Frame# must be an integer, got {frames[0]!r}"
+            )
+        first_frame = int(frames[0])
+        times = data[:, 1]
+        expected = (first_frame - 1 + np.arange(n_frames)) / float(rate)
+        if np.isfinite(times).all() and np.max(np.abs(times - expected)) > 0.5 / float(rate):
+            warnings.warn(
+                f"TRC file '{path}': the Time column does not match Frame#/DataRate "
+                f"(starting at {times[0]:g} s instead of {expected[0]:g} s); the trial's "
+                f"times follow Frame# and DataRate",
+                AhbmWarning,
+                stacklevel=2,
+            )
+
+    if units is not None:
+        try:
+            factor = length_unit_scale(file_units, name="Units") / length_unit_scale(units)
+        except DataError as err:
+            raise FileFormatError(
+                f"TRC file '{path}': cannot convert from its unit {file_units!r}: {err}; "
+                f"pass units=None to keep the file's unit"
+            ) from err
+        if factor != 1.0:
+            points = points * factor
+        out_units = str(units)
+    else:
+        out_units = file_units
+
+    return Trial(
+        points=np.ascontiguousarray(points, dtype=np.float64),
+        point_labels=labels,
+        point_rate=float(rate),
+        point_units=out_units,
+        point_descriptions=[],
+        first_frame=first_frame,
+        parameters={"TRC": header},
+        source=str(path),
+    )
+
+
+def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None = None) -> None:
+    """Write the points of a Trial to an OpenSim TRC file.
+
+    Parameters
+    ----------
+    trial : Trial
+        Needs ``points`` (n_frames, n_markers, 3) in ``trial.point_units``,
+        ``point_labels`` and a positive ``point_rate``.
+    path : str or path-like
+        Target file; written atomically (temporary file, then rename).
+    units : str, optional
+        Length unit written to the file (default ``"mm"``, OpenSim's usual).
+    float_format : str or None, optional
+        printf format for coordinates, e.g. ``"%.6f"``; default None writes the
+        shortest text that reads back to the identical float64.
+
+    Raises
+    ------
+    DataError
+        If the trial has no rate, inconsistent labels, or unknown units.
+
+    Notes
+    -----
+    Missing samples (NaN) are written as empty fields, as OpenSim expects.
+    ``CameraRate``, ``OrigDataRate``, ``OrigDataStartFrame`` and
+    ``OrigNumFrames`` are taken from ``trial.parameters["TRC"]`` when present.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(points=np.zeros((3, 1, 3)), point_labels=["HEEL"], point_rate=100.0)
+    >>> write_trc(t, "heel.trc", units="m")
+    >>> read_trc("heel.trc").point_labels
+    ['HEEL']
+    """
+    if not isinstance(trial, Trial):
+        raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
+    pts = np.asarray(trial.points, dtype=np.float64)
+    if pts.ndim != 3 or pts.shape[2] != 3:
+        raise DataError(
+            f"Expected `trial.points` to have shape (n_frames, n_points, 3), got {pts.shape}"
+        )
+    n_frames, n_markers = pts.shape[:2]
+    labels = list(trial.point_labels)
+    if len(labels) != n_markers:
+        raise DataError(
+            f"`trial.point_labels` has {len(labels)} labels for {n_markers} points; "
+            f"give one label per point"
+        )
+    for lab in labels:
+        if "\t" in lab or "\n" in lab or not lab.strip():
+            raise DataError(
+                f"Marker label {lab!r} cannot be written to a TRC file (empty or contains a "
+                f"tab/newline); rename it"
+            )
+    if not (trial.point_rate > 0):
+        raise DataError("`trial.point_rate` must be positive to write a TRC file")
+    factor = length_unit_scale(trial.point_units, name="trial.point_units") / length_unit_scale(
+        units
+    )
+    values = pts * factor if factor != 1.0 else pts
+    old = trial.parameters.get("TRC", {}) if isinstance(trial.parameters, dict) else {}
+    rate = float(trial.point_rate)
+    frames = trial.first_frame + np.arange(n_frames)
+    times = (frames - 1) / rate
+
+    head = [
+        ["PathFileType", "4", "(X/Y/Z)", Path(path).name],
+        [
+            "DataRate",
+            "CameraRate",
+            "NumFrames",
+            "NumMarkers",
+            "Units",
+            "OrigDataRate",
+            "OrigDataStartFrame",
+            "OrigNumFrames",
+        ],
+        [
+            f"{rate:.2f}" if rate == round(rate, 2) else repr(rate),
+            _fmt_header(old.get("CameraRate", rate)),
+            str(n_frames),
+            str(n_markers),
+            units,
+            _fmt_header(old.get("OrigDataRate", rate)),
+            _fmt_header(old.get("OrigDataStartFrame", trial.first_frame)),
+            _fmt_header(old.get("OrigNumFrames", n_frames)),
+        ],
+    ]
+    label_line = "Frame#\tTime\t" + "".join(f"{lab}\t\t\t" for lab in labels)
+    xyz_line = "\t\t" + "".join(f"X{i}\tY{i}\tZ{i}\t" for i in range(1, n_markers + 1))
+
+    def _write(fh):
+        for row in head:
+            fh.write("\t".join(row) + "\n")
+        fh.write(label_line + "\n")
+        fh.write(xyz_line + "\n")
+        fh.write("\n")
+        prefixes = [
+            f"{int(f)}\t{t!r}\t" for f, t in zip(frames.tolist(), times.tolist(), strict=True)
+        ]
+        _write_rows(fh, prefixes, values.reshape(n_frames, 3 * n_markers), "", float_format)
+
+    _atomic_write_text(Path(path), _write)
