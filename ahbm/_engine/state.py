@@ -185,6 +185,7 @@ def compute(model: Model, q, qd=None, qdd=None, *, columns: bool = False) -> Kin
     )
     if columns:
         kin.__dict__["_Sw_flat"] = _frozen(Sw.reshape(N, 6, model.nv))
+    kin.__dict__["_model_version"] = model.version
     return kin
 
 
@@ -235,6 +236,11 @@ def resolve(
             f"`kin` was computed for model '{kin.model.name}', not for this model "
             f"'{getattr(model, 'name', model)}'; pass kin=forward_kinematics(model, q, ...) "
             "made with this model"
+        )
+    if kin.__dict__.get("_model_version") != model.version:
+        raise DataError(
+            f"model '{model.name}' has changed since `kin` was computed; recompute "
+            "kin=forward_kinematics(model, q, ...)"
         )
     if needs_qd and kin.qd is None and qd is None:
         raise DataError(

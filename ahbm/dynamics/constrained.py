@@ -162,7 +162,13 @@ def _prep(model, q, qd, tau):
     for arr, name, n in ((q, "q", model.nq), (qd, "qd", model.nv), (tau, "tau", model.nv)):
         if arr.ndim == 0 or arr.shape[-1] != n:
             raise DataError(f"Expected `{name}` to have shape (..., {n}), got {arr.shape}")
-    batch = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], tau.shape[:-1])
+    try:
+        batch = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], tau.shape[:-1])
+    except ValueError as err:
+        raise DataError(
+            f"batch shapes of q, qd and tau do not broadcast: {q.shape[:-1]}, {qd.shape[:-1]}, "
+            f"{tau.shape[:-1]}"
+        ) from err
     q = np.broadcast_to(q, batch + (model.nq,))
     qd = np.broadcast_to(qd, batch + (model.nv,))
     tau = np.broadcast_to(tau, batch + (model.nv,))
@@ -283,7 +289,7 @@ def _constrained_fd(
         alpha, beta = baumgarte
         vel = np.einsum("kij,kj->ki", G, qd.reshape(-1, model.nv)) - terms.nu.reshape(-1, m)
         gamma = gamma - 2.0 * alpha * vel - beta**2 * terms.g.reshape(-1, m)
-    f = (tau - C).reshape(-1, model.nv)
+    f = tau.reshape(-1, model.nv) - C.reshape(-1, model.nv)
     return _solve_system(H, G, f, gamma, method)
 
 

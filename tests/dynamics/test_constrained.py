@@ -262,3 +262,40 @@ def test_matches_pinocchio_kkt_solution():
             qdd, lam = constrained_forward_dynamics(model, q, qd, tau, cs, method=method)
             np.testing.assert_allclose(qdd, qdd_ref, atol=1e-10)
             np.testing.assert_allclose(lam, lam_ref, atol=1e-10)
+
+
+@pytest.mark.parametrize("batch", [(), (4,), (2, 3)], ids=str)
+def test_constrained_dynamics_with_kin_equal_recomputation(batch):
+    model, q0, qd0, tau0, cs = _random_case(1)
+    rng = np.random.default_rng(5)
+    q = np.broadcast_to(q0, batch + q0.shape).copy()
+    qd = qd0 + 0.1 * rng.normal(size=batch + qd0.shape)
+    tau = tau0 + rng.normal(size=batch + tau0.shape)
+    kin = forward_kinematics(model, q, qd)
+    for method in METHODS:
+        ref = constrained_forward_dynamics(model, q, qd, tau, cs, method=method, t=0.3)
+        for qq, vv in ((None, None), (q, qd)):
+            got = constrained_forward_dynamics(
+                model, qq, vv, tau, cs, method=method, t=0.3, kin=kin
+            )
+            np.testing.assert_array_equal(got[0], ref[0])
+            np.testing.assert_array_equal(got[1], ref[1])
+    with pytest.raises(DataError, match="without velocities"):
+        constrained_forward_dynamics(model, None, None, tau, cs, kin=forward_kinematics(model, q))
+    if batch:
+        with pytest.raises(DataError, match="batch shape"):
+            constrained_forward_dynamics(model, None, None, tau[..., None, :], cs, kin=kin)
+
+
+def test_projections_and_impulse_with_kin():
+    model, q, qd, tau, cs = _random_case(2)
+    kin = forward_kinematics(model, q)
+    np.testing.assert_array_equal(
+        project_velocities(model, None, qd, cs, kin=kin), project_velocities(model, q, qd, cs)
+    )
+    np.testing.assert_array_equal(
+        compute_impulse(model, None, qd, cs, restitution=0.5, kin=kin),
+        compute_impulse(model, q, qd, cs, restitution=0.5),
+    )
+    with pytest.raises(TypeError):
+        project_velocities(model, 0.0, q, qd, cs)  # t is keyword-only since 0.2

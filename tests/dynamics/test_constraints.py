@@ -204,3 +204,35 @@ def test_bad_input(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(FileFormatError, match="not valid JSON"):
         load_model(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("batch", [(), (5,), (2, 3)], ids=str)
+@pytest.mark.parametrize("case", CASES)
+def test_constraint_terms_with_kin_equal_recomputation(case, batch):
+    from ahbm.errors import DataError
+
+    model = _model()
+    rng = np.random.default_rng(21)
+    q = random_q(model, rng=rng, size=batch)
+    qd = rng.normal(size=batch + (model.nv,))
+    cs = _sets(model, random_q(model, rng=rng))[case]
+    kin = forward_kinematics(model, q, qd)
+    t = 0.4
+    for qq, vv in ((None, None), (q, qd)):
+        np.testing.assert_array_equal(
+            cs.position(model, qq, t=t, kin=kin), cs.position(model, q, t=t)
+        )
+        np.testing.assert_array_equal(
+            cs.jacobian(model, qq, t=t, kin=kin), cs.jacobian(model, q, t=t)
+        )
+        np.testing.assert_array_equal(
+            cs.velocity_rhs(model, qq, t=t, kin=kin), cs.velocity_rhs(model, q, t=t)
+        )
+        np.testing.assert_array_equal(
+            cs.gamma(model, qq, vv, t=t, kin=kin), cs.gamma(model, q, qd, t=t)
+        )
+        a, b = cs.assemble(model, qq, vv, t=t, kin=kin), cs.assemble(model, q, qd, t=t)
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+    with pytest.raises(DataError, match="without velocities"):
+        cs.gamma(model, None, None, kin=forward_kinematics(model, q))

@@ -232,3 +232,89 @@ def test_total_force_shares_kinematics_and_accepts_custom_elements(model):
     total = total_generalized_force(model, els, q, qd, t=0.5)
     expected = sum(e.generalized_force(model, q, qd, t=0.5) for e in els)
     np.testing.assert_allclose(total, expected, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------
+# a shared kinematic state (kin=)
+# ----------------------------------------------------------------------------
+
+
+def _tree_and_elements(batch):
+    from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
+
+    rng = np.random.default_rng(77)
+    m = random_model(9, rng=rng, joint_types=tuple(JOINT_TYPES))
+    q = random_q(m, rng=rng, size=batch)
+    qd = rng.normal(size=batch + (m.nv,))
+    names = m.coordinate_names
+    scalar = next(n for n in names if not n.endswith(("_qx", "_qy", "_qz", "_qw")))
+    last = m.n_bodies - 1
+    els = {
+        "spring": RotationalSpringDamper(scalar, stiffness=3.0, damping=0.4, rest=0.1),
+        "stop": JointStop(scalar, -0.1, 0.1, stiffness=50.0, damping=1.0),
+        "point": PointSpringDamper("ground", [0, 0, 0.5], last, [0.1, 0, 0], 20.0, 2.0),
+        "bushing": Bushing(0, last, stiffness=np.arange(1.0, 7.0), damping=np.ones(6)),
+        "force": BodyForce(last, lambda t: [np.sin(t), 1.0, 0.0], point=[0, 0.1, 0], frame="body"),
+        "torque": BodyTorque(last, [0.3, -0.2, 1.0]),
+        "contact": PenaltyGroundContact(
+            last, [[0, 0, 0], [0.1, 0, 0]], stiffness=1e4, damping=0.5, friction=0.6, height=0.2
+        ),
+        "gravity": GravityOverride([0.0, 0.0, -1.62]),
+    }
+    return m, q, qd, els
+
+
+@pytest.mark.parametrize("batch", [(), (5,), (2, 3)], ids=str)
+@pytest.mark.parametrize(
+    "element", ["spring", "stop", "point", "bushing", "force", "torque", "contact", "gravity"]
+)
+def test_force_elements_with_kin_equal_recomputation(element, batch):
+    from ahbm.kinematics.forward import forward_kinematics
+
+    m, q, qd, els = _tree_and_elements(batch)
+    el = els[element]
+    kin = forward_kinematics(m, q, qd)
+    t = 0.7
+    for qq, vv in ((None, None), (q, qd)):
+        np.testing.assert_array_equal(
+            el.generalized_force(m, qq, vv, t=t, kin=kin), el.generalized_force(m, q, qd, t=t)
+        )
+        np.testing.assert_array_equal(el.power(m, qq, vv, t=t, kin=kin), el.power(m, q, qd, t=t))
+    helpers = {
+        "point": [("tension", (q, qd)), ("length", (q,))],
+        "bushing": [("deflection", (q, qd))],
+        "force": [("world_force", (q,))],
+        "contact": [("normal_forces", (q, qd))],
+    }.get(element, [])
+    for name, args in helpers:
+        fn = getattr(el, name)
+        ref = fn(m, *args)
+        got = fn(m, *[None] * len(args), kin=kin)
+        if name == "deflection":  # a pair of arrays
+            np.testing.assert_array_equal(got[0], ref[0])
+            np.testing.assert_array_equal(got[1], ref[1])
+        else:
+            np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("batch", [(), (5,), (2, 3)], ids=str)
+def test_total_force_and_power_with_kin(batch):
+    from ahbm.dynamics.forces import total_generalized_force
+    from ahbm.kinematics.forward import forward_kinematics
+
+    m, q, qd, els = _tree_and_elements(batch)
+    els = list(els.values())
+    kin = forward_kinematics(m, q, qd)
+    tau = total_generalized_force(m, els, q, qd, t=0.2)
+    np.testing.assert_array_equal(total_generalized_force(m, els, None, None, t=0.2, kin=kin), tau)
+    np.testing.assert_allclose(
+        tau, sum(e.generalized_force(m, q, qd, t=0.2) for e in els), rtol=1e-12, atol=1e-12
+    )
+    P = total_power(m, els, q, qd, t=0.2)
+    np.testing.assert_array_equal(total_power(m, els, None, None, t=0.2, kin=kin), P)
+    assert P.shape == batch
+    # a state without velocities is refused with the call to make
+    with pytest.raises(DataError, match=r"forward_kinematics\(model, q, qd\)"):
+        total_generalized_force(m, els, None, None, kin=forward_kinematics(m, q))
+    with pytest.raises(DataError, match="computed for model"):
+        els[2].generalized_force(double_pendulum_3d(), None, None, kin=kin)

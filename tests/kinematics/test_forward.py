@@ -232,3 +232,171 @@ def test_errors():
     empty.add_body("a", "ground", {"type": "revolute", "axis": [0, 0, 1]})
     with pytest.raises(ModelError, match="zero total mass"):
         center_of_mass(empty, [0.0])
+
+
+# ----------------------------------------------------------------------------
+# the kinematic state (kin=)
+# ----------------------------------------------------------------------------
+
+BATCHES = [(), (5,), (2, 3)]
+
+
+def _state(seed, batch):
+    rng = np.random.default_rng(300 + seed)
+    model = random_model(9, rng=rng, joint_types=ALL)
+    q = random_q(model, rng=rng, size=batch)
+    qd = rng.normal(size=batch + (model.nv,))
+    qdd = rng.normal(size=batch + (model.nv,))
+    return model, q, qd, qdd
+
+
+R3 = np.array([0.1, -0.2, 0.3])
+# each case: (function of (model, q, qd, qdd, b, kin) with kin=None recomputing)
+KIN_CASES = {
+    "point_position": lambda m, q, qd, qdd, b, kin: point_position(m, q, b, R3, kin=kin),
+    "point_velocity": lambda m, q, qd, qdd, b, kin: point_velocity(m, q, qd, b, R3, kin=kin),
+    "point_acceleration": lambda m, q, qd, qdd, b, kin: point_acceleration(
+        m, q, qd, qdd, b, R3, kin=kin
+    ),
+    "jacobian_dot_times_qd": lambda m, q, qd, qdd, b, kin: jacobian_dot_times_qd(
+        m, q, qd, b, R3, kin=kin
+    ),
+    "body_jacobian_local": lambda m, q, qd, qdd, b, kin: body_jacobian(m, q, b, kin=kin),
+    "body_jacobian_world": lambda m, q, qd, qdd, b, kin: body_jacobian(
+        m, q, b, frame="world", kin=kin
+    ),
+    "body_jacobian_aligned": lambda m, q, qd, qdd, b, kin: body_jacobian(
+        m, q, b, frame="local_world_aligned", kin=kin
+    ),
+    "point_jacobian": lambda m, q, qd, qdd, b, kin: point_jacobian(m, q, b, R3, kin=kin),
+    "center_of_mass": lambda m, q, qd, qdd, b, kin: center_of_mass(m, q, kin=kin),
+    "com_velocity": lambda m, q, qd, qdd, b, kin: com_velocity(m, q, qd, kin=kin),
+    "com_jacobian": lambda m, q, qd, qdd, b, kin: com_jacobian(m, q, kin=kin),
+    "momentum": lambda m, q, qd, qdd, b, kin: momentum(m, q, qd, kin=kin),
+    "kinetic_energy": lambda m, q, qd, qdd, b, kin: kinetic_energy(m, q, qd, kin=kin),
+    "potential_energy": lambda m, q, qd, qdd, b, kin: potential_energy(m, q, kin=kin),
+}
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("name", list(KIN_CASES))
+def test_kin_gives_the_results_of_recomputation(name, batch):
+    fn = KIN_CASES[name]
+    for seed in range(2):
+        model, q, qd, qdd = _state(seed, batch)
+        kin = forward_kinematics(model, q, qd, qdd)
+        for b in (0, model.n_bodies - 1):
+            ref = fn(model, q, qd, qdd, b, None)
+            # with q (and qd, qdd) None, and with the same arrays given again
+            np.testing.assert_array_equal(fn(model, None, None, None, b, kin), ref)
+            np.testing.assert_array_equal(fn(model, q, qd, qdd, b, kin), ref)
+            assert ref.shape[: len(batch)] == batch
+
+
+def test_point_acceleration_takes_qdd_when_the_state_has_none():
+    model, q, qd, qdd = _state(0, (4,))
+    kin = forward_kinematics(model, q, qd)
+    b = model.n_bodies - 1
+    np.testing.assert_allclose(
+        point_acceleration(model, None, None, qdd, b, R3, kin=kin),
+        point_acceleration(model, q, qd, qdd, b, R3),
+        rtol=1e-13,
+        atol=1e-13,
+    )
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+def test_state_arrays_by_finite_differences(batch):
+    """Poses, velocities, accelerations and DOF columns of the state agree with derivatives."""
+    model, q, qd, qdd = _state(2, batch)
+    kin = forward_kinematics(model, q, qd, qdd)
+    nb = model.n_bodies
+    assert kin.batch_shape == batch and kin.model is model
+    assert kin.rotations.shape == batch + (nb, 3, 3)
+    np.testing.assert_array_equal(kin.transforms[..., :3, :3], kin.rotations)
+    np.testing.assert_array_equal(kin.transforms[..., :3, 3], kin.positions)
+    # q(t) = q ⊕ (t qd + t²/2 qdd): velocities and accelerations from central differences
+    qp = integrate_q(model, q, qd * H + 0.5 * qdd * H**2)
+    qm = integrate_q(model, q, -qd * H + 0.5 * qdd * H**2)
+    kp = forward_kinematics(model, qp, qd + H * qdd)
+    km = forward_kinematics(model, qm, qd - H * qdd)
+    Rt = np.swapaxes(kin.rotations, -1, -2)
+    dR = (kp.rotations - km.rotations) / (2 * H)
+    W = Rt @ dR  # [ω]× in body coordinates
+    w = np.stack([W[..., 2, 1], W[..., 0, 2], W[..., 1, 0]], axis=-1)
+    vo = np.einsum("...ij,...j->...i", Rt, (kp.positions - km.positions) / (2 * H))
+    np.testing.assert_allclose(kin.velocities, np.concatenate([w, vo], axis=-1), atol=1e-7)
+    np.testing.assert_allclose(
+        kin.accelerations, (kp.velocities - km.velocities) / (2 * H), atol=1e-6
+    )
+    # bias accelerations: the accelerations at q̈ = 0
+    np.testing.assert_allclose(
+        kin.bias_accelerations,
+        forward_kinematics(model, q, qd, np.zeros_like(qdd)).accelerations,
+        atol=1e-12,
+    )
+    # world columns: the world velocity (linear part at the world origin) per unit q̇
+    Sw = kin.world_columns
+    assert Sw.shape == batch + (6, model.nv)
+    for i in range(nb):
+        R, p = kin.rotations[..., i, :, :], kin.positions[..., i, :]
+        wi = np.einsum("...ij,...j->...i", R, kin.velocities[..., i, :3])
+        vi = np.einsum("...ij,...j->...i", R, kin.velocities[..., i, 3:]) + np.cross(p, wi)
+        Jw = body_jacobian(model, q, i, frame="world")
+        np.testing.assert_allclose(np.concatenate([wi, vi], axis=-1),
+                                   np.einsum("...ij,...j->...i", Jw, qd), atol=1e-12)  # fmt: skip
+        dofs = model.support_dofs[i]
+        np.testing.assert_allclose(Jw[..., dofs], Sw[..., dofs], atol=1e-15)
+
+
+def test_state_is_frozen_and_short_to_print():
+    model, q, qd, qdd = _state(0, (100,))
+    kin = forward_kinematics(model, q, qd)
+    with pytest.raises(AttributeError):
+        kin.q = q
+    with pytest.raises(ValueError):
+        kin.positions[0, 0, 0] = 1.0
+    text = repr(kin)
+    assert "positions=array(100, 9, 3)" in text and len(text) < 400
+    assert kin.accelerations is None
+    q2 = q.copy()
+    kin2 = forward_kinematics(model, q2)
+    q2[:] = 0.0  # the state keeps its own copy
+    np.testing.assert_array_equal(kin2.q, q)
+
+
+def test_wrong_state_raises_with_what_to_pass():
+    model, q, qd, qdd = _state(0, (5,))
+    other, *_ = _state(1, (5,))
+    kin = forward_kinematics(model, q, qd)
+    with pytest.raises(DataError, match="computed for model .* pass kin=forward_kinematics"):
+        point_position(other, None, 0, kin=kin)
+    with pytest.raises(DataError, match="without velocities.*forward_kinematics\\(model, q, qd\\)"):
+        point_velocity(model, None, None, 0, kin=forward_kinematics(model, q))
+    with pytest.raises(DataError, match="without velocities"):
+        momentum(model, None, None, kin=forward_kinematics(model, q))
+    with pytest.raises(DataError, match="batch shape \\(3,\\).*batch shape \\(5,\\)"):
+        point_position(model, q[:3], 0, kin=kin)
+    with pytest.raises(DataError, match="`q` differs"):
+        center_of_mass(model, q + 0.1, kin=kin)
+    with pytest.raises(DataError, match="`qd` differs"):
+        kinetic_energy(model, None, qd + 1.0, kin=kin)
+    with pytest.raises(DataError, match="must be a Kinematics"):
+        point_position(model, None, 0, kin=(q, qd))
+    with pytest.raises(DataError, match="without accelerations"):
+        point_acceleration(model, None, None, None, 0, kin=kin)
+    with pytest.raises(DataError, match="`q` is None"):
+        point_position(model, None, 0)
+
+
+def test_state_of_an_edited_model_is_refused():
+    model, q, qd, qdd = _state(0, (2,))
+    kin = forward_kinematics(model, q, qd)
+    point_position(model, None, 0, kin=kin)
+    model.gravity = [0.0, -9.81, 0.0]  # any change makes a new model version
+    with pytest.raises(DataError, match="has changed since `kin` was computed"):
+        point_position(model, None, 0, kin=kin)
+    np.testing.assert_array_equal(
+        point_position(model, None, 0, kin=forward_kinematics(model, q)),
+        point_position(model, q, 0),
+    )

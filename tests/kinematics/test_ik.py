@@ -252,3 +252,21 @@ def test_noisy_optimum_matches_scipy_least_squares(leg):
             ftol=1e-12,
         )
         np.testing.assert_allclose(res.q[k], sol.x, atol=1e-7)
+
+
+@pytest.mark.parametrize("batch", [(), (5,), (2, 3)], ids=str)
+def test_marker_jacobians_accept_a_kinematic_state(batch):
+    from ahbm.kinematics.forward import forward_kinematics
+
+    m = leg_model()
+    rng = np.random.default_rng(4)
+    q = random_q(m, rng=rng, size=batch, scale=0.5)
+    kin = forward_kinematics(m, q)
+    P, J = marker_jacobians(m, q)
+    assert P.shape == batch + (13, 3) and J.shape == batch + (13, 3, m.nv)
+    for args in ((None,), (q,)):
+        P2, J2 = marker_jacobians(m, *args, kin=kin)
+        np.testing.assert_array_equal(P2, P)
+        np.testing.assert_array_equal(J2, J)
+    with pytest.raises(DataError, match="computed for model"):
+        marker_jacobians(leg_model(), None, kin=kin)
