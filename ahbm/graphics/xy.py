@@ -123,7 +123,7 @@ def _trial_channel(trial, name: str):
 
 def _resolve(data, t, rate, channels):
     """List of (name, time, values (n, k), component names, unit) panels."""
-    from ahbm.graphics.stick import _is_trial
+    from ahbm.graphics._stick_data import _is_trial
 
     panels = []
     if _is_trial(data):
@@ -268,7 +268,8 @@ def xy_view(
     """
     if rate is not None and not (np.isfinite(rate) and rate > 0):
         raise DataError(f"`rate` must be a positive number of Hz, got {rate!r}")
-    from ahbm.graphics.stick import StickViewer, _is_trial
+    from ahbm.graphics._stick_data import _is_trial
+    from ahbm.graphics.stick import StickViewer
 
     if not (cursor is None or isinstance(cursor, (bool, StickViewer))):
         raise DataError(
