@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from ahbm._deprecation import warn_deprecated
 from ahbm._engine import state as _st
@@ -386,6 +385,8 @@ def _function_of(spec, what):
         raise DataError(f"`{what}` must be a table of shape (n, 2) (n >= 2) or a callable")
     if np.any(np.diff(arr[:, 0]) <= 0):
         raise DataError(f"`{what}`: the first column must increase strictly")
+    from scipy.interpolate import CubicSpline  # imported when a table is used
+
     spline = CubicSpline(arr[:, 0], arr[:, 1])
     return spline, spline.derivative(1), spline.derivative(2)
 
