@@ -20,7 +20,7 @@ import numpy as np
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model, check_q, check_v
 
-__all__ = ["cross", "mv_bl", "mtv_bl", "mm_bl", "prepare", "check_quaternions"]
+__all__ = ["cross", "mv_bl", "mtv_bl", "prepare", "check_quaternions"]
 
 
 def _at(k, axis):
@@ -71,20 +71,6 @@ def mtv_bl(R, x):
     out = R[0] * x[0]
     out += R[1] * x[1]
     out += R[2] * x[2]
-    return out
-
-
-def mm_bl(A, B):
-    """``A @ B`` for (3, 3) or (3, 3, N) operands, batch last."""
-    if A.ndim == 2 and B.ndim == 2:
-        return A @ B
-    if A.ndim == 2:
-        N = B.shape[-1]
-        return (A @ B.reshape(3, 3 * N)).reshape(3, 3, N)
-    Bb = B[:, :, None] if B.ndim == 2 else B
-    out = A[:, 0:1, :] * Bb[0][None]
-    out += A[:, 1:2, :] * Bb[1][None]
-    out += A[:, 2:3, :] * Bb[2][None]
     return out
 
 

@@ -11,11 +11,11 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import ahbm
-from ahbm._engine.joints import joint_kinematics
 from ahbm.errors import DataError, FileFormatError, ModelError
 from ahbm.kinematics import (
     Model,
     difference_q,
+    forward_kinematics,
     integrate_q,
     load_model,
     neutral_q,
@@ -29,16 +29,20 @@ ALL_TYPES = tuple(JOINT_TYPES)
 
 
 def jk(model, q, qd):
-    """joint_kinematics of body 0 with batch-first inputs and outputs."""
-    q = np.asarray(q, dtype=float)
-    N = q.shape[0]
-    R, p, S, vJ, cJ = joint_kinematics(model, 0, q.T.copy(), None if qd is None else qd.T.copy())
-    R = np.moveaxis(np.broadcast_to(R if R.ndim == 3 else R[:, :, None], (3, 3, N)), -1, 0)
-    p = np.broadcast_to(p, (3, N)).T
-    S = np.moveaxis(np.broadcast_to(S if S.ndim == 3 else S[:, :, None], S.shape[:2] + (N,)), -1, 0)
-    vJ = None if vJ is None else vJ.T
-    cJ = None if cJ is None else cJ.T
-    return R, p, S, vJ, cJ
+    """Joint kinematics of the root body 0 from the kinematic state, batch first.
+
+    Returns parent_R_body, the origin, the motion subspace in body coordinates,
+    the joint velocity S q̇ and its bias c_J (the root's acceleration at q̈ = 0).
+    """
+    kin = forward_kinematics(model, np.asarray(q, dtype=float), qd)
+    R, p = kin.rotations[:, 0], kin.positions[:, 0]
+    Sw = kin.world_columns[..., model.support_dofs[0]]  # (N, 6, k) at the world origin
+    w = np.einsum("nji,njk->nik", R, Sw[:, :3])
+    v = np.einsum("nji,njk->nik", R, Sw[:, 3:] + np.cross(Sw[:, :3], p[:, :, None], axis=1))
+    S = np.concatenate([w, v], axis=1)
+    if qd is None:
+        return R, p, S, None, None
+    return R, p, S, kin.velocities[:, 0], kin.bias_accelerations[:, 0]
 
 
 def small_model():
