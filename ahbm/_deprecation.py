@@ -13,7 +13,13 @@ import warnings
 
 from ahbm.errors import AhbmWarning
 
-__all__ = ["AhbmDeprecationWarning", "warn_deprecated", "deprecated_alias", "renamed_kwargs"]
+__all__ = [
+    "AhbmDeprecationWarning",
+    "warn_deprecated",
+    "deprecated_alias",
+    "renamed_kwargs",
+    "positional_to_keyword",
+]
 
 
 class AhbmDeprecationWarning(AhbmWarning, DeprecationWarning):
@@ -66,3 +72,40 @@ def renamed_kwargs(where: str, kwargs: dict, renames: dict[str, str]) -> dict:
             )
             kwargs[new] = kwargs.pop(old)
     return kwargs
+
+
+def positional_to_keyword(where: str, n_positional: int, names: tuple[str, ...], new: str):
+    """Decorator: accept the 0.1 positional arguments `names` as keywords for one release.
+
+    The decorated function keeps its new signature (``n_positional`` data
+    arguments, then keyword-only options); a call that passes more positional
+    arguments maps them, in order, onto `names`, warns once (`new` shows the
+    new spelling) and calls the function with keywords. A name given both by
+    position and by keyword is a ``TypeError``, as Python raises.
+    """
+
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if len(args) > n_positional:
+                extra = args[n_positional:]
+                if len(extra) > len(names):
+                    raise TypeError(
+                        f"{where}() takes {n_positional} positional argument(s) but "
+                        f"{len(args)} were given; use {new}"
+                    )
+                for name, value in zip(names, extra, strict=False):
+                    if name in kwargs:
+                        raise TypeError(f"{where}() got `{name}` by position and by keyword")
+                    kwargs[name] = value
+                warn_deprecated(
+                    f"{where}:positional",
+                    f"{where}(): passing {', '.join(f'`{n}`' for n in names[: len(extra)])} "
+                    f"by position is deprecated and will be an error in ahbm 0.3; use {new}",
+                )
+                args = args[:n_positional]
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate

@@ -8,6 +8,14 @@ frozen dataclass (``@dataclass(frozen=True, repr=False)``) that inherits
 units (angles in radians; degrees only in files and figures that say so);
 scalars and labels may sit beside them. Its ``repr`` shows each field's
 shape, never the data, so that a whole trial prints in one line per field.
+
+Events
+------
+:class:`Event` is the one record of a labelled instant (a gait event read
+from a file, found by :func:`ahbm.analysis.detect_gait_events`, or written
+by a user); ``ahbm.io.Event`` and ``ahbm.io.trial.Event`` are this class.
+The events that :func:`ahbm.dynamics.simulate` locates are a different thing
+(a zero-crossing function with actions): ``ahbm.dynamics.SimulationEvent``.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["ResultRepr"]
+__all__ = ["ResultRepr", "Event"]
 
 
 def _describe(value) -> str:
@@ -57,3 +65,31 @@ class ResultRepr:
             if f.repr
         ]
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """A labelled instant of a recording (frozen: events are values).
+
+    Attributes
+    ----------
+    label : str
+        What happened, e.g. ``"Foot Strike"`` or ``"Foot Off"``.
+    time : float
+        Time in seconds from the start of the recording (frame 1 of a file is
+        at ``(first_frame - 1) / point_rate``).
+    context : str
+        Side or context, e.g. ``"Left"``, ``"Right"``, ``"General"``.
+    description : str
+        Free text (how the event was found: method, plate number, ...).
+
+    Examples
+    --------
+    >>> Event("Foot Strike", 0.52, "Left")
+    Event(label='Foot Strike', time=0.52, context='Left', description='')
+    """
+
+    label: str
+    time: float
+    context: str = ""
+    description: str = ""

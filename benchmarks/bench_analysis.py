@@ -51,7 +51,7 @@ def main():
     b, a = signal.butter(order, wd, fs=fs)
     report(
         "butter_filtfilt (2000x60x3)",
-        best(lambda: butter_filtfilt(pts, fs, fc, order)),
+        best(lambda: butter_filtfilt(pts, rate=fs, cutoff=fc, order=order)),
         best(lambda: signal.filtfilt(b, a, pts, axis=0)),
         "scipy.signal.filtfilt",
     )
@@ -85,7 +85,7 @@ def main():
 
     report(
         "gcv_spline (500 x 20)",
-        best(lambda: gcv_spline(y, t), 3),
+        best(lambda: gcv_spline(y, time=t), 3),
         best(peer_gcv, 3),
         "make_smoothing_spline loop",
     )

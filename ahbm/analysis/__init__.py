@@ -30,7 +30,6 @@ from ahbm.analysis.derivatives import (
     spline_derivative,
 )
 from ahbm.analysis.events import (
-    GaitEvent,
     detect_gait_events,
     force_plate_events,
     zeni_events,
@@ -50,7 +49,6 @@ from ahbm.analysis.segments import segment_motion
 
 __all__ = [
     "EnsembleStats",
-    "GaitEvent",
     "detect_gait_events",
     "ensemble_stats",
     "force_plate_events",
@@ -76,3 +74,11 @@ __all__ = [
     "spline_derivative",
     "winter_correction",
 ]
+
+
+def __getattr__(name: str):
+    if name == "GaitEvent":  # deprecated alias of ahbm.types.Event (warns once)
+        from ahbm.analysis import events
+
+        return events.GaitEvent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_axis, check_rate
+from ahbm.analysis._common import check_axis, sample_times
 from ahbm.errors import AhbmWarning, DataError
 
 __all__ = [
@@ -17,19 +17,6 @@ __all__ = [
     "EnsembleStats",
     "spatiotemporal_parameters",
 ]
-
-
-def _sample_times(n: int, time, rate):
-    if time is not None:
-        t = as_float_array(time, "time").ravel()
-        if t.size != n:
-            raise DataError(f"Expected `time` to have {n} samples, got {t.size}")
-        if np.any(np.diff(t) <= 0):
-            raise DataError("`time` must be strictly increasing")
-        return t
-    if rate is not None:
-        return np.arange(n) / check_rate(rate)
-    return np.arange(n, dtype=float)
 
 
 def time_normalize(x, events, n_points: int = 101, *, rate=None, time=None, axis: int = 0):
@@ -48,7 +35,8 @@ def time_normalize(x, events, n_points: int = 101, *, rate=None, time=None, axis
     rate : float, optional
         Sample rate of `x`, Hz (sample ``i`` is at ``i / rate``).
     time : array_like, shape (n_samples,), optional
-        Sample times of `x`, s (e.g. ``trial.time``).
+        Sample times of `x`, s (e.g. ``trial.time``). Give at most one of
+        `rate` and `time`; with neither, `events` are sample indices.
     axis : int, optional
         Time axis of `x`.
 
@@ -82,7 +70,7 @@ def time_normalize(x, events, n_points: int = 101, *, rate=None, time=None, axis
     ax = check_axis(arr, axis, "x")
     moved = np.moveaxis(arr, ax, 0)
     n = moved.shape[0]
-    t = _sample_times(n, time, rate)
+    t = sample_times(n, rate=rate, time=time, required=False)
     ev = as_float_array(events, "events").ravel()
     if ev.size < 2:
         raise DataError(f"`events` needs at least 2 cycle boundaries, got {ev.size}")
@@ -177,8 +165,8 @@ def spatiotemporal_parameters(
     *,
     heel_left=None,
     heel_right=None,
-    time=None,
     rate=None,
+    time=None,
     direction=None,
 ) -> dict:
     """Cadence, stride/step time and length, stance/swing/double support, speed.
@@ -191,10 +179,11 @@ def spatiotemporal_parameters(
         ``trial.events`` or the output of ``detect_gait_events``.
     heel_left, heel_right : array_like, shape (n_frames, 3), optional
         Heel marker trajectories (m) for the length parameters.
-    time : array_like, shape (n_frames,), optional
-        Frame times of the heel trajectories, s.
     rate : float, optional
-        Frame rate, Hz, if `time` is not given (frame ``i`` at ``i / rate``).
+        Frame rate of the heel trajectories, Hz (frame ``i`` at ``i / rate``).
+    time : array_like, shape (n_frames,), optional
+        Frame times of the heel trajectories, s. With heel trajectories give
+        exactly one of `rate` and `time`.
     direction : array_like, shape (3,), optional
         Walking direction; default: horizontal (x-y) direction of the mean
         heel displacement over the trial.
@@ -243,7 +232,7 @@ def spatiotemporal_parameters(
                 f"`heel_left` and `heel_right` must both be (n_frames, 3), got {hl.shape}, "
                 f"{hr.shape}"
             )
-        t = _sample_times(hl.shape[0], time, rate)
+        t = sample_times(hl.shape[0], rate=rate, time=time)
         heels = {"Left": hl, "Right": hr}
         if direction is None:
             disp = np.zeros(3)

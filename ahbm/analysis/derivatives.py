@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import interpolate, signal
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_axis, check_rate
+from ahbm.analysis._common import check_axis, sample_rate, sample_times
 from ahbm.errors import DataError
 
 __all__ = [
@@ -20,22 +21,6 @@ __all__ = [
     "savgol_derivative",
     "marker_derivatives",
 ]
-
-
-def _times(n: int, time, rate) -> np.ndarray:
-    if time is None:
-        if rate is None:
-            raise DataError("Give either `time` (s, shape (n_samples,)) or `rate` (Hz)")
-        return np.arange(n) / check_rate(rate)
-    t = as_float_array(time, "time").ravel()
-    if t.size != n:
-        raise DataError(
-            f"Expected `time` to have {n} samples (the length of `x` along `axis`), got {t.size}"
-        )
-    if np.any(np.diff(t) <= 0):
-        i = int(np.argmax(np.diff(t) <= 0))
-        raise DataError(f"`time` must be strictly increasing; it is not at index {i}->{i + 1}")
-    return t
 
 
 def _fd_weights(nodes: np.ndarray, x0: np.ndarray, deriv: int) -> np.ndarray:
@@ -54,7 +39,8 @@ def _fd_weights(nodes: np.ndarray, x0: np.ndarray, deriv: int) -> np.ndarray:
     return np.linalg.solve(a, rhs[..., None])[..., 0]
 
 
-def central_difference(x, time=None, *, rate=None, order: int = 1, axis: int = 0):
+@positional_to_keyword("central_difference", 1, ("time",), "central_difference(x, time=...)")
+def central_difference(x, *, rate=None, time=None, order: int = 1, axis: int = 0):
     """First or second derivative by central differences, for uniform or non-uniform time.
 
     Parameters
@@ -62,10 +48,11 @@ def central_difference(x, time=None, *, rate=None, order: int = 1, axis: int = 0
     x : array_like
         Samples, time along `axis`. NaN propagates only to the derivative
         samples whose stencil touches it.
+    rate : float, optional
+        Sample rate, Hz (uniform sampling). Give exactly one of `rate` and
+        `time`.
     time : array_like, shape (n_samples,), optional
         Strictly increasing sample times, s.
-    rate : float, optional
-        Sample rate, Hz (uniform sampling), if `time` is not given.
     order : {1, 2}
         Derivative order.
     axis : int, optional
@@ -100,7 +87,7 @@ def central_difference(x, time=None, *, rate=None, order: int = 1, axis: int = 0
     --------
     >>> import numpy as np
     >>> t = np.linspace(0, 1, 11)
-    >>> float(central_difference(t**2, t)[5].round(12))
+    >>> float(central_difference(t**2, time=t)[5].round(12))
     1.0
     """
     arr = as_float_array(x, "x", allow_nan=True)
@@ -112,7 +99,7 @@ def central_difference(x, time=None, *, rate=None, order: int = 1, axis: int = 0
     need = 3 if order == 1 else 4
     if n < need:
         raise DataError(f"Need at least {need} samples for derivative order {order}, got {n}")
-    t = _times(n, time, rate)
+    t = sample_times(n, rate=rate, time=time)
     out = np.empty_like(moved)
     dt = np.diff(t)
     if np.allclose(dt, dt[0], rtol=1e-12, atol=0.0):  # uniform: scalar spacing, fewer flops
@@ -146,17 +133,18 @@ def central_difference(x, time=None, *, rate=None, order: int = 1, axis: int = 0
     return np.moveaxis(out, 0, ax)
 
 
-def spline_derivative(x, time=None, *, rate=None, order: int = 1, degree: int = 5, axis: int = 0):
+@positional_to_keyword("spline_derivative", 1, ("time",), "spline_derivative(x, time=...)")
+def spline_derivative(x, *, rate=None, time=None, order: int = 1, degree: int = 5, axis: int = 0):
     """Derivative of the interpolating spline through the samples.
 
     Parameters
     ----------
     x : array_like
         Samples, time along `axis`, no NaN (fill gaps first).
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time`.
     time : array_like, shape (n_samples,), optional
         Strictly increasing sample times, s.
-    rate : float, optional
-        Sample rate, Hz, if `time` is not given.
     order : int
         Derivative order (0 returns the spline values, i.e. `x`).
     degree : int, optional
@@ -181,7 +169,7 @@ def spline_derivative(x, time=None, *, rate=None, order: int = 1, degree: int = 
     --------
     >>> import numpy as np
     >>> t = np.linspace(0, 1, 21)
-    >>> float(spline_derivative(t**3, t, order=2)[10].round(8))
+    >>> float(spline_derivative(t**3, time=t, order=2)[10].round(8))
     3.0
     """
     arr = as_float_array(x, "x")
@@ -193,20 +181,25 @@ def spline_derivative(x, time=None, *, rate=None, order: int = 1, degree: int = 
     n = moved.shape[0]
     if n <= degree:
         raise DataError(f"Need more than {degree} samples for a degree-{degree} spline, got {n}")
-    t = _times(n, time, rate)
+    t = sample_times(n, rate=rate, time=time)
     spl = interpolate.make_interp_spline(t, moved, k=degree, axis=0)
     return np.moveaxis(spl(t, int(order)), 0, ax)
 
 
-def savgol_derivative(x, rate, *, window: int, polyorder: int = 3, order: int = 1, axis: int = 0):
+@positional_to_keyword("savgol_derivative", 1, ("rate",), "savgol_derivative(x, rate=...)")
+def savgol_derivative(
+    x, *, rate=None, time=None, window: int, polyorder: int = 3, order: int = 1, axis: int = 0
+):
     """Savitzky-Golay smoothing derivative for uniformly sampled data.
 
     Parameters
     ----------
     x : array_like
         Samples, time along `axis`, no NaN.
-    rate : float
-        Sample rate, Hz.
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n_samples,), optional
+        Sample times, s (must be uniform here).
     window : int
         Odd window length in samples, > `polyorder`.
     polyorder : int, optional
@@ -233,12 +226,12 @@ def savgol_derivative(x, rate, *, window: int, polyorder: int = 3, order: int = 
     --------
     >>> import numpy as np
     >>> t = np.arange(20) / 10.0
-    >>> float(savgol_derivative(t**2, 10.0, window=5, polyorder=2)[7].round(10))
+    >>> float(savgol_derivative(t**2, rate=10.0, window=5, polyorder=2)[7].round(10))
     1.4
     """
-    fs = check_rate(rate)
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
+    fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
     window, polyorder, order = int(window), int(polyorder), int(order)
     if window % 2 == 0 or window <= polyorder:
         raise DataError(f"`window` must be odd and > polyorder ({polyorder}), got {window}")
@@ -251,17 +244,18 @@ def savgol_derivative(x, rate, *, window: int, polyorder: int = 3, order: int = 
     )
 
 
-def marker_derivatives(points, time=None, *, rate=None, method: str = "central", **options):
+@positional_to_keyword("marker_derivatives", 1, ("time",), "marker_derivatives(points, time=...)")
+def marker_derivatives(points, *, rate=None, time=None, method: str = "central", **options):
     """Velocity and acceleration of a whole marker array at once.
 
     Parameters
     ----------
     points : array_like, shape (n_frames, ..., 3)
         Marker trajectories, m; NaN where missing.
+    rate : float, optional
+        Frame rate, Hz. Give exactly one of `rate` and `time`.
     time : array_like, shape (n_frames,), optional
         Frame times, s (non-uniform allowed for "central" and "spline").
-    rate : float, optional
-        Frame rate, Hz, if `time` is not given.
     method : {"central", "spline", "savgol"}
         :func:`central_difference` (NaN stays local to its stencil),
         :func:`spline_derivative` (no NaN allowed) or
@@ -288,21 +282,17 @@ def marker_derivatives(points, time=None, *, rate=None, method: str = "central",
         raise DataError(f"Expected `points` to have shape (n_frames, ..., 3), got {arr.shape}")
     if method == "central":
         return (
-            central_difference(arr, time, rate=rate, order=1),
-            central_difference(arr, time, rate=rate, order=2),
+            central_difference(arr, rate=rate, time=time, order=1),
+            central_difference(arr, rate=rate, time=time, order=2),
         )
     if method == "spline":
         return (
-            spline_derivative(arr, time, rate=rate, order=1, **options),
-            spline_derivative(arr, time, rate=rate, order=2, **options),
+            spline_derivative(arr, rate=rate, time=time, order=1, **options),
+            spline_derivative(arr, rate=rate, time=time, order=2, **options),
         )
     if method == "savgol":
-        if time is not None:
-            raise DataError("method='savgol' needs uniform sampling: pass `rate`, not `time`")
-        if rate is None:
-            raise DataError("method='savgol' needs `rate` (Hz)")
         return (
-            savgol_derivative(arr, rate, order=1, **options),
-            savgol_derivative(arr, rate, order=2, **options),
+            savgol_derivative(arr, rate=rate, time=time, order=1, **options),
+            savgol_derivative(arr, rate=rate, time=time, order=2, **options),
         )
     raise DataError(f"Unknown `method` {method!r}; use 'central', 'spline' or 'savgol'")

@@ -3,24 +3,24 @@
 This module sits below :mod:`ahbm.io` in the import order, so it does not
 import the ``Trial`` class: :func:`detect_gait_events` accepts any object
 with the attributes of :class:`ahbm.io.trial.Trial` and returns
-:class:`GaitEvent` objects, which have the fields of
-:class:`ahbm.io.trial.Event` (``Event(**vars(e))`` converts one).
+:class:`ahbm.types.Event` objects (the one event class of ahbm, also
+``ahbm.io.Event``; ``GaitEvent`` is its deprecated 0.1 name).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import signal
 
+from ahbm._deprecation import positional_to_keyword, warn_deprecated
 from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_rate, nan_runs
+from ahbm.analysis._common import check_rate, nan_runs, sample_rate
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.types import Event
 
 __all__ = [
-    "GaitEvent",
     "force_plate_events",
     "zeni_events",
     "detect_gait_events",
@@ -30,37 +30,44 @@ FOOT_STRIKE = "Foot Strike"
 FOOT_OFF = "Foot Off"
 
 
-@dataclass
-class GaitEvent:
-    """A gait event; same fields as :class:`ahbm.io.trial.Event`.
-
-    Attributes
-    ----------
-    label : str
-        ``"Foot Strike"`` or ``"Foot Off"``.
-    time : float
-        Seconds, on the trial's time axis.
-    context : str
-        ``"Left"`` or ``"Right"``.
-    description : str
-        How the event was found (method, plate number).
-    """
-
-    label: str
-    time: float
-    context: str = ""
-    description: str = ""
+def __getattr__(name: str):
+    if name == "GaitEvent":  # 0.1 name of the one Event class
+        warn_deprecated(
+            "ahbm.analysis.events.GaitEvent",
+            "`GaitEvent` is deprecated and will be removed in ahbm 0.3; use `ahbm.types.Event` "
+            "(also `ahbm.io.Event`), the one event class, which it now is",
+        )
+        return Event
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _rate_and_start(where: str, n: int, rate, time, t0) -> tuple[float, float]:
+    """Uniform rate and start time from `rate`/`time`, with the deprecated `t0`."""
+    if t0 is None:
+        return sample_rate(n, rate=rate, time=time)
+    warn_deprecated(
+        f"{where}:t0",
+        f"{where}(): `t0` is deprecated and will be removed in ahbm 0.3; pass the sample "
+        "times as `time=` (e.g. trial.time) instead of `rate` and `t0`",
+        stacklevel=5,
+    )
+    if time is not None:
+        raise DataError(f"{where}(): give `time` or `rate` with `t0`, not `time` and `t0`")
+    fs, _ = sample_rate(n, rate=rate)
+    return fs, float(t0)
+
+
+@positional_to_keyword("force_plate_events", 1, ("rate",), "force_plate_events(fz, rate=...)")
 def force_plate_events(
     fz,
-    rate,
     *,
+    rate=None,
+    time=None,
     threshold: float = 20.0,
     hysteresis: float = 10.0,
     min_contact: float = 0.1,
     min_gap: float = 0.05,
-    t0: float = 0.0,
+    t0: float | None = None,
 ):
     """Foot strikes and foot offs from a vertical force signal.
 
@@ -69,8 +76,11 @@ def force_plate_events(
     fz : array_like, shape (n_samples,)
         Vertical force magnitude, N (use ``abs`` if the plate reports it
         negative). NaN samples count as unloaded.
-    rate : float
-        Sample rate, Hz.
+    rate : float, optional
+        Sample rate, Hz (sample 0 at time 0). Give exactly one of `rate` and
+        `time`.
+    time : array_like, shape (n_samples,), optional
+        Sample times, s (uniform), e.g. ``trial.time``.
     threshold : float, optional
         Contact starts when the force rises above this, N (default 20).
     hysteresis : float, optional
@@ -82,7 +92,7 @@ def force_plate_events(
         Unloaded intervals shorter than this inside a contact are bridged, s
         (default 0.05).
     t0 : float, optional
-        Time of sample 0, s.
+        Deprecated (0.2): time of sample 0 with `rate`; pass ``time=`` instead.
 
     Returns
     -------
@@ -95,12 +105,12 @@ def force_plate_events(
     --------
     >>> import numpy as np
     >>> f = np.r_[np.zeros(10), np.full(30, 600.0), np.zeros(10)]
-    >>> s, o = force_plate_events(f, 100.0)
+    >>> s, o = force_plate_events(f, rate=100.0)
     >>> s.round(3).tolist(), o.round(3).tolist()
     ([0.09], [0.4])
     """
-    fs = check_rate(rate)
     f = as_float_array(fz, "fz", allow_nan=True).ravel()
+    fs, t0 = _rate_and_start("force_plate_events", f.size, rate, time, t0)
     f = np.where(np.isfinite(f), f, 0.0)
     on, off = float(threshold), float(threshold) - float(hysteresis)
     if hysteresis < 0 or off < 0:
@@ -163,15 +173,29 @@ def _peaks(y, distance, t0, rate):
 _MIN_TRAVEL = 0.5  # m of sacrum travel below which a trial counts as treadmill walking
 
 
-def zeni_events(heel, toe, sacrum, rate, *, direction=None, min_interval: float = 0.5, t0=0.0):
+@positional_to_keyword("zeni_events", 3, ("rate",), "zeni_events(heel, toe, sacrum, rate=...)")
+def zeni_events(
+    heel,
+    toe,
+    sacrum,
+    *,
+    rate=None,
+    time=None,
+    direction=None,
+    min_interval: float = 0.5,
+    t0: float | None = None,
+):
     """Foot strikes and foot offs of one foot from marker kinematics (Zeni et al. 2008).
 
     Parameters
     ----------
     heel, toe, sacrum : array_like, shape (n_frames, 3)
         Heel, toe and sacrum (or mid-PSIS) trajectories, m; NaN where missing.
-    rate : float
-        Frame rate, Hz.
+    rate : float, optional
+        Frame rate, Hz (frame 0 at time 0). Give exactly one of `rate` and
+        `time`.
+    time : array_like, shape (n_frames,), optional
+        Frame times, s (uniform), e.g. ``trial.time``.
     direction : array_like, shape (3,), optional
         Walking direction; default: horizontal direction of the sacrum's
         displacement over the trial or, when the sacrum travels less than
@@ -179,7 +203,7 @@ def zeni_events(heel, toe, sacrum, rate, *, direction=None, min_interval: float 
     min_interval : float, optional
         Minimum time between two events of the same kind, s (default 0.5).
     t0 : float, optional
-        Time of frame 0, s (``(first_frame - 1) / rate`` for a Trial).
+        Deprecated (0.2): time of frame 0 with `rate`; pass ``time=`` instead.
 
     Returns
     -------
@@ -201,12 +225,12 @@ def zeni_events(heel, toe, sacrum, rate, *, direction=None, min_interval: float 
     >>> t = np.arange(0, 3, 0.01)
     >>> sac = np.stack([1.2 * t, 0 * t, 0.9 + 0 * t], 1)
     >>> heel = sac + np.stack([0.3 * np.cos(2 * np.pi * t), 0 * t, -0.9 + 0 * t], 1)
-    >>> s, o = zeni_events(heel, heel, sac, 100.0)
+    >>> s, o = zeni_events(heel, heel, sac, rate=100.0)
     >>> s.round(2).tolist()
     [1.0, 2.0]
     """
-    fs = check_rate(rate)
     h = as_float_array(heel, "heel", allow_nan=True)
+    fs, t0 = _rate_and_start("zeni_events", h.shape[0], rate, time, t0)
     to = as_float_array(toe, "toe", allow_nan=True)
     s = as_float_array(sacrum, "sacrum", allow_nan=True)
     for name, a in (("heel", h), ("toe", to), ("sacrum", s)):
@@ -278,9 +302,10 @@ def _kinematic(trial, markers, t0):
                 f"{[p + m for m in markers['toe']]}) visible in at least half of the frames; "
                 f"trial markers: {', '.join(trial.point_labels)}"
             )
-        st, of = zeni_events(heel, toe, sac, trial.point_rate, t0=t0)
-        out += [GaitEvent(FOOT_STRIKE, float(t), side, f"zeni ({hname})") for t in st]
-        out += [GaitEvent(FOOT_OFF, float(t), side, f"zeni ({tname})") for t in of]
+        frames = t0 + np.arange(heel.shape[0]) / trial.point_rate
+        st, of = zeni_events(heel, toe, sac, time=frames)
+        out += [Event(FOOT_STRIKE, float(t), side, f"zeni ({hname})") for t in st]
+        out += [Event(FOOT_OFF, float(t), side, f"zeni ({tname})") for t in of]
     return out
 
 
@@ -295,7 +320,8 @@ def _force_plates(trial, markers, t0, options):
         force = np.asarray(plate.force, float)
         if force.ndim != 2 or force.shape[1] != 3:
             raise DataError(f"force_plates[{k}].force must be (n_samples, 3), got {force.shape}")
-        st, of = force_plate_events(np.abs(force[:, 2]), plate.rate, t0=t0, **options)
+        ts = t0 + np.arange(force.shape[0]) / plate.rate
+        st, of = force_plate_events(np.abs(force[:, 2]), time=ts, **options)
         for s in st:
             ends = of[of > s]
             e = ends[0] if ends.size else tm[-1]
@@ -308,9 +334,9 @@ def _force_plates(trial, markers, t0, options):
                     stacklevel=3,
                 )
                 continue
-            out.append(GaitEvent(FOOT_STRIKE, float(s), side, f"force plate {k}"))
+            out.append(Event(FOOT_STRIKE, float(s), side, f"force plate {k}"))
             if ends.size:
-                out.append(GaitEvent(FOOT_OFF, float(e), side, f"force plate {k}"))
+                out.append(Event(FOOT_OFF, float(e), side, f"force plate {k}"))
     return out
 
 
@@ -397,7 +423,7 @@ def detect_gait_events(
 
     Returns
     -------
-    list of GaitEvent
+    list of Event
         Sorted by time; ``description`` says which method produced each.
 
     Raises

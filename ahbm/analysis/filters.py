@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate, ndimage, signal
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_axis, check_rate, nan_runs
+from ahbm.analysis._common import check_axis, nan_runs, sample_rate, sample_times
 from ahbm.errors import AhbmWarning, DataError
 
 __all__ = [
@@ -133,12 +134,16 @@ def _apply_along_axis_nan(func, x: np.ndarray, axis: int, nan_policy: str, name:
     return np.moveaxis(out.reshape(shape), 0, axis)
 
 
+@positional_to_keyword(
+    "butter_filtfilt", 1, ("rate", "cutoff", "order"), "butter_filtfilt(x, rate=..., cutoff=...)"
+)
 def butter_filtfilt(
     x,
-    rate,
+    *,
+    rate=None,
+    time=None,
     cutoff,
     order: int = 2,
-    *,
     btype: str = "low",
     axis: int = 0,
     correct: bool = True,
@@ -152,8 +157,10 @@ def butter_filtfilt(
     ----------
     x : array_like, shape (..., n_samples, ...)
         Signal(s); time along `axis`.
-    rate : float
-        Sample rate, Hz.
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n_samples,), optional
+        Sample times, s (must be uniform here).
     cutoff : float or (float, float)
         -3 dB frequency of the whole forward-backward filter, Hz. A pair
         ``(low, high)`` for ``btype="band"``.
@@ -203,13 +210,13 @@ def butter_filtfilt(
     --------
     >>> import numpy as np
     >>> t = np.arange(0, 2, 0.01)
-    >>> y = butter_filtfilt(np.sin(2 * np.pi * t), 100.0, 6.0)
+    >>> y = butter_filtfilt(np.sin(2 * np.pi * t), rate=100.0, cutoff=6.0)
     >>> y.shape
     (200,)
     """
-    fs = check_rate(rate)
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
+    fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
     order = int(order)
     if order < 1:
         raise DataError(f"Expected `order` >= 1, got {order}")
@@ -258,8 +265,21 @@ def butter_filtfilt(
     return _apply_along_axis_nan(run, arr, ax, nan_policy, "x", pl + 1)
 
 
+@positional_to_keyword(
+    "critically_damped_filtfilt",
+    1,
+    ("rate", "cutoff"),
+    "critically_damped_filtfilt(x, rate=..., cutoff=...)",
+)
 def critically_damped_filtfilt(
-    x, rate, cutoff, *, n_passes: int = 2, axis: int = 0, nan_policy: str = "raise"
+    x,
+    *,
+    rate=None,
+    time=None,
+    cutoff,
+    n_passes: int = 2,
+    axis: int = 0,
+    nan_policy: str = "raise",
 ):
     """Zero-lag critically damped low-pass filter (no overshoot).
 
@@ -267,8 +287,10 @@ def critically_damped_filtfilt(
     ----------
     x : array_like
         Signal(s), time along `axis`.
-    rate : float
-        Sample rate, Hz.
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n_samples,), optional
+        Sample times, s (must be uniform here).
     cutoff : float
         -3 dB frequency of the whole cascade, Hz.
     n_passes : int, optional
@@ -295,12 +317,12 @@ def critically_damped_filtfilt(
     Examples
     --------
     >>> import numpy as np
-    >>> float(critically_damped_filtfilt(np.ones(50), 100.0, 10.0)[25].round(6))
+    >>> float(critically_damped_filtfilt(np.ones(50), rate=100.0, cutoff=10.0)[25].round(6))
     1.0
     """
-    fs = check_rate(rate)
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
+    fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
     fc = _check_cutoff(cutoff, fs)
     n = int(n_passes)
     if n < 2 or n % 2:
@@ -410,8 +432,9 @@ class ResidualAnalysis:
     fit_range: tuple[float, float]
 
 
+@positional_to_keyword("residual_analysis", 1, ("rate",), "residual_analysis(x, rate=...)")
 def residual_analysis(
-    x, rate, *, cutoffs=None, order: int = 2, fit_range=None, axis: int = 0
+    x, *, rate=None, time=None, cutoffs=None, order: int = 2, fit_range=None, axis: int = 0
 ) -> ResidualAnalysis:
     """Winter's residual analysis: choose a low-pass cutoff from the data.
 
@@ -419,8 +442,10 @@ def residual_analysis(
     ----------
     x : array_like
         Raw signal(s), time along `axis`, no NaN.
-    rate : float
-        Sample rate, Hz.
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n_samples,), optional
+        Sample times, s (must be uniform here).
     cutoffs : array_like, optional
         Frequencies to try, Hz (default: 60 values from 0.01 to 0.9 of Nyquist).
     order : int, optional
@@ -456,13 +481,13 @@ def residual_analysis(
     >>> rng = np.random.default_rng(0)
     >>> t = np.arange(0, 5, 0.01)
     >>> x = np.sin(2 * np.pi * t) + 0.01 * rng.standard_normal(t.size)
-    >>> res = residual_analysis(x, 100.0)
+    >>> res = residual_analysis(x, rate=100.0)
     >>> bool(0.008 < res.noise_rms < 0.012)
     True
     """
-    fs = check_rate(rate)
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
+    fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
     fn = fs / 2
     if cutoffs is None:
         cut = np.linspace(0.01 * fn, 0.9 * fn, 60)
@@ -484,7 +509,7 @@ def residual_analysis(
     phi = np.empty(cut.size)
     factor = winter_correction(2, int(order))
     for i, f in enumerate(cut):
-        y = butter_filtfilt(moved, fs, f, order, axis=0)
+        y = butter_filtfilt(moved, rate=fs, cutoff=f, order=order, axis=0)
         ms[i] = np.mean((moved - y) ** 2, axis=0)
         sos = signal.butter(int(order), _warped_cutoff(f, fs, 1 / factor), fs=fs, output="sos")
         _, h = signal.sosfreqz(sos, worN=4096, fs=fs)
@@ -536,17 +561,18 @@ class SplineSmoothing:
     n_missing: int
 
 
-def gcv_spline(x, time=None, *, rate=None, lam=None, axis: int = 0) -> SplineSmoothing:
+@positional_to_keyword("gcv_spline", 1, ("time",), "gcv_spline(x, time=...)")
+def gcv_spline(x, *, rate=None, time=None, lam=None, axis: int = 0) -> SplineSmoothing:
     """Cubic smoothing spline with the smoothing chosen by generalized cross-validation.
 
     Parameters
     ----------
     x : array_like
         Signal(s), time along `axis`. NaN samples are skipped in the fit.
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time`.
     time : array_like, shape (n_samples,), optional
         Strictly increasing sample times, s (non-uniform allowed).
-    rate : float, optional
-        Sample rate, Hz, if `time` is not given.
     lam : float, optional
         Fixed smoothing parameter (weight of the integrated squared second
         derivative, units of x^2 s^3 per x^2); default None chooses it per
@@ -577,7 +603,7 @@ def gcv_spline(x, time=None, *, rate=None, lam=None, axis: int = 0) -> SplineSmo
     --------
     >>> import numpy as np
     >>> t = np.linspace(0, 1, 101)
-    >>> res = gcv_spline(np.sin(2 * np.pi * t), t)
+    >>> res = gcv_spline(np.sin(2 * np.pi * t), time=t)
     >>> float(abs(res.first[50] + 2 * np.pi)) < 0.05
     True
     """
@@ -587,18 +613,7 @@ def gcv_spline(x, time=None, *, rate=None, lam=None, axis: int = 0) -> SplineSmo
     ax = check_axis(arr, axis, "x")
     moved = np.moveaxis(arr, ax, 0)
     n = moved.shape[0]
-    if time is None:
-        if rate is None:
-            raise DataError("Give either `time` (s) or `rate` (Hz) for gcv_spline")
-        t = np.arange(n) / check_rate(rate)
-    else:
-        t = as_float_array(time, "time").ravel()
-        if t.size != n:
-            raise DataError(
-                f"Expected `time` to have {n} samples (length of `x` along axis), got {t.size}"
-            )
-        if np.any(np.diff(t) <= 0):
-            raise DataError("`time` must be strictly increasing")
+    t = sample_times(n, rate=rate, time=time)
     if lam is not None:
         lam = float(lam)
         if not (np.isfinite(lam) and lam >= 0):

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import interpolate
 
 from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_rate, nan_runs
+from ahbm.analysis._common import nan_runs, sample_times
 from ahbm.errors import DataError
 
 __all__ = ["Gap", "GapFill", "find_gaps", "fill_gaps", "fill_gaps_rigid"]
@@ -128,8 +128,8 @@ def fill_gaps(
     *,
     max_gap: int,
     method: str = "spline",
-    time=None,
     rate=None,
+    time=None,
     labels=None,
     on_long_gap: str = "raise",
 ):
@@ -144,10 +144,12 @@ def fill_gaps(
     method : {"spline", "linear"}
         Cubic spline through all valid samples of the channel (natural end
         conditions) or straight line between the two samples bounding the gap.
-    time : array_like, shape (n_frames,), optional
-        Frame times, s (default: frame index / `rate`, or frame index).
     rate : float, optional
         Frame rate, Hz.
+    time : array_like, shape (n_frames,), optional
+        Frame times, s. Give at most one of `rate` and `time`; with neither,
+        the spline runs over the frame index (the same fill as any uniform
+        rate).
     labels : list of str, optional
         Marker/channel labels used in the report and in error messages.
     on_long_gap : {"raise", "skip"}
@@ -191,14 +193,7 @@ def fill_gaps(
     if max_gap < 1:
         raise DataError(f"`max_gap` must be >= 1 frame, got {max_gap}")
     n = missing.shape[0]
-    if time is not None:
-        t = as_float_array(time, "time").ravel()
-        if t.size != n or np.any(np.diff(t) <= 0):
-            raise DataError(f"`time` must be strictly increasing with {n} samples")
-    elif rate is not None:
-        t = np.arange(n) / check_rate(rate)
-    else:
-        t = np.arange(n, dtype=float)
+    t = sample_times(n, rate=rate, time=time, required=False)
     if labels is not None and len(labels) != missing.shape[1]:
         raise DataError(f"`labels` has {len(labels)} entries for {missing.shape[1]} channels")
     out = arr.copy()

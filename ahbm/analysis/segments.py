@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm.analysis._common import sample_times
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.segmental import SegmentMotion
 from ahbm.errors import DataError
@@ -16,7 +18,8 @@ from ahbm.kinematics.rotations import angular_velocity
 __all__ = ["segment_motion"]
 
 
-def segment_motion(rotation, com, time) -> SegmentMotion:
+@positional_to_keyword("segment_motion", 2, ("time",), "segment_motion(rotation, com, time=...)")
+def segment_motion(rotation, com, *, rate=None, time=None) -> SegmentMotion:
     """Angular velocity and acceleration and COM acceleration from segment poses.
 
     Parameters
@@ -26,7 +29,9 @@ def segment_motion(rotation, com, time) -> SegmentMotion:
         give NaN only in the derivatives whose stencil touches them).
     com : array_like, shape (n_frames, n_segments, 3)
         COM positions in the lab frame, m.
-    time : array_like, shape (n_frames,)
+    rate : float, optional
+        Frame rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n_frames,), optional
         Frame times, s (strictly increasing).
 
     Returns
@@ -52,7 +57,7 @@ def segment_motion(rotation, com, time) -> SegmentMotion:
     >>> t = np.linspace(0, 1, 51)
     >>> R = rot_z(3.0 * t)[:, None]
     >>> com = np.stack([t**2, 0 * t, 0 * t], -1)[:, None]
-    >>> m = segment_motion(R, com, t)
+    >>> m = segment_motion(R, com, time=t)
     >>> bool(np.allclose(m.omega, [0, 0, 3])), bool(np.allclose(m.com_acc[10], [2, 0, 0]))
     (True, True)
     """
@@ -65,9 +70,7 @@ def segment_motion(rotation, com, time) -> SegmentMotion:
             f"Expected `rotation` (n_frames, n_segments, 3, 3) and `com` (n_frames, "
             f"n_segments, 3) with matching leading axes, got {R.shape} and {c.shape}"
         )
-    t = as_float_array(time, "time").ravel()
-    if t.size != R.shape[0]:
-        raise DataError(f"Expected `time` to have {R.shape[0]} samples, got {t.size}")
+    t = sample_times(R.shape[0], rate=rate, time=time)
     if t.size < 4:
         raise DataError(f"Need at least 4 frames to differentiate, got {t.size}")
     ok = np.isfinite(R).all(axis=(-2, -1))
@@ -79,6 +82,6 @@ def segment_motion(rotation, com, time) -> SegmentMotion:
     near[1:] |= bad[:-1]
     near[:-1] |= bad[1:]
     omega[near] = np.nan
-    alpha = central_difference(omega, t)
-    acc = central_difference(c, t, order=2)
+    alpha = central_difference(omega, time=t)
+    acc = central_difference(c, time=t, order=2)
     return SegmentMotion(R, c, acc, omega, alpha)

@@ -61,7 +61,7 @@ from ahbm.dynamics.segmental import (
     newton_euler,
 )
 from ahbm.dynamics.simulate import (
-    Event,
+    SimulationEvent,
     SimulationResult,
     contact_release_event,
     coordinate_event,
@@ -105,7 +105,7 @@ __all__: list[str] = [
     "RotationalSpringDamper",
     "total_generalized_force",
     "total_power",
-    "Event",
+    "SimulationEvent",
     "SimulationResult",
     "contact_release_event",
     "coordinate_event",
@@ -135,3 +135,11 @@ __all__: list[str] = [
     "loads_in_jcs",
     "newton_euler",
 ]
+
+
+def __getattr__(name: str):
+    if name == "Event":  # deprecated alias of SimulationEvent (warns once)
+        import importlib
+
+        return importlib.import_module("ahbm.dynamics.simulate").Event
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

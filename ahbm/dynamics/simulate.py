@@ -23,14 +23,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, optimize
 
+from ahbm._deprecation import renamed_kwargs, warn_deprecated
 from ahbm._validation import as_float_array
 from ahbm.dynamics.forces import ForceElement, _coordinate, total_generalized_force
 from ahbm.dynamics.forward import aba
 from ahbm.errors import AhbmWarning, DataError, ModelError, SimulationError
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model
+from ahbm.types import ResultRepr
 
 __all__ = [
-    "Event",
+    "SimulationEvent",
     "SimulationResult",
     "simulate",
     "q_rate",
@@ -50,14 +52,28 @@ _METHODS = {
 _KEEP = "keep"
 
 
+def __getattr__(name: str):
+    if name == "Event":  # the 0.1 name of SimulationEvent
+        warn_deprecated(
+            "ahbm.dynamics.Event",
+            "`ahbm.dynamics.Event` is deprecated and will be removed in ahbm 0.3; use "
+            "`ahbm.dynamics.SimulationEvent` (`ahbm.types.Event` is the event of a recording)",
+        )
+        return SimulationEvent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # ----------------------------------------------------------------------------
 # events
 # ----------------------------------------------------------------------------
 
 
 @dataclass
-class Event:
+class SimulationEvent:
     """An event located during :func:`simulate`, with what to do when it occurs.
+
+    (Named ``Event`` in ahbm 0.1; ``ahbm.dynamics.Event`` is a deprecated alias.
+    The labelled instants of a recording are :class:`ahbm.types.Event`.)
 
     Parameters
     ----------
@@ -89,7 +105,7 @@ class Event:
 
     Examples
     --------
-    >>> ev = Event(lambda t, q, qd: q[0] - 1.0, direction=1, terminal=True, name="reach")
+    >>> ev = SimulationEvent(lambda t, q, qd: q[0] - 1.0, direction=1, terminal=True, name="reach")
     >>> ev.terminal
     True
     """
@@ -118,7 +134,7 @@ class Event:
 
 def point_height_event(
     model: Model, body, point, *, height=0.0, normal=(0.0, 0.0, 1.0), direction=-1.0, **kwargs
-) -> Event:
+) -> SimulationEvent:
     """Event at which a body point crosses a plane (contact made when falling).
 
     Parameters
@@ -133,11 +149,11 @@ def point_height_event(
     direction : float, optional
         -1 (default): the point moves below the plane; +1: above.
     **kwargs
-        Passed to :class:`Event` (``constraints``, ``restitution``, ``terminal``, ...).
+        Passed to :class:`SimulationEvent` (``constraints``, ``restitution``, ``terminal``, ...).
 
     Returns
     -------
-    Event
+    SimulationEvent
         ``function = n·p − height``.
 
     Examples
@@ -160,10 +176,12 @@ def point_height_event(
         return float(n @ point_position(model, q, b, r) - h)
 
     kwargs.setdefault("name", f"height_{model.bodies[b].name}")
-    return Event(function, direction=direction, **kwargs)
+    return SimulationEvent(function, direction=direction, **kwargs)
 
 
-def coordinate_event(model: Model, coordinate, value, *, direction=0.0, **kwargs) -> Event:
+def coordinate_event(
+    model: Model, coordinate, value, *, direction=0.0, **kwargs
+) -> SimulationEvent:
     """Event at which a joint coordinate reaches a value (e.g. a joint limit).
 
     Examples
@@ -177,10 +195,10 @@ def coordinate_event(model: Model, coordinate, value, *, direction=0.0, **kwargs
     qi, _ = _coordinate(model, coordinate, "coordinate_event")
     v = float(value)
     kwargs.setdefault("name", f"{model.coordinate_names[qi]}={v:g}")
-    return Event(lambda t, q, qd: float(q[qi] - v), direction=direction, **kwargs)
+    return SimulationEvent(lambda t, q, qd: float(q[qi] - v), direction=direction, **kwargs)
 
 
-def contact_release_event(row: int = 0, *, constraints=None, **kwargs) -> Event:
+def contact_release_event(row: int = 0, *, constraints=None, **kwargs) -> SimulationEvent:
     """Event at which a constraint force ``λ[row]`` drops below zero (contact breaks).
 
     Parameters
@@ -191,11 +209,11 @@ def contact_release_event(row: int = 0, *, constraints=None, **kwargs) -> Event:
     constraints : ConstraintSet, list or None, optional
         Constraint set after the release (None: free motion).
     **kwargs
-        Passed to :class:`Event` (``name``, ``terminal``, ...).
+        Passed to :class:`SimulationEvent` (``name``, ``terminal``, ...).
 
     Returns
     -------
-    Event
+    SimulationEvent
         Falling crossing of ``λ[row]`` (+1 when the active set has fewer rows).
 
     Examples
@@ -210,7 +228,9 @@ def contact_release_event(row: int = 0, *, constraints=None, **kwargs) -> Event:
         return float(lam[k]) if lam.size > k else 1.0
 
     kwargs.setdefault("name", f"release_{k}")
-    return Event(function, direction=-1.0, constraints=constraints, uses_lambda=True, **kwargs)
+    return SimulationEvent(
+        function, direction=-1.0, constraints=constraints, uses_lambda=True, **kwargs
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -218,9 +238,9 @@ def contact_release_event(row: int = 0, *, constraints=None, **kwargs) -> Event:
 # ----------------------------------------------------------------------------
 
 
-@dataclass
-class SimulationResult:
-    """Output of :func:`simulate`.
+@dataclass(frozen=True, repr=False)
+class SimulationResult(ResultRepr):
+    """Output of :func:`simulate` (a frozen result object; see :mod:`ahbm.types`).
 
     Attributes
     ----------
@@ -479,10 +499,11 @@ def simulate(
     first_step: float | None = None,
     t_eval=None,
     project: bool = True,
-    solver: str = "direct",
+    constraint_method: str | None = None,
     baumgarte=None,
     projection_tol: float = 1e-12,
     max_events: int = 1000,
+    **deprecated,
 ) -> SimulationResult:
     """Simulate a multibody model forward in time.
 
@@ -501,8 +522,8 @@ def simulate(
         Force elements (:mod:`ahbm.dynamics.forces`).
     constraints : ConstraintSet or list of constraints, optional
         Initially active constraints (:mod:`ahbm.dynamics.constraints`).
-    events : sequence of Event, optional
-        Events located during the integration (:class:`Event`).
+    events : sequence of SimulationEvent, optional
+        Events located during the integration (:class:`SimulationEvent`).
     method : str or scipy OdeSolver class
         ``"RK45"``, ``"RK23"``, ``"DOP853"`` (non-stiff), ``"Radau"``,
         ``"BDF"`` (stiff), ``"LSODA"``.
@@ -518,9 +539,10 @@ def simulate(
         Project onto the constraint manifolds after every accepted step (AHBM
         eqs 4.7–4.8); quaternions are renormalized. The initial state is always
         projected when constraints are given.
-    solver : {"direct", "range_space", "null_space"}
-        Constrained forward-dynamics solver (see
-        :func:`~ahbm.dynamics.constrained.constrained_forward_dynamics`).
+    constraint_method : {"direct", "range_space", "null_space"}, optional
+        How the constrained forward dynamics is solved, the ``method`` of
+        :func:`~ahbm.dynamics.constrained.constrained_forward_dynamics`
+        (default ``"direct"``). ``solver=`` is its deprecated 0.1 name.
     baumgarte : (float, float), optional
         Baumgarte stabilization parameters ``(α, β)`` (1/s); off by default.
     projection_tol : float, optional
@@ -564,6 +586,17 @@ def simulate(
     >>> r.q.shape[1], r.status
     (4, 0)
     """
+    if deprecated:
+        if constraint_method is not None:
+            deprecated["constraint_method"] = constraint_method
+        deprecated = renamed_kwargs("simulate", deprecated, {"solver": "constraint_method"})
+        constraint_method = deprecated.pop("constraint_method", None)
+        if deprecated:
+            raise TypeError(
+                f"simulate() got an unexpected keyword argument {next(iter(deprecated))!r}"
+            )
+    if constraint_method is None:
+        constraint_method = "direct"
     if not isinstance(model, Model):
         raise ModelError(f"simulate expects a Model, got {type(model).__name__}")
     span = as_float_array(t_span, "t_span")
@@ -590,8 +623,10 @@ def simulate(
             f.validate(model)
     events = tuple(events)
     for ev in events:
-        if not isinstance(ev, Event):
-            raise DataError(f"`events` must contain Event objects, got {type(ev).__name__}")
+        if not isinstance(ev, SimulationEvent):
+            raise DataError(
+                f"`events` must contain SimulationEvent objects, got {type(ev).__name__}"
+            )
     if isinstance(method, str):
         if method not in _METHODS:
             raise DataError(f"`method` must be one of {sorted(_METHODS)}, got {method!r}")
@@ -600,8 +635,11 @@ def simulate(
         solver_cls = method
     else:
         raise DataError(f"`method` must be a name or an OdeSolver class, got {method!r}")
-    if solver not in ("direct", "range_space", "null_space"):
-        raise DataError(f"`solver` must be 'direct', 'range_space' or 'null_space', got {solver!r}")
+    if constraint_method not in ("direct", "range_space", "null_space"):
+        raise DataError(
+            "`constraint_method` must be 'direct', 'range_space' or 'null_space', got "
+            f"{constraint_method!r}"
+        )
     if t_eval is not None:
         t_eval = as_float_array(t_eval, "t_eval")
         if t_eval.ndim != 1 or np.any(np.diff(t_eval) <= 0):
@@ -612,7 +650,8 @@ def simulate(
     event_sets = [_as_cset(ev.constraints, model) for ev in events]
 
     run = _Run(model, tau, forces, events, event_sets, solver_cls, rtol, atol, max_step, first_step,
-               t_eval, project, solver, baumgarte, projection_tol, max_events)  # fmt: skip
+               t_eval, project, constraint_method, baumgarte, projection_tol,
+               max_events)  # fmt: skip
     return run.execute(t0, tf, q0, qd0, cset)
 
 

@@ -8,31 +8,9 @@ from typing import Any
 import numpy as np
 
 from ahbm.errors import DataError
+from ahbm.types import Event
 
 __all__ = ["Trial", "ForcePlate", "Event"]
-
-
-@dataclass
-class Event:
-    """A labelled instant of a trial.
-
-    Attributes
-    ----------
-    label : str
-        What happened, e.g. ``"Foot Strike"`` or ``"Foot Off"``.
-    time : float
-        Time in seconds from the start of the recording (frame 1 of the file
-        is at ``(first_frame - 1) / point_rate``).
-    context : str
-        Side or context, e.g. ``"Left"``, ``"Right"``, ``"General"``.
-    description : str
-        Free text.
-    """
-
-    label: str
-    time: float
-    context: str = ""
-    description: str = ""
 
 
 @dataclass

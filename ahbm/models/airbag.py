@@ -202,8 +202,8 @@ def estimate_head_load(
         raise DataError(f"Expected `t` (n,) and `q` (n, {model.nq}), got {t.shape} and {q.shape}")
     if model.nq != model.nv:
         raise DataError("estimate_head_load needs a model without quaternion joints (nq == nv)")
-    qd = central_difference(q, t) if qd is None else as_float_array(qd, "qd")
-    qdd = central_difference(q, t, order=2) if qdd is None else as_float_array(qdd, "qdd")
+    qd = central_difference(q, time=t) if qd is None else as_float_array(qd, "qd")
+    qdd = central_difference(q, time=t, order=2) if qdd is None else as_float_array(qdd, "qdd")
     point = as_float_array(point, "point")
     tau = rnea(model, q, qd, qdd)
     if forces:

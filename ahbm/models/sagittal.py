@@ -72,11 +72,11 @@ def _filter_fill(x, rate, cutoff, name):
     flat = x.reshape(x.shape[0], -1)
     ok = np.isfinite(flat)
     if ok.all():
-        out = butter_filtfilt(flat, rate, cutoff)
+        out = butter_filtfilt(flat, rate=rate, cutoff=cutoff)
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", AhbmWarning)
-            out = butter_filtfilt(flat, rate, cutoff, nan_policy="segments")
+            out = butter_filtfilt(flat, rate=rate, cutoff=cutoff, nan_policy="segments")
         idx = np.arange(flat.shape[0])
         for j in range(flat.shape[1]):
             good = np.isfinite(out[:, j])
@@ -212,7 +212,7 @@ def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="demp
         [th_thigh - th_trunk + np.pi, th_thigh - th_leg, th_foot - th_leg - np.pi / 2], axis=1
     )
     angles = (angles + np.pi) % (2 * np.pi) - np.pi
-    omega_j = central_difference(angles, time)
+    omega_j = central_difference(angles, time=time)
     g = np.array([0.0, -9.81])
     joints = {"hip": hip, "knee": knee, "ankle": ank, "toe": toe}
     seg_theta = {"thigh": th_thigh, "shank": th_leg, "foot": ang(toe - ank)}
@@ -228,9 +228,9 @@ def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="demp
         frac = np.linalg.norm(par.com) / par.length
         c = P + frac * (D - P)
         I = par.inertia[1, 1]
-        acc = central_difference(c, time, order=2)
-        wz = central_difference(seg_theta[name], time)
-        az = central_difference(seg_theta[name], time, order=2)
+        acc = central_difference(c, time=time, order=2)
+        wz = central_difference(seg_theta[name], time=time)
+        az = central_difference(seg_theta[name], time=time, order=2)
         omega_seg[name] = wz
         Fp = par.mass * (acc - g) - Fd
         # distal load moment about the COM: M_origin - c x F
@@ -244,7 +244,7 @@ def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="demp
     clinical = moment * np.array([-1.0, 1.0, -1.0])
     wrel = np.stack(
         [
-            omega_seg["thigh"] - central_difference(th_trunk, time),
+            omega_seg["thigh"] - central_difference(th_trunk, time=time),
             omega_seg["shank"] - omega_seg["thigh"],
             omega_seg["foot"] - omega_seg["shank"],
         ],

@@ -23,7 +23,7 @@ def test_central_difference_second_order_accuracy(uniform, order):
         t = _grid(n, uniform)
         x = np.sin(3 * t)
         exact = 3 * np.cos(3 * t) if order == 1 else -9 * np.sin(3 * t)
-        errs.append(np.abs(central_difference(x, t, order=order) - exact).max())
+        errs.append(np.abs(central_difference(x, time=t, order=order) - exact).max())
     rates = np.log2(np.array(errs[:-1]) / np.array(errs[1:]))
     assert np.all(rates > 1.8), rates
 
@@ -33,7 +33,7 @@ def test_central_difference_matches_numpy_gradient():
     t = np.cumsum(rng.uniform(0.5, 1.5, 30))
     x = rng.standard_normal((30, 4, 3))
     np.testing.assert_allclose(
-        central_difference(x, t), np.gradient(x, t, axis=0, edge_order=2), atol=1e-10
+        central_difference(x, time=t), np.gradient(x, t, axis=0, edge_order=2), atol=1e-10
     )
     np.testing.assert_allclose(
         central_difference(x, rate=10.0), np.gradient(x, 0.1, axis=0, edge_order=2), atol=1e-10
@@ -44,8 +44,8 @@ def test_central_difference_exact_on_quadratic():
     rng = np.random.default_rng(1)
     t = np.cumsum(rng.uniform(0.5, 1.5, 12))
     x = 2 * t**2 - t + 1
-    np.testing.assert_allclose(central_difference(x, t), 4 * t - 1, atol=1e-9)
-    np.testing.assert_allclose(central_difference(x, t, order=2), 4.0, atol=1e-8)
+    np.testing.assert_allclose(central_difference(x, time=t), 4 * t - 1, atol=1e-9)
+    np.testing.assert_allclose(central_difference(x, time=t, order=2), 4.0, atol=1e-8)
 
 
 def test_central_difference_nan_stays_local():
@@ -60,12 +60,12 @@ def test_central_difference_nan_stays_local():
 def test_spline_derivative_accuracy():
     t = np.linspace(0, 1, 41)
     x = np.stack([np.exp(t), np.sin(2 * t)], 1)
-    d1 = spline_derivative(x, t, order=1)
-    d2 = spline_derivative(x, t, order=2)
+    d1 = spline_derivative(x, time=t, order=1)
+    d2 = spline_derivative(x, time=t, order=2)
     np.testing.assert_allclose(d1[:, 0], np.exp(t), atol=1e-7)
     np.testing.assert_allclose(d2[:, 1], -4 * np.sin(2 * t), atol=1e-4)
     with pytest.raises(DataError, match="order"):
-        spline_derivative(x, t, order=5)
+        spline_derivative(x, time=t, order=5)
 
 
 def test_savgol_exact_for_polynomials():
@@ -73,13 +73,13 @@ def test_savgol_exact_for_polynomials():
     t = np.arange(60) / fs
     x = 1 + 2 * t - 3 * t**2 + 0.5 * t**3
     np.testing.assert_allclose(
-        savgol_derivative(x, fs, window=9, polyorder=3), 2 - 6 * t + 1.5 * t**2, atol=1e-9
+        savgol_derivative(x, rate=fs, window=9, polyorder=3), 2 - 6 * t + 1.5 * t**2, atol=1e-9
     )
     np.testing.assert_allclose(
-        savgol_derivative(x, fs, window=9, polyorder=3, order=2), -6 + 3 * t, atol=1e-7
+        savgol_derivative(x, rate=fs, window=9, polyorder=3, order=2), -6 + 3 * t, atol=1e-7
     )
     with pytest.raises(DataError, match="odd"):
-        savgol_derivative(x, fs, window=8)
+        savgol_derivative(x, rate=fs, window=8)
 
 
 @pytest.mark.parametrize(
@@ -104,4 +104,4 @@ def test_marker_derivatives_bad_input():
     with pytest.raises(DataError, match="method"):
         marker_derivatives(np.zeros((10, 2, 3)), rate=100.0, method="magic")
     with pytest.raises(DataError, match="increasing"):
-        central_difference(np.zeros(5), [0, 1, 1, 2, 3])
+        central_difference(np.zeros(5), time=[0, 1, 1, 2, 3])

@@ -21,7 +21,7 @@ def test_force_plate_events_thresholds_and_interpolation():
     t = np.arange(0, 2, 1 / fs)
     # smooth loading from 0.3 s to 0.9 s
     f = np.where((t > 0.3) & (t < 0.9), 700 * np.sin(np.pi * (t - 0.3) / 0.6), 0.0)
-    s, o = force_plate_events(f, fs, threshold=20.0, hysteresis=10.0)
+    s, o = force_plate_events(f, rate=fs, threshold=20.0, hysteresis=10.0)
     ts = 0.3 + 0.6 / np.pi * np.arcsin(20 / 700)
     to = 0.9 - 0.6 / np.pi * np.arcsin(10 / 700)
     np.testing.assert_allclose(s, [ts], atol=2e-4)
@@ -37,19 +37,19 @@ def test_force_plate_hysteresis_and_min_durations():
     f[160:162] = 0
     f[162:200] = 400  # 20 ms unloading: bridged by min_gap
     f[250:255] = 500  # 50 ms spike: shorter than min_contact
-    s, o = force_plate_events(f, fs)
+    s, o = force_plate_events(f, rate=fs)
     assert len(s) == 1 and len(o) == 1
     assert s[0] == pytest.approx(0.4903, abs=1e-3)
     assert o[0] == pytest.approx(1.99, abs=0.011)
-    s2, o2 = force_plate_events(f, fs, hysteresis=0.0, min_gap=0.0, min_contact=0.01)
+    s2, o2 = force_plate_events(f, rate=fs, hysteresis=0.0, min_gap=0.0, min_contact=0.01)
     assert len(s2) == 3  # without hysteresis and merging the contact breaks up
     with pytest.raises(DataError, match="hysteresis"):
-        force_plate_events(f, fs, hysteresis=30.0)
+        force_plate_events(f, rate=fs, hysteresis=30.0)
 
 
 def test_edge_contacts_have_no_event():
     f = np.r_[np.full(20, 500.0), np.zeros(20), np.full(20, 500.0)]
-    s, o = force_plate_events(f, 100.0)
+    s, o = force_plate_events(f, rate=100.0)
     assert len(o) == 1 and len(s) == 1 and s[0] > o[0]
 
 
@@ -91,7 +91,7 @@ def test_zeni_synthetic_times():
 
 def test_zeni_bad_input():
     with pytest.raises(DataError, match="heel"):
-        zeni_events(np.zeros((10, 2)), np.zeros((10, 3)), np.zeros((10, 3)), 100.0)
+        zeni_events(np.zeros((10, 2)), np.zeros((10, 3)), np.zeros((10, 3)), rate=100.0)
     tr, _ = _synthetic_trial()
     tr.point_labels = ["SACR", "X", "LTOE", "RHEE", "RTOE"]
     with pytest.raises(DataError, match="heel marker"):
@@ -174,12 +174,12 @@ def test_zeni_treadmill_uses_foot_direction():
     sac = np.stack([-0.05 * t, 0 * t, 0.9 + 0 * t], 1)
     heel = np.stack([0.3 * np.cos(2 * np.pi * t), 0.1 + 0 * t, 0 * t], 1)
     toe = heel + [0.2, 0.0, 0.0]
-    s, o = zeni_events(heel, toe, sac, fs)
+    s, o = zeni_events(heel, toe, sac, rate=fs)
     np.testing.assert_allclose(s, [1.0, 2.0], atol=0.02)
     # toe furthest behind the pelvis half a cycle later
     np.testing.assert_allclose(o, [0.5, 1.5, 2.5], atol=0.02)
     with pytest.raises(DataError, match="walking direction"):
-        zeni_events(heel, heel, np.zeros_like(heel), fs)
+        zeni_events(heel, heel, np.zeros_like(heel), rate=fs)
 
 
 def test_force_plate_contact_assigned_to_stance_foot_with_narrow_base():
@@ -212,3 +212,36 @@ def test_force_plate_contact_assigned_to_stance_foot_with_narrow_base():
     ev = detect_gait_events(trial, method="force_plate")
     assert [e.context for e in ev] == ["Left", "Left"]
     assert [e.label for e in ev] == ["Foot Strike", "Foot Off"]
+
+
+# --------------------------------------------------------------------------
+# one Event class (ahbm.types.Event); GaitEvent is its deprecated alias
+# --------------------------------------------------------------------------
+def test_one_event_class_and_gaitevent_alias_warns_once(monkeypatch):
+    import dataclasses
+    import warnings
+
+    import ahbm._deprecation as dep
+    import ahbm.analysis
+    import ahbm.analysis.events as events_module
+    import ahbm.io
+    import ahbm.io.trial
+    from ahbm.types import Event
+
+    monkeypatch.setattr(dep, "_warned", set())
+    assert ahbm.io.Event is Event and ahbm.io.trial.Event is Event
+    fields = [f.name for f in dataclasses.fields(Event)]
+    assert fields == ["label", "time", "context", "description"]
+    e = Event("Foot Strike", 0.5, "Left")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.time = 1.0
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        a = ahbm.analysis.GaitEvent
+        b = events_module.GaitEvent
+    assert a is Event and b is Event
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
+    assert "ahbm.types.Event" in str(rec[0].message)
+    assert a("Foot Off", 1.0, "Right") == Event("Foot Off", 1.0, "Right")
+    with pytest.raises(AttributeError):
+        ahbm.analysis.NoSuchName  # noqa: B018

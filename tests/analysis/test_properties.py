@@ -23,7 +23,7 @@ SETTINGS = settings(max_examples=25, deadline=None)
     n=st.integers(60, 300),
 )
 def test_lowpass_keeps_constants(c, fc, order, n):
-    y = butter_filtfilt(np.full(n, c), 100.0, fc, order)
+    y = butter_filtfilt(np.full(n, c), rate=100.0, cutoff=fc, order=order)
     np.testing.assert_allclose(y, c, atol=1e-9 * max(1.0, abs(c)))
 
 
@@ -35,8 +35,8 @@ def test_central_difference_exact_for_quadratics(seed, n):
     a, b, c = rng.uniform(-2, 2, 3)
     x = a * t**2 + b * t + c
     scale = 1 + abs(a) * t.max() ** 2
-    np.testing.assert_allclose(central_difference(x, t), 2 * a * t + b, atol=1e-9 * scale)
-    np.testing.assert_allclose(central_difference(x, t, order=2), 2 * a, atol=1e-7 * scale)
+    np.testing.assert_allclose(central_difference(x, time=t), 2 * a * t + b, atol=1e-9 * scale)
+    np.testing.assert_allclose(central_difference(x, time=t, order=2), 2 * a, atol=1e-7 * scale)
 
 
 @SETTINGS

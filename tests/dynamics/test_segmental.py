@@ -216,7 +216,7 @@ def test_segment_motion_matches_exact_kinematics():
     qdd = np.zeros_like(qd)
     qdd[:, 7] = -0.5 * w**2 * np.sin(w * t)
     exact, _ = _motion_from_tree(model, q, qd, qdd)
-    est = segment_motion(exact.rotation, exact.com, t)
+    est = segment_motion(exact.rotation, exact.com, time=t)
     sl = slice(5, -5)
     np.testing.assert_allclose(est.omega[sl], exact.omega[sl], atol=2e-3 * w)
     np.testing.assert_allclose(est.alpha[sl], exact.alpha[sl], atol=2e-2 * w**2)
@@ -229,7 +229,7 @@ def test_segment_motion_nan_frames_stay_local():
     com = np.zeros((50, 1, 3))
     R[20] = np.nan
     com[20] = np.nan
-    m = segment_motion(R, com, t)
+    m = segment_motion(R, com, time=t)
     assert np.isnan(m.omega[19:22]).all()
     assert np.isfinite(m.omega[:18]).all() and np.isfinite(m.omega[23:]).all()
 

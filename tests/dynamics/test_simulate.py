@@ -9,7 +9,7 @@ import pytest
 from ahbm.dynamics.constraints import ConstraintSet, PlaneConstraint, PointConstraint
 from ahbm.dynamics.forces import BodyForce, RotationalSpringDamper
 from ahbm.dynamics.simulate import (
-    Event,
+    SimulationEvent,
     coordinate_event,
     point_height_event,
     q_rate,
@@ -152,7 +152,7 @@ def test_same_result_with_all_constrained_solvers(four_bar):
             q0,
             qd0,
             constraints=cs,
-            solver=s,
+            constraint_method=s,
             t_eval=[0.1, 0.2, 0.3],
             rtol=1e-10,
             atol=1e-10,
@@ -203,8 +203,9 @@ def test_terminal_event_and_max_count():
     assert r.status == 1 and r.t[-1] < 5
     assert r.q[-1, 0] == pytest.approx(-0.2, abs=1e-9)
     calls = []
-    counter = Event(lambda t, q, qd: q[0], action=lambda t, q, qd: (calls.append(t), (q, qd))[1],
-                    max_count=2, name="zero")  # fmt: skip
+    counter = SimulationEvent(lambda t, q, qd: q[0],
+                              action=lambda t, q, qd: (calls.append(t), (q, qd))[1],
+                              max_count=2, name="zero")  # fmt: skip
     r2 = simulate(m, (0, 4), [0.4, 0, 0, 0], np.zeros(4), events=[counter])
     assert len(calls) == 2 and [e["name"] for e in r2.events] == ["zero", "zero"]
 
@@ -259,7 +260,7 @@ def test_bad_input():
     with pytest.raises(DataError, match="t_eval"):
         simulate(m, (0, 1), z, z, t_eval=[0.5, 0.2])
     with pytest.raises(DataError, match="restitution"):
-        Event(lambda t, q, qd: 0.0, restitution=1.5)
+        SimulationEvent(lambda t, q, qd: 0.0, restitution=1.5)
 
 
 def test_lift_off_event_when_contact_force_vanishes():
@@ -338,3 +339,41 @@ def test_human15_standing_with_welded_feet():
     feet = r.lam[0, [0, 1, 2]] + r.lam[0, [6, 7, 8]]
     np.testing.assert_allclose(feet + model.total_mass * model.gravity,
                                model.total_mass * a_com, atol=1e-6)  # fmt: skip
+
+
+def test_simulation_event_alias_and_solver_keyword_warn_once(monkeypatch):
+    import warnings
+
+    import ahbm._deprecation as dep
+    import ahbm.dynamics
+    from ahbm.dynamics.simulate import SimulationEvent, SimulationResult
+
+    monkeypatch.setattr(dep, "_warned", set())
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        assert ahbm.dynamics.Event is SimulationEvent
+        assert ahbm.dynamics.Event is SimulationEvent
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
+    assert "SimulationEvent" in str(rec[0].message)
+
+    m = double_pendulum_3d()
+    new = simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), constraint_method="null_space")
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        old = simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), solver="null_space")
+        simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), solver="null_space")
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
+    assert "constraint_method" in str(rec[0].message)
+    np.testing.assert_array_equal(old.q, new.q)
+    with pytest.raises(TypeError, match="both"):
+        simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), solver="direct",
+                 constraint_method="direct")  # fmt: skip
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sovler'"):
+        simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), sovler="direct")
+    with pytest.raises(DataError, match="constraint_method"):
+        simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), constraint_method="lu")
+    # the result is a frozen result object with a shapes-only repr
+    assert isinstance(new, SimulationResult)
+    with pytest.raises(AttributeError):
+        new.status = 1
+    assert "q=array(" in repr(new) and "0.4" not in repr(new)
