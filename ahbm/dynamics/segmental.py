@@ -41,6 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ahbm._engine.batch import cross
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.jcs import jcs_axes
@@ -62,12 +63,6 @@ _JOINTS = ("hip", "knee", "ankle")
 # to the right, positive rotation about it flexes the hip, extends the knee and
 # dorsiflexes the ankle; the clinical moment is extensor / plantarflexor positive
 _SAGITTAL_SIGN = {"hip": -1.0, "knee": 1.0, "ankle": -1.0}
-
-
-def _cross(a, b):
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def _mv(R, x):
@@ -249,20 +244,20 @@ def newton_euler(
     ws = _mtv(R, w)
     als = _mtv(R, al)
     Iw = np.einsum("sij,nsj->nsi", inert, ws)
-    Hdot = _mv(R, np.einsum("sij,nsj->nsi", inert, als) + _cross(ws, Iw))
+    Hdot = _mv(R, np.einsum("sij,nsj->nsi", inert, als) + cross(ws, Iw))
     F = m[None, :, None] * (acc - g) - fe[..., 3:]
-    M = Hdot - (fe[..., :3] - _cross(c, fe[..., 3:]))
+    M = Hdot - (fe[..., :3] - cross(c, fe[..., 3:]))
     force = np.empty((n, n_seg, 3))
     moment = np.empty((n, n_seg, 3))
     for i in range(n_seg - 1, -1, -1):
         # children of i were solved before i (they come after it); their loads were added
         force[:, i] = F[:, i]
-        moment[:, i] = M[:, i] - _cross(jc[:, i] - c[:, i], F[:, i])
+        moment[:, i] = M[:, i] - cross(jc[:, i] - c[:, i], F[:, i])
         p = par[i]
         if p >= 0:
             # the child pulls on the parent with -F_i, -M_i at joint i
             F[:, p] += F[:, i]
-            M[:, p] += moment[:, i] + _cross(jc[:, i] - c[:, p], F[:, i])
+            M[:, p] += moment[:, i] + cross(jc[:, i] - c[:, p], F[:, i])
     return JointLoads(force, moment, jc)
 
 
@@ -435,7 +430,7 @@ def _plate_wrench_at(plate, k: int, time, threshold: float):
         raise DataError(f"force plate {k}: `rate` must be positive, got {plate.rate!r}")
     loaded = np.isfinite(f).all(1) & (np.abs(f[:, 2]) > threshold) & np.isfinite(cop).all(1)
     f0 = np.where(loaded[:, None], f, 0.0)
-    n0 = np.where(loaded[:, None], _cross(cop, f) + np.nan_to_num(tq), 0.0)
+    n0 = np.where(loaded[:, None], cross(cop, f) + np.nan_to_num(tq), 0.0)
     ts = time[0] + np.arange(f.shape[0]) / float(plate.rate)
     out = np.empty((time.size, 6))
     for j in range(3):

@@ -42,6 +42,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ahbm._engine.batch import cross
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io.c3d._common import _warn
 from ahbm.io.trial import ForcePlate, Trial
@@ -56,15 +57,6 @@ __all__ = [
 ]
 
 _N_CHANNELS = {1: 6, 2: 6, 3: 8, 4: 6}
-
-
-def _cross(a, b):
-    """Cross product along the last axis (broadcasting), faster than np.cross."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 _LENGTH = {"mm": 1e-3, "cm": 1e-2, "dm": 1e-1, "m": 1.0, "in": 0.0254, "ft": 0.3048}
@@ -110,8 +102,8 @@ def plate_frame(corners, origin, plate_type: int = 2):
         raise DataError(f"Expected `origin` to have shape (3,), got {o.shape}")
     x = c[0] - c[1]
     y = c[0] - c[3]
-    z = _cross(x, y)
-    y = _cross(z, x)
+    z = cross(x, y)
+    y = cross(z, x)
     norms = np.array([np.linalg.norm(x), np.linalg.norm(y), np.linalg.norm(z)])
     if not np.all(np.isfinite(norms)) or np.any(norms < 1e-12 * max(1.0, np.abs(c).max())):
         raise DataError(f"force plate corners {c.tolist()} are degenerate; check CORNERS")
@@ -184,7 +176,7 @@ def plate_wrench(channels, plate_type: int, origin, *, cal_matrix=None, cop_poly
                 raise DataError(f"Expected `cal_matrix` to have shape (6, 6), got {cal.shape}")
             ch = ch @ cal.T
         force = ch[:, :3].copy()
-        moment = ch[:, 3:6] + _cross(force, o)
+        moment = ch[:, 3:6] + cross(force, o)
     elif plate_type == 3:
         a, b, az0 = o
         fx12, fx34, fy14, fy23, fz1, fz2, fz3, fz4 = ch.T
@@ -196,7 +188,7 @@ def plate_wrench(channels, plate_type: int, origin, *, cal_matrix=None, cop_poly
                 b * (fx34 - fx12) + a * (fy14 - fy23),
             ]
         )
-        moment = moment + _cross(force, np.array([0.0, 0.0, az0]))
+        moment = moment + cross(force, np.array([0.0, 0.0, az0]))
         if cop_poly is not None:
             p = np.asarray(cop_poly, dtype=np.float64).reshape(12)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -210,7 +202,7 @@ def plate_wrench(channels, plate_type: int, origin, *, cal_matrix=None, cop_poly
     else:  # type 1
         force = ch[:, :3].copy()
         cop = np.column_stack([ch[:, 3], ch[:, 4], np.zeros(len(ch))])
-        moment = _cross(cop, force)
+        moment = cross(cop, force)
         moment[:, 2] += ch[:, 5]
     return force, moment, cop
 
@@ -254,9 +246,9 @@ def wrench_to_cop(force, moment, normal, *, threshold: float = 10.0):
     fn = F @ n
     small = ~(np.abs(fn) >= threshold)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = _cross(n, M) / np.where(small, np.nan, fn)[..., None]
+        r = cross(n, M) / np.where(small, np.nan, fn)[..., None]
     r[small] = np.nan
-    free = M - _cross(r, F)
+    free = M - cross(r, F)
     return r, free
 
 
@@ -501,7 +493,7 @@ def force_plates_from_c3d(
         r, free = wrench_to_cop(f, m, normal, threshold=cop_threshold)
         if ptype == 3 and cop_p is not None:
             r = np.where(np.isnan(r), np.nan, cop_p)
-            free = m - _cross(r, f)
+            free = m - cross(r, f)
         plates.append(
             ForcePlate(
                 force=f @ R.T,
