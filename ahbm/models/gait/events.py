@@ -68,9 +68,8 @@ def gait_events(
             filled[:, names.index(hname)],
             filled[:, names.index(p + "TOE")],
             filled[:, names.index("SACR")],
-            markers.rate,
+            time=time,
             direction=frames.forward,
-            t0=float(time[0]),
         )
         events += [Event("Foot Strike", float(x), side, f"zeni ({hname})") for x in st_]
         events += [Event("Foot Off", float(x), side, f"zeni ({p}TOE)") for x in of_]
@@ -85,7 +84,8 @@ def _merge_plate_events(events, plates, assign, time, threshold):
     side_of = {i: side for side, i in FOOT_INDEX.items()}
     for k, plate in enumerate(plates):
         fz = np.abs(np.asarray(plate.force, float)[:, 2])
-        st, of = force_plate_events(fz, plate.rate, threshold=threshold, t0=float(time[0]))
+        ts = float(time[0]) + np.arange(fz.size) / plate.rate
+        st, of = force_plate_events(fz, time=ts, threshold=threshold)
         for s in st:
             ends = of[of > s]
             e = ends[0] if ends.size else time[-1]

@@ -166,10 +166,10 @@ def joint_kinetics(
         raise DataError("`assignment` is None: no force plate load is assigned to the feet")
     mk, time, rate = markers.as_dict(), markers.time, markers.rate
     masses, inertia, R, com, joint_pts = _segment_model(mk, frames, subject, settings.sex)
-    motion = segment_motion(R, com, time)
+    motion = segment_motion(R, com, time=time)
     f_ext = assignment.f_ext
     if settings.grf_cutoff is not None:
-        f_ext = butter_filtfilt(f_ext, rate, settings.grf_cutoff)
+        f_ext = butter_filtfilt(f_ext, rate=rate, cutoff=settings.grf_cutoff)
     loads = newton_euler(
         list(PARENT), masses, inertia, motion, joint_pts, gravity=(0.0, 0.0, -G), f_ext=f_ext
     )

@@ -149,7 +149,7 @@ def gait_markers(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AhbmWarning)
-        smooth = butter_filtfilt(filled, rate, settings.cutoff, nan_policy="segments")
+        smooth = butter_filtfilt(filled, rate=rate, cutoff=settings.cutoff, nan_policy="segments")
     return GaitMarkers(
         time=np.asarray(tr.time, dtype=float),
         rate=rate,
