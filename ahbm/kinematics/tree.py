@@ -173,6 +173,10 @@ class Joint(_Frozen):
         """Joint limits as given (a copy; JSON-serializable) or None."""
         return copy.deepcopy(self._limits)
 
+    def __reduce__(self):
+        fields = (self.type, self.axis, self.sequence, self.name, self.coordinates, self._limits)
+        return (type(self), fields)
+
     @property
     def code(self) -> int:
         return JOINT_TYPES[self.type]
@@ -251,6 +255,11 @@ class Body(_Frozen):
     def geometry(self):
         """Drawing information as given (a copy) or None."""
         return copy.deepcopy(self._geometry)
+
+    def __reduce__(self):
+        fields = (self.name, self.parent, self.joint, self.position, self.rotation, self.mass)
+        fields += (self.com, self.inertia, dict(self.markers), self._geometry)
+        return (type(self), fields)
 
     def __repr__(self) -> str:
         return (
@@ -573,6 +582,17 @@ class Model:
         d["_cache"] = ModelCache(0)
         d["_name"] = str(name)
         d["_gravity"] = _read_only(_check_vec3(gravity, f"model '{name}': gravity"))
+
+    def __getstate__(self):
+        # pickling and deepcopy keep the bodies and sections, not the plans
+        d = self.__dict__
+        keys = ("_bodies", "_index", "_sections", "_version", "_name", "_gravity")
+        return {k: d[k] for k in keys}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _cache=ModelCache(state["_version"]))
+        for key in ("_bodies", "_index", "_sections"):  # never shared with the original
+            self.__dict__[key] = type(state[key])(state[key])
 
     # -- attributes -----------------------------------------------------------
 

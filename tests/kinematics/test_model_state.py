@@ -3,6 +3,9 @@ update_body and setters, a version-stamped plan cache, lazy derived arrays."""
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -186,3 +189,17 @@ def test_loading_builds_the_derived_arrays_once(monkeypatch):
     assert m.nq > 0 and m.masses.shape == (60,) and calls == [60]
     m.update_body("b3", mass=1.0)
     assert m.masses[3] == 1.0 and calls == [60, 60]
+
+
+def test_pickle_and_deepcopy():
+    m = build()
+    m.update_body("b0", joint={"type": "revolute", "axis": [0, 0, 1], "limits": {"lower": [-1]}})
+    q, z = np.full(m.nq, 0.2), np.zeros(m.nv)
+    tau = rnea(m, q, z, z)  # fills the plan cache, which is not pickled
+    for other in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m), copy.copy(m)):
+        assert other.to_dict() == m.to_dict() and other.version == m.version
+        assert len(other.cache) == 0 and not other.masses.flags.writeable
+        assert not other.bodies[2].markers["m0"].flags.writeable
+        np.testing.assert_array_equal(rnea(other, q, z, z), tau)
+        other.update_body("b1", mass=7.0)
+        assert m.masses[1] == 2.0
