@@ -32,6 +32,8 @@ serve as an independent cross-check in the tests.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -57,7 +59,7 @@ from ahbm.kinematics.tree import (
 
 __all__ = [
     "REV", "PRI", "SPH", "Plan", "plan", "node_forces", "rnea", "crba", "aba", "failing_body",
-    "kinematics", "sincos",
+    "kinematics", "sincos", "KERNELS", "is_compiled", "compile_kernels", "compile_in_background",
 ]  # fmt: skip
 
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
@@ -475,3 +477,79 @@ def kinematics(model: Model, q, qd=None, *, columns=True):
         use_qd, columns, Rw, pw, v, a, Sw,
     )  # fmt: skip
     return Rw, pw, (v if use_qd else None), (a if use_qd else None), (Sw if columns else None)
+
+
+# ----------------------------------------------------------------------------
+# Compilation ahead of use (numba compiles a kernel on its first call)
+# ----------------------------------------------------------------------------
+
+#: The compiled kernel behind each kind of call.
+KERNELS = {
+    "rnea": rnea_block_kernel,  # 4 frames or more
+    "rnea_single": rnea_frame_kernel,  # fewer frames, single states
+    "aba": aba_block_kernel,  # 8 frames or more
+    "aba_single": aba_kernel,
+    "crba": crba_kernel,
+    "kinematics": kinematics_kernel,
+}
+
+
+def is_compiled(names) -> bool:
+    """True if the kernels of `names` (keys of ``KERNELS``) need no compilation.
+
+    Either they ran in this process, or numba's disk cache holds them for
+    the current source. Best effort: numba has no public query for its cache,
+    so an unreadable cache counts as "not compiled".
+    """
+    for name in names:
+        disp = KERNELS[name]
+        if disp.overloads:
+            continue
+        try:
+            if not disp._cache._cache_file._load_index():  # {} when missing or stale
+                return False
+        except Exception:  # noqa: BLE001 - private numba API; any failure means "unknown"
+            return False
+    return True
+
+
+def compile_kernels(names=tuple(KERNELS)) -> None:
+    """Compile the kernels of `names` now (or load them from numba's disk cache).
+
+    Each kernel has one specialization (the wrappers above pass the same
+    array types on every call), so a call on a two-body model with the
+    types of a real call compiles exactly what later calls use.
+    """
+    m = Model("compile")
+    m.add_body("a", "ground", {"type": "free"}, mass=1.0, inertia=np.eye(3))
+    m.add_body("b", "a", {"type": "revolute", "axis": [0, 1, 0]}, mass=1.0, com=[0, 0, -0.5])
+    n = max(_RNEA_BLOCK_MIN, _ABA_BLOCK_MIN)
+    q = np.zeros((n, m.nq))
+    q[:, 6] = 1.0
+    z = np.zeros((n, m.nv))
+    calls = {
+        "rnea": lambda: rnea(m, q, z, z),
+        "rnea_single": lambda: rnea(m, q[:1], z[:1], z[:1]),
+        "aba": lambda: aba(m, q, z, z),
+        "aba_single": lambda: aba(m, q[:1], z[:1], z[:1]),
+        "crba": lambda: crba(m, q),
+        "kinematics": lambda: kinematics(m, q, z),
+    }
+    for name in names:
+        calls[name]()
+
+
+def compile_in_background(names) -> subprocess.Popen:
+    """Start a Python process that compiles the kernels of `names` into numba's disk cache.
+
+    numba compiles one function at a time per process; a second process uses
+    a second core. Wait for it (``.wait()``) before the first call of those
+    kernels here, which then loads them from the cache.
+    """
+    code = f"from ahbm._engine.kernels import compile_kernels; compile_kernels({tuple(names)!r})"
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
