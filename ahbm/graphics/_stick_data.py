@@ -207,8 +207,7 @@ def _model_transforms(model, q, n_frames_hint: int | None) -> np.ndarray:
             f"`q` has {q.shape[0]} frames but the markers have {n_frames_hint}; "
             "give one row of q per marker frame"
         )
-    out = forward_kinematics(model, q)
-    T = out[0] if isinstance(out, tuple) else out
+    T = forward_kinematics(model, q).transforms
     T = np.asarray(T, dtype=float)
     if n_frames_hint is not None and T.shape[0] == 1 and n_frames_hint > 1:
         T = np.broadcast_to(T, (n_frames_hint, *T.shape[1:]))
