@@ -19,7 +19,7 @@ from ahbm.models.heiman import heiman_model
 
 def run(out: Path, quick: bool = False, height: float = 1.79, mass: float = 76.0) -> dict:
     out.mkdir(parents=True, exist_ok=True)
-    model = heiman_model(height, mass)
+    model = heiman_model(height=height, mass=mass)
     path = save_model(model, out / "heiman.json")
     model = load_model(path)  # what a user gets back from the edited file
     q = neutral_q(model)

@@ -24,7 +24,7 @@ G = 9.81
 
 
 def run(out: Path, quick: bool = False) -> dict:
-    model = whole_body_model(1.8, 75.0, "male")
+    model = whole_body_model(height=1.8, mass=75.0, sex="male")
     impact = chest_impact(model, peak=4000.0, duration=0.03, onset=0.01)
     t_end = 0.05 if quick else 0.2
     t = np.linspace(0.0, t_end, int(t_end * 2000) + 1)

@@ -59,10 +59,10 @@ def _candidates(body: str, segments) -> list[str]:
 
 def scale_model(
     model,
+    *,
     height,
     mass,
     table="de_leva",
-    *,
     sex=None,
     segment_map=None,
     segment_lengths=None,
@@ -140,14 +140,16 @@ def scale_model(
     >>> import warnings
     >>> with warnings.catch_warnings():  # the other table segments have no body here
     ...     warnings.simplefilter("ignore")
-    ...     scaled = scale_model(m, 1.8, 80.0, "de_leva", sex="male")
+    ...     scaled = scale_model(m, height=1.8, mass=80.0, table="de_leva", sex="male")
     >>> round(scaled.bodies[0].mass, 3)
     11.328
     """
     if not hasattr(model, "to_dict") or not hasattr(model, "bodies"):
         raise DataError("`model` must be an ahbm.kinematics.tree.Model")
     tab = get_table(table)
-    base = segment_parameters(tab, mass, height, segment_lengths=segment_lengths, sex=sex)
+    base = segment_parameters(
+        tab, mass=mass, height=height, segment_lengths=segment_lengths, sex=sex
+    )
     names = list(model.body_names)
     segment_map = dict(segment_map or {})
     for b in segment_map:
@@ -190,7 +192,7 @@ def scale_model(
                 dist = float(np.linalg.norm(model.bodies[kids[0]].position))
                 if dist > 0:
                     lengths[segs[0]] = dist
-    params = segment_parameters(tab, mass, height, segment_lengths=lengths, sex=sex)
+    params = segment_parameters(tab, mass=mass, height=height, segment_lengths=lengths, sex=sex)
     if frame_rotations is None:
         rot_of = dict.fromkeys(names, np.eye(3))
     elif isinstance(frame_rotations, dict):

@@ -537,7 +537,7 @@ def _tensor(radii, products, mass, length, mirror):
     return mass * inertia
 
 
-def segment_parameters(table, mass, height, segment_lengths=None, sex=None):
+def segment_parameters(table, *, mass, height, segment_lengths=None, sex=None):
     """Masses, COM positions and inertia tensors of all segments from a table.
 
     Parameters
@@ -576,7 +576,7 @@ def segment_parameters(table, mass, height, segment_lengths=None, sex=None):
 
     Examples
     --------
-    >>> p = segment_parameters("heiman", 76.0, 1.79)
+    >>> p = segment_parameters("heiman", mass=76.0, height=1.79)
     >>> round(p["upper_trunk"].length, 3), round(p["upper_trunk"].mass, 2)
     (0.175, 12.13)
     """
@@ -639,7 +639,7 @@ def parameters_to_dataframe(params):
 
     Examples
     --------
-    >>> df = parameters_to_dataframe(segment_parameters("heiman", 76.0, 1.79))
+    >>> df = parameters_to_dataframe(segment_parameters("heiman", mass=76.0, height=1.79))
     >>> round(float(df.loc["upper_trunk", "mass"]), 2)
     12.13
     """
@@ -668,7 +668,7 @@ def parameters_to_dataframe(params):
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def compare_tables(mass, height, tables=None, *, sex="male", segment_lengths=None):
+def compare_tables(*, mass, height, tables=None, sex="male", segment_lengths=None):
     """Segment parameters of one subject from several tables, side by side.
 
     Parameters
@@ -690,7 +690,7 @@ def compare_tables(mass, height, tables=None, *, sex="male", segment_lengths=Non
 
     Examples
     --------
-    >>> df = compare_tables(75.0, 1.8, ["de_leva", "dumas_2007"])
+    >>> df = compare_tables(mass=75.0, height=1.8, tables=["de_leva", "dumas_2007"])
     >>> sorted(set(df.index.get_level_values("table")))
     ['de_leva', 'dumas_2007']
     """
@@ -709,6 +709,8 @@ def compare_tables(mass, height, tables=None, *, sex="male", segment_lengths=Non
         bil = {f"{k}_{x}" for k, v in own.items() if v.bilateral for x in "rl"}
         lengths = {k: v for k, v in (segment_lengths or {}).items() if k in own or k in bil}
         frames[name] = parameters_to_dataframe(
-            segment_parameters(tab, mass, height, segment_lengths=lengths or None, sex=s)
+            segment_parameters(
+                tab, mass=mass, height=height, segment_lengths=lengths or None, sex=s
+            )
         )
     return pd.concat(frames, names=["table", "segment"])

@@ -34,9 +34,9 @@ _EULER = {"type": "euler", "sequence": "YXZ"}
 
 
 def heiman_model(
+    *,
     height: float = 1.75,
     mass: float = 70.0,
-    *,
     root: str = "free",
     segment_lengths: dict | None = None,
     gravity=(0.0, 0.0, -9.81),
@@ -86,14 +86,14 @@ def heiman_model(
 
     Examples
     --------
-    >>> m = heiman_model(1.79, 76.0)
+    >>> m = heiman_model(height=1.79, mass=76.0)
     >>> m.n_bodies, m.nv, round(m.total_mass, 6)
     (19, 34, 76.0)
     """
     if root not in ("free", "free_euler"):
         raise ModelError(f"`root` must be 'free' or 'free_euler', got {root!r}")
     try:
-        p = segment_parameters("heiman", mass, height, segment_lengths=segment_lengths)
+        p = segment_parameters("heiman", mass=mass, height=height, segment_lengths=segment_lengths)
     except AhbmError as err:
         raise ModelError(f"heiman_model: {err}") from err
     H = float(height)

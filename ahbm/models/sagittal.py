@@ -63,6 +63,16 @@ class SagittalResult:
     settings: dict = field(default_factory=dict)
 
 
+def _positive_rate(rate) -> float:
+    try:
+        value = float(rate)
+    except (TypeError, ValueError) as err:
+        raise DataError(f"Expected `rate` to be a number in Hz, got {rate!r}") from err
+    if not (np.isfinite(value) and value > 0):
+        raise DataError(f"Expected `rate` to be a positive frame rate in Hz, got {rate!r}")
+    return value
+
+
 def _cross2(r, f):
     return r[..., 0] * f[..., 1] - r[..., 1] * f[..., 0]
 
@@ -86,13 +96,13 @@ def _filter_fill(x, rate, cutoff, name):
     return out.reshape(x.shape)
 
 
-def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="dempster"):
+def sagittal_inverse_dynamics(
+    markers_2d, grf_2d, *, mass, rate=None, time=None, cutoff=6.0, bsp="dempster"
+):
     """Winter's 2-D sagittal-plane inverse dynamics of one leg (teaching model).
 
     Parameters
     ----------
-    t : array_like, shape (n_frames,)
-        Uniformly spaced frame times, s.
     markers_2d : array_like, shape (n_frames, 6, 2), or dict
         Shoulder, greater trochanter (hip), lateral femoral epicondyle (knee),
         lateral malleolus (ankle), heel, fifth metatarsal head (toe), in this
@@ -106,6 +116,10 @@ def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="demp
         Zero during swing.
     mass : float
         Body mass, kg.
+    rate : float, optional
+        Frame rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n_frames,), optional
+        Uniformly spaced frame times, s.
     cutoff : float, optional
         Low-pass cutoff of the markers, Hz (zero-lag 4th-order Butterworth,
         Winter's corrected cutoff; default 6 Hz).
@@ -151,18 +165,30 @@ def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="demp
     >>> pose = np.array([[0, 1.4], [0, 0.9], [0, 0.5], [0, 0.08], [-0.05, 0], [0.15, 0]])
     >>> mk = np.tile(pose, (50, 1, 1))
     >>> grf = np.tile([0.0, 700.0, 700.0 * 0.02], (50, 1))
-    >>> r = sagittal_inverse_dynamics(t, mk, grf, 70.0)
+    >>> r = sagittal_inverse_dynamics(mk, grf, mass=70.0, time=t)
     >>> r.angles[0].round(6).tolist()
     [0.0, 0.0, 0.0]
     """
-    time = as_float_array(t, "t").ravel()
-    n = time.size
+    if (rate is None) == (time is None):
+        raise DataError(
+            "Give exactly one of `rate` (Hz) or `time` (s, one time per frame) for "
+            f"sagittal_inverse_dynamics, got {'both' if rate is not None else 'neither'}"
+        )
+    if time is not None:
+        time = as_float_array(time, "time").ravel()
+        dt = np.diff(time)
+        if np.any(dt <= 0) or (dt.size and np.ptp(dt) > 1e-6 * np.mean(dt)):
+            raise DataError("`time` must be uniformly spaced and increasing")
+        n = time.size
+        rate = 1.0 / float(np.mean(dt)) if n > 1 else 1.0
+    else:
+        n = np.shape(
+            markers_2d[SAGITTAL_MARKERS[0]] if isinstance(markers_2d, dict) else markers_2d
+        )[0]
+        time = np.arange(n) / _positive_rate(rate)
+        rate = float(rate)
     if n < 8:
         raise DataError(f"Need at least 8 frames, got {n}")
-    dt = np.diff(time)
-    if np.any(dt <= 0) or np.ptp(dt) > 1e-6 * np.mean(dt):
-        raise DataError("`t` must be uniformly spaced and increasing")
-    rate = 1.0 / float(np.mean(dt))
     if isinstance(markers_2d, dict):
         missing = [k for k in SAGITTAL_MARKERS if k not in markers_2d]
         if missing:
@@ -197,7 +223,7 @@ def sagittal_inverse_dynamics(t, markers_2d, grf_2d, mass, cutoff=6.0, bsp="demp
         "shank": np.nanmedian(np.linalg.norm(ank - knee, axis=-1)),
         "foot": np.nanmedian(np.linalg.norm(toe - ank, axis=-1)),
     }
-    bsp_par = segment_parameters("dempster_winter", body, 1.75, segment_lengths=lengths)
+    bsp_par = segment_parameters("dempster_winter", mass=body, height=1.75, segment_lengths=lengths)
 
     def ang(v):
         a = np.arctan2(v[:, 1], v[:, 0])

@@ -62,7 +62,7 @@ _STOP_DAMPING = 50.0  # N m s / rad^2
 
 
 def whole_body_model(
-    height: float = 1.8, mass: float = 75.0, sex: str = "male", *, gravity=(0.0, 0.0, -9.81)
+    *, height: float = 1.8, mass: float = 75.0, sex: str = "male", gravity=(0.0, 0.0, -9.81)
 ) -> Model:
     """Build the 15-segment whole-body model for a subject.
 
@@ -104,10 +104,11 @@ def whole_body_model(
 
     Examples
     --------
-    >>> m = whole_body_model(1.8, 75.0)
+    >>> m = whole_body_model(height=1.8, mass=75.0)
     >>> m.n_bodies, m.nv, round(m.total_mass, 6)
     (15, 38, 75.0)
-    >>> round(whole_body_model(1.65, 60.0, "female").total_mass, 2)  # fractions sum to 0.9999
+    >>> f = whole_body_model(height=1.65, mass=60.0, sex="female")
+    >>> round(f.total_mass, 2)  # the fractions sum to 0.9999
     59.99
     """
     try:
@@ -130,7 +131,9 @@ def whole_body_model(
         "foot": HUMAN15_PARAMETERS["foot"]["length"] * H,
     }
     try:
-        p = segment_parameters("de_leva_3trunk", mass, height, lengths, sex=sex)
+        p = segment_parameters(
+            "de_leva_3trunk", mass=mass, height=height, segment_lengths=lengths, sex=sex
+        )
     except AhbmError as err:
         raise ModelError(f"whole_body_model: {err}") from err
     neck_length = pos["head"][2]

@@ -26,7 +26,7 @@ def _spatial_about_origin(m, c, inertia):
 def test_scale_human15_with_heiman():
     model = human15(height=1.79, mass=76.0)
     before = model.to_dict()
-    scaled = scale_model(model, 1.79, 76.0, "heiman", segment_map=HEIMAN_MAP)
+    scaled = scale_model(model, height=1.79, mass=76.0, table="heiman", segment_map=HEIMAN_MAP)
     assert model.to_dict() == before  # the input model is not modified
     assert scaled.total_mass == pytest.approx(76.0)
     thorax = scaled.bodies[scaled.body_index("thorax")]
@@ -45,9 +45,14 @@ def test_scale_human15_with_heiman():
 def test_merged_segments_spatial_inertia_adds_up():
     model = human15(height=1.8, mass=80.0)
     scaled = scale_model(
-        model, 1.8, 80.0, "heiman", segment_map=HEIMAN_MAP, use_model_lengths=False
+        model,
+        height=1.8,
+        mass=80.0,
+        table="heiman",
+        segment_map=HEIMAN_MAP,
+        use_model_lengths=False,
     )
-    p = segment_parameters("heiman", 80.0, 1.8)
+    p = segment_parameters("heiman", mass=80.0, height=1.8)
     fa, hand = p["lower_arm_r"], p["hand_r"]
     ref = _spatial_about_origin(fa.mass, fa.com, fa.inertia) + _spatial_about_origin(
         hand.mass, hand.com + [0, 0, -fa.length], hand.inertia
@@ -59,9 +64,14 @@ def test_merged_segments_spatial_inertia_adds_up():
 def test_frame_rotation_applied():
     model = human15()
     rot = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])
-    a = scale_model(model, 1.8, 75.0, "heiman", segment_map=HEIMAN_MAP)
+    a = scale_model(model, height=1.8, mass=75.0, table="heiman", segment_map=HEIMAN_MAP)
     b = scale_model(
-        model, 1.8, 75.0, "heiman", segment_map=HEIMAN_MAP, frame_rotations={"pelvis": rot}
+        model,
+        height=1.8,
+        mass=75.0,
+        table="heiman",
+        segment_map=HEIMAN_MAP,
+        frame_rotations={"pelvis": rot},
     )
     i = a.body_index("pelvis")
     np.testing.assert_allclose(b.bodies[i].inertia, rot @ a.bodies[i].inertia @ rot.T)
@@ -99,7 +109,7 @@ def test_name_matching_aliases_and_warnings():
         position=[0, 0, -0.4],
     )
     with pytest.warns(AhbmWarning, match="gadget"), pytest.warns(AhbmWarning, match="81.51 kg"):
-        s = scale_model(m, 1.741, 100.0, "de_leva", sex="male")
+        s = scale_model(m, height=1.741, mass=100.0, table="de_leva", sex="male")
     assert s.bodies[0].mass == pytest.approx(14.16)
     assert s.bodies[0].com[2] == pytest.approx(-0.4095 * 0.45)  # length from the model
     assert s.bodies[1].mass == pytest.approx(4.33)
@@ -109,12 +119,22 @@ def test_name_matching_aliases_and_warnings():
 def test_scale_model_errors():
     model = human15()
     with pytest.raises(ModelError, match="not in model"):
-        scale_model(model, 1.8, 75, "heiman", segment_map={"tail": "head"})
+        scale_model(model, height=1.8, mass=75, table="heiman", segment_map={"tail": "head"})
     with pytest.raises(DataError, match="not in table"):
-        scale_model(model, 1.8, 75, "heiman", segment_map={"head": "skull"})
+        scale_model(model, height=1.8, mass=75, table="heiman", segment_map={"head": "skull"})
     with pytest.raises(ModelError, match="more than one body"):
-        scale_model(model, 1.8, 75, "heiman", segment_map={"neck": "head"})
+        scale_model(model, height=1.8, mass=75, table="heiman", segment_map={"neck": "head"})
     with pytest.raises(DataError, match="rotation"):
         scale_model(
-            model, 1.8, 75, "heiman", segment_map=HEIMAN_MAP, frame_rotations=np.ones((3, 3))
+            model,
+            height=1.8,
+            mass=75,
+            table="heiman",
+            segment_map=HEIMAN_MAP,
+            frame_rotations=np.ones((3, 3)),
         )
+
+
+def test_scale_model_anthropometrics_are_keyword_only():
+    with pytest.raises(TypeError):
+        scale_model(human15(), 1.8, 75.0, "heiman", segment_map=HEIMAN_MAP)

@@ -12,7 +12,7 @@ from ahbm.models.heiman import HEIMAN_WIDTHS, heiman_model
 
 
 def test_structure_34_dof():
-    m = heiman_model(1.79, 76.0)
+    m = heiman_model(height=1.79, mass=76.0)
     assert (m.n_bodies, m.nv) == (19, 34)
     assert heiman_model(root="free_euler").nq == 34
     types = {b.joint.name: b.joint.type for b in m.bodies}
@@ -23,7 +23,7 @@ def test_structure_34_dof():
 
 def test_felis_worked_example():
     """Felis (2015): UpperTrunk of a 1.79 m, 76 kg subject: l = 0.17542 m, m = 12.1296 kg."""
-    m = heiman_model(1.79, 76.0)
+    m = heiman_model(height=1.79, mass=76.0)
     ut = m.bodies[m.body_index("upper_trunk")]
     assert ut.mass == pytest.approx(12.1296, abs=1e-4)
     assert m.bodies[m.body_index("neck")].position[2] == pytest.approx(0.17542, abs=1e-5)
@@ -32,7 +32,7 @@ def test_felis_worked_example():
 
 @pytest.mark.parametrize(("height", "mass"), [(1.79, 76.0), (1.60, 52.0)])
 def test_scaling_and_symmetry(height, mass):
-    m = heiman_model(height, mass)
+    m = heiman_model(height=height, mass=mass)
     assert m.total_mass == pytest.approx(mass, rel=1e-12)
     q = neutral_q(m)
     head = m.body_index("head")
@@ -45,13 +45,13 @@ def test_scaling_and_symmetry(height, mass):
     assert center_of_mass(m, q)[1] == pytest.approx(0.0, abs=1e-12)
     hip = m.bodies[m.body_index("thigh_l")].position
     assert hip[1] == pytest.approx(HEIMAN_WIDTHS["hip"] * height)
-    p = segment_parameters("heiman", mass, height)
+    p = segment_parameters("heiman", mass=mass, height=height)
     for body in ("thigh_r", "shank_l", "upper_arm_r", "lower_arm_l", "hand_r", "head"):
         assert m.bodies[m.body_index(body)].mass == pytest.approx(p[body].mass)
 
 
 def test_json_round_trip(tmp_path):
-    m = heiman_model(1.7, 65.0)
+    m = heiman_model(height=1.7, mass=65.0)
     back = load_model(save_model(m, tmp_path / "heiman.json"))
     assert back.to_dict() == m.to_dict()
     rng = np.random.default_rng(3)
@@ -65,3 +65,8 @@ def test_bad_input():
         heiman_model(root="spherical")
     with pytest.raises(ModelError, match="height"):
         heiman_model(height=-1.0)
+
+
+def test_heiman_model_anthropometrics_are_keyword_only():
+    with pytest.raises(TypeError):
+        heiman_model(1.79, 76.0)

@@ -24,7 +24,7 @@ def test_static_standing_matches_hand_computation():
     t, mk = _standing()
     x_cop, fy = 0.02, 700.0
     grf = np.tile([0.0, fy, x_cop * fy], (t.size, 1))
-    r = sagittal_inverse_dynamics(t, mk, grf, MASS)
+    r = sagittal_inverse_dynamics(mk, grf, mass=MASS, time=t)
     m_foot = 0.0145 * MASS
     # foot COM halfway ankle-toe: 0.075 m ahead of the ankle; thigh and leg COMs on x = 0
     plantar = x_cop * fy - 0.075 * m_foot * G
@@ -64,7 +64,10 @@ def _three_d(t, mk, th, grf):
     """The same motion through the 3-D Newton-Euler routine (x forward, y left, z up)."""
     to3 = lambda p: np.stack([p[:, 0], 0 * p[:, 0], p[:, 1]], 1)  # noqa: E731
     par = segment_parameters(
-        "dempster_winter", MASS, 1.75, segment_lengths={"thigh": 0.42, "shank": 0.43, "foot": 0.16}
+        "dempster_winter",
+        mass=MASS,
+        height=1.75,
+        segment_lengths={"thigh": 0.42, "shank": 0.43, "foot": 0.16},
     )
     names = ["thigh", "shank", "foot"]
     joints = [to3(mk[:, 1]), to3(mk[:, 2]), to3(mk[:, 3])]
@@ -111,7 +114,7 @@ def test_agrees_with_3d_newton_euler_on_planar_motion():
     fx = np.where(stance, 80 * np.sin(4 * np.pi * t), 0.0)
     x_cop = mk[:, 3, 0] + 0.05
     grf = np.stack([fx, fy, x_cop * fy], 1)
-    r = sagittal_inverse_dynamics(t, mk, grf, MASS, cutoff=15.0)
+    r = sagittal_inverse_dynamics(mk, grf, mass=MASS, time=t, cutoff=15.0)
     ref = _three_d(t, mk, th, grf)
     sl = slice(40, -40)
     peak = np.abs(ref[sl]).max(axis=0)
@@ -124,11 +127,11 @@ def test_nan_gap_filtered_then_interpolated():
     t = np.arange(0, 2.0, 1 / 100.0)
     mk, _ = _planar_motion(t)
     grf = np.zeros((t.size, 3))
-    full = sagittal_inverse_dynamics(t, mk, grf, MASS)
+    full = sagittal_inverse_dynamics(mk, grf, mass=MASS, time=t)
     gappy = mk.copy()
     gappy[90:96, 2] = np.nan  # knee marker gap
     gappy[:3, 5] = np.nan  # toe missing at the start: no extrapolation
-    r = sagittal_inverse_dynamics(t, gappy, grf, MASS)
+    r = sagittal_inverse_dynamics(gappy, grf, mass=MASS, time=t)
     assert np.isnan(r.angles[:3, 2]).all()
     inner = slice(20, -20)
     assert np.isfinite(r.angles[inner]).all()
@@ -142,13 +145,25 @@ def test_nan_gap_filtered_then_interpolated():
         ({"grf_2d": np.zeros((40, 2))}, "grf_2d"),
         ({"mass": -3.0}, "mass"),
         ({"bsp": "de_leva"}, "bsp"),
-        ({"t": np.r_[np.arange(39) / 100.0, 1.0]}, "uniformly"),
+        ({"time": np.r_[np.arange(39) / 100.0, 1.0]}, "uniformly"),
+        ({"rate": 100.0}, "exactly one of `rate`"),
+        ({"rate": -1.0, "time": None}, "positive"),
         ({"markers_2d": {"hip": np.zeros((40, 2))}}, "lacks"),
     ],
 )
 def test_bad_input(kwargs, match):
     t, mk = _standing()
-    args = {"t": t, "markers_2d": mk, "grf_2d": np.zeros((40, 3)), "mass": MASS}
+    args = {"time": t, "markers_2d": mk, "grf_2d": np.zeros((40, 3)), "mass": MASS}
     args.update(kwargs)
     with pytest.raises(DataError, match=match):
         sagittal_inverse_dynamics(**args)
+
+
+def test_rate_equals_time_and_anthropometrics_are_keyword_only():
+    t, mk = _standing()
+    grf = np.tile([0.0, 700.0, 14.0], (t.size, 1))
+    a = sagittal_inverse_dynamics(mk, grf, mass=MASS, time=t)
+    b = sagittal_inverse_dynamics(mk, grf, mass=MASS, rate=100.0)
+    np.testing.assert_allclose(a.moment, b.moment, atol=1e-9)
+    with pytest.raises(TypeError):
+        sagittal_inverse_dynamics(t, mk, grf, MASS)  # the 0.1 positional order

@@ -28,8 +28,8 @@ def _trapz(y, x):
 
 @pytest.mark.parametrize(("height", "mass", "sex"), [(1.8, 75.0, "male"), (1.65, 58.0, "female")])
 def test_parameters_from_de_leva(height, mass, sex):
-    m = whole_body_model(height, mass, sex)
-    p = segment_parameters("de_leva_3trunk", mass, height, sex=sex)
+    m = whole_body_model(height=height, mass=mass, sex=sex)
+    p = segment_parameters("de_leva_3trunk", mass=mass, height=height, sex=sex)
     assert m.total_mass == pytest.approx(mass, rel=2e-4)  # female fractions sum to 0.9999
     for body, seg in [("thigh_r", "thigh_r"), ("pelvis", "lower_trunk"), ("thorax", "upper_trunk")]:
         assert m.bodies[m.body_index(body)].mass == pytest.approx(p[seg].mass)
@@ -121,3 +121,8 @@ def test_bad_input():
         whole_body_model(sex="x")
     with pytest.raises(ModelError, match="height"):
         whole_body_model(height=-2.0)
+
+
+def test_whole_body_model_anthropometrics_are_keyword_only():
+    with pytest.raises(TypeError):
+        whole_body_model(1.8, 75.0, "male")
