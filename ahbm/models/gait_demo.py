@@ -21,6 +21,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from scipy.interpolate import CubicSpline
+
+from ahbm.dynamics.inverse import rnea
+from ahbm.errors import AhbmWarning
+from ahbm.io.c3d import read_c3d, write_c3d
+from ahbm.io.forceplates import force_plates_from_c3d
+from ahbm.io.trial import Trial
+from ahbm.kinematics.forward import forward_kinematics
+from ahbm.kinematics.jcs import foot_progression_angles, lab_reference_frame, pelvis_angles
+from ahbm.kinematics.rotations import (
+    euler_rates_to_omega,
+    euler_to_matrix,
+    matrix_to_quat,
+)
+from ahbm.models.gait import analyze_gait, lower_extremity_model, save_gait_result
+from ahbm.models.gait_command import write_gait_report
+from ahbm.types import ResultRepr
 
 __all__ = ["GaitTruth", "synthetic_walking_trial", "recovery_errors", "run_gait_demo"]
 
@@ -45,7 +62,6 @@ _KNOTS = {
 
 def _fourier(name, n_harm=4):
     """Fourier coefficients (a0, a_k, b_k) of the periodic cubic spline through the knots."""
-    from scipy.interpolate import CubicSpline
 
     x, y = _KNOTS[name]
     x = np.r_[x, 1.0]
@@ -69,8 +85,8 @@ def _pattern(coef, phase, stride):
     return val, d1, d2
 
 
-@dataclass
-class GaitTruth:
+@dataclass(frozen=True, repr=False)
+class GaitTruth(ResultRepr):
     """Known truth of a synthetic trial (at the marker frames).
 
     Attributes
@@ -97,12 +113,6 @@ class GaitTruth:
 
 def _walk(model, t, stride, speed, dz=0.0):
     """q, qd, qdd of the model walking (right strike at t = 0)."""
-    from ahbm.kinematics.jcs import lab_reference_frame
-    from ahbm.kinematics.rotations import (
-        euler_rates_to_omega,
-        euler_to_matrix,
-        matrix_to_quat,
-    )
 
     n = t.size
     coef = {k: _fourier(k) for k in _KNOTS}
@@ -234,11 +244,6 @@ def synthetic_walking_trial(
     >>> trial.point_rate, len(trial.force_plates)
     (100.0, 2)
     """
-    from ahbm.dynamics.inverse import rnea
-    from ahbm.io.forceplates import force_plates_from_c3d
-    from ahbm.io.trial import Trial
-    from ahbm.kinematics.forward import forward_kinematics
-    from ahbm.models.gait import lower_extremity_model
 
     rng = np.random.default_rng(7) if rng is None else rng
     legs = 2 * (0.1416 + 0.0433 + 0.0137)
@@ -293,7 +298,6 @@ def synthetic_walking_trial(
     tau = rnea(model, q, qd, qdd, f_ext=f_ext)
 
     # truth: angles (clinical, rad) and moments (N m/kg)
-    from ahbm.kinematics.jcs import foot_progression_angles, pelvis_angles
 
     angles, moments = {}, {}
     for side, p, s in (("Right", "R", 1.0), ("Left", "L", -1.0)):
@@ -462,10 +466,6 @@ def run_gait_demo(out_dir=None, quiet: bool = False) -> int:
     >>> run_gait_demo(quiet=True)  # doctest: +SKIP
     0
     """
-    from ahbm.errors import AhbmWarning
-    from ahbm.io.c3d import write_c3d
-    from ahbm.models.gait import analyze_gait, save_gait_result
-    from ahbm.models.gait_command import write_gait_report
 
     say = (lambda *a: None) if quiet else print
     t0 = _time.perf_counter()
@@ -499,7 +499,6 @@ def run_gait_demo(out_dir=None, quiet: bool = False) -> int:
             f"     {joint + ':':<14} left {errs['moments']['L' + joint + 'Moment']:.2f}  right "
             f"{errs['moments']['R' + joint + 'Moment']:.2f}"
         )
-    from ahbm.io.c3d import read_c3d
 
     stored = read_c3d(c3d)
     h5 = folder / "gait_results.h5"
