@@ -18,18 +18,7 @@ Eng. 105, 136-144.
 Wu, G. et al. (2002). ISB recommendation on definitions of joint coordinate
 system of various joints for the reporting of human joint motion - part I:
 ankle, hip, and spine. J. Biomech. 35, 543-548.
-Davis, R. B., Õunpuu, S., Tyburski, D. & Gage, J. R. (1991). A gait analysis
-data collection and reduction technique. Hum. Mov. Sci. 10, 575-587.
-Harrington, M. E., Zavatsky, A. B., Lawson, S. E. M., Yuan, Z. & Theologis, T. N.
-(2007). Prediction of the hip joint centre in adults, children, and patients
-with cerebral palsy based on magnetic resonance imaging. J. Biomech. 40,
-595-602.
-Gamage, S. S. H. U. & Lasenby, J. (2002). New least squares solutions for
-estimating the average centre of rotation and the axis of rotation. J. Biomech.
-35, 87-93.
-Ehrig, R. M., Taylor, W. R., Duda, G. N. & Heller, M. O. (2006). A survey of
-formal methods for determining the centre of rotation of ball joints. J.
-Biomech. 39, 2798-2809.
+(Joint-centre references: :mod:`ahbm.kinematics.joint_centres`.)
 """
 
 from __future__ import annotations

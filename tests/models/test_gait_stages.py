@@ -13,7 +13,6 @@ from ahbm import _deprecation
 from ahbm._deprecation import AhbmDeprecationWarning
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io.trial import Event
-from ahbm.kinematics.forward import forward_kinematics
 from ahbm.models.gait import (
     GaitResult,
     GaitSettings,
@@ -112,33 +111,6 @@ def test_markers_stage_alone(walk):
     low = gait_markers(trial, settings=GaitSettings(cutoff=3.0))
     assert 0.0 < dev < 5e-3 < np.nanmax(np.abs(low.smooth - low.filled))
     assert "smooth=array(" in repr(mk)
-
-
-def test_frames_and_angles_stages_recover_the_model_angles():
-    """segment_frames + joint_angles on the noise-free markers of the multibody model
-    give back its joint coordinates (ZXY Euler = Grood-Suntay, clinical signs), rad."""
-    model, params = lower_extremity_model(mass=70.0, height=1.75)
-    rng = np.random.default_rng(3)
-    q = np.zeros((15, model.nq))
-    q[:, 2] = 0.9
-    q[:, 3:7] = [0, 0, 0, 1.0]
-    q[:, 7:] = rng.uniform(-0.3, 0.3, (15, model.nq - 7))
-    for side in ("l", "r"):
-        b = model.body_index(f"foot_{side}")
-        q[:, model.q_index[b] + 1 : model.q_index[b] + 3] = 0.0
-    T = forward_kinematics(model, q).transforms
-    mk = {}
-    for b, body in enumerate(model.bodies):
-        for name, local in body.markers.items():
-            mk[name] = np.einsum("nij,j->ni", T[:, b, :3, :3], local) + T[:, b, :3, 3]
-    angles = joint_angles(segment_frames(mk, params), params)
-    for p, s in (("R", 1.0), ("L", -1.0)):
-        qi = model.q_index[model.body_index(f"shank_{p.lower()}")]
-        np.testing.assert_allclose(angles[p + "KneeAngles"][:, 0], -q[:, qi], atol=1e-9)
-        qi = model.q_index[model.body_index(f"thigh_{p.lower()}")]
-        np.testing.assert_allclose(
-            angles[p + "HipAngles"], q[:, qi : qi + 3] * [1.0, s, s], atol=1e-9
-        )
 
 
 def test_events_kinetics_cycles_stages_compose_like_analyze_gait(walk):

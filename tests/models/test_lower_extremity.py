@@ -14,6 +14,7 @@ from ahbm.kinematics.forward import forward_kinematics
 from ahbm.models.gait import (
     GaitSettings,
     analyze_gait,
+    joint_angles,
     lower_extremity_model,
     save_gait_result,
     segment_frames,
@@ -33,24 +34,29 @@ def _quiet(func, *args, **kwargs):
         return func(*args, **kwargs)
 
 
-def test_frames_from_model_markers_equal_the_model_frames():
-    """Davis hip centre, chord knee/ankle centres and the segment frames rebuild the
-    model's own body frames from noise-free markers."""
+def _model_walk(n_frames, spread, seed):
+    """Random poses of the multibody model, its body transforms and its markers."""
     model, params = lower_extremity_model(mass=70.0, height=1.75)
-    rng = np.random.default_rng(0)
-    q = np.zeros((20, model.nq))
+    rng = np.random.default_rng(seed)
+    q = np.zeros((n_frames, model.nq))
     q[:, 2] = 0.9
     q[:, 3:7] = [0, 0, 0, 1.0]
-    q[:, 7:] = rng.uniform(-0.4, 0.4, (20, model.nq - 7))
+    q[:, 7:] = rng.uniform(-spread, spread, (n_frames, model.nq - 7))
     for side in ("l", "r"):
         b = model.body_index(f"foot_{side}")
         q[:, model.q_index[b] + 1 : model.q_index[b] + 3] = 0.0  # Plug-in Gait foot: flexion
-    kin = forward_kinematics(model, q)
-    T = kin.transforms
+    T = forward_kinematics(model, q).transforms
     mk = {}
     for b, body in enumerate(model.bodies):
         for name, local in body.markers.items():
             mk[name] = np.einsum("nij,j->ni", T[:, b, :3, :3], local) + T[:, b, :3, 3]
+    return model, params, q, T, mk
+
+
+def test_frames_from_model_markers_equal_the_model_frames():
+    """Davis hip centre, chord knee/ankle centres and the segment frames rebuild the
+    model's own body frames from noise-free markers."""
+    model, params, _, T, mk = _model_walk(20, 0.4, 0)
     fr = segment_frames(mk, params)
     jc = fr.joint_centres
     for name, R in fr.rotation.items():
@@ -287,3 +293,18 @@ def test_subject_parameters_estimates_warn():
         warn=False,
     )
     assert given.estimated == []
+
+
+def test_frames_and_angles_stages_recover_the_model_angles():
+    """segment_frames + joint_angles (stages called alone) on the noise-free markers of
+    the multibody model give back its joint coordinates (ZXY Euler = Grood-Suntay,
+    clinical signs), in rad."""
+    model, params, q, _, mk = _model_walk(15, 0.3, 3)
+    angles = joint_angles(segment_frames(mk, params), params)
+    for p, s in (("R", 1.0), ("L", -1.0)):
+        qi = model.q_index[model.body_index(f"shank_{p.lower()}")]
+        np.testing.assert_allclose(angles[p + "KneeAngles"][:, 0], -q[:, qi], atol=1e-9)
+        qi = model.q_index[model.body_index(f"thigh_{p.lower()}")]
+        np.testing.assert_allclose(
+            angles[p + "HipAngles"], q[:, qi : qi + 3] * [1.0, s, s], atol=1e-9
+        )
