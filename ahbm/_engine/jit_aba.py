@@ -20,22 +20,26 @@ from ahbm._engine.jit_common import (
     _motion_to_child,
     _plucker,
     _S_col,
-    _transform,
+    _transforms,
     sincos,
 )
 
 
 @njit(cache=_CACHE, nogil=True)
-def aba_kernel(
-    parent, kind, E, t, plain, axis, principal, qi, vi, nvj, I6, q, qd, tau, fx, use_fx, g, qdd
-):
+def aba_kernel(ints, E, tax, I6, q, qd, tau, fx, use_fx, g, qdd):
     """qdd (N, nv) <- ABA frame by frame (few frames, e.g. one state).
+
+    The plan comes packed as for :func:`~ahbm._engine.jit_rnea.rnea_frame_kernel`.
 
     Returns -1; or the index of a node whose ``D = Sᵀ I^A S`` is singular;
     -2 when an input is not finite or a quaternion is zero (see
     :func:`~ahbm._engine.jit_common._inputs_ok`); -3 when an acceleration
     is not finite.
     """
+    parent, kind, principal, qi, vi, nvj, plain, _massive = (
+        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7],
+    )  # fmt: skip
+    t, axis = tax[0], tax[1]
     if not _inputs_ok(kind, qi, q, qd, tau):
         return -2
     n = parent.shape[0]
@@ -64,8 +68,8 @@ def aba_kernel(
     for fr in range(N):
         qf = q[fr]
         # pass 1: velocities, bias accelerations, rigid inertias and bias forces
+        _transforms(0, n, kind, E, t, plain, axis, principal, qf, qi, R, p)
         for k in range(n):
-            _transform(k, kind, E, t, plain, axis, principal, qf, qi, R, p)
             lam = parent[k]
             if lam < 0:
                 _motion_to_child(R, p, k, base, 0, v, k)

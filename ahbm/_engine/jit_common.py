@@ -103,99 +103,104 @@ def sincos(x, m, s_out, c_out):
 
 
 # ----------------------------------------------------------------------------
-# small helpers (inlined by the compiler)
+# small helpers
 # ----------------------------------------------------------------------------
 
 
-@njit(cache=_CACHE, inline="always")
-def _transform(k, kind, E, t, plain, axis, principal, q, qi, R, p):
-    """R[k] = parent_R_node, p[k] = node origin in the parent node frame."""
-    kd = kind[k]
-    ax = principal[k]
-    if kd == REV and ax >= 0:
-        # rotation about +e_ax: columns e_ax, c e_i + s e_j, -s e_i + c e_j
-        i = 1 if ax == 0 else (2 if ax == 1 else 0)
-        j = 3 - ax - i
-        s, c = _sincos1(q[qi[k]])
-        if plain[k]:
-            R[k, ax, ax] = 1.0
-            R[k, ax, i] = 0.0
-            R[k, ax, j] = 0.0
-            R[k, i, ax] = 0.0
-            R[k, j, ax] = 0.0
-            R[k, i, i] = c
-            R[k, j, j] = c
-            R[k, i, j] = -s
-            R[k, j, i] = s
+@njit(cache=_CACHE)
+def _transforms(k0, k1, kind, E, t, plain, axis, principal, q, qi, R, p):
+    """R[k] = parent_R_node, p[k] = node origin in the parent node frame, k0 <= k < k1.
+
+    One call for many nodes: every call of a compiled helper with array
+    arguments costs reference counting per array.
+    """
+    for k in range(k0, k1):
+        kd = kind[k]
+        ax = principal[k]
+        if kd == REV and ax >= 0:
+            # rotation about +e_ax: columns e_ax, c e_i + s e_j, -s e_i + c e_j
+            i = 1 if ax == 0 else (2 if ax == 1 else 0)
+            j = 3 - ax - i
+            s, c = _sincos1(q[qi[k]])
+            if plain[k]:
+                R[k, ax, ax] = 1.0
+                R[k, ax, i] = 0.0
+                R[k, ax, j] = 0.0
+                R[k, i, ax] = 0.0
+                R[k, j, ax] = 0.0
+                R[k, i, i] = c
+                R[k, j, j] = c
+                R[k, i, j] = -s
+                R[k, j, i] = s
+                p[k, 0] = 0.0
+                p[k, 1] = 0.0
+                p[k, 2] = 0.0
+            else:
+                for r in range(3):
+                    ei = E[k, r, i]
+                    ej = E[k, r, j]
+                    R[k, r, ax] = E[k, r, ax]
+                    R[k, r, i] = c * ei + s * ej
+                    R[k, r, j] = c * ej - s * ei
+                    p[k, r] = t[k, r]
+            continue
+        if kd == REV:
+            s, c = _sincos1(q[qi[k]])
+            x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
+            C = 1.0 - c
+            R[k, 0, 0] = c + x * x * C
+            R[k, 0, 1] = x * y * C - z * s
+            R[k, 0, 2] = x * z * C + y * s
+            R[k, 1, 0] = y * x * C + z * s
+            R[k, 1, 1] = c + y * y * C
+            R[k, 1, 2] = y * z * C - x * s
+            R[k, 2, 0] = z * x * C - y * s
+            R[k, 2, 1] = z * y * C + x * s
+            R[k, 2, 2] = c + z * z * C
             p[k, 0] = 0.0
             p[k, 1] = 0.0
             p[k, 2] = 0.0
-        else:
+        elif kd == PRI:
+            d = q[qi[k]]
             for r in range(3):
-                ei = E[k, r, i]
-                ej = E[k, r, j]
-                R[k, r, ax] = E[k, r, ax]
-                R[k, r, i] = c * ei + s * ej
-                R[k, r, j] = c * ej - s * ei
-                p[k, r] = t[k, r]
-        return
-    if kd == REV:
-        s, c = _sincos1(q[qi[k]])
-        x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
-        C = 1.0 - c
-        R[k, 0, 0] = c + x * x * C
-        R[k, 0, 1] = x * y * C - z * s
-        R[k, 0, 2] = x * z * C + y * s
-        R[k, 1, 0] = y * x * C + z * s
-        R[k, 1, 1] = c + y * y * C
-        R[k, 1, 2] = y * z * C - x * s
-        R[k, 2, 0] = z * x * C - y * s
-        R[k, 2, 1] = z * y * C + x * s
-        R[k, 2, 2] = c + z * z * C
-        p[k, 0] = 0.0
-        p[k, 1] = 0.0
-        p[k, 2] = 0.0
-    elif kd == PRI:
-        d = q[qi[k]]
-        for r in range(3):
-            R[k, r, 0] = 0.0
-            R[k, r, 1] = 0.0
-            R[k, r, 2] = 0.0
-            R[k, r, r] = 1.0
-            p[k, r] = axis[k, r] * d
-    else:  # SPH: quaternion (x, y, z, w), normalized here
-        x = q[qi[k]]
-        y = q[qi[k] + 1]
-        z = q[qi[k] + 2]
-        w = q[qi[k] + 3]
-        nrm = math.sqrt(x * x + y * y + z * z + w * w)
-        x /= nrm
-        y /= nrm
-        z /= nrm
-        w /= nrm
-        R[k, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
-        R[k, 0, 1] = 2.0 * (x * y - w * z)
-        R[k, 0, 2] = 2.0 * (x * z + w * y)
-        R[k, 1, 0] = 2.0 * (x * y + w * z)
-        R[k, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
-        R[k, 1, 2] = 2.0 * (y * z - w * x)
-        R[k, 2, 0] = 2.0 * (x * z - w * y)
-        R[k, 2, 1] = 2.0 * (y * z + w * x)
-        R[k, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
-        p[k, 0] = 0.0
-        p[k, 1] = 0.0
-        p[k, 2] = 0.0
-    if not plain[k]:
-        # R <- E R, p <- t + E p
-        for cc in range(3):
-            a0 = R[k, 0, cc]
-            a1 = R[k, 1, cc]
-            a2 = R[k, 2, cc]
+                R[k, r, 0] = 0.0
+                R[k, r, 1] = 0.0
+                R[k, r, 2] = 0.0
+                R[k, r, r] = 1.0
+                p[k, r] = axis[k, r] * d
+        else:  # SPH: quaternion (x, y, z, w), normalized here
+            x = q[qi[k]]
+            y = q[qi[k] + 1]
+            z = q[qi[k] + 2]
+            w = q[qi[k] + 3]
+            nrm = math.sqrt(x * x + y * y + z * z + w * w)
+            x /= nrm
+            y /= nrm
+            z /= nrm
+            w /= nrm
+            R[k, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
+            R[k, 0, 1] = 2.0 * (x * y - w * z)
+            R[k, 0, 2] = 2.0 * (x * z + w * y)
+            R[k, 1, 0] = 2.0 * (x * y + w * z)
+            R[k, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
+            R[k, 1, 2] = 2.0 * (y * z - w * x)
+            R[k, 2, 0] = 2.0 * (x * z - w * y)
+            R[k, 2, 1] = 2.0 * (y * z + w * x)
+            R[k, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
+            p[k, 0] = 0.0
+            p[k, 1] = 0.0
+            p[k, 2] = 0.0
+        if not plain[k]:
+            # R <- E R, p <- t + E p
+            for cc in range(3):
+                a0 = R[k, 0, cc]
+                a1 = R[k, 1, cc]
+                a2 = R[k, 2, cc]
+                for r in range(3):
+                    R[k, r, cc] = E[k, r, 0] * a0 + E[k, r, 1] * a1 + E[k, r, 2] * a2
+            b0, b1, b2 = p[k, 0], p[k, 1], p[k, 2]
             for r in range(3):
-                R[k, r, cc] = E[k, r, 0] * a0 + E[k, r, 1] * a1 + E[k, r, 2] * a2
-        b0, b1, b2 = p[k, 0], p[k, 1], p[k, 2]
-        for r in range(3):
-            p[k, r] = t[k, r] + E[k, r, 0] * b0 + E[k, r, 1] * b1 + E[k, r, 2] * b2
+                p[k, r] = t[k, r] + E[k, r, 0] * b0 + E[k, r, 1] * b1 + E[k, r, 2] * b2
 
 
 @njit(cache=_CACHE)
@@ -425,8 +430,8 @@ def _block_body_force(I6, k, dv, da, with_a, fx, use_fx, f0, df, m):
 def _block_transforms(k, kind, E, t, plain, axis, principal, qi, qb, m, R, p, Rt, pt):
     """R[k][:, :, i], p[k][:, i] of node k for the frames i < m of a block."""
     for i in range(m):
-        _transform(
-            0, kind[k : k + 1], E[k : k + 1], t[k : k + 1], plain[k : k + 1],
+        _transforms(
+            0, 1, kind[k : k + 1], E[k : k + 1], t[k : k + 1], plain[k : k + 1],
             axis[k : k + 1], principal[k : k + 1], qb[:, i], qi[k : k + 1], Rt, pt,
         )  # fmt: skip
         for r in range(3):

@@ -7,25 +7,32 @@ from numba import njit
 
 from ahbm._engine.jit_common import (
     _CACHE,
+    PRI,
+    SPH,
     _inputs_ok,
     _joint_velocity,
     _motion_to_child,
     _S_col,
-    _transform,
+    _transforms,
 )
 
 
 @njit(cache=_CACHE, nogil=True)
-def crba_kernel(parent, kind, E, t, plain, axis, principal, qi, vi, nvj, I6, q, H):
+def crba_kernel(ints, E, tax, I6, q, H):
     """H (N, nv, nv) <- joint-space inertia matrix for q (N, nq).
 
     Featherstone (2008) Table 6.2 with the composite inertias and the motion
     subspaces expressed in the world frame (about the world origin), as
     Pinocchio does: a composite inertia is then a plain sum over the
     subtree, and ``H_ij = S_iᵀ I^c_j S_j`` for every ancestor i of j needs
-    no transform along the path. Returns 0, or 1 when q is not finite or
+    no transform along the path. The plan comes packed as for
+    :func:`~ahbm._engine.jit_rnea.rnea_frame_kernel`. Returns 0, or 1 when q is not finite or
     holds a zero quaternion (see :func:`~ahbm._engine.jit_common._inputs_ok`).
     """
+    parent, kind, principal, qi, vi, nvj, plain, _massive = (
+        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7],
+    )  # fmt: skip
+    t, axis = tax[0], tax[1]
     if not _inputs_ok(kind, qi, q, q, q):
         return 1
     n = parent.shape[0]
@@ -42,12 +49,11 @@ def crba_kernel(parent, kind, E, t, plain, axis, principal, qi, vi, nvj, I6, q, 
     cJ = np.empty((n, 3, 3))
     T = np.empty((3, 3))
     F = np.empty((3, 6))
-    s = np.empty(6)
     for fr in range(N):
         qf = q[fr]
         Hf = H[fr]
+        _transforms(0, n, kind, E, t, plain, axis, principal, qf, qi, R, p)
         for k in range(n):
-            _transform(k, kind, E, t, plain, axis, principal, qf, qi, R, p)
             lam = parent[k]
             if lam < 0:
                 for r in range(3):
@@ -66,12 +72,23 @@ def crba_kernel(parent, kind, E, t, plain, axis, principal, qi, vi, nvj, I6, q, 
                             + Rw[lam, r, 2] * R[k, 2, c]
                         )
             px, py, pz = pw[k, 0], pw[k, 1], pw[k, 2]
+            kd = kind[k]
             for c in range(nvj[k]):
-                _S_col(kind, axis, k, c, s)
+                # the motion subspace S (node coordinates) is [axis; 0] (REV),
+                # [0; axis] (PRI) or [e_c; 0] (SPH)
                 col = vi[k] + c
                 for r in range(3):
-                    Sw[col, r] = Rw[k, r, 0] * s[0] + Rw[k, r, 1] * s[1] + Rw[k, r, 2] * s[2]
-                    Sw[col, 3 + r] = Rw[k, r, 0] * s[3] + Rw[k, r, 1] * s[4] + Rw[k, r, 2] * s[5]
+                    if kd == SPH:
+                        x = Rw[k, r, c]
+                    else:
+                        x = Rw[k, r, 0] * axis[k, 0] + Rw[k, r, 1] * axis[k, 1]
+                        x += Rw[k, r, 2] * axis[k, 2]
+                    if kd == PRI:
+                        Sw[col, r] = 0.0
+                        Sw[col, 3 + r] = x
+                    else:
+                        Sw[col, r] = x
+                        Sw[col, 3 + r] = 0.0
                 w0, w1, w2 = Sw[col, 0], Sw[col, 1], Sw[col, 2]
                 Sw[col, 3] += py * w2 - pz * w1
                 Sw[col, 4] += pz * w0 - px * w2
@@ -169,8 +186,8 @@ def kinematics_kernel(
     s = np.zeros(6)
     for fr in range(N):
         qf = q[fr]
+        _transforms(0, n, kind, E, t, plain, axis, principal, qf, qi, R, p)
         for k in range(n):
-            _transform(k, kind, E, t, plain, axis, principal, qf, qi, R, p)
             lam = parent[k]
             if lam < 0:
                 for r in range(3):

@@ -20,7 +20,7 @@ from ahbm._engine.jit_common import (
     _inputs_ok,
     _joint_velocity,
     _motion_to_child,
-    _transform,
+    _transforms,
     sincos,
 )
 
@@ -207,17 +207,20 @@ _B = 64  # frames per block of rnea_block_kernel (measured best of 8-256)
 
 
 @njit(cache=_CACHE, nogil=True)
-def rnea_frame_kernel(
-    parent, kind, E, t, plain, axis, principal, qi, vi, I6, massive,
-    q, qd, qdd, fx, use_fx, g, tau,
-):  # fmt: skip
+def rnea_frame_kernel(ints, E, tax, I6, q, qd, qdd, fx, use_fx, g, tau):
     """tau (N, nv) <- RNEA frame by frame (few frames, e.g. one state).
 
     The same recursion as :func:`rnea_block_kernel` with scalar per-node
-    quantities (no block set-up). Returns 0, or 1 when an input is not
+    quantities (no block set-up). The plan comes packed (fewer arguments, a
+    cheaper call): ``ints`` (8, n) holds parent, kind, principal, qi, vi,
+    nvj, plain, massive; ``tax`` (2, n, 3) holds t and axis. Returns 0, or 1 when an input is not
     finite or a quaternion is zero: the caller then validates the input in
     full and names the argument.
     """
+    parent, kind, principal, qi, vi, _nvj, plain, massive = (
+        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7],
+    )  # fmt: skip
+    t, axis = tax[0], tax[1]
     if not _inputs_ok(kind, qi, q, qd, qdd):
         return 1
     n = parent.shape[0]
@@ -232,9 +235,9 @@ def rnea_frame_kernel(
     for fr in range(q.shape[0]):
         qf = q[fr]
         qddf = qdd[fr]
+        _transforms(0, n, kind, E, t, plain, axis, principal, qf, qi, R, p)
         for k in range(n):
             kd = kind[k]
-            _transform(k, kind, E, t, plain, axis, principal, qf, qi, R, p)
             lam = parent[k]
             if lam < 0:
                 _motion_to_child(R, p, k, base, 0, v, k)

@@ -70,7 +70,7 @@ class Plan:
 
     __slots__ = (
         "parent", "kind", "E", "t", "plain", "axis", "principal", "qi", "vi", "nvj", "I6",
-        "body_node", "body_E", "body_t", "node_body", "n", "fast", "massive", "g", "lean",
+        "body_node", "body_E", "body_t", "node_body", "n", "fast", "massive", "g",
     )  # fmt: skip
 
 
@@ -291,10 +291,7 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
     use_fx = fx is not None
     fx = _c(fx) if use_fx else _NO_FX
     if N < _RNEA_BLOCK_MIN:
-        rnea_frame_kernel(
-            p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.I6,
-            p.massive, q, qd, qdd, fx, use_fx, g, tau,
-        )  # fmt: skip
+        rnea_frame_kernel(*_lean(model)[4], q, qd, qdd, fx, use_fx, g, tau)
         return tau
 
     def run(a, b):
@@ -323,12 +320,8 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
 
 def crba(model: Model, q):
     """CRBA through the kernel; q (N, nq); returns H (N, nv, nv)."""
-    p = plan(model)
     H = np.empty((q.shape[0], model.nv, model.nv))
-    crba_kernel(
-        p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj, p.I6,
-        _c(q), H,
-    )  # fmt: skip
+    crba_kernel(*_lean(model)[4], _c(q), H)
     return H
 
 
@@ -354,10 +347,7 @@ def aba(model: Model, q, qd, tau, fx=None):
             p.fast, *args,
         )  # fmt: skip
     else:
-        bad = aba_kernel(
-            p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj, p.I6,
-            *args,
-        )  # fmt: skip
+        bad = aba_kernel(*_lean(model)[4], *args)
     return qdd, int(bad)
 
 
@@ -380,13 +370,24 @@ def _vec(x, n: int) -> bool:
 
 
 def _lean(model):
-    """(plan, nq, nv, gravity) of a Model, or None for anything else."""
+    """(plan, nq, nv, gravity, packed plan) of a Model, or None for anything else.
+
+    Kept in ``model.cache`` (a model change gives a new one). The packed
+    plan is what the frame-by-frame kernels take: ``ints`` (8, n) = parent,
+    kind, principal, qi, vi, nvj, plain, massive; E; ``tax`` (2, n, 3) = t,
+    axis; I6 (fewer arguments make a cheaper call).
+    """
     if not isinstance(model, Model):
         return None
-    p = plan(model)
-    lean = getattr(p, "lean", None)
+    lean = model.cache.get("kernel_lean")
     if lean is None:
-        lean = p.lean = (p, int(model.nq), int(model.nv), _gravity(p, model))
+        p = plan(model)
+        ints = np.array(
+            [p.parent, p.kind, p.principal, p.qi, p.vi, p.nvj, p.plain, p.massive], dtype=np.int64
+        )
+        tax = np.ascontiguousarray(np.stack([p.t, p.axis]))
+        lean = (p, int(model.nq), int(model.nv), _gravity(p, model), (ints, p.E, tax, p.I6))
+        model.cache["kernel_lean"] = lean
     return lean
 
 
@@ -401,7 +402,7 @@ def rnea_single(model, q, qd, qdd):
     lean = _lean(model)
     if lean is None:
         return None
-    p, nq, nv, g = lean
+    _, nq, nv, g, packed = lean
     if qd is None:
         qd = np.zeros(nv)
     if qdd is None:
@@ -409,10 +410,7 @@ def rnea_single(model, q, qd, qdd):
     if not (_vec(q, nq) and _vec(qd, nv) and _vec(qdd, nv)):
         return None
     tau = np.empty(nv)
-    if rnea_frame_kernel(
-        p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.I6,
-        p.massive, q[None], qd[None], qdd[None], _NO_FX, False, g, tau[None],
-    ):  # fmt: skip
+    if rnea_frame_kernel(*packed, q[None], qd[None], qdd[None], _NO_FX, False, g, tau[None]):
         return None
     return tau
 
@@ -422,14 +420,11 @@ def crba_single(model, q):
     lean = _lean(model)
     if lean is None:
         return None
-    p, nq, nv, _ = lean
+    _, nq, nv, _, packed = lean
     if not _vec(q, nq):
         return None
     H = np.empty((nv, nv))
-    if crba_kernel(
-        p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj, p.I6,
-        q[None], H[None],
-    ):  # fmt: skip
+    if crba_kernel(*packed, q[None], H[None]):
         return None
     return H
 
@@ -439,14 +434,11 @@ def aba_single(model, q, qd, tau):
     lean = _lean(model)
     if lean is None:
         return None
-    p, nq, nv, g = lean
+    _, nq, nv, g, packed = lean
     if not (_vec(q, nq) and _vec(qd, nv) and _vec(tau, nv)):
         return None
     qdd = np.empty(nv)
-    if aba_kernel(
-        p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj, p.I6,
-        q[None], qd[None], tau[None], _NO_FX, False, g, qdd[None],
-    ) != -1:  # fmt: skip
+    if aba_kernel(*packed, q[None], qd[None], tau[None], _NO_FX, False, g, qdd[None]) != -1:
         return None
     return qdd
 
