@@ -27,7 +27,7 @@ def run(out: Path, quick: bool = False) -> dict:
         model, t_end=0.05 if quick else 0.1, rate=5000.0, rtol=tol, atol=tol * 1e-2
     )
     t, q = recording.t, recording.q  # the "recorded" motion
-    estimate = estimate_head_load(model, t, q, forces=intervertebral_elements(model))
+    estimate = estimate_head_load(model, q, time=t, forces=intervertebral_elements(model))
     true = airbag_force(t)
     peak = float(np.max(np.linalg.norm(true, axis=1)))
     error = float(np.max(np.linalg.norm(estimate.force - true, axis=1)))

@@ -10,6 +10,7 @@ import numpy as np
 from ahbm._validation import as_float_array
 from ahbm.analysis._common import check_axis, sample_times
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.types import ResultRepr
 
 __all__ = [
     "time_normalize",
@@ -104,8 +105,8 @@ def time_normalize(x, events, n_points: int = 101, *, rate=None, time=None, axis
     return out
 
 
-@dataclass
-class EnsembleStats:
+@dataclass(frozen=True, repr=False)
+class EnsembleStats(ResultRepr):
     """Mean and standard deviation over cycles (NaN-aware).
 
     Attributes

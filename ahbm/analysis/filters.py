@@ -18,6 +18,7 @@ from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array
 from ahbm.analysis._common import check_axis, nan_runs, sample_rate, sample_times
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.types import ResultRepr
 
 __all__ = [
     "butter_filtfilt",
@@ -400,8 +401,8 @@ def moving_average(x, window: int, *, axis: int = 0, keep_nan: bool = True):
     return np.moveaxis(out, 0, ax)
 
 
-@dataclass
-class ResidualAnalysis:
+@dataclass(frozen=True, repr=False)
+class ResidualAnalysis(ResultRepr):
     """Result of :func:`residual_analysis` (trailing axes are the channel axes of `x`).
 
     Attributes
@@ -532,8 +533,8 @@ def residual_analysis(
     return ResidualAnalysis(cut, rms, phi, noise, fopt, (lo, hi))
 
 
-@dataclass
-class SplineSmoothing:
+@dataclass(frozen=True, repr=False)
+class SplineSmoothing(ResultRepr):
     """Result of :func:`gcv_spline`.
 
     Attributes

@@ -20,7 +20,7 @@ from ahbm.errors import DataError
 __all__ = ["Gap", "GapFill", "find_gaps", "fill_gaps", "fill_gaps_rigid"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Gap:
     """A run of missing frames in one channel or marker.
 
@@ -47,7 +47,7 @@ class Gap:
         return self.stop - self.start
 
 
-@dataclass
+@dataclass(frozen=True)
 class GapFill:
     """What a gap filler did with one gap.
 

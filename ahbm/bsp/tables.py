@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ahbm.errors import DataError
+from ahbm.types import ResultRepr
 
 __all__ = [
     "BSPTable",
@@ -99,8 +100,8 @@ class BSPTable:
         return tuple(self.segments)
 
 
-@dataclass
-class SegmentParameters:
+@dataclass(frozen=True, repr=False)
+class SegmentParameters(ResultRepr):
     """Inertial parameters of one segment of one subject.
 
     Attributes

@@ -14,10 +14,11 @@ face (:func:`airbag_test`), which the estimate must reproduce.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
+from ahbm._deprecation import warn_deprecated
 from ahbm._validation import as_float_array
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.forces import BodyForce, total_generalized_force
@@ -26,6 +27,7 @@ from ahbm.errors import DataError
 from ahbm.kinematics.forward import body_jacobian, point_jacobian
 from ahbm.kinematics.tree import Model
 from ahbm.models.head_neck import half_sine, head_neck_model, intervertebral_elements
+from ahbm.types import ResultRepr
 
 __all__ = ["FACE_POINT", "HeadLoad", "airbag_force", "airbag_test", "estimate_head_load"]
 
@@ -114,8 +116,12 @@ def airbag_test(
                     rtol=rtol, atol=atol, t_eval=t)  # fmt: skip
 
 
-class HeadLoad(NamedTuple):
-    """External load on a body estimated by :func:`estimate_head_load`.
+@dataclass(frozen=True, repr=False)
+class HeadLoad(ResultRepr):
+    """External load on a body estimated by :func:`estimate_head_load` (a result object).
+
+    In ahbm 0.1 it was a NamedTuple; unpacking it (``force, moment, residual =
+    est``) still works until 0.3 and warns once.
 
     Attributes
     ----------
@@ -134,12 +140,21 @@ class HeadLoad(NamedTuple):
     moment: np.ndarray
     residual: np.ndarray
 
+    def __iter__(self):
+        warn_deprecated(
+            "HeadLoad.__iter__",
+            "unpacking a HeadLoad as a tuple is deprecated and will be removed in ahbm 0.3; "
+            "use its fields .force, .moment, .residual",
+        )
+        return iter((self.force, self.moment, self.residual))
+
 
 def estimate_head_load(
     model: Model,
-    t,
     q,
     *,
+    rate=None,
+    time=None,
     forces=(),
     body="head",
     point=FACE_POINT,
@@ -152,10 +167,12 @@ def estimate_head_load(
     Parameters
     ----------
     model : Model
-    t : array_like, shape (n,)
-        Sample times, s (increasing).
     q : array_like, shape (n, nq)
         Recorded coordinates.
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n,), optional
+        Sample times, s (increasing).
     forces : sequence of ForceElement, optional
         Known force elements (passive joints, base accelerations, ...).
     body : str or int, optional
@@ -192,14 +209,27 @@ def estimate_head_load(
     --------
     >>> m = head_neck_model()
     >>> t = np.linspace(0, 0.01, 11)
-    >>> est = estimate_head_load(m, t, np.zeros((11, 8)))
+    >>> est = estimate_head_load(m, np.zeros((11, 8)), time=t)
     >>> est.force.shape
     (11, 3)
     """
-    t = as_float_array(t, "t")
     q = as_float_array(q, "q")
-    if t.ndim != 1 or q.shape != (t.size, model.nq):
-        raise DataError(f"Expected `t` (n,) and `q` (n, {model.nq}), got {t.shape} and {q.shape}")
+    if q.ndim != 2 or q.shape[1] != model.nq:
+        raise DataError(f"Expected `q` to have shape (n, {model.nq}), got {q.shape}")
+    if (rate is None) == (time is None):
+        raise DataError(
+            "Give exactly one of `rate` (Hz) or `time` (s, one time per sample) for "
+            f"estimate_head_load, got {'both' if rate is not None else 'neither'}"
+        )
+    if time is None:
+        rate = as_float_array(rate, "rate")
+        if rate.ndim or not rate > 0:
+            raise DataError(f"Expected `rate` to be a positive sample rate in Hz, got {rate}")
+        t = np.arange(q.shape[0]) / float(rate)
+    else:
+        t = as_float_array(time, "time")
+        if t.shape != (q.shape[0],):
+            raise DataError(f"Expected `time` to have shape ({q.shape[0]},), got {t.shape}")
     if model.nq != model.nv:
         raise DataError("estimate_head_load needs a model without quaternion joints (nq == nv)")
     qd = central_difference(q, time=t) if qd is None else as_float_array(qd, "qd")

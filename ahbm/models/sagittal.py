@@ -17,6 +17,7 @@ from ahbm.analysis.derivatives import central_difference
 from ahbm.analysis.filters import butter_filtfilt
 from ahbm.bsp.tables import segment_parameters
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.types import ResultRepr
 
 __all__ = ["SagittalResult", "SAGITTAL_MARKERS", "sagittal_inverse_dynamics"]
 
@@ -27,8 +28,8 @@ SAGITTAL_MARKERS = ("shoulder", "hip", "knee", "ankle", "heel", "toe")
 _SAG_SEGMENTS = (("thigh", "hip", "knee"), ("shank", "knee", "ankle"), ("foot", "ankle", "toe"))
 
 
-@dataclass
-class SagittalResult:
+@dataclass(frozen=True, repr=False)
+class SagittalResult(ResultRepr):
     """Output of :func:`sagittal_inverse_dynamics` (joint order hip, knee, ankle).
 
     Attributes

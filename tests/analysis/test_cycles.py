@@ -107,3 +107,26 @@ def test_spatiotemporal_parameters_synthetic():
 def test_spatiotemporal_bad_events():
     with pytest.raises(DataError, match="label"):
         spatiotemporal_parameters([object()])
+
+
+def test_analysis_results_are_frozen_with_a_shapes_repr():
+    import dataclasses
+
+    from ahbm.analysis import gcv_spline, residual_analysis
+
+    t = np.arange(300) / 100.0
+    x = np.stack([np.sin(2 * np.pi * t), np.cos(2 * np.pi * t)], 1)
+    results = [
+        ensemble_stats(time_normalize(x, [0.0, 1.0, 2.0], rate=100.0)),
+        residual_analysis(x, rate=100.0),
+        gcv_spline(x, rate=100.0),
+    ]
+    for r in results:
+        assert dataclasses.is_dataclass(r)
+        field = dataclasses.fields(r)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(r, field, None)
+        text = repr(r)
+        assert text.startswith(type(r).__name__ + "(") and "array(" in text
+        assert "0.0" not in text.split("array(")[1][:20]  # shapes, not data
+    assert "mean=array(101, 2) float64" in repr(results[0])
