@@ -235,8 +235,6 @@ def aba_block_kernel(
     qdb = np.zeros((nv, B))
     taub = np.zeros((nv, B))
     base = _block_base(g, B)
-    Rt = np.zeros((1, 3, 3))
-    pt = np.zeros((1, 3))
     ang = np.zeros(B)
     sb = np.zeros(B)
     cb = np.zeros(B)
@@ -268,7 +266,7 @@ def aba_block_kernel(
                     Rk[i_, j_, i] = -sb[i]
                     Rk[j_, i_, i] = sb[i]
             else:
-                _block_transforms(k, kind, E, t, plain, axis, principal, qi, qb, m, R, p, Rt, pt)
+                _block_transforms(k, kind, E, t, plain, axis, qi, qb, m, R, p)
             lam = parent[k]
             dv = v[k]
             _block_motion(Rk, pk, base[0] if lam < 0 else v[lam], dv, m)

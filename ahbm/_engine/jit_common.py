@@ -108,6 +108,36 @@ def sincos(x, m, s_out, c_out):
 
 
 @njit(cache=_CACHE)
+def _joint_rp(kd, x, y, z, a0, a1, a2, a3):
+    """Rotation (9 entries, row by row) and origin (3) of a primitive joint, no constant part.
+
+    ``REV``: angle a0 about the unit axis (x, y, z); ``PRI``: displacement a0
+    along it; ``SPH``: the quaternion (a0, a1, a2, a3) = (x, y, z, w),
+    normalized here. Scalars in, scalars out: no array arguments, so the
+    call is free in the frame loops of the block kernels.
+    """
+    if kd == REV:
+        s, c = _sincos1(a0)
+        C = 1.0 - c
+        return (
+            c + x * x * C, x * y * C - z * s, x * z * C + y * s,
+            y * x * C + z * s, c + y * y * C, y * z * C - x * s,
+            z * x * C - y * s, z * y * C + x * s, c + z * z * C,
+            0.0, 0.0, 0.0,
+        )  # fmt: skip
+    if kd == PRI:
+        return 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, x * a0, y * a0, z * a0
+    nrm = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3)
+    qx, qy, qz, qw = a0 / nrm, a1 / nrm, a2 / nrm, a3 / nrm
+    return (
+        1.0 - 2.0 * (qy * qy + qz * qz), 2.0 * (qx * qy - qw * qz), 2.0 * (qx * qz + qw * qy),
+        2.0 * (qx * qy + qw * qz), 1.0 - 2.0 * (qx * qx + qz * qz), 2.0 * (qy * qz - qw * qx),
+        2.0 * (qx * qz - qw * qy), 2.0 * (qy * qz + qw * qx), 1.0 - 2.0 * (qx * qx + qy * qy),
+        0.0, 0.0, 0.0,
+    )  # fmt: skip
+
+
+@njit(cache=_CACHE)
 def _transforms(k0, k1, kind, E, t, plain, axis, principal, q, qi, R, p):
     """R[k] = parent_R_node, p[k] = node origin in the parent node frame, k0 <= k < k1.
 
@@ -144,52 +174,17 @@ def _transforms(k0, k1, kind, E, t, plain, axis, principal, q, qi, R, p):
                     R[k, r, j] = c * ej - s * ei
                     p[k, r] = t[k, r]
             continue
-        if kd == REV:
-            s, c = _sincos1(q[qi[k]])
-            x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
-            C = 1.0 - c
-            R[k, 0, 0] = c + x * x * C
-            R[k, 0, 1] = x * y * C - z * s
-            R[k, 0, 2] = x * z * C + y * s
-            R[k, 1, 0] = y * x * C + z * s
-            R[k, 1, 1] = c + y * y * C
-            R[k, 1, 2] = y * z * C - x * s
-            R[k, 2, 0] = z * x * C - y * s
-            R[k, 2, 1] = z * y * C + x * s
-            R[k, 2, 2] = c + z * z * C
-            p[k, 0] = 0.0
-            p[k, 1] = 0.0
-            p[k, 2] = 0.0
-        elif kd == PRI:
-            d = q[qi[k]]
-            for r in range(3):
-                R[k, r, 0] = 0.0
-                R[k, r, 1] = 0.0
-                R[k, r, 2] = 0.0
-                R[k, r, r] = 1.0
-                p[k, r] = axis[k, r] * d
-        else:  # SPH: quaternion (x, y, z, w), normalized here
-            x = q[qi[k]]
-            y = q[qi[k] + 1]
-            z = q[qi[k] + 2]
-            w = q[qi[k] + 3]
-            nrm = math.sqrt(x * x + y * y + z * z + w * w)
-            x /= nrm
-            y /= nrm
-            z /= nrm
-            w /= nrm
-            R[k, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
-            R[k, 0, 1] = 2.0 * (x * y - w * z)
-            R[k, 0, 2] = 2.0 * (x * z + w * y)
-            R[k, 1, 0] = 2.0 * (x * y + w * z)
-            R[k, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
-            R[k, 1, 2] = 2.0 * (y * z - w * x)
-            R[k, 2, 0] = 2.0 * (x * z - w * y)
-            R[k, 2, 1] = 2.0 * (y * z + w * x)
-            R[k, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
-            p[k, 0] = 0.0
-            p[k, 1] = 0.0
-            p[k, 2] = 0.0
+        i0 = qi[k]
+        a1 = a2 = a3 = 0.0
+        if kd == SPH:
+            a1, a2, a3 = q[i0 + 1], q[i0 + 2], q[i0 + 3]
+        r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2 = _joint_rp(
+            kd, axis[k, 0], axis[k, 1], axis[k, 2], q[i0], a1, a2, a3
+        )
+        R[k, 0, 0], R[k, 0, 1], R[k, 0, 2] = r00, r01, r02
+        R[k, 1, 0], R[k, 1, 1], R[k, 1, 2] = r10, r11, r12
+        R[k, 2, 0], R[k, 2, 1], R[k, 2, 2] = r20, r21, r22
+        p[k, 0], p[k, 1], p[k, 2] = p0, p1, p2
         if not plain[k]:
             # R <- E R, p <- t + E p
             for cc in range(3):
@@ -427,17 +422,31 @@ def _block_body_force(I6, k, dv, da, with_a, fx, use_fx, f0, df, m):
 
 
 @njit(cache=_CACHE)
-def _block_transforms(k, kind, E, t, plain, axis, principal, qi, qb, m, R, p, Rt, pt):
+def _block_transforms(k, kind, E, t, plain, axis, qi, qb, m, R, p):
     """R[k][:, :, i], p[k][:, i] of node k for the frames i < m of a block."""
+    kd = kind[k]
+    i0 = qi[k]
+    x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
+    pl = plain[k]
     for i in range(m):
-        _transforms(
-            0, 1, kind[k : k + 1], E[k : k + 1], t[k : k + 1], plain[k : k + 1],
-            axis[k : k + 1], principal[k : k + 1], qb[:, i], qi[k : k + 1], Rt, pt,
-        )  # fmt: skip
-        for r in range(3):
-            p[k, r, i] = pt[0, r]
-            for c in range(3):
-                R[k, r, c, i] = Rt[0, r, c]
+        a1 = a2 = a3 = 0.0
+        if kd == SPH:
+            a1, a2, a3 = qb[i0 + 1, i], qb[i0 + 2, i], qb[i0 + 3, i]
+        r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2 = _joint_rp(
+            kd, x, y, z, qb[i0, i], a1, a2, a3
+        )
+        if pl:
+            R[k, 0, 0, i], R[k, 0, 1, i], R[k, 0, 2, i] = r00, r01, r02
+            R[k, 1, 0, i], R[k, 1, 1, i], R[k, 1, 2, i] = r10, r11, r12
+            R[k, 2, 0, i], R[k, 2, 1, i], R[k, 2, 2, i] = r20, r21, r22
+            p[k, 0, i], p[k, 1, i], p[k, 2, i] = p0, p1, p2
+            continue
+        for r in range(3):  # R <- E R, p <- t + E p
+            e0, e1, e2 = E[k, r, 0], E[k, r, 1], E[k, r, 2]
+            R[k, r, 0, i] = e0 * r00 + e1 * r10 + e2 * r20
+            R[k, r, 1, i] = e0 * r01 + e1 * r11 + e2 * r21
+            R[k, r, 2, i] = e0 * r02 + e1 * r12 + e2 * r22
+            p[k, r, i] = t[k, r] + e0 * p0 + e1 * p1 + e2 * p2
 
 
 @njit(cache=_CACHE)

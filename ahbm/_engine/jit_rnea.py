@@ -54,8 +54,6 @@ def rnea_block_kernel(
     qddb = np.zeros((nv, B))
     taub = np.zeros((nv, B))
     base = _block_base(g, B)
-    Rt = np.zeros((1, 3, 3))
-    pt = np.zeros((1, 3))
     tN = np.zeros((3, B))
     tF = np.zeros((3, B))
     ang = np.zeros(B)
@@ -108,7 +106,7 @@ def rnea_block_kernel(
                     da[3 + i_, i] += dv[3 + j_, i] * w
                     da[3 + j_, i] -= dv[3 + i_, i] * w
             else:
-                _block_transforms(k, kind, E, t, plain, axis, principal, qi, qb, m, R, p, Rt, pt)
+                _block_transforms(k, kind, E, t, plain, axis, qi, qb, m, R, p)
                 _block_motion(R[k], p[k], sv, dv, m)
                 _block_motion(R[k], p[k], sa, da, m)
                 # a += S q̈; v += vJ = S q̇; a += v × vJ
