@@ -34,7 +34,7 @@ from ahbm.models import double_pendulum_3d
 
 def follower_force() -> BodyForce:
     """Unit force along the local y axis of pendulum 2, at its free end."""
-    return BodyForce("pendulum2", [0.0, 1.0, 0.0], point=[0, 0, -1], frame="body",
+    return BodyForce("pendulum2", [0.0, 1.0, 0.0], point=[0, 0, -1], frame="local",
                      name="follower")  # fmt: skip
 
 

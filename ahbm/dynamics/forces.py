@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._deprecation import warn_deprecated
 from ahbm._engine import state as _st
 from ahbm._engine.batch import cross, mtv_bl, mv_bl
 from ahbm._engine.state import Kinematics
@@ -611,9 +612,10 @@ class BodyForce(ForceElement):
         Force, N.
     point : array_like, shape (3,), optional
         Application point in the body frame, m.
-    frame : {"world", "body"}
-        ``"body"``: the force is fixed in the body frame and turns with it
-        (follower force, AHBM §5.2.2).
+    frame : {"world", "local"}
+        ``"local"``: the force is fixed in the body frame and turns with it
+        (follower force, AHBM §5.2.2). ``"body"`` is the deprecated 0.1
+        spelling of ``"local"``.
     name : str, optional
 
     Notes
@@ -624,14 +626,13 @@ class BodyForce(ForceElement):
     --------
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
-    >>> f = BodyForce("pendulum1", [0, 1.0, 0], point=[0, 0, -1], frame="body")
+    >>> f = BodyForce("pendulum1", [0, 1.0, 0], point=[0, 0, -1], frame="local")
     >>> float(f.generalized_force(m, np.zeros(4), np.zeros(4))[0])
     1.0
     """
 
     def __init__(self, body, force, *, point=(0.0, 0.0, 0.0), frame="world", name=None):
-        if frame not in ("world", "body"):
-            raise DataError(f"`frame` must be 'world' or 'body', got {frame!r}")
+        frame = _element_frame(frame, "BodyForce")
         self.body = body
         self.force = force if callable(force) else _vec3(force, "force")
         self.point = _vec3(point, "point")
@@ -651,12 +652,27 @@ class BodyForce(ForceElement):
     def _world(self, kin, t):
         b = _body(kin.model, self.body, f"force element '{self.name}'")
         F = _as_bn(_time_value(self.force, t, kin.batch_shape, "force"), kin.n_frames)
-        return mv_bl(_st.rotation_bl(kin, b), F) if self.frame == "body" else F
+        return mv_bl(_st.rotation_bl(kin, b), F) if self.frame == "local" else F
 
     def _gf(self, kin, t):
         b = _body(kin.model, self.body, f"force element '{self.name}'")
         F = self._world(kin, t)
         return _gen(_st.point_jacobian_bl(kin, b, self.point[:, None]), F)
+
+
+def _element_frame(frame, where: str) -> str:
+    """Return "world" or "local" (one frame vocabulary); the 0.1 "body" warns once."""
+    if frame == "body":
+        warn_deprecated(
+            f"{where}:frame=body",
+            f'{where}(frame="body") is deprecated and will be removed in ahbm 0.3; use '
+            'frame="local"',
+            stacklevel=4,
+        )
+        return "local"
+    if frame not in ("world", "local"):
+        raise DataError(f"`frame` must be 'world' or 'local', got {frame!r}")
+    return frame
 
 
 class BodyTorque(ForceElement):
@@ -667,7 +683,9 @@ class BodyTorque(ForceElement):
     body : str or int
     torque : array_like, shape (3,), or callable ``f(t) -> (3,)``
         Moment, N m.
-    frame : {"world", "body"}
+    frame : {"world", "local"}
+        ``"local"``: a follower moment fixed in the body frame (``"body"`` is
+        its deprecated 0.1 spelling).
     name : str, optional
 
     Notes
@@ -683,8 +701,7 @@ class BodyTorque(ForceElement):
     """
 
     def __init__(self, body, torque, *, frame="world", name=None):
-        if frame not in ("world", "body"):
-            raise DataError(f"`frame` must be 'world' or 'body', got {frame!r}")
+        frame = _element_frame(frame, "BodyTorque")
         self.body = body
         self.torque = torque if callable(torque) else _vec3(torque, "torque")
         self.frame = frame
@@ -695,7 +712,7 @@ class BodyTorque(ForceElement):
     def _gf(self, kin, t):
         b = _body(kin.model, self.body, f"force element '{self.name}'")
         M = _as_bn(_time_value(self.torque, t, kin.batch_shape, "torque"), kin.n_frames)
-        if self.frame == "body":
+        if self.frame == "local":
             M = mv_bl(_st.rotation_bl(kin, b), M)
         return _gen(_st.angular_jacobian_bl(kin, b), M)
 

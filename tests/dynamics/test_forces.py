@@ -127,7 +127,7 @@ def test_bushing_damping_dissipates(model):
     assert np.all(bu.power(model, q, qd) <= 1e-12)
 
 
-@pytest.mark.parametrize("frame", ["world", "body"])
+@pytest.mark.parametrize("frame", ["world", "local"])
 def test_body_force_virtual_work(model, frame):
     rng = np.random.default_rng(5)
     F = np.array([0.3, -1.0, 2.0])
@@ -135,7 +135,7 @@ def test_body_force_virtual_work(model, frame):
     q, qd = rng.normal(size=(6, 4)), rng.normal(size=(6, 4))
     v = point_velocity(model, q, qd, 1, [0.1, 0, -1])
     R = np.stack([np.eye(3)] * 6)
-    if frame == "body":
+    if frame == "local":
         from ahbm.kinematics.forward import forward_kinematics
 
         R = forward_kinematics(model, q).transforms[:, 1, :3, :3]
@@ -221,7 +221,7 @@ def test_total_force_shares_kinematics_and_accepts_custom_elements(model):
     els = [
         PointSpringDamper("ground", [0, 0, 0], "pendulum2", [0, 0, -1], 3.0, 0.5),
         Bushing("pendulum1", "pendulum2", stiffness=np.arange(1.0, 7.0), damping=np.ones(6)),
-        BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="body"),
+        BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="local"),
         BodyTorque("pendulum1", lambda t: np.array([t, 0.0, 1.0])),
         PenaltyGroundContact("pendulum2", [[0, 0, -1]], stiffness=1e3, height=-1.5),
         GravityOverride([0, 0, -1.0]),
@@ -254,7 +254,7 @@ def _tree_and_elements(batch):
         "stop": JointStop(scalar, -0.1, 0.1, stiffness=50.0, damping=1.0),
         "point": PointSpringDamper("ground", [0, 0, 0.5], last, [0.1, 0, 0], 20.0, 2.0),
         "bushing": Bushing(0, last, stiffness=np.arange(1.0, 7.0), damping=np.ones(6)),
-        "force": BodyForce(last, lambda t: [np.sin(t), 1.0, 0.0], point=[0, 0.1, 0], frame="body"),
+        "force": BodyForce(last, lambda t: [np.sin(t), 1.0, 0.0], point=[0, 0.1, 0], frame="local"),
         "torque": BodyTorque(last, [0.3, -0.2, 1.0]),
         "contact": PenaltyGroundContact(
             last, [[0, 0, 0], [0.1, 0, 0]], stiffness=1e4, damping=0.5, friction=0.6, height=0.2
@@ -318,3 +318,26 @@ def test_total_force_and_power_with_kin(batch):
         total_generalized_force(m, els, None, None, kin=forward_kinematics(m, q))
     with pytest.raises(DataError, match="computed for model"):
         els[2].generalized_force(double_pendulum_3d(), None, None, kin=kin)
+
+
+def test_body_frame_spelling_is_a_deprecated_alias_of_local(monkeypatch):
+    import warnings
+
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    m = double_pendulum_3d()
+    q = np.array([0.3, 0.2, -0.1, 0.4])
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        old = BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="body")
+        BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="body")
+        old_t = BodyTorque("pendulum2", [0.0, 1.0, 0.5], frame="body")
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 2
+    assert old.frame == "local" and old_t.frame == "local"
+    new = BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="local")
+    np.testing.assert_array_equal(
+        old.generalized_force(m, q, np.zeros(4)), new.generalized_force(m, q, np.zeros(4))
+    )
+    with pytest.raises(DataError, match="'world' or 'local'"):
+        BodyTorque("pendulum2", [0.0, 1.0, 0.0], frame="space")
