@@ -61,7 +61,7 @@ def airbag_force(
     >>> airbag_force(0.03, angle=0.0).round(1)
     array([-800.,    0.,    0.])
     """
-    mag = half_sine(t, peak, duration, onset)
+    mag = half_sine(t, peak=peak, duration=duration, onset=onset)
     a = np.radians(angle)
     return mag[..., None] * np.array([-np.cos(a), 0.0, np.sin(a)])
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm.dynamics.forces import BodyForce, ForceElement, RotationalSpringDamper
 from ahbm.dynamics.inverse import gravity_torques
 from ahbm.errors import DataError, ModelError
@@ -282,7 +283,10 @@ def intervertebral_elements(model: Model, *, q0=None, A=None, B=None, damping=No
     return out
 
 
-def half_sine(t, peak: float, duration: float, onset: float = 0.0):
+@positional_to_keyword(
+    "half_sine", 1, ("peak", "duration", "onset"), "half_sine(t, peak=..., duration=...)"
+)
+def half_sine(t, *, peak: float, duration: float, onset: float = 0.0):
     """Half-sine pulse ``peak sin(π (t − onset)/duration)`` on [onset, onset + duration].
 
     Parameters
@@ -304,7 +308,7 @@ def half_sine(t, peak: float, duration: float, onset: float = 0.0):
 
     Examples
     --------
-    >>> float(half_sine(0.015, 4000.0, 0.03))
+    >>> float(half_sine(0.015, peak=4000.0, duration=0.03))
     4000.0
     """
     t = np.asarray(t, dtype=float)
@@ -338,7 +342,7 @@ def sled_pulse(t, *, peak: float = 15.0 * 9.81, duration: float = 0.1, onset: fl
     >>> sled_pulse(0.06).round(2)
     array([-147.15,    0.  ,    0.  ])
     """
-    a = half_sine(t, peak, duration, onset)
+    a = half_sine(t, peak=peak, duration=duration, onset=onset)
     out = np.zeros(a.shape + (3,))
     out[..., 0] = -a
     return out

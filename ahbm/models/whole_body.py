@@ -337,6 +337,6 @@ def chest_impact(
     point = np.array([0.1, 0.0, 0.5 * top])
 
     def force(t):
-        return half_sine(t, peak, duration, onset) * d
+        return half_sine(t, peak=peak, duration=duration, onset=onset) * d
 
     return BodyForce("thorax", force, point=point, name="chest_impact")

@@ -122,3 +122,19 @@ def test_frontal_sled_response(sled_run):
 def test_bad_parameters():
     with pytest.raises(ModelError, match="C3"):
         head_neck_model(parameters={"C3": {"mass": 1.0}})
+
+
+def test_half_sine_old_positional_options_warn_once(monkeypatch):
+    import warnings
+
+    import ahbm._deprecation as dep
+    from ahbm.models.head_neck import half_sine
+
+    monkeypatch.setattr(dep, "_warned", set())
+    t = np.linspace(0, 0.05, 11)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        old = half_sine(t, 100.0, 0.03, 0.01)
+        half_sine(t, 100.0, 0.03)
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
+    np.testing.assert_array_equal(old, half_sine(t, peak=100.0, duration=0.03, onset=0.01))

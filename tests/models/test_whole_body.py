@@ -111,7 +111,7 @@ def test_symmetric_response_to_symmetric_impact():
 
 def test_half_sine():
     t = np.linspace(-0.01, 0.05, 6001)
-    f = half_sine(t, 100.0, 0.03)
+    f = half_sine(t, peak=100.0, duration=0.03)
     assert f.max() == pytest.approx(100.0, rel=1e-6)
     assert _trapz(f, t) == pytest.approx(100.0 * 0.03 * 2 / np.pi, rel=1e-6)
 
