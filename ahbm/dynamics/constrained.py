@@ -438,7 +438,7 @@ def project_positions(
     Newton iteration with ``M = H(q⁰)`` and ``G`` (AHBM uses ``G(q⁰)``; the
     Jacobian is re-evaluated here when the first iterations do not converge):
     ``[[M, Gᵀ], [G, 0]] [Δγ; μ] = −[M γᵏ; g(t, qᵏ)]``, ``γᵏ⁺¹ = γᵏ + Δγ``,
-    ``qᵏ⁺¹ = qᵏ ⊕ Δγ`` (``⊕`` = :func:`~ahbm.kinematics.tree.integrate_q`).
+    ``qᵏ⁺¹ = qᵏ ⊕ Δγ`` (``⊕`` = :func:`~ahbm.kinematics.integrate_q`).
 
     Examples
     --------

@@ -1,0 +1,173 @@
+"""Griffe extension: Sphinx cross-reference roles in ahbm docstrings become links.
+
+ahbm's numpydoc docstrings refer to other objects with Sphinx roles
+(``:func:`butter_filtfilt```, ``:class:`~ahbm.io.Trial```, ``:mod:`ahbm.io```).
+Once the whole package is loaded, each role naming an ahbm object is
+rewritten as a Markdown cross-reference to the object's documented (canonical)
+path, resolved the way a reader would: the object's own members, its class,
+its module, the enclosing packages, then ``ahbm``. A role naming another
+library (``numpy.gradient``) becomes inline code. A role naming an ahbm
+object that does not exist is logged as a warning, which fails the strict
+build: the docstring refers to something that is gone or misspelt.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import re
+
+import griffe
+
+log = logging.getLogger("mkdocs.plugins.ahbm.roles")
+
+ROLE = re.compile(r":(?:py:)?(func|meth|class|mod|data|attr|obj|exc|const):`([^`]+)`")
+FOREIGN = ("numpy.", "np.", "scipy.", "pandas.", "matplotlib.", "h5py.", "numba.", "pinocchio.")
+FOREIGN += ("pin.", "ezc3d.", "casadi.", "opensim.", "concurrent.", "dask.", "typing.", "pathlib.")
+
+
+def _find(package: griffe.Module, path: str):
+    """The object at dotted ``path`` inside ``package`` (through aliases), or None."""
+    names = path.split(".")
+    if names[0] != package.name:
+        return None
+    obj = package
+    for name in names[1:]:
+        try:
+            obj = obj.members[name]
+            if obj.is_alias:
+                obj = obj.final_target
+        except (KeyError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+            return None
+    return obj
+
+
+def _canonical(obj) -> str | None:
+    try:
+        return obj.final_target.path if obj.is_alias else obj.path
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        return None
+
+
+def _exported_paths(package: griffe.Module) -> set[str]:
+    """Canonical paths of everything the public modules of ``package`` export."""
+    paths = set()
+    stack = [package]
+    while stack:
+        module = stack.pop()
+        stack.extend(
+            sub
+            for name, sub in module.members.items()
+            if not name.startswith("_") and not sub.is_alias and sub.is_module
+        )
+        for name in module.exports or []:
+            if isinstance(name, str) and name in module.members:
+                target = _canonical(module.members[name])
+                if target is not None:
+                    paths.add(target)
+    return paths
+
+
+def _documented(obj, exported: set[str]) -> bool:
+    """Whether the API reference renders ``obj``: public all the way down from
+    ahbm, or exported by a public package (``ahbm.kinematics.Kinematics``)."""
+    try:
+        obj = obj.final_target if obj.is_alias else obj
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        return False
+    if obj.path in exported:
+        return True
+    while obj.parent is not None:
+        if obj.name.startswith("_") and not obj.name.startswith("__"):
+            return False
+        if obj.is_attribute or obj.is_function or obj.is_class:
+            if obj.parent.is_module and not obj.is_public:
+                return False
+        obj = obj.parent
+    return True
+
+
+def _scopes(obj) -> list[str]:
+    """Paths in which a short name is looked up, innermost first."""
+    scopes = []
+    current = obj
+    while current is not None:
+        scopes.append(current.path)
+        current = current.parent
+    return scopes
+
+
+def resolve(package: griffe.Module, obj, name: str, role: str = "obj"):
+    """The ahbm object that ``name`` means in ``obj``'s docstring.
+
+    Returns None when no ahbm object has that name; a module named like the
+    function it defines (``ahbm.dynamics.simulate``) gives the function for
+    the ``func`` and ``class`` roles.
+    """
+    if name.startswith(package.name + "."):
+        candidates = [name]
+    else:
+        candidates = [f"{scope}.{name}" for scope in _scopes(obj)]
+        # an object defined in a private module is read where a package exports it
+        candidates += [
+            f"{sub.path}.{name}" for key, sub in package.modules.items() if not key.startswith("_")
+        ]
+    for candidate in candidates:
+        found = _find(package, candidate)
+        if found is not None:
+            last = name.rsplit(".", 1)[-1]
+            if role != "mod" and found.is_module and last in found.members:
+                found = found.members[last]
+            return found
+    return None
+
+
+def rewrite(package: griffe.Module, obj, text: str, exported: set[str]) -> str:
+    def replace(match: re.Match) -> str:
+        raw = match.group(2).strip()
+        shorten = raw.startswith("~")
+        name = raw.lstrip("~.")
+        if "<" in name and name.endswith(">"):  # :func:`title <target>`
+            title, name = name[:-1].split("<", 1)
+            title, name = title.strip(), name.strip()
+        else:
+            title = name.rsplit(".", 1)[-1] if shorten else name
+        if name.startswith(FOREIGN) or hasattr(builtins, name):
+            return f"`{title}`"
+        found = resolve(package, obj, name, match.group(1))
+        if found is None:
+            where = obj.filepath if not isinstance(obj.filepath, list) else obj.filepath[0]
+            log.warning(
+                "%s:%s: docstring of %s refers to %s, which is not an ahbm object",
+                where,
+                obj.docstring.lineno if obj.docstring else "?",
+                obj.path,
+                match.group(0),
+            )
+            return f"`{title}`"
+        target = _canonical(found)
+        if target is None or not _documented(found, exported):
+            return f"`{title}`"  # a private helper or an internal name: named, not linked
+        return f"[`{title}`][{target}]"
+
+    return ROLE.sub(replace, text)
+
+
+def _walk(obj):
+    yield obj
+    for member in obj.members.values():
+        if member.is_alias:
+            continue
+        yield from _walk(member)
+
+
+class SphinxRoles(griffe.Extension):
+    """Rewrite Sphinx roles as Markdown cross-references once ``ahbm`` is loaded."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:
+        if pkg.name != "ahbm":
+            return
+        exported = _exported_paths(pkg)
+        for obj in _walk(pkg):
+            if obj.docstring is not None and ":`" in obj.docstring.value:
+                obj.docstring.value = rewrite(pkg, obj, obj.docstring.value, exported)
