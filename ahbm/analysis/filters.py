@@ -131,7 +131,7 @@ def _apply_along_axis_nan(func, x: np.ndarray, axis: int, nan_policy: str, name:
     msg = f"`{name}`: {n_nan} NaN samples kept as NaN; each finite stretch was filtered separately"
     if dropped:
         msg += f"; {dropped} samples in stretches shorter than {min_len} samples were set to NaN"
-    warnings.warn(msg, AhbmWarning, stacklevel=3)
+    warnings.warn(msg, AhbmWarning, stacklevel=4)  # caller of the decorated filter
     return np.moveaxis(out.reshape(shape), 0, axis)
 
 
