@@ -161,8 +161,38 @@ def _walk(obj):
         yield from _walk(member)
 
 
+def _keep_numpydoc_types() -> None:
+    """Show numpydoc types as written (``ndarray, shape (n_frames, 3)``).
+
+    griffe reads a docstring's type as a Python expression, which turns
+    ``ndarray, shape (n, 3)`` into the tuple ``(ndarray, shape(n, 3))``. Types
+    with a shape, a comma or words (``int or None``) are kept as text; a
+    plain name (``Model``) is still parsed, so that it links to its class.
+    Done only where griffe's numpy parser has the expected hook.
+    """
+    try:
+        from griffe._internal.docstrings import numpy as numpy_parser
+    except ImportError:  # another griffe layout: its default rendering stays
+        return
+    parse = getattr(numpy_parser, "parse_docstring_annotation", None)
+    if parse is None or getattr(parse, "_ahbm", False):
+        return
+
+    def parse_keeping_text(annotation, docstring, *args, **kwargs):
+        if re.search(r"[,(\[{]|\s", annotation.strip()):
+            return annotation
+        return parse(annotation, docstring, *args, **kwargs)
+
+    parse_keeping_text._ahbm = True
+    numpy_parser.parse_docstring_annotation = parse_keeping_text
+
+
 class SphinxRoles(griffe.Extension):
     """Rewrite Sphinx roles as Markdown cross-references once ``ahbm`` is loaded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        _keep_numpydoc_types()
 
     def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:
         if pkg.name != "ahbm":
