@@ -11,7 +11,13 @@ import numpy as np
 
 from ahbm.errors import DataError
 
-__all__ = ["as_float_array", "as_vector_array", "check_trailing_shape", "check_finite"]
+__all__ = [
+    "as_float_array",
+    "as_vector_array",
+    "as_positive_float",
+    "check_trailing_shape",
+    "check_finite",
+]
 
 
 def as_float_array(x, name: str, *, allow_nan: bool = False) -> np.ndarray:
@@ -36,6 +42,18 @@ def as_float_array(x, name: str, *, allow_nan: bool = False) -> np.ndarray:
     if not allow_nan:
         check_finite(arr, name)
     return arr
+
+
+def as_positive_float(value, name: str, *, unit: str = "", error=DataError) -> float:
+    """`value` as a positive finite float, or `error` naming `name` (and its unit)."""
+    what = f"a positive number in {unit}" if unit else "a positive number"
+    try:
+        v = float(value)
+    except (TypeError, ValueError) as err:
+        raise error(f"Expected `{name}` to be {what}, got {value!r}") from err
+    if not (np.isfinite(v) and v > 0):
+        raise error(f"Expected `{name}` to be {what}, got {value!r}")
+    return v
 
 
 def check_finite(arr: np.ndarray, name: str) -> None:

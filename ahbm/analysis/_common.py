@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._validation import as_positive_float
 from ahbm.errors import DataError
 
 
 def check_rate(rate, name: str = "rate") -> float:
-    """Return `rate` as a positive finite float or raise DataError."""
-    try:
-        value = float(rate)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"Expected `{name}` to be a number in Hz, got {rate!r}") from err
-    if not np.isfinite(value) or value <= 0:
-        raise DataError(f"Expected `{name}` to be a positive sample rate in Hz, got {rate!r}")
-    return value
+    """Return `rate` as a positive finite float (Hz) or raise DataError."""
+    return as_positive_float(rate, name, unit="Hz")
 
 
 def _time_vector(time, n: int) -> np.ndarray:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import Polynomial
 
+from ahbm._validation import as_positive_float
 from ahbm.bsp.tables import SegmentParameters
 from ahbm.errors import DataError
 
@@ -20,13 +21,7 @@ __all__ = ["elliptical_frustum", "truncated_cone", "elliptical_cylinder", "ellip
 
 
 def _positive(name, value):
-    try:
-        v = float(value)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"`{name}` must be a positive number, got {value!r}") from err
-    if not (np.isfinite(v) and v > 0):
-        raise DataError(f"`{name}` must be a positive number, got {value!r}")
-    return v
+    return as_positive_float(value, name)
 
 
 def elliptical_frustum(length, proximal_axes, distal_axes, *, density=1000.0, name="segment"):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._deprecation import warn_deprecated
-from ahbm._validation import as_float_array
+from ahbm._validation import as_float_array, as_positive_float
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.forces import BodyForce, total_generalized_force
 from ahbm.dynamics.inverse import rnea
@@ -222,10 +222,7 @@ def estimate_head_load(
             f"estimate_head_load, got {'both' if rate is not None else 'neither'}"
         )
     if time is None:
-        rate = as_float_array(rate, "rate")
-        if rate.ndim or not rate > 0:
-            raise DataError(f"Expected `rate` to be a positive sample rate in Hz, got {rate}")
-        t = np.arange(q.shape[0]) / float(rate)
+        t = np.arange(q.shape[0]) / as_positive_float(rate, "rate", unit="Hz")
     else:
         t = as_float_array(time, "time")
         if t.shape != (q.shape[0],):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array
+from ahbm._validation import as_float_array, as_positive_float
 from ahbm.errors import ModelError
 from ahbm.kinematics.tree import Model
 
@@ -23,13 +23,7 @@ __all__ = ["single_pendulum", "pendulum_torque"]
 
 
 def _positive(value, name):
-    try:
-        x = float(value)
-    except (TypeError, ValueError) as err:
-        raise ModelError(f"`{name}` must be a positive number, got {value!r}") from err
-    if not (np.isfinite(x) and x > 0):
-        raise ModelError(f"`{name}` must be a positive number, got {value!r}")
-    return x
+    return as_positive_float(value, name, error=ModelError)
 
 
 def single_pendulum(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_float_array
+from ahbm._validation import as_float_array, as_positive_float
 from ahbm.analysis.derivatives import central_difference
 from ahbm.analysis.filters import butter_filtfilt
 from ahbm.bsp.tables import segment_parameters
@@ -62,16 +62,6 @@ class SagittalResult(ResultRepr):
     power: np.ndarray
     segment_angles: np.ndarray
     settings: dict = field(default_factory=dict)
-
-
-def _positive_rate(rate) -> float:
-    try:
-        value = float(rate)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"Expected `rate` to be a number in Hz, got {rate!r}") from err
-    if not (np.isfinite(value) and value > 0):
-        raise DataError(f"Expected `rate` to be a positive frame rate in Hz, got {rate!r}")
-    return value
 
 
 def _cross2(r, f):
@@ -186,7 +176,7 @@ def sagittal_inverse_dynamics(
         n = np.shape(
             markers_2d[SAGITTAL_MARKERS[0]] if isinstance(markers_2d, dict) else markers_2d
         )[0]
-        time = np.arange(n) / _positive_rate(rate)
+        time = np.arange(n) / as_positive_float(rate, "rate", unit="Hz")
         rate = float(rate)
     if n < 8:
         raise DataError(f"Need at least 8 frames, got {n}")
