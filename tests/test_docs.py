@@ -135,3 +135,22 @@ def test_roles_resolve_in_scope_and_report_unknown_names(caplog):
         text = roles.rewrite(package, analysis, ":func:`no_such_function`", exported)
     assert text == "`no_such_function`"
     assert "no_such_function" in caplog.text and "not an ahbm object" in caplog.text
+
+
+def test_prose_names_link_to_the_reference(site):
+    # the README's module table on the home page links the functions it names
+    html = _html(site, "")
+    assert re.search(r'href="api/io/#ahbm\.io\.[\w.]*read_c3d"', html)
+
+
+def test_autolink_only_outside_code_blocks_and_only_ahbm_names():
+    hooks = _load("hooks")
+    targets = hooks.link_targets(hooks.load_ahbm())
+    assert targets["rnea"] == targets["ahbm.dynamics.rnea"]  # not reference.rnea
+    text = "Use `read_c3d(path)` or `ahbm.io.read_c3d`, not `q`.\n```python\n`read_c3d`\n```"
+    out = hooks.autolink(text, targets)
+    target = targets["read_c3d"]
+    assert out.splitlines()[0] == (
+        f"Use [`read_c3d(path)`][{target}] or [`ahbm.io.read_c3d`][{target}], not `q`."
+    )
+    assert out.splitlines()[2] == "`read_c3d`"  # code blocks are left alone

@@ -7,8 +7,10 @@
 - ``on_config`` appends to ``nav`` the reference pages and the pages of
   ``docs/`` that it does not list yet (a new page is never left unreachable).
 - ``on_page_markdown`` puts the README (install, tests, tour) into the home
-  page where it says ``<!-- README -->``, and appends to the example gallery
-  every script of ``examples/`` whose source the gallery page does not include.
+  page where it says ``<!-- README -->``, appends to the example gallery
+  every script of ``examples/`` whose source the gallery page does not
+  include, and links the inline code that names an ahbm function, class or
+  module (```read_c3d```, ```ahbm.io.read_c3d```) to its reference.
 """
 
 from __future__ import annotations
@@ -119,9 +121,74 @@ def _package_page(module: griffe.Module, level: int = 1) -> str:
     return "\n".join(parts)
 
 
-def api_pages() -> dict[str, tuple[str, str]]:
+def load_ahbm() -> griffe.Module:
+    """The ahbm package as griffe reads it from the source tree (no import)."""
+    return griffe.load("ahbm", search_paths=[str(ROOT)], resolve_aliases=False)
+
+
+def link_targets(package: griffe.Module) -> dict[str, str]:
+    """``{name as written in prose: documented path}`` for the autolinks.
+
+    Every public module (``ahbm.io.c3d``), every exported name qualified by
+    the package that exports it (``ahbm.io.read_c3d``), and the bare name
+    (``read_c3d``) when it means one object only, or one among the names the
+    top-level packages export.
+    """
+    qualified: dict[str, str] = {}
+    bare: dict[str, set[str]] = {}
+    stack = [package]
+    while stack:
+        module = stack.pop()
+        qualified[module.path] = module.path
+        subs = _public(module)
+        stack.extend(subs)
+        names = _exports(module) if module.exports else []
+        for name in names:
+            member = module.members.get(name)
+            try:
+                target = member.final_target if member.is_alias else member
+            except (AttributeError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+                continue
+            qualified[f"{module.path}.{name}"] = target.path
+            bare.setdefault(name, set()).add(target.path)
+    for name, targets in bare.items():
+        if len(targets) > 1:  # rnea: ahbm.dynamics.rnea, not ahbm.dynamics.reference.rnea
+            targets = {
+                qualified[f"{sub.path}.{name}"]
+                for sub in _public(package)
+                if f"{sub.path}.{name}" in qualified
+            }
+        if len(targets) == 1 and name not in qualified:
+            qualified[name] = next(iter(targets))
+    return qualified
+
+
+INLINE_CODE = re.compile(r"(?<![`\[])`(?P<name>[A-Za-z_][\w.]*)(?P<call>\([^`]*\))?`(?!`)")
+FENCE = re.compile(r"^( {0,4})(```|~~~)", flags=re.M)
+
+
+def autolink(markdown: str, targets: dict[str, str]) -> str:
+    """Make inline code that names an ahbm object (``read_c3d``,
+    ``ahbm.io.read_c3d(path)``) a link to its reference, outside code blocks
+    and headings."""
+
+    def link(match: re.Match) -> str:
+        target = targets.get(match.group("name"))
+        return f"[{match.group(0)}][{target}]" if target else match.group(0)
+
+    out, in_fence = [], False
+    for line in markdown.split("\n"):
+        if FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and not line.startswith("#"):
+            line = INLINE_CODE.sub(link, line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def api_pages(package: griffe.Module | None = None) -> dict[str, tuple[str, str]]:
     """``{page name: (title, markdown)}`` for every page of the API reference."""
-    package = griffe.load("ahbm", search_paths=[str(ROOT)], resolve_aliases=False)
+    package = package or load_ahbm()
     grouped = {path for _, paths in GROUPS.values() for path in paths}
     pages = {
         "ahbm": (
@@ -147,6 +214,7 @@ def api_pages() -> dict[str, tuple[str, str]]:
 
 
 _PAGES: dict[str, tuple[str, str]] = {}
+_TARGETS: dict[str, str] = {}
 
 
 def _nav_files(nav) -> set[str]:
@@ -166,8 +234,11 @@ def _title(path: Path) -> str:
 
 
 def on_config(config, **kwargs):
+    package = load_ahbm()
     _PAGES.clear()
-    _PAGES.update(api_pages())
+    _PAGES.update(api_pages(package))
+    _TARGETS.clear()
+    _TARGETS.update(link_targets(package))
     nav = config.get("nav") or []
     listed = _nav_files(nav)
     reference = next(
@@ -205,10 +276,16 @@ def readme_body() -> str:
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
-    if page.file.src_uri == "index.md":
-        return markdown.replace("<!-- README -->", readme_body())
-    if page.file.src_uri != "examples.md":
+    if page.file.src_uri.startswith("api/"):
         return markdown
+    if page.file.src_uri == "index.md":
+        markdown = markdown.replace("<!-- README -->", readme_body())
+    if page.file.src_uri == "examples.md":
+        markdown = _gallery(markdown)
+    return autolink(markdown, _TARGETS)
+
+
+def _gallery(markdown: str) -> str:
     missing = [
         path
         for path in sorted((ROOT / "examples").glob("*.py"))
