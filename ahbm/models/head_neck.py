@@ -19,8 +19,8 @@ function of time (see :func:`sled_forces`). Joint angles are relative, hence
 frame independent; absolute accelerations are the relative ones plus
 ``a_T1(t)``.
 
-Parameters
-----------
+Model parameters
+----------------
 De Jager (1996), *Mathematical head-neck models for acceleration impacts*
 (Eindhoven), gives the measured geometry, inertia and joint characteristics
 of the global head-neck model; its tables were not available to us, so the
