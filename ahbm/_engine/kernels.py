@@ -24,9 +24,14 @@ Spatial vectors are angular part first; motion ``[ω; v_O]``, force
 
 The kernels loop over frames inside compiled code: a whole trial is one
 call, and a single state costs a few microseconds. They release the GIL, so
-several threads can run them at once (e.g. trials in a thread pool). The numpy
-implementations of the same algorithms remain in the calling modules and
-serve as an independent cross-check in the tests.
+several threads can run them at once (e.g. trials in a thread pool); the
+batch RNEA itself uses ``NUMBA_NUM_THREADS`` threads from 2,048 frames. The
+compiled code lives in ``jit_common`` (shared helpers), ``jit_rnea``,
+``jit_aba`` and ``jit_crba`` (CRBA and kinematics); this module is the
+facade: the plan, the wrappers the public functions call, the single-state
+entry points (``*_single``: no validation in Python, the kernel checks the
+values) and compilation ahead of use. The independent coding of the same
+algorithms that the tests compare with is :mod:`ahbm.dynamics.reference`.
 """
 
 from __future__ import annotations

@@ -125,7 +125,11 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     elementary one-axis (or quaternion) joints with massless intermediate
     frames, bodies on fixed joints are merged into their parents (as
     Pinocchio does), and a compiled kernel (numba, :mod:`ahbm._engine.kernels`)
-    runs the recursion for every frame of the trial in one call.
+    runs the recursion for every frame of the trial in one call (from 2,048
+    frames in ``NUMBA_NUM_THREADS`` threads, with results identical to one
+    thread). A single float64, C-contiguous state without ``f_ext`` skips the
+    Python validation: the kernel checks the values itself, and falls back to
+    the full validation (and its error messages) when one is bad.
 
     Raises
     ------
