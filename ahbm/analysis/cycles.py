@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_axis, sample_times
+from ahbm._validation import as_float_array, sample_times
+from ahbm.analysis._common import check_axis
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import ResultRepr
 

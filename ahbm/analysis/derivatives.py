@@ -11,8 +11,8 @@ import numpy as np
 from scipy import interpolate, signal
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_axis, sample_rate, sample_times
+from ahbm._validation import as_float_array, sample_rate, sample_times
+from ahbm.analysis._common import check_axis
 from ahbm.errors import DataError
 
 __all__ = [

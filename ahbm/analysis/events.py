@@ -15,8 +15,8 @@ import numpy as np
 from scipy import signal
 
 from ahbm._deprecation import positional_to_keyword, warn_deprecated
-from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_rate, nan_runs, sample_rate
+from ahbm._validation import as_float_array, sample_rate
+from ahbm.analysis._common import check_rate, nan_runs
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import Event
 

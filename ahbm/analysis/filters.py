@@ -15,8 +15,8 @@ import numpy as np
 from scipy import interpolate, ndimage, signal
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array
-from ahbm.analysis._common import check_axis, nan_runs, sample_rate, sample_times
+from ahbm._validation import as_float_array, sample_rate, sample_times
+from ahbm.analysis._common import check_axis, nan_runs
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import ResultRepr
 

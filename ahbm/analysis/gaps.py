@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate
 
-from ahbm._validation import as_float_array
-from ahbm.analysis._common import nan_runs, sample_times
+from ahbm._validation import as_float_array, sample_times
+from ahbm.analysis._common import nan_runs
 from ahbm.errors import DataError
 
 __all__ = ["Gap", "GapFill", "find_gaps", "fill_gaps", "fill_gaps_rigid"]

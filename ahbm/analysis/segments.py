@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, check_trailing_shape
-from ahbm.analysis._common import sample_times
+from ahbm._validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.segmental import SegmentMotion
 from ahbm.errors import DataError
@@ -75,7 +74,7 @@ def segment_motion(rotation, com, *, rate=None, time=None) -> SegmentMotion:
         raise DataError(f"Need at least 4 frames to differentiate, got {t.size}")
     ok = np.isfinite(R).all(axis=(-2, -1))
     Rf = np.where(ok[..., None, None], R, np.eye(3))
-    omega = angular_velocity(Rf, t, frame="world")
+    omega = angular_velocity(Rf, time=t, frame="world")
     bad = ~ok
     # a frame whose neighbour is missing has no valid derivative
     near = bad.copy()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._deprecation import warn_deprecated
-from ahbm._validation import as_float_array, as_positive_float
+from ahbm._validation import as_float_array, sample_times
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.forces import BodyForce, total_generalized_force
 from ahbm.dynamics.inverse import rnea
@@ -216,17 +216,7 @@ def estimate_head_load(
     q = as_float_array(q, "q")
     if q.ndim != 2 or q.shape[1] != model.nq:
         raise DataError(f"Expected `q` to have shape (n, {model.nq}), got {q.shape}")
-    if (rate is None) == (time is None):
-        raise DataError(
-            "Give exactly one of `rate` (Hz) or `time` (s, one time per sample) for "
-            f"estimate_head_load, got {'both' if rate is not None else 'neither'}"
-        )
-    if time is None:
-        t = np.arange(q.shape[0]) / as_positive_float(rate, "rate", unit="Hz")
-    else:
-        t = as_float_array(time, "time")
-        if t.shape != (q.shape[0],):
-            raise DataError(f"Expected `time` to have shape ({q.shape[0]},), got {t.shape}")
+    t = sample_times(q.shape[0], rate=rate, time=time)
     if model.nq != model.nv:
         raise DataError("estimate_head_load needs a model without quaternion joints (nq == nv)")
     qd = central_difference(q, time=t) if qd is None else as_float_array(qd, "qd")

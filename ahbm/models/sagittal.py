@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_positive_float
+from ahbm._validation import as_float_array, sample_rate
 from ahbm.analysis.derivatives import central_difference
 from ahbm.analysis.filters import butter_filtfilt
 from ahbm.bsp.tables import segment_parameters
@@ -160,24 +160,13 @@ def sagittal_inverse_dynamics(
     >>> r.angles[0].round(6).tolist()
     [0.0, 0.0, 0.0]
     """
-    if (rate is None) == (time is None):
-        raise DataError(
-            "Give exactly one of `rate` (Hz) or `time` (s, one time per frame) for "
-            f"sagittal_inverse_dynamics, got {'both' if rate is not None else 'neither'}"
-        )
     if time is not None:
-        time = as_float_array(time, "time").ravel()
-        dt = np.diff(time)
-        if np.any(dt <= 0) or (dt.size and np.ptp(dt) > 1e-6 * np.mean(dt)):
-            raise DataError("`time` must be uniformly spaced and increasing")
-        n = time.size
-        rate = 1.0 / float(np.mean(dt)) if n > 1 else 1.0
+        n = np.size(time)
     else:
-        n = np.shape(
-            markers_2d[SAGITTAL_MARKERS[0]] if isinstance(markers_2d, dict) else markers_2d
-        )[0]
-        time = np.arange(n) / as_positive_float(rate, "rate", unit="Hz")
-        rate = float(rate)
+        first = markers_2d.get(SAGITTAL_MARKERS[0]) if isinstance(markers_2d, dict) else markers_2d
+        n = np.shape(first)[0] if np.ndim(first) else 0
+    rate, t0 = sample_rate(n, rate=rate, time=time)
+    time = t0 + np.arange(n) / rate
     if n < 8:
         raise DataError(f"Need at least 8 frames, got {n}")
     if isinstance(markers_2d, dict):

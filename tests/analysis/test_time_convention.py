@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ahbm._deprecation as dep
+from ahbm._validation import sample_rate, sample_times
 from ahbm.analysis import (
     butter_filtfilt,
     central_difference,
@@ -24,7 +25,6 @@ from ahbm.analysis import (
     spline_derivative,
     zeni_events,
 )
-from ahbm.analysis._common import sample_rate, sample_times
 from ahbm.errors import DataError
 from ahbm.kinematics.rotations import rot_z
 from ahbm.types import Event

@@ -448,10 +448,10 @@ def test_angular_velocity_from_matrix_series(frame):
     thd = np.stack([np.cos(t), t, -2 * np.sin(2 * t)], axis=-1)
     thdd = np.stack([-np.sin(t), np.ones_like(t), -4 * np.cos(2 * t)], axis=-1)
     R = rot.euler_to_matrix(th, "ZYX")
-    w = rot.angular_velocity(R, t, frame=frame)
+    w = rot.angular_velocity(R, time=t, frame=frame)
     ref = rot.euler_rates_to_omega(th, thd, "ZYX", frame=frame)
     np.testing.assert_allclose(w, ref, atol=1e-5)
-    alpha = rot.angular_acceleration(R, t, frame=frame)
+    alpha = rot.angular_acceleration(R, time=t, frame=frame)
     # alpha = S thdd + (dS/dt) thd
     dS = rot.deuler_rate_matrix_deuler(th, "ZYX", frame=frame)
     Sdot = np.einsum("nkij,nk->nij", dS, thd)
@@ -541,7 +541,8 @@ def test_bad_shapes_and_values():
     with pytest.raises(DataError, match="frame.*'local'.*'world'"):
         rot.euler_rate_matrix([0, 0, 0], "XYZ", frame="inertial")
     with pytest.raises(DataError, match="strictly increasing"):
-        rot.angular_velocity(np.broadcast_to(np.eye(3), (4, 3, 3)), [0, 1, 1, 2], frame="world")
+        eye4 = np.broadcast_to(np.eye(3), (4, 3, 3))
+        rot.angular_velocity(eye4, time=[0, 1, 1, 2], frame="world")
     with pytest.raises(DataError, match="zero length"):
         rot.axis_angle_to_matrix([0, 0, 0], 1.0)
     # DataError is a ValueError for users of numpy conventions
@@ -582,19 +583,19 @@ def test_angular_velocity_default_frame_warns_once(fresh_warnings):
     R = rot.euler_to_matrix(np.stack([t, t**2, 0 * t], -1), "ZYX")
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        w = rot.angular_velocity(R, t)
-        rot.angular_velocity(R, t)
+        w = rot.angular_velocity(R, time=t)
+        rot.angular_velocity(R, time=t)
     assert _count(rec, fresh_warnings) == 1 and "0.3" in str(rec[0].message)
-    np.testing.assert_array_equal(w, rot.angular_velocity(R, t, frame="world"))
+    np.testing.assert_array_equal(w, rot.angular_velocity(R, time=t, frame="world"))
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        a = rot.angular_acceleration(R, t)
+        a = rot.angular_acceleration(R, time=t)
     assert _count(rec, fresh_warnings) == 1
-    np.testing.assert_array_equal(a, rot.angular_acceleration(R, t, frame="world"))
+    np.testing.assert_array_equal(a, rot.angular_acceleration(R, time=t, frame="world"))
     # explicit frames never warn
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rot.angular_velocity(R, t, frame="local")
+        rot.angular_velocity(R, time=t, frame="local")
 
 
 def test_dquat_rate_matrix_dquat_frame_is_keyword_only():
@@ -614,3 +615,23 @@ def test_every_public_name_is_exported_by_the_package_and_kinematics():
     for n in rot.__all__:
         assert getattr(kin, n) is getattr(rot, n)
     assert "angular_velocity" in rates.__all__ and "dmatrix_deuler" in rates.__all__
+
+
+def test_angular_velocity_time_axis_convention(fresh_warnings):
+    t = np.linspace(0, 1, 21)
+    R = rot.euler_to_matrix(np.stack([t, t**2, 0 * t], -1), "ZYX")
+    by_time = rot.angular_velocity(R, time=t, frame="local")
+    np.testing.assert_allclose(rot.angular_velocity(R, rate=20.0, frame="local"), by_time)
+    with pytest.raises(DataError, match="exactly one of `rate`.*not both"):
+        rot.angular_velocity(R, rate=20.0, time=t, frame="local")
+    with pytest.raises(DataError, match="neither"):
+        rot.angular_acceleration(R, frame="local")
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        old = rot.angular_velocity(R, t, frame="local")  # 0.1 positional time
+        rot.angular_velocity(R, t, frame="local")
+        old_a = rot.angular_acceleration(R, t, frame="local")
+    assert _count(rec, fresh_warnings) == 2  # once per function
+    assert all(w.filename == __file__ for w in rec)
+    np.testing.assert_array_equal(old, by_time)
+    np.testing.assert_array_equal(old_a, rot.angular_acceleration(R, time=t, frame="local"))

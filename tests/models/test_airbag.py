@@ -48,7 +48,7 @@ def test_recovers_airbag_load_from_recorded_motion():
 
 def test_bad_input():
     m = head_neck_model()
-    with pytest.raises(DataError, match="`time` to have shape"):
+    with pytest.raises(DataError, match="`time` to have 4 samples"):
         estimate_head_load(m, np.zeros((4, 8)), time=np.arange(5.0))
     with pytest.raises(DataError, match="`q` to have shape"):
         estimate_head_load(m, np.zeros((4, 7)), rate=100.0)

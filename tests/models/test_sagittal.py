@@ -145,7 +145,7 @@ def test_nan_gap_filtered_then_interpolated():
         ({"grf_2d": np.zeros((40, 2))}, "grf_2d"),
         ({"mass": -3.0}, "mass"),
         ({"bsp": "de_leva"}, "bsp"),
-        ({"time": np.r_[np.arange(39) / 100.0, 1.0]}, "uniformly"),
+        ({"time": np.r_[np.arange(39) / 100.0, 1.0]}, "uniform"),
         ({"rate": 100.0}, "exactly one of `rate`"),
         ({"rate": -1.0, "time": None}, "positive"),
         ({"markers_2d": {"hip": np.zeros((40, 2))}}, "lacks"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._deprecation import positional_to_keyword, warn_deprecated
+from ahbm._validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.errors import DataError
 from ahbm.kinematics.rotations._base import (
     GIMBAL_TOL,
@@ -608,21 +608,6 @@ def d2matrix_dquat(*, scalar_first: bool = False) -> np.ndarray:
 # --------------------------------------------------------------------------
 # time series
 # --------------------------------------------------------------------------
-def _time_axis(t, n: int, name: str = "t") -> np.ndarray:
-    t = as_float_array(t, name)
-    if t.ndim != 1 or t.shape[0] != n:
-        raise DataError(f"Expected `{name}` to have shape ({n},), got {t.shape}")
-    if n < 3:
-        raise DataError(f"At least 3 samples are needed to differentiate, got {n}")
-    dt = np.diff(t)
-    if np.any(dt <= 0):
-        raise DataError(
-            f"`{name}` must be strictly increasing; first non-increasing step at index "
-            f"{int(np.argmax(dt <= 0))}"
-        )
-    return t
-
-
 def _series_frame(frame, where: str) -> str:
     """The frame of angular_velocity/angular_acceleration; None is the 0.2 default."""
     if frame is None:
@@ -631,20 +616,24 @@ def _series_frame(frame, where: str) -> str:
             f'{where}(): the default frame changes from "world" to "local" in ahbm 0.3 '
             '(as in every other rotation-rate function); pass frame="world" to keep '
             "the current result",
-            stacklevel=4,
+            stacklevel=5,
         )
         return "world"
     return _check_frame(frame)
 
 
-def angular_velocity(R, t, *, frame: str | None = None) -> np.ndarray:
+@positional_to_keyword("angular_velocity", 1, ("time",), "angular_velocity(R, time=..., frame=...)")
+def angular_velocity(R, *, rate=None, time=None, frame: str | None = None) -> np.ndarray:
     """Angular velocity of a rotation-matrix time series by finite differences.
 
     Parameters
     ----------
     R : array_like, shape (n_frames, ..., 3, 3)
         Rotation matrices; time along axis 0.
-    t : array_like, shape (n_frames,)
+    rate : float, optional
+        Sample rate, Hz. Give exactly one of `rate` and `time` (the time
+        convention of the signal functions).
+    time : array_like, shape (n_frames,), optional
         Sample times, s (strictly increasing; need not be uniform).
     frame : {"local", "world"}
         ``skew(ω_world) = Ṙ R^T``; ``skew(ω_local) = R^T Ṙ`` (AHBM eq. 2.11).
@@ -664,7 +653,7 @@ def angular_velocity(R, t, *, frame: str | None = None) -> np.ndarray:
     --------
     >>> from ahbm.kinematics.rotations import rot_z
     >>> t = np.linspace(0, 1, 101)
-    >>> w = angular_velocity(rot_z(2.0 * t), t, frame="world")
+    >>> w = angular_velocity(rot_z(2.0 * t), time=t, frame="world")
     >>> np.allclose(w, [0, 0, 2.0])
     True
     """
@@ -672,7 +661,9 @@ def angular_velocity(R, t, *, frame: str | None = None) -> np.ndarray:
     R = _matrix(R)
     if R.ndim < 3:
         raise DataError(f"Expected `R` to have shape (n_frames, ..., 3, 3), got {R.shape}")
-    t = _time_axis(t, R.shape[0])
+    t = sample_times(R.shape[0], rate=rate, time=time)
+    if t.size < 3:
+        raise DataError(f"At least 3 samples are needed to differentiate, got {t.size}")
 
     def log_step(Ra, Rb):  # rotation vector of the step from Ra to Rb
         Rat = np.swapaxes(Ra, -1, -2)
@@ -698,13 +689,18 @@ def angular_velocity(R, t, *, frame: str | None = None) -> np.ndarray:
     return w
 
 
-def angular_acceleration(R, t, *, frame: str | None = None) -> np.ndarray:
+@positional_to_keyword(
+    "angular_acceleration", 1, ("time",), "angular_acceleration(R, time=..., frame=...)"
+)
+def angular_acceleration(R, *, rate=None, time=None, frame: str | None = None) -> np.ndarray:
     """Angular acceleration of a rotation-matrix time series by finite differences.
 
     Parameters
     ----------
     R : array_like, shape (n_frames, ..., 3, 3)
-    t : array_like, shape (n_frames,)
+    rate, time : optional
+        Sample rate (Hz) or sample times (s): exactly one, as in
+        :func:`angular_velocity`.
     frame : {"local", "world"}
         Frame of the result (give it explicitly, see :func:`angular_velocity`).
         ``α_world = dω_world/dt`` and ``α_local = dω_local/dt = R^T α_world``.
@@ -718,10 +714,11 @@ def angular_acceleration(R, t, *, frame: str | None = None) -> np.ndarray:
     --------
     >>> from ahbm.kinematics.rotations import rot_x
     >>> t = np.linspace(0, 1, 201)
-    >>> a = angular_acceleration(rot_x(t**2), t, frame="local")
+    >>> a = angular_acceleration(rot_x(t**2), time=t, frame="local")
     >>> np.allclose(a, [2.0, 0, 0])
     True
     """
-    w = angular_velocity(R, t, frame=_series_frame(frame, "angular_acceleration"))
-    t = np.asarray(t, dtype=float)
+    frame = _series_frame(frame, "angular_acceleration")
+    w = angular_velocity(R, rate=rate, time=time, frame=frame)
+    t = sample_times(w.shape[0], rate=rate, time=time)
     return np.gradient(w, t, axis=0, edge_order=2)
