@@ -210,3 +210,21 @@ def test_thread_split_covers_the_frames_in_whole_blocks(n, workers):
     assert ranges[0][0] == 0 and ranges[-1][1] == n and len(ranges) <= workers
     for (a, b), (c, _) in zip(ranges, ranges[1:], strict=False):
         assert b == c and (b - a) % 64 == 0
+
+
+def test_compilation_ahead_of_use(monkeypatch):
+    """compile_kernels makes is_compiled true; an unknown cache state counts as not compiled."""
+    _kernels.compile_kernels(("rnea_single", "crba"))
+    assert _kernels.is_compiled(("rnea_single", "crba"))
+
+    @numba.njit
+    def never_cached(x):  # no disk cache and never called: not compiled
+        return x
+
+    monkeypatch.setitem(_kernels.KERNELS, "rnea_single", never_cached)
+    assert not _kernels.is_compiled(("rnea_single",))
+
+
+def test_compile_in_background_process():
+    proc = _kernels.compile_in_background(("crba",))
+    assert proc.wait(timeout=600) == 0
