@@ -10,12 +10,13 @@ import numpy as np
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.models.gait.markers import collect_markers, load_gait_trial, resolve_marker_set
 from ahbm.models.gait.markersets import OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS, SIDES, G
+from ahbm.types import ResultRepr
 
 __all__ = ["SubjectParameters", "subject_parameters"]
 
 
-@dataclass
-class SubjectParameters:
+@dataclass(frozen=True, repr=False)
+class SubjectParameters(ResultRepr):
     """Anthropometry used by the model (SI units).
 
     Attributes
