@@ -6,7 +6,8 @@ Once the whole package is loaded, each role naming an ahbm object is
 rewritten as a Markdown cross-reference to the object's documented (canonical)
 path, resolved the way a reader would: the object's own members, its class,
 its module, the enclosing packages, then ``ahbm``. A role naming another
-library (``numpy.gradient``) becomes inline code. A role naming an ahbm
+library (``numpy.gradient``) becomes inline code, and reST's ``Usage::``
+before a literal block reads ``Usage:``. A role naming an ahbm
 object that does not exist is logged as a warning, which fails the strict
 build: the docstring refers to something that is gone or misspelt.
 """
@@ -22,6 +23,8 @@ import griffe
 log = logging.getLogger("mkdocs.plugins.ahbm.roles")
 
 ROLE = re.compile(r":(?:py:)?(func|meth|class|mod|data|attr|obj|exc|const):`([^`]+)`")
+#: reST's ``Usage::`` before an indented literal block (Markdown makes the block code).
+LITERAL_MARKER = re.compile(r"(?<=\S)::(?=\n[ \t]*\n)")
 FOREIGN = ("numpy.", "np.", "scipy.", "pandas.", "matplotlib.", "h5py.", "numba.", "pinocchio.")
 FOREIGN += ("pin.", "ezc3d.", "casadi.", "opensim.", "concurrent.", "dask.", "typing.", "pathlib.")
 
@@ -199,5 +202,9 @@ class SphinxRoles(griffe.Extension):
             return
         exported = _exported_paths(pkg)
         for obj in _walk(pkg):
-            if obj.docstring is not None and ":`" in obj.docstring.value:
-                obj.docstring.value = rewrite(pkg, obj, obj.docstring.value, exported)
+            if obj.docstring is None:
+                continue
+            text = LITERAL_MARKER.sub(":", obj.docstring.value)
+            if ":`" in text:
+                text = rewrite(pkg, obj, text, exported)
+            obj.docstring.value = text
