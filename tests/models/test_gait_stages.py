@@ -249,6 +249,48 @@ def test_deprecated_keywords_warn_once_naming_the_field_and_still_work(walk):
     assert old.moments == {} and old.settings["marker_cutoff_hz"] == 8.0
 
 
+_OLD_KEYWORDS = {
+    "marker_set": "opensim",
+    "marker_map": {"SACR": "S1"},
+    "cutoff": 8.0,
+    "grf_cutoff": 15.0,
+    "max_gap": 4,
+    "bsp": "de_leva",
+    "sex": "female",
+    "threshold": 30.0,
+    "kinetics": False,
+    "up": (0.0, 1.0, 0.0),
+    "leg_length": 0.9,
+    "knee_width": {"Left": 0.1, "Right": 0.11},
+    "ankle_width": 0.07,
+    "tibial_torsion": 0.1,
+    "marker_radius": 0.008,
+}
+
+
+def test_every_settings_field_has_a_deprecated_keyword():
+    from ahbm.models.gait.settings import SETTINGS_FIELDS
+
+    assert set(_OLD_KEYWORDS) == set(SETTINGS_FIELDS)
+
+
+@pytest.mark.parametrize("key", sorted(_OLD_KEYWORDS))
+def test_each_deprecated_keyword_warns_once_and_sets_its_field(key):
+    from ahbm.models.gait.pipeline import _settings_from_keywords
+
+    _deprecation._warned.discard(f"analyze_gait:{key}")
+    value = _OLD_KEYWORDS[key]
+    with pytest.warns(AhbmDeprecationWarning, match=rf"GaitSettings\.{key}\b"):
+        s = _settings_from_keywords(None, {key: value})
+    expected = tuple(value) if key == "up" else value
+    assert getattr(s, key) == expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = _settings_from_keywords(GaitSettings(cutoff=9.0), {key: value})
+    assert getattr(again, key) == expected
+    assert again.cutoff == (value if key == "cutoff" else 9.0)
+
+
 def test_signature_breaks_are_clear(walk):
     trial, _, _ = walk
     with pytest.raises(TypeError):
