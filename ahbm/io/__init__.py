@@ -11,7 +11,7 @@ from ahbm.io.forceplates import (
     resample_force_plate,
     wrench_to_cop,
 )
-from ahbm.io.hdf5 import list_trials, load_trial, save_trial
+from ahbm.io.hdf5 import list_trials, load_result_units, load_trial, save_trial
 from ahbm.io.opensim import (
     OpenSimTable,
     read_mot,
@@ -55,6 +55,7 @@ __all__ = [
     "read_mat",
     "save_trial",
     "load_trial",
+    "load_result_units",
     "list_trials",
     "read_c3d",
     "write_c3d",

@@ -30,7 +30,14 @@ from ahbm.errors import DataError, FileFormatError
 from ahbm.io.opensim import OpenSimTable
 from ahbm.io.trial import Event, ForcePlate, Trial
 
-__all__ = ["save_trial", "load_trial", "list_trials", "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = [
+    "save_trial",
+    "load_trial",
+    "load_result_units",
+    "list_trials",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+]
 
 FORMAT_NAME = "ahbm-trial-store"
 #: ``"MAJOR.MINOR"``: readers accept any file with the same MAJOR (see the schema).
@@ -724,18 +731,7 @@ def load_trial(path, name: str | None = None) -> Trial:
     """
     path = Path(path)
     with _open_store(path) as f:
-        names = [str(n) for n in f["trials"].keys()]
-        if name is None:
-            if len(names) != 1:
-                raise DataError(
-                    f"'{path}' holds {len(names)} trials ({', '.join(names) or 'none'}); "
-                    f"pass `name`"
-                )
-            name = names[0]
-        if name not in names:
-            raise DataError(
-                f"No trial {name!r} in '{path}'; available: {', '.join(names) or 'none'}"
-            )
+        name = _pick_trial(f, path, name)
         g = f["trials"][name]
         try:
             return _read_trial_group(g, f"{path}:/trials/{name}")
@@ -745,3 +741,62 @@ def load_trial(path, name: str | None = None) -> Trial:
             raise FileFormatError(
                 f"Trial {name!r} in '{path}' is damaged or incomplete: {err}"
             ) from err
+
+
+def _pick_trial(f, path: Path, name: str | None) -> str:
+    """The trial name in an open store: `name`, or the only trial when None."""
+    names = [str(n) for n in f["trials"].keys()]
+    if name is None:
+        if len(names) != 1:
+            raise DataError(
+                f"'{path}' holds {len(names)} trials ({', '.join(names) or 'none'}); pass `name`"
+            )
+        name = names[0]
+    if name not in names:
+        raise DataError(f"No trial {name!r} in '{path}'; available: {', '.join(names) or 'none'}")
+    return name
+
+
+def load_result_units(path, name: str | None = None) -> dict:
+    """The ``units`` attributes of a stored trial's results (see ``result_units=``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file written by :func:`save_trial`.
+    name : str or None, optional
+        The trial; may be omitted when the store holds exactly one.
+
+    Returns
+    -------
+    dict
+        ``{(key, subkey, ...): units}`` for every dataset under ``results/``
+        that has a ``units`` attribute (the keys as in ``trial.results``).
+
+    Raises
+    ------
+    FileFormatError, DataError
+        As :func:`load_trial`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(points=np.ones((5, 1, 3)), point_labels=["A"], point_rate=100.0,
+    ...           results={"knee": {"angle": np.zeros(5)}})
+    >>> _ = save_trial(t, "units.h5", result_units={("knee", "angle"): "rad"})
+    >>> load_result_units("units.h5")
+    {('knee', 'angle'): 'rad'}
+    """
+    h5py = _h5py()
+    path = Path(path)
+    out = {}
+    with _open_store(path) as f:
+        results = f["trials"][_pick_trial(f, path, name)]["results"]
+
+        def visit(link, obj):
+            if isinstance(obj, h5py.Dataset) and "units" in obj.attrs:
+                keys = tuple(_decode_name(part) for part in link.split("/"))
+                out[keys] = str(obj.attrs["units"])
+
+        results.visititems(visit)
+    return out

@@ -12,6 +12,7 @@ import pytest
 from ahbm import _deprecation
 from ahbm._deprecation import AhbmDeprecationWarning
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.io.hdf5 import load_result_units
 from ahbm.io.trial import Event
 from ahbm.models.gait import (
     GaitResult,
@@ -202,6 +203,8 @@ def test_hdf5_results_carry_units_on_every_dataset(walk, tmp_path):
         stored = res["LKneeAngles"][()]
     missing = [p for p, attrs in seen if "units" not in attrs]
     assert seen and not missing, missing
+    # read back through ahbm: the same units as the rules give
+    assert load_result_units(out, name) == result_units(r.to_results())
     np.testing.assert_array_equal(stored, r.angles["LKneeAngles"])
 
 
