@@ -154,3 +154,15 @@ def test_autolink_only_outside_code_blocks_and_only_ahbm_names():
         f"Use [`read_c3d(path)`][{target}] or [`ahbm.io.read_c3d`][{target}], not `q`."
     )
     assert out.splitlines()[2] == "`read_c3d`"  # code blocks are left alone
+
+
+def test_comment_lines_document_constants():
+    import griffe
+
+    roles = _load("griffe_roles")
+    code = "#: Gravity, m/s^2.\n#: Z up.\nGRAVITY = (0.0, 0.0, -9.81)\nOTHER = 1\n"
+    with griffe.temporary_visited_module(code) as module:
+        roles._comment_docstring(module["GRAVITY"])
+        roles._comment_docstring(module["OTHER"])
+        assert module["GRAVITY"].docstring.value == "Gravity, m/s^2.\nZ up."
+        assert module["OTHER"].docstring is None

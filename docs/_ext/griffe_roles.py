@@ -156,6 +156,27 @@ def rewrite(package: griffe.Module, obj, text: str, exported: set[str]) -> str:
     return ROLE.sub(replace, text)
 
 
+def _comment_docstring(attribute) -> None:
+    """Give an attribute the ``#:`` comment lines above it as its docstring
+    (the Sphinx convention ahbm uses for module constants)."""
+    module = attribute.module
+    try:
+        lines = module.lines
+    except (AttributeError, OSError):
+        return
+    if not attribute.lineno or not lines:
+        return
+    comments = []
+    index = attribute.lineno - 2
+    while index >= 0 and lines[index].strip().startswith("#:"):
+        comments.insert(0, lines[index].strip()[2:].strip())
+        index -= 1
+    if comments:
+        attribute.docstring = griffe.Docstring(
+            "\n".join(comments), lineno=index + 2, parent=attribute
+        )
+
+
 def _walk(obj):
     yield obj
     for member in obj.members.values():
@@ -202,6 +223,8 @@ class SphinxRoles(griffe.Extension):
             return
         exported = _exported_paths(pkg)
         for obj in _walk(pkg):
+            if obj.docstring is None and obj.is_attribute:
+                _comment_docstring(obj)
             if obj.docstring is None:
                 continue
             text = LITERAL_MARKER.sub(":", obj.docstring.value)
