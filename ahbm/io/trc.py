@@ -84,6 +84,56 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     """
     path = Path(path)
     lines = _read_text_lines(path, "TRC")
+    header, keys = _trc_header(lines, path)
+    for required in ("DataRate", "Units"):
+        if required not in header:
+            raise FileFormatError(
+                f"TRC file '{path}', line 2: header key {required!r} is missing "
+                f"(found {', '.join(keys)})"
+            )
+    rate = header["DataRate"]
+    if not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+        raise FileFormatError(
+            f"TRC file '{path}', line 3: DataRate must be a positive number, got {rate!r}"
+        )
+    labels = _trc_labels(lines, path)
+    # data starts after the X1/Y1/Z1 line and any blank lines
+    start = 5
+    if lines.has(4) and _is_data_row(lines[4]):  # no X1/Y1/Z1 line
+        start = 4
+    while lines.has(start) and not lines[start].strip():
+        start += 1
+    sep = "\t" if (lines.has(start) and "\t" in lines[start]) else "ws"
+    data = _parse_numeric_block(lines, start, sep, path, "TRC")
+    points = _trc_points(data, len(labels), path, start)
+    _check_declared_counts(header, points.shape[0], len(labels), path)
+    first_frame = _trc_first_frame(data, float(rate), path, start)
+    file_units = str(header["Units"])
+    out_units = file_units if units is None else str(units)
+    if units is not None:
+        try:
+            factor = length_unit_scale(file_units, name="Units") / length_unit_scale(units)
+        except DataError as err:
+            raise FileFormatError(
+                f"TRC file '{path}': cannot convert from its unit {file_units!r}: {err}; "
+                f"pass units=None to keep the file's unit"
+            ) from err
+        if factor != 1.0:
+            points = points * factor
+    return Trial(
+        points=np.ascontiguousarray(points, dtype=np.float64),
+        point_labels=labels,
+        point_rate=float(rate),
+        point_units=out_units,
+        point_descriptions=[],
+        first_frame=first_frame,
+        parameters={"TRC": header},
+        source=str(path),
+    )
+
+
+def _trc_header(lines, path: Path) -> tuple[dict, list]:
+    """The header of lines 1-3 as a dict (numbers converted) and the keys of line 2."""
     if not lines.has(4) or not lines[0].lstrip().lower().startswith("pathfiletype"):
         raise FileFormatError(
             f"'{path}' is not a TRC file: line 1 must start with 'PathFileType' "
@@ -108,41 +158,24 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
         header["FileName"] = "\t".join(first[3:]).strip()
     for k, v in zip(keys, values, strict=False):
         header[k] = _to_number(v)
+    return header, keys
 
-    for required in ("DataRate", "Units"):
-        if required not in header:
-            raise FileFormatError(
-                f"TRC file '{path}', line 2: header key {required!r} is missing "
-                f"(found {', '.join(keys)})"
-            )
-    rate = header["DataRate"]
-    if not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
-        raise FileFormatError(
-            f"TRC file '{path}', line 3: DataRate must be a positive number, got {rate!r}"
-        )
-    file_units = str(header["Units"])
 
+def _trc_labels(lines, path: Path) -> list:
+    """Marker labels of line 4 (after Frame# and Time)."""
     label_line = lines[3]
-    tab = "\t" in label_line
-    fields = label_line.split("\t") if tab else label_line.split()
+    fields = label_line.split("\t") if "\t" in label_line else label_line.split()
     if len(fields) < 2 or fields[0].strip().lower() != "frame#":
         raise FileFormatError(
             f"TRC file '{path}', line 4: expected 'Frame#<TAB>Time<TAB>labels...', "
             f"got {label_line[:60]!r}"
         )
-    labels = [f.strip() for f in fields[2:] if f.strip()]
+    return [f.strip() for f in fields[2:] if f.strip()]
 
-    # data starts after the X1/Y1/Z1 line and any blank lines
-    start = 5
-    if lines.has(4) and _is_data_row(lines[4]):  # no X1/Y1/Z1 line
-        start = 4
-    while lines.has(start) and not lines[start].strip():
-        start += 1
-    sep = "\t" if (lines.has(start) and "\t" in lines[start]) else "ws"
-    data = _parse_numeric_block(lines, start, sep, path, "TRC")
 
+def _trc_points(data, n_markers: int, path: Path, start: int):
+    """Points (n_frames, n_markers, 3) from the data rows (missing columns NaN)."""
     n_frames = data.shape[0]
-    n_markers = len(labels)
     if n_frames and data.shape[1] < 2:
         raise FileFormatError(
             f"TRC file '{path}', line {start + 1}: a data row needs Frame# and Time columns"
@@ -150,8 +183,7 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     values3 = data[:, 2:] if n_frames else np.zeros((0, 3 * n_markers))
     need = 3 * n_markers
     if values3.shape[1] > need:
-        extra = values3[:, need:]
-        if np.isfinite(extra).any():
+        if np.isfinite(values3[:, need:]).any():
             raise FileFormatError(
                 f"TRC file '{path}': the data rows hold {values3.shape[1]} coordinate columns "
                 f"but line 4 lists {n_markers} marker labels ({need} columns); "
@@ -161,15 +193,18 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     elif values3.shape[1] < need:
         pad = np.full((n_frames, need - values3.shape[1]), np.nan)
         values3 = np.concatenate([values3, pad], axis=1)
-    points = values3.reshape(n_frames, n_markers, 3)
+    return values3.reshape(n_frames, n_markers, 3)
 
+
+def _check_declared_counts(header: dict, n_frames: int, n_markers: int, path: Path) -> None:
+    """Warn when NumFrames / NumMarkers disagree with the data rows and labels."""
     n_declared = header.get("NumFrames")
     if isinstance(n_declared, int) and n_declared != n_frames:
         warnings.warn(
             f"TRC file '{path}': header says NumFrames={n_declared} but {n_frames} data rows "
             f"were found; using the data rows",
             AhbmWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     m_declared = header.get("NumMarkers")
     if isinstance(m_declared, int) and m_declared != n_markers:
@@ -177,52 +212,32 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
             f"TRC file '{path}': header says NumMarkers={m_declared} but line 4 lists "
             f"{n_markers} labels; using the labels",
             AhbmWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
 
-    first_frame = 1
-    if n_frames:
-        frames = data[:, 0]
-        if not np.isfinite(frames[0]) or frames[0] != np.round(frames[0]):
-            raise FileFormatError(
-                f"TRC file '{path}', line {start + 1}: Frame# must be an integer, got {frames[0]!r}"
-            )
-        first_frame = int(frames[0])
-        times = data[:, 1]
-        expected = (first_frame - 1 + np.arange(n_frames)) / float(rate)
-        if np.isfinite(times).all() and np.max(np.abs(times - expected)) > 0.5 / float(rate):
-            warnings.warn(
-                f"TRC file '{path}': the Time column does not match Frame#/DataRate "
-                f"(starting at {times[0]:g} s instead of {expected[0]:g} s); the trial's "
-                f"times follow Frame# and DataRate",
-                AhbmWarning,
-                stacklevel=2,
-            )
 
-    if units is not None:
-        try:
-            factor = length_unit_scale(file_units, name="Units") / length_unit_scale(units)
-        except DataError as err:
-            raise FileFormatError(
-                f"TRC file '{path}': cannot convert from its unit {file_units!r}: {err}; "
-                f"pass units=None to keep the file's unit"
-            ) from err
-        if factor != 1.0:
-            points = points * factor
-        out_units = str(units)
-    else:
-        out_units = file_units
-
-    return Trial(
-        points=np.ascontiguousarray(points, dtype=np.float64),
-        point_labels=labels,
-        point_rate=float(rate),
-        point_units=out_units,
-        point_descriptions=[],
-        first_frame=first_frame,
-        parameters={"TRC": header},
-        source=str(path),
-    )
+def _trc_first_frame(data, rate: float, path: Path, start: int) -> int:
+    """Frame# of the first row; warns when the Time column disagrees with Frame#/DataRate."""
+    n_frames = data.shape[0]
+    if not n_frames:
+        return 1
+    frames = data[:, 0]
+    if not np.isfinite(frames[0]) or frames[0] != np.round(frames[0]):
+        raise FileFormatError(
+            f"TRC file '{path}', line {start + 1}: Frame# must be an integer, got {frames[0]!r}"
+        )
+    first_frame = int(frames[0])
+    times = data[:, 1]
+    expected = (first_frame - 1 + np.arange(n_frames)) / rate
+    if np.isfinite(times).all() and np.max(np.abs(times - expected)) > 0.5 / rate:
+        warnings.warn(
+            f"TRC file '{path}': the Time column does not match Frame#/DataRate "
+            f"(starting at {times[0]:g} s instead of {expected[0]:g} s); the trial's "
+            f"times follow Frame# and DataRate",
+            AhbmWarning,
+            stacklevel=3,
+        )
+    return first_frame
 
 
 def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None = None) -> None:
