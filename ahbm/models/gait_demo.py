@@ -250,6 +250,42 @@ def synthetic_walking_trial(
     model, params = lower_extremity_model(mass=mass, height=height, pelvis_mass_fraction=1.0 - legs)
     n = int(round(duration * rate))
     t = np.arange(n) / rate
+    wts = _weights(t, stride)
+    q, qd, qdd, T, pts, labels = _walking_motion(model, params, t, stride, wts)
+    f_ext, cops, forces, loaded = _ground_loads(model, q, qd, qdd, pts, labels, wts)
+    tau = rnea(model, q, qd, qdd, f_ext=f_ext)
+    angles, moments = _true_angles_and_moments(model, q, tau, T, mass)
+    plates_def = _plate_placement(wts, cops, n)
+    analogs, alabels, fp_tree, on_plate = _plate_channels(
+        plates_def, cops, forces, t, rate * analog_factor, analog_factor
+    )
+    params_tree = {"FORCE_PLATFORM": fp_tree, "PROCESSING": _processing_group(params, mass, height)}
+    noisy = pts + rng.normal(scale=noise, size=pts.shape) if noise > 0 else pts.copy()
+    if gap is not None and gap[0] in labels:
+        j = labels.index(gap[0])
+        a = n // 2
+        noisy[a : a + int(gap[1]), j] = np.nan
+    trial = Trial(
+        points=noisy,
+        point_labels=labels,
+        point_rate=float(rate),
+        point_units="m",
+        analogs=np.concatenate(analogs, axis=1) if analogs else np.zeros((n * analog_factor, 0)),
+        analog_labels=alabels,
+        analog_units=["N", "N", "N", "Nm", "Nm", "Nm"] * len(plates_def),
+        analog_rate=float(rate * analog_factor),
+        parameters=params_tree,
+        subject={"name": "synthetic", "mass": float(mass), "height": float(height)},
+        source="synthetic walking trial",
+    )
+    trial.parameters["__header__"] = {"point_units": "m"}
+    trial.force_plates = force_plates_from_c3d(trial)
+    truth = GaitTruth(t, angles, moments, on_plate, loaded, params)
+    return trial, truth
+
+
+def _walking_motion(model, params, t, stride, wts):
+    """q, qd, qdd, body transforms and markers of the model walking on the floor."""
     # walking speed: the stance heel's mean backward speed relative to the pelvis
     q0, _, _ = _walk(model, t, stride, 0.0)
     kin0 = forward_kinematics(model, q0)
@@ -257,13 +293,10 @@ def synthetic_walking_trial(
     heel_local = model.bodies[fr].markers["RHEE"]
     heel0 = np.einsum("nij,j->ni", kin0.transforms[:, fr, :3, :3], heel_local)
     heel0 += kin0.transforms[:, fr, :3, 3]
-    wts = _weights(t, stride)
     st = wts["Right"][1] < _STANCE
     slope = np.polyfit(t[st] % stride, heel0[st, 0], 1)[0] if st.sum() > 3 else -1.2
-    speed = float(-slope)
-    q, qd, qdd = _walk(model, t, stride, speed)
-    kin = forward_kinematics(model, q)
-    T = kin.transforms
+    q, qd, qdd = _walk(model, t, stride, float(-slope))
+    T = forward_kinematics(model, q).transforms
     markers, labels = [], []
     for b, body in enumerate(model.bodies):
         for name, local in body.markers.items():
@@ -277,9 +310,13 @@ def synthetic_walking_trial(
     pts[..., 2] += dz
     T = T.copy()
     T[..., 2, 3] += dz
-    # ground reaction from the model's own inverse dynamics
-    tau0 = rnea(model, q, qd, qdd)
-    f_total = tau0[:, 0:3]
+    return q, qd, qdd, T, pts, labels
+
+
+def _ground_loads(model, q, qd, qdd, pts, labels, wts):
+    """Feet loads: the root force of the model's own inverse dynamics, shared by the feet."""
+    n = q.shape[0]
+    f_total = rnea(model, q, qd, qdd)[:, 0:3]
     f_ext = np.zeros((n, model.n_bodies, 6))
     cops, forces, loaded = {}, {}, {}
     for side, p in (("Right", "R"), ("Left", "L")):
@@ -295,10 +332,11 @@ def synthetic_walking_trial(
         f_ext[:, b, :3] = np.cross(cop, F)
         f_ext[:, b, 3:] = F
         cops[side], forces[side], loaded[side] = cop, F, wgt > 0
-    tau = rnea(model, q, qd, qdd, f_ext=f_ext)
+    return f_ext, cops, forces, loaded
 
-    # truth: angles (clinical, rad) and moments (N m/kg)
 
+def _true_angles_and_moments(model, q, tau, T, mass):
+    """The truth: clinical angles (rad) and joint moments (N m/kg, Plug-in Gait signs)."""
     angles, moments = {}, {}
     for side, p, s in (("Right", "R", 1.0), ("Left", "L", -1.0)):
         signs = {"Hip": (1.0, s, s), "Knee": (-1.0, s, s), "Ankle": (1.0, s, s)}
@@ -312,8 +350,11 @@ def synthetic_walking_trial(
         angles[f"{p}PelvisAngles"] = pelvis_angles(Rp, side=side)
         Rf = T[:, model.body_index(f"foot_{p.lower()}"), :3, :3]
         angles[f"{p}FootProgressAngles"] = foot_progression_angles(Rf, side=side)
+    return angles, moments
 
-    # two plates: under the right foot's second stance and the left stance after it
+
+def _plate_placement(wts, cops, n):
+    """Two plates: under the right foot's second stance and the left stance after it."""
     plates_def = []
     for side, k in (("Right", 1), ("Left", 1)):
         wgt, ph = wts[side]
@@ -331,7 +372,12 @@ def synthetic_walking_trial(
         seg = seg[: np.argmax(~(wgt[seg] > 0)) or seg.size]
         centre = cops[side][seg].mean(axis=0)
         plates_def.append((side, i0, seg, centre))
-    analog_rate = rate * analog_factor
+    return plates_def
+
+
+def _plate_channels(plates_def, cops, forces, t, analog_rate, analog_factor):
+    """Analog channels of type-2 plates, their FORCE_PLATFORM group and the on-plate masks."""
+    n = t.size
     ta = np.arange(n * analog_factor) / analog_rate
     analogs, alabels, corners, origins, channels = [], [], [], [], []
     on_plate = {s: np.zeros(n, bool) for s in ("Left", "Right")}
@@ -351,8 +397,7 @@ def synthetic_walking_trial(
         f_pl = F @ Rpl  # R^T F (Rpl symmetric)
         m_pl = M_c @ Rpl - np.cross(f_pl, plate_origin)
         ch = np.concatenate([f_pl, m_pl], axis=1)
-        ch_a = np.stack([np.interp(ta, t, ch[:, j]) for j in range(6)], axis=1)
-        analogs.append(ch_a)
+        analogs.append(np.stack([np.interp(ta, t, ch[:, j]) for j in range(6)], axis=1))
         alabels += [f"{x}{k + 1}" for x in ("FX", "FY", "FZ", "MX", "MY", "MZ")]
         # corners: c1 - c2 along +x (plate x), c1 - c4 along -y (plate y)
         corners.append(
@@ -363,51 +408,32 @@ def synthetic_walking_trial(
         origins.append(plate_origin)
         channels.append(np.arange(6 * k + 1, 6 * k + 7))
     n_pl = len(plates_def)
-    params_tree = {
-        "FORCE_PLATFORM": {
-            "USED": np.array([n_pl]),
-            "TYPE": np.full(n_pl, 2),
-            "ZERO": np.array([0, 0]),
-            "CORNERS": np.stack(corners, axis=-1),
-            "ORIGIN": np.stack(origins, axis=-1),
-            "CHANNEL": np.stack(channels, axis=-1),
-        },
-        "PROCESSING": {
-            "Bodymass": np.array([mass]),
-            "Height": np.array([height * 1000.0]),
-            **{
-                f"{p}{key}": np.array([getattr(params, attr)[side] * 1000.0])
-                for side, p in (("Left", "L"), ("Right", "R"))
-                for key, attr in (
-                    ("LegLength", "leg_length"),
-                    ("KneeWidth", "knee_width"),
-                    ("AnkleWidth", "ankle_width"),
-                )
-            },
+    fp_tree = {
+        "USED": np.array([n_pl]),
+        "TYPE": np.full(n_pl, 2),
+        "ZERO": np.array([0, 0]),
+        "CORNERS": np.stack(corners, axis=-1),
+        "ORIGIN": np.stack(origins, axis=-1),
+        "CHANNEL": np.stack(channels, axis=-1),
+    }
+    return analogs, alabels, fp_tree, on_plate
+
+
+def _processing_group(params, mass, height) -> dict:
+    """The Vicon PROCESSING group of the subject (lengths in mm)."""
+    return {
+        "Bodymass": np.array([mass]),
+        "Height": np.array([height * 1000.0]),
+        **{
+            f"{p}{key}": np.array([getattr(params, attr)[side] * 1000.0])
+            for side, p in (("Left", "L"), ("Right", "R"))
+            for key, attr in (
+                ("LegLength", "leg_length"),
+                ("KneeWidth", "knee_width"),
+                ("AnkleWidth", "ankle_width"),
+            )
         },
     }
-    noisy = pts + rng.normal(scale=noise, size=pts.shape) if noise > 0 else pts.copy()
-    if gap is not None and gap[0] in labels:
-        j = labels.index(gap[0])
-        a = n // 2
-        noisy[a : a + int(gap[1]), j] = np.nan
-    trial = Trial(
-        points=noisy,
-        point_labels=labels,
-        point_rate=float(rate),
-        point_units="m",
-        analogs=np.concatenate(analogs, axis=1) if analogs else np.zeros((n * analog_factor, 0)),
-        analog_labels=alabels,
-        analog_units=["N", "N", "N", "Nm", "Nm", "Nm"] * n_pl,
-        analog_rate=float(analog_rate),
-        parameters=params_tree,
-        subject={"name": "synthetic", "mass": float(mass), "height": float(height)},
-        source="synthetic walking trial",
-    )
-    trial.parameters["__header__"] = {"point_units": "m"}
-    trial.force_plates = force_plates_from_c3d(trial)
-    truth = GaitTruth(t, angles, moments, on_plate, loaded, params)
-    return trial, truth
 
 
 def recovery_errors(result, truth, *, edge: int = 10) -> dict:
