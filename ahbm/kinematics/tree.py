@@ -222,6 +222,8 @@ class Body(_Frozen):
     geometry : object
         JSON-serializable drawing information (reading it returns a copy).
 
+    Notes
+    -----
     Bodies are made by :meth:`Model.add_body` and replaced by
     :meth:`Model.update_body`; their attributes and arrays cannot be changed
     in place.
