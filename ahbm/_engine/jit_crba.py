@@ -162,10 +162,12 @@ def crba_kernel(ints, E, tax, I6, q, H):
 
 @njit(cache=_CACHE, nogil=True)
 def kinematics_kernel(
-    parent, kind, E, t, plain, axis, principal, qi, vi, nvj, body_node, body_E, body_t,
+    ints, E, tax, body_node, body_E, body_t,
     q, qd, use_qd, use_cols, Rw_out, pw_out, v_out, a_out, Sw_out,
 ):  # fmt: skip
     """World poses of the bodies, their velocities and bias accelerations, DOF columns.
+
+    The plan comes packed as for :func:`~ahbm._engine.jit_rnea.rnea_frame_kernel`.
 
     Rw_out (N, nb, 3, 3), pw_out (N, nb, 3): world pose of each body frame.
     v_out, a_out (N, nb, 6): body spatial velocity and acceleration at q̈ = 0
@@ -173,6 +175,10 @@ def kinematics_kernel(
     motion vector ``[ω; v_O]`` (about the world origin) of each unit q̇_k
     (only if use_cols).
     """
+    parent, kind, principal, qi, vi, nvj, plain = (
+        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6],
+    )  # fmt: skip
+    t, axis = tax[0], tax[1]
     n = parent.shape[0]
     nb = body_node.shape[0]
     N = q.shape[0]

@@ -468,10 +468,10 @@ def kinematics(model: Model, q, qd=None, *, columns=True):
     v = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
     a = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
     Sw = np.zeros((N, 6, model.nv)) if columns else np.zeros((1, 6, 1))
+    ints, E, tax, _ = _lean(model)[4]
     kinematics_kernel(
-        p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.nvj,
-        p.body_node, p.body_E, p.body_t, _c(q), _c(qd) if use_qd else np.zeros((1, 1)),
-        use_qd, columns, Rw, pw, v, a, Sw,
+        ints, E, tax, p.body_node, p.body_E, p.body_t, _c(q),
+        _c(qd) if use_qd else np.zeros((1, 1)), use_qd, columns, Rw, pw, v, a, Sw,
     )  # fmt: skip
     return Rw, pw, (v if use_qd else None), (a if use_qd else None), (Sw if columns else None)
 
