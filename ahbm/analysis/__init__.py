@@ -1,6 +1,10 @@
 """Data analysis: filters, numerical derivatives, gap filling, gait events,
 cycles and time normalization, statistics.
 
+Every signal function takes its time axis as ``f(x, *, rate=None,
+time=None)`` with exactly one of `rate` (Hz) and `time` (s) given (see
+docs/api-rules.md); gait events are :class:`ahbm.types.Event` objects.
+
 - Filters (:mod:`ahbm.analysis.filters`): :func:`butter_filtfilt` (zero-lag
   Butterworth with Winter's cutoff correction), :func:`critically_damped_filtfilt`,
   :func:`moving_average`, :func:`residual_analysis`, :func:`gcv_spline`.
