@@ -12,6 +12,7 @@ checks an identity and the command fails (exit status 1) if one does not hold.
 from __future__ import annotations
 
 import itertools
+import subprocess
 import tempfile
 import time
 import warnings
@@ -25,6 +26,7 @@ __all__ = ["run_demo"]
 #: Kernels the demo runs, and those compiled in a second process on a first run.
 _KERNELS = ("rnea", "aba", "crba", "kinematics")
 _BACKGROUND = ("aba",)
+_HELPER_TIMEOUT = 600.0  # s
 
 
 def _step(title: str, quiet: bool):
@@ -107,7 +109,11 @@ def run_demo(*, quiet: bool = False, rng=None, out_dir=None) -> int:
     t0 = time.perf_counter()
     _kernels.compile_kernels([k for k in _KERNELS if k not in _BACKGROUND])
     if helper is not None:
-        helper.wait()
+        try:  # never hang on the helper: past the timeout, compile here instead
+            helper.wait(timeout=_HELPER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            helper.kill()
+            helper.wait()
     _kernels.compile_kernels(_BACKGROUND)
     if compiling:
         say(f"   compiled the kernels in {time.perf_counter() - t0:.1f} s (first run only)")
