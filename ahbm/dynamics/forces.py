@@ -241,9 +241,10 @@ def total_generalized_force(model: Model, forces, q, qd, *, t=0.0, kin=None) -> 
     >>> total_generalized_force(m, [s], [0.5, 0, 0, 0], np.zeros(4))
     array([-1.,  0.,  0.,  0.])
     """
-    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
-    out = np.zeros(kin.batch_shape + (model.nv,))
     shared = [f for f in forces if _kin_based(f)]
+    # the elements on the shared state need Jacobians: DOF columns in the same kernel pass
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True, columns=bool(shared))
+    out = np.zeros(kin.batch_shape + (model.nv,))
     if shared:
         tau = shared[0]._gf(kin, t)
         for f in shared[1:]:
