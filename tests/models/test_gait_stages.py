@@ -13,7 +13,6 @@ from ahbm import _deprecation
 from ahbm._deprecation import AhbmDeprecationWarning
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io.hdf5 import load_result_units
-from ahbm.io.trial import Event
 from ahbm.models.gait import (
     GaitResult,
     GaitSettings,
@@ -31,6 +30,7 @@ from ahbm.models.gait import (
     subject_parameters,
 )
 from ahbm.models.gait_demo import synthetic_walking_trial
+from ahbm.types import Event
 
 
 def _quiet(func, *args, **kwargs):

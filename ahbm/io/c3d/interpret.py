@@ -11,7 +11,7 @@ import numpy as np
 from ahbm.errors import AhbmError
 from ahbm.io.c3d._common import _unit_factor, _warn
 from ahbm.io.c3d.parameters import _fit_length, _Params
-from ahbm.io.trial import Event
+from ahbm.types import Event
 
 
 def _convert_units(xyz, residuals, P: _Params, units: str | None, source: str):

@@ -45,7 +45,7 @@ def gait_cycles(time, events, variables: dict, *, n_points: int = 101) -> dict:
     Examples
     --------
     >>> import numpy as np
-    >>> from ahbm.io.trial import Event
+    >>> from ahbm.types import Event
     >>> t = np.linspace(0.0, 2.0, 201)
     >>> ev = [Event("Foot Strike", 0.2, "Left"), Event("Foot Off", 0.8, "Left"),
     ...       Event("Foot Strike", 1.2, "Left")]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm.analysis.events import force_plate_events, zeni_events
-from ahbm.io.trial import Event
 from ahbm.models.gait.frames import SEGMENTS, SegmentFrames
 from ahbm.models.gait.markers import GaitMarkers
 from ahbm.models.gait.markersets import SIDES
+from ahbm.types import Event
 
 __all__ = ["gait_events", "FOOT_INDEX"]
 
