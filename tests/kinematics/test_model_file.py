@@ -143,6 +143,7 @@ def _file(tmp_path, mutate):
         (lambda d: d["bodies"][2]["origin"].update(scale=2),
          r"'origin' has unknown fields \['scale'\]"),
         (lambda d: d["bodies"][0]["joint"].update(sequence="zx", type="universal"), "uppercase"),
+        (lambda d: d["constraints"][0].update(stiffness=1.0), r"constraints\[0\].*stiffness"),
     ],
 )  # fmt: skip
 def test_unknown_entries_name_the_entry_and_the_file(tmp_path, mutate, match):
