@@ -252,6 +252,7 @@ def _gravity(p: Plan, model: Model) -> np.ndarray:
 
 _RNEA_BLOCK_MIN = 4  # fewer frames: the frame-by-frame kernel (no block set-up)
 _PARALLEL_MIN = 2048  # frames from which the block kernel runs in several threads
+_CHUNKS_PER_THREAD = 4
 
 
 def _threads() -> int:
@@ -282,8 +283,8 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
     """RNEA through the kernels; q (N, nq), qd/qdd (N, nv) or None; returns tau (N, nv).
 
     Below 4 frames the frame-by-frame kernel; otherwise the frame-block
-    kernel, over ``_threads()`` threads from 2,048 frames on (each thread a
-    range of whole blocks: the results are bitwise those of one thread).
+    kernel, over ``_threads()`` threads from 2,048 frames on (ranges of whole
+    blocks: the results are bitwise those of one thread).
     """
     p = plan(model)
     N = q.shape[0]
@@ -310,9 +311,16 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
     if n == 1:
         run(0, N)
         return tau
-    first, *rest = _split(N, n, _RNEA_B)
-    futures = [_pool(n - 1).submit(run, a, b) for a, b in rest]
-    run(*first)
+    # several ranges per thread, taken in turn by whichever thread is free: a
+    # thread held up by other processes does not hold up the whole call
+    ranges = iter(_split(N, _CHUNKS_PER_THREAD * n, _RNEA_B))  # next() is atomic
+
+    def work():
+        for a, b in ranges:
+            run(a, b)
+
+    futures = [_pool(n - 1).submit(work) for _ in range(n - 1)]
+    work()
     for fut in futures:
         fut.result()
     return tau
