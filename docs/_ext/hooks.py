@@ -103,16 +103,19 @@ def _block(path: str, *, members=None, heading_level: int = 2) -> str:
     return f"::: {path}\n    options:\n" + "\n".join(options) + "\n"
 
 
+def _importable(module: griffe.Module) -> str:
+    """A line linking every name ``module`` exports to its documentation."""
+    links = []
+    for name in _exports(module):
+        target = _target(module, name)
+        if target is not None:
+            links.append(f"[`{name}`][{target.path}]")
+    return f"Importable from `{module.path}`: " + ", ".join(links) + ".\n" if links else ""
+
+
 def _package_page(module: griffe.Module, level: int = 1) -> str:
     parts = [_block(module.path, members=_exported_elsewhere(module), heading_level=level)]
-    if module.exports:
-        links = []
-        for name in _exports(module):
-            target = _target(module, name)
-            if target is not None:
-                links.append(f"[`{name}`][{target.path}]")
-        if links:
-            parts.append(f"Importable from `{module.path}`: " + ", ".join(links) + ".\n")
+    parts.append(_importable(module))
     for sub in _public(module):
         if sub.is_init_module:
             parts.append(_package_page(sub, level + 1))
@@ -193,7 +196,9 @@ def api_pages(package: griffe.Module | None = None) -> dict[str, tuple[str, str]
     pages = {
         "ahbm": (
             "ahbm",
-            _block("ahbm", members=_exported_elsewhere(package), heading_level=1),
+            _block("ahbm", members=_exported_elsewhere(package), heading_level=1)
+            + "\n"
+            + _importable(package),
         )
     }
     for key, (title, paths) in GROUPS.items():
