@@ -358,6 +358,8 @@ def simulate(
         Force elements (:mod:`ahbm.dynamics.forces`).
     constraints : ConstraintSet or list of constraints, optional
         Initially active constraints (:mod:`ahbm.dynamics.constraints`).
+        None (the default): the model's own ``model.constraints`` (read from
+        its model file); ``[]``: no constraints.
     events : sequence of SimulationEvent, optional
         Events located during the integration (:class:`SimulationEvent`).
     method : str or scipy OdeSolver class
@@ -482,6 +484,8 @@ def simulate(
             raise DataError("`t_eval` must be a 1-D array of strictly increasing times")
         if t_eval.size and (t_eval[0] < t0 - 1e-12 or t_eval[-1] > tf + 1e-12):
             raise DataError(f"`t_eval` must lie within t_span [{t0}, {tf}]")
+    if constraints is None and model.constraints:
+        constraints = model.constraints  # the model's own (constraints=[]: none)
     cset = _as_cset(constraints, model)
     event_sets = [_as_cset(ev.constraints, model) for ev in events]
 
