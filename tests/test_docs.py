@@ -166,3 +166,19 @@ def test_comment_lines_document_constants():
         roles._comment_docstring(module["OTHER"])
         assert module["GRAVITY"].docstring.value == "Gravity, m/s^2.\nZ up."
         assert module["OTHER"].docstring is None
+
+
+def test_inline_code_naming_a_function_links_but_parameters_do_not():
+    import griffe
+
+    roles = _load("griffe_roles")
+    package = griffe.load("ahbm", search_paths=[str(ROOT)], resolve_aliases=False)
+    exported = roles._exported_paths(package)
+    function = package["analysis.filters.butter_filtfilt"]
+    text = "Like ``moving_average(x)``; `x` and ``events`` stay code.\n>>> `moving_average`"
+    out = roles.link_code(package, function, text, exported)
+    assert out.splitlines()[0] == (
+        "Like [`moving_average(x)`][ahbm.analysis.filters.moving_average]; "
+        "`x` and ``events`` stay code."
+    )
+    assert out.splitlines()[1] == ">>> `moving_average`"

@@ -156,6 +156,41 @@ def rewrite(package: griffe.Module, obj, text: str, exported: set[str]) -> str:
     return ROLE.sub(replace, text)
 
 
+#: Inline code (``name``, `name`, ``name(args)``) that may name a function or class.
+CODE = re.compile(
+    r"(?<![`\[\w])(?P<ticks>``?)(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"
+    r"(?P<call>\([^`\n]*\))?(?P=ticks)(?![`\]])"
+)
+
+
+def link_code(package: griffe.Module, obj, text: str, exported: set[str]) -> str:
+    """Link the inline code of a docstring that names an ahbm function or class
+    (resolved like a role; anything else, a parameter name included, stays code)."""
+    try:
+        own = {parameter.name for parameter in obj.parameters} if obj.is_function else set()
+    except (AttributeError, griffe.AliasResolutionError):
+        own = set()
+
+    def replace(match: re.Match) -> str:
+        name = match.group("name")
+        code = f"`{name}{match.group('call') or ''}`"
+        if name in own or name.startswith(FOREIGN) or hasattr(builtins, name.split(".")[0]):
+            return match.group(0)
+        found = resolve(package, obj, name)
+        if found is None or not (found.is_function or found.is_class):
+            return match.group(0)
+        target = _canonical(found)
+        if target is None or target == obj.path or not _documented(found, exported):
+            return match.group(0)
+        return f"[{code}][{target}]"
+
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if "`" in line and not line.lstrip().startswith((">>>", "...")):
+            lines[i] = CODE.sub(replace, line)
+    return "\n".join(lines)
+
+
 def _comment_docstring(attribute) -> None:
     """Give an attribute the ``#:`` comment lines above it as its docstring
     (the Sphinx convention ahbm uses for module constants)."""
@@ -230,4 +265,6 @@ class SphinxRoles(griffe.Extension):
             text = LITERAL_MARKER.sub(":", obj.docstring.value)
             if ":`" in text:
                 text = rewrite(pkg, obj, text, exported)
+            if "`" in text:
+                text = link_code(pkg, obj, text, exported)
             obj.docstring.value = text
