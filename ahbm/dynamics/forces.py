@@ -327,12 +327,10 @@ class RotationalSpringDamper(ForceElement):
         if kin is not None:
             kin = _st.resolve(model, kin, q, qd, needs_qd=True)
             q, qd = kin.q, kin.qd
-        key = (id(model), model.nq, model.nv)
-        cache = getattr(self, "_index_cache", None)
-        if cache is None or cache[0] != key:
-            ij = _coordinate(model, self.coordinate, f"force element '{self.name}'")
-            self._index_cache = cache = (key, ij)
-        qi, vi = cache[1]
+        key = ("coordinate_index", self.coordinate)  # in the model's per-version cache
+        if key not in model.cache:
+            model.cache[key] = _coordinate(model, self.coordinate, f"force element '{self.name}'")
+        qi, vi = model.cache[key]
         q = np.asarray(q, dtype=float)
         qd = np.asarray(qd, dtype=float)
         shape = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1])

@@ -203,3 +203,20 @@ def test_pickle_and_deepcopy():
         np.testing.assert_array_equal(rnea(other, q, z, z), tau)
         other.update_body("b1", mass=7.0)
         assert m.masses[1] == 2.0
+
+
+def test_force_element_indices_follow_model_changes():
+    from ahbm.dynamics.forces import RotationalSpringDamper
+
+    m = build()
+    spring = RotationalSpringDamper("b1", stiffness=10.0)
+    q, z = np.full(m.nq, 0.1), np.zeros(m.nv)
+    np.testing.assert_allclose(spring.generalized_force(m, q, z), [0, -1.0, 0, 0, 0])
+    m.update_body("b0", joint={"type": "universal", "sequence": "ZX"})  # b1 moves to index 2
+    q = np.full(m.nq, 0.1)
+    np.testing.assert_allclose(
+        spring.generalized_force(m, q, np.zeros(m.nv)), [0, 0, -1.0, 0, 0, 0]
+    )
+    m.update_body("b1", joint={"type": "revolute", "axis": [1, 0, 0], "name": "hinge"})
+    with pytest.raises(ModelError, match="unknown coordinate 'b1'"):
+        spring.generalized_force(m, q, np.zeros(m.nv))
