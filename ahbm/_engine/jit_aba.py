@@ -21,6 +21,7 @@ from ahbm._engine.jit_common import (
     _plucker,
     _S_col,
     _transforms,
+    _unpack,
     sincos,
 )
 
@@ -36,10 +37,7 @@ def aba_kernel(ints, E, tax, I6, q, qd, tau, fx, use_fx, g, qdd):
     :func:`~ahbm._engine.jit_common._inputs_ok`); -3 when an acceleration
     is not finite.
     """
-    parent, kind, principal, qi, vi, nvj, plain, _massive = (
-        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7],
-    )  # fmt: skip
-    t, axis = tax[0], tax[1]
+    parent, kind, principal, qi, vi, nvj, plain, _massive, t, axis = _unpack(ints, tax)
     if not _inputs_ok(kind, qi, q, qd, tau):
         return -2
     n = parent.shape[0]

@@ -199,6 +199,41 @@ def _transforms(k0, k1, kind, E, t, plain, axis, principal, q, qi, R, p):
 
 
 @njit(cache=_CACHE)
+def _unpack(ints, tax):
+    """Arrays of a packed plan: parent, kind, principal, qi, vi, nvj, plain, massive, t, axis.
+
+    (The frame-by-frame kernels take the plan packed, ``ints`` (8, n) and
+    ``tax`` (2, n, 3): fewer arguments make a cheaper call.)
+    """
+    return (
+        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], tax[0], tax[1],
+    )  # fmt: skip
+
+
+@njit(cache=_CACHE)
+def _world_poses(parent, R, p, Rw, pw):
+    """Rw[k], pw[k] = world rotation and origin of every node from R[k], p[k] (parent frame)."""
+    for k in range(parent.shape[0]):
+        lam = parent[k]
+        if lam < 0:
+            for r in range(3):
+                pw[k, r] = p[k, r]
+                for c in range(3):
+                    Rw[k, r, c] = R[k, r, c]
+            continue
+        for r in range(3):
+            pw[k, r] = pw[lam, r] + (
+                Rw[lam, r, 0] * p[k, 0] + Rw[lam, r, 1] * p[k, 1] + Rw[lam, r, 2] * p[k, 2]
+            )
+            for c in range(3):
+                Rw[k, r, c] = (
+                    Rw[lam, r, 0] * R[k, 0, c]
+                    + Rw[lam, r, 1] * R[k, 1, c]
+                    + Rw[lam, r, 2] * R[k, 2, c]
+                )
+
+
+@njit(cache=_CACHE)
 def _motion_to_child(R, p, k, src, si, dst, di):
     """dst[di] = X src[si] for motion vectors (parent -> node k coordinates)."""
     w0, w1, w2 = src[si, 0], src[si, 1], src[si, 2]

@@ -14,6 +14,8 @@ from ahbm._engine.jit_common import (
     _motion_to_child,
     _S_col,
     _transforms,
+    _unpack,
+    _world_poses,
 )
 
 
@@ -29,10 +31,7 @@ def crba_kernel(ints, E, tax, I6, q, H):
     :func:`~ahbm._engine.jit_rnea.rnea_frame_kernel`. Returns 0, or 1 when q is not finite or
     holds a zero quaternion (see :func:`~ahbm._engine.jit_common._inputs_ok`).
     """
-    parent, kind, principal, qi, vi, nvj, plain, _massive = (
-        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7],
-    )  # fmt: skip
-    t, axis = tax[0], tax[1]
+    parent, kind, principal, qi, vi, nvj, plain, _massive, t, axis = _unpack(ints, tax)
     if not _inputs_ok(kind, qi, q, q, q):
         return 1
     n = parent.shape[0]
@@ -53,24 +52,8 @@ def crba_kernel(ints, E, tax, I6, q, H):
         qf = q[fr]
         Hf = H[fr]
         _transforms(0, n, kind, E, t, plain, axis, principal, qf, qi, R, p)
+        _world_poses(parent, R, p, Rw, pw)
         for k in range(n):
-            lam = parent[k]
-            if lam < 0:
-                for r in range(3):
-                    pw[k, r] = p[k, r]
-                    for c in range(3):
-                        Rw[k, r, c] = R[k, r, c]
-            else:
-                for r in range(3):
-                    pw[k, r] = pw[lam, r] + (
-                        Rw[lam, r, 0] * p[k, 0] + Rw[lam, r, 1] * p[k, 1] + Rw[lam, r, 2] * p[k, 2]
-                    )
-                    for c in range(3):
-                        Rw[k, r, c] = (
-                            Rw[lam, r, 0] * R[k, 0, c]
-                            + Rw[lam, r, 1] * R[k, 1, c]
-                            + Rw[lam, r, 2] * R[k, 2, c]
-                        )
             px, py, pz = pw[k, 0], pw[k, 1], pw[k, 2]
             kd = kind[k]
             for c in range(nvj[k]):
@@ -175,10 +158,7 @@ def kinematics_kernel(
     motion vector ``[ω; v_O]`` (about the world origin) of each unit q̇_k
     (only if use_cols).
     """
-    parent, kind, principal, qi, vi, nvj, plain = (
-        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6],
-    )  # fmt: skip
-    t, axis = tax[0], tax[1]
+    parent, kind, principal, qi, vi, nvj, plain, _massive, t, axis = _unpack(ints, tax)
     n = parent.shape[0]
     nb = body_node.shape[0]
     N = q.shape[0]
@@ -193,24 +173,9 @@ def kinematics_kernel(
     for fr in range(N):
         qf = q[fr]
         _transforms(0, n, kind, E, t, plain, axis, principal, qf, qi, R, p)
+        _world_poses(parent, R, p, Rw, pw)
         for k in range(n):
             lam = parent[k]
-            if lam < 0:
-                for r in range(3):
-                    pw[k, r] = p[k, r]
-                    for c in range(3):
-                        Rw[k, r, c] = R[k, r, c]
-            else:
-                for r in range(3):
-                    acc = pw[lam, r]
-                    for l in range(3):
-                        acc += Rw[lam, r, l] * p[k, l]
-                    pw[k, r] = acc
-                    for c in range(3):
-                        acc = 0.0
-                        for l in range(3):
-                            acc += Rw[lam, r, l] * R[k, l, c]
-                        Rw[k, r, c] = acc
             for c in range(nvj[k] if use_cols else 0):
                 _S_col(kind, axis, k, c, s)
                 col = vi[k] + c

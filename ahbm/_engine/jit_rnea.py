@@ -21,6 +21,7 @@ from ahbm._engine.jit_common import (
     _joint_velocity,
     _motion_to_child,
     _transforms,
+    _unpack,
     sincos,
 )
 
@@ -215,10 +216,7 @@ def rnea_frame_kernel(ints, E, tax, I6, q, qd, qdd, fx, use_fx, g, tau):
     finite or a quaternion is zero: the caller then validates the input in
     full and names the argument.
     """
-    parent, kind, principal, qi, vi, _nvj, plain, massive = (
-        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7],
-    )  # fmt: skip
-    t, axis = tax[0], tax[1]
+    parent, kind, principal, qi, vi, _nvj, plain, massive, t, axis = _unpack(ints, tax)
     if not _inputs_ok(kind, qi, q, qd, qdd):
         return 1
     n = parent.shape[0]
