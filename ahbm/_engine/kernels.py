@@ -267,6 +267,8 @@ def _pool(n: int) -> ThreadPoolExecutor:
     """A process-wide pool of ``n`` worker threads (remade after a fork)."""
     ex, size, pid = _POOL
     if ex is None or size != n or pid != os.getpid():
+        if ex is not None and pid == os.getpid():
+            ex.shutdown(wait=False)  # another size asked for: let the old workers end
         ex = ThreadPoolExecutor(max_workers=n, thread_name_prefix="ahbm-kernels")
         _POOL[:] = [ex, n, os.getpid()]
     return ex
