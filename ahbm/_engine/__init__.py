@@ -1,10 +1,20 @@
 """The private engine shared by ahbm's packages (not public API).
 
 Everything the kinematics, dynamics and later packages share below their
-public functions lives here and is imported openly by them: the compiled
-multibody kernels and the node plan they run on (``kernels``), and the batch
-kinematic primitives (layout conventions, joint transforms, motion/force
-cross products, transforms between frames). DESIGN.md's rule: no private
-name crosses a package boundary except from this engine and from
-``ahbm._validation`` / ``ahbm._files``.
+public functions lives here and is imported openly by them:
+
+* ``kernels`` (and its ``jit_*`` modules): the compiled multibody kernels and
+  the node plan they run on;
+* ``batch``: the layout conventions (batch first in the public API, batch
+  last inside per-body loops, ``_bl`` names), the one cross product,
+  batch-last rotations of vectors, and the validation and flattening of a
+  batch of states (``prepare``);
+* ``state``: the kinematic state (``Kinematics``, public as
+  ``ahbm.kinematics.Kinematics``) and the point kinematics and Jacobians
+  derived from it, coded once for ``ahbm.kinematics``, the marker IK, the
+  force elements and the constraints.
+
+DESIGN.md's rule (checked by tests/test_layers.py): no private name crosses
+a package boundary except from this engine and from ``ahbm._validation``,
+``ahbm._files`` and ``ahbm._deprecation``.
 """
