@@ -56,8 +56,8 @@ default, :class:`NumpyOps`, works on numpy arrays. An ``ops`` provides:
     Matrix products (matrix × vector gives a vector), the transpose of a
     matrix and the solution of ``a x = b`` for a small square ``a``.
 
-Beyond these the code uses only ``+``, ``-``, unary ``-``, ``*`` by a scalar
-or elementwise between vectors of one length, and indexing: a scalar
+Beyond these the code uses only ``+`` and ``-`` between operands of one
+shape, unary ``-``, ``*`` and ``/`` with a scalar, and indexing: a scalar
 ``x[k]``, a sub-vector ``x[i:j]`` (both on vectors only) and a column
 ``A[:, k]`` of a matrix. A vector is 1-D for numpy and may be a column
 (``n × 1``) elsewhere: the code never transposes a vector.
