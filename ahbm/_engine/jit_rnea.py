@@ -29,15 +29,19 @@ from ahbm._engine.jit_common import (
 @njit(cache=_CACHE, nogil=True)
 def rnea_block_kernel(
     parent, kind, E, t, plain, axis, principal, qi, vi, I6, fast, massive,
-    q, qd, qdd, fx, use_fx, g, tau,
+    q, qd, qdd, fx, use_fx, g, tau, check,
 ):  # fmt: skip
     """tau (N, nv) <- RNEA, frames in blocks of _B (innermost loops run over frames).
 
     Layout inside a block: spatial vectors (node, component, frame). All
     branches (joint type, axis) are taken once per node and block; the
     loops over the frames of a block have none, so the compiler vectorizes
-    them.
+    them. Returns 0; with ``check``, 1 (and nothing computed) when an input
+    is not finite or a quaternion is zero (see
+    :func:`~ahbm._engine.jit_common._inputs_ok`).
     """
+    if check and not _inputs_ok(kind, qi, q, qd, qdd):
+        return 1
     n = parent.shape[0]
     N = q.shape[0]
     nq = q.shape[1]
@@ -200,6 +204,7 @@ def rnea_block_kernel(
         for i in range(m):
             for c in range(nv):
                 tau[f0 + i, c] = taub[c, i]
+    return 0
 
 
 _B = 64  # frames per block of rnea_block_kernel (measured best of 8-256)

@@ -281,12 +281,14 @@ def _split(N: int, n: int, block: int):
     return [(a, min(a + per, N)) for a in range(0, N, per)]
 
 
-def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
+def rnea(model: Model, q, qd, qdd, fx=None, gravity=True, *, check=False):
     """RNEA through the kernels; q (N, nq), qd/qdd (N, nv) or None; returns tau (N, nv).
 
     Below 4 frames the frame-by-frame kernel; otherwise the frame-block
     kernel, over ``_threads()`` threads from 2,048 frames on (ranges of whole
-    blocks: the results are bitwise those of one thread).
+    blocks: the results are bitwise those of one thread). With ``check`` the
+    kernels check finiteness and quaternion norms and the result is None if
+    one fails (the frame-by-frame kernel always checks).
     """
     p = plan(model)
     N = q.shape[0]
@@ -299,33 +301,31 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True):
     use_fx = fx is not None
     fx = _c(fx) if use_fx else _NO_FX
     if N < _RNEA_BLOCK_MIN:
-        rnea_frame_kernel(*_lean(model)[4], q, qd, qdd, fx, use_fx, g, tau)
-        return tau
+        bad = rnea_frame_kernel(*_lean(model)[4], q, qd, qdd, fx, use_fx, g, tau)
+        return None if bad and check else tau
 
     def run(a, b):
-        rnea_block_kernel(
+        return rnea_block_kernel(
             p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.I6,
             p.fast, p.massive, q[a:b], qd[a:b], qdd[a:b], fx[a:b] if use_fx else fx, use_fx,
-            g, tau[a:b],
+            g, tau[a:b], check,
         )  # fmt: skip
 
     n = _threads() if N >= _PARALLEL_MIN else 1
     if n == 1:
-        run(0, N)
-        return tau
+        return None if run(0, N) else tau
     # several ranges per thread, taken in turn by whichever thread is free: a
     # thread held up by other processes does not hold up the whole call
     ranges = iter(_split(N, _CHUNKS_PER_THREAD * n, _RNEA_B))  # next() is atomic
 
     def work():
-        for a, b in ranges:
-            run(a, b)
+        return max([run(a, b) for a, b in ranges], default=0)
 
     futures = [_pool(n - 1).submit(work) for _ in range(n - 1)]
-    work()
+    bad = work()
     for fut in futures:
-        fut.result()
-    return tau
+        bad = max(bad, fut.result())
+    return None if bad else tau
 
 
 # ----------------------------------------------------------------------------
@@ -406,18 +406,31 @@ def _lean(model):
     return lean
 
 
-def rnea_single(model, q, qd, qdd):
-    """tau (nv,) of one state, or None when the input needs the full validation.
+def _mat(x, N: int, n: int) -> bool:
+    """x is a float64, C-contiguous ndarray of shape (N, n) (a common batch)."""
+    return type(x) is np.ndarray and x.dtype is _F64 and x.shape == (N, n) and x.flags.c_contiguous
 
-    The lean path of the public functions: q (nq,), qd and qdd (nv,) must
-    be float64, C-contiguous ndarrays (qd/qdd may be None for zeros); the
-    kernel checks finiteness and quaternion norms. Anything else returns
-    None and the caller validates in full (which then names the argument).
+
+def rnea_single(model, q, qd, qdd):
+    """tau of one state (nv,) or of a batch (N, nv), or None when the input needs validation.
+
+    The lean path of the public functions: q (nq,), qd and qdd (nv,) (or
+    (N, nq), (N, nv), (N, nv)) must be float64, C-contiguous ndarrays (qd/qdd
+    may be None for zeros); the kernels check finiteness and quaternion
+    norms. Anything else returns None and the caller validates in full
+    (which then names the argument).
     """
     lean = _lean(model)
     if lean is None:
         return None
     _, nq, nv, g, packed = lean
+    if type(q) is np.ndarray and q.ndim == 2:  # a batch
+        N = q.shape[0]
+        qd = np.zeros((N, nv)) if qd is None else qd
+        qdd = np.zeros((N, nv)) if qdd is None else qdd
+        if not (_mat(q, N, nq) and _mat(qd, N, nv) and _mat(qdd, N, nv)):
+            return None
+        return rnea(model, q, qd, qdd, check=True)
     if qd is None:
         qd = np.zeros(nv)
     if qdd is None:

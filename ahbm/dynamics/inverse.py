@@ -127,9 +127,10 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     Pinocchio does), and a compiled kernel (numba, :mod:`ahbm._engine.kernels`)
     runs the recursion for every frame of the trial in one call (from 2,048
     frames in ``NUMBA_NUM_THREADS`` threads, with results identical to one
-    thread). A single float64, C-contiguous state without ``f_ext`` skips the
-    Python validation: the kernel checks the values itself, and falls back to
-    the full validation (and its error messages) when one is bad.
+    thread). A float64, C-contiguous state ``(nq,)`` or batch ``(N, nq)``
+    without ``f_ext`` skips the Python validation: the kernels check the
+    values themselves, and the full validation (with its error messages)
+    runs when one is bad.
 
     Raises
     ------

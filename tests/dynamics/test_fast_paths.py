@@ -228,3 +228,39 @@ def test_compilation_ahead_of_use(monkeypatch):
 def test_compile_in_background_process():
     proc = _kernels.compile_in_background(("crba",))
     assert proc.wait(timeout=600) == 0
+
+
+@pytest.mark.parametrize("n", [2, 40, 3000])
+def test_batch_lean_path_equals_full_validation_and_reports_bad_values(monkeypatch, n):
+    """A float64 C-contiguous batch is checked in the kernels; bad values still name it."""
+    model, *_ = _state(17, n_bodies=8)
+    rng = np.random.default_rng(18)
+    q = random_q(model, rng=rng, size=n)
+    qd = rng.normal(size=(n, model.nv))
+    qdd = rng.normal(size=(n, model.nv))
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
+    assert _kernels.rnea_single(model, q, qd, qdd) is not None
+    tau = rnea(model, q, qd, qdd)
+    # Fortran-ordered copies go through the full validation
+    np.testing.assert_array_equal(
+        tau, rnea(model, np.asfortranarray(q), np.asfortranarray(qd), np.asfortranarray(qdd))
+    )
+    np.testing.assert_array_equal(nonlinear_effects(model, q, qd), rnea(model, q, qd, 0 * qdd))
+    np.testing.assert_array_equal(gravity_torques(model, q), rnea(model, q, 0 * qd, 0 * qdd))
+    for name, arr in (("qd", qd), ("qdd", qdd)):
+        bad = arr.copy()
+        bad[-1, 0] = np.inf  # in the last range of frames
+        args = {"qd": qd, "qdd": qdd, name: bad}
+        assert _kernels.rnea_single(model, q, args["qd"], args["qdd"]) is None
+        with pytest.raises(DataError, match=f"`{name}`"):
+            rnea(model, q, args["qd"], args["qdd"])
+
+
+def test_batch_lean_path_reports_a_zero_quaternion():
+    m = Model("ball")
+    m.add_body("a", "ground", {"type": "spherical"}, mass=1.0, com=[0, 0, -0.5])
+    q = np.tile([0.0, 0.0, 0.0, 1.0], (50, 1))
+    q[30] = 0.0
+    z = np.zeros((50, 3))
+    with pytest.raises(DataError, match="quaternion"):
+        rnea(m, q, z, z)
