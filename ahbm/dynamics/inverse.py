@@ -146,7 +146,7 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     (100, 9)
     """
     if f_ext is None and f_ext_frame in _EXT_FRAMES:
-        # lean path: one float64 state, checked inside the kernel
+        # lean path: a float64 state or batch, checked inside the kernels
         tau = _kernels.rnea_single(model, q, qd, qdd)
         if tau is not None:
             return tau
