@@ -523,9 +523,9 @@ def is_compiled(names) -> bool:
     """
     for name in names:
         disp = KERNELS[name]
-        if disp.overloads:
-            continue
         try:
+            if disp.overloads:
+                continue
             if not disp._cache._cache_file._load_index():  # {} when missing or stale
                 return False
         except Exception:  # noqa: BLE001 - private numba API; any failure means "unknown"
