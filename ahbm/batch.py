@@ -18,7 +18,7 @@ from pathlib import Path
 from ahbm.errors import DataError
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 
-__all__ = ["convert", "ConversionReport", "read_trial", "SUPPORTED_SUFFIXES"]
+__all__ = ["convert", "ConversionReport", "process_pool", "read_trial", "SUPPORTED_SUFFIXES"]
 
 
 @dataclass
@@ -110,8 +110,28 @@ def _expand(inputs) -> tuple[list[Path], list[tuple[Path, str]]]:
     return unique, skipped
 
 
-def _process_pool(max_workers: int) -> cf.ProcessPoolExecutor:
-    """A process pool that does not fork a possibly multi-threaded parent."""
+def process_pool(max_workers: int) -> cf.ProcessPoolExecutor:
+    """A process pool that does not fork a possibly multi-threaded parent.
+
+    Parameters
+    ----------
+    max_workers : int
+        Number of worker processes (at least 1).
+
+    Returns
+    -------
+    concurrent.futures.ProcessPoolExecutor
+        Started with the ``forkserver`` method where available, else ``spawn``
+        (forking a process that runs threads, such as the kernels' callers,
+        can deadlock).
+
+    Examples
+    --------
+    >>> pool = process_pool(2)  # workers start at the first submit
+    >>> type(pool).__name__
+    'ProcessPoolExecutor'
+    >>> pool.shutdown()
+    """
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
@@ -124,7 +144,7 @@ def _default_executor(n_tasks: int) -> cf.Executor:
         n_cpu = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         n_cpu = os.cpu_count() or 1
-    return _process_pool(min(n_cpu, n_tasks))
+    return process_pool(min(n_cpu, n_tasks))
 
 
 def convert(

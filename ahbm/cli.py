@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ahbm.errors import DataError
-from ahbm.graphics._common import is_interactive_backend, pyplot, save_figure
+from ahbm.graphics import is_interactive_backend, save_figure
 from ahbm.graphics.gait import gait_cycles_from_results, plot_gait_cycles
 from ahbm.graphics.stick import plug_in_gait_segments, stick_view
 from ahbm.io.hdf5 import load_trial
@@ -84,14 +84,14 @@ def _add_convert(parser: argparse.ArgumentParser) -> None:
 def _run_convert(args: argparse.Namespace) -> int:
     import concurrent.futures as cf
 
-    from ahbm.batch import _process_pool, convert
+    from ahbm.batch import convert, process_pool
 
     executor = None
     if args.jobs is not None:
         if args.jobs < 1:
             raise DataError(f"--jobs must be at least 1, got {args.jobs}")
         executor = (
-            cf.ThreadPoolExecutor(max_workers=1) if args.jobs == 1 else _process_pool(args.jobs)
+            cf.ThreadPoolExecutor(max_workers=1) if args.jobs == 1 else process_pool(args.jobs)
         )
     try:
         report = convert(
@@ -224,10 +224,12 @@ def run_view(args: argparse.Namespace) -> int:
         viewer.show_frame(args.frame)
         viewer.save(args.png, dpi=args.dpi)
         print(f"wrote {args.png}")
+    import matplotlib.pyplot as plt
+
     if not outputs:
         viewer.animate(fps=args.fps, speed=args.speed)
-        pyplot().show()  # the user asked to look at it: this is the command's purpose
-    pyplot().close(viewer.fig)
+        plt.show()  # the user asked to look at it: this is the command's purpose
+    plt.close(viewer.fig)
     return 0
 
 

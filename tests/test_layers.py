@@ -3,6 +3,12 @@
 errors → kinematics.rotations → kinematics.tree, _engine, kinematics.* → dynamics →
 bsp, analysis → io → graphics → models → batch, cli (imports inside functions
 count too).
+
+And no private name crosses a package boundary (the package is the first
+component after ``ahbm.``: kinematics, dynamics, io, ...): a module never
+imports a name with a leading underscore, or anything from a private module,
+of another package, except from the shared private helpers ``ahbm._engine.*``,
+``ahbm._validation``, ``ahbm._files`` and ``ahbm._deprecation``.
 """
 
 import ast
@@ -67,3 +73,77 @@ def test_checker_sees_a_violation(tmp_path):
         n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and _layer(n.module) == 7
     ]
     assert found == ["ahbm.models"] and _layer("ahbm.dynamics.forces") < 7
+
+
+# ----------------------------------------------------------------------------
+# private names across packages
+# ----------------------------------------------------------------------------
+
+SHARED_PRIVATE = ("ahbm._engine", "ahbm._validation", "ahbm._files", "ahbm._deprecation")
+
+
+def _package(module: str):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _shared(module: str) -> bool:
+    return any(module == s or module.startswith(s + ".") for s in SHARED_PRIVATE)
+
+
+def _private_imports(source: str, me: str) -> list[str]:
+    """Private names that module `me` imports from another package (absolute imports)."""
+    mine = _package(me)
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            mod = node.module
+            if not mod.startswith("ahbm.") or _package(mod) == mine or _shared(mod):
+                continue
+            private_module = any(p.startswith("_") for p in mod.split(".")[2:])
+            for alias in node.names:
+                if private_module or alias.name.startswith("_"):
+                    bad.append(f"line {node.lineno}: {mod}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                mod = alias.name
+                if (
+                    mod.startswith("ahbm.")
+                    and _package(mod) != mine
+                    and not _shared(mod)
+                    and any(p.startswith("_") for p in mod.split(".")[2:])
+                ):
+                    bad.append(f"line {node.lineno}: {mod}")
+    return bad
+
+
+@pytest.mark.parametrize("path,name", list(_modules()), ids=lambda x: str(x)[-40:])
+def test_no_private_name_crosses_a_package(path, name):
+    bad = _private_imports(path.read_text(encoding="utf-8"), name)
+    assert not bad, (
+        f"{name} imports private names of another package: {bad}; use a public name, or move "
+        "a genuinely shared helper into ahbm._engine"
+    )
+
+
+def test_private_name_checker_sees_violations():
+    me = "ahbm.dynamics.constraints"
+    assert _private_imports("from ahbm.kinematics.forward import _Kin\n", me) == [
+        "line 1: ahbm.kinematics.forward._Kin"
+    ]
+    assert _private_imports("def f():\n    from ahbm.io.c3d._common import warn\n", me) == [
+        "line 2: ahbm.io.c3d._common.warn"
+    ]
+    assert _private_imports("import ahbm.graphics._common\n", me) == [
+        "line 1: ahbm.graphics._common"
+    ]
+    # allowed: the same package, the shared private helpers, public names, relative imports
+    ok = (
+        "from ahbm.dynamics.forces import _body\n"
+        "from ahbm._engine.state import point_bl\n"
+        "from ahbm._engine import kernels as _kernels\n"
+        "from ahbm._validation import as_float_array\n"
+        "from ahbm.kinematics.forward import point_position\n"
+        "from .forces import _vec3\n"
+    )
+    assert _private_imports(ok, me) == []

@@ -6,7 +6,7 @@ display; no function calls ``plt.show()``. Each returns the matplotlib
 Figure, or a viewer object holding it, so that the caller can restyle it.
 """
 
-from ahbm.graphics._common import save_figure
+from ahbm.graphics._common import is_interactive_backend, save_figure
 from ahbm.graphics.gait import gait_cycle_summary, gait_cycles_from_results, plot_gait_cycles
 from ahbm.graphics.model import draw_model, geometry_mesh, model_skeleton
 from ahbm.graphics.simulation import plot_simulation
@@ -26,6 +26,7 @@ __all__ = [
     "gait_cycle_summary",
     "gait_cycles_from_results",
     "geometry_mesh",
+    "is_interactive_backend",
     "model_skeleton",
     "plot_gait_cycles",
     "plot_simulation",

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.graphics._common import pyplot, save_figure
+from ahbm.graphics import save_figure
 from ahbm.graphics.gait import plot_gait_cycles
 from ahbm.models.gait import (
     GaitSettings,
@@ -79,7 +79,8 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
         )
     present = set().union(*(set(c) for c in cycles.values()))
     variables = [v for v in _REPORT_VARIABLES if v in present]
-    plt = pyplot()
+    import matplotlib.pyplot as plt
+
     fig = plt.figure(figsize=(11.0, 2.0 * len(variables) + 2.6))
     try:
         plot_gait_cycles(cycles, variables, fig=fig, show_cycles=True)
