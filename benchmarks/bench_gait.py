@@ -74,7 +74,9 @@ def main(argv=None):
 
     duration = args.minutes * 60.0
     t0 = time.process_time()
-    big, _ = synthetic_walking_trial(duration, args.rate, analog_factor=4, noise=0.0005)
+    big, _ = synthetic_walking_trial(
+        duration=duration, rate=args.rate, analog_factor=4, noise=0.0005
+    )
     t_gen = time.process_time() - t0
     t_big = best(lambda: analyze_gait(big), repeat=2)
     print(

@@ -36,13 +36,16 @@ Control of Human Movement*, 4th ed., ch. 5. Vaughan, Davis & O'Connor (1992)
 
 from __future__ import annotations
 
+import functools
 import warnings
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 
+from ahbm._deprecation import warn_deprecated
 from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.jcs import jcs_axes
 
@@ -451,11 +454,32 @@ def _distance_to_segments(p, a, b):
     return np.linalg.norm(p2 - q, axis=-1)
 
 
+def _time_before_feet(func):
+    """Accept the 0.1 order ``(plates, time, feet)`` for one release (warns once)."""
+
+    @functools.wraps(func)
+    def wrapper(plates, *args, **kwargs):
+        if len(args) == 2 and not isinstance(args[0], Mapping):
+            if "time" in kwargs:
+                raise TypeError("assign_force_plates() got `time` by position and by keyword")
+            warn_deprecated(
+                "assign_force_plates:positional-time",
+                "assign_force_plates(plates, time, feet) is deprecated and will be an error in "
+                "ahbm 0.3; use assign_force_plates(plates, feet, time=time) (or rate=)",
+            )
+            kwargs["time"], args = args[0], args[1:]
+        return func(plates, *args, **kwargs)
+
+    return wrapper
+
+
+@_time_before_feet
 def assign_force_plates(
     plates,
-    time,
     feet,
     *,
+    rate: float | None = None,
+    time=None,
     n_segments: int | None = None,
     threshold: float = 20.0,
     max_distance: float = 0.12,
@@ -470,14 +494,18 @@ def assign_force_plates(
     plates : sequence of ForcePlate
         Plates with ``force``, ``cop``, ``free_moment`` (n_samples, 3) in the
         lab frame (ground reaction on the subject) and ``rate``; sample 0 is
-        at ``time[0]``.
-    time : array_like, shape (n_frames,)
-        Kinematic frame times, s.
+        at the first frame time.
     feet : dict
         ``{segment_index: points}`` with `points` (n_frames, n_points, 3) in
         m, at least two points spanning the foot from back to front (e.g.
         heel or ankle centre, then toe). NaN frames make the foot unavailable
         in those frames.
+    rate : float, optional
+        Kinematic frame rate, Hz (first frame at 0 s).
+    time : array_like, shape (n_frames,), optional
+        Kinematic frame times, s (e.g. ``trial.time``). Give exactly one of
+        `rate` and `time`. The 0.1 order ``(plates, time, feet)`` still works
+        until 0.3 and warns once.
     n_segments : int, optional
         Number of segments of the result (default: largest foot index + 1).
     threshold : float, optional
@@ -524,13 +552,14 @@ def assign_force_plates(
     >>> fp = ForcePlate(f, np.zeros((n, 3)), cop, np.zeros((n, 3)), np.zeros((4, 3)),
     ...                 np.zeros(3), rate=100.0)
     >>> foot = np.tile([[0.0, 0, 0.05], [0.2, 0, 0.0]], (n, 1, 1))
-    >>> a = assign_force_plates([fp], np.arange(n) / 100.0, {0: foot})
+    >>> a = assign_force_plates([fp], {0: foot}, rate=100.0)
     >>> a.f_ext[0, 0].round(3).tolist()
     [0.0, -70.0, 0.0, 0.0, 0.0, 700.0]
     """
-    t = as_float_array(time, "time").ravel()
-    if not feet:
+    if not isinstance(feet, Mapping) or not feet:
         raise DataError("`feet` is empty; give {segment_index: foot points} for each foot")
+    n_frames = np.shape(next(iter(feet.values())))[0] if time is None else np.size(time)
+    t = sample_times(n_frames, rate=rate, time=time)
     idx = [int(i) for i in feet]
     n_seg = int(n_segments) if n_segments is not None else max(idx) + 1
     pts = {}

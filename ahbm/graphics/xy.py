@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ahbm._deprecation import warn_deprecated
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import SIDE_COLORS, pyplot
@@ -46,8 +47,23 @@ class XYViewer:
         self.cursor_lines = cursor_lines
         self.time = None
 
-    def set_time(self, t: float, frame: int | None = None) -> None:
-        """Move the cursor to time `t` (s). `frame` is accepted for viewer callbacks."""
+    def set_time(
+        self, t: float, frame_index: int | None = None, *, frame: int | None = None
+    ) -> None:
+        """Move the cursor to time `t` (s).
+
+        `frame_index` (the frame number) is accepted so that the method can be
+        a :meth:`StickViewer.add_listener` callback, ``callback(t, frame_index)``;
+        the cursor only uses `t`. The 0.1 keyword ``frame=`` still works until
+        0.3 and warns once (``frame`` names a coordinate frame elsewhere).
+        """
+        if frame is not None:
+            if frame_index is not None:
+                raise TypeError("set_time() got both `frame` (deprecated) and `frame_index`")
+            warn_deprecated(
+                "XYViewer.set_time:frame",
+                "XYViewer.set_time(): the argument `frame` is deprecated; use `frame_index`",
+            )
         self.time = float(t)
         for line in self.cursor_lines:
             line.set_xdata([self.time, self.time])
@@ -206,13 +222,14 @@ def _event_style(label: str, context: str) -> tuple[str, str]:
 def xy_view(
     data,
     *,
-    t=None,
+    time=None,
     rate: float | None = None,
     channels: Sequence[str] | None = None,
     events=None,
     cursor=None,
     fig=None,
     title: str | None = None,
+    t=None,
 ) -> XYViewer:
     """Plot time series in stacked panels that share the time axis.
 
@@ -228,10 +245,10 @@ def xy_view(
           name -> ``(time, values)`` with its own time vector;
         - an array (n,) or (n, k) (one panel) or (n, n_channels, k) (a panel
           per channel).
-    t : array_like, shape (n,), optional
+    time : array_like, shape (n,), optional
         Common time vector, s, for mapping/array data.
     rate : float, optional
-        Sample rate, Hz, used when `t` is not given (else sample numbers).
+        Sample rate, Hz, used when `time` is not given (else sample numbers).
     channels : sequence of str, optional
         Channels to draw, in order (one panel each).
     events : sequence or mapping, optional
@@ -246,6 +263,8 @@ def xy_view(
         Figure to draw into (default: a new one).
     title : str, optional
         Figure title.
+    t : array_like, optional
+        Deprecated 0.1 spelling of `time` (works until 0.3, warns once).
 
     Returns
     -------
@@ -261,11 +280,17 @@ def xy_view(
     >>> import numpy as np
     >>> from ahbm.graphics import xy_view
     >>> t = np.linspace(0, 1, 101)
-    >>> v = xy_view({"sin": np.sin(t), "cos": np.cos(t)}, t=t, events=[(0.5, "Foot Off", "Left")])
+    >>> data = {"sin": np.sin(t), "cos": np.cos(t)}
+    >>> v = xy_view(data, time=t, events=[(0.5, "Foot Off", "Left")])
     >>> len(v.axes)
     2
     >>> import matplotlib.pyplot as plt; plt.close(v.fig)
     """
+    if t is not None:
+        if time is not None:
+            raise TypeError("xy_view() got both `t` (deprecated) and `time`; use `time`")
+        warn_deprecated("xy_view:t", "xy_view(): the argument `t` is deprecated; use `time`")
+    t = time if t is None else t
     if rate is not None and not (np.isfinite(rate) and rate > 0):
         raise DataError(f"`rate` must be a positive number of Hz, got {rate!r}")
     from ahbm.graphics._stick_data import _is_trial

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from scipy.interpolate import CubicSpline
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm.dynamics.inverse import rnea
 from ahbm.errors import AhbmWarning
 from ahbm.io.c3d import read_c3d, write_c3d
@@ -184,10 +185,16 @@ def _weights(t, stride):
     return out
 
 
+@positional_to_keyword(
+    "synthetic_walking_trial",
+    0,
+    ("duration", "rate"),
+    "synthetic_walking_trial(duration=..., rate=...)",
+)
 def synthetic_walking_trial(
+    *,
     duration: float = 3.6,
     rate: float = 100.0,
-    *,
     analog_factor: int = 10,
     mass: float = 70.0,
     height: float = 1.75,
@@ -201,7 +208,8 @@ def synthetic_walking_trial(
     Parameters
     ----------
     duration : float
-        s.
+        s (keyword-only, like every option; the 0.1 positional
+        ``synthetic_walking_trial(duration, rate)`` works until 0.3 and warns once).
     rate : float
         Marker frame rate, Hz.
     analog_factor : int

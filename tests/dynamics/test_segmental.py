@@ -4,6 +4,8 @@ force plate assignment, clinical sign conventions, joint power."""
 import numpy as np
 import pytest
 
+import ahbm._deprecation as dep
+from ahbm._deprecation import AhbmDeprecationWarning
 from ahbm.analysis.segments import segment_motion
 from ahbm.dynamics import rnea
 from ahbm.dynamics.segmental import (
@@ -308,7 +310,7 @@ def test_force_plate_assignment_two_plates_two_feet():
     p2 = _plate(f * 0.5, np.tile([0.7, -0.12, 0.0], (n, 1)))
     # a second plate under the left foot's front adds to the first
     p3 = _plate(f * 0.25, np.tile([0.18, 0.1, 0.0], (n, 1)))
-    a = assign_force_plates([p1, p2, p3], t, {2: left, 4: right}, n_segments=5)
+    a = assign_force_plates([p1, p2, p3], {2: left, 4: right}, time=t, n_segments=5)
     assert a.contact[:, 2].all() and a.contact[:, 4].all() and not a.contact[:, :2].any()
     np.testing.assert_allclose(a.f_ext[:, 2, 3:], f * 1.25)
     expected_n = np.cross([0.05, 0.1, 0], f[0]) + np.cross([0.18, 0.1, 0], 0.25 * f[0])
@@ -324,11 +326,11 @@ def test_force_plate_two_feet_on_one_plate_and_no_foot_are_flagged():
     right = np.tile([[0.0, -0.05, 0.08], [0.2, -0.05, 0.0]], (n, 1, 1))
     p = _plate(np.tile([0, 0, 700.0], (n, 1)), np.tile([0.1, 0.0, 0.0], (n, 1)))
     with pytest.warns(AhbmWarning, match="two feet"):
-        a = assign_force_plates([p], t, {0: left, 1: right})
+        a = assign_force_plates([p], {0: left, 1: right}, time=t)
     assert a.ambiguous.all() and not a.contact.any()
     far = _plate(np.tile([0, 0, 700.0], (n, 1)), np.tile([2.0, 0.0, 0.0], (n, 1)))
     with pytest.warns(AhbmWarning, match="no foot within"):
-        a = assign_force_plates([far], t, {0: left})
+        a = assign_force_plates([far], {0: left}, rate=100.0)
     assert a.ambiguous.all()
 
 
@@ -338,9 +340,9 @@ def test_force_plate_assignment_errors():
     foot = np.tile([[0.0, 0, 0.08], [0.2, 0, 0.0]], (n, 1, 1))
     idle = _plate(np.zeros((n, 3)), np.full((n, 3), np.nan))
     with pytest.raises(DataError, match="No force plate is loaded"):
-        assign_force_plates([idle], t, {0: foot})
+        assign_force_plates([idle], {0: foot}, time=t)
     with pytest.raises(DataError, match="feet"):
-        assign_force_plates([idle], t, {0: foot[:, :1]})
+        assign_force_plates([idle], {0: foot[:, :1]}, time=t)
 
 
 def test_plate_on_raised_surface_cop_recovered():
@@ -351,8 +353,29 @@ def test_plate_on_raised_surface_cop_recovered():
     foot = np.tile([[0.3, 0.0, 0.12], [0.5, 0.0, 0.06]], (n, 1, 1))
     f = np.tile([80.0, -30.0, 700.0], (n, 1))
     p = _plate(f, np.tile([0.45, 0.02, h], (n, 1)), corners=corners)
-    a = assign_force_plates([p], t, {0: foot}, max_distance=0.03)
+    a = assign_force_plates([p], {0: foot}, time=t, max_distance=0.03)
     assert a.contact.all()
+
+
+def test_force_plate_assignment_time_axis_and_deprecated_order(monkeypatch):
+    n = 10
+    t = 0.5 + np.arange(n) / 100.0
+    foot = np.tile([[0.0, 0, 0.08], [0.2, 0, 0.0]], (n, 1, 1))
+    p = _plate(np.tile([0, 0, 700.0], (n, 1)), np.tile([0.1, 0.0, 0.0], (n, 1)))
+    new = assign_force_plates([p], {0: foot}, time=t)
+    by_rate = assign_force_plates([p], {0: foot}, rate=100.0)
+    np.testing.assert_allclose(by_rate.f_ext, new.f_ext)
+    monkeypatch.setattr(dep, "_warned", set())
+    with pytest.warns(AhbmDeprecationWarning, match="feet, time=time") as record:
+        old = assign_force_plates([p], t, {0: foot})
+        again = assign_force_plates([p], t, {0: foot})
+    assert len([w for w in record if issubclass(w.category, AhbmDeprecationWarning)]) == 1
+    np.testing.assert_array_equal(old.f_ext, new.f_ext)
+    np.testing.assert_array_equal(again.contact, new.contact)
+    with pytest.raises(DataError, match="exactly one"):
+        assign_force_plates([p], {0: foot})
+    with pytest.raises(DataError, match="not both"):
+        assign_force_plates([p], {0: foot}, rate=100.0, time=t)
 
 
 def test_newton_euler_input_errors():

@@ -53,7 +53,7 @@ def _xy_figure():
         (1.0, "Foot Off", "Left"),
         (1.4, "Foot Strike", "Right"),
     ]
-    viewer = xy_view(data, t=t, events=events, cursor=True, title="signals")
+    viewer = xy_view(data, time=t, events=events, cursor=True, title="signals")
     viewer.set_time(0.8)
     return viewer.fig
 

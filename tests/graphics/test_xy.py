@@ -11,7 +11,7 @@ from ahbm.graphics import xy_view
 def test_mapping_gives_one_shared_panel_per_channel():
     t = np.linspace(0.0, 2.0, 41)
     data = {"angle": np.sin(t), "force": np.c_[t, 2 * t, 3 * t], "moment": np.cos(t)}
-    v = xy_view(data, t=t, title="trial")
+    v = xy_view(data, time=t, title="trial")
     assert len(v.axes) == 3
     assert v.channels == ["angle", "force", "moment"]
     for ax in v.axes[1:]:
@@ -77,25 +77,46 @@ def test_trial_default_channels_are_the_plate_forces(trial_factory):
 
 def test_events_as_tuples_and_mapping():
     t = np.linspace(0, 1, 5)
-    v = xy_view({"a": t}, t=t, events={"Foot Strike": [0.1, 0.6]})
+    v = xy_view({"a": t}, time=t, events={"Foot Strike": [0.1, 0.6]})
     np.testing.assert_allclose(sorted(ln.get_xdata()[0] for ln in v.event_lines), [0.1, 0.6])
-    v = xy_view({"a": t}, t=t, events=[(0.3, "Foot Off", "Left")])
+    v = xy_view({"a": t}, time=t, events=[(0.3, "Foot Off", "Left")])
     assert to_rgba(v.event_lines[0].get_color()) == to_rgba("red")
 
 
 def test_manual_cursor():
     t = np.linspace(0, 1, 5)
-    v = xy_view({"a": t, "b": t}, t=t, cursor=True)
+    v = xy_view({"a": t, "b": t}, time=t, cursor=True)
     assert len(v.cursor_lines) == 2
     v.set_time(0.75)
     for line in v.cursor_lines:
         np.testing.assert_allclose(line.get_xdata(), [0.75, 0.75])
 
 
+def test_deprecated_t_and_frame_keywords_warn_once_and_work(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    t = np.linspace(0, 1, 5)
+    with pytest.warns(dep.AhbmDeprecationWarning, match="use `time`") as record:
+        v = xy_view({"a": t}, t=t, cursor=True)
+        xy_view({"a": t}, t=t)
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    np.testing.assert_array_equal(v.lines["a"][0].get_xdata(), t)
+    with pytest.warns(dep.AhbmDeprecationWarning, match="use `frame_index`") as record:
+        v.set_time(0.5, frame=2)
+        v.set_time(0.25, frame=1)
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    np.testing.assert_allclose(v.cursor_lines[0].get_xdata(), [0.25, 0.25])
+    v.set_time(0.75, frame_index=3)
+    assert v.time == 0.75
+    with pytest.raises(TypeError, match="`time`"):
+        xy_view({"a": t}, t=t, time=t)
+
+
 @pytest.mark.parametrize(
     ("data", "kwargs", "match"),
     [
-        ({"a": np.zeros(5)}, {"t": np.zeros(4)}, "5 samples"),
+        ({"a": np.zeros(5)}, {"time": np.zeros(4)}, "5 samples"),
         ({"a": np.zeros(5)}, {"channels": ["b"]}, "'b' is not in `data`"),
         ({"a": np.zeros((5, 2, 2))}, {}, r"shape \(n,\) or \(n, k\)"),
         ({"a": np.zeros(5)}, {"events": [object()]}, "not an event"),

@@ -37,3 +37,20 @@ def test_synthetic_plates_survive_the_c3d_round_trip(tmp_path):
     )
     # the ground force carries the whole 70 kg on average over the loaded frames
     assert truth.params.mass == 70.0
+
+
+def test_synthetic_walking_trial_positional_options_deprecated(monkeypatch):
+    import pytest
+
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    new, _ = synthetic_walking_trial(duration=1.5, rate=50.0, noise=0.0, gap=None)
+    with pytest.warns(dep.AhbmDeprecationWarning, match="duration=..., rate=...") as record:
+        old, _ = synthetic_walking_trial(1.5, 50.0, noise=0.0, gap=None)
+        synthetic_walking_trial(1.5, noise=0.0, gap=None)
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert old.point_rate == new.point_rate == 50.0
+    np.testing.assert_array_equal(old.points, new.points)
+    with pytest.raises(TypeError, match="by position and by keyword"):
+        synthetic_walking_trial(1.5, duration=1.5)

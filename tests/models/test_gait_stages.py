@@ -128,7 +128,7 @@ def test_events_kinetics_cycles_stages_compose_like_analyze_gait(walk):
     kin = joint_kinetics(mk, fr, subj, events, assign, settings=settings)
     for key, m in full.moments.items():
         np.testing.assert_array_equal(kin.moments[key], m)
-    cycles = gait_cycles(mk.time, events, {**joint_angles(fr, subj), **kin.moments})
+    cycles = gait_cycles(events, {**joint_angles(fr, subj), **kin.moments}, time=mk.time)
     np.testing.assert_allclose(
         cycles["Left"]["KneeAngles"], full.cycles["Left"]["KneeAngles"], equal_nan=True
     )
@@ -145,7 +145,9 @@ def test_gait_cycles_closed_form():
     ev = [Event("Foot Strike", x, "Right") for x in (0.5, 1.5, 2.5)]
     ev += [Event("Foot Off", 1.1, "Right"), Event("Foot Off", 2.0, "Right")]
     x = np.stack([t, 2 * t, -t], axis=1)
-    c = gait_cycles(t, ev, {"RKneeAngles": x, "LKneeAngles": x})
+    c = gait_cycles(ev, {"RKneeAngles": x, "LKneeAngles": x}, time=t)
+    by_rate = gait_cycles(ev, {"RKneeAngles": x}, rate=100.0)
+    np.testing.assert_allclose(by_rate["Right"]["KneeAngles"], c["Right"]["KneeAngles"])
     assert c["Left"] == {}
     cyc = c["Right"]["KneeAngles"]
     assert cyc.shape == (2, 101, 3)

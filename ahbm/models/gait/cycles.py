@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ahbm._validation import sample_times
 from ahbm.analysis.cycles import time_normalize
 from ahbm.errors import AhbmWarning
 from ahbm.models.gait.markersets import SIDES
@@ -18,19 +19,24 @@ def foot_strikes(events, side: str, *, label: str = "Foot Strike"):
     return np.sort([e.time for e in events if e.context == side and e.label == label])
 
 
-def gait_cycles(time, events, variables: dict, *, n_points: int = 101) -> dict:
+def gait_cycles(
+    events, variables: dict, *, rate: float | None = None, time=None, n_points: int = 101
+) -> dict:
     """Cut every variable into cycles from foot strike to foot strike, per side.
 
     Parameters
     ----------
-    time : array_like, shape (n_frames,)
-        Frame times, s.
     events : list of Event
         Gait events (``"Foot Strike"``, ``"Foot Off"`` with context
         ``"Left"``/``"Right"``).
     variables : dict
         ``"LKneeAngles"``, ``"RHipMoment"`` ... -> (n_frames, 3) in SI units
         (angles in rad); the first letter gives the side.
+    rate : float, optional
+        Frame rate, Hz (first frame at 0 s).
+    time : array_like, shape (n_frames,), optional
+        Frame times, s (e.g. ``trial.time``, the time axis of the events).
+        Give exactly one of `rate` and `time`.
     n_points : int
         Samples per cycle (101: 0, 1, ..., 100 %).
 
@@ -49,11 +55,12 @@ def gait_cycles(time, events, variables: dict, *, n_points: int = 101) -> dict:
     >>> t = np.linspace(0.0, 2.0, 201)
     >>> ev = [Event("Foot Strike", 0.2, "Left"), Event("Foot Off", 0.8, "Left"),
     ...       Event("Foot Strike", 1.2, "Left")]
-    >>> c = gait_cycles(t, ev, {"LKneeAngles": np.zeros((201, 3))})
+    >>> c = gait_cycles(ev, {"LKneeAngles": np.zeros((201, 3))}, time=t)
     >>> c["Left"]["KneeAngles"].shape, c["Left"]["toe_off"], c["Right"]
     ((1, 101, 3), array([60.]), {})
     """
-    time = np.asarray(time, dtype=float)
+    n_frames = np.size(time) if time is not None else _n_frames(variables)
+    time = sample_times(n_frames, rate=rate, time=time)
     cycles = {}
     for side, p in SIDES:
         fs = foot_strikes(events, side)
@@ -73,3 +80,8 @@ def gait_cycles(time, events, variables: dict, *, n_points: int = 101) -> dict:
             side_cycles["toe_off"] = np.array(toe)
         cycles[side] = side_cycles
     return cycles
+
+
+def _n_frames(variables: dict) -> int:
+    """Frames of the variables (all share the time axis); 0 without variables."""
+    return int(np.shape(next(iter(variables.values())))[0]) if variables else 0

@@ -112,8 +112,8 @@ def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None)
     try:
         return assign_force_plates(
             list(markers.plates),
-            markers.time,
             feet,
+            time=markers.time,
             n_segments=len(SEGMENTS),
             threshold=settings.threshold,
         )

@@ -135,7 +135,7 @@ def gait_markers(
     raw = collect_markers(tr, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, src)
     names = tuple(raw)
     pts = np.stack([raw[n] for n in names], axis=1)
-    plates = list(tr.force_plates) if grf is None else plates_from_grf(grf, tr.time)
+    plates = list(tr.force_plates) if grf is None else plates_from_grf(grf, time=tr.time)
     up = _detect_up(raw) if isinstance(settings.up, str) else np.asarray(settings.up, float)
     pts, plates, Q = rotate_to_z_up(pts, plates, up)
     rate = float(tr.point_rate)
@@ -316,8 +316,24 @@ def _detect_up(mk):
     return up
 
 
-def plates_from_grf(grf, time):
-    """Force plates (lab frame) from an OpenSim ground-reaction table."""
+def plates_from_grf(grf, *, time):
+    """Force plates (lab frame) from an OpenSim ground-reaction table.
+
+    Parameters
+    ----------
+    grf : str, path or OpenSimTable
+        An OpenSim ``.mot``/``.sto`` ground-reaction table (or its path).
+    time : array_like, shape (n_frames,)
+        Frame times of the trial, s: the plates start at ``time[0]`` and are
+        resampled at the table's rate.
+
+    Returns
+    -------
+    list of ForcePlate
+    """
+    time = np.asarray(time, dtype=float).ravel()
+    if time.size < 1:
+        raise DataError("`time` is empty; give the trial's frame times in s")
     table = grf if isinstance(grf, OpenSimTable) else read_mot(_path(grf, "grf"))
     forces = table_to_grf(table)
     tg = np.asarray(table.time, dtype=float)

@@ -142,7 +142,7 @@ def analyze_gait(
     if kinetics is not None:
         cycled.update(kinetics.moments)
         cycled.update(kinetics.powers)
-    cycles = gait_cycles(markers.time, events, cycled)
+    cycles = gait_cycles(events, cycled, time=markers.time)
     names = list(markers.names)
 
     def heel(p):
