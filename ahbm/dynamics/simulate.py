@@ -21,7 +21,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate, optimize
 
 from ahbm._deprecation import renamed_kwargs, warn_deprecated
 from ahbm._validation import as_float_array
@@ -48,14 +47,9 @@ __all__ = [
     "contact_release_event",
 ]
 
-_METHODS = {
-    "RK45": integrate.RK45,
-    "RK23": integrate.RK23,
-    "DOP853": integrate.DOP853,
-    "Radau": integrate.Radau,
-    "BDF": integrate.BDF,
-    "LSODA": integrate.LSODA,
-}
+# scipy.integrate classes by name; scipy.integrate (about 0.3 s) is imported on the
+# first simulation, not with ahbm
+_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 
 def __getattr__(name: str):
@@ -294,6 +288,8 @@ class _System:
 
 def _patchable(solver) -> bool:
     """Whether the solver's state can be replaced in place after a projection."""
+    from scipy import integrate
+
     return isinstance(
         solver,
         (integrate.RK23, integrate.RK45, integrate.DOP853, integrate.Radau, integrate.BDF),
@@ -302,6 +298,8 @@ def _patchable(solver) -> bool:
 
 def _set_state(solver, y, fun):
     """Replace the state of a scipy OdeSolver after projection; False if impossible."""
+    from scipy import integrate
+
     if isinstance(solver, (integrate.RK23, integrate.RK45, integrate.DOP853, integrate.Radau)):
         solver.y = y
         solver.f = fun(solver.t, y)
@@ -465,10 +463,12 @@ def simulate(
             raise DataError(
                 f"`events` must contain SimulationEvent objects, got {type(ev).__name__}"
             )
+    from scipy import integrate
+
     if isinstance(method, str):
         if method not in _METHODS:
             raise DataError(f"`method` must be one of {sorted(_METHODS)}, got {method!r}")
-        solver_cls = _METHODS[method]
+        solver_cls = getattr(integrate, method)
     elif isinstance(method, type) and issubclass(method, integrate.OdeSolver):
         solver_cls = method
     else:
@@ -694,6 +694,8 @@ class _Run:
         return g
 
     def _first_event(self, sol, t_old, t_new, g_old, g_new):
+        from scipy import optimize
+
         best = None
         for k, ev in enumerate(self.events):
             if ev.max_count is not None and self.counts[k] >= ev.max_count:
