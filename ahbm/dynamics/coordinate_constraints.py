@@ -13,7 +13,7 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._validation import as_float_array
-from ahbm.dynamics.forces import _coordinate
+from ahbm.dynamics.force_element import _coordinate
 from ahbm.dynamics.geometric_constraints import Constraint
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import integrate_q
@@ -74,6 +74,7 @@ class CoordinateCoupling(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = CoordinateCoupling("euler_rx", "pin", ratio=2.0)
+    >>> from ahbm.dynamics import ConstraintSet
     >>> ConstraintSet([c]).position(m, [0.1, 0, 0.2, 0])
     array([0.])
     """
@@ -154,6 +155,7 @@ class PrescribedCoordinate(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = PrescribedCoordinate("pin", lambda t: 0.5 * t**2)
+    >>> from ahbm.dynamics import ConstraintSet
     >>> ConstraintSet([c]).gamma(m, np.zeros(4), np.zeros(4), t=1.0).round(6)
     array([1.])
     """
@@ -250,6 +252,7 @@ class UserConstraint(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = UserConstraint(lambda t, q: np.array([q[0] - q[2]]), 1)
+    >>> from ahbm.dynamics import ConstraintSet
     >>> ConstraintSet([c]).jacobian(m, np.zeros(4)).round(8)
     array([[ 1.,  0., -1.,  0.]])
     """

@@ -14,7 +14,7 @@ import numpy as np
 from ahbm._engine import state as _st
 from ahbm._engine.batch import cross
 from ahbm._validation import as_float_array
-from ahbm.dynamics.forces import GROUND, _body, _vec3
+from ahbm.dynamics.force_element import GROUND, _body, _vec3
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.rotations import matrix_to_rotvec
 from ahbm.kinematics.tree import Model
@@ -105,6 +105,7 @@ class PointConstraint(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = PointConstraint("pendulum2", [0, 0, -1], axes="yz")
+    >>> from ahbm.dynamics import ConstraintSet
     >>> ConstraintSet([c]).position(m, np.zeros(4))
     array([ 0., -2.])
     """
@@ -185,6 +186,7 @@ class PlaneConstraint(PointConstraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = PlaneConstraint("pendulum2", [0, 0, -1], height=-2.0)
+    >>> from ahbm.dynamics import ConstraintSet
     >>> ConstraintSet([c]).position(m, np.zeros(4))
     array([0.])
     """
@@ -239,6 +241,7 @@ class OrientationConstraint(Constraint):
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> c = OrientationConstraint("pendulum1")
+    >>> from ahbm.dynamics import ConstraintSet
     >>> ConstraintSet([c]).position(m, [0.1, 0, 0, 0]).round(12)
     array([0.1, 0. , 0. ])
     """

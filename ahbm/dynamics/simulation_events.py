@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._validation import as_float_array
-from ahbm.dynamics.forces import _coordinate
+from ahbm.dynamics.force_element import _coordinate
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
 

@@ -1,0 +1,170 @@
+"""The :class:`ForceElement` protocol and the argument checks its elements share.
+
+The protocol and the elements are described in :mod:`ahbm.dynamics.forces`,
+which also sums elements (:func:`~ahbm.dynamics.forces.total_generalized_force`)
+and from which every element is importable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ahbm._engine import state as _st
+from ahbm._engine.state import Kinematics
+from ahbm._validation import as_float_array
+from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.tree import FREE, SPHERICAL, Model
+
+__all__ = ["ForceElement"]
+
+GROUND = "ground"
+
+
+def _body(model: Model, body, what: str) -> int:
+    """Body index, -1 for the ground; raises ModelError naming `what`."""
+    if isinstance(body, str) and body == GROUND:
+        return -1
+    if isinstance(body, (int, np.integer)) and not isinstance(body, bool) and int(body) == -1:
+        return -1
+    try:
+        return model.body_index(body)
+    except ModelError as err:
+        raise ModelError(f"{what}: {err}") from err
+
+
+def _vec3(value, what: str) -> np.ndarray:
+    arr = as_float_array(value, what)
+    if arr.shape != (3,):
+        raise DataError(f"Expected `{what}` to have shape (3,), got {arr.shape}")
+    return arr
+
+
+def _coordinate(model: Model, coordinate, what: str) -> tuple[int, int]:
+    """(q index, v index) of a scalar coordinate given by name or q index."""
+    names = model.coordinate_names
+    if isinstance(coordinate, str):
+        if coordinate not in names:
+            raise ModelError(
+                f"{what}: unknown coordinate {coordinate!r} in model '{model.name}'; "
+                f"known coordinates: {names}"
+            )
+        qi = names.index(coordinate)
+    elif isinstance(coordinate, (int, np.integer)) and not isinstance(coordinate, bool):
+        qi = int(coordinate)
+        if not 0 <= qi < model.nq:
+            raise ModelError(f"{what}: coordinate index {qi} out of range [0, {model.nq})")
+    else:
+        raise ModelError(f"{what}: coordinate must be a name or an index, got {coordinate!r}")
+    body = int(np.searchsorted(model.q_index, qi, side="right") - 1)
+    while model.joint_nq[body] == 0:  # skip fixed joints sharing the offset
+        body += 1
+    local = qi - model.q_index[body]
+    code = model.joint_codes[body]
+    if code == SPHERICAL or (code == FREE and local >= 3):
+        raise ModelError(
+            f"{what}: coordinate {names[qi]!r} is a quaternion component; use a scalar "
+            "coordinate (angle or translation)"
+        )
+    return qi, int(model.v_index[body] + local)
+
+
+def _characteristic(spec, what: str):
+    """Vectorized function x -> f(x) from a number, a callable or a table."""
+    if spec is None:
+        return None
+    if callable(spec):
+        return spec
+    arr = as_float_array(spec, what)
+    if arr.ndim == 0:
+        k = float(arr)
+        return lambda x: k * x
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] < 2:
+        raise DataError(
+            f"`{what}` must be a number, a callable or a table of shape (n, 2) with n >= 2, "
+            f"got shape {arr.shape}"
+        )
+    x, y = arr[:, 0].copy(), arr[:, 1].copy()
+    if np.any(np.diff(x) <= 0):
+        raise DataError(f"`{what}`: table abscissae (first column) must increase strictly")
+    s0 = (y[1] - y[0]) / (x[1] - x[0])
+    s1 = (y[-1] - y[-2]) / (x[-1] - x[-2])
+
+    def table(v):
+        v = np.asarray(v, dtype=float)
+        out = np.interp(v, x, y)
+        out = np.where(v < x[0], y[0] + s0 * (v - x[0]), out)
+        return np.where(v > x[-1], y[-1] + s1 * (v - x[-1]), out)
+
+    return table
+
+
+def _time_value(value, t, batch, what: str) -> np.ndarray:
+    """Evaluate a constant (3,) or a callable f(t) -> (3,) for scalar or batched t."""
+    if not callable(value):
+        return np.broadcast_to(value, batch + (3,))
+    t = np.asarray(t, dtype=float)
+    if t.ndim == 0:
+        out = np.asarray(value(float(t)), dtype=float)
+        if out.shape != (3,):
+            raise DataError(f"`{what}` function must return shape (3,), got {out.shape}")
+        return np.broadcast_to(out, batch + (3,))
+    tb = np.broadcast_to(t, batch)
+    flat = np.array([np.asarray(value(float(ti)), dtype=float) for ti in tb.ravel()])
+    return flat.reshape(batch + (3,))
+
+
+def _as_bn(x, N):
+    """batch + (3,) -> (3, N)."""
+    return np.ascontiguousarray(np.broadcast_to(x, x.shape).reshape(N, 3).T)
+
+
+def _gen(J, F):
+    """Jᵀ F for J (3, nv, N), F (3, N) -> (nv, N)."""
+    return np.einsum("inN,iN->nN", J, F)
+
+
+class ForceElement:
+    """Base class (protocol) of all force elements.
+
+    Subclasses implement :meth:`generalized_force` (or the internal ``_gf``
+    on a shared kinematic state); :meth:`power` and :meth:`validate` have
+    generic defaults. An override of :meth:`generalized_force` keeps the
+    signature ``(model, q, qd, *, t=0.0, kin=None)``.
+    """
+
+    name: str = "force"
+
+    def generalized_force(self, model: Model, q, qd, *, t=0.0, kin=None) -> np.ndarray:
+        """Generalized force (..., nv) added to the right-hand side, N or N m.
+
+        Parameters
+        ----------
+        model : Model
+        q : array_like, shape (..., nq), or None with ``kin``
+        qd : array_like, shape (..., nv), or None with ``kin``
+        t : float or array_like, optional
+            Time, s (scalar or broadcastable to the batch shape).
+        kin : Kinematics, optional
+            State with velocities from
+            :func:`~ahbm.kinematics.forward.forward_kinematics`, shared by
+            several elements (see :func:`~ahbm.dynamics.forces.total_generalized_force`).
+        """
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        return _st.out(kin, self._gf(kin, t))
+
+    def _gf(self, kin: Kinematics, t) -> np.ndarray:
+        """Generalized force (nv, N) on a shared kinematic state (internal)."""
+        raise NotImplementedError
+
+    def power(self, model: Model, q, qd, *, t=0.0, kin=None) -> np.ndarray:
+        """Power delivered to the system, W, shape (...): ``τ_element · q̇``."""
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        tau = self.generalized_force(model, kin.q, kin.qd, t=t, kin=kin)
+        return np.sum(tau * kin.qd, axis=-1)
+
+    def validate(self, model: Model) -> None:
+        """Raise ModelError if the element does not fit `model`."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
