@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from ahbm._engine import jit_constrained as _jc
 from ahbm._engine import kernels as _kernels
 from ahbm._engine import state as _st
 from ahbm._validation import as_float_array
@@ -291,6 +292,118 @@ def _constrained_fd(
         gamma = gamma - 2.0 * alpha * vel - beta**2 * terms.g.reshape(-1, m)
     f = tau.reshape(-1, model.nv) - C.reshape(-1, model.nv)
     return _solve_system(H, G, f, gamma, method)
+
+
+# ----------------------------------------------------------------------------
+# lean single-state path (the right-hand side of simulate)
+# ----------------------------------------------------------------------------
+
+_RANK_TOL = 1e-8  # a Cholesky pivot of K below this fraction of its diagonal: general path
+
+
+class _LeanConstrained:
+    """Single-state constrained accelerations for one model and one constraint set.
+
+    The plan of the constraint rows is made once (:meth:`build`, e.g. per
+    simulation phase); each call runs the kinematics, CRBA and RNEA kernels
+    once on ``q``, ``qd``, writes ``G`` and ``γ`` with
+    :func:`~ahbm._engine.jit_constrained.constraint_rows_kernel` (point,
+    plane and orientation constraints; coordinate couplings and prescribed
+    coordinates in Python) and solves by the range-space method
+    (:func:`~ahbm._engine.jit_constrained.range_space_kernel`). It returns
+    None whenever the general path must decide (input the kernels refuse, a
+    mass matrix that is not positive definite, redundant or nearly redundant
+    constraints, a non-finite result); the general path then gives the same
+    accelerations, warnings and errors as without the lean path.
+    """
+
+    __slots__ = ("model", "nv", "m", "blk", "rr", "D", "support", "coords")
+
+    @classmethod
+    def build(cls, model, cs, method, baumgarte):
+        """The lean evaluator of `cs` on `model`, or None if the general path is needed.
+
+        Covered: ``method`` "direct" or "range_space" (the same solution),
+        no Baumgarte stabilization, and constraints of the built-in types
+        (exactly, not subclasses) only.
+        """
+        from ahbm.dynamics.constraints import (
+            CoordinateCoupling,
+            OrientationConstraint,
+            PlaneConstraint,
+            PointConstraint,
+            PrescribedCoordinate,
+        )
+        from ahbm.dynamics.coordinate_constraints import _coordinate
+
+        if baumgarte is not None or method not in ("direct", "range_space") or cs is None:
+            return None
+        blk, rr, D, coords = [], [], [], []
+        row = 0
+        for c in cs:
+            kind = type(c)
+            if kind in (PointConstraint, PlaneConstraint, OrientationConstraint):
+                b, o = c._idx(model)
+                n = c.D.shape[0]
+                point = kind is not OrientationConstraint
+                code = _jc.POINT if point else _jc.ORIENTATION
+                blk.append((code, b, o, row, n))
+                rr.append((c.point, c.other_point) if point else np.zeros((2, 3)))
+                D.append(c.D)
+            elif kind is CoordinateCoupling:
+                (_, vc), (qd_, vd) = c._idx(model)
+                coords.append((row, vc, (qd_, vd, c._f)))
+                D.append(np.zeros((1, 3)))
+            elif kind is PrescribedCoordinate:
+                _, vi = _coordinate(model, c.coordinate, f"constraint '{c.name}'")
+                coords.append((row, vi, c))
+                D.append(np.zeros((1, 3)))
+            else:  # user constraints and subclasses: the general path
+                return None
+            row += D[-1].shape[0]
+        if row == 0:
+            return None
+        self = cls()
+        self.model, self.nv, self.m = model, model.nv, row
+        self.blk = np.array(blk, dtype=np.int64).reshape(-1, 5)
+        self.rr = np.array(rr, dtype=float).reshape(-1, 2, 3)
+        self.D = np.ascontiguousarray(np.concatenate(D), dtype=float)
+        support = np.zeros((model.n_bodies, model.nv), dtype=np.uint8)
+        for b, dofs in enumerate(model.support_dofs):
+            support[b, dofs] = 1
+        self.support = support
+        self.coords = coords
+        return self
+
+    def __call__(self, t, q, qd, tau):
+        """(q̈ (nv,), λ (m,)) of one state, or None (the general path decides)."""
+        model = self.model
+        H = _kernels.crba_single(model, q)
+        C = None if H is None else _kernels.rnea_single(model, q, qd, None)
+        if C is None:
+            return None
+        Rw, pw, v, a, Sw = _kernels.kinematics(model, q[None], qd[None], columns=True)
+        G = np.zeros((self.m, self.nv))
+        gamma = np.zeros(self.m)
+        if self.blk.shape[0]:
+            _jc.constraint_rows_kernel(
+                self.blk, self.rr, self.D, self.support, Rw[0], pw[0], v[0], a[0], Sw[0], G,
+                gamma,
+            )  # fmt: skip
+        for row, vi, spec in self.coords:
+            G[row, vi] = 1.0
+            if type(spec) is tuple:  # coupling: G = e_c − f'(q_d) e_d, γ = f''(q_d) q̇_d²
+                qd_, vd, f = spec
+                x = q[qd_ : qd_ + 1]
+                G[row, vd] = -f[1](x)[0]
+                gamma[row] = (f[2](x) * qd[vd : vd + 1] ** 2)[0]
+            else:  # prescribed: G = e_c, γ = s̈(t)
+                gamma[row] = spec._ev(2, np.full(1, float(t)))[0]
+        x = np.empty(self.nv)
+        lam = np.empty(self.m)
+        if _jc.range_space_kernel(H, G, np.subtract(tau, C), gamma, _RANK_TOL, x, lam):
+            return None
+        return x, lam
 
 
 def _kkt_min_change(H, G, Hv, rhs_c):

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ahbm._deprecation import renamed_kwargs, warn_deprecated
+from ahbm._engine import jit_constrained as _jc
 from ahbm._validation import as_float_array
+from ahbm.dynamics.constrained import _constrained_fd, _LeanConstrained
 from ahbm.dynamics.forces import ForceElement, total_generalized_force
 from ahbm.dynamics.forward import aba
 from ahbm.dynamics.simulation_events import (
@@ -250,6 +252,9 @@ class _System:
         self.bg = None if baumgarte is None else tuple(float(x) for x in baumgarte)
         self.nq, self.nv = model.nq, model.nv
         self.nfev = 0
+        # single-state fast path of the constrained dynamics, planned once per phase
+        self.lean = _LeanConstrained.build(model, cset, solver, self.bg)
+        self.rate_plan = _jc.rate_plan(model)
 
     def tau_total(self, t, q, qd):
         tau = self.tau
@@ -270,8 +275,9 @@ class _System:
             )
         if self.cset is None:
             return aba(self.model, q, qd, tau), np.zeros(0)
-        from ahbm.dynamics.constrained import _constrained_fd
-
+        out = None if self.lean is None else self.lean(t, q, qd, tau)
+        if out is not None:
+            return out
         qdd, lam = _constrained_fd(self.model, q, qd, tau, self.cset, t, self.solver, self.bg)
         return qdd[0], lam[0]
 
@@ -283,7 +289,10 @@ class _System:
         qdd, _ = self.accelerations(t, q, v)
         if not np.all(np.isfinite(qdd)):
             raise SimulationError(f"non-finite accelerations at t = {t:.6g} s")
-        return np.concatenate([q_rate(self.model, q, v), qdd])
+        out = np.empty(self.nq + self.nv)
+        _jc.q_rate_kernel(*self.rate_plan, q, v, out)
+        out[self.nq :] = qdd
+        return out
 
 
 def _patchable(solver) -> bool:
