@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array, sample_times
 from ahbm.analysis._common import check_axis
 from ahbm.errors import AhbmWarning, DataError
@@ -20,7 +21,10 @@ __all__ = [
 ]
 
 
-def time_normalize(x, events, n_points: int = 101, *, rate=None, time=None, axis: int = 0):
+@positional_to_keyword(
+    "time_normalize", 2, ("n_points",), "time_normalize(x, events, n_points=...)"
+)
+def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis: int = 0):
     """Cut a signal into cycles and resample each to `n_points` (0-100 %).
 
     Parameters

@@ -32,7 +32,10 @@ __all__ = [
 ]
 
 
-def winter_correction(n_passes: int = 2, order: int = 2, *, kind: str = "butterworth") -> float:
+@positional_to_keyword(
+    "winter_correction", 0, ("n_passes", "order"), "winter_correction(n_passes=..., order=...)"
+)
+def winter_correction(*, n_passes: int = 2, order: int = 2, kind: str = "butterworth") -> float:
     """Cutoff correction factor for a filter applied `n_passes` times.
 
     Parameters
@@ -61,7 +64,7 @@ def winter_correction(n_passes: int = 2, order: int = 2, *, kind: str = "butterw
 
     Examples
     --------
-    >>> round(winter_correction(2, 2), 3)
+    >>> round(winter_correction(n_passes=2, order=2), 3)
     0.802
     """
     n = int(n_passes)
@@ -221,7 +224,7 @@ def butter_filtfilt(
     order = int(order)
     if order < 1:
         raise DataError(f"Expected `order` >= 1, got {order}")
-    factor = winter_correction(2, order) if correct else 1.0
+    factor = winter_correction(n_passes=2, order=order) if correct else 1.0
     if btype == "band":
         try:
             low, high = cutoff
@@ -328,7 +331,7 @@ def critically_damped_filtfilt(
     n = int(n_passes)
     if n < 2 or n % 2:
         raise DataError(f"`n_passes` must be an even number >= 2, got {n_passes!r}")
-    c = winter_correction(n, kind="critically_damped")
+    c = winter_correction(n_passes=n, kind="critically_damped")
     wp = 2 * fs * np.tan(np.pi * fc / fs) / c
     z, p, k = signal.bilinear_zpk([], [-wp, -wp], wp**2, fs)
     sos = signal.zpk2sos(z, p, k)
@@ -508,7 +511,7 @@ def residual_analysis(
     moved = np.moveaxis(arr, ax, 0)
     ms = np.empty((cut.size,) + moved.shape[1:])
     phi = np.empty(cut.size)
-    factor = winter_correction(2, int(order))
+    factor = winter_correction(n_passes=2, order=int(order))
     for i, f in enumerate(cut):
         y = butter_filtfilt(moved, rate=fs, cutoff=f, order=order, axis=0)
         ms[i] = np.mean((moved - y) ** 2, axis=0)

@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics._jcs_common import _dot, _pair, _side
@@ -48,10 +49,16 @@ def _positive(x, name: str) -> np.ndarray:
     return a
 
 
+@positional_to_keyword(
+    "hip_joint_centre_davis",
+    0,
+    ("leg_length", "inter_asis_distance"),
+    "hip_joint_centre_davis(leg_length=..., inter_asis_distance=...)",
+)
 def hip_joint_centre_davis(
+    *,
     leg_length,
     inter_asis_distance,
-    *,
     side: str = "right",
     marker_radius: float = 0.007,
     asis_trochanter_distance=None,
@@ -93,7 +100,7 @@ def hip_joint_centre_davis(
 
     Examples
     --------
-    >>> np.round(hip_joint_centre_davis(0.9, 0.25) * 1000, 1)
+    >>> np.round(hip_joint_centre_davis(leg_length=0.9, inter_asis_distance=0.25) * 1000, 1)
     array([-46.7, -96.8,  83. ])
     """
     LL = _positive(leg_length, "leg_length") * 1000.0
@@ -113,10 +120,16 @@ def hip_joint_centre_davis(
     return np.stack([x, y, z], axis=-1) / 1000.0
 
 
+@positional_to_keyword(
+    "hip_joint_centre_harrington",
+    0,
+    ("pelvic_width", "pelvic_depth"),
+    "hip_joint_centre_harrington(pelvic_width=..., pelvic_depth=...)",
+)
 def hip_joint_centre_harrington(
+    *,
     pelvic_width,
     pelvic_depth,
-    *,
     side: str = "right",
     leg_length=None,
 ) -> np.ndarray:
@@ -150,7 +163,7 @@ def hip_joint_centre_harrington(
 
     Examples
     --------
-    >>> np.round(hip_joint_centre_harrington(0.25, 0.16) * 1000, 1)
+    >>> np.round(hip_joint_centre_harrington(pelvic_width=0.25, pelvic_depth=0.16) * 1000, 1)
     array([-48.3, -85.9,  89.8])
     """
     PW = _positive(pelvic_width, "pelvic_width") * 1000.0

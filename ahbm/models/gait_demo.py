@@ -477,7 +477,8 @@ def recovery_errors(result, truth, *, edge: int = 10) -> dict:
     return errs
 
 
-def run_gait_demo(out_dir=None, quiet: bool = False) -> int:
+@positional_to_keyword("run_gait_demo", 1, ("quiet",), "run_gait_demo(out_dir, quiet=...)")
+def run_gait_demo(out_dir=None, *, quiet: bool = False) -> int:
     """Run the gait demo; return 0 when the recovery errors are within the targets.
 
     Parameters

@@ -22,8 +22,19 @@ def _gain(y, x):
 
 def test_winter_correction_value():
     # Winter (2009): 0.802 for two passes of a 2nd-order Butterworth
-    assert winter_correction(2, 2) == pytest.approx(0.802, abs=5e-4)
-    assert winter_correction(1, 4) == pytest.approx(1.0)
+    assert winter_correction(n_passes=2, order=2) == pytest.approx(0.802, abs=5e-4)
+    assert winter_correction(n_passes=1, order=4) == pytest.approx(1.0)
+
+
+def test_winter_correction_positional_options_deprecated(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    with pytest.warns(dep.AhbmDeprecationWarning, match="n_passes=..., order=...") as record:
+        old = winter_correction(2, 4)
+        winter_correction(2)
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert old == winter_correction(n_passes=2, order=4)
 
 
 @pytest.mark.parametrize("order", [1, 2, 4])

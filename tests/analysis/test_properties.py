@@ -48,7 +48,7 @@ def test_time_normalize_exact_for_linear_signals(seed, n_cycles, n_points):
     ev = np.sort(rng.uniform(t[0], t[-1], n_cycles + 1))
     if np.any(np.diff(ev) <= 0):
         return
-    cyc = time_normalize(slope * t + icpt, ev, n_points, time=t)
+    cyc = time_normalize(slope * t + icpt, ev, n_points=n_points, time=t)
     q = ev[:-1, None] + np.linspace(0, 1, n_points) * np.diff(ev)[:, None]
     np.testing.assert_allclose(cyc, slope * q + icpt, atol=1e-9)
 

@@ -73,6 +73,28 @@ def test_jcs_axes_geometry():
     np.testing.assert_allclose(e2, x_after, atol=1e-10)
 
 
+def test_hip_centre_positional_measurements_deprecated(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    new_d = hip_joint_centre_davis(leg_length=0.92, inter_asis_distance=0.24, side="left")
+    new_h = hip_joint_centre_harrington(pelvic_width=0.25, pelvic_depth=0.16)
+    with pytest.warns(dep.AhbmDeprecationWarning) as record:
+        old_d = hip_joint_centre_davis(0.92, 0.24, side="left")
+        hip_joint_centre_davis(0.92, 0.24)
+        old_h = hip_joint_centre_harrington(0.25, 0.16)
+        hip_joint_centre_harrington(0.25, 0.16)
+    messages = [
+        str(w.message) for w in record if issubclass(w.category, dep.AhbmDeprecationWarning)
+    ]
+    assert len(messages) == 2
+    assert "inter_asis_distance=" in messages[0] and "pelvic_depth=" in messages[1]
+    np.testing.assert_array_equal(old_d, new_d)
+    np.testing.assert_array_equal(old_h, new_h)
+    with pytest.raises(TypeError, match="by position and by keyword"):
+        hip_joint_centre_davis(0.92, leg_length=0.92)
+
+
 @pytest.mark.parametrize("seq", ["ZXY", "YXZ", "XYZ", "zxy", "ZYZ", "xzx"])
 def test_cardan_angles_against_scipy(seq):
     Rp = random_rotations(30, 5)
@@ -261,16 +283,28 @@ def test_davis_against_hand_computation():
     Z = -(xdis + r) * np.sin(be) - C_ * np.cos(th) * np.cos(be)
     right = np.array([X, Z, -Y]) / 1000  # ISB: x anterior, y up, z right
     left = np.array([X, Z, Y]) / 1000
-    np.testing.assert_allclose(hip_joint_centre_davis(0.92, 0.24), right, atol=1e-12)
-    np.testing.assert_allclose(hip_joint_centre_davis(0.92, 0.24, side="left"), left, atol=1e-12)
+    np.testing.assert_allclose(
+        hip_joint_centre_davis(leg_length=0.92, inter_asis_distance=0.24), right, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        hip_joint_centre_davis(leg_length=0.92, inter_asis_distance=0.24, side="left"),
+        left,
+        atol=1e-12,
+    )
     # measured ASIS-trochanter distance and PiG angles
-    got = hip_joint_centre_davis(0.92, 0.24, asis_trochanter_distance=0.07, theta=0.5, beta=0.314)
+    got = hip_joint_centre_davis(
+        leg_length=0.92,
+        inter_asis_distance=0.24,
+        asis_trochanter_distance=0.07,
+        theta=0.5,
+        beta=0.314,
+    )
     X = C_ * np.cos(0.5) * np.sin(0.314) - 77.0 * np.cos(0.314)
     Z = -77.0 * np.sin(0.314) - C_ * np.cos(0.5) * np.cos(0.314)
     Y = C_ * np.sin(0.5) - 120.0
     np.testing.assert_allclose(got, np.array([X, Z, -Y]) / 1000, atol=1e-12)
     # vectorized over subjects
-    many = hip_joint_centre_davis([0.8, 0.92], [0.22, 0.24])
+    many = hip_joint_centre_davis(leg_length=[0.8, 0.92], inter_asis_distance=[0.22, 0.24])
     assert many.shape == (2, 3)
     np.testing.assert_allclose(many[1], right, atol=1e-12)
 
@@ -278,12 +312,18 @@ def test_davis_against_hand_computation():
 def test_harrington_against_hand_computation():
     PW, PD, LL = 250.0, 160.0, 900.0
     right = np.array([-0.24 * PD - 9.9, -0.30 * PW - 10.9, 0.33 * PW + 7.3]) / 1000
-    np.testing.assert_allclose(hip_joint_centre_harrington(0.25, 0.16), right, atol=1e-12)
+    np.testing.assert_allclose(
+        hip_joint_centre_harrington(pelvic_width=0.25, pelvic_depth=0.16), right, atol=1e-12
+    )
     left = right * [1, 1, -1]
-    np.testing.assert_allclose(hip_joint_centre_harrington(0.25, 0.16, side="left"), left)
+    np.testing.assert_allclose(
+        hip_joint_centre_harrington(pelvic_width=0.25, pelvic_depth=0.16, side="left"), left
+    )
     full = np.array([-0.24 * PD - 9.9, -0.16 * PW - 0.04 * LL - 7.1, 0.28 * PD + 0.16 * PW + 7.9])
     np.testing.assert_allclose(
-        hip_joint_centre_harrington(0.25, 0.16, leg_length=0.9), full / 1000, atol=1e-12
+        hip_joint_centre_harrington(pelvic_width=0.25, pelvic_depth=0.16, leg_length=0.9),
+        full / 1000,
+        atol=1e-12,
     )
 
 

@@ -6,8 +6,15 @@ from ahbm.io import list_trials, load_trial, read_c3d
 from ahbm.models.gait_demo import run_gait_demo, synthetic_walking_trial
 
 
-def test_gait_demo_runs_and_writes_its_outputs(tmp_path, capsys):
-    assert run_gait_demo(tmp_path / "demo", quiet=True) == 0
+def test_gait_demo_runs_and_writes_its_outputs(tmp_path, capsys, monkeypatch):
+    import pytest
+
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    # run_gait_demo(out_dir, quiet) with a positional `quiet` still works and warns (0.1 form)
+    with pytest.warns(dep.AhbmDeprecationWarning, match="quiet=..."):
+        assert run_gait_demo(tmp_path / "demo", True) == 0
     out = capsys.readouterr().out
     assert "gait demo passed" in out and str(tmp_path / "demo") in out
     folder = tmp_path / "demo"

@@ -72,7 +72,9 @@ def gait_cycles(
                 warnings.simplefilter("ignore", AhbmWarning)
                 for name, arr in variables.items():
                     if name.startswith(p):
-                        side_cycles[name[1:]] = time_normalize(arr, fs, n_points, time=time)
+                        side_cycles[name[1:]] = time_normalize(
+                            arr, fs, n_points=n_points, time=time
+                        )
             toe = []
             for a, b in zip(fs[:-1], fs[1:], strict=True):
                 o = fo[(fo > a) & (fo < b)]

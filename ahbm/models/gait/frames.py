@@ -137,8 +137,8 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None):
     for side, p in SIDES:
         s = 1.0 if side == "Right" else -1.0
         h_local = hip_joint_centre_davis(
-            subj.leg_length[side],
-            subj.inter_asis_distance,
+            leg_length=subj.leg_length[side],
+            inter_asis_distance=subj.inter_asis_distance,
             side=side.lower(),
             marker_radius=subj.marker_radius,
         )

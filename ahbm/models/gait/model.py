@@ -92,7 +92,10 @@ def lower_extremity_model(
     da = ankle_w / 2 + marker_radius
     for side, p, s in (("r", "R", 1.0), ("l", "L", -1.0)):
         hjc = hip_joint_centre_davis(
-            leg, inter_asis, side="right" if s > 0 else "left", marker_radius=marker_radius
+            leg_length=leg,
+            inter_asis_distance=inter_asis,
+            side="right" if s > 0 else "left",
+            marker_radius=marker_radius,
         )
         th = par["thigh_" + side]
         sh = par["shank_" + side]
