@@ -49,6 +49,7 @@ from ahbm.kinematics.jcs import (
     score_centre,
     sphere_fit_centre,
 )
+from ahbm.kinematics.joints import Body, Joint
 from ahbm.kinematics.markers import (
     SegmentPose,
     apply_transform,
@@ -63,12 +64,12 @@ from ahbm.kinematics.markers import (
 from ahbm.kinematics.model_file import load_model, register_model_section, save_model
 from ahbm.kinematics.rotations import *  # noqa: F403  (explicit __all__ in rotations)
 from ahbm.kinematics.rotations import __all__ as _rotations_all
-from ahbm.kinematics.tree import Body, Joint, Model
+from ahbm.kinematics.tree import Model
 
 __all__: list[str] = [
     "rotations",
     *_rotations_all,
-    # multibody trees (tree.py, model_file.py, configuration.py, forward.py)
+    # multibody trees (tree.py, joints.py, model_file.py, configuration.py, forward.py)
     "Body",
     "Joint",
     "Kinematics",
