@@ -7,7 +7,12 @@ Figure, or a viewer object holding it, so that the caller can restyle it.
 """
 
 from ahbm.graphics._common import is_interactive_backend, save_figure
-from ahbm.graphics.gait import gait_cycle_summary, gait_cycles_from_results, plot_gait_cycles
+from ahbm.graphics.gait import (
+    GaitCycleSummary,
+    gait_cycle_summary,
+    gait_cycles_from_results,
+    plot_gait_cycles,
+)
 from ahbm.graphics.model import draw_model, geometry_mesh, model_skeleton
 from ahbm.graphics.simulation import plot_simulation
 from ahbm.graphics.stick import (
@@ -24,6 +29,7 @@ __all__ = [
     "XYViewer",
     "draw_model",
     "gait_cycle_summary",
+    "GaitCycleSummary",
     "gait_cycles_from_results",
     "geometry_mesh",
     "is_interactive_backend",

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from ahbm._deprecation import warn_deprecated
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import SIDE_COLORS, pyplot
+from ahbm.types import ResultRepr
 
-__all__ = ["plot_gait_cycles", "gait_cycle_summary", "gait_cycles_from_results"]
+__all__ = [
+    "plot_gait_cycles",
+    "gait_cycle_summary",
+    "GaitCycleSummary",
+    "gait_cycles_from_results",
+]
 
 _DEFAULT_VARIABLES = ("PelvisAngles", "HipAngles", "KneeAngles", "AnkleAngles")
 _SIDE_ALIASES = {"left": "Left", "l": "Left", "right": "Right", "r": "Right"}
@@ -41,7 +49,36 @@ def _as_cycles(value, where: str) -> np.ndarray:
     return arr
 
 
-def gait_cycle_summary(cycles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@dataclass(frozen=True, repr=False)
+class GaitCycleSummary(ResultRepr):
+    """Mean and SD over gait cycles (output of :func:`gait_cycle_summary`).
+
+    In ahbm 0.1 :func:`gait_cycle_summary` returned a tuple; unpacking the
+    result (``percent, mean, sd = ...``) still works until 0.3 and warns once.
+
+    Attributes
+    ----------
+    percent : ndarray, shape (n_points,)
+        Percent of the gait cycle, 0 to 100.
+    mean, sd : ndarray, shape (n_points, n_planes)
+        Mean and sample standard deviation (``ddof=1``; 0 for a single
+        cycle) over the cycles present at each point (NaN if none).
+    """
+
+    percent: np.ndarray
+    mean: np.ndarray
+    sd: np.ndarray
+
+    def __iter__(self):
+        warn_deprecated(
+            "GaitCycleSummary.__iter__",
+            "unpacking the result of gait_cycle_summary as a tuple is deprecated and will be "
+            "removed in ahbm 0.3; use its fields .percent, .mean, .sd",
+        )
+        return iter((self.percent, self.mean, self.sd))
+
+
+def gait_cycle_summary(cycles) -> GaitCycleSummary:
     """Mean and standard deviation over cycles, ignoring missing cycles.
 
     Parameters
@@ -51,18 +88,16 @@ def gait_cycle_summary(cycles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     Returns
     -------
-    percent : ndarray, shape (n_points,)
-        Percent of the gait cycle, 0 to 100.
-    mean, sd : ndarray, shape (n_points, n_planes)
-        Mean and sample standard deviation (``ddof=1``; 0 for a single
-        cycle) over the cycles present at each point (NaN if none).
+    GaitCycleSummary
+        ``percent`` (n_points,), 0 to 100; ``mean`` and ``sd`` (n_points,
+        n_planes).
 
     Examples
     --------
     >>> import numpy as np
-    >>> pct, m, s = gait_cycle_summary(np.ones((3, 101, 3)))
-    >>> float(m[0, 0]), float(s[0, 0])
-    (1.0, 0.0)
+    >>> s = gait_cycle_summary(np.ones((3, 101, 3)))
+    >>> float(s.mean[0, 0]), float(s.sd[0, 0]), s.percent.shape
+    (1.0, 0.0, (101,))
     """
     arr = _as_cycles(cycles, "cycles")
     count = np.sum(np.isfinite(arr), axis=0)
@@ -73,7 +108,7 @@ def gait_cycle_summary(cycles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sd = np.where(count > 1, np.sqrt(dev2 / np.maximum(count - 1, 1)), 0.0)
     sd = np.where(count > 0, sd, np.nan)
     percent = np.linspace(0.0, 100.0, arr.shape[1])
-    return percent, mean, sd
+    return GaitCycleSummary(percent, mean, sd)
 
 
 def _normative_band(normative, variable: str):
@@ -285,7 +320,8 @@ def plot_gait_cycles(
                         f"`result[{side!r}][{var!r}]` has {cycles.shape[2]} components but "
                         f"{n_cols} planes are drawn; pass matching `planes`"
                     )
-                pct, mean, sd = gait_cycle_summary(cycles)
+                summary = gait_cycle_summary(cycles)
+                pct, mean, sd = summary.percent, summary.mean, summary.sd
                 color = side_colors[side]
                 if show_cycles:
                     for cyc in cycles:

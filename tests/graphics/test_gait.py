@@ -34,13 +34,30 @@ def _band_limits(coll):
 def test_summary_matches_numpy_nan_statistics():
     cyc = _cycles(5, 7)
     cyc[1, 10:20, 0] = np.nan
-    pct, mean, sd = gait_cycle_summary(cyc)
-    np.testing.assert_allclose(pct, np.linspace(0, 100, 101))
-    np.testing.assert_allclose(mean, np.nanmean(cyc, axis=0))
-    np.testing.assert_allclose(sd, np.nanstd(cyc, axis=0, ddof=1))
-    _, m1, s1 = gait_cycle_summary(cyc[0])
-    np.testing.assert_allclose(m1, cyc[0])
-    np.testing.assert_array_equal(s1, 0.0)
+    s = gait_cycle_summary(cyc)
+    np.testing.assert_allclose(s.percent, np.linspace(0, 100, 101))
+    np.testing.assert_allclose(s.mean, np.nanmean(cyc, axis=0))
+    np.testing.assert_allclose(s.sd, np.nanstd(cyc, axis=0, ddof=1))
+    one = gait_cycle_summary(cyc[0])
+    np.testing.assert_allclose(one.mean, cyc[0])
+    np.testing.assert_array_equal(one.sd, 0.0)
+    assert "percent=array(101,)" in repr(s)
+
+
+def test_summary_tuple_unpacking_deprecated(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    cyc = _cycles(3, 5)
+    s = gait_cycle_summary(cyc)
+    with pytest.warns(dep.AhbmDeprecationWarning, match=".percent, .mean, .sd") as record:
+        pct, mean, sd = s
+        pct2, _, _ = gait_cycle_summary(cyc)
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    np.testing.assert_array_equal(pct, s.percent)
+    np.testing.assert_array_equal(mean, s.mean)
+    np.testing.assert_array_equal(sd, s.sd)
+    np.testing.assert_array_equal(pct2, s.percent)
 
 
 def test_layout_rows_are_variables_columns_are_planes():
