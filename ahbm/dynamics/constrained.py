@@ -26,6 +26,7 @@ from ahbm._validation import as_float_array
 from ahbm.dynamics.forward import crba
 from ahbm.dynamics.inverse import nonlinear_effects
 from ahbm.errors import AhbmWarning, DataError, SimulationError
+from ahbm.kinematics.rotations import matrix_to_rotvec
 from ahbm.kinematics.tree import Model, integrate_q
 
 __all__ = [
@@ -317,7 +318,7 @@ class _LeanConstrained:
     accelerations, warnings and errors as without the lean path.
     """
 
-    __slots__ = ("model", "nv", "m", "blk", "rr", "D", "support", "coords")
+    __slots__ = ("model", "nv", "m", "blk", "rr", "D", "support", "coords", "orient", "coord_q")
 
     @classmethod
     def build(cls, model, cs, method, baumgarte):
@@ -339,6 +340,7 @@ class _LeanConstrained:
         if baumgarte is not None or method not in ("direct", "range_space") or cs is None:
             return None
         blk, rr, D, coords = [], [], [], []
+        orient, coord_q = {}, {}
         row = 0
         for c in cs:
             kind = type(c)
@@ -350,13 +352,16 @@ class _LeanConstrained:
                 blk.append((code, b, o, row, n))
                 rr.append((c.point, c.other_point) if point else np.zeros((2, 3)))
                 D.append(c.D)
+                orient[row] = c
             elif kind is CoordinateCoupling:
-                (_, vc), (qd_, vd) = c._idx(model)
+                (qc, vc), (qd_, vd) = c._idx(model)
                 coords.append((row, vc, (qd_, vd, c._f)))
+                coord_q[row] = qc
                 D.append(np.zeros((1, 3)))
             elif kind is PrescribedCoordinate:
-                _, vi = _coordinate(model, c.coordinate, f"constraint '{c.name}'")
+                qc, vi = _coordinate(model, c.coordinate, f"constraint '{c.name}'")
                 coords.append((row, vi, c))
+                coord_q[row] = qc
                 D.append(np.zeros((1, 3)))
             else:  # user constraints and subclasses: the general path
                 return None
@@ -372,17 +377,12 @@ class _LeanConstrained:
         for b, dofs in enumerate(model.support_dofs):
             support[b, dofs] = 1
         self.support = support
-        self.coords = coords
+        self.coords, self.orient, self.coord_q = coords, orient, coord_q
         return self
 
-    def __call__(self, t, q, qd, tau):
-        """(q̈ (nv,), λ (m,)) of one state, or None (the general path decides)."""
-        model = self.model
-        H = _kernels.crba_single(model, q)
-        C = None if H is None else _kernels.rnea_single(model, q, qd, None)
-        if C is None:
-            return None
-        Rw, pw, v, a, Sw = _kernels.kinematics(model, q[None], qd[None], columns=True)
+    def terms(self, t, q, qd):
+        """``G`` (m, nv) and ``γ`` (m,) of one state (float64 arrays (nq,), (nv,))."""
+        Rw, pw, v, a, Sw = _kernels.kinematics(self.model, q[None], qd[None], columns=True)
         G = np.zeros((self.m, self.nv))
         gamma = np.zeros(self.m)
         if self.blk.shape[0]:
@@ -399,16 +399,86 @@ class _LeanConstrained:
                 gamma[row] = (f[2](x) * qd[vd : vd + 1] ** 2)[0]
             else:  # prescribed: G = e_c, γ = s̈(t)
                 gamma[row] = spec._ev(2, np.full(1, float(t)))[0]
+        return G, gamma
+
+    def position(self, t, q):
+        """Residuals ``g(t, q)`` (m,) of one configuration (the formulas of the constraints)."""
+        Rw, pw = _kernels.kinematics(self.model, q[None], None, columns=False)[:2]
+        Rw, pw = Rw[0], pw[0]
+        g = np.empty(self.m)
+        eye = np.eye(3)
+        for (kind, b, o, r0, n), (rb, ro) in zip(self.blk, self.rr, strict=True):
+            D = self.D[r0 : r0 + n]
+            if kind == _jc.POINT:  # D (p_b − p_o); a ground point is given in the world
+                pb = rb if b < 0 else pw[b] + Rw[b] @ rb
+                po = ro if o < 0 else pw[o] + Rw[o] @ ro
+                g[r0 : r0 + n] = D @ (pb - po)
+            else:  # D log(R_b (R_o R₀)ᵀ)^∨
+                c = self.orient[r0]
+                Rb, Ro = (eye if b < 0 else Rw[b]), (eye if o < 0 else Rw[o])
+                g[r0 : r0 + n] = D @ matrix_to_rotvec((Rb @ (Ro @ c.rotation).T)[None])[0]
+        times = np.full(1, float(t))
+        for row, _, spec in self.coords:
+            if type(spec) is tuple:  # coupling: q_c − f(q_d)
+                qd_, _, f = spec
+                g[row] = q[self.coord_q[row]] - f[0](q[qd_ : qd_ + 1])[0]
+            else:  # prescribed: q_c − s(t)
+                g[row] = q[self.coord_q[row]] - spec._ev(0, times)[0]
+        return g
+
+    def nu(self, t):
+        """``ν`` (m,) of the velocity constraint ``G q̇ = ν`` (ṡ(t) of prescribed coordinates)."""
+        nu = np.zeros(self.m)
+        for row, _, spec in self.coords:
+            if type(spec) is not tuple:
+                nu[row] = spec._ev(1, np.full(1, float(t)))[0]
+        return nu
+
+    def __call__(self, t, q, qd, tau):
+        """(q̈ (nv,), λ (m,)) of one state, or None (the general path decides)."""
+        model = self.model
+        H = _kernels.crba_single(model, q)
+        C = None if H is None else _kernels.rnea_single(model, q, qd, None)
+        if C is None:
+            return None
+        G, gamma = self.terms(t, q, qd)
         x = np.empty(self.nv)
         lam = np.empty(self.m)
         if _jc.range_space_kernel(H, G, np.subtract(tau, C), gamma, _RANK_TOL, x, lam):
             return None
         return x, lam
 
+    def project(self, t, q, qd, tol):
+        """``(q, q̇)`` projected as :func:`project_positions` and :func:`project_velocities` do.
+
+        Returns None for a state the kernels refuse (the public functions then decide).
+        """
+        H = _kernels.crba_single(self.model, q)
+        if H is None:
+            return None
+        zero = np.zeros(self.nv)
+        q = _newton_projection(
+            self.model, q, lambda x: self.position(t, x), lambda x: self.terms(t, x, zero)[0],
+            lambda: H, tol, 50,
+        )  # fmt: skip
+        H = _kernels.crba_single(self.model, q)
+        if H is None:
+            return None
+        G = self.terms(t, q, zero)[0]
+        return q, _kkt_min_change(H, G, H @ qd, self.nu(t))
+
 
 def _kkt_min_change(H, G, Hv, rhs_c):
-    """Solve [[H, Gᵀ], [G, 0]] [x; μ] = [Hv; rhs_c] for one state (least squares if singular)."""
+    """Solve [[H, Gᵀ], [G, 0]] [x; μ] = [Hv; rhs_c] for one state (least squares if singular).
+
+    The range-space kernel solves it when H is positive definite and G has
+    full rank (it refuses otherwise); then an LU solve of the whole system,
+    or least squares for a rank-deficient G.
+    """
     n, m = H.shape[0], G.shape[0]
+    x, mu = np.empty(n), np.empty(m)
+    if m and not _jc.range_space_kernel(H, G, Hv, rhs_c, _RANK_TOL, x, mu):
+        return x
     K = np.zeros((n + m, n + m))
     K[:n, :n] = H
     K[:n, n:] = G.T
@@ -567,21 +637,31 @@ def project_positions(
     q = as_float_array(q, "q")
     if q.shape != (model.nq,):
         raise DataError(f"Expected `q` to have shape ({model.nq},), got {q.shape}")
-    q0 = q
+    return _newton_projection(
+        model, q, lambda x: cs.position(model, x, t=t), lambda x: cs.jacobian(model, x, t=t),
+        lambda: crba(model, q), tol, max_iter,
+    )  # fmt: skip
+
+
+def _newton_projection(model, q0, position, jacobian, mass, tol, max_iter):
+    """Newton iteration of :func:`project_positions`.
+
+    ``position(q)`` -> g (m,), ``jacobian(q)`` -> G (m, nv), ``mass()`` -> H(q0).
+    """
     q = integrate_q(model, q0, np.zeros(model.nv))  # normalizes quaternions
-    g = cs.position(model, q, t=t)
+    g = position(q)
     if g.size == 0 or np.abs(g).max() <= tol:
         return q
-    M = crba(model, q0)
-    G = cs.jacobian(model, q0, t=t)
+    M = mass()
+    G = jacobian(q0)
     acc = np.zeros(model.nv)
     for it in range(max_iter):
         if it >= 3:  # full Newton if the simplified iteration is slow
-            G = cs.jacobian(model, q, t=t)
+            G = jacobian(q)
         dgam = _kkt_min_change(M, G, -(M @ acc), -g)
         acc += dgam
         q = integrate_q(model, q, dgam)
-        g = cs.position(model, q, t=t)
+        g = position(q)
         if not np.all(np.isfinite(g)):
             break
         if np.abs(g).max() <= tol or (np.abs(dgam).max() <= tol * 1e-2 and np.abs(g).max() < 1e-9):

@@ -536,6 +536,12 @@ class _Run:
             return _normalize_quats(self.model, q, self.qs), qd
         from ahbm.dynamics.constrained import project_positions, project_velocities
 
+        if getattr(self, "_lean_set", None) is not cset:  # one plan per constraint set
+            self._lean = _LeanConstrained.build(self.model, cset, "direct", None)
+            self._lean_set = cset
+        out = None if self._lean is None else self._lean.project(t, q, qd, self.tol)
+        if out is not None:
+            return out
         q = project_positions(self.model, q, cset, t=t, tol=self.tol)
         qd = project_velocities(self.model, q, qd, cset, t=t)
         return q, qd

@@ -14,7 +14,12 @@ import pytest
 
 from ahbm._engine import jit_constrained as jc
 from ahbm.dynamics import crba, nonlinear_effects
-from ahbm.dynamics.constrained import _constrained_fd, _LeanConstrained, project_positions
+from ahbm.dynamics.constrained import (
+    _constrained_fd,
+    _LeanConstrained,
+    project_positions,
+    project_velocities,
+)
 from ahbm.dynamics.constraints import (
     ConstraintSet,
     CoordinateCoupling,
@@ -251,3 +256,31 @@ def test_simulation_with_coordinate_constraints_matches(monkeypatch):
     fast, slow = _simulate_both(monkeypatch, model, q0, np.zeros(4), cs)
     np.testing.assert_allclose(fast.q, slow.q, atol=1e-8)
     np.testing.assert_allclose(fast.qdd, slow.qdd, atol=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_position_jacobian_and_nu_match_constraint_set(seed):
+    model, q, qd, _, cs = _random_case(seed)
+    lean = _LeanConstrained.build(model, cs, "direct", None)
+    for t in (0.0, 1.3):
+        _close(lean.position(t, q), cs.position(model, q, t=t), 1e-14)
+        _close(lean.nu(t), cs.velocity_rhs(model, q, t=t), 1e-14)
+        G, gamma = lean.terms(t, q, qd)
+        _close(G, cs.jacobian(model, q, t=t), 1e-14)
+        _close(gamma, cs.gamma(model, q, qd, t=t), 1e-14)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_projection_matches_public_functions(seed):
+    """Positions and velocities projected as project_positions/project_velocities do."""
+    model, q, cs = _welded_human()
+    rng = np.random.default_rng(seed)
+    q = q + rng.normal(size=model.nq) * 1e-3  # off the manifold (quaternion not unit)
+    qd = rng.normal(size=model.nv)
+    lean = _LeanConstrained.build(model, cs, "direct", None)
+    qp, qdp = lean.project(0.0, q, qd, 1e-12)
+    q_ref = project_positions(model, q, cs, tol=1e-12)
+    _close(qp, q_ref)
+    _close(qdp, project_velocities(model, q_ref, qd, cs))
+    assert np.abs(cs.position(model, qp)).max() <= 1e-12
+    np.testing.assert_allclose(cs.jacobian(model, qp) @ qdp, 0, atol=1e-12)
