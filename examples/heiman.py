@@ -45,7 +45,7 @@ def run(out: Path, quick: bool = False, height: float = 1.79, mass: float = 76.0
 
     fig = plt.figure(figsize=(5, 6))
     ax = fig.add_subplot(projection="3d")
-    draw_model(model, q, ax, frames=not quick, triad_length=0.08)
+    draw_model(model, q, ax=ax, frames=not quick, triad_length=0.08)
     ax.view_init(elev=10, azim=-60)
     ax.set_title(f"HeiMan-like model: {height} m, {mass} kg, {model.nv} DOF")
     fig.tight_layout()

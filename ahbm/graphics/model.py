@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.graphics._common import pyplot, set_equal_3d
@@ -204,11 +205,12 @@ def _geometry_entries(body) -> list:
     return [geom]
 
 
+@positional_to_keyword("draw_model", 2, ("ax",), "draw_model(model, q, ax=ax)")
 def draw_model(
     model,
     q=None,
-    ax=None,
     *,
+    ax=None,
     frames: bool = True,
     com: bool = True,
     markers: bool = True,
