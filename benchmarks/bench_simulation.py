@@ -4,7 +4,9 @@ Measured in the same run (CPU time, best of several repeats):
 
 1. One evaluation of the right-hand side ``y -> ẏ`` used by
    ``ahbm.dynamics.simulate`` (coordinate rates, constrained forward dynamics
-   with the direct KKT solver) for
+   with ``constraint_method="direct"``, i.e. the lean single-state path: one
+   kinematics pass, the constraint rows written by a kernel, the KKT system
+   solved by two Cholesky factorizations) for
    a. the 3-D double pendulum (AHBM §5.2.2) with its tip on a plane (1 constraint),
    b. the 15-segment human (``ahbm.models.human15``, nv = 38) with both feet
       welded to the ground (position + orientation of each foot, 12 constraints),

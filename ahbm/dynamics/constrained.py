@@ -318,15 +318,17 @@ class _LeanConstrained:
     accelerations, warnings and errors as without the lean path.
     """
 
-    __slots__ = ("model", "nv", "m", "blk", "rr", "D", "support", "coords", "orient", "coord_q")
+    __slots__ = (
+        "model", "nv", "m", "blk", "rr", "D", "support", "coords", "orient", "coord_q", "bg",
+    )  # fmt: skip
 
     @classmethod
     def build(cls, model, cs, method, baumgarte):
         """The lean evaluator of `cs` on `model`, or None if the general path is needed.
 
         Covered: ``method`` "direct" or "range_space" (the same solution),
-        no Baumgarte stabilization, and constraints of the built-in types
-        (exactly, not subclasses) only.
+        with or without Baumgarte stabilization ``(α, β)``, and constraints
+        of the built-in types (exactly, not subclasses) only.
         """
         from ahbm.dynamics.constraints import (
             CoordinateCoupling,
@@ -337,7 +339,7 @@ class _LeanConstrained:
         )
         from ahbm.dynamics.coordinate_constraints import _coordinate
 
-        if baumgarte is not None or method not in ("direct", "range_space") or cs is None:
+        if method not in ("direct", "range_space") or cs is None:
             return None
         blk, rr, D, coords = [], [], [], []
         orient, coord_q = {}, {}
@@ -370,6 +372,7 @@ class _LeanConstrained:
             return None
         self = cls()
         self.model, self.nv, self.m = model, model.nv, row
+        self.bg = None if baumgarte is None else tuple(float(x) for x in baumgarte)
         self.blk = np.array(blk, dtype=np.int64).reshape(-1, 5)
         self.rr = np.array(rr, dtype=float).reshape(-1, 2, 3)
         self.D = np.ascontiguousarray(np.concatenate(D), dtype=float)
@@ -442,6 +445,10 @@ class _LeanConstrained:
         if C is None:
             return None
         G, gamma = self.terms(t, q, qd)
+        if self.bg is not None:  # γ − 2α (G q̇ − ν) − β² g
+            alpha, beta = self.bg
+            vel = G @ qd - self.nu(t)
+            gamma = gamma - 2.0 * alpha * vel - beta**2 * self.position(t, q)
         x = np.empty(self.nv)
         lam = np.empty(self.m)
         if _jc.range_space_kernel(H, G, np.subtract(tau, C), gamma, _RANK_TOL, x, lam):

@@ -161,7 +161,6 @@ def test_general_path_cases():
     assert _LeanConstrained.build(model, cs, "direct", None) is not None
     assert _LeanConstrained.build(model, cs, "range_space", None) is not None
     assert _LeanConstrained.build(model, cs, "null_space", None) is None
-    assert _LeanConstrained.build(model, cs, "direct", (1.0, 1.0)) is None
     assert _LeanConstrained.build(model, None, "direct", None) is None
     user = UserConstraint(lambda t, q: q[:1] - 0.1, 1)
     assert _LeanConstrained.build(model, ConstraintSet([point, user]), "direct", None) is None
@@ -284,3 +283,15 @@ def test_projection_matches_public_functions(seed):
     _close(qdp, project_velocities(model, q_ref, qd, cs))
     assert np.abs(cs.position(model, qp)).max() <= 1e-12
     np.testing.assert_allclose(cs.jacobian(model, qp) @ qdp, 0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_baumgarte_matches_general_path(seed):
+    """Off the manifold, Baumgarte's γ − 2α (G q̇ − ν) − β² g as in the general path."""
+    model, q, qd, tau, cs = _random_case(seed)
+    lean = _LeanConstrained.build(model, cs, "direct", (3.0, 5.0))
+    x, lam = lean(0.6, q, qd, tau)
+    x_ref, lam_ref = _constrained_fd(model, q, qd, tau, cs, 0.6, "direct", (3.0, 5.0))
+    _close(x, x_ref[0])
+    _close(lam, lam_ref[0])
+    assert np.abs(cs.position(model, q, t=0.6)).max() > 1e-3  # the g term mattered
