@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm._deprecation import warn_deprecated
 from ahbm.errors import AhbmError, DataError
 from ahbm.graphics._common import atomic_output, is_interactive_backend, pyplot, set_equal_3d
 from ahbm.graphics._stick_data import (
@@ -45,8 +46,9 @@ class StickViewer:
         Frame rate of the data, Hz.
     frames : ndarray of int
         Frames that the animation plays.
-    frame : int
-        Frame currently displayed.
+    frame_index : int
+        Number of the frame currently displayed (``frame`` in 0.1; that name
+        still works until 0.3 and warns once).
     artists : dict
         The matplotlib artists by role: ``"markers"``, ``"joints"`` and
         ``"model_markers"`` (Line3D), ``"segments"``, ``"model"`` (sticks of
@@ -92,7 +94,7 @@ class StickViewer:
         self.time = time
         self.rate = rate
         self.frames = frames
-        self.frame = int(frames[0])
+        self.frame_index = int(frames[0])
         self.slider = None
         self._segments = segments
         self._model_sticks = model_sticks
@@ -121,7 +123,7 @@ class StickViewer:
             interactive = is_interactive_backend()
         if interactive:
             self._add_interaction()
-        self.show_frame(self.frame)
+        self.show_frame(self.frame_index)
 
     # -- construction -----------------------------------------------------
     def _build(self, model_points, plate_outlines, show_labels, floor, floor_height, vaxis, title):
@@ -130,14 +132,14 @@ class StickViewer:
         ax = self.ax
         (markers,) = ax.plot([], [], [], "o", ls="", ms=4, color="tab:blue", label="markers")
         self.artists["markers"] = markers
-        p0 = self.points[self.frame]
+        p0 = self.points[self.frame_index]
         if self._segments.shape[0]:
             coll = Line3DCollection(p0[self._segments], colors="0.2", linewidths=2.0)
             ax.add_collection3d(coll)
             self.artists["segments"] = coll
         if self._model_sticks is not None:
             coll = Line3DCollection(
-                self._model_sticks[self.frame], colors="tab:brown", linewidths=3.0
+                self._model_sticks[self.frame_index], colors="tab:brown", linewidths=3.0
             )
             ax.add_collection3d(coll)
             self.artists["model"] = coll
@@ -149,11 +151,13 @@ class StickViewer:
         if self._triads is not None and self._triads.shape[1]:
             n_triads = self._triads.shape[1] // 3
             colors = list(_TRIAD_COLORS) * n_triads
-            coll = Line3DCollection(self._triads[self.frame], colors=colors, linewidths=1.5)
+            coll = Line3DCollection(self._triads[self.frame_index], colors=colors, linewidths=1.5)
             ax.add_collection3d(coll)
             self.artists["triads"] = coll
         if self._forces is not None and self._forces.shape[1]:
-            coll = Line3DCollection(self._forces[self.frame], colors="tab:purple", linewidths=2.5)
+            coll = Line3DCollection(
+                self._forces[self.frame_index], colors="tab:purple", linewidths=2.5
+            )
             ax.add_collection3d(coll)
             self.artists["forces"] = coll
         if show_labels:
@@ -182,7 +186,7 @@ class StickViewer:
             hi[v] = max(hi[v], floor_height)
         if self.follow:
             self._setup_follow(model_points, lo, hi, v, h)
-            lo, hi = self._window(self.frame)
+            lo, hi = self._window(self.frame_index)
         if floor:
             span = max(float(np.max(hi[h] - lo[h])), 0.5)
             a0, a1 = lo[h[0]] - 0.1 * span, hi[h[0]] + 0.1 * span
@@ -257,7 +261,9 @@ class StickViewer:
         self.fig.subplots_adjust(bottom=0.12)
         sax = self.fig.add_axes((0.15, 0.03, 0.7, 0.03))
         n = self.points.shape[0]
-        self.slider = Slider(sax, "frame", 0, n - 1, valinit=self.frame, valstep=1, valfmt="%d")
+        self.slider = Slider(
+            sax, "frame", 0, n - 1, valinit=self.frame_index, valstep=1, valfmt="%d"
+        )
         self.slider.on_changed(lambda val: self.show_frame(int(round(val))))
         self._key_cid = self.fig.canvas.mpl_connect("key_press_event", self._on_key)
 
@@ -265,7 +271,7 @@ class StickViewer:
         n = self.points.shape[0]
         steps = {"right": 1, "left": -1, "up": 10, "down": -10, "pageup": 10, "pagedown": -10}
         if event.key in steps:
-            self.show_frame(min(max(self.frame + steps[event.key], 0), n - 1))
+            self.show_frame(min(max(self.frame_index + steps[event.key], 0), n - 1))
         elif event.key == "home":
             self.show_frame(0)
         elif event.key == "end":
@@ -278,14 +284,25 @@ class StickViewer:
             return
         self.fig.canvas.draw_idle()
 
+    @property
+    def frame(self) -> int:
+        """Deprecated 0.1 name of :attr:`frame_index` (removed in ahbm 0.3)."""
+        _warn_frame_attribute()
+        return self.frame_index
+
+    @frame.setter
+    def frame(self, value: int) -> None:
+        _warn_frame_attribute()
+        self.frame_index = value
+
     # -- frame updates ----------------------------------------------------
     def add_listener(self, callback: Callable[[float, int], None]) -> None:
-        """Call ``callback(time, frame)`` whenever the displayed frame changes.
+        """Call ``callback(time, frame_index)`` whenever the displayed frame changes.
 
         :func:`xy_view` uses this to move its cursor with the animation.
         """
         self._listeners.append(callback)
-        callback(float(self.time[self.frame]), self.frame)
+        callback(float(self.time[self.frame_index]), self.frame_index)
 
     def show_frame(self, i: int):
         """Display frame `i` (0-based index into the data) and return the Figure.
@@ -299,7 +316,7 @@ class StickViewer:
         if not isinstance(i, (int, np.integer)) or not -n <= i < n:
             raise DataError(f"Frame index `i` = {i!r} is outside [0, {n}) for this viewer")
         i = int(i) % n
-        self.frame = i
+        self.frame_index = i
         p = self.points[i]
         self.artists["markers"].set_data_3d(p[:, 0], p[:, 1], p[:, 2])
         if "segments" in self.artists:
@@ -414,7 +431,7 @@ class StickViewer:
         """
         anim = self.animate(fps=fps, speed=speed)
         html = anim.to_jshtml(fps=self._anim_fps, embed_frames=True, default_mode="loop")
-        self.show_frame(self.frame)
+        self.show_frame(self.frame_index)
         return html
 
     def save(
@@ -469,7 +486,7 @@ class StickViewer:
                 "ffmpeg` or `brew install ffmpeg`) or set "
                 "matplotlib.rcParams['animation.ffmpeg_path'], or save as .gif or .html instead"
             )
-        current = self.frame
+        current = self.frame_index
         if suffix in (".html", ".htm"):
             html = self.to_html(fps=fps, speed=speed)
             with atomic_output(path) as tmp:
@@ -531,7 +548,18 @@ class StickViewer:
 
     def __repr__(self) -> str:
         n, m = self.points.shape[:2]
-        return f"StickViewer(frames={n}, markers={m}, rate={self.rate}, frame={self.frame})"
+        return (
+            f"StickViewer(frames={n}, markers={m}, rate={self.rate}, "
+            f"frame_index={self.frame_index})"
+        )
+
+
+def _warn_frame_attribute() -> None:
+    warn_deprecated(
+        "StickViewer.frame",
+        "StickViewer.frame is deprecated and will be removed in ahbm 0.3 (`frame` names a "
+        "coordinate frame elsewhere); use StickViewer.frame_index (or show_frame(i) to move)",
+    )
 
 
 def stick_view(

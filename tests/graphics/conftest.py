@@ -92,7 +92,7 @@ class RecordingWriter(AbstractMovieWriter):
         super().setup(fig, outfile, dpi=dpi)
 
     def grab_frame(self, **savefig_kwargs):
-        self.frames.append(self.viewer.frame)
+        self.frames.append(self.viewer.frame_index)
         self.markers.append(np.array(self.viewer.artists["markers"].get_data_3d()).T)
 
     def finish(self):

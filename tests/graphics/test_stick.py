@@ -23,7 +23,7 @@ def test_markers_follow_the_displayed_frame(frame, walking):
     fig = viewer.show_frame(frame)
     assert fig is viewer.fig
     np.testing.assert_array_equal(_marker_data(viewer), pts[frame])
-    assert viewer.frame == frame % 8
+    assert viewer.frame_index == frame % 8
 
 
 def test_segments_join_the_named_markers(walking):
@@ -208,7 +208,7 @@ def test_png_saves_the_current_frame(tmp_path, walking):
     out = viewer.save(tmp_path / "frame.png", dpi=50)
     with Image.open(out) as im:
         assert im.format == "PNG"
-    assert viewer.frame == 2
+    assert viewer.frame_index == 2
 
 
 def test_mp4_without_ffmpeg_says_how_to_get_it(tmp_path, monkeypatch, walking):
@@ -248,12 +248,12 @@ def test_slider_and_keys_move_the_figure(walking):
     viewer = stick_view(pts, interactive=True)
     assert viewer.slider is not None
     viewer.slider.set_val(5)
-    assert viewer.frame == 5
+    assert viewer.frame_index == 5
     np.testing.assert_array_equal(_marker_data(viewer), pts[5])
     canvas = viewer.fig.canvas
     for key, frame in [("right", 6), ("up", 16), ("left", 15), ("end", 29), ("home", 0)]:
         canvas.callbacks.process("key_press_event", KeyEvent("key_press_event", canvas, key))
-        assert viewer.frame == frame
+        assert viewer.frame_index == frame
         assert int(viewer.slider.val) == frame
     np.testing.assert_array_equal(_marker_data(viewer), pts[0])
 
@@ -395,3 +395,17 @@ def test_saved_files_get_ordinary_permissions(tmp_path, walking):
     os.umask(mask)
     out = stick_view(walking(2, 2)).save(tmp_path / "frame.png", dpi=20)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_frame_attribute_is_a_deprecated_alias_of_frame_index(monkeypatch, walking):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    viewer = stick_view(walking(6, 3))
+    viewer.show_frame(4)
+    with pytest.warns(dep.AhbmDeprecationWarning, match="frame_index") as record:
+        assert viewer.frame == 4
+        viewer.frame = 2
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert viewer.frame_index == 2
+    assert "frame_index=2" in repr(viewer)
