@@ -28,8 +28,8 @@ from ahbm.dynamics.segmental import SegmentMotion, newton_euler
 from ahbm.errors import AhbmWarning
 from ahbm.io import read_c3d
 from ahbm.kinematics.forward import forward_kinematics
-from ahbm.models.gait_demo import _walk, synthetic_walking_trial
 from ahbm.models.gait import analyze_gait, lower_extremity_model
+from ahbm.models.gait_demo import _walk, synthetic_walking_trial
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
