@@ -4,7 +4,9 @@ Everything the kinematics, dynamics and later packages share below their
 public functions lives here and is imported openly by them:
 
 * ``kernels`` (and its ``jit_*`` modules): the compiled multibody kernels and
-  the node plan they run on;
+  the node plan they run on; ``jit_constrained``: the compiled constraint
+  rows, Cholesky KKT solve and coordinate rates of the single-state
+  constrained right-hand side of ``simulate``;
 * ``batch``: the layout conventions (batch first in the public API, batch
   last inside per-body loops, ``_bl`` names), the one cross product,
   batch-last rotations of vectors, and the validation and flattening of a
