@@ -7,11 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import SIDE_COLORS, pyplot
-from ahbm.types import ResultRepr
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
     "plot_gait_cycles",
@@ -50,7 +49,7 @@ def _as_cycles(value, where: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False)
-class GaitCycleSummary(ResultRepr):
+class GaitCycleSummary(TupleResult, ResultRepr):
     """Mean and SD over gait cycles (output of :func:`gait_cycle_summary`).
 
     In ahbm 0.1 :func:`gait_cycle_summary` returned a tuple; unpacking the
@@ -68,14 +67,6 @@ class GaitCycleSummary(ResultRepr):
     percent: np.ndarray
     mean: np.ndarray
     sd: np.ndarray
-
-    def __iter__(self):
-        warn_deprecated(
-            "GaitCycleSummary.__iter__",
-            "unpacking the result of gait_cycle_summary as a tuple is deprecated and will be "
-            "removed in ahbm 0.3; use its fields .percent, .mean, .sd",
-        )
-        return iter((self.percent, self.mean, self.sd))
 
 
 def gait_cycle_summary(cycles) -> GaitCycleSummary:

@@ -33,7 +33,7 @@ nonlinear parameters. J. SIAM 11(2), 431-441.
 from __future__ import annotations
 
 import warnings
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,6 +41,7 @@ from ahbm._engine import state as _st
 from ahbm._validation import as_float_array
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model, check_q, integrate_q, neutral_q
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
     "IKResult",
@@ -51,8 +52,12 @@ __all__ = [
 ]
 
 
-class IKResult(NamedTuple):
-    """Result of :func:`fit_markers`.
+@dataclass(frozen=True, repr=False)
+class IKResult(TupleResult, ResultRepr):
+    """Result of :func:`fit_markers` (a frozen result object).
+
+    A NamedTuple in ahbm 0.1: using it as a tuple still works until 0.3 and
+    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------

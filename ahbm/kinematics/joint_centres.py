@@ -22,7 +22,7 @@ Biomech. 39, 2798-2809.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics._jcs_common import _dot, _pair, _side
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
     "hip_joint_centre_davis",
@@ -287,8 +288,12 @@ def chord_joint_centre(
 # ----------------------------------------------------------------------------
 
 
-class SphereFit(NamedTuple):
-    """Result of :func:`sphere_fit_centre`.
+@dataclass(frozen=True, repr=False)
+class SphereFit(TupleResult, ResultRepr):
+    """Result of :func:`sphere_fit_centre` (a frozen result object).
+
+    A NamedTuple in ahbm 0.1: using it as a tuple still works until 0.3 and
+    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------
@@ -401,8 +406,12 @@ def sphere_fit_centre(points, *, refine: bool = True, max_iter: int = 50) -> Sph
     return SphereFit(c, r, float(np.sqrt(np.mean(res**2))), int(n))
 
 
-class ScoreResult(NamedTuple):
-    """Result of :func:`score_centre`.
+@dataclass(frozen=True, repr=False)
+class ScoreResult(TupleResult, ResultRepr):
+    """Result of :func:`score_centre` (a frozen result object).
+
+    A NamedTuple in ahbm 0.1: using it as a tuple still works until 0.3 and
+    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------

@@ -90,6 +90,20 @@ def test_recovers_known_trajectory_exactly(leg, block_size):
     assert np.all(res.n_visible == 13)
 
 
+def test_ik_result_is_an_object_and_tuple_use_is_deprecated(leg, monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    m, q, X = leg
+    res = fit_markers(m, X[:3], q0=q[0])
+    assert repr(res).startswith("IKResult(q=array(3, ")
+    with pytest.warns(dep.AhbmDeprecationWarning, match="IKResult as a tuple") as record:
+        q_fit, residuals, *_ = res
+        assert res[2] is res.rms
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert q_fit is res.q and residuals is res.residuals
+
+
 def test_noisy_markers_within_tolerance(leg):
     m, q, X = leg
     rng = np.random.default_rng(1)

@@ -434,6 +434,28 @@ def test_sphere_fit_noise_free_and_noisy():
     assert single.radii.shape == (1,) and np.linalg.norm(single.centre - cp) < 0.01
 
 
+def test_functional_centre_results_are_objects_with_deprecated_tuple_use(monkeypatch):
+    import dataclasses
+
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    Rp, op, Rd, od, X, cp, _ = _functional_trial(12)
+    loc = np.einsum("nji,nmj->nmi", Rp, X - op[:, None])
+    fit = sphere_fit_centre(loc)
+    score = score_centre(Rp, op, Rd, od)
+    assert "centre=array(3,)" in repr(fit)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fit.rms = 0.0
+    with pytest.warns(dep.AhbmDeprecationWarning, match="SphereFit as a tuple") as record:
+        centre, radii, rms, n = fit
+        assert fit[0] is fit.centre
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert centre is fit.centre and radii is fit.radii and rms == fit.rms and n == fit.n_points
+    with pytest.warns(dep.AhbmDeprecationWarning, match="ScoreResult as a tuple"):
+        assert score[0] is score.centre
+
+
 def test_sphere_fit_errors():
     with pytest.raises(DataError, match="at least 4"):
         sphere_fit_centre(np.zeros((3, 3)))
