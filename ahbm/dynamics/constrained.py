@@ -209,7 +209,10 @@ def constrained_forward_dynamics(
         [τ − C; γ]``; ``"range_space"``: ``H = LLᵀ``, ``K = G H⁻¹ Gᵀ``,
         ``K λ = γ − G H⁻¹ (τ − C)`` (Felis eqs 3.68–3.69); ``"null_space"``:
         ``Gᵀ = Q [R; 0]``, ``q̈ = Y q_y + Z q_z`` with ``Rᵀ q_y = γ`` and
-        ``Zᵀ H Z q_z = Zᵀ (τ − C − H Y q_y)``.
+        ``Zᵀ H Z q_z = Zᵀ (τ − C − H Y q_y)``. One state without ``f_ext``
+        and with built-in constraint types: ``"direct"`` and ``"range_space"``
+        both run the compiled range-space solve (the same solution to
+        rounding; redundant constraints go to the general solvers).
     baumgarte : (float, float), optional
         Baumgarte stabilization ``(α, β)``: ``γ ← γ − 2α (G q̇ − ν) − β² g``.
     f_ext : array_like, shape (..., n_bodies, 6), optional
@@ -264,6 +267,13 @@ def constrained_forward_dynamics(
                 raise ValueError
         except (TypeError, ValueError) as err:
             raise DataError("`baumgarte` must be a pair (alpha, beta) of numbers") from err
+    if batch == () and f_ext is None and np.ndim(t) == 0:  # one state: the lean path
+        lean = _LeanConstrained.build(model, cs, method, baumgarte)
+        # (with kin too: the kernels recompute the same arrays, so the results are the
+        # same with and without kin); writable copies: the kernels are compiled for those
+        out = None if lean is None else lean(t, *(np.array(a) for a in (q, qd, tau)))
+        if out is not None:
+            return out
     x, lam = _constrained_fd(
         model, q, qd, tau, cs, t, method, baumgarte, f_ext, f_ext_frame, kin=kin
     )

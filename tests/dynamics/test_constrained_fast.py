@@ -17,6 +17,7 @@ from ahbm.dynamics import crba, nonlinear_effects
 from ahbm.dynamics.constrained import (
     _constrained_fd,
     _LeanConstrained,
+    constrained_forward_dynamics,
     project_positions,
     project_velocities,
 )
@@ -295,3 +296,21 @@ def test_baumgarte_matches_general_path(seed):
     _close(x, x_ref[0])
     _close(lam, lam_ref[0])
     assert np.abs(cs.position(model, q, t=0.6)).max() > 1e-3  # the g term mattered
+
+
+@pytest.mark.parametrize("method", ["direct", "range_space", "null_space"])
+def test_public_single_state_matches_batch_of_one(method):
+    """constrained_forward_dynamics on one state (lean path) vs a batch of one (general path)."""
+    model, q, qd, tau, cs = _random_case(2)
+    x, lam = constrained_forward_dynamics(model, q, qd, tau, cs, method=method, t=0.2)
+    xb, lamb = constrained_forward_dynamics(
+        model, q[None], qd[None], tau[None], cs, method=method, t=0.2
+    )
+    assert x.shape == (model.nv,) and lam.shape == (cs.size(model),)
+    _close(x, xb[0], 1e-11)
+    _close(lam, lamb[0], 1e-11)
+    kin = forward_kinematics(model, q, qd)
+    xk, lamk = constrained_forward_dynamics(model, None, None, tau, cs, method=method, t=0.2,
+                                            kin=kin)  # fmt: skip
+    np.testing.assert_array_equal(xk, x)
+    np.testing.assert_array_equal(lamk, lam)
