@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Mapping
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from ahbm._engine.batch import cross
 from ahbm._validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.jcs import jcs_axes
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
     "SegmentMotion",
@@ -76,8 +77,13 @@ def _mtv(R, x):
     return np.einsum("...ji,...j->...i", R, x)
 
 
-class SegmentMotion(NamedTuple):
+@dataclass(frozen=True, repr=False)
+class SegmentMotion(TupleResult, ResultRepr):
     """Kinematics of a set of segments over a trial (lab frame, SI).
+
+    A NamedTuple in ahbm 0.1, like :class:`JointLoads` and
+    :class:`PlateAssignment`: using one as a tuple still works until 0.3 and
+    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------
@@ -100,7 +106,8 @@ class SegmentMotion(NamedTuple):
     alpha: np.ndarray
 
 
-class JointLoads(NamedTuple):
+@dataclass(frozen=True, repr=False)
+class JointLoads(TupleResult, ResultRepr):
     """Loads that the proximal segments exert on their distal segments.
 
     Attributes
@@ -118,7 +125,8 @@ class JointLoads(NamedTuple):
     point: np.ndarray
 
 
-class PlateAssignment(NamedTuple):
+@dataclass(frozen=True, repr=False)
+class PlateAssignment(TupleResult, ResultRepr):
     """Force plate loads assigned to segments (output of :func:`assign_force_plates`).
 
     Attributes
@@ -217,6 +225,8 @@ def newton_euler(
     inert = as_float_array(inertia, "inertia")
     if inert.shape != (n_seg, 3, 3):
         raise DataError(f"Expected `inertia` to have shape ({n_seg}, 3, 3), got {inert.shape}")
+    if isinstance(motion, SegmentMotion):
+        motion = (motion.rotation, motion.com, motion.com_acc, motion.omega, motion.alpha)
     R, c, acc, w, al = (np.asarray(x, dtype=float) for x in motion)
     n = R.shape[0]
     for name, arr, trail in (

@@ -23,13 +23,14 @@ J. Biomech. 21(1), 45-54.
 from __future__ import annotations
 
 import warnings
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.rotations import orthonormalize
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
     "SegmentPose",
@@ -195,8 +196,12 @@ def apply_transform(T, points) -> np.ndarray:
 # ----------------------------------------------------------------------------
 
 
-class SegmentPose(NamedTuple):
-    """Result of :func:`fit_segment_pose`.
+@dataclass(frozen=True, repr=False)
+class SegmentPose(TupleResult, ResultRepr):
+    """Result of :func:`fit_segment_pose` (a frozen result object).
+
+    A NamedTuple in ahbm 0.1: using it as a tuple still works until 0.3 and
+    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------

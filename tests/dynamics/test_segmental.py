@@ -378,6 +378,25 @@ def test_force_plate_assignment_time_axis_and_deprecated_order(monkeypatch):
         assign_force_plates([p], {0: foot}, rate=100.0, time=t)
 
 
+def test_segmental_results_are_objects_with_deprecated_tuple_use(monkeypatch):
+    monkeypatch.setattr(dep, "_warned", set())
+    R = np.broadcast_to(np.eye(3), (1, 2, 3, 3))
+    com = np.array([[[0.2, 0, 0], [0.6, 0, 0]]])
+    jc = np.array([[[0.0, 0, 0], [0.4, 0, 0]]])
+    motion = _static(R, com)
+    loads = newton_euler([-1, 0], [3.0, 2.0], np.zeros((2, 3, 3)), motion, jc)
+    assert repr(loads).startswith("JointLoads(force=array(1, 2, 3) float64")
+    with pytest.warns(AhbmDeprecationWarning, match="JointLoads as a tuple") as record:
+        force, moment, point = loads
+        loads[0]
+    assert sum(issubclass(w.category, AhbmDeprecationWarning) for w in record) == 1
+    assert force is loads.force and moment is loads.moment and point is loads.point
+    # a plain tuple of the five arrays is still accepted as the motion
+    parts = (motion.rotation, motion.com, motion.com_acc, motion.omega, motion.alpha)
+    again = newton_euler([-1, 0], [3.0, 2.0], np.zeros((2, 3, 3)), parts, jc)
+    np.testing.assert_array_equal(again.force, loads.force)
+
+
 def test_newton_euler_input_errors():
     m = _static(np.broadcast_to(np.eye(3), (2, 2, 3, 3)), np.zeros((2, 2, 3)))
     with pytest.raises(DataError, match="parent"):
