@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
 from ahbm._validation import as_float_array, sample_times
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.forces import BodyForce, total_generalized_force
@@ -27,7 +26,7 @@ from ahbm.errors import DataError
 from ahbm.kinematics.forward import body_jacobian, point_jacobian
 from ahbm.kinematics.tree import Model
 from ahbm.models.head_neck import half_sine, head_neck_model, intervertebral_elements
-from ahbm.types import ResultRepr
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = ["FACE_POINT", "HeadLoad", "airbag_force", "airbag_test", "estimate_head_load"]
 
@@ -117,7 +116,7 @@ def airbag_test(
 
 
 @dataclass(frozen=True, repr=False)
-class HeadLoad(ResultRepr):
+class HeadLoad(TupleResult, ResultRepr):
     """External load on a body estimated by :func:`estimate_head_load` (a result object).
 
     In ahbm 0.1 it was a NamedTuple; unpacking it (``force, moment, residual =
@@ -139,14 +138,6 @@ class HeadLoad(ResultRepr):
     force: np.ndarray
     moment: np.ndarray
     residual: np.ndarray
-
-    def __iter__(self):
-        warn_deprecated(
-            "HeadLoad.__iter__",
-            "unpacking a HeadLoad as a tuple is deprecated and will be removed in ahbm 0.3; "
-            "use its fields .force, .moment, .residual",
-        )
-        return iter((self.force, self.moment, self.residual))
 
 
 def estimate_head_load(

@@ -35,6 +35,19 @@ def test_exact_recovery_with_exact_accelerations():
     np.testing.assert_allclose(est_m.moment, 0.0, atol=1e-6 * np.abs(F).max())
 
 
+def test_head_load_tuple_unpacking_is_deprecated(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    m = head_neck_model()
+    est = estimate_head_load(m, np.zeros((11, 8)), rate=1000.0)
+    with pytest.warns(dep.AhbmDeprecationWarning, match="HeadLoad as a tuple") as record:
+        force, moment, residual = est
+        assert est[2] is est.residual
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert force is est.force and moment is est.moment
+
+
 def test_recovers_airbag_load_from_recorded_motion():
     """Synthetic recording, numerical derivatives: within 5 % of the peak load."""
     m = head_neck_model()
