@@ -48,6 +48,7 @@ __all__ = [
     "fit_markers",
     "joint_bounds",
     "model_markers",
+    "ModelMarkers",
     "marker_jacobians",
 ]
 
@@ -92,7 +93,28 @@ class IKResult(TupleResult, ResultRepr):
     marker_names: list
 
 
-def model_markers(model: Model) -> tuple[list, np.ndarray, np.ndarray]:
+@dataclass(frozen=True, repr=False)
+class ModelMarkers(TupleResult, ResultRepr):
+    """The markers of a model in body order (output of :func:`model_markers`).
+
+    A tuple in ahbm 0.1: unpacking it (``names, bodies, local = ...``) still
+    works until 0.3 and warns once (:class:`~ahbm.types.TupleResult`).
+
+    Attributes
+    ----------
+    names : list of str
+    bodies : ndarray of int, shape (n_markers,)
+        Index of the body carrying each marker.
+    local : ndarray, shape (n_markers, 3)
+        Marker positions in their body frames, m.
+    """
+
+    names: list
+    bodies: np.ndarray
+    local: np.ndarray
+
+
+def model_markers(model: Model) -> ModelMarkers:
     """All markers of a model in body order.
 
     Parameters
@@ -101,11 +123,8 @@ def model_markers(model: Model) -> tuple[list, np.ndarray, np.ndarray]:
 
     Returns
     -------
-    names : list of str
-    bodies : ndarray of int, shape (n_markers,)
-        Index of the body carrying each marker.
-    local : ndarray, shape (n_markers, 3)
-        Marker positions in their body frames, m.
+    ModelMarkers
+        ``names``, ``bodies`` (n_markers,) and ``local`` (n_markers, 3), m.
 
     Raises
     ------
@@ -117,7 +136,7 @@ def model_markers(model: Model) -> tuple[list, np.ndarray, np.ndarray]:
     >>> m = Model()
     >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1]},
     ...                markers={"M1": [1.0, 0, 0]})
-    >>> model_markers(m)[0]
+    >>> model_markers(m).names
     ['M1']
     """
     if not isinstance(model, Model):
@@ -138,7 +157,9 @@ def model_markers(model: Model) -> tuple[list, np.ndarray, np.ndarray]:
             f"model '{model.name}' has no markers; add them with add_body(..., markers=...) "
             "or the 'markers' entry of the model file"
         )
-    return names, np.array(bodies, dtype=int), np.array(local, dtype=float).reshape(-1, 3)
+    return ModelMarkers(
+        names, np.array(bodies, dtype=int), np.array(local, dtype=float).reshape(-1, 3)
+    )
 
 
 def _pair_bounds(value, what):
@@ -311,7 +332,8 @@ def marker_jacobians(
 
 
 def _select_markers(model, marker_names):
-    names, bodies, local = model_markers(model)
+    found = model_markers(model)
+    names, bodies, local = found.names, found.bodies, found.local
     if marker_names is None:
         return names, bodies, local
     marker_names = [str(n) for n in marker_names]
@@ -437,7 +459,7 @@ def fit_markers(
     >>> np.round(res.q, 9), bool(res.converged[0])
     (array([[0.3]]), True)
     """
-    names_all, _, _ = model_markers(model)
+    model_markers(model)  # a ModelError when the model has no markers
     if isinstance(markers, dict):
         if marker_names is not None:
             raise DataError("give `marker_names` only with an array `markers`, not with a dict")

@@ -38,10 +38,23 @@ def leg():
 
 
 def test_model_markers_order():
-    names, bodies, local = model_markers(leg_model())
-    assert names[:4] == ["RASI", "LASI", "SACR", "THI"]
-    assert bodies.tolist() == [0] * 3 + [1] * 3 + [2] * 3 + [3] * 4
-    np.testing.assert_allclose(local[0], [0.12, 0.03, 0.12])
+    found = model_markers(leg_model())
+    assert found.names[:4] == ["RASI", "LASI", "SACR", "THI"]
+    assert found.bodies.tolist() == [0] * 3 + [1] * 3 + [2] * 3 + [3] * 4
+    np.testing.assert_allclose(found.local[0], [0.12, 0.03, 0.12])
+    assert repr(found).startswith("ModelMarkers(names=list[13], bodies=array(13,)")
+
+
+def test_model_markers_tuple_unpacking_is_deprecated(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    found = model_markers(leg_model())
+    with pytest.warns(dep.AhbmDeprecationWarning, match="ModelMarkers as a tuple") as record:
+        names, bodies, local = found
+        assert found[0] is found.names
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert names is found.names and bodies is found.bodies and local is found.local
 
 
 @pytest.mark.parametrize("root", ["free_euler", "free"])
@@ -50,7 +63,8 @@ def test_marker_jacobians_against_point_jacobian_and_fd(root):
     rng = np.random.default_rng(0)
     q = random_q(m, rng=rng, size=(3,), scale=0.5)
     P, J = marker_jacobians(m, q)
-    names, bodies, local = model_markers(m)
+    found = model_markers(m)
+    names, bodies, local = found.names, found.bodies, found.local
     for k in range(len(names)):
         np.testing.assert_allclose(
             J[:, k], point_jacobian(m, q, int(bodies[k]), local[k]), atol=1e-12
@@ -73,7 +87,7 @@ def test_marker_jacobians_subset():
     q = trajectory(2)
     P, J = marker_jacobians(m, q, marker_names=["TOE", "RASI"])
     P_all, J_all = marker_jacobians(m, q)
-    names = model_markers(m)[0]
+    names = model_markers(m).names
     np.testing.assert_allclose(P, P_all[:, [names.index("TOE"), names.index("RASI")]])
     assert J.shape == (2, 2, 3, m.nv)
 
@@ -86,7 +100,7 @@ def test_recovers_known_trajectory_exactly(leg, block_size):
     assert res.converged.all() and res.well_determined.all()
     assert np.all(res.rms < 1e-9)
     assert res.residuals.shape == (25, 13)
-    assert res.marker_names == model_markers(m)[0]
+    assert res.marker_names == model_markers(m).names
     assert np.all(res.n_visible == 13)
 
 
@@ -140,7 +154,7 @@ def test_missing_marker_and_empty_frame(leg):
 
 def test_marker_dict_and_subset(leg):
     m, q, X = leg
-    names = model_markers(m)[0]
+    names = model_markers(m).names
     d = {n: X[:, k] for k, n in enumerate(names) if n != "SHA"}
     res = fit_markers(m, d, q0=q[0])
     assert res.marker_names == [n for n in names if n != "SHA"]
@@ -183,7 +197,7 @@ def test_well_determined_flag():
     m = leg_model()
     q = trajectory(3)
     X, _ = marker_jacobians(m, q)
-    names = model_markers(m)[0]
+    names = model_markers(m).names
     X[1, [names.index(n) for n in ("HEE", "TOE", "MT5", "MT1")]] = np.nan  # foot lost
     with pytest.warns(AhbmWarning, match="do not determine"):
         res = fit_markers(m, X, q0=q[0])
@@ -240,7 +254,7 @@ def test_weights_zero_ignores_marker(leg):
     m, q, X = leg
     X = X.copy()
     X[:, 0] += [0.05, 0.0, 0.0]  # a displaced marker
-    names = model_markers(m)[0]
+    names = model_markers(m).names
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = fit_markers(m, X[:4], q0=q[0], weights={names[0]: 0.0})
