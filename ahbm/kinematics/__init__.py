@@ -29,6 +29,7 @@ from ahbm.kinematics.forward import (
 )
 from ahbm.kinematics.ik import (
     IKResult,
+    ModelMarkers,
     fit_markers,
     joint_bounds,
     marker_jacobians,
@@ -121,6 +122,7 @@ __all__: list[str] = [
     "sphere_fit_centre",
     # inverse kinematics (ik.py)
     "IKResult",
+    "ModelMarkers",
     "fit_markers",
     "joint_bounds",
     "marker_jacobians",
