@@ -38,18 +38,21 @@ group. Kistler, *Multicomponent force plate* manual (type 3 equations).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._engine.batch import cross
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io.c3d._common import _warn
 from ahbm.io.trial import ForcePlate, Trial
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
     "force_plates_from_c3d",
     "plate_frame",
+    "PlateFrame",
     "plate_wrench",
     "wrench_to_cop",
     "remove_zero_offset",
@@ -62,7 +65,32 @@ _N_CHANNELS = {1: 6, 2: 6, 3: 8, 4: 6}
 _LENGTH = {"mm": 1e-3, "cm": 1e-2, "dm": 1e-1, "m": 1.0, "in": 0.0254, "ft": 0.3048}
 
 
-def plate_frame(corners, origin, plate_type: int = 2):
+@dataclass(frozen=True, repr=False)
+class PlateFrame(TupleResult, ResultRepr):
+    """Orientation, surface centre and corrected ORIGIN of a force plate (:func:`plate_frame`).
+
+    A tuple in ahbm 0.1: unpacking it (``R, center, origin = ...``) still
+    works until 0.3 and warns once (:class:`~ahbm.types.TupleResult`).
+
+    Attributes
+    ----------
+    R : ndarray, shape (3, 3)
+        ``lab_R_plate``: plate axes expressed in the lab frame (columns).
+    center : ndarray, shape (3,)
+        Centre of the working surface (mean of the corners), lab frame.
+    origin : ndarray, shape (3,)
+        ORIGIN with the positive-z quirk corrected (negated when z > 0).
+    """
+
+    R: np.ndarray
+    center: np.ndarray
+    origin: np.ndarray
+
+
+@positional_to_keyword(
+    "plate_frame", 2, ("plate_type",), "plate_frame(corners, origin, plate_type=...)"
+)
+def plate_frame(corners, origin, *, plate_type: int = 2) -> PlateFrame:
     """Orientation, surface centre and corrected ORIGIN of a force plate.
 
     Parameters
@@ -76,12 +104,9 @@ def plate_frame(corners, origin, plate_type: int = 2):
 
     Returns
     -------
-    R : ndarray, shape (3, 3)
-        ``lab_R_plate``: plate axes expressed in the lab frame (columns).
-    center : ndarray, shape (3,)
-        Centre of the working surface (mean of the corners), lab frame.
-    origin : ndarray, shape (3,)
-        ORIGIN with the positive-z quirk corrected (negated when z > 0).
+    PlateFrame
+        ``R`` (3, 3) ``lab_R_plate``, ``center`` (3,) of the working surface
+        in the lab frame, ``origin`` (3,) with the positive-z quirk corrected.
 
     Raises
     ------
@@ -90,8 +115,8 @@ def plate_frame(corners, origin, plate_type: int = 2):
 
     Examples
     --------
-    >>> R, c, o = plate_frame([[1, 1, 0], [-1, 1, 0], [-1, -1, 0], [1, -1, 0]], [0, 0, 40])
-    >>> R.round(3).tolist(), o.tolist()
+    >>> f = plate_frame([[1, 1, 0], [-1, 1, 0], [-1, -1, 0], [1, -1, 0]], [0, 0, 40])
+    >>> f.R.round(3).tolist(), f.origin.tolist()
     ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [-0.0, -0.0, -40.0])
     """
     c = np.asarray(corners, dtype=np.float64)
@@ -112,7 +137,7 @@ def plate_frame(corners, origin, plate_type: int = 2):
         o[:2] = 0.0
     if plate_type in (1, 2, 3, 4) and o[2] > 0:
         o = -o
-    return R, c.mean(axis=0), o
+    return PlateFrame(R, c.mean(axis=0), o)
 
 
 def plate_wrench(channels, plate_type: int, origin, *, cal_matrix=None, cop_poly=None):
@@ -341,7 +366,7 @@ def resample_force_plate(plate: ForcePlate, rate: float, *, cop_threshold: float
         t_out = np.arange(n) / rate
         Fr = np.column_stack([np.interp(t_out, t_in, F[:, i]) for i in range(3)])
         Mr = np.column_stack([np.interp(t_out, t_in, M[:, i]) for i in range(3)])
-    R, center, _ = plate_frame(plate.corners, np.zeros(3), 0)
+    R = plate_frame(plate.corners, np.zeros(3), plate_type=0).R
     r, free = wrench_to_cop(Fr, Mr, R[:, 2], threshold=cop_threshold)
     return replace(
         plate,
@@ -464,7 +489,8 @@ def force_plates_from_c3d(
         if not (np.all(np.isfinite(corners)) and np.all(np.isfinite(origin))):
             raise FileFormatError(f"{src}: force plate {i + 1} has non-finite CORNERS/ORIGIN")
         try:
-            R, center, origin = plate_frame(corners * pos_scale, origin * pos_scale, ptype)
+            frame = plate_frame(corners * pos_scale, origin * pos_scale, plate_type=ptype)
+            R, center, origin = frame.R, frame.center, frame.origin
         except DataError as err:
             raise FileFormatError(f"{src}: force plate {i + 1}: {err}") from None
         cal_i = None

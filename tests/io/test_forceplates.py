@@ -182,19 +182,39 @@ def test_cop_threshold():
 
 def test_plate_frame_axes_and_origin_quirk():
     corners = [[500, 0, 0], [0, 0, 0], [0, 400, 0], [500, 400, 0]]
-    R, c, o = plate_frame(corners, [1.0, -2.0, 40.0], 2)
+    f = plate_frame(corners, [1.0, -2.0, 40.0], plate_type=2)
     # x along corner1 - corner2 (+x lab), y along corner1 - corner4 (-y lab), z down
-    np.testing.assert_allclose(R, np.diag([1.0, -1.0, -1.0]), atol=1e-15)
-    np.testing.assert_allclose(c, [250, 200, 0])
-    np.testing.assert_allclose(o, [-1.0, 2.0, -40.0])
-    _, _, o2 = plate_frame(corners, [1.0, -2.0, -40.0], 2)
+    np.testing.assert_allclose(f.R, np.diag([1.0, -1.0, -1.0]), atol=1e-15)
+    np.testing.assert_allclose(f.center, [250, 200, 0])
+    np.testing.assert_allclose(f.origin, [-1.0, 2.0, -40.0])
+    o2 = plate_frame(corners, [1.0, -2.0, -40.0], plate_type=2).origin
     np.testing.assert_allclose(o2, [1.0, -2.0, -40.0])
-    _, _, o1 = plate_frame(corners, [1.0, -2.0, 40.0], 1)
+    o1 = plate_frame(corners, [1.0, -2.0, 40.0], plate_type=1).origin
     np.testing.assert_allclose(o1, [0.0, 0.0, -40.0])
     with pytest.raises(DataError, match="degenerate"):
         plate_frame(np.zeros((4, 3)), [0, 0, 0])
     with pytest.raises(DataError, match="shape"):
         plate_frame(np.zeros((3, 3)), [0, 0, 0])
+
+
+def test_plate_frame_positional_type_and_tuple_use_deprecated(monkeypatch):
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    corners = [[500, 0, 0], [0, 0, 0], [0, 400, 0], [500, 400, 0]]
+    new = plate_frame(corners, [1.0, -2.0, 40.0], plate_type=1)
+    with pytest.warns(dep.AhbmDeprecationWarning) as record:
+        old = plate_frame(corners, [1.0, -2.0, 40.0], 1)
+        plate_frame(corners, [1.0, -2.0, 40.0], 1)
+        R, c, o = new
+        _ = new[2]
+    messages = [
+        str(w.message) for w in record if issubclass(w.category, dep.AhbmDeprecationWarning)
+    ]
+    assert len(messages) == 2
+    assert "plate_type=..." in messages[0] and "PlateFrame as a tuple" in messages[1]
+    np.testing.assert_array_equal(old.origin, new.origin)
+    assert R is new.R and c is new.center and o is new.origin
 
 
 def test_wrench_to_cop_closed_form_and_threshold():
