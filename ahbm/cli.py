@@ -250,7 +250,7 @@ def run_plot(args: argparse.Namespace) -> int:
         raise DataError(f"'{path}' is not an ahbm HDF5 result file (.h5)")
     trial = _read(path, args.name)
     cycles = gait_cycles_from_results(trial.results, args.key)
-    save_figure(plot_gait_cycles(cycles, args.variables), args.output, dpi=args.dpi,
+    save_figure(plot_gait_cycles(cycles, variables=args.variables), args.output, dpi=args.dpi,
                 argname="--output")  # fmt: skip
     print(f"wrote {args.output}")
     return 0

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import SIDE_COLORS, pyplot
@@ -147,10 +148,13 @@ def _units(variable: str) -> str:
     return "SI"
 
 
+@positional_to_keyword(
+    "plot_gait_cycles", 1, ("variables",), "plot_gait_cycles(result, variables=[...])"
+)
 def plot_gait_cycles(
     result: Mapping,
-    variables: Sequence[str] | None = None,
     *,
+    variables: Sequence[str] | None = None,
     sides: str | Sequence[str] = "both",
     planes: Sequence[str] = ("Sagittal", "Frontal", "Transverse"),
     normative: Mapping | None = None,

@@ -83,7 +83,7 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
 
     fig = plt.figure(figsize=(11.0, 2.0 * len(variables) + 2.6))
     try:
-        plot_gait_cycles(cycles, variables, fig=fig, show_cycles=True)
+        plot_gait_cycles(cycles, variables=variables, fig=fig, show_cycles=True)
         bottom = 2.0 / fig.get_size_inches()[1]
         fig.subplots_adjust(bottom=bottom + 0.02, top=1.0 - 0.9 / fig.get_size_inches()[1])
         sp = result.spatiotemporal

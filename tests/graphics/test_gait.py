@@ -106,9 +106,8 @@ def test_toe_off_lines_at_the_mean_toe_off():
 def test_normative_band_equals_mean_plus_minus_sd():
     norm_mean = np.c_[np.linspace(0, 60, 51), np.zeros(51), np.full(51, 5.0)]
     norm_sd = np.full((51, 3), 4.0)
-    fig = plot_gait_cycles(
-        _result(), ["KneeAngles"], normative={"KneeAngles": {"mean": norm_mean, "sd": norm_sd}}
-    )
+    normative = {"KneeAngles": {"mean": norm_mean, "sd": norm_sd}}
+    fig = plot_gait_cycles(_result(), variables=["KneeAngles"], normative=normative)
     assert len(fig.axes) == 3
     for col, ax in enumerate(fig.axes):
         (band,) = [c for c in ax.collections if c.get_label() == "normative"]
@@ -116,6 +115,20 @@ def test_normative_band_equals_mean_plus_minus_sd():
         np.testing.assert_allclose(xs, np.linspace(0, 100, 51))
         np.testing.assert_allclose(lo, norm_mean[:, col] - 4.0)
         np.testing.assert_allclose(hi, norm_mean[:, col] + 4.0)
+
+
+def test_positional_variables_deprecated(monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import ahbm._deprecation as dep
+
+    monkeypatch.setattr(dep, "_warned", set())
+    with pytest.warns(dep.AhbmDeprecationWarning, match="variables=") as record:
+        fig = plot_gait_cycles(_result(), ["KneeAngles"])
+        plt.close(plot_gait_cycles(_result(), ["KneeAngles"]))
+    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert len(fig.axes) == 3
+    plt.close(fig)
 
 
 def test_one_side_non_angles_and_individual_cycles():
