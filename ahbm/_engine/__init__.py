@@ -6,15 +6,18 @@ public functions lives here and is imported openly by them:
 * ``kernels`` (and its ``jit_*`` modules): the compiled multibody kernels and
   the node plan they run on; ``jit_constrained``: the compiled constraint
   rows, Cholesky KKT solve and coordinate rates of the single-state
-  constrained right-hand side of ``simulate``;
+  constrained right-hand side of ``simulate``; ``jit_points``: the point
+  kinematics of one body in one state (world point, point velocity and bias
+  acceleration, point Jacobian columns), the single coding of those formulas,
+  called by ``jit_constrained`` and, through compiled frame loops, by ``state``;
 * ``batch``: the layout conventions (batch first in the public API, batch
   last inside per-body loops, ``_bl`` names), the one cross product,
   batch-last rotations of vectors, and the validation and flattening of a
   batch of states (``prepare``);
 * ``state``: the kinematic state (``Kinematics``, public as
-  ``ahbm.kinematics.Kinematics``) and the point kinematics and Jacobians
-  derived from it, coded once for ``ahbm.kinematics``, the marker IK, the
-  force elements and the constraints.
+  ``ahbm.kinematics.Kinematics``) and the batch-last point kinematics and
+  Jacobians derived from it (computed by ``jit_points``) for
+  ``ahbm.kinematics``, the marker IK, the force elements and the constraints.
 
 DESIGN.md's rule (checked by tests/test_layers.py): no private name crosses
 a package boundary except from this engine and from ``ahbm._validation``,

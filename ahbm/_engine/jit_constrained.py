@@ -6,7 +6,8 @@ of ``simulate``): from one pass of the kinematics kernel (world poses ``Rw``
 accelerations ``a`` ``(nb, 6)`` in body coordinates, world DOF columns ``Sw``
 ``(6, nv)`` about the world origin), :func:`constraint_rows_kernel` writes the
 rows of ``G`` and ``γ`` of point and orientation constraints (the formulas of
-:mod:`ahbm.dynamics.constraints`, coded with numpy there);
+:mod:`ahbm.dynamics.constraints`; the point formulas are those of
+:mod:`ahbm._engine.jit_points`, shared with the batch functions);
 :func:`range_space_kernel` solves ``H q̈ = f + Gᵀλ``, ``G q̈ = γ`` by two
 Cholesky factorizations (Felis 2017 eqs 3.68–3.69) and reports a mass
 matrix that is not positive definite or a constraint Jacobian that is (near)
@@ -22,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from ahbm._engine.jit_common import _CACHE
+from ahbm._engine.jit_points import body_point_acceleration, point_column, rotate, world_point
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model
 
 POINT, ORIENTATION = 0, 1
@@ -51,7 +53,6 @@ def constraint_rows_kernel(blk, rr, D, support, Rw, pw, v, a, Sw, G, gamma):
     nv = G.shape[1]
     acc = np.zeros((2, 3))
     wsum = np.zeros((2, 3))
-    jl = np.zeros(3)
     p = np.zeros(3)
     for k in range(blk.shape[0]):
         kind, r0, nr = blk[k, 0], blk[k, 3], blk[k, 4]
@@ -67,35 +68,24 @@ def constraint_rows_kernel(blk, rr, D, support, Rw, pw, v, a, Sw, G, gamma):
             if b < 0:
                 continue
             sign = 1.0 if side == 0 else -1.0
-            w0, w1, w2 = v[b, 0], v[b, 1], v[b, 2]
-            al0, al1, al2 = a[b, 0], a[b, 1], a[b, 2]
+            R, vb = Rw[b], v[b]
             if kind == POINT:
                 x0, x1, x2 = rr[k, side, 0], rr[k, side, 1], rr[k, side, 2]
-                for j in range(3):
-                    p[j] = pw[b, j] + Rw[b, j, 0] * x0 + Rw[b, j, 1] * x1 + Rw[b, j, 2] * x2
-                # v_O + ω × r, then ω × that, plus a_O + α × r (body coordinates)
-                u0 = v[b, 3] + (w1 * x2 - w2 * x1)
-                u1 = v[b, 4] + (w2 * x0 - w0 * x2)
-                u2 = v[b, 5] + (w0 * x1 - w1 * x0)
-                l0 = a[b, 3] + (al1 * x2 - al2 * x1) + (w1 * u2 - w2 * u1)
-                l1 = a[b, 4] + (al2 * x0 - al0 * x2) + (w2 * u0 - w0 * u2)
-                l2 = a[b, 5] + (al0 * x1 - al1 * x0) + (w0 * u1 - w1 * u0)
+                p[0], p[1], p[2] = world_point(R, pw[b], x0, x1, x2)
+                l0, l1, l2 = body_point_acceleration(vb, a[b], x0, x1, x2)
             else:
-                l0, l1, l2 = al0, al1, al2
-            for j in range(3):
-                acc[side, j] = Rw[b, j, 0] * l0 + Rw[b, j, 1] * l1 + Rw[b, j, 2] * l2
-                wsum[side, j] = Rw[b, j, 0] * w0 + Rw[b, j, 1] * w1 + Rw[b, j, 2] * w2
+                l0, l1, l2 = a[b, 0], a[b, 1], a[b, 2]
+            acc[side, 0], acc[side, 1], acc[side, 2] = rotate(R, l0, l1, l2)
+            wsum[side, 0], wsum[side, 1], wsum[side, 2] = rotate(R, vb[0], vb[1], vb[2])
             for c in range(nv):
                 if support[b, c] == 0:
                     continue
                 if kind == POINT:  # v_c + ω_c × p
-                    jl[0] = Sw[3, c] + (Sw[1, c] * p[2] - Sw[2, c] * p[1])
-                    jl[1] = Sw[4, c] + (Sw[2, c] * p[0] - Sw[0, c] * p[2])
-                    jl[2] = Sw[5, c] + (Sw[0, c] * p[1] - Sw[1, c] * p[0])
+                    jl0, jl1, jl2 = point_column(Sw, c, p[0], p[1], p[2])
                 else:
-                    jl[0], jl[1], jl[2] = Sw[0, c], Sw[1, c], Sw[2, c]
+                    jl0, jl1, jl2 = Sw[0, c], Sw[1, c], Sw[2, c]
                 for i in range(r0, r0 + nr):
-                    G[i, c] += sign * (D[i, 0] * jl[0] + D[i, 1] * jl[1] + D[i, 2] * jl[2])
+                    G[i, c] += sign * (D[i, 0] * jl0 + D[i, 1] * jl1 + D[i, 2] * jl2)
         e0 = acc[0, 0] - acc[1, 0]
         e1 = acc[0, 1] - acc[1, 1]
         e2 = acc[0, 2] - acc[1, 2]

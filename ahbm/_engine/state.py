@@ -11,9 +11,12 @@ world motion columns of every degree of freedom. Everything else (points,
 Jacobians, ``J̇ q̇``, accelerations for a given ``q̈``) is derived from those
 arrays by the functions of this module, which work *batch last* (see
 :mod:`ahbm._engine.batch`): a point is ``(3, N)``, a point Jacobian
-``(3, nv, N)``. Point kinematics and Jacobians are coded here once; the
-public functions of :mod:`ahbm.kinematics.forward`, the marker IK, the force
-elements and the constraints all call them.
+``(3, nv, N)``. The public functions of :mod:`ahbm.kinematics.forward`, the
+marker IK, the force elements and the constraints all call them. The point
+formulas themselves (world point, point velocity and acceleration, point
+Jacobian columns) are written once, in :mod:`ahbm._engine.jit_points`: these
+functions run its compiled loops over frames, and the single-state
+constrained right-hand side of ``simulate`` calls the same helpers.
 
 Passing a state (``kin=``)
 --------------------------
@@ -33,6 +36,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ahbm._engine import jit_points as _jp
 from ahbm._engine import kernels as _kernels
 from ahbm._engine.batch import cross, mv_bl, prepare
 from ahbm.errors import DataError
@@ -157,6 +161,24 @@ class Kinematics(ResultRepr):
     @cached_property
     def _columns(self) -> dict:
         return {}
+
+    # (N, n_bodies, ...) views for the compiled frame loops of jit_points
+    @cached_property
+    def _Rw_n(self) -> np.ndarray:
+        return self.rotations.reshape(self.n_frames, -1, 3, 3)
+
+    @cached_property
+    def _pw_n(self) -> np.ndarray:
+        return self.positions.reshape(self.n_frames, -1, 3)
+
+    @cached_property
+    def _v_n(self) -> np.ndarray:
+        return velocities_required(self).reshape(self.n_frames, -1, 6)
+
+    @cached_property
+    def _a0_n(self) -> np.ndarray:
+        velocities_required(self)
+        return self.bias_accelerations.reshape(self.n_frames, -1, 6)
 
 
 def compute(model: Model, q, qd=None, qdd=None, *, columns: bool = False) -> Kinematics:
@@ -316,26 +338,29 @@ def point_bl(kin: Kinematics, b: int, r) -> np.ndarray:
     """World position (..., 3, N) of body points r (..., 3, N or 1) (r itself on the ground)."""
     if b < 0:
         return np.broadcast_to(r, r.shape[:-1] + (kin.n_frames,)).copy()
-    R = kin._Rw[b]
-    if r.ndim == 2:
-        return kin._pw[b] + mv_bl(R, r)
-    return kin._pw[b] + (R * r[..., None, :, :]).sum(axis=-2)  # several points (..., 3, N)
+    r = np.asarray(r, dtype=float)
+    r3 = np.ascontiguousarray(r.reshape((-1,) + r.shape[-2:]))
+    p = np.empty(r3.shape[:2] + (kin.n_frames,))
+    _jp.points_world_loop(kin._Rw_n, kin._pw_n, b, r3, p)
+    return p.reshape(r.shape[:-1] + (kin.n_frames,))
 
 
 def point_velocity_bl(kin: Kinematics, b: int, r) -> np.ndarray:
     """World velocity (3, N) of the body point r: ``R (v_O + ω × r)``."""
     if b < 0:
         return np.zeros((3, kin.n_frames))
-    vb = kin._v[b]
-    return mv_bl(kin._Rw[b], vb[3:] + cross(vb[:3], r, axis=-2))
+    r = np.ascontiguousarray(np.asarray(r, dtype=float).reshape(3, -1))
+    vel = np.empty((3, kin.n_frames))
+    _jp.point_velocity_loop(kin._Rw_n, kin._v_n, b, r, vel)
+    return vel
 
 
-def _point_acc(kin, b, r, ab):
-    vb = kin._v[b]
-    w = vb[:3]
-    acc = ab[3:] + cross(ab[:3], r, axis=-2)
-    acc += cross(w, vb[3:] + cross(w, r, axis=-2), axis=-2)
-    return mv_bl(kin._Rw[b], acc)
+def _point_acc(kin, b, r, a, ka):
+    """World acceleration (3, N) of the body point r for body accelerations a[:, ka] (N, k, 6)."""
+    r = np.ascontiguousarray(np.asarray(r, dtype=float).reshape(3, -1))
+    acc = np.empty((3, kin.n_frames))
+    _jp.point_acceleration_loop(kin._Rw_n, kin._v_n, a, b, ka, r, acc)
+    return acc
 
 
 def point_bias_acceleration_bl(kin: Kinematics, b: int, r) -> np.ndarray:
@@ -346,15 +371,15 @@ def point_bias_acceleration_bl(kin: Kinematics, b: int, r) -> np.ndarray:
     """
     if b < 0:
         return np.zeros((3, kin.n_frames))
-    return _point_acc(kin, b, r, kin._a0[b])
+    return _point_acc(kin, b, r, kin._a0_n, b)
 
 
 def point_acceleration_bl(kin: Kinematics, b: int, r, qdd_flat) -> np.ndarray:
     """World acceleration (3, N) of the body point r for accelerations qdd (N, nv)."""
     if b < 0:
         return np.zeros((3, kin.n_frames))
-    a = body_accelerations(kin, qdd_flat, bodies=[b])[:, 0].T  # (6, N)
-    return _point_acc(kin, b, r, a)
+    a = body_accelerations(kin, qdd_flat, bodies=[b])  # (N, 1, 6)
+    return _point_acc(kin, b, r, a, 0)
 
 
 def angular_velocity_bl(kin: Kinematics, b: int) -> np.ndarray:
@@ -393,9 +418,11 @@ def points_jacobian_bl(kin: Kinematics, b: int, p) -> np.ndarray:
     J = np.zeros(p.shape[:-1] + (kin.model.nv, kin.n_frames))
     if b < 0:
         return J
-    dofs, w, lin = body_columns_bl(kin, b)
+    dofs = kin.model.support_dofs[b]
     if dofs.size:
-        J[..., dofs, :] = lin + cross(w, p[..., None, :], axis=-3)
+        p3 = np.ascontiguousarray(np.asarray(p, dtype=float).reshape((-1,) + p.shape[-2:]))
+        _jp.points_jacobian_loop(kin._Sw_flat, np.asarray(dofs, dtype=np.int64), p3,
+                                 J.reshape(p3.shape[:2] + J.shape[-2:]))  # fmt: skip
     return J
 
 

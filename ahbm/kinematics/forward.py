@@ -304,7 +304,7 @@ def body_jacobian(model: Model, q, body, *, frame: str = "local", kin=None) -> n
     J = np.zeros((6, model.nv, N))
     dofs, w, lin = _st.body_columns_bl(kin, b)
     if frame != "world":
-        lin = lin + cross(w, _st.origin_bl(kin, b)[:, None, :], axis=-3)  # at the body origin
+        lin = _st.points_jacobian_bl(kin, b, _st.origin_bl(kin, b))[:, dofs]  # at the origin
         if frame == "local":
             w = np.einsum("jiN,jkN->ikN", _st.rotation_bl(kin, b), w)
             lin = np.einsum("jiN,jkN->ikN", _st.rotation_bl(kin, b), lin)
