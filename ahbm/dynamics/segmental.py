@@ -172,7 +172,7 @@ def newton_euler(
     inertia : array_like, shape (n_segments, 3, 3)
         Inertia tensors about the COM in the segment frames, kg m^2.
     motion : SegmentMotion
-        Segment kinematics (:func:`segment_motion`, or exact values).
+        Segment kinematics (:func:`ahbm.analysis.segment_motion`, or exact values).
     joint_centres : array_like, shape (n_frames, n_segments, 3)
         Proximal joint centre of each segment (reference point of a root), m.
     gravity : array_like, shape (3,)
