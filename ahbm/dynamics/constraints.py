@@ -43,8 +43,8 @@ functions use ``model.constraints`` when given ``constraints=None``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -64,6 +64,7 @@ from ahbm.dynamics.geometric_constraints import (
 from ahbm.errors import DataError, FileFormatError, ModelError
 from ahbm.kinematics.model_file import register_model_section, save_model
 from ahbm.kinematics.tree import Model, load_model
+from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
     "Constraint",
@@ -81,8 +82,12 @@ __all__ = [
 ]
 
 
-class ConstraintTerms(NamedTuple):
+@dataclass(frozen=True, repr=False)
+class ConstraintTerms(TupleResult, ResultRepr):
     """Assembled constraint terms (see :meth:`ConstraintSet.assemble`).
+
+    A frozen result object (see :mod:`ahbm.types`); unpacking it as the
+    tuple ``(g, G, nu, gamma)`` of ahbm 0.1 works until 0.3 and warns once.
 
     Attributes
     ----------

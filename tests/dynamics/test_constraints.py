@@ -1,6 +1,8 @@
 """Tests of ahbm.dynamics.constraints: values, Jacobians and γ by finite differences,
 model-file round trip, errors."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -174,8 +176,8 @@ def test_model_file_round_trip(tmp_path):
     rng = np.random.default_rng(2)
     q, qd = rng.normal(size=4), rng.normal(size=4)
     a, b = cs.assemble(m, q, qd, t=0.3), cs2.assemble(m2, q, qd, t=0.3)
-    for x, y in zip(a, b, strict=True):
-        np.testing.assert_allclose(x, y)
+    for name in ("g", "G", "nu", "gamma"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name))
     # files without constraints load with none
     m.constraints = []
     save_model(m, tmp_path / "plain.json")
@@ -232,7 +234,24 @@ def test_constraint_terms_with_kin_equal_recomputation(case, batch):
             cs.gamma(model, qq, vv, t=t, kin=kin), cs.gamma(model, q, qd, t=t)
         )
         a, b = cs.assemble(model, qq, vv, t=t, kin=kin), cs.assemble(model, q, qd, t=t)
-        for x, y in zip(a, b, strict=True):
-            np.testing.assert_array_equal(x, y)
+        for name in ("g", "G", "nu", "gamma"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     with pytest.raises(DataError, match="without velocities"):
         cs.gamma(model, None, None, kin=forward_kinematics(model, q))
+
+
+def test_constraint_terms_is_a_result_object_and_unpacks_with_one_warning():
+    import ahbm._deprecation as dep
+    from ahbm._deprecation import AhbmDeprecationWarning
+
+    m = double_pendulum_3d()
+    cs = ConstraintSet([PointConstraint(m.body_names[-1], [0.0, 0.0, -0.5])])
+    terms = cs.assemble(m, np.zeros(m.nq), np.zeros(m.nv))
+    assert "G=array(3, 4)" in repr(terms)
+    dep._warned.discard("ConstraintTerms.__iter__")
+    with pytest.warns(AhbmDeprecationWarning, match="ConstraintTerms"):
+        g, G, nu, gamma = terms
+    assert G is terms.G and gamma is terms.gamma
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g, G, nu, gamma = terms  # warned once already
