@@ -73,7 +73,10 @@ def run_demo(*, quiet: bool = False, rng=None, out_dir=None) -> int:
             "ahbm demo: compiling the dynamics kernels (first run only, about 15 s; "
             "numba caches them on disk for the next runs)..."
         )
-        helper = _kernels.compile_in_background(_BACKGROUND)
+        try:
+            helper = _kernels.compile_in_background(_BACKGROUND)
+        except OSError:  # no second interpreter here: compile everything in this one
+            helper = None
 
     # 1. rotations ----------------------------------------------------------
     _step("Rotations: 100,000 random orientations, all 24 Euler/Cardan conventions", quiet)

@@ -22,3 +22,16 @@ def test_demo_says_when_it_compiles(monkeypatch, tmp_path, capsys):
     # the compile time is reported on its own line, before the run times
     assert out.index("compiled the kernels in") < out.index("RNEA over 200 frames in one call")
     assert "all 6 checks passed" in out
+
+
+def test_demo_compiles_in_process_when_no_helper_can_start(monkeypatch, tmp_path, capsys):
+    """If the second interpreter cannot be started, the demo compiles everything itself."""
+
+    def fail(names):
+        raise OSError("no interpreter")
+
+    monkeypatch.setattr(kernels, "is_compiled", lambda names: False)
+    monkeypatch.setattr(kernels, "compile_in_background", fail)
+    assert demo.run_demo(out_dir=tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "compiled the kernels in" in out and "all 6 checks passed" in out
