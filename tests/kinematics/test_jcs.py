@@ -328,18 +328,23 @@ def test_harrington_against_hand_computation():
 
 
 @pytest.mark.parametrize(
-    ("func", "args", "match"),
+    ("func", "kwargs", "match"),
     [
-        (hip_joint_centre_davis, (0.9, -0.2), "inter_asis_distance"),
-        (hip_joint_centre_davis, (0.0, 0.2), "leg_length"),
-        (hip_joint_centre_harrington, (0.25, 0.0), "pelvic_depth"),
+        (
+            hip_joint_centre_davis,
+            {"leg_length": 0.9, "inter_asis_distance": -0.2},
+            "inter_asis_distance",
+        ),
+        (hip_joint_centre_davis, {"leg_length": 0.0, "inter_asis_distance": 0.2}, "leg_length"),
+        (hip_joint_centre_harrington, {"pelvic_width": 0.25, "pelvic_depth": 0.0}, "pelvic_depth"),
     ],
 )
-def test_regression_bad_input(func, args, match):
+def test_regression_bad_input(func, kwargs, match):
     with pytest.raises(DataError, match=match):
-        func(*args)
+        func(**kwargs)
+    good = {k: 0.2 for k in kwargs}
     with pytest.raises(DataError, match="side"):
-        func(0.9, 0.2, side="middle")
+        func(**good, side="middle")
 
 
 # ----------------------------------------------------------------------------
