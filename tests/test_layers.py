@@ -1,7 +1,7 @@
 """The import order of DESIGN.md: a module imports only from the layers above it.
 
 errors → kinematics.rotations → kinematics.tree, _engine, kinematics.* → dynamics →
-bsp, analysis → io → graphics → models → batch, cli (imports inside functions
+bsp, analysis → io → graphics → models, tools → batch, cli (imports inside functions
 count too).
 
 And no private name crosses a package boundary (the package is the first
@@ -28,6 +28,7 @@ RANK = {
     "io": 5,
     "graphics": 6,
     "models": 7,
+    "tools": 7,
     "batch": 8,
     "cli": 8,
     "demo": 8,
