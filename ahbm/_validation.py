@@ -7,6 +7,9 @@ Messages follow the pattern "Expected `q` to have shape (34,), got (33,)".
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 
 from ahbm.errors import DataError
@@ -15,11 +18,22 @@ __all__ = [
     "as_float_array",
     "as_vector_array",
     "as_positive_float",
+    "as_nonnegative_float",
+    "as_int",
+    "as_choice",
     "check_trailing_shape",
     "check_finite",
+    "check_not_empty",
+    "check_callable",
+    "output_path",
     "sample_times",
     "sample_rate",
 ]
+
+
+def _kind_of(x) -> str:
+    """A short name of the type of `x` for messages ("str", "None", "dict", ...)."""
+    return "None" if x is None else type(x).__name__
 
 
 def as_float_array(x, name: str, *, allow_nan: bool = False) -> np.ndarray:
@@ -34,12 +48,33 @@ def as_float_array(x, name: str, *, allow_nan: bool = False) -> np.ndarray:
     allow_nan : bool, optional
         If False (default), NaN or inf anywhere raises DataError naming the
         first offending index.
+
+    Notes
+    -----
+    None, strings, dictionaries and complex values are rejected (numpy would
+    turn None into NaN, ``"1.5"`` into 1.5 and drop an imaginary part without
+    a word); booleans and integers are cast to float64.
     """
+    if x is None or isinstance(x, (str, bytes, dict, set)):
+        raise DataError(f"Expected `{name}` to be a numeric array, got {_kind_of(x)}")
     try:
-        arr = np.asarray(x, dtype=np.float64)
+        raw = x if isinstance(x, np.ndarray) else np.asarray(x)
     except (TypeError, ValueError) as err:
         raise DataError(
-            f"Expected `{name}` to be a numeric array, got {type(x).__name__}: {err}"
+            f"Expected `{name}` to be a numeric array, got {_kind_of(x)}: {err}"
+        ) from err
+    if raw.dtype.kind == "c":
+        raise DataError(
+            f"Expected `{name}` to be a real array, got complex values; pass the real part "
+            f"(`x.real`) explicitly if that is what you mean"
+        )
+    if raw.dtype.kind in "USV":
+        raise DataError(f"Expected `{name}` to be a numeric array, got text ({raw.dtype})")
+    try:
+        arr = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise DataError(
+            f"Expected `{name}` to be a numeric array, got {_kind_of(x)}: {err}"
         ) from err
     if not allow_nan:
         check_finite(arr, name)
@@ -49,13 +84,105 @@ def as_float_array(x, name: str, *, allow_nan: bool = False) -> np.ndarray:
 def as_positive_float(value, name: str, *, unit: str = "", error=DataError) -> float:
     """`value` as a positive finite float, or `error` naming `name` (and its unit)."""
     what = f"a positive number in {unit}" if unit else "a positive number"
-    try:
-        v = float(value)
-    except (TypeError, ValueError) as err:
-        raise error(f"Expected `{name}` to be {what}, got {value!r}") from err
+    v = _as_real_scalar(value, name, what, error)
     if not (np.isfinite(v) and v > 0):
         raise error(f"Expected `{name}` to be {what}, got {value!r}")
     return v
+
+
+def _as_real_scalar(value, name: str, what: str, error) -> float:
+    """`value` as a float; text, None, bool and complex numbers raise `error`."""
+    rejected = (str, bytes, bool, np.bool_, complex, np.complexfloating)
+    if value is None or isinstance(value, rejected):
+        raise error(f"Expected `{name}` to be {what}, got {value!r} ({_kind_of(value)})")
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "iuf":
+        raise error(f"Expected `{name}` to be {what}, got an array of {value.dtype}")
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise error(f"Expected `{name}` to be {what}, got {_kind_of(value)}: {value!r}") from err
+
+
+def as_nonnegative_float(value, name: str, *, unit: str = "", error=DataError) -> float:
+    """`value` as a finite float >= 0, or `error` naming `name` (and its unit)."""
+    what = f"a number >= 0 in {unit}" if unit else "a number >= 0"
+    v = _as_real_scalar(value, name, what, error)
+    if not (np.isfinite(v) and v >= 0):
+        raise error(f"Expected `{name}` to be {what}, got {value!r}")
+    return v
+
+
+def as_int(value, name: str, *, minimum: int | None = None, error=DataError) -> int:
+    """`value` as an int (an integral float is accepted), at least `minimum` if given."""
+    what = "an integer" if minimum is None else f"an integer >= {minimum}"
+    if isinstance(value, (bool, np.bool_)) or value is None or isinstance(value, (str, bytes)):
+        raise error(f"Expected `{name}` to be {what}, got {value!r} ({_kind_of(value)})")
+    try:
+        f = float(value)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise error(f"Expected `{name}` to be {what}, got {_kind_of(value)}: {value!r}") from err
+    if not np.isfinite(f) or f != int(f):
+        raise error(f"Expected `{name}` to be {what}, got {value!r}")
+    v = int(f)
+    if minimum is not None and v < minimum:
+        raise error(f"Expected `{name}` to be {what}, got {value!r}")
+    return v
+
+
+def as_choice(value, name: str, choices, *, error=DataError):
+    """`value` if it is one of `choices`, else `error` listing them."""
+    try:
+        ok = value in choices
+    except TypeError:  # unhashable value against a set
+        ok = False
+    if not ok or isinstance(value, (bool, np.bool_)) and not any(c is value for c in choices):
+        listed = ", ".join(repr(c) for c in choices)
+        raise error(f"Expected `{name}` to be one of {listed}; got {value!r}")
+    return value
+
+
+def check_not_empty(arr: np.ndarray, name: str, *, axis: int = 0, minimum: int = 1) -> None:
+    """Raise DataError if `arr` has fewer than `minimum` samples along `axis`."""
+    n = arr.shape[axis] if arr.ndim else 1
+    if arr.size == 0 or n < minimum:
+        need = "at least one sample" if minimum == 1 else f"at least {minimum} samples"
+        raise DataError(
+            f"`{name}` needs {need} along axis {axis}, got shape {arr.shape}; "
+            "pass a non-empty signal"
+        )
+
+
+def check_callable(value, name: str, *, error=DataError) -> None:
+    """Raise `error` if `value` is not callable."""
+    if not callable(value):
+        raise error(f"Expected `{name}` to be callable, got {_kind_of(value)}")
+
+
+def output_path(path, name: str = "path") -> Path:
+    """`path` as the Path of a file to write, or DataError naming `name`.
+
+    The value must be a str or os.PathLike (not None, not a Trial or an array:
+    the usual cause is swapped arguments, ``write_x(path, data)`` instead of
+    ``write_x(data, path)``), must not be empty, and must not name a folder.
+    Whether the folder exists is checked when the file is written
+    (:func:`ahbm._files.atomic_path`).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(
+            f"Expected `{name}` to be a file path (str or os.PathLike), got {_kind_of(path)}; "
+            "writers take the data first and the path second: write_x(data, path)"
+        )
+    try:
+        target = Path(os.fspath(path))
+    except TypeError as err:
+        raise DataError(f"Expected `{name}` to be a file path, got {_kind_of(path)}") from err
+    if str(path) == "" or target.name == "":
+        raise DataError(f"`{name}` is empty; give the name of the file to write")
+    if "\x00" in str(target):
+        raise DataError(f"`{name}` {str(target)!r} contains a NUL character")
+    if target.is_dir():
+        raise DataError(f"`{name}` {str(target)!r} is a folder; give the name of a file inside it")
+    return target
 
 
 def check_finite(arr: np.ndarray, name: str) -> None:

@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from ahbm._files import atomic_path
+from ahbm._validation import output_path
 from ahbm.errors import DataError, FileFormatError
-from ahbm.io.trial import Event, ForcePlate, Trial
+from ahbm.io.trial import Event, ForcePlate, Trial, check_trial
 
 __all__ = ["write_mat", "read_mat"]
 
@@ -312,8 +313,8 @@ def write_mat(trial: Trial, path) -> None:
     """
     import scipy.io
 
-    if not isinstance(trial, Trial):
-        raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
+    check_trial(trial)
+    path = output_path(path)
     types: dict = {}
     encoded = _mat_encode(_trial_tree(trial), [], types)
     encoded["ahbm_format"] = _MAT_FORMAT

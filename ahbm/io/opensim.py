@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ahbm._validation import output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io._text import (
     _atomic_write_text,
@@ -334,10 +335,19 @@ def write_mot(
         comments = []
         title = name
     else:
+        hint = (
+            "; the arguments look swapped: write_mot(table, path)"
+            if isinstance(table, str) or hasattr(table, "__fspath__")
+            else ""
+        )
         raise DataError(
             f"Expected `table` to be an OpenSimTable or a pandas DataFrame, got "
-            f"{type(table).__name__}"
+            f"{type(table).__name__}{hint}"
         )
+    path = output_path(path)
+    for arg, value in (("name", title), ("float_format", float_format)):
+        if value is not None and not isinstance(value, str):
+            raise DataError(f"Expected `{arg}` to be str or None, got {value!r}")
     if isinstance(df.columns, pd.MultiIndex):
         raise DataError("`table` has MultiIndex columns; flatten them to strings first")
     cols = [str(c) for c in df.columns]

@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 
 from ahbm._files import atomic_path
+from ahbm._validation import output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.matfile import read_mat, write_mat
-from ahbm.io.trial import Trial
+from ahbm.io.trial import Trial, check_trial
 
 __all__ = [
     "trial_to_dataframe",
@@ -425,9 +426,17 @@ def write_csv(data, path) -> None:
     'marker,A,A,A'
     """
     if isinstance(data, Trial):
-        data = trial_to_dataframe(data)
+        data = trial_to_dataframe(check_trial(data, name="data"))
     if not isinstance(data, pd.DataFrame):
-        raise DataError(f"Expected `data` to be a Trial or DataFrame, got {type(data).__name__}")
+        hint = (
+            "; the arguments look swapped: write_csv(data, path)"
+            if isinstance(data, str) or hasattr(data, "__fspath__")
+            else ""
+        )
+        raise DataError(
+            f"Expected `data` to be a Trial or DataFrame, got {type(data).__name__}{hint}"
+        )
+    path = output_path(path)
     levels = data.columns.nlevels
     try:
         meta = {k: json.dumps(v) for k, v in data.attrs.items()}

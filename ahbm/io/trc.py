@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm._validation import output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io._text import (
     _atomic_write_text,
@@ -24,7 +25,7 @@ from ahbm.io._text import (
     _write_rows,
     length_unit_scale,
 )
-from ahbm.io.trial import Trial
+from ahbm.io.trial import Trial, check_trial
 
 __all__ = ["read_trc", "write_trc"]
 
@@ -275,20 +276,18 @@ def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None
     >>> read_trc("heel.trc").point_labels
     ['HEEL']
     """
-    if not isinstance(trial, Trial):
-        raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
-    pts = np.asarray(trial.points, dtype=np.float64)
-    if pts.ndim != 3 or pts.shape[2] != 3:
+    check_trial(trial)
+    path = output_path(path)
+    if not isinstance(units, str):
+        raise DataError(f"Expected `units` to be a length unit such as 'mm', got {units!r}")
+    if float_format is not None and not isinstance(float_format, str):
         raise DataError(
-            f"Expected `trial.points` to have shape (n_frames, n_points, 3), got {pts.shape}"
+            f"Expected `float_format` to be a printf format such as '%.6f' or None, got "
+            f"{float_format!r}"
         )
+    pts = np.asarray(trial.points, dtype=np.float64)
     n_frames, n_markers = pts.shape[:2]
     labels = list(trial.point_labels)
-    if len(labels) != n_markers:
-        raise DataError(
-            f"`trial.point_labels` has {len(labels)} labels for {n_markers} points; "
-            f"give one label per point"
-        )
     for lab in labels:
         if "\t" in lab or "\n" in lab or not lab.strip():
             raise DataError(
@@ -297,6 +296,8 @@ def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None
             )
     if not (trial.point_rate > 0):
         raise DataError("`trial.point_rate` must be positive to write a TRC file")
+    if n_markers and not labels:
+        raise DataError("`trial.point_labels` is empty; a TRC file needs one label per point")
     factor = length_unit_scale(trial.point_units, name="trial.point_units") / length_unit_scale(
         units
     )

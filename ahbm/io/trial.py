@@ -10,7 +10,7 @@ import numpy as np
 from ahbm.errors import DataError
 from ahbm.types import Event
 
-__all__ = ["Trial", "ForcePlate", "Event"]
+__all__ = ["Trial", "ForcePlate", "Event", "check_trial"]
 
 
 @dataclass
@@ -268,3 +268,173 @@ class Trial:
             f"@ {self.analog_rate:g} Hz, force_plates={len(self.force_plates)}, "
             f"events={len(self.events)})"
         )
+
+
+def _label_list(values, field: str, n: int, *, required: bool) -> list[str]:
+    """`values` as a list of `n` strings (or an empty list where allowed)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise DataError(
+            f"Expected `trial.{field}` to be a list of str, got {type(values).__name__}"
+        )
+    items = list(values)
+    if not items and (not required or n == 0):
+        return items
+    if len(items) != n:
+        raise DataError(
+            f"`trial.{field}` has {len(items)} labels for {n} "
+            f"{'points' if field.startswith('point') else 'channels'}; give one per column"
+        )
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise DataError(
+                f"`trial.{field}[{i}]` is {type(item).__name__} ({item!r}); labels must be str"
+            )
+    return items
+
+
+def _numeric(value, field: str, ndim: int, trailing: tuple = ()) -> np.ndarray:
+    """A real float64 array of `ndim` axes whose last axes equal `trailing`."""
+    from ahbm._validation import as_float_array
+
+    arr = as_float_array(value, f"trial.{field}", allow_nan=True)
+    if arr.ndim != ndim or (trailing and arr.shape[ndim - len(trailing) :] != trailing):
+        want = ["n"] * (ndim - len(trailing)) + [str(t) for t in trailing]
+        raise DataError(
+            f"Expected `trial.{field}` to have shape ({', '.join(want)}), got {arr.shape}"
+        )
+    if np.isinf(arr).any():
+        raise DataError(f"`trial.{field}` contains inf; use NaN for missing samples")
+    return arr
+
+
+def _rate(value, field: str, n: int) -> float:
+    """A finite rate, positive when there are samples."""
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        raise DataError(f"Expected `trial.{field}` to be a number in Hz, got {value!r}")
+    try:
+        rate = float(value)
+    except (TypeError, ValueError) as err:
+        raise DataError(f"Expected `trial.{field}` to be a number in Hz, got {value!r}") from err
+    if not np.isfinite(rate) or rate < 0 or (n and rate == 0):
+        raise DataError(
+            f"`trial.{field}` must be positive (Hz) for {n} samples, got {value!r}; set the "
+            "sample rate"
+        )
+    return rate
+
+
+def check_trial(trial, *, name: str = "trial") -> Trial:
+    """Check that a Trial is internally consistent before it is written.
+
+    The one check that every writer (:func:`~ahbm.io.write_c3d`,
+    :func:`~ahbm.io.write_trc`, :func:`~ahbm.io.write_csv`,
+    :func:`~ahbm.io.write_mat`, :func:`~ahbm.io.save_trial`) runs first, so
+    that no file is written from a trial whose labels and columns disagree.
+
+    Parameters
+    ----------
+    trial : Trial
+        The trial to check.
+    name : str, optional
+        Argument name used in messages.
+
+    Returns
+    -------
+    Trial
+        `trial` itself, unchanged.
+
+    Raises
+    ------
+    DataError
+        If `trial` is not a Trial (e.g. swapped arguments ``write_x(path,
+        trial)``), or: ``points`` is not a real (n_frames, n_points, 3) array
+        (NaN marks missing samples; inf, complex or text is rejected);
+        ``point_labels`` is not one str per point (an empty list is accepted
+        only without points); descriptions, residuals or mask disagree with the
+        points; ``analogs`` is not (n_samples, n_channels) with one str label
+        per channel; a rate is negative, not finite, or 0 while there are
+        samples; ``first_frame`` is not an integer; a force plate's arrays
+        disagree in shape; an event has a non-str label or a non-finite time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(points=np.zeros((2, 1, 3)), point_labels=["A"], point_rate=100.0)
+    >>> check_trial(t) is t
+    True
+    >>> t.point_labels = ["A", "B"]
+    >>> check_trial(t)
+    Traceback (most recent call last):
+    ...
+    ahbm.errors.DataError: `trial.point_labels` has 2 labels for 1 points; give one per column
+    """
+    if not isinstance(trial, Trial):
+        hint = (
+            "; the arguments look swapped: writers take the trial first, write_x(trial, path)"
+            if isinstance(trial, (str, bytes)) or hasattr(trial, "__fspath__")
+            else ""
+        )
+        raise DataError(f"Expected `{name}` to be a Trial, got {type(trial).__name__}{hint}")
+    pts = _numeric(trial.points, "points", 3, (3,))
+    n_frames, n_points = pts.shape[:2]
+    _label_list(trial.point_labels, "point_labels", n_points, required=True)
+    _label_list(trial.point_descriptions, "point_descriptions", n_points, required=False)
+    for attr in ("point_residuals", "point_mask"):
+        value = getattr(trial, attr)
+        if value is not None and np.shape(value) != (n_frames, n_points):
+            raise DataError(
+                f"Expected `trial.{attr}` to have shape {(n_frames, n_points)} (frames, "
+                f"points) or be None, got {np.shape(value)}"
+            )
+    _rate(trial.point_rate, "point_rate", n_frames)
+    an = _numeric(trial.analogs, "analogs", 2)
+    n_channels = an.shape[1] if an.shape[0] else 0
+    _label_list(trial.analog_labels, "analog_labels", n_channels, required=True)
+    _label_list(trial.analog_units, "analog_units", n_channels, required=False)
+    _label_list(trial.analog_descriptions, "analog_descriptions", n_channels, required=False)
+    _rate(trial.analog_rate, "analog_rate", an.shape[0])
+    ff = trial.first_frame
+    if isinstance(ff, (bool, str, bytes)) or not isinstance(ff, (int, np.integer, float)):
+        raise DataError(f"Expected `trial.first_frame` to be an integer, got {ff!r}")
+    if not (np.isfinite(ff) and float(ff) == int(ff) and abs(ff) < 2**53):
+        raise DataError(f"Expected `trial.first_frame` to be an integer, got {ff!r}")
+    if not isinstance(trial.point_units, str):
+        raise DataError(f"Expected `trial.point_units` to be str, got {trial.point_units!r}")
+    for i, fp in enumerate(trial.force_plates):
+        if not isinstance(fp, ForcePlate):
+            raise DataError(
+                f"`trial.force_plates[{i}]` is {type(fp).__name__}; expected a ForcePlate"
+            )
+        n = None
+        for part in ("force", "moment", "cop", "free_moment"):
+            arr = _numeric(getattr(fp, part), f"force_plates[{i}].{part}", 2, (3,))
+            if n is not None and arr.shape[0] != n:
+                raise DataError(
+                    f"`trial.force_plates[{i}].{part}` has {arr.shape[0]} samples, the force "
+                    f"has {n}; give every plate array the same length"
+                )
+            n = arr.shape[0]
+        _numeric(fp.corners, f"force_plates[{i}].corners", 2, (4, 3))
+        _numeric(fp.origin, f"force_plates[{i}].origin", 1, (3,))
+        _rate(fp.rate, f"force_plates[{i}].rate", n)
+    for i, ev in enumerate(trial.events):
+        if not isinstance(ev, Event):
+            raise DataError(f"`trial.events[{i}]` is {type(ev).__name__}; expected an Event")
+        for part in ("label", "context", "description"):
+            if not isinstance(getattr(ev, part), str):
+                raise DataError(f"`trial.events[{i}].{part}` must be str, got {ev!r}")
+        if isinstance(ev.time, (bool, str, bytes)) or not np.isfinite(_float_or_nan(ev.time)):
+            raise DataError(f"`trial.events[{i}].time` must be a finite time in s, got {ev!r}")
+    for attr in ("subject", "parameters", "results"):
+        if not isinstance(getattr(trial, attr), dict):
+            raise DataError(
+                f"Expected `trial.{attr}` to be a dict, got {type(getattr(trial, attr)).__name__}"
+            )
+    return trial
+
+
+def _float_or_nan(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return float("nan")

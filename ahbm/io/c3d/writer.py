@@ -8,9 +8,10 @@ import re
 import numpy as np
 
 from ahbm._files import atomic_path
+from ahbm._validation import output_path
 from ahbm.errors import DataError
 from ahbm.io.c3d._common import _BLOCK, C3D_LENGTH_UNITS, _unit_factor, _warn
-from ahbm.io.trial import Trial
+from ahbm.io.trial import Trial, check_trial
 
 __all__ = ["write_c3d"]
 
@@ -164,7 +165,9 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     Raises
     ------
     DataError
-        If the arrays and labels are inconsistent or a label cannot be stored.
+        If `trial` is not a consistent Trial (:func:`ahbm.io.trial.check_trial`;
+        e.g. swapped arguments), `path` is not a file path (None, a folder),
+        or a label cannot be stored.
 
     Notes
     -----
@@ -191,6 +194,8 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     >>> read_c3d(path).points.shape
     (10, 2, 3)
     """
+    check_trial(trial)
+    path = output_path(path)
     pts, an, spf, labels, alabels = _checked_arrays(trial)
     n_frames, n_points = pts.shape[:2]
     n_channels = an.shape[1] if an.shape[0] else 0
