@@ -3,7 +3,7 @@ homogeneous transforms, segment pose from markers, the multibody tree `Model`,
 forward kinematics, joint coordinate systems and inverse kinematics.
 """
 
-from ahbm.kinematics import rotations
+from ahbm.kinematics import functions, rotations
 from ahbm.kinematics.configuration import (
     difference_q,
     integrate_q,
@@ -26,6 +26,16 @@ from ahbm.kinematics.forward import (
     point_position,
     point_velocity,
     potential_energy,
+)
+from ahbm.kinematics.functions import (
+    Constant,
+    LinearFunction,
+    MultiplierFunction,
+    NaturalCubicSpline,
+    PiecewiseLinearFunction,
+    PolynomialFunction,
+    SimmSpline,
+    function_from_dict,
 )
 from ahbm.kinematics.ik import (
     IKResult,
@@ -70,6 +80,16 @@ from ahbm.kinematics.tree import Model
 __all__: list[str] = [
     "rotations",
     *_rotations_all,
+    # OpenSim's functions of one variable (functions.py)
+    "functions",
+    "Constant",
+    "LinearFunction",
+    "MultiplierFunction",
+    "NaturalCubicSpline",
+    "PiecewiseLinearFunction",
+    "PolynomialFunction",
+    "SimmSpline",
+    "function_from_dict",
     # multibody trees (tree.py, joints.py, model_file.py, configuration.py, forward.py)
     "Body",
     "Joint",
