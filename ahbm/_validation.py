@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.errors import DataError
+from ahbm.errors import DataError, FileFormatError
 
 __all__ = [
     "as_float_array",
@@ -28,6 +28,10 @@ __all__ = [
     "output_path",
     "sample_times",
     "sample_rate",
+    "DEFAULT_MAX_READ_BYTES",
+    "max_read_bytes",
+    "set_max_read_bytes",
+    "check_read_size",
 ]
 
 
@@ -277,3 +281,128 @@ def sample_rate(n: int, *, rate=None, time=None, rtol: float = 1e-6) -> tuple[fl
             f"{dt.min():.6g} to {dt.max():.6g} s); resample the signal or give `rate`"
         )
     return 1.0 / step, float(t[0])
+
+
+# ----------------------------------------------------------------------------
+# the read cap: how much memory one read of a file may allocate
+# ----------------------------------------------------------------------------
+
+#: Default cap (bytes) on the memory that one read of a file may allocate: 2 GiB.
+DEFAULT_MAX_READ_BYTES = 2 * 2**30
+_READ_CAP_ENV = "AHBM_MAX_READ_BYTES"
+_read_cap: list = [None]  # set_max_read_bytes's value; None = environment or default
+
+
+def _format_bytes(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
+
+
+def max_read_bytes() -> int:
+    """The cap (bytes) on the memory one read of a file may allocate.
+
+    Every reader (C3D, TRC, MOT/STO, HDF5 stores, model files) computes the
+    size of the arrays a file declares *before* allocating them and refuses a
+    file that would need more (a ``FileFormatError`` that names the file, what
+    it declares and this cap). The cap is, in order: the value given to
+    :func:`set_max_read_bytes`; the environment variable
+    ``AHBM_MAX_READ_BYTES`` (bytes, an integer); ``DEFAULT_MAX_READ_BYTES``
+    (2 GiB).
+
+    Returns
+    -------
+    int
+        Bytes.
+
+    Raises
+    ------
+    DataError
+        If ``AHBM_MAX_READ_BYTES`` is set but is not a positive integer.
+
+    Examples
+    --------
+    >>> previous = set_max_read_bytes(8 * 2**30)  # a genuine 8 GiB recording
+    >>> max_read_bytes()
+    8589934592
+    >>> _ = set_max_read_bytes(previous)
+    """
+    if _read_cap[0] is not None:
+        return _read_cap[0]
+    text = os.environ.get(_READ_CAP_ENV)
+    if text is None or not text.strip():
+        return DEFAULT_MAX_READ_BYTES
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise DataError(
+            f"The environment variable {_READ_CAP_ENV}={text!r} must be a positive integer "
+            "(bytes); unset it to use the default cap of 2 GiB"
+        )
+    return value
+
+
+def set_max_read_bytes(nbytes) -> int | None:
+    """Set the cap of :func:`max_read_bytes` for this process; return the previous setting.
+
+    Parameters
+    ----------
+    nbytes : int or None
+        Bytes a single read may allocate; None goes back to
+        ``AHBM_MAX_READ_BYTES`` or the default (2 GiB).
+
+    Returns
+    -------
+    int or None
+        The previous setting (None if there was none), to restore it.
+
+    Raises
+    ------
+    DataError
+        If `nbytes` is not a positive integer or None.
+    """
+    previous = _read_cap[0]
+    if nbytes is None:
+        _read_cap[0] = None
+        return previous
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes <= 0:
+        raise DataError(
+            f"Expected `nbytes` to be a positive integer (bytes) or None, got {nbytes!r}"
+        )
+    _read_cap[0] = int(nbytes)
+    return previous
+
+
+def check_read_size(nbytes, what: str, source: str, *, error=FileFormatError) -> int:
+    """Refuse a read that would allocate more than :func:`max_read_bytes`.
+
+    Parameters
+    ----------
+    nbytes : int
+        Bytes the read is about to allocate, computed from the file's declared
+        sizes with Python integers (which cannot overflow).
+    what : str
+        What is allocated, e.g. ``"4294967152 frames of 2 points"``.
+    source : str
+        The file, e.g. ``"C3D file 'walk.c3d'"``.
+    error : type
+        Exception class (FileFormatError by default).
+
+    Returns
+    -------
+    int
+        `nbytes`, when it is within the cap.
+    """
+    cap = max_read_bytes()
+    nbytes = int(nbytes)
+    if nbytes > cap:
+        raise error(
+            f"{source}: {what} would need {_format_bytes(nbytes)}, more than the read cap of "
+            f"{_format_bytes(cap)}; the file is damaged or crafted, or, if it is genuine, raise "
+            f"the cap with ahbm.io.set_max_read_bytes(n) or the environment variable "
+            f"{_READ_CAP_ENV}"
+        )
+    return nbytes

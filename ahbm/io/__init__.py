@@ -2,6 +2,7 @@
 text files (TRC/MOT/STO), the HDF5 trial store, CSV and MATLAB tables.
 """
 
+from ahbm._validation import max_read_bytes, set_max_read_bytes
 from ahbm.io.c3d import read_c3d, write_c3d
 from ahbm.io.forceplates import (
     force_plates_from_c3d,
@@ -67,4 +68,6 @@ __all__ = [
     "resample_force_plate",
     "read_trial",
     "SUPPORTED_SUFFIXES",
+    "max_read_bytes",
+    "set_max_read_bytes",
 ]
