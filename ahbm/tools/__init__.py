@@ -1,0 +1,32 @@
+"""OpenSim's tools run on ahbm's engine: Inverse Kinematics and Inverse Dynamics setups.
+
+- :mod:`ahbm.tools.opensim_setup` reads OpenSim's IK and ID setup files and
+  external-loads files.
+- :mod:`ahbm.tools.opensim_processing` reproduces OpenSim's processing of
+  coordinates for inverse dynamics (padding, 3rd-order Butterworth low-pass run
+  forward and backward, quintic spline and its derivatives).
+- :mod:`ahbm.tools.opensim_id` and :mod:`ahbm.tools.opensim_ik` run the setups
+  (``ahbm id SETUP.xml``, ``ahbm ik SETUP.xml``) and write OpenSim's files.
+"""
+
+from ahbm.tools.opensim_setup import (
+    ExternalForceSpec,
+    ExternalLoads,
+    IDSetup,
+    IKSetup,
+    IKTask,
+    read_external_loads,
+    read_id_setup,
+    read_ik_setup,
+)
+
+__all__ = [
+    "ExternalForceSpec",
+    "ExternalLoads",
+    "IDSetup",
+    "IKSetup",
+    "IKTask",
+    "read_external_loads",
+    "read_id_setup",
+    "read_ik_setup",
+]
