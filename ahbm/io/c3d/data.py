@@ -12,11 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ahbm._validation import check_read_size
 from ahbm.errors import FileFormatError
 from ahbm.io.c3d._common import _BLOCK, _warn
 from ahbm.io.c3d.header import _frame_count
 from ahbm.io.c3d.numbers import _Format
 from ahbm.io.c3d.parameters import _Params
+
+#: Frames a file without points and analog channels may declare (46 h at 100 Hz): beyond
+#: the header's 65535, a count of frames that occupy no bytes is not backed by the file length.
+_MAX_EMPTY_FRAMES = 2**24
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,18 @@ def _layout(buf: bytes, h, P: _Params, pstart: int, source: str) -> _Layout:
     frame_bytes = (4 * n_points + spf * n_channels) * (4 if is_float else 2)
     dstart = _data_start(h, P, pstart, source)
     first_frame, n_frames = _frame_count(h, P, source)
+    if frame_bytes == 0 and n_frames > _MAX_EMPTY_FRAMES:
+        # frames of 0 bytes occupy no space in the file, so no file length backs a count
+        # that only the TRIAL fields or POINT:LONG_FRAMES declare
+        n_header = (
+            h["last_frame"] - h["first_frame"] + 1 if h["last_frame"] >= h["first_frame"] else 0
+        )
+        _warn(
+            f"{source}: {n_frames} frames are declared (TRIAL:ACTUAL_START_FIELD/END_FIELD or "
+            "POINT:LONG_FRAMES) but a frame holds 0 bytes (no points, no analog channels), so "
+            f"the file cannot back them; the header's {n_header} frames are used"
+        )
+        first_frame, n_frames = max(h["first_frame"], 1), n_header
     available = len(buf) - dstart
     if n_frames > 0 and frame_bytes > 0:
         need = n_frames * frame_bytes
@@ -119,6 +136,14 @@ def _layout(buf: bytes, h, P: _Params, pstart: int, source: str) -> _Layout:
                 f"({n_frames} frames x {frame_bytes} bytes) but only {max(available, 0)} "
                 "remain; the file is truncated or the header is corrupted"
             )
+    # what decoding allocates per frame: float64 xyz and residuals, validity and camera bytes,
+    # analog samples before and after calibration, the time vector
+    per_frame = 34 * n_points + 16 * spf * n_channels + 8
+    check_read_size(
+        n_frames * per_frame,
+        f"{n_frames} frames of {n_points} points and {spf * n_channels} analog samples",
+        source,
+    )
     return _Layout(
         n_points, n_channels, spf, scale, is_float, frame_bytes, dstart, first_frame, n_frames
     )
