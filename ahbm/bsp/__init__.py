@@ -3,7 +3,16 @@ geometric segment models, and scaling of a model's inertial parameters.
 """
 
 from ahbm.bsp.geometric import ellipsoid, elliptical_cylinder, elliptical_frustum, truncated_cone
-from ahbm.bsp.scaling import SEGMENT_ALIASES, scale_model
+from ahbm.bsp.scaling import (
+    SEGMENT_ALIASES,
+    Measurement,
+    SegmentScales,
+    measurement_scale_factors,
+    scale_inertia,
+    scale_model,
+    scale_segments,
+    segment_scale_factors,
+)
 from ahbm.bsp.tables import (
     TABLES,
     BSPTable,
@@ -17,7 +26,13 @@ from ahbm.bsp.tables import (
 
 __all__ = [
     "SEGMENT_ALIASES",
+    "Measurement",
+    "SegmentScales",
+    "measurement_scale_factors",
+    "scale_inertia",
     "scale_model",
+    "scale_segments",
+    "segment_scale_factors",
     "TABLES",
     "BSPTable",
     "SegmentData",
