@@ -1,6 +1,7 @@
 """Dynamics: spatial (6-D) vector algebra, inverse dynamics (RNEA, segment
 Newton-Euler), forward dynamics (ABA, CRBA, constrained systems), constraints,
-force elements and simulation.
+force elements, simulation, and balance (ZMP, support polygons, centroidal
+momentum).
 
 :mod:`ahbm.dynamics.reference` holds the plain reference codings of forward
 kinematics, RNEA, CRBA and ABA (one state per call, readable next to
@@ -9,6 +10,17 @@ use it module-qualified, ``reference.rnea(model, q, qd, qdd)``: its names are
 not exported here, where ``rnea``, ``crba`` and ``aba`` are the compiled ones.
 """
 
+from ahbm.dynamics.balance import (
+    centroidal_momentum_bias,
+    centroidal_momentum_matrix,
+    centroidal_momentum_rate,
+    extrapolated_com,
+    inside_polygon,
+    stability_margin,
+    support_polygon,
+    zmp,
+    zmp_from_grf,
+)
 from ahbm.dynamics.constrained import (
     compute_impulse,
     constrained_forward_dynamics,
@@ -78,6 +90,16 @@ from ahbm.dynamics.spatial import (
 )
 
 __all__: list[str] = [
+    # balance (balance.py)
+    "centroidal_momentum_bias",
+    "centroidal_momentum_matrix",
+    "centroidal_momentum_rate",
+    "extrapolated_com",
+    "inside_polygon",
+    "stability_margin",
+    "support_polygon",
+    "zmp",
+    "zmp_from_grf",
     "compute_impulse",
     "constrained_forward_dynamics",
     "project_positions",

@@ -1,0 +1,830 @@
+"""Balance: zero-moment point, support polygons, centroidal momentum, extrapolated COM.
+
+Every function is vectorized over leading batch axes (a whole trial in one
+call); the multibody functions loop over bodies only and accept a kinematic
+state ``kin=forward_kinematics(model, q, qd[, qdd])`` like the COM and
+momentum functions of :mod:`ahbm.kinematics.forward`.
+
+The ground
+----------
+The ground is a plane given by a unit normal ``ground_normal`` (pointing out
+of the ground, towards the body; default ``(0, 0, 1)``, Z up) and a point
+``ground_point`` on it (default the world origin). Points returned on the
+ground (ZMP, polygon vertices, extrapolated COM) are world positions on that
+plane; polygons are counter-clockwise seen from the side the normal points
+to.
+
+Centroidal momentum
+-------------------
+``h_G = [k_G; p]`` is the angular momentum about the whole-body centre of
+mass ``c`` and the linear momentum, world axes, angular part first (like
+:func:`~ahbm.kinematics.momentum`; Pinocchio stores the linear part first).
+``h_G = A_G(q) q̇`` with the centroidal momentum matrix ``A_G`` (Orin &
+Goswami 2008), and ``ḣ_G = A_G q̈ + Ȧ_G q̇``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ahbm._engine import state as _st
+from ahbm._engine.batch import cross
+from ahbm._validation import as_float_array, as_positive_float, check_trailing_shape
+from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.configuration import check_v
+from ahbm.kinematics.tree import Model
+
+__all__ = [
+    "zmp",
+    "zmp_from_grf",
+    "support_polygon",
+    "inside_polygon",
+    "stability_margin",
+    "centroidal_momentum_matrix",
+    "centroidal_momentum_bias",
+    "centroidal_momentum_rate",
+    "extrapolated_com",
+]
+
+
+# ----------------------------------------------------------------------------
+# validation helpers
+# ----------------------------------------------------------------------------
+
+
+def _ground(ground_normal, ground_point):
+    """Unit normal (3,) and point (3,) of the ground plane."""
+    n = as_float_array(ground_normal, "ground_normal")
+    if n.shape != (3,):
+        raise DataError(f"Expected `ground_normal` to have shape (3,), got {n.shape}")
+    norm = float(np.linalg.norm(n))
+    if norm < 1e-12:
+        raise DataError("`ground_normal` is zero; give the ground's normal, e.g. (0, 0, 1)")
+    p0 = as_float_array(ground_point, "ground_point")
+    if p0.shape != (3,):
+        raise DataError(f"Expected `ground_point` to have shape (3,), got {p0.shape}")
+    return n / norm, p0
+
+
+def _plane_axes(n):
+    """Two unit vectors e1, e2 with (e1, e2, n) a right-handed orthonormal basis."""
+    a = np.eye(3)[int(np.argmin(np.abs(n)))]
+    e1 = a - (a @ n) * n
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(n, e1)
+
+
+def _threshold(value):
+    try:
+        t = float(value)
+    except (TypeError, ValueError) as err:
+        raise DataError(f"Expected `threshold` to be a number in N, got {value!r}") from err
+    if np.isnan(t) or isinstance(value, (bool, np.bool_)):
+        raise DataError(f"Expected `threshold` to be a number in N, got {value!r}")
+    return t
+
+
+def _points(x, name, *, allow_nan):
+    arr = as_float_array(x, name, allow_nan=allow_nan)
+    return check_trailing_shape(arr, (3,), name)
+
+
+def _cop(force, moment, n, p0, threshold):
+    """Point of the ground plane where the tangential moment of a wrench vanishes.
+
+    ``force`` (..., 3) and ``moment`` (..., 3) about the world origin; NaN
+    where ``n · force <= threshold``.
+    """
+    fn = force @ n
+    m0 = moment - cross(p0, force)  # moment about the ground point
+    bad = ~(fn > threshold)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = p0 + cross(n, m0) / np.where(bad, np.nan, fn)[..., None]
+    r[bad] = np.nan
+    return r
+
+
+# ----------------------------------------------------------------------------
+# centroidal momentum
+# ----------------------------------------------------------------------------
+
+
+def _com(kin):
+    """World COMs of the bodies (N, nb, 3), whole-body COM (N, 3), total mass."""
+    model = kin.model
+    M = float(model.masses.sum())
+    if M <= 0:
+        raise ModelError(f"model '{model.name}' has zero total mass; no centre of mass")
+    N, nb = kin.n_frames, model.n_bodies
+    Rw = kin.rotations.reshape(N, nb, 3, 3)
+    ci = kin.positions.reshape(N, nb, 3) + np.einsum("nbij,bj->nbi", Rw, model.coms)
+    return ci, np.einsum("b,nbi->ni", model.masses, ci) / M, M
+
+
+def _rate_at_origin(kin, acc):
+    """Rate of spatial momentum ``[k̇_O; ṗ]`` (N, 6) about the world origin, world axes.
+
+    ``acc`` (N, nb, 6) holds the body spatial accelerations (body coordinates).
+    Each body contributes ``f_i = I_i a_i + v_i ×* I_i v_i`` (the Newton-Euler
+    force without gravity, Featherstone 2008 eq. 5.9), moved to the world origin.
+    """
+    model = kin.model
+    N, nb = kin.n_frames, model.n_bodies
+    v = _st.velocities_required(kin).reshape(N, nb, 6)
+    I6 = model.spatial_inertias
+    Iv = np.einsum("bij,nbj->nbi", I6, v)
+    f = np.einsum("bij,nbj->nbi", I6, acc)
+    f[..., :3] += cross(v[..., :3], Iv[..., :3]) + cross(v[..., 3:], Iv[..., 3:])
+    f[..., 3:] += cross(v[..., :3], Iv[..., 3:])
+    Rw = kin.rotations.reshape(N, nb, 3, 3)
+    pw = kin.positions.reshape(N, nb, 3)
+    F = np.einsum("nbij,nbj->nbi", Rw, f[..., 3:])
+    n = np.einsum("nbij,nbj->nbi", Rw, f[..., :3]) + cross(pw, F)
+    return np.concatenate([n.sum(axis=1), F.sum(axis=1)], axis=-1)
+
+
+def _to_com(h_origin, c):
+    """Spatial momentum (or its rate) about the origin -> about the COM c (N, 3)."""
+    out = h_origin.copy()
+    out[:, :3] -= cross(c, h_origin[:, 3:])
+    return out
+
+
+def _qdd_flat(kin, qdd):
+    a = check_v(kin.model, qdd, "qdd")
+    try:
+        a = np.broadcast_to(a, kin.batch_shape + (kin.model.nv,))
+    except ValueError as err:
+        raise DataError(
+            f"batch shape of `qdd` {a.shape[:-1]} does not broadcast to that of q {kin.batch_shape}"
+        ) from err
+    return a.reshape(kin.n_frames, kin.model.nv)
+
+
+def _accelerations(model, kin, q, qd, qdd):
+    """State and body spatial accelerations (N, nb, 6) for the given (or stored) qdd."""
+    if kin is None:
+        if qdd is None:
+            raise DataError("`qdd` is None; pass the accelerations qdd or a state kin=")
+        kin = _st.resolve(model, None, q, qd, needs_qd=True)
+        return kin, _st.body_accelerations(kin, _qdd_flat(kin, qdd))
+    kin = _st.resolve(model, kin, q, qd, qdd, needs_qd=True)
+    if kin.qdd is None:
+        if qdd is None:
+            raise DataError(
+                "`kin` was computed without accelerations; pass qdd, or "
+                "kin=forward_kinematics(model, q, qd, qdd)"
+            )
+        return kin, _st.body_accelerations(kin, _qdd_flat(kin, qdd))
+    return kin, kin.accelerations.reshape(kin.n_frames, model.n_bodies, 6)
+
+
+def centroidal_momentum_matrix(model: Model, q, *, kin=None) -> np.ndarray:
+    """Centroidal momentum matrix ``A_G``: ``h_G = A_G(q) q̇``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+        Generalized coordinates.
+    kin : Kinematics, optional
+        State from :func:`~ahbm.kinematics.forward_kinematics`.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, nv)
+        Maps ``q̇`` to the centroidal momentum ``[k_G; p]`` (angular momentum
+        about the whole-body COM, N m s, then linear momentum, kg m/s; world
+        axes), the quantity :func:`~ahbm.kinematics.momentum` returns.
+
+    Raises
+    ------
+    DataError
+        If ``q`` (or ``kin``) is not a valid state of the model.
+    ModelError
+        If the model has no mass.
+
+    Notes
+    -----
+    Composite rigid bodies in world coordinates (Orin & Goswami 2008;
+    Orin, Goswami & Lee 2013, eq. 22; Pinocchio's ``ccrba``). Each body's
+    spatial inertia about the world origin,
+
+    ``I_i^0 = [[I_ci − m_i [c_i]×², m_i [c_i]×], [−m_i [c_i]×, m_i 1]]``
+
+    (``I_ci = R_i I_i R_iᵀ`` about the body COM ``c_i``), is summed over the
+    subtree of each joint, ``I^C_j = Σ_{i ∈ subtree(j)} I_i^0``; the columns
+    of joint ``j`` are ``I^C_j S_j^0`` with its world motion columns ``S_j^0``
+    (linear part at the origin), which gives ``A_O`` (momentum about the
+    origin). The shift to the COM is
+    ``A_G = [[1, −[c]×], [0, 1]] A_O``.
+
+    Examples
+    --------
+    >>> from ahbm.models import double_pendulum_3d
+    >>> from ahbm.kinematics import momentum
+    >>> m = double_pendulum_3d()
+    >>> q, qd = np.zeros(m.nq), np.ones(m.nv)
+    >>> A = centroidal_momentum_matrix(m, q)
+    >>> A.shape, bool(np.allclose(A @ qd, momentum(m, q, qd)))
+    ((6, 4), True)
+    """
+    kin = _st.resolve(model, kin, q, columns=True)
+    N, nb = kin.n_frames, model.n_bodies
+    ci, c, _ = _com(kin)
+    Rw = kin.rotations.reshape(N, nb, 3, 3)
+    m = model.masses
+    Ic = np.einsum("nbij,bjk,nblk->nbil", Rw, model.inertias, Rw)
+    C = np.zeros((N, nb, 3, 3))  # [c_i]×
+    C[..., 0, 1], C[..., 0, 2], C[..., 1, 2] = -ci[..., 2], ci[..., 1], -ci[..., 0]
+    C -= np.swapaxes(C, -1, -2)
+    mC = m[:, None, None] * C
+    I0 = np.empty((N, nb, 6, 6))
+    I0[..., :3, :3] = Ic - mC @ C
+    I0[..., :3, 3:] = mC
+    I0[..., 3:, :3] = -mC
+    I0[..., 3:, 3:] = m[:, None, None] * np.eye(3)
+    for i in range(nb - 1, -1, -1):  # composite inertias, children before parents
+        p = model.parent[i]
+        if p >= 0:
+            I0[:, p] += I0[:, i]
+    Sw = kin._Sw_flat  # (N, 6, nv)
+    A = np.zeros((N, 6, model.nv))
+    for j in range(nb):
+        k, nv = model.v_index[j], model.joint_nv[j]
+        if nv:
+            A[:, :, k : k + nv] = I0[:, j] @ Sw[:, :, k : k + nv]
+    A[:, :3] -= np.einsum("nij,njk->nik", _skew(c), A[:, 3:])
+    return A.reshape(kin.batch_shape + (6, model.nv))
+
+
+def _skew(x):
+    S = np.zeros(x.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2], S[..., 1, 2] = -x[..., 2], x[..., 1], -x[..., 0]
+    return S - np.swapaxes(S, -1, -2)
+
+
+def centroidal_momentum_bias(model: Model, q, qd, *, kin=None) -> np.ndarray:
+    """Velocity-product term ``Ȧ_G q̇`` of the rate of centroidal momentum.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+    qd : array_like, shape (..., nv), or None with ``kin``
+    kin : Kinematics, optional
+        State with velocities from :func:`~ahbm.kinematics.forward_kinematics`.
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+        ``Ȧ_G q̇ = ḣ_G`` at ``q̈ = 0`` (N m, N; angular part first, about the
+        COM, world axes), so that ``ḣ_G = A_G q̈ + Ȧ_G q̇``.
+
+    Notes
+    -----
+    The rate of the spatial momentum about the (fixed) world origin is the sum
+    of the bodies' Newton-Euler forces without gravity,
+    ``ḣ_O = Σ_i 0_X_i^* (I_i a_i + v_i ×* I_i v_i)`` (Featherstone 2008,
+    eqs 2.47, 5.9), here with the bias accelerations ``a_i`` (``q̈ = 0``).
+    Since ``ċ ∥ p``, ``k̇_G = k̇_O − c × ṗ``. Pinocchio's ``dccrba`` gives
+    ``Ȧ_G``; this function gives its product with ``q̇`` without forming it.
+
+    Examples
+    --------
+    >>> from ahbm.models import double_pendulum_3d
+    >>> m = double_pendulum_3d()
+    >>> centroidal_momentum_bias(m, np.zeros(m.nq), np.zeros(m.nv))
+    array([0., 0., 0., 0., 0., 0.])
+    """
+    kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+    _, c, _ = _com(kin)
+    a0 = kin.bias_accelerations.reshape(kin.n_frames, model.n_bodies, 6)
+    return _to_com(_rate_at_origin(kin, a0), c).reshape(kin.batch_shape + (6,))
+
+
+def centroidal_momentum_rate(model: Model, q, qd, qdd, *, kin=None) -> np.ndarray:
+    """Rate of change of the centroidal momentum ``ḣ_G = A_G q̈ + Ȧ_G q̇``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+    qd : array_like, shape (..., nv), or None with ``kin``
+    qdd : array_like, shape (..., nv), or None with a ``kin`` that has them
+    kin : Kinematics, optional
+        State from :func:`~ahbm.kinematics.forward_kinematics` (with
+        velocities; its accelerations are used when it has them).
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+        ``[k̇_G; ṗ]``: rate of the angular momentum about the whole-body COM
+        (N m) and of the linear momentum (N), world axes. By Newton and Euler
+        it equals the resultant external wrench about the COM minus gravity's:
+        ``ṗ = Σ F_ext + M g``.
+
+    Notes
+    -----
+    ``ḣ_O = Σ_i 0_X_i^* (I_i a_i + v_i ×* I_i v_i)`` with the body spatial
+    accelerations ``a_i`` (Featherstone 2008, eq. 5.9), then
+    ``k̇_G = k̇_O − c × ṗ``. Chung (2009, eq. 4.15) writes the angular part as
+    ``Σ R_i (J_i ω̇_i − (J_i ω_i) × ω_i)`` plus the moments of the segments'
+    ``m_i r̈_i`` about ``G``.
+
+    Examples
+    --------
+    >>> from ahbm.models import double_pendulum_3d
+    >>> m = double_pendulum_3d()
+    >>> q, qd, qdd = np.zeros(m.nq), np.ones(m.nv), np.ones(m.nv)
+    >>> hd = centroidal_momentum_rate(m, q, qd, qdd)
+    >>> A = centroidal_momentum_matrix(m, q)
+    >>> bool(np.allclose(hd, A @ qdd + centroidal_momentum_bias(m, q, qd)))
+    True
+    """
+    kin, acc = _accelerations(model, kin, q, qd, qdd)
+    _, c, _ = _com(kin)
+    return _to_com(_rate_at_origin(kin, acc), c).reshape(kin.batch_shape + (6,))
+
+
+# ----------------------------------------------------------------------------
+# zero-moment point
+# ----------------------------------------------------------------------------
+
+
+def zmp(
+    model: Model,
+    q,
+    qd,
+    qdd,
+    *,
+    ground_normal=(0.0, 0.0, 1.0),
+    ground_point=(0.0, 0.0, 0.0),
+    threshold: float = 0.0,
+    kin=None,
+) -> np.ndarray:
+    """Zero-moment point from the multibody dynamics (no force data needed).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+    qd : array_like, shape (..., nv), or None with ``kin``
+    qdd : array_like, shape (..., nv), or None with a ``kin`` that has them
+    ground_normal : array_like, shape (3,), optional
+        Normal of the ground plane, pointing towards the body (normalized
+        here). Default ``(0, 0, 1)``.
+    ground_point : array_like, shape (3,), optional
+        A point of the ground plane, m. Default the world origin.
+    threshold : float, optional
+        Frames where the normal component of the ground reaction that the
+        motion needs, ``n · (ṗ − M g)``, is not above this value (N) give NaN:
+        the ground cannot pull (flight, or a motion the ground cannot
+        support). Default 0; ``-numpy.inf`` for none.
+    kin : Kinematics, optional
+        State from :func:`~ahbm.kinematics.forward_kinematics`.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        World position of the ZMP on the ground plane, m.
+
+    Raises
+    ------
+    DataError
+        For a bad state, a zero normal, or a ground plane of the wrong shape.
+
+    Notes
+    -----
+    The ZMP ``D`` is the point of the ground where the moment of gravity and
+    the inertia forces (Chung 2009, eqs 4.1–4.10; Sardain & Bessonnet 2004)
+
+    ``F = Σ m_i (g − r̈_Gi) = M g − ṗ``,
+    ``M_O = Σ [r_Gi × m_i (g − r̈_Gi)] − Σ Ḣ_i = c × M g − k̇_O``
+
+    has no component in the ground plane, ``n × M_D = 0``:
+
+    ``r_D = p_0 + n × (M_O − p_0 × F) / (n · F)``  (eq. 4.8, ground through ``p_0``)
+
+    with the rate of momentum about the origin ``k̇_O = k̇_G + c × ṗ`` from
+    :func:`centroidal_momentum_rate`. ``Σ Ḣ_i`` is the sum of the segments'
+    own rates of angular momentum (eq. 4.15; Chung calls it ``Ḣ_G``). With
+    ``n = (0, 1, 0)`` and gravity ``(0, −g, 0)`` this is Chung's eq. 4.14 /
+    7.31. It equals the centre of pressure of the ground reaction that keeps
+    the motion going (see :func:`zmp_from_grf`).
+
+    Examples
+    --------
+    >>> from ahbm.models import human15
+    >>> from ahbm.kinematics import center_of_mass, neutral_q
+    >>> m = human15()
+    >>> q = neutral_q(m); q[2] = 1.0  # standing still: the ZMP is below the COM
+    >>> d = zmp(m, q, np.zeros(m.nv), np.zeros(m.nv))
+    >>> bool(np.allclose(d[:2], center_of_mass(m, q)[:2])), float(d[2])
+    (True, 0.0)
+    """
+    n, p0 = _ground(ground_normal, ground_point)
+    t = _threshold(threshold)
+    kin, acc = _accelerations(model, kin, q, qd, qdd)
+    _, c, M = _com(kin)
+    hd = _rate_at_origin(kin, acc)  # [k̇_O; ṗ]
+    g = model.gravity
+    force = hd[:, 3:] - M * g  # ground reaction = −F_IGF
+    moment = hd[:, :3] - M * cross(c, g)  # its moment about O = −M_O
+    return _cop(force, moment, n, p0, t).reshape(kin.batch_shape + (3,))
+
+
+def zmp_from_grf(
+    force,
+    moment,
+    *,
+    point=(0.0, 0.0, 0.0),
+    ground_normal=(0.0, 0.0, 1.0),
+    ground_point=(0.0, 0.0, 0.0),
+    threshold: float = 10.0,
+) -> np.ndarray:
+    """Zero-moment point of a measured ground reaction (force-plate resultants).
+
+    Parameters
+    ----------
+    force : array_like, shape (..., 3)
+        Resultant ground reaction force on the body, N (sum over the plates).
+    moment : array_like, shape (..., 3)
+        Resultant moment of the ground reaction about ``point``, N m.
+    point : array_like, shape (3,) or (..., 3), optional
+        Point the moment is taken about, m. Default the world origin.
+    ground_normal, ground_point : array_like, shape (3,), optional
+        The ground plane (see :func:`zmp`).
+    threshold : float, optional
+        NaN where the normal force ``n · force`` is not above this value, N.
+        Default 10 N (the force plates' COP threshold).
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        The point of the ground plane where the ground reaction has no
+        moment in the plane (only a free moment about the normal), m. On flat
+        ground with one plate this is the plate's centre of pressure; with
+        several plates it is the COP of the net reaction. NaN where the
+        force or moment is NaN or the normal force is too small.
+
+    Raises
+    ------
+    DataError
+        For arrays of the wrong shape or a zero normal.
+
+    Notes
+    -----
+    With ``M_0 = moment + (point − p_0) × force`` the moment about the ground
+    point ``p_0``, ``r = p_0 + n × M_0 / (n · force)`` solves
+    ``n × (M_0 − (r − p_0) × force) = 0`` with ``n · (r − p_0) = 0``
+    (Chung 2009, eq. 4.8; Sardain & Bessonnet 2004: on flat ground COP and
+    ZMP coincide).
+
+    Examples
+    --------
+    >>> zmp_from_grf([0, 0, 800.0], [80.0, -40.0, 3.0])  # 800 N at (0.05, 0.1, 0)
+    array([0.05, 0.1 , 0.  ])
+    """
+    n, p0 = _ground(ground_normal, ground_point)
+    t = _threshold(threshold)
+    F = _points(force, "force", allow_nan=True)
+    M = _points(moment, "moment", allow_nan=True)
+    r = _points(point, "point", allow_nan=False)
+    try:
+        shape = np.broadcast_shapes(F.shape, M.shape, r.shape)
+    except ValueError as err:
+        raise DataError(
+            f"`force` {F.shape}, `moment` {M.shape} and `point` {r.shape} do not broadcast"
+        ) from err
+    F = np.broadcast_to(F, shape)
+    M0 = np.broadcast_to(M, shape) + cross(r, F)  # about the world origin
+    return _cop(F, M0, n, p0, t)
+
+
+# ----------------------------------------------------------------------------
+# support polygons
+# ----------------------------------------------------------------------------
+
+
+def _in_plane(x, e1, e2):
+    return np.stack([x @ e1, x @ e2], axis=-1)
+
+
+def _hull_vertices(P, valid):
+    """Convex-hull vertex mask (N, n) and counter-clockwise order (N, n) of 2-D points.
+
+    Edge (i, j) is a counter-clockwise hull edge when every other valid point
+    lies on its left or on the segment [i, j]; a vertex starts such an edge.
+    """
+    N, n = valid.shape
+    span = np.where(valid[..., None], P, np.nan)
+    scale = np.nan_to_num(np.nanmax(span, axis=1) - np.nanmin(span, axis=1)).max(axis=-1)
+    tol = (1e-12 * np.maximum(scale, 1e-300))[:, None, None, None]
+    # drop duplicates (keep the first)
+    d2 = ((P[:, :, None] - P[:, None, :]) ** 2).sum(-1)  # (N, i, k)
+    earlier = np.tril(np.ones((n, n), dtype=bool), -1)  # k < i
+    dup = (valid[:, None, :] & earlier & (d2 <= (tol[..., 0] ** 2))).any(-1)
+    ok = valid & ~dup
+    E = P[:, None, :, :] - P[:, :, None, :]  # E[n, i, j] = P_j − P_i
+    D = P[:, None, :, :] - P[:, :, None, :]  # D[n, i, k] = P_k − P_i
+    crs = E[:, :, :, None, 0] * D[:, :, None, :, 1] - E[:, :, :, None, 1] * D[:, :, None, :, 0]
+    L2 = (E**2).sum(-1)[..., None]  # |P_j − P_i|², (N, i, j, 1)
+    dot = (E[:, :, :, None, :] * D[:, :, None, :, :]).sum(-1)
+    ltol = tol * np.sqrt(np.maximum(L2, 0.0))  # cross-product tolerance ~ |e| tol
+    left = crs > ltol
+    on_segment = (
+        (np.abs(crs) <= ltol) & (dot >= -ltol * np.sqrt(L2)) & (dot <= L2 + ltol * np.sqrt(L2))
+    )
+    good = left | on_segment | ~ok[:, None, None, :]
+    edge = good.all(-1) & ok[:, :, None] & ok[:, None, :] & (L2[..., 0] > 0)
+    vertex = edge.any(-1)
+    single = ok.sum(-1) == 1
+    vertex[single] = ok[single]
+    # counter-clockwise order around the mean of the vertices
+    cnt = vertex.sum(-1)
+    mid = (np.where(vertex[..., None], P, 0.0).sum(1)) / np.maximum(cnt, 1)[:, None]
+    ang = np.arctan2(P[..., 1] - mid[:, None, 1], P[..., 0] - mid[:, None, 0])
+    ang = np.where(vertex, ang, np.inf)
+    order = np.argsort(ang, axis=-1, kind="stable")
+    # start at the lowest vertex along e2 (then along e1)
+    Q = np.take_along_axis(P, order[..., None], axis=1)
+    live = np.arange(n)[None, :] < cnt[:, None]
+    y = np.where(live, Q[..., 1], np.inf)
+    low = live & (y <= y.min(-1, keepdims=True) + tol[:, :, 0, 0])
+    start = np.argmin(np.where(low, Q[..., 0], np.inf), axis=-1)
+    idx = (np.arange(n)[None, :] + start[:, None]) % np.maximum(cnt, 1)[:, None]
+    idx = np.where(live, idx, np.arange(n)[None, :])
+    return vertex, np.take_along_axis(order, idx, axis=1), cnt
+
+
+def support_polygon(
+    points, *, ground_normal=(0.0, 0.0, 1.0), ground_point=(0.0, 0.0, 0.0)
+) -> np.ndarray:
+    """Support polygon: convex hull of contact points projected on the ground.
+
+    Parameters
+    ----------
+    points : array_like, shape (..., n_points, 3)
+        Contact points (e.g. foot markers of the feet in contact), m; NaN
+        marks a point that is missing or not in contact in that frame.
+    ground_normal, ground_point : array_like, shape (3,), optional
+        The ground plane (see :func:`zmp`).
+
+    Returns
+    -------
+    ndarray, shape (..., n_points, 3)
+        Per frame, the hull vertices projected on the ground plane, in
+        counter-clockwise order seen from the normal's side, followed by NaN
+        rows (a frame's vertex count is the number of non-NaN rows). Points
+        on an edge and repeated points are not vertices. One vertex (a single
+        point) and two (collinear points: a segment) are kept as they are;
+        a frame without points is all NaN.
+
+    Raises
+    ------
+    DataError
+        If ``points`` does not have shape (..., n_points, 3) or holds inf.
+
+    Notes
+    -----
+    Projection on the plane: ``p − ((p − p_0) · n) n``. The hull of each frame
+    is found for all frames at once: the edge ``(i, j)`` is a
+    counter-clockwise hull edge when every other point ``k`` lies left of it,
+    ``n · ((p_j − p_i) × (p_k − p_i)) > 0`` (Chung 2009, eq. 7.32), or on
+    the segment; this costs ``O(n_points³)`` per frame, fine for the handful
+    of contact points of a foot.
+
+    Examples
+    --------
+    >>> pts = [[0, 0, 0.02], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 0.5, 0], [np.nan] * 3]
+    >>> support_polygon(pts)[:4]
+    array([[0., 0., 0.],
+           [1., 0., 0.],
+           [1., 1., 0.],
+           [0., 1., 0.]])
+    """
+    n, p0 = _ground(ground_normal, ground_point)
+    x = as_float_array(points, "points", allow_nan=True)
+    if x.ndim < 2 or x.shape[-1] != 3:
+        raise DataError(f"Expected `points` to have shape (..., n_points, 3), got {x.shape}")
+    if np.isinf(x).any():
+        raise DataError("`points` holds inf; use NaN for missing points")
+    batch, k = x.shape[:-2], x.shape[-2]
+    xf = x.reshape(-1, k, 3)
+    proj = xf - ((xf - p0) @ n)[..., None] * n
+    valid = ~np.isnan(xf).any(-1)
+    e1, e2 = _plane_axes(n)
+    P = np.nan_to_num(_in_plane(proj - p0, e1, e2))
+    vertex, order, cnt = _hull_vertices(P, valid)
+    out = np.take_along_axis(proj, order[..., None], axis=1)
+    out[np.arange(k)[None, :] >= cnt[:, None]] = np.nan
+    return out.reshape(batch + (k, 3))
+
+
+def _polygon_edges(point, polygon, ground_normal):
+    """2-D point (N, 2), edge starts and ends (N, k, 2), edge mask (N, k), batch shape."""
+    n, _ = _ground(ground_normal, (0.0, 0.0, 0.0))
+    p = _points(point, "point", allow_nan=True)
+    V = as_float_array(polygon, "polygon", allow_nan=True)
+    if V.ndim < 2 or V.shape[-1] != 3:
+        raise DataError(f"Expected `polygon` to have shape (..., n_vertices, 3), got {V.shape}")
+    try:
+        batch = np.broadcast_shapes(p.shape[:-1], V.shape[:-2])
+    except ValueError as err:
+        raise DataError(
+            f"batch shapes of `point` {p.shape[:-1]} and `polygon` {V.shape[:-2]} do not broadcast"
+        ) from err
+    k = V.shape[-2]
+    p = np.broadcast_to(p, batch + (3,)).reshape(-1, 3)
+    V = np.broadcast_to(V, batch + (k, 3)).reshape(-1, k, 3)
+    valid = ~np.isnan(V).any(-1)
+    cnt = valid.sum(-1)
+    if np.any(valid & (np.arange(k)[None, :] >= cnt[:, None])):
+        raise DataError(
+            "`polygon` has a NaN row before a vertex; give the vertices first and the NaN "
+            "padding after them, as support_polygon returns them"
+        )
+    e1, e2 = _plane_axes(n)
+    P = _in_plane(np.nan_to_num(V), e1, e2)
+    x = _in_plane(p, e1, e2)
+    nxt = (np.arange(k)[None, :] + 1) % np.maximum(cnt, 1)[:, None]
+    B = np.take_along_axis(P, nxt[..., None], axis=1)
+    # orientation: a clockwise polygon is walked backwards
+    area = (P[..., 0] * B[..., 1] - P[..., 1] * B[..., 0]) * valid
+    cw = area.sum(-1) < 0
+    P, B = np.where(cw[:, None, None], B, P), np.where(cw[:, None, None], P, B)
+    return x, P, B, valid, cnt, batch
+
+
+def inside_polygon(point, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.ndarray:
+    """Whether a point (e.g. the ZMP) lies in a convex support polygon.
+
+    Parameters
+    ----------
+    point : array_like, shape (..., 3)
+        The point, m (projected on the ground along the normal).
+    polygon : array_like, shape (..., n_vertices, 3)
+        Convex polygon as :func:`support_polygon` returns it (vertices in
+        order, then NaN rows); clockwise order is accepted too.
+    ground_normal : array_like, shape (3,), optional
+        Normal of the ground plane. Default ``(0, 0, 1)``.
+
+    Returns
+    -------
+    ndarray of bool, shape (...)
+        True inside or on the boundary; False outside, and where the point
+        is NaN or the polygon has no vertex (see :func:`stability_margin`,
+        which is NaN there). A polygon of one or two vertices contains only
+        its point or segment.
+
+    Notes
+    -----
+    Chung (2009, eq. 7.32): with the edge vectors ``L_k = p_{k+1} − p_k``
+    and ``d_k = D − p_k``, ``D`` is inside when ``n · (L_k × d_k) ≥ 0`` for
+    every edge of the counter-clockwise polygon.
+
+    Examples
+    --------
+    >>> square = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]]
+    >>> inside_polygon([[0.5, 0.5, 0], [1.5, 0.5, 0]], square)
+    array([ True, False])
+    """
+    m = stability_margin(point, polygon, ground_normal=ground_normal)
+    return m >= 0  # NaN compares False
+
+
+def stability_margin(point, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.ndarray:
+    """Signed distance from a point to the edges of a convex support polygon.
+
+    Parameters
+    ----------
+    point : array_like, shape (..., 3)
+        The point (ZMP, COP or extrapolated COM), m.
+    polygon : array_like, shape (..., n_vertices, 3)
+        Convex polygon as :func:`support_polygon` returns it.
+    ground_normal : array_like, shape (3,), optional
+        Normal of the ground plane. Default ``(0, 0, 1)``.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        Distance in the ground plane to the nearest edge, m: positive inside,
+        negative outside (minus the distance to the polygon), zero on the
+        boundary. NaN where the point is NaN or the polygon has no vertex.
+        With the extrapolated COM as the point this is Hof's (2005) margin of
+        stability ``b``.
+
+    Notes
+    -----
+    The point is inside when it is left of every edge (``n · (L_k × d_k) ≥ 0``,
+    Chung 2009, eq. 7.32); the magnitude is the smallest distance to the edge
+    segments (for a point inside a convex polygon, the distance to the
+    boundary).
+
+    Examples
+    --------
+    >>> square = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]]
+    >>> stability_margin([[0.5, 0.25, 0], [2, 0.5, 0]], square)
+    array([ 0.25, -1.  ])
+    """
+    x, A, B, valid, cnt, batch = _polygon_edges(point, polygon, ground_normal)
+    L = B - A
+    d = x[:, None, :] - A
+    crs = L[..., 0] * d[..., 1] - L[..., 1] * d[..., 0]
+    L2 = (L**2).sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.clip(np.where(L2 > 0, (d * L).sum(-1) / L2, 0.0), 0.0, 1.0)
+    dist = np.linalg.norm(d - t[..., None] * L, axis=-1)
+    dist = np.where(valid, dist, np.inf).min(-1)
+    scale = np.sqrt(np.where(valid, L2, 0.0).max(-1))[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        side = np.where(valid & (L2 > 0), crs / np.sqrt(L2), 0.0)  # signed distance to the line
+    inside = (side >= -1e-12 * scale).all(-1) & (cnt >= 3)
+    margin = np.where(inside, dist, -dist)
+    margin[(cnt == 0) | np.isnan(x).any(-1)] = np.nan
+    return margin.reshape(batch)
+
+
+# ----------------------------------------------------------------------------
+# extrapolated centre of mass
+# ----------------------------------------------------------------------------
+
+
+def extrapolated_com(
+    com,
+    com_velocity,
+    *,
+    leg_length=None,
+    omega=None,
+    gravity: float = 9.81,
+    ground_normal=(0.0, 0.0, 1.0),
+    ground_point=(0.0, 0.0, 0.0),
+) -> np.ndarray:
+    """Extrapolated centre of mass (Hof 2005), the capture point of an inverted pendulum.
+
+    Parameters
+    ----------
+    com : array_like, shape (..., 3)
+        Position of the whole-body centre of mass, m.
+    com_velocity : array_like, shape (..., 3)
+        Its velocity, m/s.
+    leg_length : float or array_like, shape (...), optional
+        Pendulum length ``l`` (Hof: leg length; for the linear inverted
+        pendulum, the COM height), m. Give exactly one of ``leg_length`` and
+        ``omega``.
+    omega : float or array_like, shape (...), optional
+        Eigenfrequency ``ω₀ = √(g / l)`` of the pendulum, 1/s.
+    gravity : float, optional
+        Magnitude of gravity, m/s² (used with ``leg_length``). Default 9.81.
+    ground_normal, ground_point : array_like, shape (3,), optional
+        The ground plane (see :func:`zmp`).
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        ``XcoM = c + ċ / ω₀`` projected on the ground plane, m. Compare it
+        with the support polygon: :func:`stability_margin` gives Hof's margin
+        of stability ``b``.
+
+    Raises
+    ------
+    DataError
+        If both or neither of ``leg_length`` and ``omega`` are given, or one
+        is not positive.
+
+    Notes
+    -----
+    For the linearized inverted pendulum ``ẍ = ω₀² (x − u)`` with the centre
+    of pressure ``u``, the COM comes to rest above ``u`` exactly when
+    ``u = x + ẋ / ω₀`` (Hof, Gazendam & Sinke 2005, J Biomech 38:1–8; the
+    "capture point" of Pratt et al. 2006).
+
+    Examples
+    --------
+    >>> extrapolated_com([0.1, 0, 0.9], [0.6, 0, 0], omega=3.0)  # 0.1 m + 0.6 m/s / 3 s⁻¹
+    array([0.3, 0. , 0. ])
+    """
+    n, p0 = _ground(ground_normal, ground_point)
+    c = _points(com, "com", allow_nan=True)
+    v = _points(com_velocity, "com_velocity", allow_nan=True)
+    if (leg_length is None) == (omega is None):
+        raise DataError("give exactly one of `leg_length` (m) and `omega` (1/s)")
+    if omega is None:
+        g = as_positive_float(gravity, "gravity", unit="m/s^2")
+        ell = as_float_array(leg_length, "leg_length")
+        if np.any(ell <= 0):
+            raise DataError(f"Expected `leg_length` to be positive (m), got {leg_length!r}")
+        w = np.sqrt(g / ell)
+    else:
+        w = as_float_array(omega, "omega")
+        if np.any(w <= 0):
+            raise DataError(f"Expected `omega` to be positive (1/s), got {omega!r}")
+    try:
+        x = c + v / np.asarray(w)[..., None]
+    except ValueError as err:
+        raise DataError(
+            f"`com` {c.shape}, `com_velocity` {v.shape} and the pendulum length or omega "
+            f"{np.shape(w)} do not broadcast"
+        ) from err
+    return x - ((x - p0) @ n)[..., None] * n
