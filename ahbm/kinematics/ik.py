@@ -380,6 +380,8 @@ def fit_markers(
     tol: float = 1e-10,
     xtol: float = 1e-8,
     warn: bool = True,
+    coordinate_targets=None,
+    coordinate_weights=None,
 ) -> IKResult:
     """Inverse kinematics: generalized coordinates that best fit measured markers.
 
@@ -419,6 +421,14 @@ def fit_markers(
     warn : bool, optional
         Emit one :class:`~ahbm.errors.AhbmWarning` summarizing frames that
         did not converge, are not well determined or have no visible marker.
+    coordinate_targets : dict, optional
+        Coordinate tasks (OpenSim's ``IKCoordinateTask``): coordinate name ->
+        target value (rad or m), a scalar or an array of shape (n_frames,)
+        (NaN: no target in that frame). Quaternion coordinates cannot have
+        targets.
+    coordinate_weights : dict, optional
+        Coordinate name -> non-negative weight of its task (default 1), in
+        1/rad² or 1/m² relative to the marker weights (1/m²).
 
     Returns
     -------
@@ -437,8 +447,9 @@ def fit_markers(
 
     Notes
     -----
-    Per frame, minimize ``f(q) = Σ_k w_k |p_k(q) − x_k|²`` over the visible
-    markers (Felis 2015, §4.4.3; Simonidis et al. 2011, eqs 24-26). With the
+    Per frame, minimize ``f(q) = Σ_k w_k |p_k(q) − x_k|² + Σ_c w_c (q_c − q̂_c)²``
+    over the visible markers and the coordinate targets ``q̂_c`` (Felis 2015,
+    §4.4.3; Simonidis et al. 2011, eqs 24-26; OpenSim's IK objective). With the
     stacked marker Jacobian ``J`` (:func:`marker_jacobians`), each
     Levenberg–Marquardt step solves
     ``(JᵀWJ + λ diag(JᵀWJ)) Δv = −JᵀW r`` (Marquardt 1963) and updates
@@ -527,6 +538,7 @@ def fit_markers(
     if block_size < 1:
         raise DataError(f"`block_size` must be a positive integer, got {block_size}")
     v2q = _v_to_q_index(model)
+    CT, CW = _coordinate_tasks(model, v2q, n_frames, coordinate_targets, coordinate_weights)
     has_q = v2q >= 0
     lo_v = np.where(has_q, lower[np.maximum(v2q, 0)], -np.inf)
     hi_v = np.where(has_q, upper[np.maximum(v2q, 0)], np.inf)
@@ -556,6 +568,7 @@ def fit_markers(
             max_iter,
             tol,
             xtol,
+            None if CW is None else (CT[fr], CW[fr]),
         )
         q_out[fr] = Q
         converged[fr] = conv
@@ -598,7 +611,49 @@ def fit_markers(
     return IKResult(q_out, res, rms, converged, iterations, determined, n_vis, list(names))
 
 
-def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol):
+def _coordinate_tasks(model, v2q, n_frames, targets, weights):
+    """Coordinate targets and weights per frame on the velocity axis: (n_frames, nv) x 2."""
+    if targets is None:
+        if weights:
+            raise DataError("`coordinate_weights` given without `coordinate_targets`")
+        return None, None
+    if not isinstance(targets, dict):
+        raise DataError("`coordinate_targets` must be a dict: coordinate name -> target(s)")
+    weights = {} if weights is None else dict(weights)
+    names = model.coordinate_names
+    unknown = [k for k in list(targets) + list(weights) if k not in names]
+    if unknown:
+        raise DataError(
+            f"`coordinate_targets`/`coordinate_weights` name unknown coordinate(s) {unknown}; "
+            f"model coordinates: {names}"
+        )
+    CT = np.zeros((n_frames, model.nv))
+    CW = np.zeros((n_frames, model.nv))
+    for name, value in targets.items():
+        qi = names.index(name)
+        hits = np.nonzero(v2q == qi)[0]
+        if hits.size == 0:
+            raise DataError(
+                f"coordinate '{name}' is a quaternion component and cannot have a target"
+            )
+        w = float(weights.get(name, 1.0))
+        if not np.isfinite(w) or w < 0:
+            raise DataError(f"`coordinate_weights['{name}']` must be finite and >= 0, got {w}")
+        v = as_float_array(value, f"coordinate_targets['{name}']", allow_nan=True)
+        try:
+            v = np.broadcast_to(v, (n_frames,))
+        except ValueError as err:
+            raise DataError(
+                f"`coordinate_targets['{name}']` must be a scalar or have shape ({n_frames},), "
+                f"got {v.shape}"
+            ) from err
+        ok = np.isfinite(v)
+        CT[:, hits[0]] = np.where(ok, v, 0.0)
+        CW[:, hits[0]] = np.where(ok, w, 0.0)
+    return CT, CW
+
+
+def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol, coord=None):
     """Vectorized Levenberg–Marquardt over a block of frames (each frame independent)."""
     lower, upper, lo_v, hi_v, v2q, bounded = bnd
     B = Q.shape[0]
@@ -613,6 +668,12 @@ def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol):
         Jw = J * W[:, :, None, None]
         H = np.einsum("bmia,bmic->bac", Jw, J)
         g = np.einsum("bmia,bmi->ba", Jw, r)
+        if coord is not None:
+            CT, CW = coord
+            rc = np.where(v2q >= 0, Qb[:, np.maximum(v2q, 0)], 0.0) - CT
+            cost = cost + np.einsum("bv,bv->b", CW, rc * rc)
+            H = H + CW[:, :, None] * np.eye(nv)
+            g = g + CW * rc
         return cost, H, g
 
     eps_lo = 1e-12 * (1.0 + np.abs(np.where(np.isfinite(lo_v), lo_v, 0.0)))

@@ -1,0 +1,657 @@
+"""OpenSim's Inverse Dynamics tool on ahbm's engine (``ahbm id SETUP.xml``).
+
+:func:`run_id_setup` reads an OpenSim ID setup, its model, coordinates and
+external loads, and returns (and writes) the generalized forces with
+OpenSim's column names (``<coordinate>_moment`` in N m for rotational,
+``<coordinate>_force`` in N for translational coordinates) in OpenSim's
+column order (coordinates of bodies nearer the ground first, as Simbody's
+multibody tree orders them). :func:`inverse_dynamics_opensim` is the same
+computation on data in memory, and :func:`external_loads_f_ext` maps an
+external-loads description onto ``f_ext`` for :func:`ahbm.dynamics.rnea`.
+
+What is computed
+----------------
+- Coordinates: by default OpenSim's processing
+  (:func:`~ahbm.tools.opensim_processing.opensim_coordinate_processing`: pad,
+  resample when the times are not uniform, 3rd-order Butterworth low-pass run
+  forward and backward at the setup's cut-off, natural quintic spline and its
+  first two derivatives at the storage times). ``processing="butterworth"``
+  uses instead ahbm's :func:`ahbm.analysis.butter_filtfilt` (a 2nd-order
+  design run forward and backward, -3 dB at the cut-off after Winter's
+  correction, odd padding) before the same spline, at the file's own sample
+  times; the two differ most on accelerations, hence on the forces of the
+  pelvis coordinates.
+- External loads: each enabled ``ExternalForce`` is read from the data file
+  by its identifiers (the three columns whose labels start with the
+  identifier), interpolated in time as OpenSim does (a natural cubic spline
+  through the samples, linear for two or three samples), its force and torque
+  rotated from ``force_expressed_in_body`` to the ground and its point
+  transformed from ``point_expressed_in_body`` (the applied body's origin
+  without a point identifier); the result acts on ``applied_to_body``.
+- Dynamics: ``tau = rnea(model, q, qd, qdd, f_ext=...)``: gravity, inertia and
+  the external loads. Forces of the model (muscles and other force elements,
+  which ahbm keeps as data) are not applied, as OpenSim does for the forces
+  listed in ``forces_to_exclude`` (typically ``Muscles``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import interpolate
+
+from ahbm.dynamics import rnea
+from ahbm.errors import DataError, FileFormatError, ModelError
+from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
+from ahbm.kinematics.forward import forward_kinematics
+from ahbm.kinematics.tree import Model
+from ahbm.tools.opensim_processing import (
+    natural_quintic_spline,
+    opensim_coordinate_processing,
+)
+from ahbm.tools.opensim_setup import ExternalLoads, IDSetup, read_id_setup
+from ahbm.types import ResultRepr
+
+__all__ = [
+    "IDResult",
+    "external_loads_f_ext",
+    "inverse_dynamics_opensim",
+    "opensim_coordinate_order",
+    "run_id_setup",
+]
+
+_PROCESSING = ("opensim", "butterworth")
+
+
+@dataclass(frozen=True, repr=False)
+class IDResult(ResultRepr):
+    """Result of :func:`inverse_dynamics_opensim` / :func:`run_id_setup`.
+
+    Attributes
+    ----------
+    time : ndarray, shape (n_frames,)
+        s.
+    tau : ndarray, shape (n_frames, nv)
+        Generalized forces in the model's coordinate order (N m or N).
+    q, qd, qdd : ndarray, shape (n_frames, nq)
+        The processed coordinates (rad, m) and their derivatives.
+    f_ext : ndarray or None, shape (n_frames, n_bodies, 6)
+        The external loads as world spatial forces ``[moment about the world
+        origin; force]`` (None without loads).
+    labels : list of str
+        OpenSim's column labels in OpenSim's order (``hip_flexion_r_moment``...).
+    order : ndarray of int
+        Indices into the columns of ``tau`` for ``labels``: ``tau[:, order]``
+        is the table OpenSim writes.
+    output : pathlib.Path or None
+        The file written (None when nothing was written).
+    """
+
+    time: np.ndarray
+    tau: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    f_ext: np.ndarray | None
+    labels: list
+    order: np.ndarray
+    output: Path | None = None
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The generalized forces as OpenSim writes them (time index, labelled columns)."""
+        return pd.DataFrame(
+            self.tau[:, self.order], columns=self.labels, index=pd.Index(self.time, name="time")
+        )
+
+
+# --- model helpers ------------------------------------------------------------------------
+
+
+def _rotational(model: Model) -> dict:
+    """Coordinate name -> True if rotational (from the OpenSim coordinate table if any)."""
+    try:
+        from ahbm.io import osim_coordinates  # written by read_osim's module
+    except ImportError:  # pragma: no cover - the reader is part of ahbm.io
+        osim_coordinates = None
+    if osim_coordinates is not None:
+        try:
+            table = osim_coordinates(model)
+        except (ModelError, DataError, TypeError, ValueError, KeyError):
+            table = None
+        if table is not None:
+            out = _motion_types(table)
+            if out:
+                return out
+    # fall back on the joint's own description of its axes
+    out = {}
+    for body in model.bodies:
+        j = body.joint
+        kinds = _joint_kinds(j)
+        for c, k in zip(j.coordinates, kinds, strict=False):
+            out[c] = k
+    return out
+
+
+def _motion_types(table) -> dict:
+    """Extract {name: rotational?} from the coordinate table of ahbm.io.osim_coordinates."""
+    rows = []
+    if isinstance(table, pd.DataFrame):
+        df = table
+        name_col = "name" if "name" in df.columns else None
+        names = df[name_col].tolist() if name_col else [str(i) for i in df.index]
+        mt_col = next((c for c in ("motion_type", "motion") if c in df.columns), None)
+        if mt_col is None:
+            return {}
+        rows = list(zip(names, df[mt_col].tolist(), strict=True))
+    else:
+        try:
+            for r in table:
+                name = getattr(r, "name", None) or r["name"]
+                mt = getattr(r, "motion_type", None) or r["motion_type"]
+                rows.append((name, mt))
+        except (TypeError, KeyError):
+            return {}
+    return {str(n): str(m).lower().startswith("rot") for n, m in rows}
+
+
+def _joint_kinds(joint) -> list:
+    """True/False (rotational) per coordinate of a joint from its type/axes."""
+    t = getattr(joint, "type", "")
+    n = len(joint.coordinates)
+    if t in ("prismatic", "slider"):
+        return [False] * n
+    if t == "free":
+        return [False] * 3 + [True] * (n - 3)
+    if t == "planar":
+        return [True] + [False] * (n - 1)
+    if t == "custom":
+        spec = list(getattr(joint, "transform", None) or [])
+        rotating = {_axis_coordinate(a) for a in spec[:3]}
+        # a coordinate that drives no rotation axis (only translations) is translational
+        return [c in rotating or not any(_axis_coordinate(a) == c for a in spec[3:])
+                for c in joint.coordinates]  # fmt: skip
+    return [True] * n
+
+
+def _axis_coordinate(axis):
+    """The coordinate name driving one axis of a custom joint's transform (or None)."""
+    if isinstance(axis, dict):
+        return axis.get("coordinate")
+    return getattr(axis, "coordinate", None)
+
+
+def opensim_coordinate_order(model: Model) -> list:
+    """Coordinate indices in OpenSim's (Simbody's multibody-tree) order.
+
+    Simbody numbers mobilized bodies level by level (all children of the
+    ground, then their children, ...); OpenSim's ID tool writes the
+    generalized forces in that order. Within a level the model's order is kept.
+
+    Parameters
+    ----------
+    model : Model
+
+    Returns
+    -------
+    list of int
+        Indices into ``model.coordinate_names`` (and the columns of ``tau`` for
+        models whose joints have ``nq == nv``).
+
+    Examples
+    --------
+    >>> m = Model()
+    >>> _ = m.add_body("a", "ground", {"type": "revolute", "axis": [0, 0, 1]})
+    >>> _ = m.add_body("b", "a", {"type": "revolute", "axis": [0, 0, 1]})
+    >>> _ = m.add_body("c", "ground", {"type": "revolute", "axis": [0, 0, 1]})
+    >>> opensim_coordinate_order(m)
+    [0, 2, 1]
+    """
+    depth = []
+    for i in range(model.n_bodies):
+        p = model.parent[i]
+        depth.append(0 if p < 0 else depth[p] + 1)
+    order = []
+    for i in sorted(range(model.n_bodies), key=lambda k: (depth[k], k)):
+        vi, nv = int(model.v_index[i]), int(model.joint_nv[i])
+        order.extend(range(vi, vi + nv))
+    return order
+
+
+# --- external loads -----------------------------------------------------------------------
+
+
+def _identifier_columns(table: OpenSimTable, identifier: str, what: str, force: str) -> list:
+    cols = [c for c in table.columns if c.startswith(identifier)]
+    if len(cols) != 3:
+        raise DataError(
+            f"ExternalForce '{force}': the {what} identifier '{identifier}' matches {len(cols)} "
+            f"column(s) of '{table.source or table.name}' ({cols}); OpenSim needs exactly 3 "
+            "columns starting with it"
+        )
+    return cols
+
+
+def _time_function(t_data: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """OpenSim's ExternalForce interpolation: constant, linear (2-3 samples), natural cubic."""
+    n = t_data.shape[0]
+    if n == 1:
+        return np.broadcast_to(y[0], (t.shape[0], y.shape[1])).copy()
+    if n <= 3:
+        return np.stack([np.interp(t, t_data, y[:, k]) for k in range(y.shape[1])], axis=1)
+    return interpolate.CubicSpline(t_data, y, bc_type="natural", axis=0)(t)
+
+
+def _frame_pose(model: Model, kin, name: str, what: str):
+    """(R (N,3,3), p (N,3)) of a named body, identity/zero for the ground."""
+    if name.lower() == "ground":
+        return None, None
+    try:
+        b = model.body_index(name)
+    except ModelError as err:
+        raise ModelError(
+            f"the external loads name body '{name}' ({what}), which model '{model.name}' "
+            f"does not have; bodies: {model.body_names}"
+        ) from err
+    return kin.rotations[:, b], kin.positions[:, b]
+
+
+def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: OpenSimTable, *,
+                         kin=None) -> np.ndarray:  # fmt: skip
+    """World spatial forces on the model's bodies from an OpenSim external-loads description.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (n_frames, nq)
+        Coordinates at the frames (for the frames that forces and points are
+        expressed in); may be None when `kin` is given.
+    time : array_like, shape (n_frames,)
+        Times of the frames, s (the data are interpolated there).
+    loads : ExternalLoads
+        From :func:`~ahbm.tools.opensim_setup.read_external_loads`.
+    data : OpenSimTable
+        The loads' data file (:func:`ahbm.io.read_mot`), forces in N, points in
+        m, torques in N m.
+    kin : Kinematics, optional
+        ``forward_kinematics(model, q)`` when already computed.
+
+    Returns
+    -------
+    f_ext : ndarray, shape (n_frames, n_bodies, 6)
+        ``[r × F + T; F]`` on each applied body (world axes, moment about the
+        world origin): the ``f_ext`` of :func:`ahbm.dynamics.rnea` with
+        ``f_ext_frame="world"``. Forces on the same body add up.
+
+    Raises
+    ------
+    DataError
+        An identifier that does not match exactly three columns, times outside
+        the data, non-finite data.
+    ModelError
+        A body name the model does not have.
+
+    Notes
+    -----
+    OpenSim's ``ExternalForce::computeForce``: ``F_G = R_F F``, ``T_G = R_F T``
+    with ``R_F`` the orientation of ``force_expressed_in_body``; the point
+    ``p`` is in ``point_expressed_in_body`` (world point ``o_P + R_P p``), the
+    applied body's origin when no point is given. Time functions: natural
+    cubic interpolating spline (``GCVSpline`` of degree 3 with zero error
+    variance), piecewise linear for 2-3 samples, constant for one.
+
+    Examples
+    --------
+    >>> from ahbm.tools.opensim_setup import ExternalForceSpec
+    >>> m = Model()
+    >>> _ = m.add_body("foot", "ground", {"type": "prismatic", "axis": [0, 0, 1]}, mass=1.0)
+    >>> df = pd.DataFrame([[0, 0, 10.0, 0.5, 0, 0], [0, 0, 10.0, 0.5, 0, 0]],
+    ...     columns=[f"f_{k}{a}" for k in "vp" for a in "xyz"], index=pd.Index([0.0, 1.0]))
+    >>> loads = ExternalLoads(Path("x.xml"), forces=(ExternalForceSpec(
+    ...     "f", "foot", force_identifier="f_v", point_identifier="f_p"),))
+    >>> external_loads_f_ext(m, [[0.0]], [0.5], loads, OpenSimTable(df))[0, 0].tolist()
+    [0.0, -5.0, 0.0, 0.0, 0.0, 10.0]
+    """
+    t = np.asarray(time, dtype=float).reshape(-1)
+    if kin is None:
+        kin = forward_kinematics(model, np.asarray(q, dtype=float).reshape(t.shape[0], -1))
+    N = t.shape[0]
+    f_ext = np.zeros((N, model.n_bodies, 6))
+    t_data = data.time
+    if loads.forces and (t.size and (t.min() < t_data[0] - 1e-9 or t.max() > t_data[-1] + 1e-9)):
+        raise DataError(
+            f"the external loads data '{data.source}' cover {t_data[0]} to {t_data[-1]} s but the "
+            f"coordinates need {t.min()} to {t.max()} s; shorten the time range"
+        )
+    for spec in loads.forces:
+        b = (
+            model.body_index(spec.applied_to_body)
+            if spec.applied_to_body.lower() != "ground"
+            else -1
+        )
+        if b < 0:
+            raise ModelError(
+                f"ExternalForce '{spec.name}' is applied to the ground; apply it to a body"
+            )
+
+        def read(identifier, what, spec=spec):
+            cols = _identifier_columns(data, identifier, what, spec.name)
+            y = data.data[cols].to_numpy(dtype=float)
+            if not np.all(np.isfinite(y)):
+                raise DataError(
+                    f"ExternalForce '{spec.name}': the {what} columns {cols} of "
+                    f"'{data.source}' contain NaN or inf"
+                )
+            return _time_function(t_data, y, t)
+
+        R_f, _ = _frame_pose(model, kin, spec.force_expressed_in_body, "force_expressed_in_body")
+        wrench = np.zeros((N, 6))
+        if spec.force_identifier:
+            F = read(spec.force_identifier, "force")
+            if R_f is not None:
+                F = np.einsum("nij,nj->ni", R_f, F)
+            if spec.point_identifier:
+                p = read(spec.point_identifier, "point")
+                R_p, o_p = _frame_pose(
+                    model, kin, spec.point_expressed_in_body, "point_expressed_in_body"
+                )
+                if R_p is not None:
+                    p = o_p + np.einsum("nij,nj->ni", R_p, p)
+            else:
+                p = kin.positions[:, b]
+            wrench[:, :3] += np.cross(p, F)
+            wrench[:, 3:] += F
+        if spec.torque_identifier:
+            T = read(spec.torque_identifier, "torque")
+            if R_f is not None:
+                T = np.einsum("nij,nj->ni", R_f, T)
+            wrench[:, :3] += T
+        f_ext[:, b] += wrench
+    return f_ext
+
+
+# --- the computation ----------------------------------------------------------------------
+
+
+def _coordinate_matrix(model: Model, table: OpenSimTable, defaults: np.ndarray) -> np.ndarray:
+    """Model-ordered coordinates (n, nq) from a table; missing coordinates get defaults."""
+    names = model.coordinate_names
+    lookup = {}
+    for c in table.columns:
+        key = c
+        if "/" in c:  # OpenSim 4 state path /jointset/<joint>/<coordinate>/value
+            parts = [p for p in c.split("/") if p]
+            if len(parts) >= 2 and parts[-1] == "value":
+                key = parts[-2]
+            else:
+                continue
+        lookup[key] = c
+    found = [n for n in names if n in lookup]
+    if not found:
+        raise DataError(
+            f"the coordinates file '{table.source}' has none of the model's coordinates "
+            f"{names}; its columns are {table.columns}"
+        )
+    Q = np.empty((len(table), len(names)))
+    for k, n in enumerate(names):
+        Q[:, k] = table.data[lookup[n]].to_numpy(dtype=float) if n in lookup else defaults[k]
+    return Q
+
+
+def _default_q(model: Model) -> np.ndarray:
+    from ahbm.kinematics.tree import neutral_q
+
+    q = neutral_q(model).astype(float)
+    try:
+        from ahbm.io import osim_coordinates
+    except ImportError:  # pragma: no cover
+        return q
+    try:
+        table = osim_coordinates(model)
+    except (ModelError, DataError, TypeError, ValueError, KeyError):
+        return q
+    if isinstance(table, pd.DataFrame) and "default" in table.columns:
+        names = table["name"].tolist() if "name" in table.columns else list(table.index)
+        idx = {n: i for i, n in enumerate(model.coordinate_names)}
+        for n, d in zip(names, table["default"].tolist(), strict=True):
+            if n in idx and np.isfinite(d):
+                q[idx[n]] = d
+    return q
+
+
+def inverse_dynamics_opensim(
+    model: Model,
+    coordinates: OpenSimTable,
+    *,
+    external_loads: ExternalLoads | None = None,
+    loads_data: OpenSimTable | None = None,
+    cutoff: float = -1.0,
+    time_range=None,
+    processing: str = "opensim",
+) -> IDResult:
+    """Inverse dynamics of a coordinates table as OpenSim's ID tool computes it.
+
+    Parameters
+    ----------
+    model : Model
+        The model (e.g. from :func:`ahbm.io.read_osim`); ``nq == nv``.
+    coordinates : OpenSimTable
+        From :func:`ahbm.io.read_mot` with angles in radians (degrees are
+        converted on read). Columns are coordinate names (or OpenSim 4 state
+        paths ``/jointset/<joint>/<coordinate>/value``); model coordinates
+        that are missing keep their default value.
+    external_loads : ExternalLoads, optional
+        The forces (:func:`~ahbm.tools.opensim_setup.read_external_loads`).
+    loads_data : OpenSimTable, optional
+        The loads' data file; read from ``external_loads.datafile`` when None.
+    cutoff : float, optional
+        Low-pass cut-off of the coordinates, Hz; negative (default): none.
+    time_range : tuple of float, optional
+        ``(start, end)``, s; default the coordinates' span.
+    processing : {"opensim", "butterworth"}
+        "opensim" (default): OpenSim's pad / Butterworth / quintic-spline chain
+        (:func:`~ahbm.tools.opensim_processing.opensim_coordinate_processing`).
+        "butterworth": :func:`ahbm.analysis.butter_filtfilt` (order 2 per pass)
+        at `cutoff` (when positive), then the same spline, at the file's times.
+
+    Returns
+    -------
+    IDResult
+        ``time``, ``tau`` (model order), ``q``, ``qd``, ``qdd``, ``f_ext``,
+        OpenSim's ``labels`` and column ``order``.
+
+    Raises
+    ------
+    DataError, ModelError
+        Bad tables, identifiers, body names, time ranges or options.
+
+    Examples
+    --------
+    >>> m = Model(gravity=(0, -9.81, 0))
+    >>> _ = m.add_body("arm", "ground", {"type": "revolute", "axis": [0, 0, 1],
+    ...                                  "coordinates": ["elbow"]},
+    ...                mass=2.0, com=[0.5, 0, 0])
+    >>> t = np.arange(60) / 60.0
+    >>> df = pd.DataFrame({"elbow": np.zeros(60)}, index=pd.Index(t, name="time"))
+    >>> res = inverse_dynamics_opensim(m, OpenSimTable(df), cutoff=6.0)
+    >>> res.labels, float(res.tau[0, 0].round(6))  # holds the arm against gravity
+    (['elbow_moment'], 9.81)
+    """
+    if processing not in _PROCESSING:
+        raise DataError(f"`processing` must be one of {_PROCESSING}, got {processing!r}")
+    if not isinstance(coordinates, OpenSimTable):
+        raise DataError(
+            f"`coordinates` must be an OpenSimTable (ahbm.io.read_mot), got "
+            f"{type(coordinates).__name__}"
+        )
+    if model.nq != model.nv:
+        raise ModelError(
+            f"model '{model.name}' has nq={model.nq} != nv={model.nv} (quaternion joints); "
+            "OpenSim's coordinates are one value per degree of freedom"
+        )
+    Q = _coordinate_matrix(model, coordinates, _default_q(model))
+    t = coordinates.time
+    if processing == "opensim":
+        proc = opensim_coordinate_processing(t, Q, cutoff=cutoff, time_range=time_range)
+        times, q, qd, qdd = proc.time, proc.q, proc.qd, proc.qdd
+    else:
+        from ahbm.analysis import butter_filtfilt
+
+        Qf = butter_filtfilt(Q, time=t, cutoff=cutoff, order=2) if cutoff > 0 else Q
+        spline = natural_quintic_spline(t, Qf)
+        if time_range is None:
+            sel = np.ones(t.shape[0], dtype=bool)
+        else:
+            t0, t1 = (float(v) for v in time_range)
+            sel = (t >= t0 - 1e-12) & (t <= t1 + 1e-12)
+            if not sel.any():
+                raise DataError(f"`time_range` {time_range} selects no frame of the coordinates")
+        times = t[sel]
+        q, qd, qdd = spline(times), spline(times, 1), spline(times, 2)
+    q = np.ascontiguousarray(q)
+    kin = forward_kinematics(model, q)
+    f_ext = None
+    if external_loads is not None and external_loads.forces:
+        if loads_data is None:
+            if external_loads.datafile is None:
+                raise DataError("`external_loads` names no data file; pass `loads_data`")
+            loads_data = read_mot(external_loads.datafile, angle_columns=[])
+        f_ext = external_loads_f_ext(model, None, times, external_loads, loads_data, kin=kin)
+    tau = rnea(model, q, np.ascontiguousarray(qd), np.ascontiguousarray(qdd), f_ext=f_ext)
+    rot = _rotational(model)
+    order = opensim_coordinate_order(model)
+    names = model.coordinate_names
+    labels = [names[i] + ("_moment" if rot.get(names[i], True) else "_force") for i in order]
+    return IDResult(times, tau, q, qd, qdd, f_ext, labels, np.array(order, dtype=int))
+
+
+def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
+    """Convert the rotational coordinates of a table read in degrees, by the model's motion types.
+
+    Parameters
+    ----------
+    model : Model
+    table : OpenSimTable
+        Read with ``read_mot(path, angle_columns=[])`` (values as in the file).
+
+    Returns
+    -------
+    OpenSimTable
+        The same table when the file is not in degrees; otherwise a copy whose
+        columns of rotational coordinates (as OpenSim's
+        ``convertDegreesToRadians`` decides, from the coordinates' motion type)
+        are in radians and listed in ``angle_columns``.
+
+    Examples
+    --------
+    >>> m = Model()
+    >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1],
+    ...                                "coordinates": ["knee"]})
+    >>> df = pd.DataFrame({"knee": [90.0]}, index=pd.Index([0.0], name="time"))
+    >>> t = coordinates_to_radians(m, OpenSimTable(df, in_degrees=True))
+    >>> float(t.data["knee"].iloc[0].round(6)), t.angle_columns
+    (1.570796, ['knee'])
+    """
+    if not table.in_degrees or table.angle_columns:
+        return table
+    rot = _rotational(model)
+    angles = []
+    for c in table.columns:
+        key = c
+        if "/" in c:
+            parts = [p for p in c.split("/") if p]
+            key = parts[-2] if len(parts) >= 2 and parts[-1] in ("value", "speed") else c
+        if rot.get(key, False):
+            angles.append(c)
+    df = table.data.copy()
+    if angles:
+        df[angles] = df[angles].to_numpy() * (np.pi / 180.0)
+    return replace(table, data=df, angle_columns=angles)
+
+
+def _read_osim(path: Path) -> Model:
+    try:
+        from ahbm.io import read_osim
+    except ImportError as err:  # pragma: no cover - read_osim ships with ahbm.io
+        raise FileFormatError(
+            f"cannot read the OpenSim model '{path}': this ahbm has no ahbm.io.read_osim"
+        ) from err
+    return read_osim(path)
+
+
+def write_id_sto(result: IDResult, path) -> Path:
+    """Write the generalized forces as OpenSim's ID tool does (``.sto``, inDegrees=no)."""
+    path = Path(path)
+    table = OpenSimTable(result.to_dataframe(), name="Inverse Dynamics Generalized Forces")
+    write_mot(table, path, in_degrees=False, angle_columns=[])
+    return path
+
+
+def run_id_setup(
+    path,
+    *,
+    output=None,
+    time_range=None,
+    processing: str = "opensim",
+    model: Model | None = None,
+    write: bool = True,
+) -> IDResult:
+    """Run an OpenSim Inverse Dynamics setup file with ahbm (``ahbm id SETUP.xml``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The setup (``<InverseDynamicsTool>``); relative file names in it are
+        relative to its folder.
+    output : str or path-like, optional
+        Where to write the ``.sto`` (default: the setup's
+        ``results_directory/output_gen_force_file``, as OpenSim).
+    time_range : tuple of float, optional
+        Overrides the setup's ``<time_range>``.
+    processing : {"opensim", "butterworth"}
+        See :func:`inverse_dynamics_opensim`; "opensim" (default) reproduces
+        OpenSim's tool.
+    model : Model, optional
+        Use this model instead of reading ``<model_file>``.
+    write : bool
+        Write the output file (default True).
+
+    Returns
+    -------
+    IDResult
+        With ``output`` the written file.
+
+    Raises
+    ------
+    FileFormatError
+        Bad setup, loads or data files (the message names the file, element and
+        line).
+    DataError, ModelError
+        Data that do not fit the model.
+
+    Examples
+    --------
+    >>> res = run_id_setup("subject01_Setup_ID.xml")  # doctest: +SKIP
+    >>> res.labels[:2], res.output.name  # doctest: +SKIP
+    (['pelvis_tilt_moment', 'pelvis_tx_force'], 'subject01_walk_ID.sto')
+    """
+    setup: IDSetup = read_id_setup(path)
+    if model is None:
+        model = _read_osim(setup.model_file)
+    coordinates = coordinates_to_radians(model, read_mot(setup.coordinates_file, angle_columns=[]))
+    result = inverse_dynamics_opensim(
+        model,
+        coordinates,
+        external_loads=setup.external_loads,
+        cutoff=setup.lowpass_cutoff_frequency,
+        time_range=setup.time_range if time_range is None else time_range,
+        processing=processing,
+    )
+    if write:
+        out = Path(output) if output is not None else setup.output_gen_force_file
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_id_sto(result, out)
+        result = replace(result, output=out)
+    return result
