@@ -518,8 +518,9 @@ def _hull_vertices(P, valid):
     lies on its left or on the segment [i, j]; a vertex starts such an edge.
     """
     N, n = valid.shape
-    span = np.where(valid[..., None], P, np.nan)
-    scale = np.nan_to_num(np.nanmax(span, axis=1) - np.nanmin(span, axis=1)).max(axis=-1)
+    hi = np.where(valid[..., None], P, -np.inf).max(axis=1)
+    lo = np.where(valid[..., None], P, np.inf).min(axis=1)
+    scale = np.where(valid.any(-1), (hi - lo).max(axis=-1), 0.0)
     tol = (1e-12 * np.maximum(scale, 1e-300))[:, None, None, None]
     # drop duplicates (keep the first)
     d2 = ((P[:, :, None] - P[:, None, :]) ** 2).sum(-1)  # (N, i, k)

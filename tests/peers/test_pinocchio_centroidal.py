@@ -112,7 +112,5 @@ def test_batch_equals_pinocchio_loop():
         assert_rel(A[idx], _swap(pin.ccrba(pm, pd, q[idx], T @ v[idx])) @ T)
         dAg = pin.dccrba(pm, pd, q[idx], T @ v[idx])
         assert_rel(bias[idx], _swap(dAg @ (T @ v[idx]) + np.array(pd.Ag) @ b))
-        dhg = pin.computeCentroidalMomentumTimeVariation(
-            pm, pd, q[idx], T @ v[idx], T @ a[idx] + b
-        )
+        dhg = pin.computeCentroidalMomentumTimeVariation(pm, pd, q[idx], T @ v[idx], T @ a[idx] + b)
         assert_rel(rate[idx], np.r_[dhg.angular, dhg.linear])
