@@ -7,8 +7,20 @@
   forward and backward, quintic spline and its derivatives).
 - :mod:`ahbm.tools.opensim_id` and :mod:`ahbm.tools.opensim_ik` run the setups
   (``ahbm id SETUP.xml``, ``ahbm ik SETUP.xml``) and write OpenSim's files.
+- :mod:`ahbm.tools.opensim_scale` reads and runs OpenSim's Scale setups
+  (``ahbm scale SETUP.xml``): scale factors from marker pairs, model scaling,
+  marker placement.
 """
 
+from ahbm.tools.opensim_scale import (
+    MarkerPlacerSetup,
+    ModelScalerSetup,
+    ScaleResult,
+    ScaleSetup,
+    read_scale_setup,
+    run_scale,
+    write_scale_factors,
+)
 from ahbm.tools.opensim_setup import (
     ExternalForceSpec,
     ExternalLoads,
@@ -29,4 +41,11 @@ __all__ = [
     "read_external_loads",
     "read_id_setup",
     "read_ik_setup",
+    "MarkerPlacerSetup",
+    "ModelScalerSetup",
+    "ScaleResult",
+    "ScaleSetup",
+    "read_scale_setup",
+    "run_scale",
+    "write_scale_factors",
 ]

@@ -1,0 +1,262 @@
+"""OpenSim's Scale tool run by ahbm: setup parsing and runs on models with known answers."""
+
+import re
+
+import numpy as np
+import pytest
+
+from ahbm.bsp import scale_segments
+from ahbm.errors import AhbmWarning, FileFormatError
+from ahbm.io import Trial, read_mot, write_trc
+from ahbm.kinematics.ik import marker_jacobians
+from ahbm.kinematics.model_file import load_model, save_model
+from ahbm.kinematics.tree import Model
+from ahbm.tools.opensim_scale import read_scale_setup, run_scale
+
+MEASUREMENTS = """
+        <MeasurementSet><objects>
+          <Measurement name="pelvis"><apply>true</apply>
+            <MarkerPairSet><objects>
+              <MarkerPair><markers> ASIS PSIS</markers></MarkerPair>
+              <MarkerPair><markers>ASIS SACR</markers></MarkerPair>
+            </objects></MarkerPairSet>
+            <BodyScaleSet><objects><BodyScale name="pelvis"><axes> X Y Z</axes></BodyScale>
+            </objects></BodyScaleSet>
+          </Measurement>
+          <Measurement name="thigh_length"><apply>true</apply>
+            <MarkerPairSet><objects><MarkerPair><markers>HIPM KNEE</markers></MarkerPair>
+            </objects></MarkerPairSet>
+            <BodyScaleSet><objects><BodyScale name="thigh"><axes>Z</axes></BodyScale>
+            </objects></BodyScaleSet>
+          </Measurement>
+          <Measurement name="thigh_width"><apply>true</apply>
+            <MarkerPairSet><objects><MarkerPair><markers>THA THB</markers></MarkerPair>
+            </objects></MarkerPairSet>
+            <BodyScaleSet><objects><BodyScale name="thigh"><axes>X Y</axes></BodyScale>
+            </objects></BodyScaleSet>
+          </Measurement>
+          <Measurement name="unused"><apply>false</apply>
+            <MarkerPairSet><objects><MarkerPair><markers>THA KNEE</markers></MarkerPair>
+            </objects></MarkerPairSet>
+            <BodyScaleSet><objects><BodyScale name="shank"><axes>X Y Z</axes></BodyScale>
+            </objects></BodyScaleSet>
+          </Measurement>
+        </objects></MeasurementSet>"""
+
+TASKS = "".join(
+    f'<IKMarkerTask name="{n}"><apply>true</apply><weight>{w}</weight></IKMarkerTask>'
+    for n, w in [("ASIS", 10), ("PSIS", 1), ("SACR", 1), ("HIPM", 1), ("KNEE", 5), ("THA", 1),
+                 ("THB", 1), ("ANKLE", 2), ("TOE", 1), ("HEEL", 1)]
+)  # fmt: skip
+
+
+def _setup_text(model="generic.json", trial="static.trc", mass="70", order="measurements",
+                scaler_extra="", placer_apply="true", time_range="0.05 0.1"):  # fmt: skip
+    return f"""<?xml version="1.0" encoding="UTF-8" ?>
+<OpenSimDocument Version="40000">
+  <ScaleTool name="subject">
+    <mass>{mass}</mass>
+    <height>1.8</height>
+    <GenericModelMaker><model_file>{model}</model_file>
+      <marker_set_file>Unassigned</marker_set_file></GenericModelMaker>
+    <ModelScaler>
+      <apply>true</apply>
+      <scaling_order> {order}</scaling_order>
+      {MEASUREMENTS}
+      <ScaleSet><objects>
+        <Scale><scales> 0.9 0.95 1.05</scales><segment>shank</segment><apply>true</apply></Scale>
+        <Scale><scales> 2 2 2</scales><segment>foot</segment><apply>false</apply></Scale>
+      </objects></ScaleSet>
+      <marker_file>{trial}</marker_file>
+      <time_range> {time_range}</time_range>
+      <preserve_mass_distribution>false</preserve_mass_distribution>
+      <output_model_file>out/scaled_only.json</output_model_file>
+      <output_scale_file>out/scales.xml</output_scale_file>
+      {scaler_extra}
+    </ModelScaler>
+    <MarkerPlacer>
+      <apply>{placer_apply}</apply>
+      <IKTaskSet><objects>{TASKS}</objects></IKTaskSet>
+      <marker_file>{trial}</marker_file>
+      <coordinate_file>Unassigned</coordinate_file>
+      <time_range> {time_range}</time_range>
+      <output_motion_file>out/static.mot</output_motion_file>
+      <output_model_file>out/scaled.json</output_model_file>
+      <output_marker_file>Unassigned</output_marker_file>
+      <max_marker_movement>-1</max_marker_movement>
+    </MarkerPlacer>
+  </ScaleTool>
+</OpenSimDocument>
+"""
+
+
+def _generic():
+    m = Model("generic")
+    m.add_body(
+        "pelvis", "ground", {"type": "free_euler", "sequence": "ZXY"},
+        mass=10.0, com=[0.0, 0.02, 0.05], inertia=np.diag([0.1, 0.09, 0.08]),
+        markers={"ASIS": [0.1, 0.12, 0.0], "PSIS": [-0.08, 0.05, 0.02], "SACR": [-0.1, 0.0, 0.0]},
+    )  # fmt: skip
+    m.add_body(
+        "thigh", "pelvis", {"type": "euler", "sequence": "YXZ"},
+        position=[0.0, -0.08, -0.07], mass=8.0, com=[0.0, 0.0, -0.18],
+        inertia=np.diag([0.12, 0.11, 0.02]),
+        markers={"HIPM": [0.0, 0.0, 0.0], "KNEE": [0.0, 0.0, -0.41],
+                 "THA": [0.05, 0.0, -0.2], "THB": [-0.05, 0.0, -0.2]},
+    )  # fmt: skip
+    m.add_body(
+        "shank", "thigh", {"type": "revolute", "axis": [0, 1, 0]},
+        position=[0.0, 0.0, -0.42], mass=3.5, com=[0.0, 0.0, -0.2],
+        inertia=np.diag([0.05, 0.05, 0.004]), markers={"ANKLE": [0.0, -0.04, -0.4]},
+    )  # fmt: skip
+    m.add_body(
+        "foot", "shank", {"type": "revolute", "axis": [0, 1, 0]},
+        position=[0.0, 0.0, -0.43], mass=1.0, com=[0.05, 0.0, -0.03],
+        inertia=np.diag([0.001, 0.004, 0.004]),
+        markers={"TOE": [0.18, 0.0, -0.05], "HEEL": [-0.05, 0.0, -0.04]},
+    )  # fmt: skip
+    return m
+
+
+TRUE_FACTORS = {"pelvis": 1.08, "thigh": [0.97, 0.97, 1.12], "shank": [0.9, 0.95, 1.05]}
+Q_TRUE = np.array([0.1, 0.05, 0.95, 0.2, -0.05, 0.03, 0.3, 0.1, -0.2, -0.5, 0.15])
+
+
+@pytest.fixture
+def subject(tmp_path):
+    """A generic model, and a static trial made by the true scaled model in the pose Q_TRUE."""
+    generic = _generic()
+    save_model(generic, tmp_path / "generic.json")
+    truth = scale_segments(generic, TRUE_FACTORS, mass=70.0)
+    names = ["ASIS", "PSIS", "SACR", "HIPM", "KNEE", "THA", "THB", "ANKLE", "TOE", "HEEL"]
+    p, _ = marker_jacobians(truth, Q_TRUE, marker_names=names)
+    rng = np.random.default_rng(7)
+    pts = np.repeat(p[None], 12, axis=0)
+    pts[:3] += rng.normal(0, 0.05, (3, len(names), 3))  # frames 0-2 (t < 0.05 s) are not used
+    pts[10:] += rng.normal(0, 0.05, (2, len(names), 3))  # nor frames 10, 11 (t > 0.15 s)
+    pts[3:10] = p  # 0.05 .. 0.15 s: the static pose
+    write_trc(Trial(points=pts, point_labels=names, point_rate=60.0, point_units="m"),
+              tmp_path / "static.trc")  # fmt: skip
+    (tmp_path / "out").mkdir()
+    return tmp_path, generic, truth, names, p
+
+
+def test_setup_is_read_with_every_element(subject):
+    folder = subject[0]
+    (folder / "setup.xml").write_text(_setup_text())
+    s = read_scale_setup(folder / "setup.xml")
+    assert s.name == "subject" and s.mass == 70.0 and s.height == 1.8
+    assert s.model_file == folder.resolve() / "generic.json" and s.marker_set_file is None
+    sc = s.scaler
+    assert sc.scaling_order == ("measurements",) and sc.time_range == (0.05, 0.1)
+    assert [m.name for m in sc.measurements] == ["pelvis", "thigh_length", "thigh_width", "unused"]
+    assert sc.measurements[0].marker_pairs == (("ASIS", "PSIS"), ("ASIS", "SACR"))
+    assert sc.measurements[2].body_axes == (("thigh", "XY"),) and not sc.measurements[3].apply
+    assert [b for b, _ in sc.manual_scales] == ["shank"]  # the foot's scale is not applied
+    np.testing.assert_array_equal(sc.manual_scales[0][1], [0.9, 0.95, 1.05])
+    assert sc.output_scale_file == folder.resolve() / "out" / "scales.xml"
+    pl = s.placer
+    assert pl.apply and len(pl.marker_tasks) == 10 and pl.marker_tasks[0].weight == 10.0
+    assert pl.coordinate_file is None and pl.max_marker_movement == -1.0
+
+
+def test_scale_run_recovers_the_subject(subject):
+    folder, generic, truth, names, p = subject
+    (folder / "setup.xml").write_text(_setup_text(order="measurements manualScale"))
+    res = run_scale(folder / "setup.xml")
+    # measurement factors: mean ratio of the marker distances (exact in the static frames)
+    np.testing.assert_allclose(res.factors["pelvis"], [1.08] * 3, rtol=1e-12)
+    np.testing.assert_allclose(res.factors["thigh"], [0.97, 0.97, 1.12], rtol=1e-12)
+    np.testing.assert_allclose(res.factors["shank"], [0.9, 0.95, 1.05], rtol=1e-15)
+    np.testing.assert_array_equal(res.factors["foot"], [1.0, 1.0, 1.0])
+    assert set(res.measurement_factors) == {"pelvis", "thigh_length", "thigh_width"}
+    s = res.scaled_model
+    for name in ("positions", "coms", "masses", "inertias"):
+        np.testing.assert_allclose(getattr(s, name), getattr(truth, name), rtol=1e-12, atol=1e-15)
+    assert s.total_mass == pytest.approx(70.0, rel=1e-14)
+    # marker placement: the fit finds the static pose, the markers stay where they are
+    np.testing.assert_allclose(res.q_static, Q_TRUE, atol=1e-8)
+    assert max(res.marker_errors.values()) < 1e-9
+    placed, _ = marker_jacobians(res.model, Q_TRUE, marker_names=names)
+    np.testing.assert_allclose(placed, p, atol=1e-9)
+    # written files
+    out = folder / "out"
+    assert sorted(x.name for x in res.written) == sorted(
+        ["scaled_only.json", "scales.xml", "static.mot", "scaled.json"]
+    )
+    again = load_model(out / "scaled.json")
+    np.testing.assert_allclose(again.positions, res.model.positions)
+    mot = read_mot(out / "static.mot")
+    assert mot.in_degrees
+    text = (out / "scales.xml").read_text()
+    found = re.search(r"<scales>([^<]*)</scales>\s*<segment>thigh</segment>", text)
+    np.testing.assert_allclose(np.fromstring(found[1], sep=" "), res.factors["thigh"], rtol=1e-16)
+
+
+def test_manual_scales_before_measurements_are_overwritten(subject):
+    folder = subject[0]
+    (folder / "setup.xml").write_text(_setup_text(order="manualScale measurements",
+                                                  placer_apply="false"))  # fmt: skip
+    res = run_scale(folder / "setup.xml", write=False)
+    np.testing.assert_allclose(res.factors["shank"], [0.9, 0.95, 1.05])  # no measurement on it
+    np.testing.assert_allclose(res.factors["pelvis"], [1.08] * 3, rtol=1e-12)
+    assert res.q_static is None and res.written == []
+
+
+def test_the_time_range_selects_the_static_frames(subject):
+    folder = subject[0]
+    # frames 0..2 are noisy: a range that starts at 0 s includes them
+    (folder / "setup.xml").write_text(_setup_text(time_range="0 0.1", placer_apply="false"))
+    res = run_scale(folder / "setup.xml", write=False)
+    assert abs(res.factors["pelvis"][0] - 1.08) > 1e-6
+
+
+def test_placer_removes_model_markers_without_data_and_warns_about_coordinate_tasks(subject):
+    folder, generic, *_ = subject
+    generic.update_body("foot", markers={**generic.bodies[3].markers, "EXTRA": [0.0, 0.1, 0.0]})
+    save_model(generic, folder / "generic.json")
+    text = _setup_text().replace(
+        "</objects></IKTaskSet>",
+        '<IKCoordinateTask name="foot"><apply>true</apply><weight>1</weight>'
+        "<value_type>default_value</value_type></IKCoordinateTask></objects></IKTaskSet>",
+    )
+    (folder / "setup.xml").write_text(text)
+    with pytest.warns(AhbmWarning, match="coordinate tasks"):
+        res = run_scale(folder / "setup.xml", write=False)
+    assert "EXTRA" not in res.model.bodies[3].markers
+    assert "EXTRA" in res.scaled_model.bodies[3].markers
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (("<model_file>generic.json</model_file>", "<model_file>Unassigned</model_file>"),
+         r"line \d+.*model_file"),
+        (("<markers> ASIS PSIS</markers>", "<markers> ASIS</markers>"),
+         r"line \d+, element <markers>.*two marker names"),
+        (("<axes>Z</axes>", "<axes>W</axes>"), r"line \d+, element <axes>"),
+        (("<scaling_order> measurements", "<scaling_order> measures"), "unknown scaling step"),
+        (("<scales> 0.9 0.95 1.05</scales>", "<scales> 0.9 x 1</scales>"),
+         r"element <scales>: expected a number"),
+        (('<?xml version="1.0" encoding="UTF-8" ?>',
+          '<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY a "b">]>'), "DOCTYPE"),
+        (("<ScaleTool name", "<InverseKinematicsTool name"), "no <ScaleTool>"),
+    ],
+)  # fmt: skip
+def test_bad_setups_name_the_element_and_line(tmp_path, edit, match):
+    text = _setup_text().replace(*edit)
+    if "InverseKinematicsTool" in edit[1]:
+        text = text.replace("</ScaleTool>", "</InverseKinematicsTool>")
+    (tmp_path / "bad.xml").write_text(text)
+    with pytest.raises(FileFormatError, match=match):
+        read_scale_setup(tmp_path / "bad.xml")
+
+
+def test_missing_time_range_and_missing_model_are_reported(subject):
+    folder = subject[0]
+    (folder / "a.xml").write_text(_setup_text(time_range=""))
+    with pytest.raises(FileFormatError, match="time_range"):
+        run_scale(folder / "a.xml", write=False)
+    (folder / "b.xml").write_text(_setup_text(model="nothere.json"))
+    with pytest.raises(FileFormatError, match="does not exist"):
+        run_scale(folder / "b.xml", write=False)
