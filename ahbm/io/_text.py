@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ahbm._files import atomic_path
+from ahbm._validation import check_read_size
 from ahbm.errors import DataError, FileFormatError
 
 __all__ = ["length_unit_scale"]
@@ -98,6 +99,20 @@ class _TextLines:
 
 
 def _read_text_lines(path: Path, kind: str) -> _TextLines:
+    """The file's lines; the file and its parsed table must fit the read cap.
+
+    The table parsed from a text file holds at most one float64 (8 bytes) per
+    two bytes of text (a digit and a separator), typically far fewer; the
+    file's bytes plus twice as many for the table are checked against
+    :func:`ahbm.io.max_read_bytes` before the file is read.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as err:
+        raise FileFormatError(f"Cannot read {kind} file '{path}': {err.strerror or err}") from err
+    check_read_size(
+        3 * size, f"reading {size} bytes of text and its table", f"{kind} file '{path}'"
+    )
     try:
         raw = path.read_bytes()
     except OSError as err:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,9 +216,10 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
             f"MOT/STO file '{path}', line {lab + 1}: empty column label; every column needs a name"
         )
     if len(set(labels)) != len(labels):
-        dup = sorted({s for s in labels if labels.count(s) > 1})
+        dup = sorted(s for s, n in Counter(labels).items() if n > 1)
+        more = f" and {len(dup) - 10} more" if len(dup) > 10 else ""
         raise FileFormatError(
-            f"MOT/STO file '{path}', line {lab + 1}: duplicate column labels {dup}"
+            f"MOT/STO file '{path}', line {lab + 1}: duplicate column labels {dup[:10]}{more}"
         )
     data = _parse_numeric_block(lines, lab + 1, "ws", path, "MOT/STO")
     if data.size == 0:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._validation import output_path
+from ahbm._validation import check_read_size, output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io._text import (
     _atomic_write_text,
@@ -106,7 +106,7 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
         start += 1
     sep = "\t" if (lines.has(start) and "\t" in lines[start]) else "ws"
     data = _parse_numeric_block(lines, start, sep, path, "TRC")
-    points = _trc_points(data, len(labels), path, start)
+    points = _trc_points(data, len(labels), path, start, len(lines.raw))
     _check_declared_counts(header, points.shape[0], len(labels), path)
     first_frame = _trc_first_frame(data, float(rate), path, start)
     file_units = str(header["Units"])
@@ -174,8 +174,13 @@ def _trc_labels(lines, path: Path) -> list:
     return [f.strip() for f in fields[2:] if f.strip()]
 
 
-def _trc_points(data, n_markers: int, path: Path, start: int):
-    """Points (n_frames, n_markers, 3) from the data rows (missing columns NaN)."""
+def _trc_points(data, n_markers: int, path: Path, start: int, file_bytes: int):
+    """Points (n_frames, n_markers, 3) from the data rows (missing columns NaN).
+
+    Markers listed on line 4 without columns in the data rows are NaN; the
+    missing values may not outnumber the bytes of the file (labels without
+    data cannot make the read allocate more than the file describes).
+    """
     n_frames = data.shape[0]
     if n_frames and data.shape[1] < 2:
         raise FileFormatError(
@@ -192,6 +197,19 @@ def _trc_points(data, n_markers: int, path: Path, start: int):
             )
         values3 = values3[:, :need]
     elif values3.shape[1] < need:
+        n_missing = n_frames * (need - values3.shape[1])
+        if n_missing > file_bytes:
+            raise FileFormatError(
+                f"TRC file '{path}', line 4: {n_markers} marker labels ({need} coordinate "
+                f"columns) but the data rows hold {values3.shape[1]} columns; filling the "
+                f"{n_missing} missing values would describe more than the file's {file_bytes} "
+                "bytes: remove the extra labels from line 4 or add their columns"
+            )
+        check_read_size(
+            16 * n_frames * need,
+            f"{n_frames} frames of {n_markers} markers",
+            f"TRC file '{path}'",
+        )
         pad = np.full((n_frames, need - values3.shape[1]), np.nan)
         values3 = np.concatenate([values3, pad], axis=1)
     return values3.reshape(n_frames, n_markers, 3)

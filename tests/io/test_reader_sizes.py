@@ -8,7 +8,7 @@ import pytest
 import ahbm.io
 from ahbm._validation import DEFAULT_MAX_READ_BYTES, check_read_size
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
-from ahbm.io import Trial, read_c3d, write_c3d
+from ahbm.io import Trial, read_c3d, read_mot, read_trc, write_c3d
 
 
 @pytest.fixture
@@ -87,3 +87,51 @@ def test_c3d_read_cap_counts_points_and_analogs(tmp_path, small_cap):
     write_c3d(t, tmp_path / "b.c3d")
     with pytest.raises(FileFormatError, match=r"b\.c3d.*2000 frames of 20 points.*read cap"):
         read_c3d(tmp_path / "b.c3d")
+
+
+# ----------------------------------------------------------------------------
+# TRC, MOT/STO
+# ----------------------------------------------------------------------------
+
+
+def _trc_text(labels: str, rows: list[str]) -> str:
+    head = (
+        "PathFileType\t4\t(X/Y/Z)\tx.trc\n"
+        "DataRate\tCameraRate\tNumFrames\tNumMarkers\tUnits\n"
+        f"100\t100\t{len(rows)}\t2\tmm\n"
+        f"Frame#\tTime\t{labels}\n"
+        "\t\tX1\tY1\tZ1\tX2\tY2\tZ2\n\n"
+    )
+    return head + "".join(r + "\n" for r in rows)
+
+
+def test_trc_labels_without_data_columns(tmp_path):
+    rows = [f"{i + 1}\t{i / 100}\t1\t2\t3" for i in range(5)]
+    path = tmp_path / "few.trc"
+    path.write_text(_trc_text("A\t\t\tB\t\t\t", rows))
+    trial = read_trc(path, units=None)  # the columns of B are missing: NaN
+    assert trial.points.shape == (5, 2, 3) and np.isnan(trial.points[:, 1]).all()
+    assert np.array_equal(trial.points[:, 0], np.tile([1.0, 2.0, 3.0], (5, 1)))
+    # 10,000 labels for one marker of data: 150,000 missing values from a 70 kB file
+    path = tmp_path / "many.trc"
+    path.write_text(_trc_text("A\t\t\t" + "".join(f"X{k}\t\t\t" for k in range(10_000)), rows))
+    with pytest.raises(FileFormatError, match=r"many\.trc', line 4: 10001 marker labels"):
+        read_trc(path)
+
+
+def test_text_files_beyond_the_read_cap(tmp_path, small_cap):
+    rows = [f"{i + 1}\t{i / 100}\t1\t2\t3\t4\t5\t6" for i in range(20_000)]  # ~ 0.5 MB
+    path = tmp_path / "long.trc"
+    path.write_text(_trc_text("A\t\t\tB\t\t\t", rows))
+    with pytest.raises(FileFormatError, match=r"long\.trc.*read cap"):
+        read_trc(path)
+    ahbm.io.set_max_read_bytes(64 * 2**20)
+    assert read_trc(path).points.shape == (20_000, 2, 3)
+
+
+def test_mot_many_duplicate_labels_are_reported_quickly(tmp_path):
+    labels = "\t".join(["time"] + [f"c{k % 50_000}" for k in range(100_000)])
+    path = tmp_path / "dup.mot"
+    path.write_text(f"x\nnRows=1\nendheader\n{labels}\n" + "\t".join(["0"] * 100_001) + "\n")
+    with pytest.raises(FileFormatError, match=r"duplicate column labels \['c0', .* and 49990 more"):
+        read_mot(path)
