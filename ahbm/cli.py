@@ -261,6 +261,59 @@ COMMANDS["plot"] = (PLOT_HELP, add_plot_arguments, run_plot)
 COMMANDS["gait"] = (GAIT_HELP, add_gait_arguments, run_gait)
 
 
+# --- scale: OpenSim's Scale tool (ahbm.tools.opensim_scale) -----------------------------
+
+SCALE_HELP = "run an OpenSim Scale setup: scale factors, scaled model, placed markers"
+
+
+def _add_scale(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("setup", metavar="SETUP.xml", help="an OpenSim Scale setup (<ScaleTool>)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="also write the final model here (.osim, or .json for an ahbm model file)",
+    )
+    parser.add_argument(
+        "--scale-file",
+        type=Path,
+        default=None,
+        help="also write the scale factors here (OpenSim <ScaleSet> XML)",
+    )
+
+
+def _run_scale(args: argparse.Namespace) -> int:
+    from ahbm.tools.opensim_scale import run_scale, write_model, write_scale_factors
+
+    result = run_scale(args.setup)
+    written = list(result.written)
+    if args.output is not None:
+        written.append(write_model(result.model, args.output))
+    if args.scale_file is not None:
+        written.append(write_scale_factors(result.factors, args.scale_file))
+    print(f"scale factors ({len(result.factors)} bodies):")
+    for body, f in result.factors.items():
+        print(f"  {body:<20s} {f[0]:.6f} {f[1]:.6f} {f[2]:.6f}")
+    for name, f in result.measurement_factors.items():
+        print(f"  measurement {name}: {f:.6f}")
+    if result.marker_errors:
+        e = np.array(list(result.marker_errors.values()))
+        worst = max(result.marker_errors, key=result.marker_errors.get)
+        print(
+            f"static pose: marker error rms {np.sqrt(np.mean(e**2)) * 1000:.2f} mm, "
+            f"max {e.max() * 1000:.2f} mm ({worst})"
+        )
+    if not written:
+        print("no output written: the setup names no output file (use --output/--scale-file)")
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+COMMANDS["scale"] = (SCALE_HELP, _add_scale, _run_scale)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``ahbm`` command."""
     from ahbm import __version__

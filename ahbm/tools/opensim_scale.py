@@ -76,6 +76,7 @@ __all__ = [
     "ScaleResult",
     "read_scale_setup",
     "run_scale",
+    "write_model",
     "write_scale_factors",
 ]
 
@@ -480,26 +481,42 @@ def _static_trial(path: Path, time_range, where: str):
     return trial, trial.points[i0 : i1 + 1], list(trial.point_labels)
 
 
-def _write_model(model, path: Path, written: list) -> None:
+def write_model(model, path) -> Path:
+    """Write a (scaled) model: OpenSim ``.osim`` for that suffix, else an ahbm model file.
+
+    Parameters
+    ----------
+    model : Model
+    path : str or path-like
+        ``.osim`` is written by :func:`ahbm.io.write_osim`; any other suffix
+        as an ahbm JSON model file (:func:`~ahbm.kinematics.model_file.save_model`).
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from ahbm.kinematics.tree import Model
+    >>> m = Model("p"); _ = m.add_body("a", "ground", "fixed", mass=1.0)
+    >>> write_model(m, pathlib.Path(tempfile.mkdtemp()) / "p.json").suffix
+    '.json'
+    """
+    path = Path(path)
     if path.suffix.lower() == ".osim":
-        try:
-            from ahbm.io import write_osim
-        except ImportError:  # pragma: no cover - the OpenSim writer is part of ahbm.io
-            write_osim = None
-        if write_osim is not None:
-            write_osim(model, path)
-            written.append(path)
-            return
-        path = path.with_suffix(".json")
-        warnings.warn(
-            f"no .osim writer is available; the model is written as an ahbm model file {path}",
-            AhbmWarning,
-            stacklevel=3,
-        )
+        from ahbm.io import write_osim
+
+        write_osim(model, path)
+        return path
     from ahbm.kinematics.model_file import save_model
 
-    save_model(model, path)
-    written.append(path)
+    return save_model(model, path)
+
+
+def _write_model(model, path: Path, written: list) -> None:
+    written.append(write_model(model, path))
 
 
 def write_scale_factors(factors: dict, path) -> Path:

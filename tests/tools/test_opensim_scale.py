@@ -260,3 +260,18 @@ def test_missing_time_range_and_missing_model_are_reported(subject):
     (folder / "b.xml").write_text(_setup_text(model="nothere.json"))
     with pytest.raises(FileFormatError, match="does not exist"):
         run_scale(folder / "b.xml", write=False)
+
+
+def test_scale_command_writes_the_setup_outputs_and_the_requested_files(subject, capsys):
+    from ahbm.cli import main
+
+    folder = subject[0]
+    (folder / "setup.xml").write_text(_setup_text())
+    rc = main(["scale", str(folder / "setup.xml"), "-o", str(folder / "final.json"),
+               "--scale-file", str(folder / "f.xml")])  # fmt: skip
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "measurement thigh_length: 1.12" in out and "static pose: marker error" in out
+    assert (folder / "final.json").is_file() and (folder / "out" / "scales.xml").is_file()
+    assert load_model(folder / "final.json").body_names == ["pelvis", "thigh", "shank", "foot"]
+    assert main(["scale", str(folder / "missing.xml")]) == 1
