@@ -567,6 +567,6 @@ def test_zmp_walking_example(tmp_path):
     # the ZMP of the net reaction equals a plate's COP in single support
     assert numbers["max_single_support_zmp_cop_difference"] < 1e-9
     assert numbers["frames_with_zmp"] > 40
-    # the ZMP lies in or near the stance foot's polygon (markers sit on the skin, above
-    # and beside the sole, so it may fall a few centimetres outside)
-    assert numbers["median_margin"] > -0.05
+    # the ZMP of the plates lies in the estimated soles of the feet on them
+    assert numbers["fraction_inside"] > 0.9
+    assert numbers["median_margin"] > 0.0
