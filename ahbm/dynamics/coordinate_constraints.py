@@ -16,6 +16,7 @@ from ahbm._validation import as_float_array
 from ahbm.dynamics.force_element import _coordinate
 from ahbm.dynamics.geometric_constraints import Constraint
 from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.functions import Function, as_function
 from ahbm.kinematics.tree import integrate_q
 
 __all__ = ["CoordinateCoupling", "PrescribedCoordinate", "UserConstraint"]
@@ -27,7 +28,14 @@ def _times(t, kin):
 
 
 def _function_of(spec, what):
-    """(f, f', f'') vectorized from a table (cubic spline) or a callable (finite differences)."""
+    """(f, f', f'') vectorized: exact for a function of :mod:`ahbm.kinematics.functions` (or
+    its dict), a cubic spline through a table, finite differences for a callable."""
+    if isinstance(spec, (Function, dict)):
+        try:
+            fn = as_function(spec, what)
+        except ModelError as err:
+            raise DataError(f"`{what}`: {err}") from err
+        return fn, lambda x: fn.value(x, 1), lambda x: fn.value(x, 2)
     if callable(spec):
         h = 1e-4
 
@@ -60,9 +68,12 @@ class CoordinateCoupling(Constraint):
         Independent coordinate.
     ratio, offset : float, optional
         Linear relation ``f(x) = ratio x + offset`` (used when ``relation`` is None).
-    relation : table (n, 2) or callable, optional
-        Nonlinear relation: a table ``[[x, f(x)], ...]`` (natural cubic
-        spline) or a vectorized callable (derivatives by finite differences).
+    relation : Function, dict, table (n, 2) or callable, optional
+        Nonlinear relation: a function of :mod:`ahbm.kinematics.functions`
+        or its dict (exact derivatives; OpenSim's
+        ``CoordinateCouplerConstraint``), a table ``[[x, f(x)], ...]``
+        (natural cubic spline) or a vectorized callable (derivatives by
+        finite differences).
     name : str, optional
 
     Notes
@@ -84,6 +95,8 @@ class CoordinateCoupling(Constraint):
     def __init__(self, coordinate, driver, *, ratio=1.0, offset=0.0, relation=None, name=None):
         self.coordinate, self.driver = coordinate, driver
         self.ratio, self.offset = float(ratio), float(offset)
+        if isinstance(relation, dict):
+            relation = _function_of(relation, "relation")[0]
         self.relation = relation
         if relation is None:
             r, o = self.ratio, self.offset
@@ -125,6 +138,8 @@ class CoordinateCoupling(Constraint):
              "driver": self.driver}  # fmt: skip
         if self.relation is None:
             d.update(ratio=self.ratio, offset=self.offset)
+        elif isinstance(self.relation, Function):
+            d["relation"] = self.relation.to_dict()
         elif callable(self.relation):
             raise ModelError(
                 f"constraint '{self.name}': a callable relation cannot be stored; give a table"

@@ -21,6 +21,13 @@ from ahbm.io.opensim import (
     write_mot,
     write_trc,
 )
+from ahbm.io.osim import (
+    OsimItem,
+    osim_coordinates,
+    osim_speed_matrix,
+    read_osim,
+    write_osim,
+)
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 from ahbm.io.tables import (
     analogs_to_dataframe,
@@ -67,6 +74,11 @@ __all__ = [
     "remove_zero_offset",
     "resample_force_plate",
     "read_trial",
+    "read_osim",
+    "write_osim",
+    "osim_coordinates",
+    "osim_speed_matrix",
+    "OsimItem",
     "SUPPORTED_SUFFIXES",
     "max_read_bytes",
     "set_max_read_bytes",
