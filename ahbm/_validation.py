@@ -12,13 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.errors import DataError, FileFormatError
+from ahbm.errors import DataError, FileFormatError, ModelError
 
 __all__ = [
     "as_float_array",
     "as_vector_array",
     "as_positive_float",
     "as_nonnegative_float",
+    "as_finite_float",
+    "check_model",
+    "input_path",
     "as_int",
     "as_choice",
     "check_trailing_shape",
@@ -105,6 +108,48 @@ def _as_real_scalar(value, name: str, what: str, error) -> float:
         return float(value)
     except (TypeError, ValueError, OverflowError) as err:
         raise error(f"Expected `{name}` to be {what}, got {_kind_of(value)}: {value!r}") from err
+
+
+def as_finite_float(value, name: str, *, unit: str = "", error=DataError) -> float:
+    """`value` as a finite float (any sign), or `error` naming `name` (and its unit)."""
+    what = f"a finite number in {unit}" if unit else "a finite number"
+    v = _as_real_scalar(value, name, what, error)
+    if not np.isfinite(v):
+        raise error(f"Expected `{name}` to be {what}, got {value!r}")
+    return v
+
+
+def check_model(model, name: str = "model") -> None:
+    """Raise ModelError unless `model` is an :class:`ahbm.kinematics.Model`.
+
+    The class is recognized by name and module (this module sits below
+    ``ahbm.kinematics`` in the layering and does not import it).
+    """
+    ok = any(
+        c.__name__ == "Model" and c.__module__ == "ahbm.kinematics.tree"
+        for c in type(model).__mro__
+    )
+    if not ok:
+        raise ModelError(
+            f"Expected `{name}` to be an ahbm Model (ahbm.kinematics.Model, e.g. from "
+            f"load_model or ahbm.models), got {_kind_of(model)}"
+        )
+
+
+def input_path(path, name: str = "path", *, error=DataError) -> Path:
+    """`path` as the Path of an existing file to read, or `error` naming `name`."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise error(
+            f"Expected `{name}` to be a file path (str or os.PathLike), got {_kind_of(path)}"
+        )
+    target = Path(os.fspath(path))
+    if "\x00" in str(target):
+        raise error(f"`{name}` {str(target)!r} contains a NUL character")
+    if target.is_dir():
+        raise error(f"`{name}` {str(target)!r} is a folder; give a file inside it")
+    if not target.is_file():
+        raise error(f"`{name}`: no such file {str(target)!r}")
+    return target
 
 
 def as_nonnegative_float(value, name: str, *, unit: str = "", error=DataError) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_positive_float
+from ahbm._validation import as_int, as_positive_float
 from ahbm.errors import DataError
 
 
@@ -17,6 +17,7 @@ def check_axis(arr: np.ndarray, axis: int, name: str) -> int:
     """Normalize `axis` for `arr`, raising DataError when out of range."""
     if arr.ndim == 0:
         raise DataError(f"Expected `{name}` to have at least one axis, got a scalar")
+    axis = as_int(axis, "axis")
     if not -arr.ndim <= axis < arr.ndim:
         raise DataError(f"`axis`={axis} is out of range for `{name}` with shape {arr.shape}")
     return axis % arr.ndim

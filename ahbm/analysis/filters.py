@@ -15,7 +15,16 @@ import numpy as np
 from scipy import interpolate, ndimage, signal
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, sample_rate, sample_times
+from ahbm._validation import (
+    as_choice,
+    as_float_array,
+    as_int,
+    as_nonnegative_float,
+    as_positive_float,
+    check_not_empty,
+    sample_rate,
+    sample_times,
+)
 from ahbm.analysis._common import check_axis, nan_runs
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import ResultRepr
@@ -67,13 +76,10 @@ def winter_correction(*, n_passes: int = 2, order: int = 2, kind: str = "butterw
     >>> round(winter_correction(n_passes=2, order=2), 3)
     0.802
     """
-    n = int(n_passes)
-    if n < 1:
-        raise DataError(f"Expected `n_passes` >= 1, got {n_passes!r}")
+    n = as_int(n_passes, "n_passes", minimum=1)
     if kind == "butterworth":
-        if int(order) < 1:
-            raise DataError(f"Expected `order` >= 1, got {order!r}")
-        return float((2.0 ** (1.0 / n) - 1.0) ** (1.0 / (2.0 * int(order))))
+        order = as_int(order, "order", minimum=1)
+        return float((2.0 ** (1.0 / n) - 1.0) ** (1.0 / (2.0 * order)))
     if kind == "critically_damped":
         return float(np.sqrt(2.0 ** (1.0 / (2.0 * n)) - 1.0))
     raise DataError(f"Unknown filter `kind` {kind!r}; use 'butterworth' or 'critically_damped'")
@@ -86,16 +92,21 @@ def _warped_cutoff(cutoff: float, rate: float, factor: float) -> float:
 
 
 def _check_cutoff(cutoff, rate: float, name: str = "cutoff") -> float:
-    try:
-        fc = float(cutoff)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"Expected `{name}` to be a frequency in Hz, got {cutoff!r}") from err
+    fc = as_positive_float(cutoff, name, unit="Hz")
     if not (0 < fc < rate / 2):
         raise DataError(
             f"`{name}`={fc:g} Hz must lie strictly between 0 and the Nyquist frequency "
             f"{rate / 2:g} Hz (rate={rate:g} Hz); choose a lower cutoff or check `rate`"
         )
     return fc
+
+
+def _frequency_pair(value, name: str) -> tuple[float, float]:
+    """(low, high) in Hz from a pair of finite numbers, or DataError naming `name`."""
+    pair = as_float_array(value, name)
+    if pair.shape != (2,):
+        raise DataError(f"Expected `{name}` to be a pair (low, high) in Hz, got {value!r}")
+    return float(pair[0]), float(pair[1])
 
 
 def _apply_along_axis_nan(func, x: np.ndarray, axis: int, nan_policy: str, name: str, min_len):
@@ -220,10 +231,10 @@ def butter_filtfilt(
     """
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
+    check_not_empty(arr, "x", axis=ax)
     fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
-    order = int(order)
-    if order < 1:
-        raise DataError(f"Expected `order` >= 1, got {order}")
+    order = as_int(order, "order", minimum=1)
+    padtype = as_choice(padtype, "padtype", ("odd", "even", "constant", None))
     factor = winter_correction(n_passes=2, order=order) if correct else 1.0
     if btype == "band":
         try:
@@ -254,7 +265,7 @@ def butter_filtfilt(
         raise DataError(f"Unknown `btype` {btype!r}; use 'low', 'high' or 'band'")
 
     default_pad = 3 * (2 * len(sos) + 1 - min((sos[:, 2] == 0).sum(), (sos[:, 5] == 0).sum()))
-    pl = default_pad if padlen is None else int(padlen)
+    pl = default_pad if padlen is None else as_int(padlen, "padlen", minimum=0)
     if padtype is None:
         pl = 0
 
@@ -326,9 +337,10 @@ def critically_damped_filtfilt(
     """
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
+    check_not_empty(arr, "x", axis=ax)
     fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
     fc = _check_cutoff(cutoff, fs)
-    n = int(n_passes)
+    n = as_int(n_passes, "n_passes", minimum=2)
     if n < 2 or n % 2:
         raise DataError(f"`n_passes` must be an even number >= 2, got {n_passes!r}")
     c = winter_correction(n_passes=n, kind="critically_damped")
@@ -386,7 +398,7 @@ def moving_average(x, window: int, *, axis: int = 0, keep_nan: bool = True):
     """
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
-    w = int(window)
+    w = as_int(window, "window", minimum=1)
     if w < 1 or w % 2 == 0:
         raise DataError(f"`window` must be an odd number of samples >= 1, got {window!r}")
     moved = np.moveaxis(arr, ax, 0)
@@ -491,7 +503,9 @@ def residual_analysis(
     """
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
+    check_not_empty(arr, "x", axis=ax)
     fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
+    order = as_int(order, "order", minimum=1)
     fn = fs / 2
     if cutoffs is None:
         cut = np.linspace(0.01 * fn, 0.9 * fn, 60)
@@ -501,7 +515,10 @@ def residual_analysis(
             raise DataError("`cutoffs` needs at least 3 frequencies")
         for c in cut:
             _check_cutoff(c, fs, "cutoffs")
-    lo, hi = (0.5 * fn, 0.8 * fn) if fit_range is None else (float(v) for v in fit_range)
+    if fit_range is None:
+        lo, hi = 0.5 * fn, 0.8 * fn
+    else:
+        lo, hi = _frequency_pair(fit_range, "fit_range")
     sel = (cut >= lo) & (cut <= hi)
     if sel.sum() < 2:
         raise DataError(
@@ -511,11 +528,11 @@ def residual_analysis(
     moved = np.moveaxis(arr, ax, 0)
     ms = np.empty((cut.size,) + moved.shape[1:])
     phi = np.empty(cut.size)
-    factor = winter_correction(n_passes=2, order=int(order))
+    factor = winter_correction(n_passes=2, order=order)
     for i, f in enumerate(cut):
         y = butter_filtfilt(moved, rate=fs, cutoff=f, order=order, axis=0)
         ms[i] = np.mean((moved - y) ** 2, axis=0)
-        sos = signal.butter(int(order), _warped_cutoff(f, fs, 1 / factor), fs=fs, output="sos")
+        sos = signal.butter(order, _warped_cutoff(f, fs, 1 / factor), fs=fs, output="sos")
         _, h = signal.sosfreqz(sos, worN=4096, fs=fs)
         phi[i] = np.mean((1.0 - np.abs(h) ** 2) ** 2)
     ps = phi[sel]
@@ -615,13 +632,12 @@ def gcv_spline(x, *, rate=None, time=None, lam=None, axis: int = 0) -> SplineSmo
 
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
+    check_not_empty(arr, "x", axis=ax, minimum=5)
     moved = np.moveaxis(arr, ax, 0)
     n = moved.shape[0]
     t = sample_times(n, rate=rate, time=time)
     if lam is not None:
-        lam = float(lam)
-        if not (np.isfinite(lam) and lam >= 0):
-            raise DataError(f"`lam` must be a non-negative number, got {lam!r}")
+        lam = as_nonnegative_float(lam, "lam")
     flat = moved.reshape(n, -1)
     finite = np.isfinite(flat)
     out = np.full((3,) + flat.shape, np.nan)

@@ -64,9 +64,10 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     ----------
     model : Model
     q : array_like, shape (..., nq)
-    qd : array_like, shape (..., nv)
-    tau : array_like, shape (..., nv)
-        Generalized forces.
+    qd : array_like, shape (..., nv), or None
+        Generalized velocities; None means zeros (docs/api-rules.md §4).
+    tau : array_like, shape (..., nv), or None
+        Generalized forces; None means zeros.
     f_ext : array_like, shape (..., n_bodies, 6), optional
         External spatial forces (see :mod:`ahbm.dynamics.inverse`).
     f_ext_frame : {"world", "local"}
@@ -77,6 +78,8 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
 
     Raises
     ------
+    DataError
+        Arrays of the wrong shape or type, non-finite or complex values.
     SimulationError
         An articulated inertia ``D_i = S_iᵀ I^A_i S_i`` is singular (e.g. a
         massless body at the end of a chain).
@@ -102,6 +105,7 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
         if qdd is not None:
             return qdd
     batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
+    qdf, tauf = _zeros_for_none(qf, model.nv, qdf, tauf)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
     fx = _node_forces(model, qf, f, f_ext_frame)
     qdd, bad = _kernels.aba(model, qf, qdf, tauf, fx)
@@ -113,6 +117,11 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
             "bodies at the ends of chains or inconsistent inertias"
         )
     return qdd.reshape(batch + (model.nv,))
+
+
+def _zeros_for_none(qf, nv, *arrays):
+    """The (N, nv) arrays, zeros where None (None means zeros for qd, qdd and tau)."""
+    return [np.zeros((qf.shape[0], nv)) if a is None else a for a in arrays]
 
 
 def _singular(model, i):
@@ -138,8 +147,10 @@ def forward_dynamics(
     ----------
     model : Model
     q : array_like, shape (..., nq)
-    qd : array_like, shape (..., nv)
-    tau : array_like, shape (..., nv)
+    qd : array_like, shape (..., nv), or None
+        None means zeros (docs/api-rules.md §4).
+    tau : array_like, shape (..., nv), or None
+        None means zeros.
     method : {"aba", "crba"}
         ``"aba"``: articulated-body algorithm, O(n); ``"crba"``: solve
         ``H q̈ = τ − C q̇ − g`` with the CRBA mass matrix (Cholesky), O(n^3).
@@ -159,11 +170,12 @@ def forward_dynamics(
     ...                                                                  method="crba")))
     True
     """
-    if method == "aba":
+    if isinstance(method, str) and method == "aba":
         return aba(model, q, qd, tau, f_ext=f_ext, f_ext_frame=f_ext_frame)
     if method != "crba":
         raise DataError(f"`method` must be 'aba' or 'crba', got {method!r}")
     batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
+    (tauf,) = _zeros_for_none(qf, model.nv, tauf)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
     bias = _kernels.rnea(model, qf, qdf, None, _node_forces(model, qf, f, f_ext_frame))
     H = _kernels.crba(model, qf)

@@ -98,10 +98,10 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     model : Model
     q : array_like, shape (..., nq)
         Generalized coordinates.
-    qd : array_like, shape (..., nv)
-        Generalized velocities.
-    qdd : array_like, shape (..., nv)
-        Generalized accelerations.
+    qd : array_like, shape (..., nv), or None
+        Generalized velocities; None means zeros (docs/api-rules.md §4).
+    qdd : array_like, shape (..., nv), or None
+        Generalized accelerations; None means zeros.
     f_ext : array_like, shape (..., n_bodies, 6), optional
         External spatial forces on the bodies (see the module docstring).
     f_ext_frame : {"world", "local"}
@@ -160,7 +160,8 @@ def nonlinear_effects(model: Model, q, qd, *, f_ext=None, f_ext_frame: str = "wo
     """Coriolis, centrifugal and gravity forces ``C(q, q̇) q̇ + g(q)``, shape (..., nv).
 
     Equal to ``rnea(model, q, qd, 0)``; with ``f_ext`` the external forces are
-    subtracted as in :func:`rnea`.
+    subtracted as in :func:`rnea`. ``qd=None`` means zeros (the result is then
+    :func:`gravity_torques`).
 
     Examples
     --------
@@ -208,6 +209,7 @@ def inverse_dynamics_residual(
 
     For a floating-base model the residual of the free joint is the
     "residual force and moment" of gait analysis (zero for consistent data).
+    ``qd``, ``qdd`` and ``tau`` may be None, meaning zeros.
 
     Examples
     --------
@@ -218,8 +220,16 @@ def inverse_dynamics_residual(
     (4,)
     """
     t = rnea(model, q, qd, qdd, f_ext=f_ext, f_ext_frame=f_ext_frame)
+    if tau is None:  # None means zeros, as for qd and qdd
+        return t
     tau = check_trailing_shape(as_float_array(tau, "tau"), (model.nv,), "tau")
-    return t - tau
+    try:
+        return t - tau
+    except ValueError as err:
+        raise DataError(
+            f"batch shape of `tau` {tau.shape[:-1]} does not broadcast with that of `q` "
+            f"{t.shape[:-1]}"
+        ) from err
 
 
 def __getattr__(name):
