@@ -30,8 +30,9 @@ import numpy as np
 from ahbm._engine import state as _st
 from ahbm._engine.batch import cross
 from ahbm._validation import as_float_array, as_positive_float, check_trailing_shape
-from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.configuration import check_v
+from ahbm.errors import DataError
+from ahbm.kinematics.forward import center_of_mass
+from ahbm.kinematics.rotations import skew
 from ahbm.kinematics.tree import Model
 
 __all__ = [
@@ -110,15 +111,8 @@ def _cop(force, moment, n, p0, threshold):
 
 
 def _com(kin):
-    """World COMs of the bodies (N, nb, 3), whole-body COM (N, 3), total mass."""
-    model = kin.model
-    M = float(model.masses.sum())
-    if M <= 0:
-        raise ModelError(f"model '{model.name}' has zero total mass; no centre of mass")
-    N, nb = kin.n_frames, model.n_bodies
-    Rw = kin.rotations.reshape(N, nb, 3, 3)
-    ci = kin.positions.reshape(N, nb, 3) + np.einsum("nbij,bj->nbi", Rw, model.coms)
-    return ci, np.einsum("b,nbi->ni", model.masses, ci) / M, M
+    """Whole-body COM (N, 3) of the state (ModelError for a massless model)."""
+    return center_of_mass(kin.model, None, kin=kin).reshape(kin.n_frames, 3)
 
 
 def _rate_at_origin(kin, acc):
@@ -150,32 +144,20 @@ def _to_com(h_origin, c):
     return out
 
 
-def _qdd_flat(kin, qdd):
-    a = check_v(kin.model, qdd, "qdd")
-    try:
-        a = np.broadcast_to(a, kin.batch_shape + (kin.model.nv,))
-    except ValueError as err:
-        raise DataError(
-            f"batch shape of `qdd` {a.shape[:-1]} does not broadcast to that of q {kin.batch_shape}"
-        ) from err
-    return a.reshape(kin.n_frames, kin.model.nv)
-
-
 def _accelerations(model, kin, q, qd, qdd):
     """State and body spatial accelerations (N, nb, 6) for the given (or stored) qdd."""
-    if kin is None:
-        if qdd is None:
-            raise DataError("`qdd` is None; pass the accelerations qdd or a state kin=")
-        kin = _st.resolve(model, None, q, qd, needs_qd=True)
-        return kin, _st.body_accelerations(kin, _qdd_flat(kin, qdd))
-    kin = _st.resolve(model, kin, q, qd, qdd, needs_qd=True)
+    if kin is not None and kin.qdd is None and qdd is not None:
+        kin = _st.resolve(model, kin, q, qd, needs_qd=True)
+        kin = _st.compute(model, kin.q, kin.qd, qdd)  # the same state with accelerations
+    elif kin is None and qdd is None:
+        raise DataError("`qdd` is None; pass the accelerations qdd or a state kin=")
+    else:
+        kin = _st.resolve(model, kin, q, qd, qdd, needs_qd=True)
     if kin.qdd is None:
-        if qdd is None:
-            raise DataError(
-                "`kin` was computed without accelerations; pass qdd, or "
-                "kin=forward_kinematics(model, q, qd, qdd)"
-            )
-        return kin, _st.body_accelerations(kin, _qdd_flat(kin, qdd))
+        raise DataError(
+            "`kin` was computed without accelerations; pass qdd, or "
+            "kin=forward_kinematics(model, q, qd, qdd)"
+        )
     return kin, kin.accelerations.reshape(kin.n_frames, model.n_bodies, 6)
 
 
@@ -231,13 +213,12 @@ def centroidal_momentum_matrix(model: Model, q, *, kin=None) -> np.ndarray:
     """
     kin = _st.resolve(model, kin, q, columns=True)
     N, nb = kin.n_frames, model.n_bodies
-    ci, c, _ = _com(kin)
+    c = _com(kin)
     Rw = kin.rotations.reshape(N, nb, 3, 3)
+    ci = kin.positions.reshape(N, nb, 3) + np.einsum("nbij,bj->nbi", Rw, model.coms)
     m = model.masses
     Ic = np.einsum("nbij,bjk,nblk->nbil", Rw, model.inertias, Rw)
-    C = np.zeros((N, nb, 3, 3))  # [c_i]×
-    C[..., 0, 1], C[..., 0, 2], C[..., 1, 2] = -ci[..., 2], ci[..., 1], -ci[..., 0]
-    C -= np.swapaxes(C, -1, -2)
+    C = skew(ci)  # [c_i]×
     mC = m[:, None, None] * C
     I0 = np.empty((N, nb, 6, 6))
     I0[..., :3, :3] = Ic - mC @ C
@@ -254,14 +235,8 @@ def centroidal_momentum_matrix(model: Model, q, *, kin=None) -> np.ndarray:
         k, nv = model.v_index[j], model.joint_nv[j]
         if nv:
             A[:, :, k : k + nv] = I0[:, j] @ Sw[:, :, k : k + nv]
-    A[:, :3] -= np.einsum("nij,njk->nik", _skew(c), A[:, 3:])
+    A[:, :3] -= np.einsum("nij,njk->nik", skew(c), A[:, 3:])
     return A.reshape(kin.batch_shape + (6, model.nv))
-
-
-def _skew(x):
-    S = np.zeros(x.shape[:-1] + (3, 3))
-    S[..., 0, 1], S[..., 0, 2], S[..., 1, 2] = -x[..., 2], x[..., 1], -x[..., 0]
-    return S - np.swapaxes(S, -1, -2)
 
 
 def centroidal_momentum_bias(model: Model, q, qd, *, kin=None) -> np.ndarray:
@@ -298,7 +273,7 @@ def centroidal_momentum_bias(model: Model, q, qd, *, kin=None) -> np.ndarray:
     array([0., 0., 0., 0., 0., 0.])
     """
     kin = _st.resolve(model, kin, q, qd, needs_qd=True)
-    _, c, _ = _com(kin)
+    c = _com(kin)
     a0 = kin.bias_accelerations.reshape(kin.n_frames, model.n_bodies, 6)
     return _to_com(_rate_at_origin(kin, a0), c).reshape(kin.batch_shape + (6,))
 
@@ -343,7 +318,7 @@ def centroidal_momentum_rate(model: Model, q, qd, qdd, *, kin=None) -> np.ndarra
     True
     """
     kin, acc = _accelerations(model, kin, q, qd, qdd)
-    _, c, _ = _com(kin)
+    c = _com(kin)
     return _to_com(_rate_at_origin(kin, acc), c).reshape(kin.batch_shape + (6,))
 
 
@@ -426,7 +401,7 @@ def zmp(
     n, p0 = _ground(ground_normal, ground_point)
     t = _threshold(threshold)
     kin, acc = _accelerations(model, kin, q, qd, qdd)
-    _, c, M = _com(kin)
+    c, M = _com(kin), model.total_mass
     hd = _rate_at_origin(kin, acc)  # [k̇_O; ṗ]
     g = model.gravity
     force = hd[:, 3:] - M * g  # ground reaction = −F_IGF
