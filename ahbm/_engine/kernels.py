@@ -22,6 +22,24 @@ Spatial vectors are angular part first; motion ``[ω; v_O]``, force
 (Featherstone 2008, §2). Node ``i`` relative to its parent node: rotation
 ``R = E R_J(q)`` and origin ``p = t + E d_J(q)``.
 
+Custom joints and child offsets
+-------------------------------
+A ``custom`` joint (OpenSim's ``SpatialTransform``) becomes up to six nodes:
+``PRI`` nodes for its translation axes, then ``REV`` nodes for its rotation
+axes (Simbody's composition, see :mod:`ahbm.kinematics.joints`); an axis
+without a coordinate (or with a constant function) is folded into the
+constant transforms. The node coordinates of a model with custom joints are
+``θ = [q; f_c(q_j(c))]``: the kernels run unchanged on ``θ`` (the nodes of the
+other joints index its first ``nq`` entries; the custom nodes its last
+``n_c``), with ``θ̇ = G q̇``, ``θ̈ = G q̈ + γ``, ``G = [I; D]``, ``D[c, j(c)] =
+f_c'(q_j)``, ``γ_c = f_c''(q_j) q̇_j²`` (:class:`CustomMap`); results map back
+by ``τ = Gᵀ τ_θ``, ``H = Gᵀ H_θ G``, DOF columns ``S_θ G`` and bias
+accelerations ``a_θ + S_θ γ``; forward dynamics solves ``H q̈ = τ − h``.
+Models without custom joints have no map and take the code paths as before.
+The pose of a body relative to the last node of its joint (``body_E``,
+``body_t``) carries the inverse child offset (and a trailing constant
+rotation of a custom joint); inertias and external forces go through it.
+
 The kernels loop over frames inside compiled code: a whole trial is one
 call, and a single state costs a few microseconds. They release the GIL, so
 several threads can run them at once (e.g. trials in a thread pool); the
@@ -50,6 +68,7 @@ from ahbm._engine.jit_crba import crba_kernel, kinematics_kernel
 from ahbm._engine.jit_rnea import _B as _RNEA_B
 from ahbm._engine.jit_rnea import rnea_block_kernel, rnea_frame_kernel
 from ahbm.kinematics.tree import (
+    CUSTOM,
     EULER,
     FIXED,
     FREE,
@@ -63,26 +82,119 @@ from ahbm.kinematics.tree import (
 )
 
 __all__ = [
-    "REV", "PRI", "SPH", "Plan", "plan", "node_forces", "rnea", "crba", "aba", "failing_body",
-    "kinematics", "sincos", "KERNELS", "is_compiled", "compile_kernels", "compile_in_background",
+    "REV", "PRI", "SPH", "Plan", "CustomMap", "plan", "node_forces", "rnea", "crba", "aba",
+    "failing_body", "kinematics", "sincos", "KERNELS", "is_compiled", "compile_kernels",
+    "compile_in_background",
 ]  # fmt: skip
 
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
 
 
 class Plan:
-    """Node plan of a model (see the module docstring); arrays for the kernels."""
+    """Node plan of a model (see the module docstring); arrays for the kernels.
+
+    ``custom`` is None for a model without custom joints, else its
+    :class:`CustomMap` (the node coordinates are then ``θ``, not ``q``).
+    """
 
     __slots__ = (
         "parent", "kind", "E", "t", "plain", "axis", "principal", "qi", "vi", "nvj", "I6",
-        "body_node", "body_E", "body_t", "node_body", "n", "fast", "massive", "g",
+        "body_node", "body_E", "body_t", "node_body", "n", "fast", "massive", "g", "custom",
+        "packed",
     )  # fmt: skip
+
+
+class CustomMap:
+    """Node coordinates ``θ`` of the custom-joint nodes as functions of ``q`` (internal).
+
+    ``θ = [q; f_c(q[src_q[c]])]`` and ``θ̇ = [q̇; f_c' q̇[src_v[c]]]``; see the
+    module docstring. ``support`` (n_bodies, n_c) marks the custom nodes on the
+    path of each body.
+    """
+
+    __slots__ = ("nq", "nv", "n_c", "src_q", "src_v", "functions", "support")
+
+    def derivatives(self, q):
+        """θ_c (N, n_c), f_c' (N, n_c) and f_c'' (N, n_c) at q (N, nq)."""
+        N = q.shape[0]
+        val = np.empty((N, self.n_c))
+        d1 = np.empty((N, self.n_c))
+        d2 = np.empty((N, self.n_c))
+        for c, f in enumerate(self.functions):
+            x = q[:, self.src_q[c]]
+            val[:, c] = f.value(x, 0)
+            d1[:, c] = f.value(x, 1)
+            d2[:, c] = f.value(x, 2)
+        return val, d1, d2
+
+    def theta(self, q, val):
+        return np.concatenate([q, val], axis=1)
+
+    def rates(self, qd, d1):
+        """θ̇ (N, nv + n_c)."""
+        return np.concatenate([qd, d1 * qd[:, self.src_v]], axis=1)
+
+    def gamma(self, qd, d2):
+        """γ (N, n_c): the part of θ̈_c at q̈ = 0."""
+        return d2 * qd[:, self.src_v] ** 2
+
+    def accelerations(self, qd, qdd, d1, d2):
+        """θ̈ (N, nv + n_c)."""
+        return np.concatenate([qdd, d1 * qdd[:, self.src_v] + self.gamma(qd, d2)], axis=1)
+
+    def D(self, d1):
+        """∂θ_c/∂q (N, n_c, nv)."""
+        N = d1.shape[0]
+        D = np.zeros((N, self.n_c, self.nv))
+        D[:, np.arange(self.n_c), self.src_v] = d1
+        return D
+
+    def forces(self, tau_theta, D):
+        """τ = Gᵀ τ_θ (N, nv)."""
+        return tau_theta[:, : self.nv] + np.einsum("nc,ncv->nv", tau_theta[:, self.nv :], D)
+
+    def G(self, D):
+        """G = ∂θ̇/∂q̇ (N, nv + n_c, nv)."""
+        N = D.shape[0]
+        G = np.zeros((N, self.nv + self.n_c, self.nv))
+        G[:, np.arange(self.nv), np.arange(self.nv)] = 1.0
+        G[:, self.nv :] = D
+        return G
 
 
 def _unit(k):
     e = np.zeros(3)
     e[k] = 1.0
     return e
+
+
+def _axis_rotation(a, angle):
+    """Rotation by `angle` about the unit axis `a` (Rodrigues)."""
+    K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
+
+
+def _custom_prims(joint, qi, vi, coords_q, custom):
+    """Primitive steps of a custom joint: translations first, then rotations.
+
+    Returns a list of ("node", kind, axis, c) or ("const", kind, axis, value);
+    node coordinates are appended to ``custom`` (functions, source indices).
+    """
+    steps = []
+    order = (3, 4, 5, 0, 1, 2)
+    for k in order:
+        ax = joint.transform[k]
+        kind = PRI if k >= 3 else REV
+        a = np.asarray(ax.axis, float)
+        if ax.coordinate is None or ax.function.is_constant:
+            steps.append(("const", kind, a, float(ax.function.value(0.0))))
+            continue
+        j = coords_q[ax.coordinate]
+        custom["functions"].append(ax.function)
+        custom["src_q"].append(qi + j)
+        custom["src_v"].append(vi + j)
+        steps.append(("node", kind, a, len(custom["functions"]) - 1))
+    return steps
 
 
 def plan(model: Model) -> Plan:
@@ -105,6 +217,27 @@ def plan(model: Model) -> Plan:
         first[nd] += m * cn
         J[nd] += E @ Ic @ E.T + m * (cn @ cn * I3 - np.outer(cn, cn))
 
+    has_custom = bool(np.any(model.joint_codes == CUSTOM))
+    custom = {"functions": [], "src_q": [], "src_v": []}
+    node_custom = []  # custom index of each node, or -1
+    nq, nv = int(model.nq), int(model.nv)
+
+    def add_node(pn, k, ax, qk, vk, E, t, c=-1):
+        parent.append(pn)
+        kind.append(k)
+        Es.append(E)
+        ts.append(t)
+        axes.append(ax)
+        qis.append(qk)
+        vis.append(vk)
+        nvs.append(3 if k == SPH else 1)
+        owner.append(-1)
+        mass.append(0.0)
+        first.append(np.zeros(3))
+        J.append(np.zeros((3, 3)))
+        node_custom.append(c)
+        return len(parent) - 1
+
     for i, body in enumerate(model.bodies):
         if body.parent < 0:
             pn, E1, t1 = -1, I3, np.zeros(3)
@@ -115,13 +248,10 @@ def plan(model: Model) -> Plan:
         t = t1 + E1 @ body.position
         code = model.joint_codes[i]
         qi, vi = int(model.q_index[i]), int(model.v_index[i])
-        if code == FIXED:
-            body_node[i], body_E[i], body_t[i] = pn, E, t
-            if pn >= 0:
-                add_inertia(pn, model.masses[i], model.coms[i], model.inertias[i], E, t)
-            continue
         prims = []  # (kind, axis, q index, v index)
-        if code == REVOLUTE:
+        if code == FIXED:
+            pass
+        elif code == REVOLUTE:
             prims.append((REV, np.asarray(body.joint.axis, float), qi, vi))
         elif code == PRISMATIC:
             prims.append((PRI, np.asarray(body.joint.axis, float), qi, vi))
@@ -142,25 +272,34 @@ def plan(model: Model) -> Plan:
             for j in range(3):
                 prims.append((PRI, _unit(j), qi + j, vi + j))
             prims.append((SPH, np.zeros(3), qi + 3, vi + 3))
-        else:  # pragma: no cover - Model validates joint types
+        elif code != CUSTOM:  # pragma: no cover - Model validates joint types
             raise AssertionError(code)
-        for j, (k, ax, qk, vk) in enumerate(prims):
-            parent.append(pn)
-            kind.append(k)
-            Es.append(E if j == 0 else I3)
-            ts.append(t if j == 0 else np.zeros(3))
-            axes.append(ax)
-            qis.append(qk)
-            vis.append(vk)
-            nvs.append(3 if k == SPH else 1)
-            owner.append(-1)
-            mass.append(0.0)
-            first.append(np.zeros(3))
-            J.append(np.zeros((3, 3)))
-            pn = len(parent) - 1
-        owner[pn] = i
-        body_node[i], body_E[i], body_t[i] = pn, I3, np.zeros(3)
-        add_inertia(pn, model.masses[i], model.coms[i], model.inertias[i], I3, np.zeros(3))
+        # the pending constant transform (E, t) goes into the next node
+        moved = False
+        if code == CUSTOM:
+            coords_q = {c: j for j, c in enumerate(body.joint.coordinates)}
+            for step, k, ax, val in _custom_prims(body.joint, qi, vi, coords_q, custom):
+                if step == "const":
+                    if k == PRI:
+                        t = t + E @ (val * ax)
+                    else:
+                        E = E @ _axis_rotation(ax, val)
+                    continue
+                pn = add_node(pn, k, ax, nq + val, nv + val, E, t, val)
+                E, t, moved = I3, np.zeros(3), True
+        for k, ax, qk, vk in prims:
+            pn = add_node(pn, k, ax, qk, vk, E, t)
+            E, t, moved = I3, np.zeros(3), True
+        if moved:
+            owner[pn] = i
+        # body frame relative to the last node (or the parent's node): the pending
+        # transform, then the inverse child offset
+        Ct = body.child_rotation.T
+        bE = E @ Ct
+        bt = t - bE @ body.child_position
+        body_node[i], body_E[i], body_t[i] = pn, bE, bt
+        if pn >= 0:
+            add_inertia(pn, model.masses[i], model.coms[i], model.inertias[i], bE, bt)
 
     n = len(parent)
     p = Plan()
@@ -202,6 +341,24 @@ def plan(model: Model) -> Plan:
     p.I6 = I6
     p.body_node, p.body_E, p.body_t = body_node, body_E, body_t
     p.node_body = np.array(owner, dtype=np.int64)
+    p.custom = None
+    if has_custom:
+        cm = CustomMap()
+        cm.nq, cm.nv = nq, nv
+        cm.n_c = len(custom["functions"])
+        cm.functions = tuple(custom["functions"])
+        cm.src_q = np.array(custom["src_q"], dtype=np.int64)
+        cm.src_v = np.array(custom["src_v"], dtype=np.int64)
+        support = np.zeros((model.n_bodies, cm.n_c), dtype=bool)
+        for b in range(model.n_bodies):
+            nd = int(body_node[b])
+            while nd >= 0:
+                if node_custom[nd] >= 0:
+                    support[b, node_custom[nd]] = True
+                nd = int(p.parent[nd])
+        cm.support = support
+        p.custom = cm
+    p.packed = None
     cache["kernel_plan"] = p
     return p
 
@@ -291,6 +448,8 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True, *, check=False):
     one fails (the frame-by-frame kernel always checks).
     """
     p = plan(model)
+    if p.custom is not None:
+        return _custom_rnea(model, p, q, qd, qdd, fx, gravity, check)
     N = q.shape[0]
     nv = model.nv
     tau = np.empty((N, nv))
@@ -335,6 +494,8 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True, *, check=False):
 
 def crba(model: Model, q):
     """CRBA through the kernel; q (N, nq); returns H (N, nv, nv)."""
+    if plan(model).custom is not None:
+        return _custom_crba(model, plan(model), q)
     H = np.empty((q.shape[0], model.nv, model.nv))
     crba_kernel(*_lean(model)[4], _c(q), H)
     return H
@@ -351,6 +512,8 @@ _ABA_BLOCK_MIN = 8  # fewer frames: the frame-by-frame kernel (no block set-up)
 def aba(model: Model, q, qd, tau, fx=None):
     """ABA through the kernel. Returns (qdd (N, nv), failing node or -1)."""
     p = plan(model)
+    if p.custom is not None:
+        return _custom_aba(model, p, q, qd, tau, fx)
     N = q.shape[0]
     qdd = np.empty((N, model.nv))
     use_fx = fx is not None
@@ -397,13 +560,22 @@ def _lean(model):
     lean = model.cache.get("kernel_lean")
     if lean is None:
         p = plan(model)
+        if p.custom is not None:
+            return None  # node coordinates are not q: the general path maps them
+        lean = (p, int(model.nq), int(model.nv), _gravity(p, model), _packed(p))
+        model.cache["kernel_lean"] = lean
+    return lean
+
+
+def _packed(p: Plan):
+    """The plan packed for the frame-by-frame kernels (see :func:`_lean`), kept on the plan."""
+    if p.packed is None:
         ints = np.array(
             [p.parent, p.kind, p.principal, p.qi, p.vi, p.nvj, p.plain, p.massive], dtype=np.int64
         )
         tax = np.ascontiguousarray(np.stack([p.t, p.axis]))
-        lean = (p, int(model.nq), int(model.nv), _gravity(p, model), (ints, p.E, tax, p.I6))
-        model.cache["kernel_lean"] = lean
-    return lean
+        p.packed = (ints, p.E, tax, p.I6)
+    return p.packed
 
 
 def _mat(x, N: int, n: int) -> bool:
@@ -422,7 +594,7 @@ def rnea_single(model, q, qd, qdd):
     """
     lean = _lean(model)
     if lean is None:
-        return None
+        return _custom_single(model, "rnea", q, qd, qdd)
     _, nq, nv, g, packed = lean
     if type(q) is np.ndarray and q.ndim == 2:  # a batch
         N = q.shape[0]
@@ -447,7 +619,7 @@ def crba_single(model, q):
     """H (nv, nv) of one state, or None (see :func:`rnea_single`)."""
     lean = _lean(model)
     if lean is None:
-        return None
+        return _custom_single(model, "crba", q)
     _, nq, nv, _, packed = lean
     if not _vec(q, nq):
         return None
@@ -461,7 +633,7 @@ def aba_single(model, q, qd, tau):
     """qdd (nv,) of one state, or None (see :func:`rnea_single`; also on a singular D)."""
     lean = _lean(model)
     if lean is None:
-        return None
+        return _custom_single(model, "aba", q, qd, tau)
     _, nq, nv, g, packed = lean
     if not (_vec(q, nq) and _vec(qd, nv) and _vec(tau, nv)):
         return None
@@ -483,6 +655,8 @@ def kinematics(model: Model, q, qd=None, *, columns=True):
     Sw (N, 6, nv) or None)``; ``columns=False`` skips ``Sw``.
     """
     p = plan(model)
+    if p.custom is not None:
+        return _custom_kinematics(model, p, q, qd, columns)
     N = q.shape[0]
     nb = model.n_bodies
     Rw = np.empty((N, nb, 3, 3))
@@ -497,6 +671,177 @@ def kinematics(model: Model, q, qd=None, *, columns=True):
         _c(qd) if use_qd else np.zeros((1, 1)), use_qd, columns, Rw, pw, v, a, Sw,
     )  # fmt: skip
     return Rw, pw, (v if use_qd else None), (a if use_qd else None), (Sw if columns else None)
+
+
+# ----------------------------------------------------------------------------
+# Models with custom joints: the kernels on the node coordinates θ(q)
+# ----------------------------------------------------------------------------
+
+
+def _theta_state(p: Plan, q, qd=None, qdd=None):
+    """θ, θ̇ (or None), θ̈ (or None), D and γ (or None) for q (N, nq), qd, qdd (N, nv)."""
+    cm = p.custom
+    q = _c(q)
+    val, d1, d2 = cm.derivatives(q)
+    th = _c(cm.theta(q, val))
+    thd = None if qd is None else _c(cm.rates(_c(qd), d1))
+    thdd = None
+    if qd is not None:
+        qdd = np.zeros_like(qd) if qdd is None else qdd
+        thdd = _c(cm.accelerations(_c(qd), _c(qdd), d1, d2))
+    gamma = None if qd is None else cm.gamma(_c(qd), d2)
+    return th, thd, thdd, cm.D(d1), gamma
+
+
+def _custom_rnea(model, p, q, qd, qdd, fx, gravity, check):
+    """RNEA of a model with custom joints: ``τ = Gᵀ RNEA(θ, θ̇, G q̈ + γ)``."""
+    cm = p.custom
+    N = q.shape[0]
+    qd = np.zeros((N, cm.nv)) if qd is None else qd
+    th, thd, thdd, D, _ = _theta_state(p, q, qd, qdd)
+    nth = cm.nv + cm.n_c
+    tau_th = np.zeros((N, nth))
+    g = _gravity(p, model) if gravity else _ZERO3
+    use_fx = fx is not None
+    fxa = _c(fx) if use_fx else _NO_FX
+    if N < _RNEA_BLOCK_MIN:
+        bad = rnea_frame_kernel(*_packed(p), th, thd, thdd, fxa, use_fx, g, tau_th)
+    else:
+        bad = rnea_block_kernel(
+            p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.I6,
+            p.fast, p.massive, th, thd, thdd, fxa, use_fx, g, tau_th, check,
+        )  # fmt: skip
+    if bad and check:
+        return None
+    return cm.forces(tau_th, D)
+
+
+def _custom_crba(model, p, q):
+    """Mass matrix of a model with custom joints: ``H = Gᵀ H_θ G``."""
+    cm = p.custom
+    N = q.shape[0]
+    th, _, _, D, _ = _theta_state(p, q)
+    nth = cm.nv + cm.n_c
+    H_th = np.empty((N, nth, nth))
+    crba_kernel(*_packed(p), th, H_th)
+    G = cm.G(D)
+    H = np.matmul(np.swapaxes(G, 1, 2), np.matmul(H_th, G))
+    return 0.5 * (H + np.swapaxes(H, 1, 2))
+
+
+def _custom_aba(model, p, q, qd, tau, fx):
+    """Forward dynamics of a model with custom joints: ``H q̈ = τ − h`` (Cholesky per frame)."""
+    h = _custom_rnea(model, p, q, qd, None, fx, True, False)
+    H = _custom_crba(model, p, q)
+    rhs = _c(tau) - h
+    N = q.shape[0]
+    qdd = np.empty_like(rhs)
+    try:
+        L = np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
+        L = None
+    if L is not None:
+        y = np.linalg.solve(L, rhs[..., None])
+        qdd[:] = np.linalg.solve(np.swapaxes(L, 1, 2), y)[..., 0]
+        if np.all(np.isfinite(qdd)):
+            return qdd, -1
+    # find the first frame and coordinate where H is not positive definite
+    for fr in range(N):
+        try:
+            np.linalg.cholesky(H[fr])
+        except np.linalg.LinAlgError:
+            return qdd, _singular_node(p, H[fr])
+    return qdd, _singular_node(p, H[0])
+
+
+def _singular_node(p: Plan, H) -> int:
+    """A node of the coordinate whose pivot fails in the Cholesky factorization of H."""
+    n = H.shape[0]
+    k_bad = 0
+    for k in range(1, n + 1):
+        if np.linalg.eigvalsh(H[:k, :k])[0] <= 1e-12 * max(1.0, abs(H).max()):
+            k_bad = k - 1
+            break
+    cm = p.custom
+    for nd in range(p.n):
+        vi = p.vi[nd]
+        if vi == k_bad or (vi >= cm.nv and cm.src_v[vi - cm.nv] == k_bad):
+            return nd
+    return 0
+
+
+def _custom_single(model, kind, q, qd=None, x=None):
+    """The lean path (see :func:`rnea_single`) of a model with custom joints, or None."""
+    if not isinstance(model, Model):
+        return None
+    p = plan(model)
+    if p.custom is None:
+        return None
+    nq, nv = model.nq, model.nv
+    batch = kind == "rnea" and type(q) is np.ndarray and q.ndim == 2
+    if batch:
+        N = q.shape[0]
+        qd = np.zeros((N, nv)) if qd is None else qd
+        x = np.zeros((N, nv)) if x is None else x
+        if not (_mat(q, N, nq) and _mat(qd, N, nv) and _mat(x, N, nv)):
+            return None
+    else:
+        if kind != "crba":
+            qd = np.zeros(nv) if qd is None else qd
+            x = np.zeros(nv) if x is None else x
+            if not (_vec(qd, nv) and _vec(x, nv)):
+                return None
+        if not _vec(q, nq) or not np.all(np.isfinite(q)):
+            return None
+        q, qd, x = q[None], None if qd is None else qd[None], None if x is None else x[None]
+    if kind == "rnea":
+        out = _custom_rnea(model, p, q, qd, x, None, True, True)
+    elif kind == "crba":
+        out = _custom_crba(model, p, q)
+        out = out if np.all(np.isfinite(out)) else None
+    else:
+        if not (np.all(np.isfinite(qd)) and np.all(np.isfinite(x))):
+            return None
+        out, bad = _custom_aba(model, p, q, qd, x, None)
+        out = out if bad == -1 else None
+    if out is None or batch:
+        return out
+    return out[0]
+
+
+def _custom_kinematics(model, p, q, qd, columns):
+    """Kinematics of a model with custom joints (see :func:`kinematics`).
+
+    DOF columns ``S_θ G``; bias accelerations ``a_θ + X (S_θ γ)`` on each body's path.
+    """
+    cm = p.custom
+    N = q.shape[0]
+    nb = model.n_bodies
+    th, thd, _, D, gamma = _theta_state(p, q, qd)
+    nth = cm.nv + cm.n_c
+    Rw = np.empty((N, nb, 3, 3))
+    pw = np.empty((N, nb, 3))
+    use_qd = qd is not None
+    v = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
+    a = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
+    need_cols = columns or use_qd
+    Sw = np.zeros((N, 6, nth)) if need_cols else np.zeros((1, 6, 1))
+    ints, E, tax, _ = _packed(p)
+    kinematics_kernel(
+        ints, E, tax, p.body_node, p.body_E, p.body_t, th,
+        thd if use_qd else np.zeros((1, 1)), use_qd, need_cols, Rw, pw, v, a, Sw,
+    )  # fmt: skip
+    if use_qd and cm.n_c:
+        Sc = Sw[:, :, cm.nv :]  # (N, 6, n_c)
+        A = np.einsum("nrc,nc,bc->nbr", Sc, gamma, cm.support.astype(float))  # world, origin
+        w = A[..., :3]
+        lin = A[..., 3:] + np.cross(w, pw)
+        a[..., :3] += np.einsum("nbji,nbj->nbi", Rw, w)
+        a[..., 3:] += np.einsum("nbji,nbj->nbi", Rw, lin)
+    Sq = None
+    if columns:
+        Sq = Sw[:, :, : cm.nv] + np.matmul(Sw[:, :, cm.nv :], D)
+    return Rw, pw, (v if use_qd else None), (a if use_qd else None), Sq
 
 
 # ----------------------------------------------------------------------------

@@ -55,6 +55,10 @@ default, :class:`NumpyOps`, works on numpy arrays. An ``ops`` provides:
 ``matmul(a, b)``, ``transpose(a)``, ``solve(a, b)``
     Matrix products (matrix × vector gives a vector), the transpose of a
     matrix and the solution of ``a x = b`` for a small square ``a``.
+``function(f, x, derivative)``
+    The value (``derivative`` 0) or first or second derivative of a function
+    of :mod:`ahbm.kinematics.functions` (the axes of a ``custom`` joint) at
+    the scalar ``x``.
 
 Beyond these the code uses only ``+`` and ``-`` between operands of one
 shape, unary ``-``, ``*`` and ``/`` with a scalar, and indexing: a scalar
@@ -67,6 +71,20 @@ References
 R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer, 2008: Table 2.5
 (spatial arithmetic), Table 4.1 (joint models), Table 5.1 (RNEA), Table 6.2
 (CRBA), Table 7.1 (ABA).
+
+Custom joints and child offsets
+-------------------------------
+A ``custom`` joint's model is written from its definition (OpenSim's
+``SpatialTransform``, :mod:`ahbm.kinematics.joints`), not from the kernels'
+node chain: ``R_J = R(a_1, θ_1) R(a_2, θ_2) R(a_3, θ_3)``, ``r_J = Σ θ_k a_k``
+(k = 4..6) with ``θ_k = f_k(q_j)``; the column of coordinate ``j`` is
+``Σ f_k'(q_j) [s_k; 0]`` over its rotation axes (``s_k`` the axis in the
+moving frame) plus ``Σ f_k'(q_j) [0; R_Jᵀ a_k]`` over its translation axes;
+``c_J = [Σ_{j<k} θ̇_j θ̇_k s_j × s_k + Σ s_k γ_k; −ω_J × v_J + R_Jᵀ Σ a_k γ_k]``
+with ``γ_k = f_k''(q_j) q̇_j²``. A child offset (the moving frame's pose
+``(C, c)`` in the body frame) is the constant motion transform
+``X = plux(Cᵀ, −Cᵀ c)`` applied to ``S``, ``v_J`` and ``c_J``, and
+``R = E R_J Cᵀ``, ``p = t + E (r_J − R_J Cᵀ c)``.
 """
 
 from __future__ import annotations
@@ -78,6 +96,7 @@ import numpy as np
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import (
+    CUSTOM,
     EULER,
     FIXED,
     FREE,
@@ -152,6 +171,9 @@ class NumpyOps:
 
     def solve(self, a, b):
         return np.linalg.solve(a, b)
+
+    def function(self, f, x, derivative):
+        return f.value(x, derivative)
 
 
 _NUMPY = NumpyOps()
@@ -277,6 +299,71 @@ def _rotation_sequence(ops, sequence, angles, rates):
     return tail, ops.columns(cols), c_w
 
 
+def _general_rotation(ops, axis, angle):
+    """``R(a, θ)`` about the unit axis ``a`` (numpy): ``1 + sin θ K + (1 − cos θ) K²``."""
+    K = ops.const(_skew(_NUMPY, axis))
+    return ops.eye(3) + ops.sin(angle) * K + (1.0 - ops.cos(angle)) * ops.matmul(K, K)
+
+
+def _custom_joint(ops, joint, qj, qdj):
+    """``R_J``, ``r_J``, ``S`` (6, n), ``v_J`` and ``c_J`` of a custom joint (module docstring)."""
+    index = {c: j for j, c in enumerate(joint.coordinates)}
+    n = len(joint.coordinates)
+    theta, d1, gam = [], [], []
+    for ax in joint.transform:
+        if ax.coordinate is None:
+            theta.append(float(ax.function.value(0.0)))
+            d1.append(None)
+            gam.append(None)
+            continue
+        x = qj[index[ax.coordinate]]
+        theta.append(ops.function(ax.function, x, 0))
+        d1.append(ops.function(ax.function, x, 1))
+        if qdj is not None:
+            rate = qdj[index[ax.coordinate]]
+            gam.append(ops.function(ax.function, x, 2) * (rate * rate))
+    A = [_general_rotation(ops, joint.transform[k].axis, theta[k]) for k in range(3)]
+    R_J = ops.matmul(A[0], ops.matmul(A[1], A[2]))
+    tails = [ops.matmul(A[1], A[2]), A[2], ops.eye(3)]  # A_{k+1} … A_3
+    s = [ops.matmul(ops.transpose(tails[k]), ops.const(joint.transform[k].axis)) for k in range(3)]
+    RJt = ops.transpose(R_J)
+    lin = [ops.matmul(RJt, ops.const(joint.transform[k].axis)) for k in range(3, 6)]
+    zero3 = ops.zeros(3)
+    cols = []
+    for j in range(n):
+        w, v = zero3, zero3
+        for k in range(6):
+            if d1[k] is None or index[joint.transform[k].coordinate] != j:
+                continue
+            if k < 3:
+                w = w + d1[k] * s[k]
+            else:
+                v = v + d1[k] * lin[k - 3]
+        cols.append(ops.concat([w, v]))
+    S = ops.columns(cols) if cols else ops.zeros(6, 0)
+    r_J = zero3
+    for k in range(3, 6):
+        r_J = r_J + theta[k] * ops.const(joint.transform[k].axis)
+    if qdj is None:
+        return R_J, r_J, S, None, None
+    v_J = ops.matmul(S, qdj) if n else ops.zeros(6)
+    rates = [None if d1[k] is None else d1[k] * qdj[index[joint.transform[k].coordinate]]
+             for k in range(6)]  # fmt: skip
+    c_w, c_v = zero3, zero3
+    for j in range(3):
+        if rates[j] is None:
+            continue
+        c_w = c_w + gam[j] * s[j]
+        for k in range(j + 1, 3):
+            if rates[k] is not None:
+                c_w = c_w + (rates[j] * rates[k]) * _cross(ops, s[j], s[k])
+    for k in range(3, 6):
+        if rates[k] is not None:
+            c_v = c_v + gam[k] * lin[k - 3]
+    c_v = c_v - _cross(ops, v_J[0:3], v_J[3:6])
+    return R_J, r_J, S, v_J, ops.concat([c_w, c_v])
+
+
 def _joint(ops, model: Model, i, q, qd):
     """Joint model of body ``i``: ``R``, ``p``, ``S``, ``v_J``, ``c_J``.
 
@@ -294,6 +381,8 @@ def _joint(ops, model: Model, i, q, qd):
     r_J, v_J, c_J = zero3, None, None
     if code == FIXED:
         R_J, S = ops.eye(3), ops.zeros(6, 0)
+    elif code == CUSTOM:
+        R_J, r_J, S, v_J, c_J = _custom_joint(ops, body.joint, qj, qdj)
     elif code == REVOLUTE:
         K = ops.const(_skew(_NUMPY, body.joint.axis))
         R_J = ops.eye(3) + ops.sin(qj[0]) * K + (1.0 - ops.cos(qj[0])) * ops.matmul(K, K)
@@ -334,12 +423,22 @@ def _joint(ops, model: Model, i, q, qd):
             c_lin = -_cross(ops, v_J[0:3], v_J[3:6])
             c_J = ops.concat([zero3 if c_w is None else c_w, c_lin])
     E, t = ops.const(body.rotation), ops.const(body.position)
-    R = ops.matmul(E, R_J)
-    p = t + ops.matmul(E, r_J)
     if qdj is not None and v_J is None:
         v_J = ops.matmul(S, qdj) if model.joint_nv[i] else ops.zeros(6)
     if qdj is not None and c_J is None:
         c_J = ops.zeros(6)
+    if body.has_child_offset:
+        # body frame B relative to the moving frame M: M_R_B = Cᵀ, origin −Cᵀ c in M
+        Ct = body.child_rotation.T
+        p_MB = -Ct @ body.child_position
+        X = _plux(ops, ops.const(Ct), ops.const(p_MB))
+        S = ops.matmul(X, S) if model.joint_nv[i] else S
+        if qdj is not None:
+            v_J, c_J = ops.matmul(X, v_J), ops.matmul(X, c_J)
+        r_J = r_J + ops.matmul(R_J, ops.const(p_MB))
+        R_J = ops.matmul(R_J, ops.const(Ct))
+    R = ops.matmul(E, R_J)
+    p = t + ops.matmul(E, r_J)
     return R, p, S, v_J, c_J
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import ModelError
+from ahbm.kinematics import functions as fn
 from ahbm.kinematics.rotations import (
     quat_multiply,
     quat_normalize,
@@ -71,6 +72,7 @@ def random_model(
     rng,
     joint_types=("revolute", "prismatic", "universal", "euler", "spherical", "free"),
     name: str = "random",
+    child_offsets: bool = False,
 ) -> Model:
     """A random tree for tests and benchmarks (bodies numbered depth-first).
 
@@ -82,8 +84,14 @@ def random_model(
         Source of randomness.
     joint_types : sequence of str, optional
         Joint types to draw from (any of ``JOINT_TYPES``; ``fixed`` is never
-        used for a body attached to the ground).
+        used for a body attached to the ground). A ``custom`` joint gets 1 to 3
+        coordinates, each driving one axis linearly, and its other axes are
+        random functions of :mod:`ahbm.kinematics.functions` (or constants)
+        about random directions.
     name : str, optional
+    child_offsets : bool, optional
+        Give every body a random child offset frame (``child_position``,
+        ``child_rotation``).
 
     Returns
     -------
@@ -140,6 +148,11 @@ def random_model(
             joint["sequence"] = sequence(2)
         elif jtype in ("euler", "free_euler"):
             joint["sequence"] = sequence(3)
+        elif jtype == "custom":
+            joint["transform"], joint["coordinates"] = _random_transform(rng, f"b{i}")
+        extra = {}
+        if child_offsets:
+            extra = {"child_position": rng.normal(size=3) * 0.3, "child_rotation": rotation()}
         d = rng.uniform(0.05, 1.0, size=3)
         lo, hi = abs(d[0] - d[1]), d[0] + d[1]
         d[2] = lo + (hi - lo) * rng.uniform(0.05, 0.95)
@@ -153,8 +166,53 @@ def random_model(
             mass=rng.uniform(0.5, 5.0),
             com=rng.normal(size=3) * 0.3,
             inertia=Rot @ np.diag(d) @ Rot.T,
+            **extra,
         )
     return model
+
+
+def _random_function(rng):
+    """A random function of one coordinate (every type of ahbm.kinematics.functions)."""
+    x = np.sort(rng.uniform(-3.0, 3.0, size=int(rng.integers(2, 7))))
+    while np.any(np.diff(x) < 0.05):
+        x = np.sort(rng.uniform(-3.0, 3.0, size=x.size))
+    y = rng.normal(size=x.size) * 0.3
+    kind = int(rng.integers(6))
+    if kind == 0:
+        return fn.SimmSpline(x, y)
+    if kind == 1:
+        return fn.NaturalCubicSpline(x, y)
+    if kind == 2:
+        return fn.PiecewiseLinearFunction(x, y)
+    if kind == 3:
+        return fn.PolynomialFunction(rng.normal(size=int(rng.integers(1, 4))) * 0.2)
+    if kind == 4:
+        return fn.MultiplierFunction(fn.SimmSpline(x, y), rng.uniform(-2.0, 2.0))
+    return fn.LinearFunction(rng.uniform(-1.0, 1.0), rng.normal() * 0.2)
+
+
+def _random_transform(rng, name):
+    """6 random transform axes of a custom joint and its coordinates."""
+    n = int(rng.integers(1, 4))
+    coords = [f"{name}_c{k}" for k in range(n)]
+    primary = rng.permutation(6)[:n]  # one axis per coordinate, driven linearly
+    items = []
+    for k in range(6):
+        a = rng.normal(size=3)
+        item = {"axis": a / np.linalg.norm(a)}
+        if k in primary:
+            j = int(np.flatnonzero(primary == k)[0])
+            slope = rng.uniform(0.5, 1.5) * rng.choice([-1.0, 1.0])
+            item["coordinate"] = coords[j]
+            item["function"] = fn.LinearFunction(slope, rng.normal() * 0.2)
+        elif rng.random() < 0.3:
+            item["coordinate"] = None
+            item["function"] = fn.Constant(rng.normal() * 0.3)
+        else:
+            item["coordinate"] = coords[int(rng.integers(n))]
+            item["function"] = _random_function(rng)
+        items.append(item)
+    return items, coords
 
 
 def random_q(model: Model, *, rng, size=(), scale: float = 1.0) -> np.ndarray:

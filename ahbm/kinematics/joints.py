@@ -19,7 +19,38 @@ time derivative of the translation, in the joint frame, then the angular
 velocity in the body frame), ``free_euler`` (6/6: translation then Euler
 angles, velocities are their time derivatives), ``planar`` (3/3: x and y
 translation in the joint frame then rotation about z; velocities are the
-time derivatives).
+time derivatives), ``custom`` (n/n: OpenSim's ``CustomJoint``, below).
+
+Custom joints (OpenSim's ``SpatialTransform``)
+----------------------------------------------
+``Joint("custom", coordinates=[names], transform=[6 items])``: three rotation
+axes then three translation axes, each ``{"axis": [x, y, z], "coordinate":
+name or None, "function": f}`` with ``f`` a function of
+:mod:`ahbm.kinematics.functions` (or its dict). The value ``θ_k = f_k(q_j)`` of
+axis ``k`` is an angle (rad) for the rotation axes and a displacement (m) for
+the translation axes; an axis without a coordinate has the constant value
+``f_k(0)``. ``nq == nv == len(coordinates)``; velocities are the coordinate
+rates. Axes are normalized (a zero axis is an error). The moving frame ``M``
+relative to the joint frame ``F`` is, as in OpenSim (Simbody's
+``MobilizedBody::FunctionBased``; checked against OpenSim 4.6 body poses,
+mass matrices and inverse dynamics in ``tests/peers/test_opensim_joints.py``):
+
+* rotation ``F_R_M = R(a_1, θ_1) R(a_2, θ_2) R(a_3, θ_3)``: a body-fixed
+  (intrinsic) sequence about the three rotation axes, each given in ``F``
+  (``R(a, θ)``: right-handed rotation by ``θ`` about the unit axis ``a``);
+* translation of ``M``'s origin ``r = θ_4 a_4 + θ_5 a_5 + θ_6 a_6``, in ``F``
+  (not rotated).
+
+So ``M`` = translate, then rotate: the transform axes are not a sequence of
+primitive joints in file order.
+
+Child offset frames
+-------------------
+Every body may give the pose of the joint's moving frame in its own frame
+(OpenSim's child offset frame): ``child_position`` (m) and ``child_rotation``
+(``body_R_moving``). The body pose is then ``parent ∘ joint frame ∘ J(q) ∘
+inverse(child pose)``; COM, inertia and markers stay in the body frame.
+Default: identity (the body frame is the moving frame).
 
 Joint sequences are intrinsic and written in uppercase (``"ZXY"``), as in
 scipy and :mod:`ahbm.kinematics.rotations`, where lowercase means extrinsic;
@@ -36,7 +67,7 @@ import numpy as np
 
 from ahbm.errors import ModelError
 
-__all__ = ["Joint", "Body", "JOINT_TYPES"]
+__all__ = ["Joint", "Body", "TransformAxis", "JOINT_TYPES"]
 
 #: Joint type names and their integer codes (``Model.joint_codes``).
 JOINT_TYPES = {
@@ -49,10 +80,13 @@ JOINT_TYPES = {
     "free": 6,
     "free_euler": 7,
     "planar": 8,
+    "custom": 9,
 }
-FIXED, REVOLUTE, PRISMATIC, UNIVERSAL, EULER, SPHERICAL, FREE, FREE_EULER, PLANAR = range(9)
+FIXED, REVOLUTE, PRISMATIC, UNIVERSAL, EULER, SPHERICAL, FREE, FREE_EULER, PLANAR, CUSTOM = range(
+    10
+)
 
-_NQ = {0: 0, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4, 6: 7, 7: 6, 8: 3}
+_NQ = {0: 0, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4, 6: 7, 7: 6, 8: 3}  # custom: len(coordinates)
 _NV = {0: 0, 1: 1, 2: 1, 3: 2, 4: 3, 5: 3, 6: 6, 7: 6, 8: 3}
 _AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 _GROUND = "ground"
@@ -107,10 +141,13 @@ class Joint(_Frozen):
     name : str, optional
         Joint name; defaults to the body name.
     coordinates : sequence of str, optional
-        Names of the ``nq`` coordinates; defaults are derived from the joint name.
+        Names of the ``nq`` coordinates; defaults are derived from the joint name
+        (for a ``custom`` joint: the coordinates of its transform, in order).
     limits : object, optional
         Joint limits, stored and written back unchanged (JSON-serializable);
         reading ``limits`` returns a copy.
+    transform : sequence of 6 TransformAxis or dict, optional
+        The ``custom`` joint's rotation and translation axes (module docstring).
 
     Notes
     -----
@@ -120,9 +157,12 @@ class Joint(_Frozen):
     ``axis`` array cannot be written in place.
     """
 
-    __slots__ = ("type", "axis", "sequence", "name", "coordinates", "_limits")
+    __slots__ = ("type", "axis", "sequence", "name", "coordinates", "_limits", "transform")
 
-    def __init__(self, type, axis=None, sequence=None, name=None, coordinates=None, limits=None):
+    def __init__(
+        self, type, axis=None, sequence=None, name=None, coordinates=None, limits=None,
+        transform=None,
+    ):  # fmt: skip
         self._init(
             type=type,
             axis=None if axis is None else _read_only(axis),
@@ -130,6 +170,7 @@ class Joint(_Frozen):
             name=name,
             coordinates=None if coordinates is None else tuple(coordinates),
             _limits=copy.deepcopy(limits),
+            transform=None if transform is None else tuple(transform),
         )
 
     @property
@@ -139,7 +180,7 @@ class Joint(_Frozen):
 
     def __reduce__(self):
         fields = (self.type, self.axis, self.sequence, self.name, self.coordinates, self._limits)
-        return (type(self), fields)
+        return (type(self), fields + (self.transform,))
 
     @property
     def code(self) -> int:
@@ -147,10 +188,14 @@ class Joint(_Frozen):
 
     @property
     def nq(self) -> int:
+        if self.type == "custom":
+            return len(self.coordinates or ())
         return _NQ[self.code]
 
     @property
     def nv(self) -> int:
+        if self.type == "custom":
+            return len(self.coordinates or ())
         return _NV[self.code]
 
     def __repr__(self) -> str:
@@ -159,7 +204,61 @@ class Joint(_Frozen):
             extra = f", axis={self.axis.tolist()}"
         if self.sequence is not None:
             extra = f", sequence={self.sequence!r}"
+        if self.transform is not None:
+            extra = f", coordinates={list(self.coordinates)!r}"
         return f"Joint({self.type!r}{extra}, name={self.name!r})"
+
+
+class TransformAxis(_Frozen):
+    """One axis of a ``custom`` joint's transform (read-only; OpenSim's ``TransformAxis``).
+
+    Attributes
+    ----------
+    axis : ndarray, shape (3,)
+        Unit axis in the joint frame.
+    coordinate : str or None
+        The joint coordinate that drives the axis (None: a constant value).
+    function : ahbm.kinematics.functions.Function
+        Value of the axis (rad or m) as a function of the coordinate.
+
+    Examples
+    --------
+    >>> from ahbm.kinematics.joints import TransformAxis
+    >>> from ahbm.kinematics.functions import LinearFunction
+    >>> TransformAxis([0, 0, 1], "knee", LinearFunction(1.0, 0.0)).to_dict()["coordinate"]
+    'knee'
+    """
+
+    __slots__ = ("axis", "coordinate", "function")
+
+    def __init__(self, axis, coordinate, function):
+        self._init(axis=_read_only(axis), coordinate=coordinate, function=function)
+
+    def value(self, q_coordinate, derivative: int = 0):
+        """The axis value (or a derivative) for the coordinate's value (any shape)."""
+        x = 0.0 if self.coordinate is None else q_coordinate
+        return self.function.value(x, derivative)
+
+    def to_dict(self) -> dict:
+        """``{"axis": [...], "coordinate": name or None, "function": {...}}``."""
+        return {
+            "axis": self.axis.tolist(),
+            "coordinate": self.coordinate,
+            "function": self.function.to_dict(),
+        }
+
+    def __eq__(self, other):
+        if not isinstance(other, TransformAxis):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None
+
+    def __reduce__(self):
+        return (type(self), (self.axis, self.coordinate, self.function))
+
+    def __repr__(self) -> str:
+        return f"TransformAxis({self.axis.tolist()}, {self.coordinate!r}, {self.function!r})"
 
 
 class Body(_Frozen):
@@ -177,6 +276,12 @@ class Body(_Frozen):
         Joint-frame origin in the parent body frame, m.
     rotation : ndarray, shape (3, 3)
         Joint-frame axes in the parent body frame (``parent_R_joint``).
+    child_position : ndarray, shape (3,)
+        Origin of the joint's moving frame in the body frame, m (OpenSim's
+        child offset frame; zeros by default).
+    child_rotation : ndarray, shape (3, 3)
+        Axes of the joint's moving frame in the body frame (``body_R_moving``;
+        identity by default).
     mass : float
         kg.
     com : ndarray, shape (3,)
@@ -197,14 +302,16 @@ class Body(_Frozen):
 
     __slots__ = (
         "name", "parent", "joint", "position", "rotation", "mass", "com", "inertia", "markers",
-        "_geometry",
+        "_geometry", "child_position", "child_rotation",
     )  # fmt: skip
 
     def __init__(
         self, name, parent, joint, position, rotation, mass, com, inertia, markers=None,
-        geometry=None,
+        geometry=None, child_position=None, child_rotation=None,
     ):  # fmt: skip
         self._init(
+            child_position=_read_only(np.zeros(3) if child_position is None else child_position),
+            child_rotation=_read_only(np.eye(3) if child_rotation is None else child_rotation),
             name=name,
             parent=int(parent),
             joint=joint,
@@ -227,7 +334,15 @@ class Body(_Frozen):
     def __reduce__(self):
         fields = (self.name, self.parent, self.joint, self.position, self.rotation, self.mass)
         fields += (self.com, self.inertia, dict(self.markers), self._geometry)
+        fields += (self.child_position, self.child_rotation)
         return (type(self), fields)
+
+    @property
+    def has_child_offset(self) -> bool:
+        """True when the body frame differs from the joint's moving frame."""
+        return bool(np.any(self.child_position)) or not np.array_equal(
+            self.child_rotation, np.eye(3)
+        )
 
     def __repr__(self) -> str:
         return (
@@ -256,7 +371,7 @@ def _check_mat3(value, what):
     return arr
 
 
-_JOINT_FIELDS = ("type", "axis", "sequence", "name", "coordinates", "limits")
+_JOINT_FIELDS = ("type", "axis", "sequence", "name", "coordinates", "limits", "transform")
 
 
 def _make_joint(joint, body_name) -> Joint:
@@ -320,9 +435,17 @@ def _make_joint(joint, body_name) -> Joint:
         raise ModelError(f"body '{body_name}': joint name must be a string, got {name!r}")
     code = JOINT_TYPES[jtype]
     coords = joint.get("coordinates")
-    if coords is None:
+    transform = None
+    if jtype == "custom":
+        transform, coords = _check_transform(joint.get("transform"), coords, body_name)
+    elif joint.get("transform") is not None:
+        raise ModelError(
+            f"body '{body_name}': only a 'custom' joint has a 'transform'; this joint is "
+            f"{jtype!r} (use type 'custom' or remove the transform)"
+        )
+    if code != CUSTOM and coords is None:
         coords = _default_coordinate_names(name, code, sequence)
-    else:
+    elif code != CUSTOM:
         if not isinstance(coords, (list, tuple)) or len(coords) != _NQ[code]:
             raise ModelError(
                 f"body '{body_name}': joint 'coordinates' must list {_NQ[code]} names for a "
@@ -337,7 +460,75 @@ def _make_joint(joint, body_name) -> Joint:
             raise ModelError(
                 f"body '{body_name}': joint 'limits' must be JSON-serializable"
             ) from err
-    return Joint(jtype, axis, sequence, name, coords, limits)
+    return Joint(jtype, axis, sequence, name, coords, limits, transform)
+
+
+_AXIS_NAMES = (
+    "rotation1", "rotation2", "rotation3", "translation1", "translation2", "translation3",
+)  # fmt: skip
+
+
+def _check_transform(items, coords, body_name):
+    """Validate a custom joint's 6 transform axes; return (axes, coordinate names)."""
+    from ahbm.kinematics.functions import Constant, LinearFunction, as_function
+
+    where = f"body '{body_name}': custom joint"
+    if not isinstance(items, (list, tuple)) or len(items) != 6:
+        raise ModelError(
+            f"{where} needs a 'transform' of 6 items (rotation1-3, translation1-3), each "
+            f"{{'axis': [x, y, z], 'coordinate': name or None, 'function': {{...}}}}; got "
+            f"{items!r}"
+        )
+    axes = []
+    for k, item in enumerate(items):
+        what = f"{where} transform[{k}] ({_AXIS_NAMES[k]})"
+        if isinstance(item, TransformAxis):
+            item = {"axis": item.axis, "coordinate": item.coordinate, "function": item.function}
+        if not isinstance(item, dict):
+            raise ModelError(f"{what} must be a dict with 'axis', 'coordinate', 'function'")
+        unknown = sorted(set(item) - {"axis", "coordinate", "function"})
+        if unknown:
+            raise ModelError(
+                f"{what} has unknown fields {unknown}; an axis has 'axis', 'coordinate', 'function'"
+            )
+        if item.get("axis") is None:
+            raise ModelError(f"{what} needs an 'axis' (3 numbers)")
+        axis = _check_vec3(item["axis"], f"{what} axis")
+        norm = float(np.linalg.norm(axis))
+        if norm < 1e-12:
+            raise ModelError(f"{what} axis is zero; give a direction")
+        coord = item.get("coordinate")
+        if coord is not None and not isinstance(coord, str):
+            raise ModelError(f"{what} coordinate must be a name or None, got {coord!r}")
+        fn = item.get("function")
+        if fn is None:
+            fn = LinearFunction(1.0, 0.0) if coord is not None else Constant(0.0)
+        fn = as_function(fn, f"{what} function")
+        axes.append(TransformAxis(axis / norm, coord, fn))
+    used = []
+    for ax in axes:
+        if ax.coordinate is not None and ax.coordinate not in used:
+            used.append(ax.coordinate)
+    if coords is None:
+        coords = used
+    if not isinstance(coords, (list, tuple)) or not all(isinstance(c, str) for c in coords):
+        raise ModelError(f"{where} 'coordinates' must be a list of names, got {coords!r}")
+    coords = list(coords)
+    if len(set(coords)) != len(coords):
+        raise ModelError(f"{where} lists a coordinate twice in 'coordinates': {coords}")
+    unknown = [c for c in used if c not in coords]
+    if unknown:
+        raise ModelError(
+            f"{where}: the transform uses the coordinates {unknown}, which are not in the "
+            f"joint's 'coordinates' {coords}; add them"
+        )
+    idle = [c for c in coords if c not in used]
+    if idle:
+        raise ModelError(
+            f"{where}: the coordinates {idle} drive no transform axis; remove them or give "
+            "an axis that uses them"
+        )
+    return tuple(axes), coords
 
 
 def _default_coordinate_names(name, code, sequence):
@@ -395,19 +586,32 @@ def _check_inertia(inertia, body_name):
     return I
 
 
-def _check_rotation(rotation, body_name):
-    R = _check_mat3(rotation, f"body '{body_name}': origin rotation")
+def _check_rotation(rotation, body_name, what="origin rotation"):
+    R = _check_mat3(rotation, f"body '{body_name}': {what}")
     if not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
         raise ModelError(
-            f"body '{body_name}': origin rotation is not a proper orthonormal matrix "
+            f"body '{body_name}': {what} is not a proper orthonormal matrix "
             f"(R.T @ R = I, det R = +1); got {R.tolist()}"
         )
     return R
 
 
-def _make_body(name, pidx, joint, position, rotation, mass, com, inertia, markers, geometry):
+def _make_body(
+    name, pidx, joint, position, rotation, mass, com, inertia, markers, geometry,
+    child_position=None, child_rotation=None,
+):  # fmt: skip
     """Validate the fields of one body (its name and parent are already checked)."""
     jnt = _make_joint(joint, name)
+    cpos = (
+        np.zeros(3)
+        if child_position is None
+        else _check_vec3(child_position, f"body '{name}': child_position")
+    )
+    crot = (
+        np.eye(3)
+        if child_rotation is None
+        else _check_rotation(child_rotation, name, "child_rotation")
+    )
     pos = _check_vec3(position, f"body '{name}': origin position")
     rot = np.eye(3) if rotation is None else _check_rotation(rotation, name)
     try:
@@ -431,4 +635,4 @@ def _make_body(name, pidx, joint, position, rotation, mass, com, inertia, marker
             json.dumps(geometry)
         except (TypeError, ValueError) as err:
             raise ModelError(f"body '{name}': geometry must be JSON-serializable") from err
-    return Body(name, pidx, jnt, pos, rot, m, c, I, mk, geometry)
+    return Body(name, pidx, jnt, pos, rot, m, c, I, mk, geometry, cpos, crot)

@@ -38,7 +38,8 @@ __all__ = [
 #: Top-level entries of a model file that this module reads itself.
 _BASE_ENTRIES = ("format", "version", "name", "gravity", "bodies")
 _BODY_FIELDS = (
-    "name", "parent", "joint", "origin", "mass", "com", "inertia", "markers", "geometry",
+    "name", "parent", "joint", "origin", "child_origin", "mass", "com", "inertia", "markers",
+    "geometry",
 )  # fmt: skip
 _ORIGIN_FIELDS = ("position", "rotation")
 
@@ -130,6 +131,8 @@ def model_to_dict(model: Model) -> dict:
             j["axis"] = x.joint.axis.tolist()
         if x.joint.sequence is not None:
             j["sequence"] = x.joint.sequence
+        if x.joint.transform is not None:
+            j["transform"] = [ax.to_dict() for ax in x.joint.transform]
         j["name"] = x.joint.name
         j["coordinates"] = list(x.joint.coordinates)
         limits = x.joint.limits
@@ -140,6 +143,13 @@ def model_to_dict(model: Model) -> dict:
             "parent": _GROUND if x.parent < 0 else model.bodies[x.parent].name,
             "joint": j,
             "origin": {"position": x.position.tolist(), "rotation": x.rotation.tolist()},
+        }
+        if x.has_child_offset:
+            d["child_origin"] = {
+                "position": x.child_position.tolist(),
+                "rotation": x.child_rotation.tolist(),
+            }
+        d |= {
             "mass": x.mass,
             "com": x.com.tolist(),
             "inertia": x.inertia.tolist(),
@@ -237,6 +247,10 @@ def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Mod
         if not isinstance(origin, dict):
             raise ModelError(f"{source}: body '{bname}': 'origin' must be an object")
         _reject_unknown(origin, _ORIGIN_FIELDS, f"{source}: body '{bname}': 'origin'")
+        child = b.get("child_origin", {}) or {}
+        if not isinstance(child, dict):
+            raise ModelError(f"{source}: body '{bname}': 'child_origin' must be an object")
+        _reject_unknown(child, _ORIGIN_FIELDS, f"{source}: body '{bname}': 'child_origin'")
         try:
             model.add_body(
                 bname,
@@ -249,6 +263,8 @@ def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Mod
                 inertia=b.get("inertia"),
                 markers=b.get("markers"),
                 geometry=b.get("geometry"),
+                child_position=child.get("position"),
+                child_rotation=child.get("rotation"),
             )
         except ModelError as err:
             raise ModelError(f"{source}: {err}") from err

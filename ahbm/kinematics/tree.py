@@ -12,11 +12,17 @@ For body ``i`` with parent ``p``:
 
 * the *joint frame* is fixed in the parent body; its pose in the parent body
   frame is ``origin`` (``position`` and ``rotation`` = ``p_R_joint``);
-* the *body frame* is the joint frame after the joint motion: for
+* the joint's *moving frame* is the joint frame after the joint motion: for
   coordinates ``q_i`` the joint gives a rotation ``R_J(q_i)`` and a
-  translation ``r_J(q_i)`` (expressed in the joint frame), so the body frame
-  has the pose ``p_R_i = rotation @ R_J`` and ``p_r_i = position + rotation @ r_J``;
-* the centre of mass ``com`` and the inertia about it are in the body frame.
+  translation ``r_J(q_i)`` (expressed in the joint frame), so the moving frame
+  has the pose ``p_R_m = rotation @ R_J`` and ``p_r_m = position + rotation @ r_J``;
+* the *body frame* is the moving frame unless the body gives a child offset
+  (OpenSim's child offset frame): ``child_position`` and ``child_rotation``
+  are the moving frame's origin and axes in the body frame, so
+  ``p_R_i = p_R_m @ child_rotation.T`` and
+  ``p_r_i = p_r_m - p_R_i @ child_position``;
+* the centre of mass ``com``, the inertia about it and the markers are in the
+  body frame.
 
 The joint types, :class:`Joint` and :class:`Body` and the validation of
 their fields are in :mod:`ahbm.kinematics.joints` (importable from here too).
@@ -25,9 +31,12 @@ Model file (JSON, version 1)
 ----------------------------
 ``{"format": "ahbm-model", "version": 1, "name": ..., "gravity": [0, 0, -9.81],
 "bodies": [{"name", "parent" ("ground" for a root), "joint": {"type", "axis" |
-"sequence", "limits"?, "name"?, "coordinates"?}, "origin": {"position",
-"rotation"}, "mass", "com"?, "inertia"?, "markers"? ({name: [x, y, z]}),
-"geometry"?}, ...], "constraints"?: [{"type", ...}, ...]}``.
+"sequence" | "transform", "limits"?, "name"?, "coordinates"?}, "origin":
+{"position", "rotation"}, "child_origin"? ({"position", "rotation"}, omitted
+when identity), "mass", "com"?, "inertia"?, "markers"? ({name: [x, y, z]}),
+"geometry"?}, ...], "constraints"?: [{"type", ...}, ...]}``. A custom joint's
+``"transform"`` lists 6 axes ``{"axis", "coordinate", "function"}`` (see
+:mod:`ahbm.kinematics.joints`).
 Bodies appear parents first; their order defines the order of coordinates.
 Top-level sections other than the bodies (``"constraints"``, read into
 ``model.constraints``; later ``"muscles"`` and ``"contacts"``) are read and
@@ -53,6 +62,7 @@ from ahbm.kinematics.joints import (
     JOINT_TYPES,
     Body,
     Joint,
+    TransformAxis,
     _check_vec3,
     _make_body,
     _read_only,
@@ -62,6 +72,7 @@ from ahbm.kinematics.joints import (
 __all__ = [
     "Joint",
     "Body",
+    "TransformAxis",
     "Model",
     "ModelCache",
     "JOINT_TYPES",
@@ -318,6 +329,8 @@ class Model:
         inertia=None,
         markers: dict | None = None,
         geometry=None,
+        child_position=None,
+        child_rotation=None,
     ) -> int:
         """Append a body and its joint; return the new body's index.
 
@@ -343,12 +356,35 @@ class Model:
             Marker name -> position (3,) in the body frame, m.
         geometry : object, optional
             JSON-serializable drawing information, kept unchanged.
+        child_position : array_like, shape (3,), optional
+            Origin of the joint's moving frame in the body frame, m (OpenSim's
+            child offset frame); zeros by default.
+        child_rotation : array_like, shape (3, 3), optional
+            Axes of the joint's moving frame in the body frame
+            (``body_R_moving``); identity by default.
 
         Raises
         ------
         ModelError
             Duplicate name, unknown parent, negative mass, bad inertia, rotation
             or joint (a lowercase joint sequence among them).
+
+        Examples
+        --------
+        >>> m = Model()
+        >>> m.add_body("thigh", "ground", {"type": "custom", "transform": [
+        ...     {"axis": [0, 0, 1], "coordinate": "hip", "function": {
+        ...         "type": "LinearFunction", "slope": 1.0, "intercept": 0.0}},
+        ...     {"axis": [1, 0, 0], "coordinate": None},
+        ...     {"axis": [0, 1, 0], "coordinate": None},
+        ...     {"axis": [1, 0, 0], "coordinate": None},
+        ...     {"axis": [0, 1, 0], "coordinate": "hip", "function": {
+        ...         "type": "SimmSpline", "x": [0, 1, 2], "y": [0, 0.01, 0.0]}},
+        ...     {"axis": [0, 0, 1], "coordinate": None}]},
+        ...     child_position=[0, 0.4, 0], mass=8.0)
+        0
+        >>> m.coordinate_names, m.nv
+        (['hip'], 1)
         """
         if not isinstance(name, str) or not name:
             raise ModelError(f"body name must be a non-empty string, got {name!r}")
@@ -377,8 +413,9 @@ class Model:
             if not -1 <= pidx < n:
                 raise ModelError(f"body '{name}': parent index {pidx} out of range [-1, {n})")
         body = _make_body(
-            name, pidx, joint, position, rotation, mass, com, inertia, markers, geometry
-        )
+            name, pidx, joint, position, rotation, mass, com, inertia, markers, geometry,
+            child_position, child_rotation,
+        )  # fmt: skip
         self._bodies.append(body)
         self._index[name] = n
         self._changed()
@@ -396,6 +433,8 @@ class Model:
         inertia=_KEEP,
         markers=_KEEP,
         geometry=_KEEP,
+        child_position=_KEEP,
+        child_rotation=_KEEP,
     ) -> int:
         """Replace some fields of a body (validated as in :meth:`add_body`).
 
@@ -404,6 +443,7 @@ class Model:
         body : str or int
             Body name or index.
         joint, position, rotation, mass, com, inertia, markers, geometry : optional
+        child_position, child_rotation : optional
             New values (as in :meth:`add_body`); fields not given are kept.
             ``markers`` replaces all the body's markers: to add one, pass
             ``{**model.bodies[i].markers, "new": [x, y, z]}``. A new joint may
@@ -434,11 +474,13 @@ class Model:
         given = {
             "joint": joint, "position": position, "rotation": rotation, "mass": mass,
             "com": com, "inertia": inertia, "markers": markers, "geometry": geometry,
+            "child_position": child_position, "child_rotation": child_rotation,
         }  # fmt: skip
         current = {
             "joint": old.joint, "position": old.position, "rotation": old.rotation,
             "mass": old.mass, "com": old.com, "inertia": old.inertia,
             "markers": old.markers, "geometry": old._geometry,
+            "child_position": old.child_position, "child_rotation": old.child_rotation,
         }  # fmt: skip
         values = {k: current[k] if v is _KEEP else v for k, v in given.items()}
         new = _make_body(old.name, old.parent, **values)
@@ -602,7 +644,7 @@ def _section_spec(key):
 # stay importable from here, where they used to be.
 _MOVED = {
     **dict.fromkeys(
-        "FIXED REVOLUTE PRISMATIC UNIVERSAL EULER SPHERICAL FREE FREE_EULER PLANAR".split(),
+        "FIXED REVOLUTE PRISMATIC UNIVERSAL EULER SPHERICAL FREE FREE_EULER PLANAR CUSTOM".split(),
         "joints",
     ),
     "load_model": "model_file",
