@@ -12,6 +12,26 @@
   marker placement.
 """
 
+from ahbm.tools.opensim_id import (
+    IDResult,
+    external_loads_f_ext,
+    inverse_dynamics_opensim,
+    opensim_coordinate_order,
+    run_id_setup,
+)
+from ahbm.tools.opensim_ik import (
+    IKOpenSimResult,
+    clamped_bounds,
+    inverse_kinematics_opensim,
+    run_ik_setup,
+)
+from ahbm.tools.opensim_processing import (
+    ProcessedCoordinates,
+    natural_quintic_spline,
+    opensim_coordinate_processing,
+    opensim_lowpass_iir,
+    opensim_pad,
+)
 from ahbm.tools.opensim_scale import (
     MarkerPlacerSetup,
     ModelScalerSetup,
@@ -41,6 +61,20 @@ __all__ = [
     "read_external_loads",
     "read_id_setup",
     "read_ik_setup",
+    "IDResult",
+    "external_loads_f_ext",
+    "inverse_dynamics_opensim",
+    "opensim_coordinate_order",
+    "run_id_setup",
+    "IKOpenSimResult",
+    "clamped_bounds",
+    "inverse_kinematics_opensim",
+    "run_ik_setup",
+    "ProcessedCoordinates",
+    "natural_quintic_spline",
+    "opensim_coordinate_processing",
+    "opensim_lowpass_iir",
+    "opensim_pad",
     "MarkerPlacerSetup",
     "ModelScalerSetup",
     "ScaleResult",

@@ -113,7 +113,7 @@ class IDResult(ResultRepr):
 def _rotational(model: Model) -> dict:
     """Coordinate name -> True if rotational (from the OpenSim coordinate table if any)."""
     try:
-        from ahbm.io import osim_coordinates  # written by read_osim's module
+        from ahbm.io import osim_coordinates
     except ImportError:  # pragma: no cover - the reader is part of ahbm.io
         osim_coordinates = None
     if osim_coordinates is not None:
@@ -135,26 +135,29 @@ def _rotational(model: Model) -> dict:
     return out
 
 
-def _motion_types(table) -> dict:
-    """Extract {name: rotational?} from the coordinate table of ahbm.io.osim_coordinates."""
-    rows = []
+def _coordinate_rows(table) -> list:
+    """Rows (dicts with a "name") of the coordinate table of ahbm.io.osim_coordinates."""
     if isinstance(table, pd.DataFrame):
-        df = table
-        name_col = "name" if "name" in df.columns else None
-        names = df[name_col].tolist() if name_col else [str(i) for i in df.index]
-        mt_col = next((c for c in ("motion_type", "motion") if c in df.columns), None)
-        if mt_col is None:
-            return {}
-        rows = list(zip(names, df[mt_col].tolist(), strict=True))
-    else:
-        try:
-            for r in table:
-                name = getattr(r, "name", None) or r["name"]
-                mt = getattr(r, "motion_type", None) or r["motion_type"]
-                rows.append((name, mt))
-        except (TypeError, KeyError):
-            return {}
-    return {str(n): str(m).lower().startswith("rot") for n, m in rows}
+        df = table if "name" in table.columns else table.rename_axis("name").reset_index()
+        return df.to_dict("records")
+    try:
+        return [dict(r) for r in table]
+    except (TypeError, ValueError):
+        return []
+
+
+def _motion_types(table) -> dict:
+    """{name: rotational?} from the coordinate table (OpenSim's motion types).
+
+    A coordinate that drives rotation and translation axes ("coupled") is
+    rotational for OpenSim (its ID column is ``<name>_moment``).
+    """
+    out = {}
+    for row in _coordinate_rows(table):
+        mt = str(row.get("motion_type", "")).lower()
+        if mt:
+            out[str(row.get("name"))] = mt.startswith("rot") or mt == "coupled"
+    return out
 
 
 def _joint_kinds(joint) -> list:
@@ -320,7 +323,10 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
     N = t.shape[0]
     f_ext = np.zeros((N, model.n_bodies, 6))
     t_data = data.time
-    if loads.forces and (t.size and (t.min() < t_data[0] - 1e-9 or t.max() > t_data[-1] + 1e-9)):
+    # a little outside is fine (OpenSim's processed times may start 1e-7 s early):
+    # the splines extrapolate over at most one sample interval of the data
+    slack = float(np.min(np.diff(t_data))) if t_data.shape[0] > 1 else 0.0
+    if loads.forces and (t.size and (t.min() < t_data[0] - slack or t.max() > t_data[-1] + slack)):
         raise DataError(
             f"the external loads data '{data.source}' cover {t_data[0]} to {t_data[-1]} s but the "
             f"coordinates need {t.min()} to {t.max()} s; shorten the time range"
@@ -412,12 +418,11 @@ def _default_q(model: Model) -> np.ndarray:
         table = osim_coordinates(model)
     except (ModelError, DataError, TypeError, ValueError, KeyError):
         return q
-    if isinstance(table, pd.DataFrame) and "default" in table.columns:
-        names = table["name"].tolist() if "name" in table.columns else list(table.index)
-        idx = {n: i for i, n in enumerate(model.coordinate_names)}
-        for n, d in zip(names, table["default"].tolist(), strict=True):
-            if n in idx and np.isfinite(d):
-                q[idx[n]] = d
+    idx = {n: i for i, n in enumerate(model.coordinate_names)}
+    for row in _coordinate_rows(table):
+        n, d = row.get("name"), row.get("default_value", row.get("default"))
+        if n in idx and d is not None and np.isfinite(float(d)):
+            q[idx[n]] = float(d)
     return q
 
 
