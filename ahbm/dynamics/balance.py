@@ -502,16 +502,14 @@ def _hull_vertices(P, valid):
     earlier = np.tril(np.ones((n, n), dtype=bool), -1)  # k < i
     dup = (valid[:, None, :] & earlier & (d2 <= (tol[..., 0] ** 2))).any(-1)
     ok = valid & ~dup
-    E = P[:, None, :, :] - P[:, :, None, :]  # E[n, i, j] = P_j − P_i
-    D = P[:, None, :, :] - P[:, :, None, :]  # D[n, i, k] = P_k − P_i
-    crs = E[:, :, :, None, 0] * D[:, :, None, :, 1] - E[:, :, :, None, 1] * D[:, :, None, :, 0]
+    E = P[:, None, :, :] - P[:, :, None, :]  # E[n, i, j] = P_j − P_i (edges and offsets)
+    # for edge (i, j) and point k: crs = E_ij × E_ik, dot = E_ij · E_ik  (N, i, j, k)
+    crs = E[:, :, :, None, 0] * E[:, :, None, :, 1] - E[:, :, :, None, 1] * E[:, :, None, :, 0]
     L2 = (E**2).sum(-1)[..., None]  # |P_j − P_i|², (N, i, j, 1)
-    dot = (E[:, :, :, None, :] * D[:, :, None, :, :]).sum(-1)
+    dot = (E[:, :, :, None, :] * E[:, :, None, :, :]).sum(-1)
     ltol = tol * np.sqrt(np.maximum(L2, 0.0))  # cross-product tolerance ~ |e| tol
     left = crs > ltol
-    on_segment = (
-        (np.abs(crs) <= ltol) & (dot >= -ltol * np.sqrt(L2)) & (dot <= L2 + ltol * np.sqrt(L2))
-    )
+    on_segment = (np.abs(crs) <= ltol) & (dot >= -ltol) & (dot <= L2 + ltol)
     good = left | on_segment | ~ok[:, None, None, :]
     edge = good.all(-1) & ok[:, :, None] & ok[:, None, :] & (L2[..., 0] > 0)
     vertex = edge.any(-1)

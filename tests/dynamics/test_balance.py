@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.spatial import ConvexHull
+from scipy.spatial import ConvexHull, QhullError
 
 from ahbm.dynamics import (
     centroidal_momentum_bias,
@@ -407,6 +407,22 @@ def test_support_polygon_matches_scipy_hull():
         start = int(np.argmin(np.linalg.norm(ref - got[0, :2], axis=-1)))
         np.testing.assert_allclose(np.roll(ref, -start, axis=0), got[:, :2], atol=1e-14)
         assert np.all(np.isnan(poly[k, len(ref) :]))
+
+
+def test_support_polygon_of_lattice_points():
+    """Many collinear and repeated points: only the extreme points are vertices."""
+    rng = np.random.default_rng(14)
+    pts = np.concatenate([rng.integers(0, 4, size=(60, 12, 2)) * 0.05, np.zeros((60, 12, 1))], -1)
+    poly = support_polygon(pts)
+    for k in range(60):
+        try:
+            hull = ConvexHull(pts[k, :, :2])
+        except QhullError:  # all collinear: scipy has no 2-D hull
+            continue
+        got = poly[k][~np.isnan(poly[k]).any(-1)]
+        assert len(got) == len(hull.vertices), k
+        assert signed_area(got[:, :2]) > 0
+        np.testing.assert_allclose(signed_area(got[:, :2]), hull.volume, rtol=1e-12)
 
 
 def test_support_polygon_degenerate_cases_and_batches():
