@@ -314,6 +314,81 @@ def _run_scale(args: argparse.Namespace) -> int:
 COMMANDS["scale"] = (SCALE_HELP, _add_scale, _run_scale)
 
 
+# --- ik / id: OpenSim's IK and ID tools (ahbm.tools.opensim_ik / opensim_id) -------------
+
+IK_HELP = "run an OpenSim Inverse Kinematics setup: coordinates (.mot) from markers (.trc)"
+ID_HELP = "run an OpenSim Inverse Dynamics setup: generalized forces (.sto)"
+
+
+def _add_tool_common(parser: argparse.ArgumentParser, tool: str, default_out: str) -> None:
+    parser.add_argument("setup", metavar="SETUP.xml", help=f"an OpenSim {tool} setup file")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=None, help=f"output file (default: {default_out})"
+    )
+    parser.add_argument(
+        "--time-range",
+        nargs=2,
+        type=float,
+        default=None,
+        metavar=("START", "END"),
+        help="time range in s (default: the setup's <time_range>)",
+    )
+
+
+def _add_ik(parser: argparse.ArgumentParser) -> None:
+    _add_tool_common(parser, "<InverseKinematicsTool>", "the setup's <output_motion_file>")
+
+
+def _add_id(parser: argparse.ArgumentParser) -> None:
+    _add_tool_common(
+        parser,
+        "<InverseDynamicsTool>",
+        "<results_directory>/<output_gen_force_file> of the setup",
+    )
+    parser.add_argument(
+        "--processing",
+        choices=("opensim", "butterworth"),
+        default="opensim",
+        help="coordinate processing: OpenSim's (pad, 3rd-order Butterworth forward and "
+        "backward, quintic spline; default) or ahbm's butter_filtfilt before the spline",
+    )
+
+
+def _run_ik(args: argparse.Namespace) -> int:
+    from ahbm.tools.opensim_ik import run_ik_setup
+
+    res = run_ik_setup(args.setup, output=args.output, time_range=args.time_range)
+    print(
+        f"IK: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
+        f"{len(res.coordinate_names)} coordinates, {len(res.marker_names)} markers; marker "
+        f"error RMS {np.nanmean(res.rms_error) * 100:.2f} cm (mean), max "
+        f"{np.nanmax(res.max_error) * 100:.2f} cm"
+    )
+    if not res.converged.all():
+        print(f"warning: {int((~res.converged).sum())} frame(s) did not converge")
+    print(f"wrote {res.output}")
+    return 0
+
+
+def _run_id(args: argparse.Namespace) -> int:
+    from ahbm.tools.opensim_id import run_id_setup
+
+    res = run_id_setup(
+        args.setup, output=args.output, time_range=args.time_range, processing=args.processing
+    )
+    print(
+        f"ID: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
+        f"{len(res.labels)} generalized forces, coordinates processed as "
+        f"{'OpenSim' if args.processing == 'opensim' else 'butter_filtfilt'}"
+    )
+    print(f"wrote {res.output}")
+    return 0
+
+
+COMMANDS["ik"] = (IK_HELP, _add_ik, _run_ik)
+COMMANDS["id"] = (ID_HELP, _add_id, _run_id)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``ahbm`` command."""
     from ahbm import __version__
