@@ -1,22 +1,52 @@
-"""Safe file output shared by every ahbm writer (internal).
+"""Safe file output shared by every ahbm writer, and isolated reading (internal).
 
 No writer leaves a half-written file: the content goes to a temporary file in
 the target's folder, is flushed to disk, and is renamed over the target with
 ``os.replace`` only when complete. On any failure or interruption the
 temporary file is removed and an existing target is left untouched.
+
+Temporary names identify their owner: ``.<stem>.ahbm-<host>-<pid>-<random>.tmp<suffix>``
+(``host`` is a short hash of the machine's name). A write interrupted by
+SIGTERM in the main thread removes its temporary before the process ends; one
+killed by SIGKILL (which no process can catch) leaves it behind, and the next
+write of the same target removes the temporaries of writers that no longer
+run. :func:`cleanup_temporaries` does the same for a whole folder.
+
+:func:`run_isolated` calls a function in a child Python process, so that a
+crash or hang of native code (libhdf5 on a damaged file) becomes an error.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib
+import json
 import os
+import re
+import signal
+import socket
+import subprocess
+import sys
 import tempfile
+import threading
+import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from ahbm.errors import DataError
+from ahbm.errors import AhbmError, DataError, FileFormatError
 
-__all__ = ["atomic_path", "default_mode"]
+__all__ = ["atomic_path", "default_mode", "cleanup_temporaries", "run_isolated"]
+
+#: The marker in every temporary file name (``.name.ahbm-...``).
+TEMP_MARKER = "ahbm"
+_NAME_MAX = 255  # bytes in one file name on common file systems
+_TEMP_RE = re.compile(
+    r"^\.(?P<stem>.*)\." + TEMP_MARKER + r"-(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]+)-"
+    r"(?P<rand>[a-z0-9_]+)\.tmp(?P<suffix>(\.[^.]*)?)$"
+)
 
 
 def default_mode(target: Path) -> int:
@@ -43,6 +73,194 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+# ----------------------------------------------------------------------------- owners
+
+
+def _host_tag() -> str:
+    """Eight hex digits naming this machine (temporaries of other hosts are never removed)."""
+    return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _temp_stem(target: Path) -> str:
+    """The stem used in the temporary names of `target` (shortened to fit a file name)."""
+    stem = target.stem
+    room = _NAME_MAX - len(f"..{TEMP_MARKER}-12345678-4194304-abcdefgh.tmp{target.suffix}".encode())
+    while len(stem.encode("utf-8", "surrogateescape")) > room and stem:
+        stem = stem[:-1]
+    return stem
+
+
+def _boot_time() -> float | None:
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("btime "):
+                    return float(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _process_start(pid: int) -> float | None:
+    """When process `pid` started (s since the epoch), where /proc tells; else None."""
+    boot = _boot_time()
+    if boot is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _owner_alive(pid: int, written: float) -> bool:
+    """Whether the process that wrote a temporary (last modified at `written`) may still run.
+
+    True when in doubt. A process with that id that started after the file was
+    last written cannot be its writer (the id was reused).
+    """
+    if pid == os.getpid():
+        return True
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        pass  # exists (owned by someone else), or the check is not possible here
+    start = _process_start(pid)
+    return start is None or start <= written + 2.0  # 2 s for clock granularity
+
+
+def _stale(path: Path, match: re.Match) -> bool:
+    if match["host"] != _host_tag():
+        return False
+    try:
+        written = path.lstat().st_mtime
+    except OSError:
+        return False
+    return not _owner_alive(int(match["pid"]), written)
+
+
+def cleanup_temporaries(folder, *, dry_run: bool = False) -> list[Path]:
+    """Remove the temporary files that killed ahbm writers left in `folder`.
+
+    Every ahbm writer writes to a temporary file next to its target and
+    renames it into place; a writer killed by SIGKILL (or a power cut) leaves
+    that file behind. Its name identifies the writer
+    (``.<stem>.ahbm-<host>-<pid>-<random>.tmp<suffix>``), so the temporaries of
+    processes that no longer run on this machine can be recognised. Writing a
+    target removes the stale temporaries of that target by itself; this
+    function cleans a whole folder (``ahbm info`` reports them).
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The folder to clean (not recursive).
+    dry_run : bool, optional
+        Only list the stale temporaries, remove nothing.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The stale temporaries removed (or, with `dry_run`, found), sorted.
+
+    Raises
+    ------
+    DataError
+        If `folder` is not a folder.
+
+    Notes
+    -----
+    Never removed: temporaries of a process that still runs (or may run: a
+    process id in use by a process started before the file was last written),
+    temporaries written on another machine (a shared folder), and files whose
+    names do not follow the pattern above (e.g. ``.name.x1y2.tmp.h5`` written by
+    ahbm 0.1, which did not record its owner).
+
+    Examples
+    --------
+    >>> cleanup_temporaries(".")
+    []
+    """
+    folder = Path(os.fspath(folder))
+    if not folder.is_dir():
+        raise DataError(f"Expected `folder` to be a folder, got {str(folder)!r}")
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            match = _TEMP_RE.match(entry.name)
+            if match and entry.is_file(follow_symlinks=False):
+                path = folder / entry.name
+                if _stale(path, match):
+                    found.append(path)
+    found.sort()
+    if not dry_run:
+        removed = []
+        for path in found:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                removed.append(path)
+        found = removed
+    return found
+
+
+def _remove_stale_temporaries_of(target: Path, folder: Path) -> None:
+    """Remove the temporaries of `target` left by writers that no longer run."""
+    stem, suffix = _temp_stem(target), target.suffix
+    prefix = f".{stem}.{TEMP_MARKER}-"
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if not entry.name.startswith(prefix):
+                continue
+            match = _TEMP_RE.match(entry.name)
+            if (
+                match
+                and match["stem"] == stem
+                and match["suffix"] == suffix
+                and entry.is_file(follow_symlinks=False)
+                and _stale(folder / entry.name, match)
+            ):
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / entry.name)
+
+
+# ----------------------------------------------------------------------------- SIGTERM
+
+
+class _Terminated(BaseException):
+    """Raised in the main thread by the SIGTERM handler that :func:`atomic_path` installs."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[bool]:
+    """While active (main thread, default SIGTERM action only), SIGTERM raises _Terminated.
+
+    Yields whether the handler was installed. A handler the program set itself
+    is left alone: if it raises (e.g. SystemExit), the write cleans up as for
+    any exception; if it returns, the write goes on.
+    """
+    installed = False
+    if threading.current_thread() is threading.main_thread():
+        try:
+            installed = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+            if installed:
+                signal.signal(signal.SIGTERM, _raise_terminated)
+        except (ValueError, OSError, AttributeError):  # pragma: no cover - unusual platforms
+            installed = False
+    try:
+        yield installed
+    finally:
+        if installed:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def atomic_path(path, *, argname: str = "path") -> Iterator[Path]:
     """Yield a temporary path next to `path`; move it into place on success.
@@ -57,14 +275,24 @@ def atomic_path(path, *, argname: str = "path") -> Iterator[Path]:
     Yields
     ------
     pathlib.Path
-        An empty temporary file in the same folder, with the same suffix as
-        `path` (writers such as Pillow choose the format from it). Write the
+        An empty temporary file in the same folder, named
+        ``.<stem>.ahbm-<host>-<pid>-<random>.tmp<suffix>`` (the same suffix as
+        `path`: writers such as Pillow choose the format from it). Write the
         complete content to it inside the ``with`` block.
 
     Raises
     ------
     DataError
         If the folder of `path` does not exist.
+
+    Notes
+    -----
+    On any exception inside the block the temporary file is removed and the
+    exception propagates. In the main thread, while the block runs, SIGTERM
+    (if the program has not set its own handler) removes the temporary file
+    and then ends the process as SIGTERM would have. Before the temporary is
+    created, the temporaries of the same target left by writers that no
+    longer run (killed by SIGKILL) are removed.
 
     Examples
     --------
@@ -80,18 +308,159 @@ def atomic_path(path, *, argname: str = "path") -> Iterator[Path]:
             f"Cannot write `{argname}` {str(target)!r}: folder {str(folder)!r} does not "
             "exist; create it first"
         )
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}", dir=folder
-    )
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        _fsync(tmp)
-        os.chmod(tmp, default_mode(target))
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    _remove_stale_temporaries_of(target, folder)
+    terminated = False
+    with _sigterm_raises() as handler_installed:
+        tmp = None
+        try:
+            fd, tmp_name = tempfile.mkstemp(
+                prefix=f".{_temp_stem(target)}.{TEMP_MARKER}-{_host_tag()}-{os.getpid()}-",
+                suffix=f".tmp{target.suffix}",
+                dir=folder,
+            )
+            tmp = Path(tmp_name)
+            os.close(fd)
+            yield tmp
+            _fsync(tmp)
+            os.chmod(tmp, default_mode(target))
+            os.replace(tmp, target)
+        except BaseException as err:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+            if not (handler_installed and isinstance(err, _Terminated)):
+                raise  # (an outer write that installed the handler ends the process)
+            terminated = True
+    if terminated:  # the handler is the default one again: end as SIGTERM would have
+        signal.raise_signal(signal.SIGTERM)
+        raise SystemExit(128 + signal.SIGTERM)  # pragma: no cover - not reached on POSIX
     _fsync_dir(folder)
+
+
+# ----------------------------------------------------------------------------- isolation
+
+_RESULT = "AHBM-ISOLATED-RESULT "
+
+
+def _child_main() -> None:
+    """Entry point of the child process of :func:`run_isolated` (request on stdin)."""
+    request = json.loads(sys.stdin.read())
+    module, _, func = request["target"].partition(":")
+    reply: dict[str, Any]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fn = getattr(importlib.import_module(module), func)
+            reply = {"result": fn(**request["kwargs"])}
+        except Exception as err:  # reported to the parent, which raises
+            reply = {
+                "error": type(err).__name__,
+                "module": type(err).__module__,
+                "message": str(err),
+            }
+    reply["warnings"] = [
+        [w.category.__name__, w.category.__module__, str(w.message)] for w in caught
+    ]
+    sys.stdout.write("\n" + _RESULT + json.dumps(reply) + "\n")
+    sys.stdout.flush()
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(code).name
+    except ValueError:
+        return f"signal {code}"
+
+
+def run_isolated(
+    target: str, kwargs: dict, *, file, timeout: float | None, what: str = "reading"
+) -> Any:
+    """Call ``target(**kwargs)`` in a child Python process and return its result.
+
+    Parameters
+    ----------
+    target : str
+        ``"package.module:function"``; imported by name in the child.
+    kwargs : dict
+        JSON-serialisable keyword arguments (no pickle crosses the process
+        boundary in either direction).
+    file : str or path-like
+        The file the call is about, named in the error messages.
+    timeout : float or None
+        Seconds before the child is killed (None: wait forever).
+    what : str
+        What the child does, for the messages ("reading").
+
+    Returns
+    -------
+    object
+        The function's JSON-serialisable return value.
+
+    Raises
+    ------
+    FileFormatError
+        If the child crashes (killed by a signal such as SIGSEGV), exits
+        without an answer, does not finish within `timeout` seconds, or raises
+        an exception that is not an AhbmError.
+    AhbmError
+        The AhbmError subclass the function raised in the child, with its message.
+
+    Notes
+    -----
+    Warnings issued in the child are issued again in the parent (as
+    ``UserWarning`` unless they are ahbm warnings). The child runs the same
+    interpreter, with the folder that holds the ``ahbm`` package first on
+    ``PYTHONPATH``.
+    """
+    import ahbm.errors as errors
+
+    env = dict(os.environ)
+    root = str(Path(errors.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    request = json.dumps({"target": target, "kwargs": kwargs})
+    cmd = [sys.executable, "-c", "from ahbm._files import _child_main; _child_main()"]
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            cmd, input=request, capture_output=True, text=True, timeout=timeout, env=env
+        )
+    except subprocess.TimeoutExpired as err:
+        raise FileFormatError(
+            f"{what.capitalize()} '{file}' did not finish within {timeout:g} s in a child "
+            "process (the file may be damaged so that the reader hangs); the child was killed"
+        ) from err
+    reply = None
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(_RESULT):
+            with contextlib.suppress(ValueError):
+                reply = json.loads(line[len(_RESULT) :])
+            break
+    if proc.returncode < 0 or reply is None:
+        last = "; ".join(proc.stderr.strip().splitlines()[-3:])
+        how = (
+            f"was killed by {_signal_name(-proc.returncode)}"
+            if proc.returncode < 0
+            else f"exited with status {proc.returncode}"
+        )
+        raise FileFormatError(
+            f"{what.capitalize()} '{file}' in a child process failed: the child {how} after "
+            f"{time.monotonic() - start:.1f} s (damage that crashes the native library)"
+            + (f"; its last messages: {last}" if last else "")
+        )
+    for name, module, message in reply.get("warnings", []):
+        category = UserWarning
+        if module.startswith("ahbm"):
+            with contextlib.suppress(ImportError, AttributeError):
+                category = getattr(importlib.import_module(module), name)
+        if not (isinstance(category, type) and issubclass(category, Warning)):
+            category = UserWarning
+        warnings.warn(message, category, stacklevel=3)
+    if "error" in reply:
+        cls = getattr(errors, reply["error"], None) if reply["module"] == "ahbm.errors" else None
+        if isinstance(cls, type) and issubclass(cls, AhbmError):
+            raise cls(reply["message"])
+        raise FileFormatError(
+            f"{what.capitalize()} '{file}' in a child process failed with "
+            f"{reply['error']}: {reply['message']}"
+        )
+    return reply["result"]

@@ -17,18 +17,23 @@ truncated file and never damages an existing one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import shutil
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ahbm._files import atomic_path
-from ahbm.errors import DataError, FileFormatError
+from ahbm._files import atomic_path, run_isolated
+from ahbm._validation import max_read_bytes, output_path
+from ahbm.errors import AhbmError, DataError, FileFormatError
+from ahbm.io._h5safe import H5_ERRORS, MAX_DEPTH, SafeStore
 from ahbm.io.opensim import OpenSimTable
-from ahbm.io.trial import Event, ForcePlate, Trial
+from ahbm.io.trial import Event, ForcePlate, Trial, check_trial
 
 __all__ = [
     "save_trial",
@@ -49,6 +54,12 @@ _TYPE = "ahbm_type"
 _KEY = "ahbm_key"
 
 _TRIAL_FIELDS = tuple(f.name for f in dataclasses.fields(Trial))  # every Trial field
+#: The fields of format 1.0, read from their own items (``extra/`` never sets them).
+_CORE_FIELDS = frozenset(
+    "points point_labels point_rate point_units point_descriptions point_residuals point_mask "
+    "analogs analog_labels analog_units analog_descriptions analog_rate first_frame "
+    "force_plates events subject parameters results source".split()
+)
 _PLATE_ARRAYS = {
     "force": ("N", "force on the plate, lab frame, (n_samples, 3)"),
     "moment": ("N m", "moment about the plate origin, lab frame, (n_samples, 3)"),
@@ -122,10 +133,6 @@ def _write_strings(group, name: str, items, *, description=None):
     if description is not None:
         ds.attrs["description"] = description
     return ds
-
-
-def _read_strings(ds) -> list[str]:
-    return [str(s) for s in ds.asstr()[()].tolist()]
 
 
 def _has_nul(s: str) -> bool:
@@ -252,70 +259,136 @@ def _write_tree(group, name: str, value, where: str) -> None:
     )
 
 
-def _read_tree(obj, where: str):
-    """Inverse of _write_tree."""
-    h5py = _h5py()
-    t = obj.attrs.get(_TYPE)
-    if isinstance(t, bytes):
-        t = t.decode()
-    if t == "dict":
-        out = {}
-        for name, child in obj.items():
-            key = _decode_name(name)
-            out[key] = _read_tree(child, f"{where}/{key}")
-        return out
-    if t in ("list", "tuple"):
-        items = [_read_tree(obj[str(i)], f"{where}[{i}]") for i in range(len(obj))]
-        return items if t == "list" else tuple(items)
-    if t == "opensim_table":
-        return OpenSimTable(
-            data=_read_tree(obj["data"], f"{where}.data"),
-            **_read_tree(obj["fields"], where),
-        )
-    if t == "dataframe":
-        import pandas as pd
+_TREE_TYPES = (
+    "dict list tuple opensim_table dataframe none str str_bytes bytes bool int float "
+    "list_str tuple_str npscalar ndarray str_array"
+).split()
 
-        cols = obj["columns"].asstr()[()]
-        names = [str(n) or None for n in obj.attrs["column_names"]]
-        if cols.ndim == 2 and cols.shape[1] > 1:
-            columns = pd.MultiIndex.from_tuples([tuple(r) for r in cols.tolist()], names=names)
-        else:
-            columns = pd.Index([str(c) for c in cols.reshape(-1).tolist()], name=names[0])
-        iname = str(obj.attrs["index_name"]) or None
-        df = pd.DataFrame(
-            obj["values"][()], index=pd.Index(obj["index"][()], name=iname), columns=columns
-        )
-        df.attrs.update(_read_tree(obj["attrs"], f"{where}.attrs"))
-        return df
-    if not isinstance(obj, h5py.Dataset):
-        raise FileFormatError(f"{where}: group with unknown type tag {t!r}")
+
+def _read_tree(st: SafeStore, obj, where: str, depth: int = 0):
+    """Inverse of _write_tree, through the checks of `st` (links, loops, sizes)."""
+    h5py = _h5py()
+    if depth > MAX_DEPTH:
+        raise st.error(where, f"is nested more than {MAX_DEPTH} levels deep")
+    t = st.attr(obj, _TYPE, where, "str", required=False)
+    if isinstance(obj, h5py.Group):
+        return _read_tree_group(st, obj, t, where, depth)
+    if t is not None and t not in _TREE_TYPES:
+        raise st.error(where, f"has an unknown type tag {t!r}")
     if t == "none":
+        if obj.shape is not None:
+            raise st.error(where, "is tagged 'none' but holds data")
         return None
-    if t == "str":
-        return str(obj.asstr()[()])
-    if t == "str_bytes":
-        return bytes(obj[()]).decode("utf-8", "surrogatepass")
-    if t == "bytes":
-        return bytes(obj[()])
-    if t == "bool":
-        return bool(obj[()])
-    if t == "int":
-        return int(obj[()])
-    if t == "float":
-        return float(obj[()])
+    if obj.shape is None:
+        raise st.error(where, f"is an empty (null) dataset tagged {t!r}")
+    scalar = {"str": "s", "bool": "biu", "int": "iu", "float": "fiu", "npscalar": "biufc"}
+    if t in scalar:
+        st.check_dataset(obj, where, kinds=scalar[t], shape=())
+        if t == "str":
+            return str(obj.asstr()[()])
+        value = obj[()]
+        return value if t == "npscalar" else {"bool": bool, "int": int, "float": float}[t](value)
+    if t in ("str_bytes", "bytes"):
+        data = st.array(obj, where, kinds="iu", ndim=1)
+        if data.dtype.itemsize != 1:
+            raise st.error(where, f"has the data type {data.dtype}; expected bytes (uint8)")
+        raw = data.astype(np.uint8).tobytes()
+        return raw if t == "bytes" else raw.decode("utf-8", "surrogatepass")
     if t in ("list_str", "tuple_str"):
-        items = _read_strings(obj)
+        items = st.strings(obj, where)
         return items if t == "list_str" else tuple(items)
-    if t == "npscalar":
-        return obj[()]
-    if t == "ndarray":
-        return np.asarray(obj[()])
     if t == "str_array":
-        return np.array(obj.asstr()[()].tolist(), dtype=str).reshape(obj.shape)
-    # a dataset without tag (e.g. added by hand): return its data
-    if obj.dtype.kind == "O" or h5py.check_string_dtype(obj.dtype) is not None:
+        dshape = st.check_dataset(obj, where, kinds="s")
+        st.charge(obj, where, dshape)
+        return np.array(obj.asstr()[()].tolist(), dtype=str).reshape(dshape)
+    if t == "ndarray":
+        return np.asarray(st.array(obj, where, kinds="biufcS"))
+    # a dataset without tag (e.g. added by hand): its data
+    dshape = st.check_dataset(obj, where, kinds="biufcSs")
+    st.charge(obj, where, dshape)
+    if st.dtype_kind(obj, where) == "str":
         return obj.asstr()[()]
     return obj[()]
+
+
+def _read_tree_group(st: SafeStore, obj, t, where: str, depth: int):
+    if t == "dict":
+        out = {}
+        for name in st.names(obj, where):
+            key = _decode_name(name)
+            child = st.child(obj, name, f"{where}/{name}")
+            out[key] = _read_tree(st, child, f"{where}/{name}", depth + 1)
+        return out
+    if t in ("list", "tuple"):
+        n = len(st.names(obj, where))
+        items = [
+            _read_tree(st, st.child(obj, str(i), f"{where}/{i}"), f"{where}/{i}", depth + 1)
+            for i in range(n)
+        ]
+        return items if t == "list" else tuple(items)
+    if t == "opensim_table":
+        data = _read_tree(
+            st, st.child(obj, "data", f"{where}/data", kind="group"), f"{where}/data", depth + 1
+        )
+        fields = _read_tree(
+            st,
+            st.child(obj, "fields", f"{where}/fields", kind="group"),
+            f"{where}/fields",
+            depth + 1,
+        )
+        names = {"name", "in_degrees", "angle_columns", "header", "comments", "source"}
+        if not isinstance(fields, dict) or set(fields) != names:
+            raise st.error(f"{where}/fields", f"must be a dict with the keys {sorted(names)}")
+        try:
+            return OpenSimTable(data=data, **fields)
+        except (TypeError, ValueError) as err:
+            raise st.error(where, f"is not a valid OpenSim table: {err}") from err
+    if t == "dataframe":
+        return _read_dataframe(st, obj, where, depth)
+    raise st.error(where, f"is a group with an unknown type tag {t!r}")
+
+
+def _read_dataframe(st: SafeStore, obj, where: str, depth: int):
+    import pandas as pd
+
+    values = st.array(
+        st.child(obj, "values", f"{where}/values", kind="dataset"),
+        f"{where}/values",
+        kinds="fiu",
+        ndim=2,
+        dtype=np.float64,
+    )
+    n_rows, n_cols = values.shape
+    index = st.array(
+        st.child(obj, "index", f"{where}/index", kind="dataset"),
+        f"{where}/index",
+        kinds="biuf",
+        shape=(n_rows,),
+    )
+    cols_ds = st.child(obj, "columns", f"{where}/columns", kind="dataset")
+    cshape = st.check_dataset(cols_ds, f"{where}/columns", kinds="s", ndim=2)
+    if cshape[0] != n_cols or not 1 <= cshape[1] <= 64:
+        raise st.error(
+            f"{where}/columns", f"has shape {cshape}; expected ({n_cols}, levels) for the values"
+        )
+    st.charge(cols_ds, f"{where}/columns", cshape)
+    cols = cols_ds.asstr()[()]
+    names = [n or None for n in st.str_array_attr(obj, "column_names", where, max_items=64)]
+    if len(names) != cshape[1]:
+        raise st.error(where, f"has {len(names)} column names for {cshape[1]} column levels")
+    if cshape[1] > 1:
+        columns = pd.MultiIndex.from_tuples([tuple(r) for r in cols.tolist()], names=names)
+    else:
+        columns = pd.Index([str(c) for c in cols.reshape(-1).tolist()], name=names[0])
+    iname = st.attr(obj, "index_name", where, "str") or None
+    df = pd.DataFrame(values, index=pd.Index(index, name=iname), columns=columns)
+    attrs = _read_tree(
+        st, st.child(obj, "attrs", f"{where}/attrs", kind="group"), f"{where}/attrs", depth + 1
+    )
+    if not isinstance(attrs, dict):
+        raise st.error(f"{where}/attrs", "must be a dict")
+    df.attrs.update(attrs)
+    return df
 
 
 # ----------------------------------------------------------------------------- trial groups
@@ -437,102 +510,203 @@ def _write_trial_group(parent, name: str, trial: Trial) -> None:
     _write_tree(g, "extra", extra, "trial")
 
 
-def _read_trial_group(g, where: str) -> Trial:
-    a = g.attrs
+def _read_trial_group(st: SafeStore, g, where: str) -> Trial:
+    """The Trial in group `g`; every shape is checked against the counts it implies."""
+
+    def ds(parent, name, pwhere, required=True):
+        return st.child(parent, name, f"{pwhere}/{name}", kind="dataset", required=required)
+
+    rates = {}
+    for key in ("point_rate", "analog_rate"):
+        rates[key] = st.attr(g, key, where, "float")
+        if not (np.isfinite(rates[key]) and rates[key] >= 0):
+            raise st.error(where, f"attribute {key!r} is {rates[key]!r}; expected a rate >= 0 Hz")
+    pts_ds = ds(g, "points", where)
+    shape = st.check_dataset(pts_ds, f"{where}/points", kinds="fiu", shape=(None, None, 3))
+    n_frames, n_points = shape[:2]
     kwargs: dict[str, Any] = {
-        "points": np.asarray(g["points"][()], dtype=np.float64),
-        "point_labels": _read_strings(g["point_labels"]),
-        "point_rate": float(a["point_rate"]),
-        "point_units": str(a["point_units"]),
-        "point_descriptions": _read_strings(g["point_descriptions"]),
-        "point_residuals": g["point_residuals"][()] if "point_residuals" in g else None,
-        "point_mask": g["point_mask"][()].astype(bool) if "point_mask" in g else None,
-        "analogs": np.asarray(g["analogs"][()], dtype=np.float64),
-        "analog_labels": _read_strings(g["analog_labels"]),
-        "analog_units": _read_strings(g["analog_units"]),
-        "analog_descriptions": _read_strings(g["analog_descriptions"]),
-        "analog_rate": float(a["analog_rate"]),
-        "first_frame": int(a["first_frame"]),
-        "source": str(a["source"]),
+        "point_labels": st.strings(
+            ds(g, "point_labels", where), f"{where}/point_labels", n=n_points
+        ),
+        "point_descriptions": st.strings(
+            ds(g, "point_descriptions", where),
+            f"{where}/point_descriptions",
+            n=n_points,
+            allow_empty=True,
+        ),
+        "points": st.array(pts_ds, f"{where}/points", kinds="fiu", dtype=np.float64),
+        "point_units": st.attr(g, "point_units", where, "str"),
+        "first_frame": st.attr(g, "first_frame", where, "int"),
+        "source": st.attr(g, "source", where, "str"),
+        **rates,
     }
-    plates = []
-    fpg = g["force_plates"]
-    for i in range(int(fpg.attrs.get("count", len(fpg)))):
-        pg = fpg[str(i)]
-        plates.append(
-            ForcePlate(
-                **{k: np.asarray(pg[k][()], dtype=np.float64) for k in _PLATE_ARRAYS},
-                rate=float(pg.attrs["rate"]),
-                plate_type=int(pg.attrs["plate_type"]),
-            )
+    per_frame = (n_frames, n_points)
+    res = ds(g, "point_residuals", where, required=False)
+    kwargs["point_residuals"] = (
+        None
+        if res is None
+        else st.array(res, f"{where}/point_residuals", kinds="fiu", shape=per_frame)
+    )
+    mask = ds(g, "point_mask", where, required=False)
+    kwargs["point_mask"] = (
+        None
+        if mask is None
+        else st.array(mask, f"{where}/point_mask", kinds="biu", shape=per_frame).astype(bool)
+    )
+    an_ds = ds(g, "analogs", where)
+    n_samples, n_channels = st.check_dataset(an_ds, f"{where}/analogs", kinds="fiu", ndim=2)
+    for key in ("analog_labels", "analog_units", "analog_descriptions"):
+        kwargs[key] = st.strings(
+            ds(g, key, where),
+            f"{where}/{key}",
+            n=n_channels,
+            allow_empty=key != "analog_labels" or n_samples == 0,
         )
-    ev = g["events"]
-    events = [
+    kwargs["analogs"] = st.array(an_ds, f"{where}/analogs", kinds="fiu", dtype=np.float64)
+    return Trial(
+        **kwargs,
+        force_plates=_read_plates(st, g, where),
+        events=_read_events(st, g, where),
+        subject=_read_dict(st, g, "subject", where),
+        parameters=_read_dict(st, g, "parameters", where),
+        results=_read_dict(st, g, "results", where),
+    )
+
+
+def _read_dict(st: SafeStore, g, key: str, where: str, *, required: bool = True) -> dict:
+    obj = st.child(g, key, f"{where}/{key}", required=required)
+    if obj is None:
+        return {}
+    value = _read_tree(st, obj, f"{where}/{key}", 1)
+    if not isinstance(value, dict):
+        raise st.error(f"{where}/{key}", f"holds a {type(value).__name__}; expected a dict")
+    return value
+
+
+def _read_plates(st: SafeStore, g, where: str) -> list[ForcePlate]:
+    fwhere = f"{where}/force_plates"
+    fpg = st.child(g, "force_plates", fwhere, kind="group")
+    count = st.attr(fpg, "count", fwhere, "int", required=False, default=None)
+    if count is None:
+        count = len(st.names(fpg, fwhere))
+    if count < 0:
+        raise st.error(fwhere, f"attribute 'count' is {count}; expected the number of plates")
+    plates = []
+    for i in range(count):
+        pwhere = f"{fwhere}/{i}"
+        pg = st.child(fpg, str(i), pwhere, kind="group")
+        rate = st.attr(pg, "rate", pwhere, "float")
+        if not (np.isfinite(rate) and rate >= 0):
+            raise st.error(pwhere, f"attribute 'rate' is {rate!r}; expected a rate >= 0 Hz")
+        arrays, n = {}, None
+        for key in _PLATE_ARRAYS:
+            want = {"corners": (4, 3), "origin": (3,)}.get(key, (n, 3))
+            child = st.child(pg, key, f"{pwhere}/{key}", kind="dataset")
+            arrays[key] = st.array(
+                child, f"{pwhere}/{key}", kinds="fiu", shape=want, dtype=np.float64
+            )
+            n = arrays[key].shape[0] if key == "force" else n
+        plates.append(
+            ForcePlate(**arrays, rate=rate, plate_type=st.attr(pg, "plate_type", pwhere, "int"))
+        )
+    return plates
+
+
+def _read_events(st: SafeStore, g, where: str) -> list[Event]:
+    ewhere = f"{where}/events"
+    ev = st.child(g, "events", ewhere, kind="group")
+    time_ds = st.child(ev, "time", f"{ewhere}/time", kind="dataset")
+    (n,) = st.check_dataset(time_ds, f"{ewhere}/time", kinds="fiu", ndim=1)
+    cols = {
+        key: st.strings(
+            st.child(ev, key, f"{ewhere}/{key}", kind="dataset"), f"{ewhere}/{key}", n=n
+        )
+        for key in ("label", "context", "description")
+    }
+    times = st.array(time_ds, f"{ewhere}/time", kinds="fiu", dtype=np.float64)
+    return [
         Event(label=lab, time=float(t), context=c, description=d)
         for lab, t, c, d in zip(
-            _read_strings(ev["label"]),
-            ev["time"][()],
-            _read_strings(ev["context"]),
-            _read_strings(ev["description"]),
-            strict=True,
+            cols["label"], times, cols["context"], cols["description"], strict=True
         )
     ]
-    trial = Trial(
-        **kwargs,
-        force_plates=plates,
-        events=events,
-        subject=_read_tree(g["subject"], f"{where}/subject"),
-        parameters=_read_tree(g["parameters"], f"{where}/parameters"),
-        results=_read_tree(g["results"], f"{where}/results"),
-    )
-    if "extra" in g:
-        names = {f.name for f in dataclasses.fields(trial)}
-        for k, v in _read_tree(g["extra"], f"{where}/extra").items():
-            if k in names:  # fields unknown to this version are ignored
-                setattr(trial, k, v)
-    return trial
+
+
+def _read_extra(st: SafeStore, g, where: str, trial: Trial) -> None:
+    """Set the fields stored under ``extra/`` that this version knows (not the core ones)."""
+    names = {f.name for f in dataclasses.fields(trial)} - _CORE_FIELDS
+    for k, v in _read_dict(st, g, "extra", where, required=False).items():
+        if k in names:  # fields unknown to this version are ignored
+            setattr(trial, k, v)
 
 
 # ----------------------------------------------------------------------------- files
 
 
-def _open_store(path: Path, mode: str = "r"):
-    """Open an existing ahbm store, raising FileFormatError if it is not one."""
+def _cap(max_bytes) -> int:
+    """The memory cap of one read: `max_bytes`, or :func:`ahbm.io.max_read_bytes`."""
+    if max_bytes is None:
+        return max_read_bytes()
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int | np.integer) or max_bytes <= 0:
+        raise DataError(
+            f"Expected `max_bytes` to be a positive integer (bytes) or None, got {max_bytes!r}"
+        )
+    return int(max_bytes)
+
+
+def _store_path(path) -> Path:
+    if not isinstance(path, str | os.PathLike):
+        raise DataError(
+            f"Expected `path` to be a file path (str or os.PathLike), got {type(path).__name__}"
+        )
+    return Path(os.fspath(path))
+
+
+@contextlib.contextmanager
+def _reading(path: Path, *, max_bytes: int, follow_links: bool = False) -> Iterator:
+    """Open an existing ahbm store read-only; yield ``(SafeStore, trials group)``.
+
+    Everything read inside the block goes through the checks of
+    :class:`SafeStore`; a raw h5py/numpy error that they do not anticipate
+    still becomes a FileFormatError naming the file and the object.
+    """
     h5py = _h5py()
     if not path.exists():
         raise FileFormatError(f"HDF5 trial store '{path}' does not exist")
     if not path.is_file():
         raise FileFormatError(f"'{path}' is not a file")
     try:
-        f = h5py.File(path, mode)
-    except OSError as err:
+        f = h5py.File(path, "r")
+    except H5_ERRORS as err:
         raise FileFormatError(
             f"'{path}' is not an HDF5 file (or it is damaged): {err}; pass a file written "
             f"by ahbm.io.save_trial"
         ) from err
+    st = SafeStore(f, path, max_bytes=max_bytes, follow_links=follow_links)
     try:
-        fmt = f.attrs.get("ahbm_format")
-        version = f.attrs.get("ahbm_format_version")
-        if isinstance(fmt, bytes):
-            fmt = fmt.decode()
-        if isinstance(version, bytes):
-            version = version.decode()
-        if fmt != FORMAT_NAME or "trials" not in f:
-            raise FileFormatError(
-                f"'{path}' is an HDF5 file but not an ahbm trial store (no "
-                f"'ahbm_format={FORMAT_NAME}' attribute or no /trials group); write it with "
-                f"ahbm.io.save_trial"
-            )
-        major = str(version).split(".")[0]
-        if major != FORMAT_VERSION.split(".")[0]:
-            raise FileFormatError(
-                f"'{path}' uses ahbm store format version {version}; this ahbm reads "
-                f"version {FORMAT_VERSION.split('.')[0]}.x -- upgrade ahbm to read it"
-            )
-    except BaseException:
-        f.close()
+        with f:
+            st.visit(f, "/")
+            fmt = st.attr(f, "ahbm_format", "/", "str", required=False)
+            trials = None
+            if fmt == FORMAT_NAME:
+                trials = st.child(f, "trials", "/trials", kind="group", required=False)
+            if trials is None:
+                raise FileFormatError(
+                    f"'{path}' is an HDF5 file but not an ahbm trial store (no "
+                    f"'ahbm_format={FORMAT_NAME}' attribute or no /trials group); write it with "
+                    f"ahbm.io.save_trial"
+                )
+            version = st.attr(f, "ahbm_format_version", "/", "str", required=False)
+            if str(version).split(".")[0] != FORMAT_VERSION.split(".")[0]:
+                raise FileFormatError(
+                    f"'{path}' uses ahbm store format version {version}; this ahbm reads "
+                    f"version {FORMAT_VERSION.split('.')[0]}.x -- upgrade ahbm to read it"
+                )
+            yield st, trials
+    except AhbmError:
         raise
-    return f
+    except H5_ERRORS as err:
+        raise st.wrap(err) from err
 
 
 def _check_name(name: str) -> str:
@@ -580,18 +754,26 @@ def save_trial(
     Raises
     ------
     DataError
-        If the name is invalid or taken (and not `overwrite`), or a field holds
-        a value the store cannot represent (the message names it).
+        If `trial` is not a consistent Trial (:func:`ahbm.io.trial.check_trial`:
+        labels per column, shapes, rates), the name is invalid or taken (and
+        not `overwrite`), or a field holds a value the store cannot represent
+        (the message names it).
     FileFormatError
-        If `path` exists but is not an ahbm trial store (it is left untouched).
+        If `path` exists but is not an ahbm trial store, or holds links, loops
+        or damaged items (it is left untouched).
 
     Notes
     -----
     Atomic: the new content is written to a temporary file in the same folder
     (a copy of the existing store when adding to one), flushed to disk, then
-    renamed over `path` with ``os.replace``. On any failure or interruption the
-    temporary file is deleted and `path` is unchanged. Large arrays are
-    chunked along time (~256 KiB chunks) and gzip-compressed with shuffle.
+    renamed over `path` with ``os.replace``. On any failure or interruption
+    (SIGTERM included) the temporary file is deleted and `path` is unchanged;
+    temporaries of writers killed by SIGKILL are removed at the next write
+    (see :func:`ahbm.io.cleanup_temporaries`). Before adding to an existing
+    store, its whole structure is checked without reading data (hard links
+    only, each object once, declared sizes consistent with the file), so that
+    a damaged or crafted store is refused rather than extended. Large arrays
+    are chunked along time (~256 KiB chunks) and gzip-compressed with shuffle.
 
     Examples
     --------
@@ -600,10 +782,8 @@ def save_trial(
     >>> save_trial(t, "store.h5", name="walk1")
     'walk1'
     """
-    h5py = _h5py()
-    if not isinstance(trial, Trial):
-        raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
-    path = Path(path)
+    check_trial(trial)
+    path = output_path(path)
     if name is None:
         name = Path(trial.source).stem if trial.source else "trial"
         name = name or "trial"
@@ -616,9 +796,10 @@ def save_trial(
     replace_existing_name = False
     root_attrs: dict[str, Any] = {}
     if existing:
-        with _open_store(path) as f:
-            names = list(f["trials"].keys())
-            root_attrs = dict(f.attrs)
+        with _reading(path, max_bytes=max_read_bytes()) as (st, trials):
+            st.scan(st.f)  # links, loops, sizes of everything that will be copied
+            names = st.names(trials, "/trials")
+            root_attrs = dict(st.f.attrs)
             if name in names:
                 if not overwrite:
                     raise DataError(
@@ -626,9 +807,25 @@ def save_trial(
                         f"replace it or choose another name"
                     )
                 replace_existing_name = True
+    _write_store(
+        trial,
+        path,
+        name,
+        root_attrs=root_attrs,
+        result_units=result_units,
+        existing=existing,
+        replace=replace_existing_name,
+    )
+    return name
 
+
+def _write_store(
+    trial: Trial, path: Path, name: str, *, root_attrs, result_units, existing, replace
+) -> None:
+    """Write `trial` as `name` into `path` (atomically), keeping the store's other trials."""
+    h5py = _h5py()
     with atomic_path(path) as tmp:
-        if existing and not replace_existing_name:
+        if existing and not replace:
             shutil.copyfile(path, tmp)
             with h5py.File(tmp, "r+") as f:
                 _write_trial_group(f["trials"], name, trial)
@@ -649,13 +846,12 @@ def save_trial(
                 f.attrs["ahbm_version"] = __version__
                 trials = f.create_group("trials", track_order=True)
                 if existing:
-                    with _open_store(path) as src:
+                    with h5py.File(path, "r") as src:  # checked by save_trial
                         for other in src["trials"]:
                             if other != name:
                                 src.copy(src["trials"][other], trials, name=other)
                 _write_trial_group(trials, name, trial)
                 _write_result_units(trials[name]["results"], result_units or {}, "results")
-    return name
 
 
 def _max_version(a, b: str) -> str:
@@ -670,29 +866,45 @@ def _max_version(a, b: str) -> str:
     return a if ta >= tb else b
 
 
-def list_trials(path) -> list[str]:
+def list_trials(path, *, follow_links: bool = False) -> list[str]:
     """Names of the trials in an HDF5 trial store, in the order they were added.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file written by :func:`save_trial`.
+    follow_links : bool, optional
+        Accept a ``/trials`` group reached through a soft or external link
+        (see :func:`load_trial`).
 
     Raises
     ------
     FileFormatError
-        If `path` is missing, not HDF5, or not an ahbm store.
+        If `path` is missing, not HDF5, not an ahbm store, or damaged.
 
     Examples
     --------
     >>> import numpy as np
     >>> for name in ("walk1", "walk2"):
-    ...     _ = save_trial(Trial(points=np.zeros((2, 1, 3)), point_labels=["A"]), "two.h5",
-    ...                    name=name)
+    ...     t = Trial(points=np.zeros((2, 1, 3)), point_labels=["A"], point_rate=50.0)
+    ...     _ = save_trial(t, "two.h5", name=name)
     >>> list_trials("two.h5")
     ['walk1', 'walk2']
     """
-    path = Path(path)
-    with _open_store(path) as f:
-        return [str(n) for n in f["trials"].keys()]
+    path = _store_path(path)
+    with _reading(path, max_bytes=max_read_bytes(), follow_links=follow_links) as (st, trials):
+        return st.names(trials, "/trials")
 
 
-def load_trial(path, name: str | None = None) -> Trial:
+def load_trial(
+    path,
+    name: str | None = None,
+    *,
+    isolate: bool = False,
+    timeout: float | None = None,
+    max_bytes: int | None = None,
+    follow_links: bool = False,
+) -> Trial:
     """Load one Trial from an HDF5 trial store.
 
     Parameters
@@ -701,6 +913,26 @@ def load_trial(path, name: str | None = None) -> Trial:
         A file written by :func:`save_trial`.
     name : str or None, optional
         The trial to load; may be omitted when the store holds exactly one.
+    isolate : bool, optional
+        Read in a child process (for files from untrusted sources): damage
+        that crashes or hangs libhdf5 itself, which no check in this process
+        can catch, then becomes a FileFormatError naming the file. The child
+        reads the trial with every check below and saves it to a private
+        temporary store that this process then reads (no pickle); this costs a
+        process start (~1 s) and a second write and read of the trial.
+    timeout : float or None, optional
+        With `isolate`: seconds before the child is killed and the file
+        reported as hanging. Default 60 s plus 1 s per 5 MB of file.
+    max_bytes : int or None, optional
+        Cap on the memory the read may allocate, summed over every array it
+        reads (bytes). Default :func:`ahbm.io.max_read_bytes` (2 GiB unless
+        changed).
+    follow_links : bool, optional
+        Follow soft links, external links to other files, and datasets whose
+        data live in other files. ahbm never writes any of them; by default
+        they are refused with a FileFormatError, because an external link in
+        a crafted store would read any file on the machine. Only for files you
+        trust.
 
     Returns
     -------
@@ -711,15 +943,22 @@ def load_trial(path, name: str | None = None) -> Trial:
     ------
     FileFormatError
         If the file is missing, not HDF5, not an ahbm store, from an
-        incompatible (newer major) format version, or damaged.
+        incompatible (newer major) format version, or damaged: an item is
+        missing, a link or a hard-link loop, of the wrong type, or declares a
+        shape that disagrees with the trial's counts (frames, labels,
+        channels), with the space it occupies in the file, or with the memory
+        cap. The message names the file and the object. With `isolate`, also
+        when the reading process crashes or does not finish in time.
     DataError
         If `name` is not in the store or is omitted while the store holds
-        several trials (the message lists them).
+        several trials (the message lists them), or an option is invalid.
 
     Notes
     -----
     Items unknown to this version (added by a newer minor version) are ignored,
     as the forward-compatibility rule in ``docs/hdf5-schema.md`` prescribes.
+    What the reader guarantees on untrusted files is written in
+    ``docs/security.md``.
 
     Examples
     --------
@@ -729,31 +968,74 @@ def load_trial(path, name: str | None = None) -> Trial:
     >>> load_trial("one.h5", "walk1").points.shape
     (5, 1, 3)
     """
-    path = Path(path)
-    with _open_store(path) as f:
-        name = _pick_trial(f, path, name)
-        g = f["trials"][name]
+    path = _store_path(path)
+    if name is not None and not isinstance(name, str):
+        raise DataError(f"Expected `name` to be a str or None, got {type(name).__name__}")
+    cap = _cap(max_bytes)
+    if isolate:
+        return _load_isolated(
+            path, name, timeout=timeout, max_bytes=cap, follow_links=bool(follow_links)
+        )
+    if timeout is not None:
+        raise DataError("`timeout` applies to isolate=True only; pass isolate=True or drop it")
+    with _reading(path, max_bytes=cap, follow_links=follow_links) as (st, trials):
+        name = _pick_trial(st, trials, path, name)
+        where = f"/trials/{name}"
+        g = st.child(trials, name, where, kind="group")
+        trial = _read_trial_group(st, g, where)
+        _read_extra(st, g, where, trial)
+        return trial
+
+
+def _load_isolated(path: Path, name, *, timeout, max_bytes: int, follow_links: bool) -> Trial:
+    """:func:`load_trial` in a child process; the trial comes back through a fresh store."""
+    if timeout is None:
         try:
-            return _read_trial_group(g, f"{path}:/trials/{name}")
-        except FileFormatError:
-            raise
-        except (KeyError, ValueError, TypeError, OSError) as err:
-            raise FileFormatError(
-                f"Trial {name!r} in '{path}' is damaged or incomplete: {err}"
-            ) from err
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        timeout = 60.0 + size / 5e6
+    elif isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise DataError(f"Expected `timeout` to be a positive number of seconds, got {timeout!r}")
+    folder = Path(tempfile.mkdtemp(prefix="ahbm-isolated-"))
+    try:
+        out = folder / "trial.h5"
+        run_isolated(
+            "ahbm.io.hdf5:_load_and_resave",
+            {
+                "path": str(path),
+                "name": name,
+                "out": str(out),
+                "max_bytes": max_bytes,
+                "follow_links": follow_links,
+            },
+            file=path,
+            timeout=float(timeout),
+        )
+        return load_trial(out, "trial", max_bytes=max_bytes)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def _pick_trial(f, path: Path, name: str | None) -> str:
+def _load_and_resave(path: str, name, out: str, max_bytes: int, follow_links: bool) -> None:
+    """Child of :func:`_load_isolated`: read with every check, write a fresh store."""
+    trial = load_trial(path, name, max_bytes=max_bytes, follow_links=follow_links)
+    _write_store(
+        trial, Path(out), "trial", root_attrs={}, result_units=None, existing=False, replace=False
+    )
+
+
+def _pick_trial(st: SafeStore, trials, path: Path, name: str | None) -> str:
     """The trial name in an open store: `name`, or the only trial when None."""
-    names = [str(n) for n in f["trials"].keys()]
+    names = st.names(trials, "/trials")
     if name is None:
         if len(names) != 1:
-            raise DataError(
-                f"'{path}' holds {len(names)} trials ({', '.join(names) or 'none'}); pass `name`"
-            )
+            shown = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+            raise DataError(f"'{path}' holds {len(names)} trials ({shown or 'none'}); pass `name`")
         name = names[0]
     if name not in names:
-        raise DataError(f"No trial {name!r} in '{path}'; available: {', '.join(names) or 'none'}")
+        shown = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+        raise DataError(f"No trial {name!r} in '{path}'; available: {shown or 'none'}")
     return name
 
 
@@ -776,7 +1058,7 @@ def load_result_units(path, name: str | None = None) -> dict:
     Raises
     ------
     FileFormatError, DataError
-        As :func:`load_trial`.
+        As :func:`load_trial` (links, loops and damaged items are refused).
 
     Examples
     --------
@@ -788,15 +1070,24 @@ def load_result_units(path, name: str | None = None) -> dict:
     {('knee', 'angle'): 'rad'}
     """
     h5py = _h5py()
-    path = Path(path)
+    path = _store_path(path)
     out = {}
-    with _open_store(path) as f:
-        results = f["trials"][_pick_trial(f, path, name)]["results"]
-
-        def visit(link, obj):
-            if isinstance(obj, h5py.Dataset) and "units" in obj.attrs:
-                keys = tuple(_decode_name(part) for part in link.split("/"))
-                out[keys] = str(obj.attrs["units"])
-
-        results.visititems(visit)
+    with _reading(path, max_bytes=max_read_bytes()) as (st, trials):
+        name = _pick_trial(st, trials, path, name)
+        g = st.child(trials, name, f"/trials/{name}", kind="group")
+        top = f"/trials/{name}/results"
+        stack = [(st.child(g, "results", top, kind="group"), top, ())]
+        while stack:
+            group, where, keys = stack.pop()
+            if len(keys) >= MAX_DEPTH:
+                raise st.error(where, f"is nested more than {MAX_DEPTH} levels deep")
+            for link in reversed(st.names(group, where)):
+                obj = st.child(group, link, f"{where}/{link}")
+                sub = (*keys, _decode_name(link))
+                if isinstance(obj, h5py.Group):
+                    stack.append((obj, f"{where}/{link}", sub))
+                else:
+                    units = st.attr(obj, "units", f"{where}/{link}", "str", required=False)
+                    if units is not None:
+                        out[sub] = units
     return out

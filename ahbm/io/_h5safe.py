@@ -1,0 +1,384 @@
+"""Checked access to an HDF5 file that may be damaged or hostile (internal).
+
+:class:`SafeStore` wraps an open ``h5py.File`` and is the only way the trial
+store reads one. Every access is checked before HDF5 or numpy allocates or
+follows anything, and every problem is a :class:`~ahbm.errors.FileFormatError`
+that names the file and the object:
+
+- links: only hard links are followed; soft and external links (and datasets
+  whose data live in other files: external raw storage, virtual datasets) are
+  refused unless the caller opts in with ``follow_links=True``; a dangling
+  link is an error;
+- each object is visited at most once (by its address in its file), so a
+  hard-link loop, or an object shared to make the tree explode, is an error
+  instead of an unbounded recursion; nesting is limited to
+  :data:`MAX_DEPTH` levels;
+- datasets: the dtype must be one the store writes (numbers, bool, strings);
+  the declared shape is checked against what the caller expects (derived from
+  the file's own metadata: frame, label and channel counts), against the
+  bytes the dataset really occupies in the file (no more than
+  :data:`MAX_EXPANSION` times, the most gzip can compress, plus 1 MiB), and
+  against the memory cap of the whole read (``max_bytes``), all *before* the
+  data are read;
+- attributes: single values of the expected kind (an array where a value is
+  expected is an error), no more than 64 KiB each.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ahbm.errors import FileFormatError
+
+__all__ = ["SafeStore", "MAX_DEPTH", "MAX_EXPANSION", "H5_ERRORS"]
+
+#: Deepest nesting of groups read from a store (ahbm writes < 20 levels).
+MAX_DEPTH = 64
+#: A dataset may declare at most this many times the bytes it occupies in the
+#: file, plus :data:`_SLACK` (deflate cannot compress more than ~1032:1).
+MAX_EXPANSION = 1100
+_SLACK = 1 << 20
+_ATTR_MAX_BYTES = 1 << 16
+_STR_COST = 64  # bytes counted per string read (the Python object)
+
+#: Exceptions of h5py/numpy on a damaged file, turned into FileFormatError
+#: (with the object being read) as the last resort behind the explicit checks.
+H5_ERRORS = (KeyError, ValueError, TypeError, OSError, RuntimeError, IndexError, OverflowError)
+
+
+def _h5py():
+    import h5py
+
+    return h5py
+
+
+def _fmt_bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} B"
+
+
+class SafeStore:
+    """Checked, loop-free reading of an open HDF5 file.
+
+    Parameters
+    ----------
+    f : h5py.File
+        The open file.
+    path : pathlib.Path
+        Its path (named in every message).
+    max_bytes : int
+        Memory cap for all data this object reads (bytes).
+    follow_links : bool
+        Follow soft and external links (and read datasets stored in other files).
+    """
+
+    def __init__(self, f, path: Path, *, max_bytes: int, follow_links: bool = False):
+        self.f = f
+        self.path = path
+        self.max_bytes = int(max_bytes)
+        self.follow_links = bool(follow_links)
+        self.used = 0
+        self.seen: set = set()
+        self.current = "/"
+
+    # ------------------------------------------------------------------ messages
+
+    def error(self, where: str, message: str) -> FileFormatError:
+        """A FileFormatError naming the file and the object `where`."""
+        return FileFormatError(f"HDF5 store '{self.path}': {where} {message}")
+
+    def wrap(self, err: BaseException) -> FileFormatError:
+        """The last-resort error for a raw h5py/numpy exception at the current object."""
+        return self.error(
+            self.current, f"cannot be read (the file is damaged): {type(err).__name__}: {err}"
+        )
+
+    # ------------------------------------------------------------------ links
+
+    def _key(self, obj):
+        h5py = _h5py()
+        info = h5py.h5o.get_info(obj.id)
+        return (info.fileno, info.addr)
+
+    def child(self, parent, name: str, where: str, *, kind: str | None = None, required=True):
+        """``parent[name]`` after checking the link; None if absent and not `required`.
+
+        `where` is the path of the child (for messages); `kind` is "group" or
+        "dataset" (None: either).
+        """
+        h5py = _h5py()
+        self.current = where
+        link = parent.get(name, getlink=True)
+        if link is None:
+            if required:
+                raise self.error(where, "is missing; the store is damaged or incomplete")
+            return None
+        if isinstance(link, h5py.SoftLink):
+            if not self.follow_links:
+                raise self.error(
+                    where,
+                    f"is a soft link to {link.path!r}; ahbm stores contain no links, so the "
+                    "file was altered (pass follow_links=True to follow links in a file you "
+                    "trust)",
+                )
+        elif isinstance(link, h5py.ExternalLink):
+            if not self.follow_links:
+                raise self.error(
+                    where,
+                    f"is an external link to {link.path!r} in file {link.filename!r}; links "
+                    "to other files are not followed (pass follow_links=True to follow them "
+                    "in a file you trust)",
+                )
+        elif not isinstance(link, h5py.HardLink):
+            raise self.error(where, f"is a link of an unknown kind ({type(link).__name__})")
+        try:
+            obj = parent[name]
+        except (KeyError, ValueError, OSError, RuntimeError) as err:
+            raise self.error(where, f"is a dangling link: {err}") from err
+        if kind == "group" and not isinstance(obj, h5py.Group):
+            raise self.error(where, f"must be a group, found {type(obj).__name__}")
+        if kind == "dataset" and not isinstance(obj, h5py.Dataset):
+            raise self.error(where, f"must be a dataset, found {type(obj).__name__}")
+        if not isinstance(obj, h5py.Group | h5py.Dataset):
+            raise self.error(where, f"is a {type(obj).__name__}, not a group or dataset")
+        self.visit(obj, where)
+        return obj
+
+    def visit(self, obj, where: str) -> None:
+        """Record a visit of `obj`; a second visit is a hard-link loop or a shared object."""
+        key = self._key(obj)
+        if key in self.seen:
+            raise self.error(
+                where,
+                "is reached a second time (a hard-link loop, or an object linked from two "
+                "places); ahbm stores link every object once",
+            )
+        self.seen.add(key)
+
+    def names(self, group, where: str) -> list[str]:
+        """The link names of `group`, in order."""
+        self.current = where
+        return [str(n) for n in group.keys()]
+
+    # ------------------------------------------------------------------ attributes
+
+    def attr(self, obj, key: str, where: str, kind: str, *, default=None, required=True):
+        """A single-valued attribute of kind "str", "float", "int" or "bool"."""
+        h5py = _h5py()
+        self.current = f"{where} attribute {key!r}"
+        if key not in obj.attrs:
+            if required:
+                raise self.error(where, f"has no attribute {key!r}; the store is damaged")
+            return default
+        aid = obj.attrs.get_id(key)
+        shape, dtype = aid.shape, aid.dtype
+        if shape is None:
+            raise self.error(where, f"attribute {key!r} is empty; expected a single {kind}")
+        if math.prod(shape) != 1 or len(shape) > 1:
+            raise self.error(
+                where, f"attribute {key!r} is an array of shape {shape}; expected a single {kind}"
+            )
+        is_str = h5py.check_string_dtype(dtype) is not None
+        ok = {
+            "str": is_str,
+            "float": dtype.kind in "fiu" and not is_str,
+            "int": dtype.kind in "iu" or (dtype.kind == "f" and not is_str),
+            "bool": dtype.kind in "biu" and not is_str,
+        }[kind]
+        if not ok or dtype.fields is not None or dtype.subdtype is not None:
+            raise self.error(where, f"attribute {key!r} has type {dtype}; expected a {kind}")
+        value = obj.attrs[key]
+        value = value.reshape(()) if isinstance(value, np.ndarray) else value
+        if kind == "str":
+            value = value.item() if isinstance(value, np.ndarray) else value
+            return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+        if kind == "float":
+            return float(value)
+        if kind == "bool":
+            return bool(value)
+        v = float(value)
+        if not (math.isfinite(v) and v == int(v) and abs(v) < 2**63):
+            raise self.error(where, f"attribute {key!r} is {v!r}; expected an integer")
+        return int(v)
+
+    def str_array_attr(self, obj, key: str, where: str, *, max_items: int) -> list[str]:
+        """A 1-D string attribute of at most `max_items` entries."""
+        h5py = _h5py()
+        self.current = f"{where} attribute {key!r}"
+        if key not in obj.attrs:
+            raise self.error(where, f"has no attribute {key!r}; the store is damaged")
+        aid = obj.attrs.get_id(key)
+        shape, dtype = aid.shape, aid.dtype
+        if shape is None or len(shape) != 1 or shape[0] > max_items:
+            raise self.error(
+                where, f"attribute {key!r} has shape {shape}; expected at most {max_items} strings"
+            )
+        if h5py.check_string_dtype(dtype) is None:
+            raise self.error(where, f"attribute {key!r} has type {dtype}; expected strings")
+        self.check_attr_size(aid, where, key)
+        values = np.asarray(obj.attrs[key]).reshape(-1)
+        return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values.tolist()]
+
+    def check_attr_size(self, aid, where: str, key: str) -> None:
+        """Refuse an attribute larger than 64 KiB (ahbm writes small attributes)."""
+        if aid.get_storage_size() > _ATTR_MAX_BYTES:
+            raise self.error(
+                where,
+                f"attribute {key!r} holds {_fmt_bytes(aid.get_storage_size())}; ahbm "
+                f"attributes are under {_fmt_bytes(_ATTR_MAX_BYTES)}",
+            )
+
+    def check_all_attrs(self, obj, where: str) -> None:
+        """Check that every attribute of `obj` is small enough to copy."""
+        for key in obj.attrs:
+            self.current = f"{where} attribute {key!r}"
+            self.check_attr_size(obj.attrs.get_id(key), where, key)
+
+    # ------------------------------------------------------------------ datasets
+
+    def dtype_kind(self, ds, where: str) -> str:
+        """ "str" for string datasets, else the numpy kind; refuses other types."""
+        h5py = _h5py()
+        dt = ds.dtype
+        if h5py.check_string_dtype(dt) is not None:
+            return "str"
+        bad = (
+            dt.kind in "OVMmU"
+            or dt.subdtype is not None
+            or (dt.fields is not None)
+            or h5py.check_vlen_dtype(dt) is not None
+            or h5py.check_ref_dtype(dt) is not None
+            or h5py.check_opaque_dtype(dt)
+        )
+        if bad:
+            raise self.error(
+                where,
+                f"has the data type {dt}, which ahbm never writes (numbers, bool and strings only)",
+            )
+        return dt.kind
+
+    def check_dataset(self, ds, where: str, *, kinds: str, ndim=None, shape=None) -> tuple:
+        """Check a dataset before reading it; return its shape.
+
+        `kinds` holds the accepted numpy kinds ("f", "iu", "b", ...) and "s" for
+        strings; `shape` may contain None for any length.
+        """
+        self.current = where
+        if ds.shape is None:
+            raise self.error(where, "is an empty (null) dataset; expected data")
+        dshape = tuple(int(n) for n in ds.shape)
+        if ds.is_virtual or ds.external:
+            if not self.follow_links:
+                what = "a virtual dataset" if ds.is_virtual else "stored in external raw files"
+                raise self.error(
+                    where,
+                    f"is {what} (its data live in other files); refused (pass "
+                    "follow_links=True to read it from a file you trust)",
+                )
+        kind = self.dtype_kind(ds, where)
+        if ("s" if kind == "str" else kind) not in kinds:
+            raise self.error(where, f"has the data type {ds.dtype}; expected {_kind_names(kinds)}")
+        if ndim is not None and len(dshape) != ndim:
+            raise self.error(where, f"has shape {dshape}; expected {ndim} dimensions")
+        if shape is not None and (
+            len(dshape) != len(shape)
+            or any(s is not None and s != d for s, d in zip(shape, dshape, strict=True))
+        ):
+            want = "(" + ", ".join("n" if s is None else str(s) for s in shape) + ")"
+            raise self.error(where, f"has shape {dshape}; expected {want}")
+        return dshape
+
+    def charge(self, ds, where: str, dshape: tuple, out_itemsize: int | None = None) -> None:
+        """Check the declared size of `ds` against its storage and the cap; count it."""
+        n = math.prod(dshape)
+        itemsize = ds.dtype.itemsize
+        declared = n * itemsize
+        if not (ds.is_virtual or ds.external):
+            stored = ds.id.get_storage_size()
+            if declared > MAX_EXPANSION * stored + _SLACK:
+                raise self.error(
+                    where,
+                    f"declares shape {dshape} ({_fmt_bytes(declared)}) but occupies only "
+                    f"{_fmt_bytes(stored)} in the file, more than any compression can expand; "
+                    "the file is damaged or crafted",
+                )
+        cost = n * (_STR_COST if ds.dtype.kind == "O" else max(itemsize, out_itemsize or 0))
+        if self.used + cost > self.max_bytes:
+            raise self.error(
+                where,
+                f"has shape {dshape}: reading it would take the read to "
+                f"{_fmt_bytes(self.used + cost)}, over the memory cap of "
+                f"{_fmt_bytes(self.max_bytes)}; if the file is genuine, raise the cap with "
+                "max_bytes= or ahbm.io.set_max_read_bytes(n)",
+            )
+        self.used += cost
+
+    def array(self, ds, where: str, *, kinds="f", ndim=None, shape=None, dtype=None):
+        """The data of a checked numeric dataset (cast to `dtype` if given)."""
+        dshape = self.check_dataset(ds, where, kinds=kinds, ndim=ndim, shape=shape)
+        out = np.dtype(dtype).itemsize if dtype is not None else None
+        self.charge(ds, where, dshape, out)
+        data = ds[()]
+        return np.asarray(data, dtype=dtype) if dtype is not None else data
+
+    def strings(self, ds, where: str, *, n=None, allow_empty=False) -> list[str]:
+        """A 1-D string dataset as a list (of `n` items, or 0 if `allow_empty`)."""
+        dshape = self.check_dataset(ds, where, kinds="s", ndim=1)
+        if n is not None and dshape[0] != n and not (allow_empty and dshape[0] == 0):
+            also = " (or 0)" if allow_empty else ""
+            raise self.error(where, f"holds {dshape[0]} strings; expected {n}{also}")
+        self.charge(ds, where, dshape, None)
+        return [str(s) for s in ds.asstr()[()].tolist()]
+
+    def scan(self, root, where: str = "/") -> None:
+        """Walk the whole tree under `root` without reading data.
+
+        Every link must be a hard link (unless `follow_links`), every object is
+        reached once, nesting is bounded, every dataset passes the layout, type
+        and size checks and every attribute is small.
+        """
+        h5py = _h5py()
+        self.seen = set()  # a walk of its own
+        self.visit(root, where)
+        self.check_all_attrs(root, where)
+        stack = [(root, where, 0)]
+        while stack:
+            group, gwhere, depth = stack.pop()
+            if depth >= MAX_DEPTH:
+                raise self.error(gwhere, f"is nested more than {MAX_DEPTH} levels deep")
+            for name in self.names(group, gwhere):
+                cwhere = f"{gwhere.rstrip('/')}/{name}"
+                obj = self.child(group, name, cwhere)
+                self.check_all_attrs(obj, cwhere)
+                if isinstance(obj, h5py.Group):
+                    stack.append((obj, cwhere, depth + 1))
+                elif obj.shape is not None:
+                    dshape = self.check_dataset(obj, cwhere, kinds="biufcSs")
+                    self._charge_layout(obj, cwhere, dshape)
+
+    def _charge_layout(self, ds, where: str, dshape: tuple) -> None:
+        """The expansion check of :meth:`_charge` without counting memory."""
+        used = self.used
+        cap, self.max_bytes = self.max_bytes, 2**63
+        try:
+            self.charge(ds, where, dshape, None)
+        finally:
+            self.used, self.max_bytes = used, cap
+
+
+def _kind_names(kinds: str) -> str:
+    names = {
+        "f": "floats",
+        "i": "integers",
+        "u": "integers",
+        "b": "booleans",
+        "c": "complex numbers",
+        "s": "strings",
+        "S": "byte strings",
+    }
+    return " or ".join(dict.fromkeys(names[k] for k in kinds))
