@@ -330,8 +330,8 @@ def test_zmp_threshold_and_errors():
         zmp(model, q, zero, zero, ground_point=(0, 0))
     with pytest.raises(DataError, match="threshold"):
         zmp(model, q, zero, zero, threshold="high")
-    with pytest.raises(DataError, match="qd"):
-        zmp(model, q, None, zero)
+    with pytest.raises(DataError, match="qdd"):
+        zmp(model, q, zero, zero[:-1])
 
 
 def test_zmp_from_grf_closed_forms():
