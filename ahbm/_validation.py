@@ -21,6 +21,7 @@ __all__ = [
     "as_nonnegative_float",
     "as_finite_float",
     "check_model",
+    "callback_result",
     "input_path",
     "as_int",
     "as_choice",
@@ -117,6 +118,19 @@ def as_finite_float(value, name: str, *, unit: str = "", error=DataError) -> flo
     if not np.isfinite(v):
         raise error(f"Expected `{name}` to be {what}, got {value!r}")
     return v
+
+
+def callback_result(value, name: str, shape: tuple | None = None) -> np.ndarray:
+    """The value returned by the user's callback `name` as a float64 array.
+
+    Text, None, dicts and complex values raise DataError naming the callback;
+    `shape` (trailing axes) is checked when given. NaN passes (the caller
+    decides what a non-finite value means, e.g. a SimulationError).
+    """
+    arr = as_float_array(value, f"{name}(...) (the value your function returned)", allow_nan=True)
+    if shape is not None:
+        check_trailing_shape(arr, shape, f"{name}(...) (the value your function returned)")
+    return arr
 
 
 def check_model(model, name: str = "model") -> None:

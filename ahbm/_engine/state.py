@@ -39,6 +39,7 @@ import numpy as np
 from ahbm._engine import jit_points as _jp
 from ahbm._engine import kernels as _kernels
 from ahbm._engine.batch import cross, mv_bl, prepare
+from ahbm._validation import check_model
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
 from ahbm.types import ResultRepr
@@ -239,14 +240,16 @@ def resolve(
     """The state to use: `kin` after checking it against the arguments, or a new one.
 
     ``needs_qd``: the caller needs velocities (a state without them is an
-    error; without `kin`, `qd` is required). ``columns``: compute the DOF
-    columns in the same kernel pass when a new state is made.
+    error; without `kin`, `qd=None` means zeros, docs/api-rules.md §4).
+    ``columns``: compute the DOF columns in the same kernel pass when a new
+    state is made.
     """
     if kin is None:
+        check_model(model)
         if q is None:
             raise DataError("`q` is None; pass the coordinates q or a state kin=")
         if needs_qd and qd is None:
-            raise DataError("`qd` is None; pass the velocities qd or a state kin=")
+            qd = np.zeros(np.shape(q)[:-1] + (model.nv,))
         return compute(model, q, qd, qdd, columns=columns)
     if not isinstance(kin, Kinematics):
         raise DataError(

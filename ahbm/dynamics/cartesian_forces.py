@@ -15,7 +15,12 @@ import numpy as np
 from ahbm._deprecation import warn_deprecated
 from ahbm._engine import state as _st
 from ahbm._engine.batch import cross, mtv_bl, mv_bl
-from ahbm._validation import as_float_array
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_nonnegative_float,
+    as_positive_float,
+)
 from ahbm.dynamics.force_element import (
     ForceElement,
     _as_bn,
@@ -81,7 +86,7 @@ class PointSpringDamper(ForceElement):
         self.point_b = _vec3(point_b, "point_b")
         self.stiffness = _characteristic(stiffness, "stiffness")
         self.damping = _characteristic(damping, "damping")
-        self.rest_length = float(rest_length)
+        self.rest_length = as_nonnegative_float(rest_length, "rest_length", unit="m")
         self.name = name or "point_spring_damper"
 
     def validate(self, model):
@@ -401,11 +406,12 @@ class PenaltyGroundContact(ForceElement):
         n = _vec3(normal, "normal")
         if np.linalg.norm(n) < 1e-12:
             raise DataError("`normal` must be a non-zero vector")
-        if stiffness < 0 or damping < 0 or friction < 0 or slip_velocity <= 0:
-            raise DataError(
-                "PenaltyGroundContact: stiffness, damping and friction must be >= 0 and "
-                "slip_velocity > 0"
-            )
+        stiffness = as_nonnegative_float(stiffness, "stiffness")
+        damping = as_nonnegative_float(damping, "damping")
+        friction = as_nonnegative_float(friction, "friction")
+        slip_velocity = as_positive_float(slip_velocity, "slip_velocity", unit="m/s")
+        exponent = as_positive_float(exponent, "exponent")
+        height = as_finite_float(height, "height", unit="m")
         self.body, self.points = body, pts
         self.k, self.c, self.e = float(stiffness), float(damping), float(exponent)
         self.mu, self.vs = float(friction), float(slip_velocity)

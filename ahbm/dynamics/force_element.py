@@ -11,17 +11,22 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._engine.state import Kinematics
-from ahbm._validation import as_float_array
+from ahbm._validation import (
+    as_float_array,
+    callback_result,
+    check_model,
+)
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model
 
-__all__ = ["ForceElement"]
+__all__ = ["ForceElement", "check_forces"]
 
 GROUND = "ground"
 
 
 def _body(model: Model, body, what: str) -> int:
     """Body index, -1 for the ground; raises ModelError naming `what`."""
+    check_model(model)
     if isinstance(body, str) and body == GROUND:
         return -1
     if isinstance(body, (int, np.integer)) and not isinstance(body, bool) and int(body) == -1:
@@ -41,6 +46,7 @@ def _vec3(value, what: str) -> np.ndarray:
 
 def _coordinate(model: Model, coordinate, what: str) -> tuple[int, int]:
     """(q index, v index) of a scalar coordinate given by name or q index."""
+    check_model(model)
     names = model.coordinate_names
     if isinstance(coordinate, str):
         if coordinate not in names:
@@ -104,12 +110,12 @@ def _time_value(value, t, batch, what: str) -> np.ndarray:
         return np.broadcast_to(value, batch + (3,))
     t = np.asarray(t, dtype=float)
     if t.ndim == 0:
-        out = np.asarray(value(float(t)), dtype=float)
+        out = callback_result(value(float(t)), what)
         if out.shape != (3,):
             raise DataError(f"`{what}` function must return shape (3,), got {out.shape}")
         return np.broadcast_to(out, batch + (3,))
     tb = np.broadcast_to(t, batch)
-    flat = np.array([np.asarray(value(float(ti)), dtype=float) for ti in tb.ravel()])
+    flat = np.array([callback_result(value(float(ti)), what, (3,)) for ti in tb.ravel()])
     return flat.reshape(batch + (3,))
 
 
@@ -121,6 +127,25 @@ def _as_bn(x, N):
 def _gen(J, F):
     """Jᵀ F for J (3, nv, N), F (3, N) -> (nv, N)."""
     return np.einsum("inN,iN->nN", J, F)
+
+
+def check_forces(forces, name: str = "forces") -> list:
+    """`forces` as a list of ForceElement, or DataError naming `name` and the element."""
+    if isinstance(forces, ForceElement):
+        raise DataError(f"Expected `{name}` to be a list of force elements; wrap it: [{forces!r}]")
+    if isinstance(forces, (str, bytes, dict)) or not hasattr(forces, "__iter__"):
+        raise DataError(
+            f"Expected `{name}` to be a list of force elements (ahbm.dynamics.BodyForce, "
+            f"RotationalSpringDamper, ...), got {type(forces).__name__}"
+        )
+    out = list(forces)
+    for i, f in enumerate(out):
+        if not isinstance(f, ForceElement):
+            raise DataError(
+                f"`{name}[{i}]` is {type(f).__name__}, not a force element (a subclass of "
+                "ahbm.dynamics.ForceElement)"
+            )
+    return out
 
 
 class ForceElement:

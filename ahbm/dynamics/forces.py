@@ -46,7 +46,7 @@ from ahbm.dynamics.cartesian_forces import (
     PenaltyGroundContact,
     PointSpringDamper,
 )
-from ahbm.dynamics.force_element import ForceElement
+from ahbm.dynamics.force_element import ForceElement, check_forces
 from ahbm.dynamics.joint_forces import JointStop, RotationalSpringDamper
 from ahbm.kinematics.tree import Model
 
@@ -88,6 +88,7 @@ def total_generalized_force(model: Model, forces, q, qd, *, t=0.0, kin=None) -> 
     >>> total_generalized_force(m, [s], [0.5, 0, 0, 0], np.zeros(4))
     array([-1.,  0.,  0.,  0.])
     """
+    forces = check_forces(forces)
     shared = [f for f in forces if _kin_based(f)]
     # the elements on the shared state need Jacobians: DOF columns in the same kernel pass
     kin = _st.resolve(model, kin, q, qd, needs_qd=True, columns=bool(shared))
@@ -114,6 +115,7 @@ def total_power(model: Model, forces, q, qd, *, t=0.0, kin=None) -> np.ndarray:
     >>> float(total_power(m, [d], np.zeros(4), [2.0, 0, 0, 0]))
     -12.0
     """
+    forces = check_forces(forces)
     kin = _st.resolve(model, kin, q, qd, needs_qd=True)
     out = np.zeros(kin.batch_shape)
     for f in forces:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import as_float_array
+from ahbm._validation import as_finite_float, as_nonnegative_float
 from ahbm.dynamics.force_element import ForceElement, _characteristic, _coordinate
 from ahbm.errors import DataError
 
@@ -52,7 +52,7 @@ class RotationalSpringDamper(ForceElement):
         self.coordinate = coordinate
         self.stiffness = _characteristic(stiffness, "stiffness")
         self.damping = _characteristic(damping, "damping")
-        self.rest = float(as_float_array(rest, "rest"))
+        self.rest = as_finite_float(rest, "rest")
         self.name = name or f"spring_damper_{coordinate}"
 
     def validate(self, model):
@@ -115,13 +115,13 @@ class JointStop(RotationalSpringDamper):
     def __init__(
         self, coordinate, lower, upper, stiffness, damping=0.0, *, exponent=2.0, name=None
     ):
-        lower, upper = float(lower), float(upper)
+        lower, upper = as_finite_float(lower, "lower"), as_finite_float(upper, "upper")
         if not lower < upper:
             raise DataError(f"JointStop: need `lower` < `upper`, got {lower} and {upper}")
-        if float(exponent) < 1.0:
+        if as_finite_float(exponent, "exponent") < 1.0:
             raise DataError(f"JointStop: `exponent` must be >= 1, got {exponent}")
-        if float(stiffness) < 0 or float(damping) < 0:
-            raise DataError("JointStop: `stiffness` and `damping` must be >= 0")
+        stiffness = as_nonnegative_float(stiffness, "stiffness")
+        damping = as_nonnegative_float(damping, "damping")
         self.coordinate = coordinate
         self.lower, self.upper = lower, upper
         self.k, self.c, self.exponent = float(stiffness), float(damping), float(exponent)

@@ -23,7 +23,14 @@ import numpy as np
 
 from ahbm._deprecation import renamed_kwargs, warn_deprecated
 from ahbm._engine import jit_constrained as _jc
-from ahbm._validation import as_float_array
+from ahbm._validation import (
+    as_float_array,
+    as_int,
+    as_nonnegative_float,
+    as_positive_float,
+    callback_result,
+    check_model,
+)
 from ahbm.dynamics.constrained import _constrained_fd, _LeanConstrained
 from ahbm.dynamics.forces import ForceElement, total_generalized_force
 from ahbm.dynamics.forward import aba
@@ -100,9 +107,18 @@ def q_rate(model: Model, q, qd) -> np.ndarray:
     >>> q_rate(m, [0, 0, 0, 1.0], [0, 0, 2.0]) + 0.0
     array([0., 0., 1., 0.])
     """
-    q = np.asarray(q, dtype=float)
-    v = np.asarray(qd, dtype=float)
-    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+    check_model(model)
+    q = as_float_array(q, "q")
+    v = as_float_array(qd, "qd")
+    if q.shape[-1:] != (model.nq,) or v.shape[-1:] != (model.nv,):
+        raise DataError(
+            f"Expected `q` (..., {model.nq}) and `qd` (..., {model.nv}), got {q.shape} and "
+            f"{v.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+    except ValueError as err:
+        raise DataError(f"batch shapes of `q` {q.shape} and `qd` {v.shape} differ") from err
     out = np.empty(batch + (model.nq,))
     qs = _quat_slices(model)
     if not qs:
@@ -171,7 +187,7 @@ class _System:
     def tau_total(self, t, q, qd):
         tau = self.tau
         if callable(tau):
-            val = np.asarray(tau(t, q, qd), dtype=float)
+            val = callback_result(tau(t, q, qd), "tau")
             if val.shape != (self.nv,):
                 raise DataError(f"`tau` function must return shape ({self.nv},), got {val.shape}")
             tau = val
@@ -269,8 +285,8 @@ def simulate(
         Start and end time, s (end > start).
     q0 : array_like, shape (nq,)
         Initial coordinates.
-    qd0 : array_like, shape (nv,)
-        Initial generalized velocities.
+    qd0 : array_like, shape (nv,), or None
+        Initial generalized velocities; None means zeros (at rest).
     tau : None, array_like (nv,) or callable, optional
         Applied generalized forces: zero, constant, or ``tau(t, q, qd) -> (nv,)``.
     forces : sequence of ForceElement, optional
@@ -361,7 +377,7 @@ def simulate(
         raise DataError(f"`t_span` must be (t0, t_end) with t_end > t0, got {t_span!r}")
     t0, tf = float(span[0]), float(span[1])
     q0 = as_float_array(q0, "q0")
-    qd0 = as_float_array(qd0, "qd0")
+    qd0 = np.zeros(model.nv) if qd0 is None else as_float_array(qd0, "qd0")  # None: at rest
     if q0.shape != (model.nq,):
         raise DataError(f"Expected `q0` to have shape ({model.nq},), got {q0.shape}")
     if qd0.shape != (model.nv,):
@@ -372,12 +388,16 @@ def simulate(
         tau = as_float_array(tau, "tau")
         if tau.shape != (model.nv,):
             raise DataError(f"Expected `tau` to have shape ({model.nv},), got {tau.shape}")
+    if isinstance(forces, (str, bytes, dict)) or not hasattr(forces, "__iter__"):
+        raise DataError(f"Expected `forces` to be a list of force elements, got {forces!r}")
     forces = tuple(forces)
     for f in forces:
         if not isinstance(f, ForceElement) and not hasattr(f, "generalized_force"):
             raise DataError(f"`forces` must contain force elements, got {type(f).__name__}")
         if hasattr(f, "validate"):
             f.validate(model)
+    if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
+        raise DataError(f"Expected `events` to be a list of SimulationEvent, got {events!r}")
     events = tuple(events)
     for ev in events:
         if not isinstance(ev, SimulationEvent):
@@ -405,6 +425,28 @@ def simulate(
             raise DataError("`t_eval` must be a 1-D array of strictly increasing times")
         if t_eval.size and (t_eval[0] < t0 - 1e-12 or t_eval[-1] > tf + 1e-12):
             raise DataError(f"`t_eval` must lie within t_span [{t0}, {tf}]")
+    rtol = as_positive_float(rtol, "rtol")
+    if np.ndim(atol) == 0:
+        atol = as_positive_float(atol, "atol")
+    else:
+        atol = as_float_array(atol, "atol")
+        if atol.shape != (model.nq + model.nv,) or np.any(atol <= 0):
+            raise DataError(
+                f"Expected `atol` to be a positive number or {model.nq + model.nv} positive "
+                f"numbers (one per state), got {atol!r}"
+            )
+    if not (isinstance(max_step, float) and max_step == np.inf):
+        max_step = as_positive_float(max_step, "max_step", unit="s")
+    if first_step is not None:
+        first_step = as_positive_float(first_step, "first_step", unit="s")
+    projection_tol = as_nonnegative_float(projection_tol, "projection_tol")
+    max_events = as_int(max_events, "max_events", minimum=0)
+    if baumgarte is not None:
+        bg = as_float_array(baumgarte, "baumgarte")
+        if bg.shape != (2,) or np.any(bg < 0):
+            raise DataError(
+                f"Expected `baumgarte` to be (alpha, beta) >= 0 (1/s, 1/s²), got {baumgarte!r}"
+            )
     if constraints is None and model.constraints:
         constraints = model.constraints  # the model's own (constraints=[]: none)
     cset = _as_cset(constraints, model)

@@ -42,6 +42,16 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_int,
+    as_nonnegative_float,
+    as_positive_float,
+    callback_result,
+    check_callable,
+    check_model,
+)
 from ahbm.dynamics.forces import BodyForce, ForceElement, RotationalSpringDamper
 from ahbm.dynamics.inverse import gravity_torques
 from ahbm.errors import DataError, ModelError
@@ -160,6 +170,11 @@ def head_neck_model(*, parameters: dict | None = None, gravity=(0.0, 0.0, -9.81)
     (9, 8, 'c7_t1', 'c0_c1')
     """
     par = dict(HEAD_NECK_PARAMETERS)
+    if parameters is not None and not isinstance(parameters, dict):
+        raise DataError(
+            f"Expected `parameters` to be a dict {{name: entry}} like HEAD_NECK_PARAMETERS, got "
+            f"{type(parameters).__name__}"
+        )
     par.update(parameters or {})
     model = Model("head_neck_2d", gravity)
     below_height = 0.0
@@ -218,9 +233,8 @@ def exponential_spring(A: float, B: float):
     >>> round(float(k(0.2)), 3), round(float(k.inverse(k(0.2))), 12)
     (79.061, 0.2)
     """
-    A, B = float(A), float(B)
-    if not (A > 0 and B > 0 and np.isfinite(A) and np.isfinite(B)):
-        raise DataError(f"exponential_spring: `A` and `B` must be positive, got {A}, {B}")
+    A = as_positive_float(A, "A", unit="N m")
+    B = as_positive_float(B, "B", unit="1/rad")
 
     def k(x):
         x = np.asarray(x, dtype=float)
@@ -266,14 +280,17 @@ def intervertebral_elements(model: Model, *, q0=None, A=None, B=None, damping=No
     >>> len(els), els[0].name
     (8, 'c7_t1')
     """
+    check_model(model)
     P = HEAD_NECK_PARAMETERS
     A = P["spring_A"] if A is None else A
     B = P["spring_B"] if B is None else B
-    c = P["damping"] if damping is None else float(damping)
+    c = P["damping"] if damping is None else as_nonnegative_float(damping, "damping")
     if missing := [j for j in HEAD_NECK_JOINTS if j not in model.coordinate_names]:
         raise ModelError(f"intervertebral_elements: model has no joints {missing}")
     k = exponential_spring(A, B)
-    q0 = np.zeros(model.nq) if q0 is None else np.asarray(q0, dtype=float)
+    q0 = np.zeros(model.nq) if q0 is None else as_float_array(q0, "q0")
+    if q0.shape != (model.nq,):
+        raise DataError(f"Expected `q0` to have shape ({model.nq},), got {q0.shape}")
     g = gravity_torques(model, q0)
     out = []
     for j in HEAD_NECK_JOINTS:
@@ -311,7 +328,10 @@ def half_sine(t, *, peak: float, duration: float, onset: float = 0.0):
     >>> float(half_sine(0.015, peak=4000.0, duration=0.03))
     4000.0
     """
-    t = np.asarray(t, dtype=float)
+    t = as_float_array(t, "t")
+    peak = as_finite_float(peak, "peak")
+    duration = as_positive_float(duration, "duration", unit="s")
+    onset = as_finite_float(onset, "onset", unit="s")
     s = (t - onset) / duration
     return np.where((s >= 0) & (s <= 1), peak * np.sin(np.pi * np.clip(s, 0.0, 1.0)), 0.0)
 
@@ -377,17 +397,21 @@ class BaseAcceleration(ForceElement):
     """
 
     def __init__(self, acceleration, *, name: str = "base_acceleration"):
-        if not callable(acceleration):
-            raise DataError("`acceleration` must be a function a(t) -> (3,)")
+        check_callable(acceleration, "acceleration")
         self.acceleration = acceleration
         self.name = name
 
     def _a(self, t, batch):
         t = np.asarray(t, dtype=float)
         if t.ndim == 0:
-            a = np.asarray(self.acceleration(float(t)), dtype=float)
+            a = callback_result(self.acceleration(float(t)), "acceleration", (3,))
         else:
-            a = np.array([self.acceleration(float(x)) for x in np.broadcast_to(t, batch).ravel()])
+            a = np.array(
+                [
+                    callback_result(self.acceleration(float(x)), "acceleration", (3,))
+                    for x in np.broadcast_to(t, batch).ravel()
+                ]
+            )
             a = a.reshape(batch + (3,))
         if a.shape[-1:] != (3,):
             raise DataError(f"`acceleration` must return shape (3,), got {a.shape}")
@@ -432,8 +456,8 @@ def sled_forces(model: Model, acceleration=sled_pulse) -> list:
     >>> len(sled_forces(m))
     9
     """
-    if not callable(acceleration):
-        raise DataError("`acceleration` must be a function a(t) -> (3,)")
+    check_model(model)
+    check_callable(acceleration, "acceleration")
     out = []
     for b in model.bodies:
         if b.mass > 0:
@@ -441,7 +465,7 @@ def sled_forces(model: Model, acceleration=sled_pulse) -> list:
             out.append(
                 BodyForce(
                     b.name,
-                    lambda t, m=mass: -m * np.asarray(acceleration(t), dtype=float),
+                    lambda t, m=mass: -m * callback_result(acceleration(t), "acceleration"),
                     point=b.com,
                     name=f"inertial_{b.name}",
                 )
@@ -494,8 +518,10 @@ def sled_test(
     from ahbm.dynamics.simulate import simulate
 
     model = head_neck_model() if model is None else model
+    t_end = as_positive_float(t_end, "t_end", unit="s")
+    n_out = as_int(n_out, "n_out", minimum=2)
     forces = [*intervertebral_elements(model), BaseAcceleration(pulse)]
-    t = np.linspace(0.0, float(t_end), int(n_out))
+    t = np.linspace(0.0, t_end, n_out)
     zeros = np.zeros(model.nv)
     return simulate(model, (0.0, float(t_end)), np.zeros(model.nq), zeros, forces=forces,
                     method=method, rtol=rtol, atol=atol, t_eval=t)  # fmt: skip
