@@ -21,6 +21,9 @@ __all__ = [
     "as_nonnegative_float",
     "as_finite_float",
     "check_model",
+    "broadcast_batch",
+    "check_mass",
+    "check_inertia",
     "callback_result",
     "input_path",
     "as_int",
@@ -131,6 +134,60 @@ def callback_result(value, name: str, shape: tuple | None = None) -> np.ndarray:
     if shape is not None:
         check_trailing_shape(arr, shape, f"{name}(...) (the value your function returned)")
     return arr
+
+
+def check_mass(mass: np.ndarray, name: str = "mass", *, error=DataError) -> np.ndarray:
+    """Raise `error` if any mass (kg) is negative; returns `mass`."""
+    if np.any(mass < 0):
+        bad = np.argwhere(np.atleast_1d(mass) < 0)[0]
+        raise error(
+            f"`{name}` must be >= 0 kg; got {float(np.atleast_1d(mass)[tuple(bad)]):g} at index "
+            f"{tuple(int(i) for i in bad)}"
+        )
+    return mass
+
+
+def check_inertia(inertia: np.ndarray, name: str = "inertia", *, error=DataError) -> np.ndarray:
+    """Raise `error` unless every (..., 3, 3) inertia tensor is physically valid.
+
+    Valid: symmetric, positive semi-definite, and its principal moments satisfy
+    the triangle inequality ``I1 + I2 >= I3`` (every rigid body does), within a
+    round-off tolerance relative to the largest entry. Returns `inertia`.
+    """
+    scale = np.maximum(1.0, np.abs(inertia).max(axis=(-2, -1), initial=0.0))[..., None, None]
+    asym = np.abs(inertia - np.swapaxes(inertia, -1, -2)) > 1e-9 * scale
+    if np.any(asym):
+        raise error(f"`{name}` must be symmetric (kg m² about the COM); it is not")
+    eig = np.linalg.eigvalsh(0.5 * (inertia + np.swapaxes(inertia, -1, -2)))
+    tol = 1e-10 * scale[..., 0, 0]
+    if np.any(eig[..., 0] < -tol):
+        raise error(
+            f"`{name}` is not positive semi-definite (a principal moment is negative, "
+            f"min {eig[..., 0].min():.6g} kg m²); check the signs of the products of inertia"
+        )
+    if np.any(eig[..., 0] + eig[..., 1] < eig[..., 2] - tol):
+        raise error(
+            f"`{name}` violates the triangle inequality of principal moments (I1 + I2 >= I3); "
+            "no rigid body has such an inertia"
+        )
+    return inertia
+
+
+def broadcast_batch(*items) -> tuple:
+    """The common batch shape of arrays given as ``(name, array, n_trailing_axes)``.
+
+    Raises DataError naming the arguments whose leading (batch) axes do not
+    broadcast, e.g. a signal of 60 frames against rotations of 0 frames.
+    """
+    shapes = [a.shape[: a.ndim - k] for _, a, k in items]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError as err:
+        listed = ", ".join(f"`{n}` {a.shape}" for n, a, _ in items)
+        raise DataError(
+            f"the batch (leading) axes of {listed} do not broadcast; give the same number "
+            "of frames to each"
+        ) from err
 
 
 def check_model(model, name: str = "model") -> None:

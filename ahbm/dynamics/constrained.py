@@ -22,7 +22,13 @@ import numpy as np
 from ahbm._engine import jit_constrained as _jc
 from ahbm._engine import kernels as _kernels
 from ahbm._engine import state as _st
-from ahbm._validation import as_float_array
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_int,
+    as_positive_float,
+    check_model,
+)
 from ahbm.dynamics.forward import crba
 from ahbm.dynamics.inverse import nonlinear_effects
 from ahbm.errors import AhbmWarning, DataError, SimulationError
@@ -42,6 +48,7 @@ _METHODS = ("direct", "range_space", "null_space")
 def _cset(constraints, model):
     from ahbm.dynamics.constraints import ConstraintSet
 
+    check_model(model)
     if constraints is None:  # the model's own constraints (e.g. from its model file)
         constraints = model.constraints
     cs = constraints if isinstance(constraints, ConstraintSet) else ConstraintSet(constraints)
@@ -295,12 +302,13 @@ def _constrained_fd(
     else:
         C = nonlinear_effects(model, q, qd, f_ext=f_ext, f_ext_frame=f_ext_frame)
     m = terms.G.shape[-2]
-    G = terms.G.reshape(-1, m, model.nv)
-    gamma = terms.gamma.reshape(-1, m)
+    N = qf.shape[0]  # frames (explicit: with m = 0 the batch size cannot be inferred)
+    G = terms.G.reshape(N, m, model.nv)
+    gamma = terms.gamma.reshape(N, m)
     if baumgarte is not None:
         alpha, beta = baumgarte
-        vel = np.einsum("kij,kj->ki", G, qd.reshape(-1, model.nv)) - terms.nu.reshape(-1, m)
-        gamma = gamma - 2.0 * alpha * vel - beta**2 * terms.g.reshape(-1, m)
+        vel = np.einsum("kij,kj->ki", G, qd.reshape(N, model.nv)) - terms.nu.reshape(N, m)
+        gamma = gamma - 2.0 * alpha * vel - beta**2 * terms.g.reshape(N, m)
     f = tau.reshape(-1, model.nv) - C.reshape(-1, model.nv)
     return _solve_system(H, G, f, gamma, method)
 
@@ -550,7 +558,7 @@ def compute_impulse(
     >>> bool(np.allclose(point_velocity(m, np.zeros(9), qdp, 2, [0, 0, -1]), 0))
     True
     """
-    e = float(restitution)
+    e = as_finite_float(restitution, "restitution")
     if not 0.0 <= e <= 1.0:
         raise DataError(f"`restitution` must be in [0, 1], got {restitution}")
     cs = _cset(constraints, model)
@@ -654,6 +662,8 @@ def project_positions(
     q = as_float_array(q, "q")
     if q.shape != (model.nq,):
         raise DataError(f"Expected `q` to have shape ({model.nq},), got {q.shape}")
+    tol = as_positive_float(tol, "tol")
+    max_iter = as_int(max_iter, "max_iter", minimum=1)
     return _newton_projection(
         model, q, lambda x: cs.position(model, x, t=t), lambda x: cs.jacobian(model, x, t=t),
         lambda: crba(model, q), tol, max_iter,

@@ -133,6 +133,13 @@ class ConstraintSet:
     def __init__(self, constraints=(), *, name="constraints"):
         self.constraints = []
         self.name = name
+        if isinstance(constraints, (Constraint, str, bytes, dict)) or not hasattr(
+            constraints, "__iter__"
+        ):
+            raise DataError(
+                f"Expected `constraints` to be a list of Constraint objects (or a "
+                f"ConstraintSet), got {type(constraints).__name__}"
+            )
         for c in constraints:
             self.add(c)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import as_float_array
+from ahbm._validation import as_finite_float, as_float_array, as_int
 from ahbm.dynamics.force_element import _coordinate
 from ahbm.dynamics.geometric_constraints import Constraint
 from ahbm.errors import DataError, ModelError
@@ -94,7 +94,8 @@ class CoordinateCoupling(Constraint):
 
     def __init__(self, coordinate, driver, *, ratio=1.0, offset=0.0, relation=None, name=None):
         self.coordinate, self.driver = coordinate, driver
-        self.ratio, self.offset = float(ratio), float(offset)
+        self.ratio = as_finite_float(ratio, "ratio")
+        self.offset = as_finite_float(offset, "offset")
         if isinstance(relation, dict):
             relation = _function_of(relation, "relation")[0]
         self.relation = relation
@@ -278,7 +279,7 @@ class UserConstraint(Constraint):
                  rheonomic=False, name=None):  # fmt: skip
         if not callable(function):
             raise DataError("`function` must be callable g(t, q) -> (m,)")
-        self.function, self.m = function, int(size)
+        self.function, self.m = function, as_int(size, "size", minimum=0)
         self.jac, self.gam, self.gt = jacobian, gamma, time_derivative
         self.rheonomic = bool(rheonomic or time_derivative is not None)
         self.name = name or "user"

@@ -13,7 +13,7 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array
+from ahbm._validation import as_finite_float, as_float_array
 from ahbm.dynamics.force_element import GROUND, _body, _vec3
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.rotations import matrix_to_rotvec
@@ -196,6 +196,7 @@ class PlaneConstraint(PointConstraint):
     def __init__(self, body, point=(0.0, 0.0, 0.0), *, normal=(0.0, 0.0, 1.0), height=0.0,
                  name=None):  # fmt: skip
         n = _vec3(normal, "normal")
+        height = as_finite_float(height, "height", unit="m")
         if np.linalg.norm(n) < 1e-12:
             raise DataError("`normal` must be non-zero")
         if abs(np.linalg.norm(n) - 1.0) > 1e-12:

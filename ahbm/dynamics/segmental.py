@@ -45,7 +45,15 @@ import numpy as np
 
 from ahbm._deprecation import warn_deprecated
 from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, check_trailing_shape, sample_times
+from ahbm._validation import (
+    as_float_array,
+    as_int,
+    as_nonnegative_float,
+    as_positive_float,
+    broadcast_batch,
+    check_trailing_shape,
+    sample_times,
+)
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.jcs import jcs_axes
 from ahbm.types import ResultRepr, TupleResult
@@ -212,7 +220,10 @@ def newton_euler(
     >>> loads.force[0, 0].tolist(), loads.moment[0, 0].round(4).tolist()
     ([0.0, 0.0, 9.81], [4.905, 0.0, 0.0])
     """
-    par = np.asarray(parent, dtype=int).ravel()
+    parf = as_float_array(parent, "parent").ravel()
+    if np.any(parf != np.round(parf)):
+        raise DataError(f"`parent` must hold integer segment indices, got {parf.tolist()}")
+    par = parf.astype(int)
     n_seg = par.size
     if np.any(par >= np.arange(n_seg)) or np.any(par < -1):
         raise DataError(
@@ -227,7 +238,15 @@ def newton_euler(
         raise DataError(f"Expected `inertia` to have shape ({n_seg}, 3, 3), got {inert.shape}")
     if isinstance(motion, SegmentMotion):
         motion = (motion.rotation, motion.com, motion.com_acc, motion.omega, motion.alpha)
-    R, c, acc, w, al = (np.asarray(x, dtype=float) for x in motion)
+    if not isinstance(motion, (tuple, list)) or len(motion) != 5:
+        raise DataError(
+            "Expected `motion` to be a SegmentMotion (from ahbm.analysis.segment_motion) or a "
+            f"tuple (rotation, com, com_acc, omega, alpha), got {type(motion).__name__}"
+        )
+    R, c, acc, w, al = (
+        as_float_array(x, f"motion.{n}", allow_nan=True)
+        for x, n in zip(motion, ("rotation", "com", "com_acc", "omega", "alpha"), strict=True)
+    )
     n = R.shape[0]
     for name, arr, trail in (
         ("motion.rotation", R, (3, 3)),
@@ -302,6 +321,7 @@ def loads_in_frame(vectors, rotation):
     check_trailing_shape(v, (3,), "vectors")
     R = as_float_array(rotation, "rotation", allow_nan=True)
     check_trailing_shape(R, (3, 3), "rotation")
+    broadcast_batch(("vectors", v, 1), ("rotation", R, 2))
     return _mtv(R, v)
 
 
@@ -334,6 +354,7 @@ def loads_in_jcs(vectors, r_proximal, r_distal):
     v = as_float_array(vectors, "vectors", allow_nan=True)
     check_trailing_shape(v, (3,), "vectors")
     e1, e2, e3 = jcs_axes(r_proximal, r_distal)
+    broadcast_batch(("vectors", v, 1), ("r_proximal/r_distal", e1, 1))
     return np.stack([np.sum(v * e1, -1), np.sum(v * e2, -1), np.sum(v * e3, -1)], axis=-1)
 
 
@@ -426,6 +447,7 @@ def joint_power(moment, omega_distal, omega_proximal):
     wp = as_float_array(omega_proximal, "omega_proximal", allow_nan=True)
     for name, a in (("moment", M), ("omega_distal", wd), ("omega_proximal", wp)):
         check_trailing_shape(a, (3,), name)
+    broadcast_batch(("moment", M, 1), ("omega_distal", wd, 1), ("omega_proximal", wp, 1))
     return np.sum(M * (wd - wp), axis=-1)
 
 
@@ -568,15 +590,28 @@ def assign_force_plates(
     """
     if not isinstance(feet, Mapping) or not feet:
         raise DataError("`feet` is empty; give {segment_index: foot points} for each foot")
-    n_frames = np.shape(next(iter(feet.values())))[0] if time is None else np.size(time)
+    if isinstance(plates, (str, bytes, dict)) or not hasattr(plates, "__len__"):
+        raise DataError(f"Expected `plates` to be a list of ForcePlate, got {plates!r:.60}")
+    for k, plate in enumerate(plates):
+        if not all(hasattr(plate, a) for a in ("force", "cop", "free_moment", "rate")):
+            raise DataError(
+                f"`plates[{k}]` is {type(plate).__name__}; expected a ForcePlate with force, "
+                "cop, free_moment and rate"
+            )
+    threshold = as_nonnegative_float(threshold, "threshold", unit="N")
+    max_distance = as_nonnegative_float(max_distance, "max_distance", unit="m")
+    margin = as_nonnegative_float(margin, "margin", unit="m")
+    max_speed = as_positive_float(max_speed, "max_speed", unit="m/s")
+    first = as_float_array(next(iter(feet.values())), "feet", allow_nan=True)
+    n_frames = (first.shape[0] if first.ndim else 0) if time is None else np.size(time)
     t = sample_times(n_frames, rate=rate, time=time)
-    idx = [int(i) for i in feet]
-    n_seg = int(n_segments) if n_segments is not None else max(idx) + 1
+    idx = [as_int(i, "feet (segment index)", minimum=0) for i in feet]
+    n_seg = as_int(n_segments, "n_segments", minimum=1) if n_segments is not None else max(idx) + 1
     pts = {}
-    for i in idx:
+    for key, i in zip(feet, idx, strict=True):
         if not 0 <= i < n_seg:
             raise DataError(f"foot segment index {i} is outside 0..{n_seg - 1}")
-        a = as_float_array(feet[i], f"feet[{i}]", allow_nan=True)
+        a = as_float_array(feet[key], f"feet[{i}]", allow_nan=True)
         if a.ndim == 2:
             a = a[:, None, :]
         if a.ndim != 3 or a.shape[0] != t.size or a.shape[1] < 2 or a.shape[2] != 3:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_float_array
+from ahbm._validation import as_finite_float, as_float_array, as_int, check_model
 from ahbm.dynamics.force_element import _coordinate
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
@@ -87,7 +87,9 @@ class SimulationEvent:
             raise DataError(f"event '{self.name}': `function` must be callable f(t, q, qd)")
         if self.action is not None and not callable(self.action):
             raise DataError(f"event '{self.name}': `action` must be callable (t, q, qd) -> (q, qd)")
-        if self.restitution is not None and not 0.0 <= float(self.restitution) <= 1.0:
+        if self.restitution is not None and not (
+            0.0 <= as_finite_float(self.restitution, "restitution") <= 1.0
+        ):
             raise DataError(
                 f"event '{self.name}': `restitution` must be in [0, 1], got {self.restitution}"
             )
@@ -127,11 +129,16 @@ def point_height_event(
     """
     from ahbm.kinematics.forward import point_position
 
+    check_model(model)
     b = model.body_index(body)
     r = as_float_array(point, "point")
+    if r.shape != (3,):
+        raise DataError(f"Expected `point` to have shape (3,), got {r.shape}")
     n = as_float_array(normal, "normal")
+    if n.shape != (3,) or not np.linalg.norm(n) > 0:
+        raise DataError(f"Expected `normal` to be a non-zero vector of shape (3,), got {normal!r}")
     n = n / np.linalg.norm(n)
-    h = float(height)
+    h = as_finite_float(height, "height", unit="m")
 
     def function(t, q, qd):
         return float(n @ point_position(model, q, b, r) - h)
@@ -154,7 +161,7 @@ def coordinate_event(
     -0.5
     """
     qi, _ = _coordinate(model, coordinate, "coordinate_event")
-    v = float(value)
+    v = as_finite_float(value, "value")
     kwargs.setdefault("name", f"{model.coordinate_names[qi]}={v:g}")
     return SimulationEvent(lambda t, q, qd: float(q[qi] - v), direction=direction, **kwargs)
 
@@ -183,7 +190,7 @@ def contact_release_event(row: int = 0, *, constraints=None, **kwargs) -> Simula
     >>> ev.function(0.0, None, None, np.array([2.5])), ev.direction
     (2.5, -1.0)
     """
-    k = int(row)
+    k = as_int(row, "row", minimum=0)
 
     def function(t, q, qd, lam):
         return float(lam[k]) if lam.size > k else 1.0

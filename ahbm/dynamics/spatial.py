@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._validation import as_float_array, check_inertia, check_mass, check_trailing_shape
+from ahbm.errors import DataError
 from ahbm.kinematics.rotations import skew
 
 __all__ = [
@@ -156,6 +157,13 @@ def spatial_inertia(mass, com, inertia) -> np.ndarray:
     ndarray, shape (..., 6, 6)
         ``[[I_c + m [c]×[c]×ᵀ, m [c]×], [m [c]×ᵀ, m 1]]`` (Featherstone 2008, eq. 2.63).
 
+    Raises
+    ------
+    DataError
+        A negative mass, an inertia that is not symmetric positive
+        semi-definite or violates the triangle inequality of its principal
+        moments, non-finite values, wrong shapes.
+
     Examples
     --------
     >>> spatial_inertia(2.0, [0, 0, 0], np.eye(3))[3:, 3:]
@@ -163,10 +171,16 @@ def spatial_inertia(mass, com, inertia) -> np.ndarray:
            [0., 2., 0.],
            [0., 0., 2.]])
     """
-    m = as_float_array(mass, "mass")
+    m = check_mass(as_float_array(mass, "mass"))
     c = check_trailing_shape(as_float_array(com, "com"), (3,), "com")
-    Ic = check_trailing_shape(as_float_array(inertia, "inertia"), (3, 3), "inertia")
-    shape = np.broadcast_shapes(m.shape, c.shape[:-1], Ic.shape[:-2])
+    Ic = check_inertia(check_trailing_shape(as_float_array(inertia, "inertia"), (3, 3), "inertia"))
+    try:
+        shape = np.broadcast_shapes(m.shape, c.shape[:-1], Ic.shape[:-2])
+    except ValueError as err:
+        raise DataError(
+            f"batch shapes of `mass` {m.shape}, `com` {c.shape} and `inertia` {Ic.shape} do "
+            "not broadcast"
+        ) from err
     C = skew(c)
     mm = m[..., None, None]
     out = np.zeros(shape + (6, 6))
