@@ -32,7 +32,6 @@ from ahbm._engine.batch import cross
 from ahbm._validation import as_float_array, as_positive_float, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics.forward import center_of_mass
-from ahbm.kinematics.rotations import skew
 from ahbm.kinematics.tree import Model
 
 __all__ = [
@@ -214,28 +213,34 @@ def centroidal_momentum_matrix(model: Model, q, *, kin=None) -> np.ndarray:
     kin = _st.resolve(model, kin, q, columns=True)
     N, nb = kin.n_frames, model.n_bodies
     c = _com(kin)
-    Rw = kin.rotations.reshape(N, nb, 3, 3)
-    ci = kin.positions.reshape(N, nb, 3) + np.einsum("nbij,bj->nbi", Rw, model.coms)
+    # per body, about the world origin: mass, first moment h = m c_i and rotational
+    # inertia J = I_ci − m [c_i]×² (bodies first, frames next)
+    Rw = kin.rotations.reshape(N, nb, 3, 3).transpose(1, 0, 2, 3)
+    ci = (
+        kin.positions.reshape(N, nb, 3).transpose(1, 0, 2)
+        + (Rw @ model.coms[:, None, :, None])[..., 0]
+    )
     m = model.masses
-    Ic = np.einsum("nbij,bjk,nblk->nbil", Rw, model.inertias, Rw)
-    C = skew(ci)  # [c_i]×
-    mC = m[:, None, None] * C
-    I0 = np.empty((N, nb, 6, 6))
-    I0[..., :3, :3] = Ic - mC @ C
-    I0[..., :3, 3:] = mC
-    I0[..., 3:, :3] = -mC
-    I0[..., 3:, 3:] = m[:, None, None] * np.eye(3)
+    h = m[:, None, None] * ci
+    J = Rw @ model.inertias[:, None] @ np.swapaxes(Rw, -1, -2)
+    J += (h * ci).sum(-1)[..., None, None] * np.eye(3) - h[..., :, None] * ci[..., None, :]
+    mc = m.copy()
     for i in range(nb - 1, -1, -1):  # composite inertias, children before parents
         p = model.parent[i]
         if p >= 0:
-            I0[:, p] += I0[:, i]
-    Sw = kin._Sw_flat  # (N, 6, nv)
-    A = np.zeros((N, 6, model.nv))
+            mc[p] += mc[i]
+            h[p] += h[i]
+            J[p] += J[i]
+    S = np.ascontiguousarray(kin._Sw_flat.transpose(2, 0, 1))  # (nv, N, 6) world columns
+    A = np.empty((model.nv, N, 6))
     for j in range(nb):
         k, nv = model.v_index[j], model.joint_nv[j]
         if nv:
-            A[:, :, k : k + nv] = I0[:, j] @ Sw[:, :, k : k + nv]
-    A[:, :3] -= np.einsum("nij,njk->nik", skew(c), A[:, 3:])
+            w, v = S[k : k + nv, :, :3], S[k : k + nv, :, 3:]
+            A[k : k + nv, :, :3] = np.einsum("nij,dnj->dni", J[j], w) + cross(h[j], v)
+            A[k : k + nv, :, 3:] = mc[j] * v + cross(w, h[j])
+    A = A.transpose(1, 2, 0)  # (N, 6, nv)
+    A[:, :3] -= cross(c[:, :, None], A[:, 3:], axis=-2)  # about the COM
     return A.reshape(kin.batch_shape + (6, model.nv))
 
 
