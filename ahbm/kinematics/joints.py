@@ -351,24 +351,44 @@ class Body(_Frozen):
         )
 
 
+#: Largest magnitude of a length (m), mass (kg) or inertia (kg m^2) in a model: beyond it
+#: the spatial algebra loses every digit that matters (and overflows near 1e154).
+_MAX_MAGNITUDE = 1e12
+
+
+def _brief(value) -> str:
+    """`value` for a message, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_range(arr, what):
+    if arr.size and np.abs(arr).max() > _MAX_MAGNITUDE:
+        raise ModelError(
+            f"{what} has a value of magnitude {np.abs(arr).max():.3g}, beyond the "
+            f"{_MAX_MAGNITUDE:g} that a model accepts (SI units: m, kg, kg m^2)"
+        )
+    return arr
+
+
 def _check_vec3(value, what):
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ModelError(f"{what} must be 3 numbers, got {value!r}") from err
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ModelError(f"{what} must be 3 numbers, got {_brief(value)}") from err
     if arr.shape != (3,) or not np.isfinite(arr).all():
-        raise ModelError(f"{what} must be 3 finite numbers, got {value!r}")
-    return arr
+        raise ModelError(f"{what} must be 3 finite numbers, got {_brief(value)}")
+    return _check_range(arr, what)
 
 
 def _check_mat3(value, what):
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ModelError(f"{what} must be a 3x3 matrix, got {value!r}") from err
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ModelError(f"{what} must be a 3x3 matrix, got {_brief(value)}") from err
     if arr.shape != (3, 3) or not np.isfinite(arr).all():
         raise ModelError(f"{what} must be a finite 3x3 matrix, got shape {arr.shape}")
-    return arr
+    return _check_range(arr, what)
 
 
 _JOINT_FIELDS = ("type", "axis", "sequence", "name", "coordinates", "limits", "transform")
@@ -392,9 +412,10 @@ def _make_joint(joint, body_name) -> Joint:
             f"{list(_JOINT_FIELDS)}"
         )
     jtype = joint.get("type")
-    if jtype not in JOINT_TYPES:
+    if not isinstance(jtype, str) or jtype not in JOINT_TYPES:
         raise ModelError(
-            f"body '{body_name}': unknown joint type {jtype!r}; use one of {sorted(JOINT_TYPES)}"
+            f"body '{body_name}': unknown joint type {_brief(jtype)}; use one of "
+            f"{sorted(JOINT_TYPES)}"
         )
     axis = None
     sequence = None
@@ -451,12 +472,18 @@ def _make_joint(joint, body_name) -> Joint:
                 f"body '{body_name}': joint 'coordinates' must list {_NQ[code]} names for a "
                 f"{jtype} joint, got {coords!r}"
             )
-        coords = [str(c) for c in coords]
+        bad = [c for c in coords if not isinstance(c, str) or not c]
+        if bad:
+            raise ModelError(
+                f"body '{body_name}': joint 'coordinates' must be non-empty strings, got "
+                f"{_brief(bad[0])}"
+            )
+        coords = list(coords)
     limits = joint.get("limits")
     if limits is not None:
         try:
             json.dumps(limits)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, RecursionError) as err:
             raise ModelError(
                 f"body '{body_name}': joint 'limits' must be JSON-serializable"
             ) from err
@@ -614,12 +641,17 @@ def _make_body(
     )
     pos = _check_vec3(position, f"body '{name}': origin position")
     rot = np.eye(3) if rotation is None else _check_rotation(rotation, name)
+    if isinstance(mass, (str, bytes, bool)):
+        raise ModelError(f"body '{name}': mass must be a number (kg), got {_brief(mass)}")
     try:
         m = float(mass)
-    except (TypeError, ValueError) as err:
-        raise ModelError(f"body '{name}': mass must be a number, got {mass!r}") from err
-    if not np.isfinite(m) or m < 0:
-        raise ModelError(f"body '{name}': mass must be finite and >= 0 kg, got {mass!r}")
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ModelError(f"body '{name}': mass must be a number, got {_brief(mass)}") from err
+    if not np.isfinite(m) or m < 0 or m > _MAX_MAGNITUDE:
+        raise ModelError(
+            f"body '{name}': mass must be finite, >= 0 and <= {_MAX_MAGNITUDE:g} kg, got "
+            f"{_brief(mass)}"
+        )
     c = _check_vec3(com, f"body '{name}': com")
     I = np.zeros((3, 3)) if inertia is None else _check_inertia(inertia, name)
     if markers is not None and not hasattr(markers, "items"):
@@ -633,6 +665,6 @@ def _make_body(
     if geometry is not None:
         try:
             json.dumps(geometry)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, RecursionError) as err:
             raise ModelError(f"body '{name}': geometry must be JSON-serializable") from err
     return Body(name, pidx, jnt, pos, rot, m, c, I, mk, geometry, cpos, crot)

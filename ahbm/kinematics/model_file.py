@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ahbm._files import atomic_path
+from ahbm._validation import check_read_size
 from ahbm.errors import FileFormatError, ModelError
 from ahbm.kinematics.tree import _GROUND, Model
 
@@ -180,6 +184,33 @@ def _reject_unknown(entry: dict, fields, where: str) -> None:
         raise ModelError(f"{where} has unknown fields {unknown}; known fields: {list(fields)}")
 
 
+def _short(value) -> str:
+    """A value for a message, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_names(data: dict, bodies: list, source: str) -> None:
+    """Types of the model name and of every body's name and parent, before they are used."""
+    name = data.get("name", "model")
+    if not isinstance(name, str):
+        raise ModelError(f"{source}: 'name' must be a string, got {_short(name)}")
+    for k, b in enumerate(bodies):
+        if not isinstance(b, dict):
+            raise ModelError(f"{source}: body #{k} must be an object, got {type(b).__name__}")
+        bname = b.get("name")
+        if not isinstance(bname, str) or not bname:
+            raise ModelError(
+                f"{source}: body #{k}: 'name' must be a non-empty string, got {_short(bname)}"
+            )
+        parent = b.get("parent")
+        if parent is not None and (not isinstance(parent, str) or not parent):
+            raise ModelError(
+                f"{source}: body '{bname}': 'parent' must be the name of an earlier body or "
+                f'"{_GROUND}", got {_short(parent)}'
+            )
+
+
 def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Model:
     """Build a model and its sections from a model-file dictionary (see :func:`load_model`)."""
     if not isinstance(data, dict):
@@ -208,6 +239,8 @@ def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Mod
     bodies = data.get("bodies")
     if not isinstance(bodies, list):
         raise ModelError(f"{source}: 'bodies' must be a list of body objects")
+    _check_nesting(data, source)
+    _check_names(data, bodies, source)
     try:
         model = cls(data.get("name", "model"), data.get("gravity", (0.0, 0.0, -9.81)))
     except ModelError as err:
@@ -319,15 +352,65 @@ def load_model(path_or_dict) -> Model:
             f"load_model expects a path or a dict, got {type(path_or_dict).__name__}"
         )
     path = Path(path_or_dict)
+    source = f"model file '{path}'"
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        # parsed JSON takes about 10 times the bytes of its text in Python objects
+        check_read_size(16 * size, f"parsing {size} bytes of JSON", source)
+        raw = path.read_bytes()
     except OSError as err:
         raise FileFormatError(f"cannot read model file '{path}': {err}") from err
     try:
+        text = raw.decode("utf-8-sig")  # a byte order mark is allowed
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise FileFormatError(
+            f"{source} is not UTF-8 text: byte {err.start} (line {line}) is "
+            f"{raw[err.start]:#04x}; save the file with UTF-8 encoding"
+        ) from err
+    _check_json_depth(text, source)
+    try:
         data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FileFormatError(f"model file '{path}' is not valid JSON: {err}") from err
-    return model_from_dict(data, source=f"model file '{path}'")
+    except (ValueError, RecursionError) as err:  # JSONDecodeError, numbers of > 4300 digits
+        raise FileFormatError(f"{source} is not valid JSON: {err}") from err
+    return model_from_dict(data, source=source)
+
+
+#: Deepest nesting of lists and objects in a model file (a model file needs about 6).
+_MAX_DEPTH = 64
+
+
+def _check_json_depth(text: str, source: str) -> None:
+    """FileFormatError when the JSON `text` nests lists/objects deeper than ``_MAX_DEPTH``.
+
+    One vectorized pass over the text without its strings: the parser, and
+    everything that copies the values, recurses once per level.
+    """
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)
+    codes = np.frombuffer(bare.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    step = np.isin(codes, (0x5B, 0x7B)).astype(np.int64) - np.isin(codes, (0x5D, 0x7D))
+    depth = int(np.cumsum(step).max()) if step.size else 0
+    if depth > _MAX_DEPTH:
+        raise FileFormatError(
+            f"{source}: lists and objects are nested {depth} levels deep; a model file nests "
+            f"at most {_MAX_DEPTH} (the file is damaged or crafted)"
+        )
+
+
+def _check_nesting(data, source: str) -> None:
+    """ModelError when a model dictionary nests deeper than ``_MAX_DEPTH`` (or is cyclic)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            raise ModelError(
+                f"{source}: values nested more than {_MAX_DEPTH} levels deep (or a cycle); "
+                "a model dictionary holds plain JSON values"
+            )
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, depth + 1) for v in value)
 
 
 def save_model(model: Model, path) -> Path:

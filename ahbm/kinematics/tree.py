@@ -406,10 +406,12 @@ class Model:
             else:
                 pidx = self._index[parent]
         else:
-            try:
-                pidx = int(parent)
-            except (TypeError, ValueError) as err:
-                raise ModelError(f"body '{name}': parent must be a name or an index") from err
+            if isinstance(parent, bool) or not isinstance(parent, (int, np.integer)):
+                raise ModelError(
+                    f"body '{name}': parent must be a body name, \"{_GROUND}\" or an index, got "
+                    f"{type(parent).__name__}"
+                )
+            pidx = int(parent)
             if not -1 <= pidx < n:
                 raise ModelError(f"body '{name}': parent index {pidx} out of range [-1, {n})")
         body = _make_body(

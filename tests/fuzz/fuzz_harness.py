@@ -84,6 +84,7 @@ import contextlib
 import importlib
 import multiprocessing as mp
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -169,8 +170,9 @@ class FuzzReport:
         )
         groups: dict[tuple, list[Outcome]] = {}
         for o in self.failures:
-            # group by kind, type and the start of the message (numbers vary)
-            groups.setdefault((o.kind, o.error_type, o.message[:80]), []).append(o)
+            # group by kind, type and the start of the message with its numbers blanked
+            key = re.sub(r"\d+", "#", o.message)[:80]
+            groups.setdefault((o.kind, o.error_type, key), []).append(o)
         lines = [head]
         for (kind, etype, _), outs in list(groups.items())[:max_groups]:
             seeds = ", ".join(str(o.seed) for o in outs[:max_seeds])
