@@ -537,6 +537,11 @@ class _Doc:
         self.node_path: dict[int, str] = {}
         self.frames_by_name: dict[str, list[_Node]] = {}
         self._walk(model, "")
+        if "/ground" not in self.paths:  # <Ground> may be left out of a file
+            ground = _Node("Ground", {"name": "ground"}, model.line, model)
+            self.paths["/ground"] = ground
+            self.node_path[id(ground)] = "/ground"
+            self.frames_by_name.setdefault("ground", []).append(ground)
         self._poses: dict[int, tuple] = {}
 
     def _walk(self, node: _Node, path: str):
@@ -799,7 +804,7 @@ def _describe(root: _Node, source: str) -> _Description:
     if model.find("gravity") is not None:
         d.gravity = rd.vec(model, "gravity")
     legacy = version < 40000 or any(
-        b.find("joint") is not None for b in _set_objects(model, "BodySet")
+        _legacy_joint(b) is not None for b in _set_objects(model, "BodySet")
     )
     if legacy:
         _describe_3(model, rd, d)
@@ -920,14 +925,11 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description):
         sock = g.find("socket_frame")
         if sock is not None and sock.text:
             body, R, p = frame_pose(g, sock)
-            loc = np.asarray(rd.vec(g, "location", default=(0, 0, 0)))
-            R2 = R @ _euler_xyz(rd.vec(g, "orientation", default=(0, 0, 0)))
-            data.update(
-                body=body,
-                socket_frame="/ground" if body == "ground" else f"/bodyset/{body}",
-                location=(p + R @ loc).tolist(),
-                orientation=_xyz_angles(R2),
-            )
+            data.update(body=body, socket_frame=_body_path(body))
+            if np.any(p) or not np.array_equal(R, np.eye(3)):  # on an offset frame
+                loc = np.asarray(rd.vec(g, "location", default=(0, 0, 0)))
+                R2 = R @ _euler_xyz(rd.vec(g, "orientation", default=(0, 0, 0)))
+                data.update(location=(p + R @ loc).tolist(), orientation=_xyz_angles(R2))
         d.items.append(("contact_geometry", data))
     for tag in ("ProbeSet", "ControllerSet"):
         for p in _set_objects(model, tag):
@@ -1022,8 +1024,14 @@ def _describe_joint(rd, d, j, pb, P, cb, C, coords):
     d.joints.append(entry)
 
 
+def _legacy_joint(body: _Node):
+    """The ``<Joint>`` (3.x) or ``<joint>`` (2.x) element of a legacy body, if any."""
+    return body.find("Joint") or body.find("joint")
+
+
 def _describe_3(model: _Node, rd: _Reader, d: _Description):
-    """OpenSim 3.x: bodies hold their joints (``<joint><PinJoint>``), markers name bodies."""
+    """OpenSim 3.x and 2.x: bodies hold their joints (``<Joint><PinJoint>``), markers name
+    bodies."""
     bodies = _set_objects(model, "BodySet")
     names = {b.name for b in bodies}
     ground = "ground"
@@ -1031,7 +1039,7 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
         if b.tag != "Body":
             d.unsupported.append(f"{b.label()} (not a Body)")
             continue
-        jn = b.find("joint")
+        jn = _legacy_joint(b)
         if b.name == ground or jn is None or not jn.children:
             if b.name != ground:
                 d.unsupported.append(f"{b.label()} (a body without a joint)")
@@ -1047,7 +1055,7 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
         }
         _keep_frames_of_body(rd, None, d, b, b.name)
     for b in bodies:
-        jn = b.find("joint")
+        jn = _legacy_joint(b)
         if b.name == ground or jn is None or not jn.children or b.name not in d.bodies:
             continue
         j = jn.children[0]
@@ -1075,7 +1083,7 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
         _describe_joint(rd, d, j, parent, P, b.name, C, coords)
 
     def frame_of(name):
-        name = name.rstrip("/").split("/")[-1]
+        name = name.strip().rstrip("/").split("/")[-1]
         if name == ground or name in d.bodies:
             return (name, np.eye(3), np.zeros(3))
         return None
@@ -1163,7 +1171,36 @@ def _ahbm_joint(entry: dict, free: list, axes: list) -> dict:
         if others_zero and abs(np.linalg.norm(ax) - 1.0) < 1e-12:
             kind = "revolute" if k < 3 else "prismatic"
             return {"type": kind, "axis": ax.tolist(), "name": name, "coordinates": free}
+    seq = _rotation_sequence(free, axes)
+    if seq is not None:
+        kind = "universal" if len(seq) == 2 else "euler"
+        return {"type": kind, "sequence": seq, "name": name, "coordinates": free}
     return {"type": "custom", "name": name, "coordinates": free, "transform": axes}
+
+
+def _rotation_sequence(free: list, axes: list):
+    """ "ZXY" when the transform is a body-fixed sequence of 2 or 3 coordinate-axis rotations.
+
+    That is: the first ``len(free)`` rotation axes are +x, +y or +z (no two
+    consecutive equal) driven by the free coordinates in order with
+    ``LinearFunction(1, 0)``, and every other axis is the constant 0.
+    """
+    n = len(free)
+    if n not in (2, 3):
+        return None
+    letters = ""
+    for k, a in enumerate(axes):
+        if k < n:
+            ax = np.asarray(a["axis"], dtype=float)
+            hit = [c for c, e in zip("XYZ", (_EX, _EY, _EZ), strict=True) if np.array_equal(ax, e)]
+            if a["coordinate"] != free[k] or not _is_identity(a["function"]) or not hit:
+                return None
+            letters += hit[0]
+        elif a["coordinate"] is not None or not _is_zero_constant(a["function"]):
+            return None
+    if any(letters[k] == letters[k + 1] for k in range(n - 1)):
+        return None
+    return letters
 
 
 def _lock(axes: list, locked: dict) -> list:
@@ -1275,17 +1312,27 @@ def _build(d: _Description, source: str) -> Model:
                 f"{c['node'].label()} (coordinates {missing} are locked or not in the model)"
             )
             continue
-        constraints.append(CoordinateCoupling(
-            c["dependent"], c["independent"], relation=function_from_dict(c["function"]),
-            name=c["name"],
-        ))  # fmt: skip
+        f = c["function"]
+        if f["type"] == "LinearFunction":  # ahbm's linear coupling
+            rel = {"ratio": f["slope"], "offset": f["intercept"]}
+        else:
+            rel = {"relation": function_from_dict(f)}
+        constraints.append(
+            CoordinateCoupling(c["dependent"], c["independent"], name=c["name"], **rel)
+        )
     if constraints:
         model.constraints = constraints
     items = [OsimItem.make("joint", {"name": j["name"], "type": j["type"]}) for j in order]
-    for c in d.coordinates:
-        info = {k: v for k, v in c.items() if k != "line"}
-        items.append(OsimItem.make("coordinate", info))
-    for kind, data in d.items:
+    for j in order:  # in q order
+        for c in j["coordinates"]:
+            info = {k: v for k, v in c.items() if k != "line"}
+            items.append(OsimItem.make("coordinate", info))
+    rank = {"ground": -1, **{b: k for k, b in enumerate(model.body_names)}}
+    per_body = ("geometry", "wrap_object")  # in body order, as write_osim writes them
+    kept = sorted(
+        d.items, key=lambda it: rank.get(it[1].get("body"), 0) if it[0] in per_body else 0
+    )
+    for kind, data in kept:
         body = data.get("body")
         if body is not None and body != "ground" and body not in placed:
             d.unsupported.append(f"{kind} {data.get('name')!r} (on the skipped body '{body}')")

@@ -151,7 +151,11 @@ def _compare(path, n_states=3, seed=0, same_order=True):
     return model, q, out
 
 
-@pytest.mark.parametrize("path", [SUBJECT01, DATA / "all_joints.osim"], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    [SUBJECT01, DATA / "all_joints.osim", DATA / "legacy33.osim"],
+    ids=lambda p: p.stem,
+)
 def test_read_osim_matches_opensim(path):
     if not path.exists():
         pytest.skip(f"{path} is not available")
