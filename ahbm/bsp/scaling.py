@@ -891,8 +891,69 @@ def scale_segments(model, factors, *, mass=None, preserve_mass_distribution: boo
     return type(model).from_dict(data, source=f"scale_segments({model.name})")
 
 
+def _is_vec3(v) -> bool:
+    return (
+        isinstance(v, list)
+        and len(v) == 3
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+    )
+
+
+def _scale_location_function(value, factor: float):
+    """A MovingPathPoint's location function (OpenSim XML as JSON) times `factor`."""
+    wrapped = isinstance(value, list)
+    f = value[0] if wrapped and len(value) == 1 else value
+    if not isinstance(f, dict) or "type" not in f:
+        return value
+    if f.get("type") == "MultiplierFunction":
+        out = {**f, "scale": float(f.get("scale", 1.0)) * factor}
+    else:
+        out = {"type": "MultiplierFunction", "function": [f] if wrapped else f, "scale": factor}
+    return [out] if wrapped else out
+
+
+def _scale_points(node, s: dict) -> None:
+    """Scale, in place, the body-fixed points of OpenSim objects kept as JSON.
+
+    Path points (``PathPoint``, ``ConditionalPathPoint``: ``location``),
+    moving path points (their ``x/y/z_location`` functions, wrapped in a
+    ``MultiplierFunction`` as OpenSim does) and wrap objects (``translation``)
+    that name their ``body`` move with that body's factors.
+    """
+    if isinstance(node, list):
+        for item in node:
+            _scale_points(item, s)
+        return
+    if not isinstance(node, dict):
+        return
+    body, typ = node.get("body"), str(node.get("type", ""))
+    frame = node.get("socket_parent_frame")
+    if body is None and isinstance(frame, str) and frame.startswith("/bodyset/"):
+        body = frame[len("/bodyset/") :]
+    if isinstance(body, str) and body in s:
+        f = s[body]
+        if typ.endswith("PathPoint") and _is_vec3(node.get("location")):
+            node["location"] = (np.asarray(node["location"], float) * f).tolist()
+        if typ == "MovingPathPoint":
+            for k, axis in enumerate("xyz"):
+                key = f"{axis}_location"
+                if key in node and node[key] is not None:
+                    node[key] = _scale_location_function(node[key], float(f[k]))
+        if typ.startswith("Wrap") and _is_vec3(node.get("translation")):
+            node["translation"] = (np.asarray(node["translation"], float) * f).tolist()
+    for value in node.values():
+        if isinstance(value, (dict, list)):
+            _scale_points(value, s)
+
+
 def _scale_sections(data: dict, s: dict) -> None:
-    """Scale body-fixed points held in the model-file sections (in place)."""
-    # The constraints section holds no body-fixed geometry that OpenSim scales
-    # (coordinate couplers); other sections are scaled by their owners' rules.
-    return None
+    """Scale body-fixed points held in the model-file sections (in place).
+
+    The constraints section holds no body-fixed geometry that OpenSim scales
+    (coordinate couplers); the other sections (e.g. the ``"opensim"`` data of
+    :func:`ahbm.io.read_osim`) are searched for path points and wrap objects.
+    """
+    for key, items in data.items():
+        if key in ("format", "version", "name", "gravity", "bodies", "constraints"):
+            continue
+        _scale_points(items, s)

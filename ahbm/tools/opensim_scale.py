@@ -398,21 +398,28 @@ def _read_model(path: Path):
     return read_osim(path)
 
 
+def _coordinate_table(model):
+    """READER's coordinate table of an OpenSim model (a DataFrame by name), or None."""
+    try:
+        from ahbm.io import osim_coordinates
+    except ImportError:  # pragma: no cover - the OpenSim reader is part of ahbm.io
+        return None
+    try:
+        return osim_coordinates(model)
+    except (ModelError, DataError):
+        return None
+
+
 def _default_q(model) -> np.ndarray:
     """The coordinates' default values (OpenSim's default pose); neutral where unknown."""
     from ahbm.kinematics.tree import neutral_q
 
     q = np.array(neutral_q(model), dtype=float)
-    try:
-        from ahbm.io import osim_coordinates
-    except ImportError:  # pragma: no cover - the OpenSim reader is part of ahbm.io
-        return q
-    try:
-        table = osim_coordinates(model)
-    except (ModelError, DataError):
+    table = _coordinate_table(model)
+    if table is None or "default_value" not in getattr(table, "columns", ()):
         return q
     names = model.coordinate_names
-    for name, default in zip(table["name"], table["default"], strict=True):
+    for name, default in table["default_value"].items():
         if name in names and np.isfinite(default):
             q[names.index(name)] = float(default)
     return q
@@ -578,15 +585,11 @@ def _average_frames(points: np.ndarray) -> np.ndarray:
 
 def _rotational(model) -> list[str]:
     """Names of the coordinates that are angles (for the degrees of the .mot file)."""
-    try:
-        from ahbm.io import osim_coordinates
-
-        table = osim_coordinates(model)
-        return [n for n, t in zip(table["name"], table["motion_type"], strict=True)
-                if str(t).lower().startswith("rot")]  # fmt: skip
-    except (ImportError, ModelError, DataError, KeyError):
-        # not an OpenSim model: the coordinates of prismatic/translation axes are lengths
-        return [n for n in model.coordinate_names if not n.endswith(("_tx", "_ty", "_tz"))]
+    table = _coordinate_table(model)
+    if table is not None and "motion_type" in getattr(table, "columns", ()):
+        return [str(n) for n, t in table["motion_type"].items() if str(t) != "translational"]
+    # not an OpenSim model: the coordinates of prismatic/translation axes are lengths
+    return [n for n in model.coordinate_names if not n.endswith(("_tx", "_ty", "_tz"))]
 
 
 #: Length units of TRC files (m per unit), for max_marker_movement given in file units.

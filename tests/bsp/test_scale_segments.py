@@ -212,3 +212,36 @@ def test_bad_input_is_reported():
         Measurement("s", [("a", "b")], {"shank": "XW"})
     with pytest.warns(AhbmWarning, match="femur"):
         segment_scale_factors(m, manual={"femur": 1.2})
+
+
+def test_path_points_and_wrap_objects_of_the_opensim_section_move_with_their_bodies():
+    from ahbm.io.osim import OSIM_SECTION, OsimItem
+
+    m = _leg()
+    spline = {"type": "SimmSpline", "x": [0.0, 1.0], "y": [0.1, 0.2]}
+    muscle = {
+        "type": "Muscle", "name": "m",
+        "GeometryPath": {"PathPointSet": {"objects": [
+            {"type": "PathPoint", "name": "p1", "body": "thigh", "location": [0.1, 0.2, 0.3]},
+            {"type": "ConditionalPathPoint", "name": "p2", "body": "pelvis",
+             "location": [0.1, 0.2, 0.3]},
+            {"type": "MovingPathPoint", "name": "p3", "socket_parent_frame": "/bodyset/thigh",
+             "x_location": [spline],
+             "y_location": [{"type": "MultiplierFunction", "function": [spline], "scale": 2.0}]},
+        ]}},
+    }  # fmt: skip
+    wrap = {"type": "WrapCylinder", "name": "w", "body": "thigh", "translation": [0.0, 0.1, 0.2]}
+    m.set_section(
+        OSIM_SECTION, [OsimItem.make("force", muscle), OsimItem.make("wrap_object", wrap)]
+    )
+    f = np.array([1.1, 0.9, 1.2])
+    out = scale_segments(m, {"thigh": f})
+    items = out.section(OSIM_SECTION)
+    pts = items[0].data["GeometryPath"]["PathPointSet"]["objects"]
+    np.testing.assert_allclose(pts[0]["location"], f * [0.1, 0.2, 0.3])
+    assert pts[1]["location"] == [0.1, 0.2, 0.3]  # the pelvis is not scaled
+    assert pts[2]["x_location"] == [{"type": "MultiplierFunction", "function": [spline],
+                                     "scale": 1.1}]  # fmt: skip
+    assert pts[2]["y_location"][0]["scale"] == pytest.approx(2.0 * 0.9, rel=1e-15)
+    assert "z_location" not in pts[2]
+    np.testing.assert_allclose(items[1].data["translation"], f * [0.0, 0.1, 0.2])
