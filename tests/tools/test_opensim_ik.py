@@ -1,0 +1,171 @@
+"""OpenSim's IK tool on ahbm's engine: recovery of known motion, tasks, files, subject01.
+
+The comparison with OpenSim's own IK tool is in tests/peers/test_opensim_tools.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from ahbm.cli import main
+from ahbm.errors import DataError
+from ahbm.io import Trial
+from ahbm.io.opensim import read_mot, write_mot
+from ahbm.io.trc import write_trc
+from ahbm.kinematics.ik import marker_jacobians
+from ahbm.kinematics.tree import Model
+from ahbm.tools import inverse_kinematics_opensim, run_ik_setup
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
+
+
+def _arm() -> Model:
+    m = Model(gravity=(0.0, -9.81, 0.0))
+    m.add_body(
+        "upper",
+        "ground",
+        {"type": "revolute", "axis": [0, 0, 1], "coordinates": ["shoulder"]},
+        mass=2.0,
+        markers={"S1": [0.1, 0.02, 0.0], "S2": [0.25, -0.02, 0.01]},
+    )
+    m.add_body(
+        "fore",
+        "upper",
+        {"type": "revolute", "axis": [0, 0, 1], "coordinates": ["elbow"]},
+        position=[0.3, 0, 0],
+        mass=1.0,
+        markers={"E1": [0.1, 0.03, 0.0], "E2": [0.2, -0.03, 0.02]},
+    )
+    return m
+
+
+def _trial(m, q, rate=100.0, noise=0.0, seed=0):
+    names = ["S1", "S2", "E1", "E2"]
+    x, _ = marker_jacobians(m, q, marker_names=names)
+    x = x + noise * np.random.default_rng(seed).standard_normal(x.shape)
+    return Trial(points=x, point_labels=names, point_rate=rate)
+
+
+def test_recovers_known_motion_frame_by_frame():
+    m = _arm()
+    t = np.arange(50) / 100.0
+    q = np.stack([0.3 + np.sin(2 * t), 1.0 - 0.5 * t], axis=1)
+    res = inverse_kinematics_opensim(m, _trial(m, q))
+    np.testing.assert_allclose(res.q, q, atol=1e-8)
+    assert res.converged.all() and res.max_error.max() < 1e-8
+    np.testing.assert_allclose(res.time, t)
+    # a time range selects the frames OpenSim selects
+    res = inverse_kinematics_opensim(m, _trial(m, q), time_range=(0.1, 0.2))
+    np.testing.assert_allclose(res.time, t[10:21])
+    np.testing.assert_allclose(res.q, q[10:21], atol=1e-8)
+
+
+def test_weights_missing_markers_and_errors_report():
+    m = _arm()
+    q = np.array([[0.4, 0.9]] * 4)
+    trial = _trial(m, q, noise=0.002, seed=4)
+    trial.points[1, 2] = np.nan  # E1 missing in frame 1
+    res = inverse_kinematics_opensim(m, trial, marker_weights={"S1": 0.0, "E2": 3.0})
+    assert res.marker_names == ["S2", "E1", "E2"]
+    assert np.isnan(res.marker_errors[1, 1]) and np.isfinite(res.marker_errors[0]).all()
+    # OpenSim's report: total squared error, RMS and max over the markers present
+    e = res.marker_errors
+    np.testing.assert_allclose(res.total_squared_error, np.nansum(e**2, axis=1))
+    np.testing.assert_allclose(res.rms_error[1], np.sqrt(np.nansum(e[1] ** 2) / 2))
+    np.testing.assert_allclose(res.max_error, np.nanmax(e, axis=1))
+    with pytest.raises(DataError, match="weight > 0"):
+        inverse_kinematics_opensim(m, trial, marker_weights=dict.fromkeys(trial.point_labels, 0))
+
+
+def test_coordinate_task_closed_form():
+    # one marker at distance 1 on a revolute body + a target 0 for the angle:
+    # cost 2 - 2 cos(a - a_m) + w a^2  ->  sin(a - a_m) + w a = 0
+    m = Model()
+    m.add_body(
+        "b",
+        "ground",
+        {"type": "revolute", "axis": [0, 0, 1], "coordinates": ["a"]},
+        markers={"M": [1.0, 0.0, 0.0]},
+    )
+    am, w = 0.3, 2.0
+    trial = Trial(
+        points=np.array([[[np.cos(am), np.sin(am), 0.0]]] * 3), point_labels=["M"], point_rate=10.0
+    )
+    res = inverse_kinematics_opensim(
+        m, trial, coordinate_targets={"a": 0.0}, coordinate_weights={"a": w}, accuracy=1e-12
+    )
+    expected = brentq(lambda a: np.sin(a - am) + w * a, -1, 1)
+    np.testing.assert_allclose(res.q[:, 0], expected, atol=1e-8)
+    # a target per frame
+    res = inverse_kinematics_opensim(
+        m, trial, coordinate_targets={"a": [0.0, np.nan, 0.6]}, coordinate_weights={"a": 1e9}
+    )
+    np.testing.assert_allclose(res.q[:, 0], [0.0, am, 0.6], atol=1e-7)
+
+
+SETUP = """<?xml version="1.0" encoding="UTF-8" ?>
+<OpenSimDocument Version="40000"><InverseKinematicsTool name="arm">
+  <model_file>arm.osim</model_file>
+  <marker_file>arm.trc</marker_file>
+  <coordinate_file>targets.mot</coordinate_file>
+  <IKTaskSet><objects>
+    <IKMarkerTask name="S1"><weight>1</weight></IKMarkerTask>
+    <IKMarkerTask name="E2"><apply>false</apply></IKMarkerTask>
+    <IKCoordinateTask name="elbow"><weight>1000</weight><value_type>from_file</value_type>
+    </IKCoordinateTask>
+  </objects></IKTaskSet>
+  <time_range>0 0.3</time_range>
+  <output_motion_file>ik/arm_ik.mot</output_motion_file>
+</InverseKinematicsTool></OpenSimDocument>
+"""
+
+
+def test_run_ik_setup_with_coordinate_file(tmp_path):
+    import pandas as pd
+
+    m = _arm()
+    t = np.arange(40) / 100.0
+    q = np.stack([0.3 + t, 1.0 - t], axis=1)
+    trial = _trial(m, q)
+    write_trc(trial, tmp_path / "arm.trc")
+    target = np.degrees(1.2 - t)  # differs from the markers: the heavy task wins
+    write_mot(
+        pd.DataFrame({"elbow": np.radians(target)}, index=pd.Index(t, name="time")),
+        tmp_path / "targets.mot",
+        in_degrees=True,
+    )
+    (tmp_path / "setup.xml").write_text(SETUP)
+    res = run_ik_setup(tmp_path / "setup.xml", model=m)
+    assert res.output == tmp_path.resolve() / "ik" / "arm_ik.mot"
+    assert len(res.time) == 31 and res.marker_names == ["S1", "S2", "E1"]
+    np.testing.assert_allclose(res.q[:, 1], 1.2 - t[:31], atol=2e-3)
+    table = read_mot(res.output)
+    assert table.in_degrees and table.name == "Coordinates"
+    np.testing.assert_allclose(table.data.to_numpy(), res.q, atol=1e-9)
+    raw = res.output.read_text().splitlines()
+    assert "inDegrees=yes" in raw and raw[-1].startswith("0.30000000\t")
+    errors = read_mot(tmp_path / "arm_ik_marker_errors.sto")
+    assert errors.columns == ["total_squared_error", "marker_error_RMS", "marker_error_max"]
+
+
+@needs_data
+def test_subject01_reproduces_the_shared_ik_within_a_degree(tmp_path, capsys):
+    for name in ("subject01.osim", "subject01_walk.trc", "subject01_Setup_IK.xml"):
+        shutil.copy(DATA / name, tmp_path / name)
+    out = tmp_path / "ahbm_ik.mot"
+    assert main(["ik", str(tmp_path / "subject01_Setup_IK.xml"), "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    ours = read_mot(out)
+    ref = read_mot(DATA / "subject01_walk_IK.mot")
+    np.testing.assert_allclose(ours.time, ref.time, atol=1e-8)
+    for c in ref.columns:
+        rms = np.sqrt(np.mean((ours.data[c].to_numpy() - ref.data[c].to_numpy()) ** 2))
+        unit = np.degrees(rms) if c in ref.angle_columns else rms * 1000  # deg or mm
+        assert unit < 1.0, (c, unit)
+        assert unit < 0.05, (c, unit)  # in practice ~0.01 deg / 0.01 mm
