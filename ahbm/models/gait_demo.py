@@ -24,8 +24,9 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from ahbm._deprecation import positional_to_keyword
+from ahbm._validation import as_int, as_nonnegative_float, as_positive_float
 from ahbm.dynamics.inverse import rnea
-from ahbm.errors import AhbmWarning
+from ahbm.errors import AhbmWarning, DataError
 from ahbm.io.c3d import read_c3d, write_c3d
 from ahbm.io.forceplates import force_plates_from_c3d
 from ahbm.io.trial import Trial
@@ -254,6 +255,24 @@ def synthetic_walking_trial(
     """
 
     rng = np.random.default_rng(7) if rng is None else rng
+    if not isinstance(rng, np.random.Generator):
+        raise DataError(f"Expected `rng` to be a numpy Generator or None, got {rng!r:.60}")
+    duration = as_positive_float(duration, "duration", unit="s")
+    rate = as_positive_float(rate, "rate", unit="Hz")
+    analog_factor = as_int(analog_factor, "analog_factor", minimum=1)
+    stride = as_positive_float(stride, "stride", unit="s")
+    noise = as_nonnegative_float(noise, "noise", unit="m")
+    if int(round(duration * rate)) < 2:
+        raise DataError(
+            f"`duration` ({duration} s) at `rate` {rate} Hz gives fewer than 2 frames; make it "
+            "longer"
+        )
+    if gap is not None and not (
+        isinstance(gap, (tuple, list)) and len(gap) == 2 and isinstance(gap[0], str)
+    ):
+        raise DataError(f"Expected `gap` to be (marker label, n_frames) or None, got {gap!r}")
+    if gap is not None:
+        gap = (gap[0], as_int(gap[1], "gap[1]", minimum=0))
     legs = 2 * (0.1416 + 0.0433 + 0.0137)
     model, params = lower_extremity_model(mass=mass, height=height, pelvis_mass_fraction=1.0 - legs)
     n = int(round(duration * rate))

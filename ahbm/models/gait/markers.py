@@ -21,7 +21,7 @@ from ahbm.analysis.gaps import fill_gaps
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io.opensim import OpenSimTable, read_mot, table_to_grf
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
-from ahbm.io.trial import ForcePlate, Trial
+from ahbm.io.trial import ForcePlate, Trial, check_trial
 from ahbm.kinematics.markers import fit_segment_pose, static_local_markers
 from ahbm.models.gait.markersets import MARKER_SETS, OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS
 from ahbm.models.gait.settings import GaitSettings
@@ -178,7 +178,7 @@ def static_markers(static, settings: GaitSettings, up) -> dict:
 def load_gait_trial(trial_or_path, argname: str = "trial"):
     """The Trial itself, or the trial read from a .c3d/.trc path (DataError naming `argname`)."""
     if isinstance(trial_or_path, Trial):
-        return trial_or_path
+        return check_trial(trial_or_path, name=argname)
     if isinstance(trial_or_path, str | os.PathLike):
         path = Path(trial_or_path)
         if not path.is_file():
@@ -205,6 +205,11 @@ def resolve_marker_set(marker_set, marker_map):
     else:
         raise DataError("`marker_set` must be a name of MARKER_SETS or a dict")
     mapping = dict(base["map"])
+    if marker_map is not None and not isinstance(marker_map, Mapping):
+        raise DataError(
+            f"Expected `marker_map` to be a dict {{canonical name: label}}, got "
+            f"{type(marker_map).__name__}"
+        )
     mapping.update(marker_map or {})
     return mapping, dict(base["clusters"])
 
@@ -372,6 +377,8 @@ def plates_from_grf(grf, *, time):
 
 
 def _path(value, argname):
+    if not isinstance(value, (str, os.PathLike)):
+        raise DataError(f"Expected `{argname}` to be a path, got {type(value).__name__}")
     path = Path(value)
     if not path.is_file():
         raise DataError(f"`{argname}`: file {str(path)!r} does not exist")

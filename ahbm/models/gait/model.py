@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._validation import as_nonnegative_float, as_positive_float
 from ahbm.bsp.tables import segment_parameters
+from ahbm.errors import DataError
 from ahbm.kinematics.jcs import hip_joint_centre_davis
 from ahbm.kinematics.tree import Model
 from ahbm.models.gait.markersets import G
@@ -63,6 +65,15 @@ def lower_extremity_model(
     >>> model.n_bodies, model.nq
     (7, 25)
     """
+    mass = as_positive_float(mass, "mass", unit="kg")
+    height = as_positive_float(height, "height", unit="m")
+    marker_radius = as_nonnegative_float(marker_radius, "marker_radius", unit="m")
+    pelvis_mass_fraction = as_positive_float(pelvis_mass_fraction, "pelvis_mass_fraction")
+    if pelvis_mass_fraction >= 1.0:
+        raise DataError(
+            f"`pelvis_mass_fraction` must be below 1 (a fraction of the body mass), got "
+            f"{pelvis_mass_fraction}"
+        )
     s_h = height / 1.75
     inter_asis = 0.25 * s_h
     leg = 0.92 * s_h

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from ahbm.errors import DataError
 from ahbm.io.hdf5 import save_trial
+from ahbm.io.trial import Trial
 from ahbm.models.gait.markersets import SIDES
 from ahbm.models.gait.subject import SubjectParameters
 from ahbm.types import ResultRepr
@@ -261,6 +263,15 @@ def save_gait_result(trial, result: GaitResult, path, *, name=None, overwrite=Tr
     >>> save_gait_result(trial, analyze_gait(trial), "walk.h5")  # doctest: +SKIP
     'walk'
     """
+    if not isinstance(trial, Trial):
+        raise DataError(
+            f"Expected `trial` to be the analysed Trial, got {type(trial).__name__}; call "
+            "save_gait_result(trial, result, path)"
+        )
+    if not isinstance(result, GaitResult):
+        raise DataError(
+            f"Expected `result` to be a GaitResult from analyze_gait, got {type(result).__name__}"
+        )
     res = result.to_results()
     trial.results.update(res)
     trial.events = list(result.events)

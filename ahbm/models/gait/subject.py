@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ahbm._validation import as_finite_float, as_nonnegative_float, as_positive_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.models.gait.markers import collect_markers, load_gait_trial, resolve_marker_set
 from ahbm.models.gait.markersets import OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS, SIDES, G
@@ -103,6 +104,18 @@ def _mass_from_plates(plates, threshold=20.0):
     return None
 
 
+def _sided_option(value, name: str, check):
+    """None, one value for both sides, or {"Left": v, "Right": v} (None entries allowed)."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in ("Left", "Right")]
+        if unknown:
+            raise DataError(f"`{name}` has keys {unknown}; use 'Left' and 'Right'")
+        return {k: None if v is None else check(v, f"{name}[{k!r}]") for k, v in value.items()}
+    return check(value, name)
+
+
 def subject_parameters(
     trial,
     static=None,
@@ -148,7 +161,9 @@ def subject_parameters(
     ------
     DataError
         Missing markers, or no mass given and none estimable (fewer than two
-        overlapping force plate contacts).
+        overlapping force plate contacts), or a given value that is not a
+        positive finite number (a negative, zero, NaN or text mass or height
+        is an error, never replaced by an estimate).
 
     Notes
     -----
@@ -162,6 +177,13 @@ def subject_parameters(
     --------
     >>> p = subject_parameters("gait-raw.c3d")  # doctest: +SKIP
     """
+    mass = None if mass is None else as_positive_float(mass, "mass", unit="kg")
+    height = None if height is None else as_positive_float(height, "height", unit="m")
+    marker_radius = as_nonnegative_float(marker_radius, "marker_radius", unit="m")
+    leg_length = _sided_option(leg_length, "leg_length", as_positive_float)
+    knee_width = _sided_option(knee_width, "knee_width", as_positive_float)
+    ankle_width = _sided_option(ankle_width, "ankle_width", as_positive_float)
+    tibial_torsion = _sided_option(tibial_torsion, "tibial_torsion", as_finite_float)
     tr = load_gait_trial(trial, "trial")
     st = load_gait_trial(static, "static") if static is not None else None
     mapping, clusters = resolve_marker_set(marker_set, marker_map)
