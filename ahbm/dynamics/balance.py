@@ -29,7 +29,7 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, as_positive_float, check_trailing_shape
+from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics.forward import center_of_mass
 from ahbm.kinematics.tree import Model
@@ -418,7 +418,7 @@ def zmp_from_grf(
     force,
     moment,
     *,
-    point=(0.0, 0.0, 0.0),
+    origin=(0.0, 0.0, 0.0),
     ground_normal=(0.0, 0.0, 1.0),
     ground_point=(0.0, 0.0, 0.0),
     threshold: float = 10.0,
@@ -430,9 +430,10 @@ def zmp_from_grf(
     force : array_like, shape (..., 3)
         Resultant ground reaction force on the body, N (sum over the plates).
     moment : array_like, shape (..., 3)
-        Resultant moment of the ground reaction about ``point``, N m.
-    point : array_like, shape (3,) or (..., 3), optional
-        Point the moment is taken about, m. Default the world origin.
+        Resultant moment of the ground reaction about ``origin``, N m.
+    origin : array_like, shape (3,) or (..., 3), optional
+        Point the moment is taken about (a force plate's ``origin``), m.
+        Default the world origin.
     ground_normal, ground_point : array_like, shape (3,), optional
         The ground plane (see :func:`zmp`).
     threshold : float, optional
@@ -455,7 +456,7 @@ def zmp_from_grf(
 
     Notes
     -----
-    With ``M_0 = moment + (point − p_0) × force`` the moment about the ground
+    With ``M_0 = moment + (origin − p_0) × force`` the moment about the ground
     point ``p_0``, ``r = p_0 + n × M_0 / (n · force)`` solves
     ``n × (M_0 − (r − p_0) × force) = 0`` with ``n · (r − p_0) = 0``
     (Chung 2009, eq. 4.8; Sardain & Bessonnet 2004: on flat ground COP and
@@ -470,12 +471,12 @@ def zmp_from_grf(
     t = _threshold(threshold)
     F = _points(force, "force", allow_nan=True)
     M = _points(moment, "moment", allow_nan=True)
-    r = _points(point, "point", allow_nan=False)
+    r = _points(origin, "origin", allow_nan=False)
     try:
         shape = np.broadcast_shapes(F.shape, M.shape, r.shape)
     except ValueError as err:
         raise DataError(
-            f"`force` {F.shape}, `moment` {M.shape} and `point` {r.shape} do not broadcast"
+            f"`force` {F.shape}, `moment` {M.shape} and `origin` {r.shape} do not broadcast"
         ) from err
     F = np.broadcast_to(F, shape)
     M0 = np.broadcast_to(M, shape) + cross(r, F)  # about the world origin
@@ -601,10 +602,10 @@ def support_polygon(
     return out.reshape(batch + (k, 3))
 
 
-def _polygon_edges(point, polygon, ground_normal):
+def _polygon_edges(position, polygon, ground_normal):
     """2-D point (N, 2), edge starts and ends (N, k, 2), edge mask (N, k), batch shape."""
     n, _ = _ground(ground_normal, (0.0, 0.0, 0.0))
-    p = _points(point, "point", allow_nan=True)
+    p = _points(position, "position", allow_nan=True)
     V = as_float_array(polygon, "polygon", allow_nan=True)
     if V.ndim < 2 or V.shape[-1] != 3:
         raise DataError(f"Expected `polygon` to have shape (..., n_vertices, 3), got {V.shape}")
@@ -612,7 +613,8 @@ def _polygon_edges(point, polygon, ground_normal):
         batch = np.broadcast_shapes(p.shape[:-1], V.shape[:-2])
     except ValueError as err:
         raise DataError(
-            f"batch shapes of `point` {p.shape[:-1]} and `polygon` {V.shape[:-2]} do not broadcast"
+            f"batch shapes of `position` {p.shape[:-1]} and `polygon` {V.shape[:-2]} do not "
+            "broadcast"
         ) from err
     k = V.shape[-2]
     p = np.broadcast_to(p, batch + (3,)).reshape(-1, 3)
@@ -636,12 +638,12 @@ def _polygon_edges(point, polygon, ground_normal):
     return x, P, B, valid, cnt, batch
 
 
-def inside_polygon(point, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.ndarray:
+def inside_polygon(position, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.ndarray:
     """Whether a point (e.g. the ZMP) lies in a convex support polygon.
 
     Parameters
     ----------
-    point : array_like, shape (..., 3)
+    position : array_like, shape (..., 3)
         The point, m (projected on the ground along the normal).
     polygon : array_like, shape (..., n_vertices, 3)
         Convex polygon as :func:`support_polygon` returns it (vertices in
@@ -669,16 +671,16 @@ def inside_polygon(point, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.ndarr
     >>> inside_polygon([[0.5, 0.5, 0], [1.5, 0.5, 0]], square)
     array([ True, False])
     """
-    m = stability_margin(point, polygon, ground_normal=ground_normal)
+    m = stability_margin(position, polygon, ground_normal=ground_normal)
     return m >= 0  # NaN compares False
 
 
-def stability_margin(point, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.ndarray:
+def stability_margin(position, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.ndarray:
     """Signed distance from a point to the edges of a convex support polygon.
 
     Parameters
     ----------
-    point : array_like, shape (..., 3)
+    position : array_like, shape (..., 3)
         The point (ZMP, COP or extrapolated COM), m.
     polygon : array_like, shape (..., n_vertices, 3)
         Convex polygon as :func:`support_polygon` returns it.
@@ -707,7 +709,7 @@ def stability_margin(point, polygon, *, ground_normal=(0.0, 0.0, 1.0)) -> np.nda
     >>> stability_margin([[0.5, 0.25, 0], [2, 0.5, 0]], square)
     array([ 0.25, -1.  ])
     """
-    x, A, B, valid, cnt, batch = _polygon_edges(point, polygon, ground_normal)
+    x, A, B, valid, cnt, batch = _polygon_edges(position, polygon, ground_normal)
     L = B - A
     d = x[:, None, :] - A
     crs = L[..., 0] * d[..., 1] - L[..., 1] * d[..., 0]
@@ -735,8 +737,8 @@ def extrapolated_com(
     com_velocity,
     *,
     leg_length=None,
-    omega=None,
-    gravity: float = 9.81,
+    omega0=None,
+    gravity=(0.0, 0.0, -9.81),
     ground_normal=(0.0, 0.0, 1.0),
     ground_point=(0.0, 0.0, 0.0),
 ) -> np.ndarray:
@@ -751,11 +753,12 @@ def extrapolated_com(
     leg_length : float or array_like, shape (...), optional
         Pendulum length ``l`` (Hof: leg length; for the linear inverted
         pendulum, the COM height), m. Give exactly one of ``leg_length`` and
-        ``omega``.
-    omega : float or array_like, shape (...), optional
+        ``omega0``.
+    omega0 : float or array_like, shape (...), optional
         Eigenfrequency ``ω₀ = √(g / l)`` of the pendulum, 1/s.
-    gravity : float, optional
-        Magnitude of gravity, m/s² (used with ``leg_length``). Default 9.81.
+    gravity : array_like, shape (3,), optional
+        Gravity vector, m/s²; its magnitude ``g`` is used with ``leg_length``.
+        Default ``(0, 0, −9.81)`` (pass ``model.gravity`` for a model's).
     ground_normal, ground_point : array_like, shape (3,), optional
         The ground plane (see :func:`zmp`).
 
@@ -769,7 +772,7 @@ def extrapolated_com(
     Raises
     ------
     DataError
-        If both or neither of ``leg_length`` and ``omega`` are given, or one
+        If both or neither of ``leg_length`` and ``omega0`` are given, or one
         is not positive.
 
     Notes
@@ -781,29 +784,34 @@ def extrapolated_com(
 
     Examples
     --------
-    >>> extrapolated_com([0.1, 0, 0.9], [0.6, 0, 0], omega=3.0)  # 0.1 m + 0.6 m/s / 3 s⁻¹
+    >>> extrapolated_com([0.1, 0, 0.9], [0.6, 0, 0], omega0=3.0)  # 0.1 m + 0.6 m/s / 3 s⁻¹
     array([0.3, 0. , 0. ])
     """
     n, p0 = _ground(ground_normal, ground_point)
     c = _points(com, "com", allow_nan=True)
     v = _points(com_velocity, "com_velocity", allow_nan=True)
-    if (leg_length is None) == (omega is None):
-        raise DataError("give exactly one of `leg_length` (m) and `omega` (1/s)")
-    if omega is None:
-        g = as_positive_float(gravity, "gravity", unit="m/s^2")
+    if (leg_length is None) == (omega0 is None):
+        raise DataError("give exactly one of `leg_length` (m) and `omega0` (1/s)")
+    if omega0 is None:
+        gv = as_float_array(gravity, "gravity")
+        if gv.shape != (3,) or not np.linalg.norm(gv) > 0:
+            raise DataError(
+                f"Expected `gravity` to be a nonzero vector of shape (3,), got {gravity!r}"
+            )
+        g = float(np.linalg.norm(gv))
         ell = as_float_array(leg_length, "leg_length")
         if np.any(ell <= 0):
             raise DataError(f"Expected `leg_length` to be positive (m), got {leg_length!r}")
         w = np.sqrt(g / ell)
     else:
-        w = as_float_array(omega, "omega")
+        w = as_float_array(omega0, "omega0")
         if np.any(w <= 0):
-            raise DataError(f"Expected `omega` to be positive (1/s), got {omega!r}")
+            raise DataError(f"Expected `omega0` to be positive (1/s), got {omega0!r}")
     try:
         x = c + v / np.asarray(w)[..., None]
     except ValueError as err:
         raise DataError(
-            f"`com` {c.shape}, `com_velocity` {v.shape} and the pendulum length or omega "
+            f"`com` {c.shape}, `com_velocity` {v.shape} and the pendulum length or omega0 "
             f"{np.shape(w)} do not broadcast"
         ) from err
     return x - ((x - p0) @ n)[..., None] * n

@@ -343,7 +343,7 @@ def test_zmp_from_grf_closed_forms():
     np.testing.assert_allclose(zmp_from_grf(F, M), r, atol=1e-13)
     # moment given about another point
     p = np.array([0.4, -0.2, 0.0])
-    np.testing.assert_allclose(zmp_from_grf(F, M - np.cross(p, F), point=p), r, atol=1e-13)
+    np.testing.assert_allclose(zmp_from_grf(F, M - np.cross(p, F), origin=p), r, atol=1e-13)
     # a tilted ground: force applied at a point of the plane plus a moment along n
     n = np.array([0.3, 0.1, 1.0])
     n /= np.linalg.norm(n)
@@ -371,7 +371,7 @@ def test_zmp_from_grf_is_the_force_plate_cop():
 
     trial = read_c3d(GAIT)
     for plate in trial.force_plates:
-        d = zmp_from_grf(plate.force, plate.moment, point=plate.origin)
+        d = zmp_from_grf(plate.force, plate.moment, origin=plate.origin)
         ok = ~np.isnan(plate.cop).any(-1)
         assert ok.sum() > 100
         np.testing.assert_allclose(d[ok], plate.cop[ok], atol=1e-9)
@@ -541,11 +541,13 @@ def test_extrapolated_com_stops_the_linear_inverted_pendulum():
     x = u + (c - u) * np.cosh(w * t) + v / w * np.sinh(w * t)
     np.testing.assert_allclose(x[:, :2], u[:, :2], atol=1e-4)  # ~ e^(−ωt)
     np.testing.assert_allclose(u[:, 2], 0.0)
-    np.testing.assert_allclose(extrapolated_com(c, v, omega=w), u, rtol=1e-15)
+    np.testing.assert_allclose(extrapolated_com(c, v, omega0=w), u, rtol=1e-15)
     # per-frame pendulum lengths and a tilted ground
     lens = rng.uniform(0.8, 1.0, 5)
     n = np.array([0.0, 0.2, 1.0])
-    got = extrapolated_com(c, v, leg_length=lens, ground_normal=n, ground_point=(0, 0, 0.1))
+    got = extrapolated_com(
+        c, v, leg_length=lens, ground_normal=n, ground_point=(0, 0, 0.1), gravity=(0.0, 9.81, 0.0)
+    )  # only its magnitude matters
     x = c + v / np.sqrt(9.81 / lens)[:, None]
     nu = n / np.linalg.norm(n)
     np.testing.assert_allclose(got, x - ((x - [0, 0, 0.1]) @ nu)[:, None] * nu, rtol=1e-14)
@@ -555,15 +557,17 @@ def test_extrapolated_com_errors():
     with pytest.raises(DataError, match="exactly one"):
         extrapolated_com([0, 0, 1], [1, 0, 0])
     with pytest.raises(DataError, match="exactly one"):
-        extrapolated_com([0, 0, 1], [1, 0, 0], leg_length=1.0, omega=3.0)
+        extrapolated_com([0, 0, 1], [1, 0, 0], leg_length=1.0, omega0=3.0)
     with pytest.raises(DataError, match="leg_length"):
         extrapolated_com([0, 0, 1], [1, 0, 0], leg_length=-1.0)
-    with pytest.raises(DataError, match="omega"):
-        extrapolated_com([0, 0, 1], [1, 0, 0], omega=0.0)
+    with pytest.raises(DataError, match="omega0"):
+        extrapolated_com([0, 0, 1], [1, 0, 0], omega0=0.0)
     with pytest.raises(DataError, match="gravity"):
         extrapolated_com([0, 0, 1], [1, 0, 0], leg_length=1.0, gravity=-9.81)
+    with pytest.raises(DataError, match="gravity"):
+        extrapolated_com([0, 0, 1], [1, 0, 0], leg_length=1.0, gravity=(0, 0, 0))
     with pytest.raises(DataError, match="com_velocity"):
-        extrapolated_com([0, 0, 1], [1, 0], omega=3.0)
+        extrapolated_com([0, 0, 1], [1, 0], omega0=3.0)
 
 
 # ----------------------------------------------------------------------------
