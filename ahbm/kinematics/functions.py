@@ -93,7 +93,7 @@ _ROUNDOFF = 2e-13  # OpenSim's ROUNDOFF_ERROR (end-point test)
 def _frozen_array(values, what: str, *, ndim: int = 1) -> np.ndarray:
     try:
         arr = np.array(values, dtype=float)
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, OverflowError) as err:
         raise ModelError(f"{what} must be numbers, got {values!r}") from err
     if arr.ndim != ndim:
         raise ModelError(f"{what} must be a {ndim}-D list of numbers, got shape {arr.shape}")
@@ -106,7 +106,7 @@ def _frozen_array(values, what: str, *, ndim: int = 1) -> np.ndarray:
 def _finite_float(value, what: str) -> float:
     try:
         v = float(value)
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, OverflowError) as err:
         raise ModelError(f"{what} must be a number, got {value!r}") from err
     if not np.isfinite(v):
         raise ModelError(f"{what} must be a finite number, got {value!r}")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ahbm._files import atomic_path
 from ahbm._validation import check_read_size
-from ahbm.errors import FileFormatError, ModelError
+from ahbm.errors import DataError, FileFormatError, ModelError
 from ahbm.kinematics.tree import _GROUND, Model
 
 __all__ = [
@@ -299,7 +299,7 @@ def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Mod
                 child_position=child.get("position"),
                 child_rotation=child.get("rotation"),
             )
-        except ModelError as err:
+        except (ModelError, DataError) as err:
             raise ModelError(f"{source}: {err}") from err
     for key, spec in _SECTIONS.items():
         if key in data:
@@ -308,7 +308,7 @@ def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Mod
                 raise ModelError(f"{source}: '{key}' must be a list of objects")
             try:
                 model.set_section(key, spec.read(items, model, f"{source}: {key}"))
-            except ModelError as err:
+            except (ModelError, DataError) as err:  # DataError: an item's array is bad
                 if source in str(err):
                     raise
                 raise ModelError(f"{source}: '{key}': {err}") from err

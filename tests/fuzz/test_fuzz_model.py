@@ -59,7 +59,20 @@ def base_models() -> list[dict]:
             geometry={"shape": "box", "size": [0.1, 0.2, 0.3]} if k == 3 else None,
         )  # fmt: skip
         parent = name
-    m.constraints = [PointConstraint("b8", [0.0, 0.0, 0.0], name="tip")]
+    custom = {"type": "custom", "transform": [
+        {"axis": [0, 0, 1], "coordinate": "knee", "function": {
+            "type": "LinearFunction", "slope": 1.0, "intercept": 0.0}},
+        {"axis": [1, 0, 0], "coordinate": None},
+        {"axis": [0, 1, 0], "coordinate": None},
+        {"axis": [1, 0, 0], "coordinate": "knee", "function": {
+            "type": "SimmSpline", "x": [0.0, 1.0, 2.0], "y": [0.0, 0.01, 0.0]}},
+        {"axis": [0, 1, 0], "coordinate": "knee", "function": {"type": "Constant", "value": 0.1}},
+        {"axis": [0, 0, 1], "coordinate": None}]}  # fmt: skip
+    m.add_body(
+        "custom", "b8", custom, child_position=[0.0, 0.4, 0.0], child_rotation=R, mass=2.0,
+        com=[0.0, 0.1, 0.0], inertia=inertia,
+    )  # fmt: skip
+    m.constraints = [PointConstraint("custom", [0.0, 0.0, 0.0], name="tip")]
     return [m.to_dict(), human15(height=1.8, mass=75.0).to_dict(), head_neck_model().to_dict()]
 
 
