@@ -23,19 +23,27 @@ The steps are OpenSim's (``ScaleTool::run``):
 3. **Marker placer.** The static trial is averaged over its ``time_range``
    (missing samples skipped, as ``MarkerData::averageFrames``); model markers
    that the trial does not have are removed (as OpenSim does); the model is
-   fitted to the averaged markers with the weights of the ``IKTaskSet``
-   (:func:`ahbm.kinematics.ik.fit_markers`), and every model marker with
-   data is moved to the measured position, expressed in its body frame in
-   the fitted pose.
+   fitted to the averaged markers with the marker weights and coordinate
+   tasks of the ``IKTaskSet`` (only the markers it lists, as OpenSim; the IK
+   of :func:`ahbm.tools.opensim_ik.inverse_kinematics_opensim`: OpenSim's
+   objective, clamped coordinate ranges, start at the default pose), and
+   every model marker with data is moved to the measured position,
+   expressed in its body frame in the fitted pose.
 
 Relative file names are resolved against the setup file's folder, as
 OpenSim does; ``Unassigned`` means not given.
 
 Notes
 -----
-- Coordinate tasks (``IKCoordinateTask``) of the marker placer are not part of
-  the fit (:func:`~ahbm.kinematics.ik.fit_markers` has marker tasks only); a
-  setup that applies one with a non-zero weight gets a warning.
+- A ``from_file`` coordinate task takes the coordinate file's value at the
+  start of the time range, interpolated linearly (OpenSim evaluates a GCV
+  spline of the file there).
+- ahbm's fit of the static pose converges further than OpenSim's assembler
+  (whose default accuracy stops earlier); placed markers then differ by the
+  difference of the two poses times the marker's distance (0.5 mm on the
+  shared subject01 trial).
+- OpenSim does not move markers marked ``<fixed>true</fixed>``; ahbm's models
+  carry no such flag, so every marker with data is moved.
 - Trial times follow the TRC file's ``Frame#`` and ``DataRate`` (OpenSim uses
   its ``Time`` column, which files round to a few decimals); the selected
   frames agree unless a rounded time sits on a time-range boundary.
@@ -53,8 +61,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
+from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.tools._xml import XmlElement
+from ahbm.tools.opensim_id import _default_q, _read_osim, _rotational, coordinates_to_radians
 from ahbm.tools.opensim_setup import (
     _child_text,
     _file,
@@ -393,36 +402,7 @@ def _read_model(path: Path):
         from ahbm.kinematics.model_file import load_model
 
         return load_model(path)
-    from ahbm.io import read_osim
-
-    return read_osim(path)
-
-
-def _coordinate_table(model):
-    """READER's coordinate table of an OpenSim model (a DataFrame by name), or None."""
-    try:
-        from ahbm.io import osim_coordinates
-    except ImportError:  # pragma: no cover - the OpenSim reader is part of ahbm.io
-        return None
-    try:
-        return osim_coordinates(model)
-    except (ModelError, DataError):
-        return None
-
-
-def _default_q(model) -> np.ndarray:
-    """The coordinates' default values (OpenSim's default pose); neutral where unknown."""
-    from ahbm.kinematics.tree import neutral_q
-
-    q = np.array(neutral_q(model), dtype=float)
-    table = _coordinate_table(model)
-    if table is None or "default_value" not in getattr(table, "columns", ()):
-        return q
-    names = model.coordinate_names
-    for name, default in table["default_value"].items():
-        if name in names and np.isfinite(default):
-            q[names.index(name)] = float(default)
-    return q
+    return _read_osim(path)
 
 
 def _apply_marker_set(model, path: Path):
@@ -583,13 +563,47 @@ def _average_frames(points: np.ndarray) -> np.ndarray:
     return avg
 
 
-def _rotational(model) -> list[str]:
-    """Names of the coordinates that are angles (for the degrees of the .mot file)."""
-    table = _coordinate_table(model)
-    if table is not None and "motion_type" in getattr(table, "columns", ()):
-        return [str(n) for n, t in table["motion_type"].items() if str(t) != "translational"]
-    # not an OpenSim model: the coordinates of prismatic/translation axes are lengths
-    return [n for n in model.coordinate_names if not n.endswith(("_tx", "_ty", "_tz"))]
+def _coordinate_targets(model, placer: MarkerPlacerSetup):
+    """Targets and weights of the placer's coordinate tasks at the start of its time range."""
+    names = model.coordinate_names
+    targets, weights, table = {}, {}, None
+    defaults = _default_q(model)
+    for task in placer.coordinate_tasks:
+        if task.weight == 0:
+            continue
+        if task.name not in names:
+            warnings.warn(
+                f"the marker placer's coordinate task '{task.name}' names no coordinate of the "
+                "model (locked or absent); ignored",
+                AhbmWarning,
+                stacklevel=4,
+            )
+            continue
+        if task.value_type == "default_value":
+            value = defaults[names.index(task.name)]
+        elif task.value_type == "manual_value":
+            value = task.value
+        else:
+            if placer.coordinate_file is None:
+                raise FileFormatError(
+                    f"the marker placer's coordinate task '{task.name}' takes its value from the "
+                    "coordinate file, but <coordinate_file> is not given"
+                )
+            if table is None:
+                from ahbm.io import read_mot
+
+                table = coordinates_to_radians(
+                    model, read_mot(placer.coordinate_file, angle_columns=[])
+                )
+            if task.name not in table.columns:
+                raise DataError(
+                    f"coordinate task '{task.name}': no such column in '{placer.coordinate_file}'"
+                )
+            column = table.data[task.name].to_numpy(dtype=float)
+            value = float(np.interp(placer.time_range[0], table.time, column))
+        targets[task.name] = value
+        weights[task.name] = task.weight
+    return targets, weights
 
 
 #: Length units of TRC files (m per unit), for max_marker_movement given in file units.
@@ -597,8 +611,10 @@ _UNIT_SCALE = {"m": 1.0, "cm": 0.01, "mm": 0.001}
 
 
 def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list):
+    from ahbm.io import Trial
     from ahbm.kinematics.forward import forward_kinematics
-    from ahbm.kinematics.ik import fit_markers, model_markers
+    from ahbm.kinematics.ik import model_markers
+    from ahbm.tools.opensim_ik import inverse_kinematics_opensim
 
     trial, pts, labels = _static_trial(placer.marker_file, placer.time_range, "<MarkerPlacer>")
     unit = str(trial.parameters.get("TRC", {}).get("Units", "m"))
@@ -624,42 +640,40 @@ def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list)
     for i, b in enumerate(model.bodies):
         if any(k not in have for k in b.markers):
             model.update_body(i, markers={k: v for k, v in b.markers.items() if k in have})
-    mm = model_markers(model)
-    weights = {t.name: t.weight for t in placer.marker_tasks}
-    names = [n for n in mm.names if n in weights and weights[n] > 0 and n in have]
-    names = [n for n in names if np.isfinite(avg[labels.index(n)]).all()]
-    if not names:
+    # OpenSim tracks only the markers of the task set (with their weights)
+    tasks = {t.name: t.weight for t in placer.marker_tasks}
+    model_names = set(model_markers(model).names)
+    weights = {n: float(tasks.get(n, 0.0)) for n in labels}
+    fitted = [n for n in labels if weights[n] > 0 and n in model_names]
+    if not any(np.isfinite(avg[labels.index(n)]).all() for n in fitted):
         raise DataError(
             f"the marker placer has no marker to fit: no applied IKMarkerTask with a positive "
-            f"weight names a model marker present in '{placer.marker_file}'"
+            f"weight names a model marker with data in '{placer.marker_file}'"
         )
-    ct = [t for t in placer.coordinate_tasks if t.weight > 0]
-    if ct:
-        warnings.warn(
-            f"the marker placer's coordinate tasks {[t.name for t in ct]} are not used: ahbm's "
-            "marker fit has marker tasks only",
-            AhbmWarning,
-            stacklevel=3,
-        )
-    X = avg[[labels.index(n) for n in names]][None]
-    res = fit_markers(
+    targets, cweights = _coordinate_targets(model, placer)
+    one = Trial(points=avg[None], point_labels=labels, point_rate=1.0, point_units="m")
+    res = inverse_kinematics_opensim(
         model,
-        X,
-        marker_names=names,
-        weights=[weights[n] for n in names],
-        q0=_default_q(model),
-        warn=False,
+        one,
+        marker_weights=weights,
+        coordinate_targets=targets or None,
+        coordinate_weights=cweights or None,
+        block_size=1,
+        accuracy=1e-10,
     )
-    if not (res.converged[0] and res.well_determined[0]):
+    if not res.converged[0]:
         warnings.warn(
-            "the marker placer's fit of the static pose did not converge or does not determine "
-            f"every coordinate (rms {res.rms[0]:.3g} m)",
+            "the marker placer's fit of the static pose did not converge "
+            f"(rms {res.rms_error[0]:.3g} m)",
             AhbmWarning,
             stacklevel=3,
         )
+    errors = {
+        n: float(e) for n, e in zip(res.marker_names, res.marker_errors[0], strict=True)
+        if np.isfinite(e)
+    }  # fmt: skip
     q = res.q[0]
     kin = forward_kinematics(model, q)
-    errors = dict(zip(names, res.residuals[0].tolist(), strict=True))
     for i, b in enumerate(model.bodies):
         if not b.markers:
             continue
@@ -684,8 +698,10 @@ def _write_static_motion(model, q, placer, written):
 
     t0 = placer.time_range[0]
     df = pd.DataFrame([q], columns=model.coordinate_names, index=pd.Index([t0], name="time"))
-    write_mot(df, placer.output_motion_file, in_degrees=True,
-              angle_columns=_rotational(model), name="static pose")  # fmt: skip
+    rot = _rotational(model)
+    angles = [n for n in model.coordinate_names if rot.get(n, True)]
+    write_mot(df, placer.output_motion_file, in_degrees=True, angle_columns=angles,
+              name="static pose")  # fmt: skip
     written.append(placer.output_motion_file)
 
 

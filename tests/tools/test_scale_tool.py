@@ -211,20 +211,25 @@ def test_the_time_range_selects_the_static_frames(subject):
     assert abs(res.factors["pelvis"][0] - 1.08) > 1e-6
 
 
-def test_placer_removes_model_markers_without_data_and_warns_about_coordinate_tasks(subject):
+def test_placer_removes_model_markers_without_data_and_applies_coordinate_tasks(subject):
     folder, generic, *_ = subject
     generic.update_body("foot", markers={**generic.bodies[3].markers, "EXTRA": [0.0, 0.1, 0.0]})
     save_model(generic, folder / "generic.json")
+    # a heavy coordinate task holds the foot at 0.2 rad instead of the trial's -0.5
     text = _setup_text().replace(
         "</objects></IKTaskSet>",
-        '<IKCoordinateTask name="foot"><apply>true</apply><weight>1</weight>'
-        "<value_type>default_value</value_type></IKCoordinateTask></objects></IKTaskSet>",
+        '<IKCoordinateTask name="foot"><apply>true</apply><weight>1e8</weight>'
+        "<value_type>manual_value</value_type><value>0.2</value></IKCoordinateTask>"
+        '<IKCoordinateTask name="nothere"><apply>true</apply><weight>1</weight>'
+        "</IKCoordinateTask></objects></IKTaskSet>",
     )
     (folder / "setup.xml").write_text(text)
-    with pytest.warns(AhbmWarning, match="coordinate tasks"):
+    with pytest.warns(AhbmWarning, match="'nothere'"):
         res = run_scale(folder / "setup.xml", write=False)
     assert "EXTRA" not in res.model.bodies[3].markers
     assert "EXTRA" in res.scaled_model.bodies[3].markers
+    assert res.q_static[-1] == pytest.approx(0.2, abs=1e-6)
+    assert abs(res.q_static[-2] - Q_TRUE[-2]) < 0.05  # the knee still follows the markers
 
 
 @pytest.mark.parametrize(
