@@ -853,12 +853,39 @@ def _normalize_points(rd, d, data: dict, frame_of, where: _Node):
             data["socket_parent_frame"] = "/ground" if body == "ground" else f"/bodyset/{body}"
 
 
+_FORCE_SUFFIXES = (
+    "Muscle", "Force", "Actuator", "Spring", "Damper", "Bushing", "Ligament", "Limit", "Stop",
+    "PathSpring",
+)  # fmt: skip
+
+
+def _components(model: _Node, kind: str) -> list[_Node]:
+    """Elements of the model's own ``<components>`` list of one kind (4.x models built in
+    code keep bodies, joints, ... there instead of in the sets)."""
+    comps = model.find("components")
+    out = []
+    for c in comps.children if comps is not None else []:
+        tag = c.tag
+        k = (
+            "body" if tag == "Body"
+            else "joint" if tag.endswith("Joint")
+            else "marker" if tag == "Marker"
+            else "constraint" if tag.endswith("Constraint")
+            else "frame" if tag == "PhysicalOffsetFrame"
+            else "force" if tag.endswith(_FORCE_SUFFIXES)
+            else "other"
+        )  # fmt: skip
+        if k == kind:
+            out.append(c)
+    return out
+
+
 def _describe_4(model: _Node, rd: _Reader, d: _Description):
     doc = _Doc(model, rd)
     ground = model.find("Ground")
     if ground is not None:
         _keep_frames_of_body(rd, doc, d, ground, "ground")
-    for b in _set_objects(model, "BodySet"):
+    for b in _set_objects(model, "BodySet") + _components(model, "body"):
         if b.tag != "Body":
             d.unsupported.append(f"{b.label()} (not a Body)")
             continue
@@ -884,7 +911,7 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description):
     def frame_pose(owner, sock_node):
         return doc.pose(doc.resolve(owner, sock_node.text, sock_node), sock_node)
 
-    for j in _set_objects(model, "JointSet"):
+    for j in _set_objects(model, "JointSet") + _components(model, "joint"):
         sp = rd.child(j, "socket_parent_frame")
         sc = rd.child(j, "socket_child_frame")
         pb, PR, Pp = frame_pose(j, sp)
@@ -905,7 +932,7 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description):
             return None
         return doc.pose(node, node)
 
-    for mk in _set_objects(model, "MarkerSet"):
+    for mk in _set_objects(model, "MarkerSet") + _components(model, "marker"):
         if mk.tag != "Marker":
             d.unsupported.append(f"{mk.label()} (not a Marker)")
             continue
@@ -915,8 +942,9 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description):
         d.markers.append(
             {"name": mk.name, "body": body, "location": (p + R @ loc).tolist(), "node": mk}
         )
-    _describe_constraints(rd, d, _set_objects(model, "ConstraintSet"))
-    for f in _set_objects(model, "ForceSet"):
+    constraints = _set_objects(model, "ConstraintSet") + _components(model, "constraint")
+    _describe_constraints(rd, d, constraints)
+    for f in _set_objects(model, "ForceSet") + _components(model, "force"):
         data = _object_json(f)
         _normalize_points(rd, d, data, frame_of, f)
         d.items.append(("force", data))
@@ -934,6 +962,8 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description):
     for tag in ("ProbeSet", "ControllerSet"):
         for p in _set_objects(model, tag):
             d.unsupported.append(f"{p.label()} ({tag})")
+    for c in _components(model, "other"):
+        d.unsupported.append(f"{c.label()} (component)")
 
 
 def _describe_constraints(rd, d, constraints):

@@ -476,3 +476,23 @@ def test_marker_positions_follow_from_point_position():
     i = m.body_index("custom_body")
     want = kin.positions[i] + kin.rotations[i] @ b.markers["m_custom"]
     np.testing.assert_allclose(point_position(m, q, "custom_body", b.markers["m_custom"]), want)
+
+
+def test_bodies_and_joints_in_model_components(tmp_path):
+    """Models built in code keep bodies and joints in <components> (OpenSim's ModelFactory)."""
+    text = _doc(
+        """<Model name="sliding_mass"><components>
+<Body name="body"><mass>1</mass><mass_center>0 0 0</mass_center><inertia>0 0 0 0 0 0</inertia>
+</Body>
+<SliderJoint name="slider"><socket_parent_frame>/ground</socket_parent_frame>
+<socket_child_frame>/body</socket_child_frame>
+<coordinates><Coordinate name="position"></Coordinate></coordinates></SliderJoint>
+<CoordinateActuator name="actuator"><coordinate>position</coordinate></CoordinateActuator>
+<PrescribedController name="controller" />
+</components><Ground name="ground" /></Model>"""
+    )
+    with pytest.warns(AhbmWarning, match=r"1 element\(s\) not represented: <PrescribedController"):
+        m = read_osim(_write(tmp_path, text))
+    assert m.coordinate_names == ["position"] and m.bodies[0].joint.type == "prismatic"
+    (force,) = [it.data for it in m.section("opensim") if it.kind == "force"]
+    assert force == {"type": "CoordinateActuator", "name": "actuator", "coordinate": "position"}
