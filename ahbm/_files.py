@@ -230,34 +230,45 @@ def _remove_stale_temporaries_of(target: Path, folder: Path) -> None:
 # ----------------------------------------------------------------------------- SIGTERM
 
 
-class _Terminated(BaseException):
-    """Raised in the main thread by the SIGTERM handler that :func:`atomic_path` installs."""
+#: Temporaries this process is writing (any thread); the SIGTERM handler removes them.
+_ACTIVE: set[str] = set()
 
 
-def _raise_terminated(signum, frame):
-    raise _Terminated(signum)
+def _on_sigterm(signum, frame):
+    """Remove the temporaries being written, then end the process as SIGTERM would have.
+
+    Nothing is raised: an exception raised by a signal handler can land in a
+    weakref callback or a ``__del__`` where Python ignores it, and the write
+    would go on. Like the default action, this skips ``finally`` blocks and
+    ``atexit`` handlers.
+    """
+    for name in list(_ACTIVE):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.raise_signal(signal.SIGTERM)
 
 
 @contextlib.contextmanager
-def _sigterm_raises() -> Iterator[bool]:
-    """While active (main thread, default SIGTERM action only), SIGTERM raises _Terminated.
+def _sigterm_cleans_up() -> Iterator[None]:
+    """While active (main thread, default SIGTERM action only), SIGTERM removes temporaries.
 
-    Yields whether the handler was installed. A handler the program set itself
-    is left alone: if it raises (e.g. SystemExit), the write cleans up as for
-    any exception; if it returns, the write goes on.
+    A handler the program set itself is left alone: if it raises (e.g.
+    SystemExit), the write cleans up as for any exception; if it returns, the
+    write goes on. Nested writes keep the outer write's handler.
     """
     installed = False
     if threading.current_thread() is threading.main_thread():
         try:
             installed = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
             if installed:
-                signal.signal(signal.SIGTERM, _raise_terminated)
+                signal.signal(signal.SIGTERM, _on_sigterm)
         except (ValueError, OSError, AttributeError):  # pragma: no cover - unusual platforms
             installed = False
     try:
-        yield installed
+        yield
     finally:
-        if installed:
+        if installed and signal.getsignal(signal.SIGTERM) is _on_sigterm:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
@@ -309,8 +320,7 @@ def atomic_path(path, *, argname: str = "path") -> Iterator[Path]:
             "exist; create it first"
         )
     _remove_stale_temporaries_of(target, folder)
-    terminated = False
-    with _sigterm_raises() as handler_installed:
+    with _sigterm_cleans_up():
         tmp = None
         try:
             fd, tmp_name = tempfile.mkstemp(
@@ -318,22 +328,21 @@ def atomic_path(path, *, argname: str = "path") -> Iterator[Path]:
                 suffix=f".tmp{target.suffix}",
                 dir=folder,
             )
+            _ACTIVE.add(tmp_name)
             tmp = Path(tmp_name)
             os.close(fd)
             yield tmp
             _fsync(tmp)
             os.chmod(tmp, default_mode(target))
             os.replace(tmp, target)
-        except BaseException as err:
+        except BaseException:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
-            if not (handler_installed and isinstance(err, _Terminated)):
-                raise  # (an outer write that installed the handler ends the process)
-            terminated = True
-    if terminated:  # the handler is the default one again: end as SIGTERM would have
-        signal.raise_signal(signal.SIGTERM)
-        raise SystemExit(128 + signal.SIGTERM)  # pragma: no cover - not reached on POSIX
+            raise
+        finally:
+            if tmp is not None:
+                _ACTIVE.discard(str(tmp))
     _fsync_dir(folder)
 
 

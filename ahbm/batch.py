@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ahbm._files import run_isolated
 from ahbm.errors import DataError
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 
@@ -55,18 +56,39 @@ class ConversionReport:
         return "\n".join(lines)
 
 
-def _convert_one(src: str, dst: str, overwrite: bool, catch: bool):
-    """Worker: read `src`, save it to `dst`. Runs in a worker process/thread."""
-    from ahbm.io.hdf5 import save_trial
+def _convert_one(
+    src: str, dst: str, overwrite: bool, catch: bool, isolate: bool = False, timeout=None
+):
+    """Worker: read `src`, save it to `dst`. Runs in a worker process/thread.
 
+    With `isolate`, the reading and writing run in a child process of their
+    own (:func:`ahbm._files.run_isolated`): a crash or hang fails this file only.
+    """
     try:
-        trial = read_trial(src)
-        save_trial(trial, dst, name=Path(src).stem, overwrite=overwrite)
+        if isolate:
+            if timeout is None:
+                timeout = 60.0 + os.path.getsize(src) / 5e6
+            run_isolated(
+                "ahbm.batch:_convert_file",
+                {"src": src, "dst": dst, "overwrite": overwrite},
+                file=src,
+                timeout=timeout,
+                what="converting",
+            )
+        else:
+            _convert_file(src, dst, overwrite)
     except Exception as err:
         if not catch:
             raise
         return src, dst, f"{type(err).__name__}: {err}"
     return src, dst, None
+
+
+def _convert_file(src: str, dst: str, overwrite: bool) -> None:
+    """Read `src` and save it as the trial ``<stem>`` of the store `dst`."""
+    from ahbm.io.hdf5 import save_trial
+
+    save_trial(read_trial(src), dst, name=Path(src).stem, overwrite=overwrite)
 
 
 def _expand(inputs) -> tuple[list[Path], list[tuple[Path, str]]]:
@@ -155,6 +177,8 @@ def convert(
     on_error: str = "continue",
     progress: bool = True,
     overwrite: bool = False,
+    isolate: bool = False,
+    timeout: float | None = None,
 ) -> ConversionReport:
     """Convert many C3D/TRC files to HDF5 trial stores, in parallel.
 
@@ -180,6 +204,16 @@ def convert(
     overwrite : bool, optional
         Replace the trial in existing outputs. Default False: inputs whose output
         already exists are skipped.
+    isolate : bool, optional
+        Convert each file in a child process of its own (for archives from
+        untrusted sources): a file whose damage crashes or hangs a reader, or
+        libhdf5 on an existing output store, is recorded as failed (a
+        FileFormatError naming it) and the batch goes on. Without it, a crash
+        in a worker of the default process pool stops every conversion still
+        pending in that pool. Costs one process start (~1 s) per file.
+    timeout : float or None, optional
+        With `isolate`: seconds one file may take before its child is killed
+        and the file recorded as failed. Default 60 s plus 1 s per 5 MB of input.
 
     Returns
     -------
@@ -190,7 +224,7 @@ def convert(
     Raises
     ------
     DataError
-        If `on_error` is invalid or `output_dir` is a file.
+        If `on_error` or `timeout` is invalid or `output_dir` is a file.
 
     Notes
     -----
@@ -208,6 +242,12 @@ def convert(
     """
     if on_error not in ("continue", "raise"):
         raise DataError(f"`on_error` must be 'continue' or 'raise', got {on_error!r}")
+    if timeout is not None and not isolate:
+        raise DataError("`timeout` applies to isolate=True only; pass isolate=True or drop it")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+    ):
+        raise DataError(f"Expected `timeout` to be a positive number of seconds, got {timeout!r}")
     out = Path(output_dir)
     if out.exists() and not out.is_dir():
         raise DataError(f"`output_dir` '{out}' exists and is not a folder")
@@ -240,7 +280,9 @@ def convert(
     futures = {}
     try:
         for src, dst in tasks:
-            fut = ex.submit(_convert_one, str(src), str(dst), overwrite, catch)
+            fut = ex.submit(
+                _convert_one, str(src), str(dst), overwrite, catch, bool(isolate), timeout
+            )
             futures[fut] = (src, dst)
         with tqdm(total=len(tasks), disable=not progress, unit="file", desc="ahbm convert") as bar:
             for fut in cf.as_completed(futures):

@@ -79,6 +79,12 @@ def _add_convert(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stop-on-error", action="store_true", help="stop at the first failing file"
     )
+    parser.add_argument(
+        "--isolate",
+        action="store_true",
+        help="convert each file in a child process of its own (archives from untrusted "
+        "sources: a file that crashes or hangs a reader fails alone)",
+    )
 
 
 def _run_convert(args: argparse.Namespace) -> int:
@@ -101,6 +107,7 @@ def _run_convert(args: argparse.Namespace) -> int:
             on_error="raise" if args.stop_on_error else "continue",
             progress=not args.no_progress,
             overwrite=args.overwrite,
+            isolate=args.isolate,
         )
     finally:
         if executor is not None:
@@ -110,14 +117,50 @@ def _run_convert(args: argparse.Namespace) -> int:
 
 
 def _add_info(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="a C3D, TRC, MOT/STO or ahbm HDF5 file")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="a C3D, TRC, MOT/STO or ahbm HDF5 file, or a folder (its stale temporary files)",
+    )
     parser.add_argument(
         "--name", default=None, help="trial name inside an HDF5 store (default: all trials)"
+    )
+    parser.add_argument(
+        "--clean",
+        action="store_true",
+        help="remove the temporary files that killed ahbm writers left next to FILE",
     )
 
 
 def _run_info(args: argparse.Namespace) -> int:
+    """Describe the file, then report (or remove) stale temporaries in its folder."""
     path = Path(args.file)
+    code = 0 if path.is_dir() else _describe_file(args, path)
+    _report_temporaries(path if path.is_dir() else path.parent, clean=args.clean)
+    return code
+
+
+def _report_temporaries(folder: Path, *, clean: bool) -> None:
+    from ahbm.io import cleanup_temporaries
+
+    stale = cleanup_temporaries(folder, dry_run=True)
+    if not stale:
+        return
+    size = sum(p.stat().st_size for p in stale if p.exists())
+    if clean:
+        stale = cleanup_temporaries(folder)
+    verb = "removed" if clean else "found"
+    print(
+        f"\n{verb} {len(stale)} stale temporary file(s) of killed ahbm writers in {folder} "
+        f"({size / 1e6:.1f} MB):"
+    )
+    for p in stale:
+        print(f"  {p.name}")
+    if not clean:
+        print("remove them with `ahbm info --clean` or ahbm.io.cleanup_temporaries(folder)")
+
+
+def _describe_file(args: argparse.Namespace, path: Path) -> int:
     suffix = path.suffix.lower()
     if suffix in (".h5", ".hdf5", ".hdf"):
         from ahbm.io.hdf5 import list_trials

@@ -2,6 +2,7 @@
 text files (TRC/MOT/STO), the HDF5 trial store, CSV and MATLAB tables.
 """
 
+from ahbm._files import cleanup_temporaries
 from ahbm._validation import max_read_bytes, set_max_read_bytes
 from ahbm.io.c3d import read_c3d, write_c3d
 from ahbm.io.forceplates import (
@@ -82,4 +83,5 @@ __all__ = [
     "SUPPORTED_SUFFIXES",
     "max_read_bytes",
     "set_max_read_bytes",
+    "cleanup_temporaries",
 ]
