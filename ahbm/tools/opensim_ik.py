@@ -35,14 +35,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
+from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
 from ahbm.io.trc import read_trc
 from ahbm.kinematics.ik import fit_markers, model_markers
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_id import (
-    _coordinate_rows,
     _default_q,
+    _osim_rows,
     _read_osim,
     _rotational,
     coordinates_to_radians,
@@ -111,19 +111,6 @@ class IKOpenSimResult(ResultRepr):
         )
 
 
-def _coordinate_table(model: Model) -> list:
-    """OpenSim coordinate info dicts (name, range, clamped, ...) if the model has them."""
-    try:
-        from ahbm.io import osim_coordinates
-    except ImportError:  # pragma: no cover
-        return []
-    try:
-        table = osim_coordinates(model)
-    except (ModelError, DataError, TypeError, ValueError, KeyError):
-        return []
-    return _coordinate_rows(table)
-
-
 def clamped_bounds(model: Model) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of the coordinates that OpenSim's IK respects: the ranges of clamped ones.
 
@@ -148,7 +135,7 @@ def clamped_bounds(model: Model) -> tuple[np.ndarray, np.ndarray]:
     lower = np.full(model.nq, -np.inf)
     upper = np.full(model.nq, np.inf)
     idx = {n: i for i, n in enumerate(model.coordinate_names)}
-    for row in _coordinate_table(model):
+    for row in _osim_rows(model):
         name = row.get("name")
         if name not in idx or not row.get("clamped", False):
             continue
@@ -362,6 +349,86 @@ def _write_marker_errors(result: IKOpenSimResult, path: Path) -> None:
     )
 
 
+def coordinate_task_targets(model: Model, tasks, coordinate_file, time, *, where: str = ""):
+    """Targets and weights of OpenSim coordinate tasks (``IKCoordinateTask``) for the IK.
+
+    Parameters
+    ----------
+    model : Model
+    tasks : sequence of IKTask
+        The applied coordinate tasks.
+    coordinate_file : path-like or None
+        The setup's ``<coordinate_file>`` (for ``from_file`` tasks).
+    time : float or array_like
+        Time(s) at which ``from_file`` targets are taken (linear interpolation
+        of the file).
+    where : str, optional
+        The setup, for messages.
+
+    Returns
+    -------
+    targets, weights : dict
+        ``coordinate_targets`` and ``coordinate_weights`` of
+        :func:`inverse_kinematics_opensim`: ``default_value`` tasks target the
+        coordinate's default, ``manual_value`` tasks their ``<value>``;
+        tasks with weight 0 are left out.
+
+    Warns
+    -----
+    AhbmWarning
+        A task names no coordinate of the model (locked or absent); it is ignored.
+
+    Examples
+    --------
+    >>> from ahbm.tools.opensim_setup import IKTask
+    >>> m = Model()
+    >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1],
+    ...                                "coordinates": ["a"]})
+    >>> coordinate_task_targets(m, [IKTask("a", "coordinate", True, 5.0, "manual_value", 0.3)],
+    ...                         None, 0.0)
+    ({'a': 0.3}, {'a': 5.0})
+    """
+    names = model.coordinate_names
+    targets, weights = {}, {}
+    defaults = _default_q(model)
+    file_table = None
+    for task in tasks:
+        if task.name not in names:
+            warnings.warn(
+                f"{where}: coordinate task '{task.name}' names no coordinate of the model "
+                "(locked or absent); ignored",
+                AhbmWarning,
+                stacklevel=3,
+            )
+            continue
+        if task.weight == 0:
+            continue
+        if task.value_type == "default_value":
+            value = float(defaults[names.index(task.name)])
+        elif task.value_type == "manual_value":
+            value = task.value
+        else:
+            if coordinate_file is None:
+                raise FileFormatError(
+                    f"{where}: coordinate task '{task.name}' takes its value from the "
+                    "coordinate file, but <coordinate_file> is not given"
+                )
+            if file_table is None:
+                file_table = coordinates_to_radians(
+                    model, read_mot(coordinate_file, angle_columns=[])
+                )
+            if task.name not in file_table.columns:
+                raise DataError(
+                    f"coordinate task '{task.name}': no such column in '{coordinate_file}'"
+                )
+            value = np.interp(
+                time, file_table.time, file_table.data[task.name].to_numpy(dtype=float)
+            )
+        targets[task.name] = value
+        weights[task.name] = task.weight
+    return targets, weights
+
+
 def run_ik_setup(
     path,
     *,
@@ -412,48 +479,14 @@ def run_ik_setup(
     if model is None:
         model = _read_osim(setup.model_file)
     trial = read_trc(setup.marker_file)
-    names = model.coordinate_names
     weights = {}
     for task in setup.tasks:
         if task.kind == "marker":
             weights[task.name] = task.weight if task.apply else 0.0
-    targets, cweights = {}, {}
-    defaults = _default_q(model)
-    file_table = None
-    for task in setup.coordinate_tasks:
-        if task.name not in names:
-            warnings.warn(
-                f"IK setup '{setup.path}': coordinate task '{task.name}' names no coordinate of "
-                f"the model (locked or absent); ignored",
-                AhbmWarning,
-                stacklevel=2,
-            )
-            continue
-        if task.weight == 0:
-            continue
-        if task.value_type == "default_value":
-            value = defaults[names.index(task.name)]
-        elif task.value_type == "manual_value":
-            value = task.value
-        else:
-            if setup.coordinate_file is None:
-                raise FileFormatError(
-                    f"IK setup '{setup.path}': coordinate task '{task.name}' takes its value from "
-                    "the coordinate file, but <coordinate_file> is not given"
-                )
-            if file_table is None:
-                file_table = coordinates_to_radians(
-                    model, read_mot(setup.coordinate_file, angle_columns=[])
-                )
-            if task.name not in file_table.columns:
-                raise DataError(
-                    f"coordinate task '{task.name}': no such column in '{setup.coordinate_file}'"
-                )
-            value = np.interp(
-                trial.time, file_table.time, file_table.data[task.name].to_numpy(dtype=float)
-            )
-        targets[task.name] = value
-        cweights[task.name] = task.weight
+    targets, cweights = coordinate_task_targets(
+        model, setup.coordinate_tasks, setup.coordinate_file, trial.time,
+        where=f"IK setup '{setup.path}'",
+    )  # fmt: skip
     result = inverse_kinematics_opensim(
         model,
         trial,

@@ -63,7 +63,7 @@ import numpy as np
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.tools._xml import XmlElement
-from ahbm.tools.opensim_id import _default_q, _read_osim, _rotational, coordinates_to_radians
+from ahbm.tools.opensim_id import _default_q, _read_osim, _rotational
 from ahbm.tools.opensim_setup import (
     _child_text,
     _file,
@@ -563,49 +563,6 @@ def _average_frames(points: np.ndarray) -> np.ndarray:
     return avg
 
 
-def _coordinate_targets(model, placer: MarkerPlacerSetup):
-    """Targets and weights of the placer's coordinate tasks at the start of its time range."""
-    names = model.coordinate_names
-    targets, weights, table = {}, {}, None
-    defaults = _default_q(model)
-    for task in placer.coordinate_tasks:
-        if task.weight == 0:
-            continue
-        if task.name not in names:
-            warnings.warn(
-                f"the marker placer's coordinate task '{task.name}' names no coordinate of the "
-                "model (locked or absent); ignored",
-                AhbmWarning,
-                stacklevel=4,
-            )
-            continue
-        if task.value_type == "default_value":
-            value = defaults[names.index(task.name)]
-        elif task.value_type == "manual_value":
-            value = task.value
-        else:
-            if placer.coordinate_file is None:
-                raise FileFormatError(
-                    f"the marker placer's coordinate task '{task.name}' takes its value from the "
-                    "coordinate file, but <coordinate_file> is not given"
-                )
-            if table is None:
-                from ahbm.io import read_mot
-
-                table = coordinates_to_radians(
-                    model, read_mot(placer.coordinate_file, angle_columns=[])
-                )
-            if task.name not in table.columns:
-                raise DataError(
-                    f"coordinate task '{task.name}': no such column in '{placer.coordinate_file}'"
-                )
-            column = table.data[task.name].to_numpy(dtype=float)
-            value = float(np.interp(placer.time_range[0], table.time, column))
-        targets[task.name] = value
-        weights[task.name] = task.weight
-    return targets, weights
-
-
 #: Length units of TRC files (m per unit), for max_marker_movement given in file units.
 _UNIT_SCALE = {"m": 1.0, "cm": 0.01, "mm": 0.001}
 
@@ -614,7 +571,7 @@ def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list)
     from ahbm.io import Trial
     from ahbm.kinematics.forward import forward_kinematics
     from ahbm.kinematics.ik import model_markers
-    from ahbm.tools.opensim_ik import inverse_kinematics_opensim
+    from ahbm.tools.opensim_ik import coordinate_task_targets, inverse_kinematics_opensim
 
     trial, pts, labels = _static_trial(placer.marker_file, placer.time_range, "<MarkerPlacer>")
     unit = str(trial.parameters.get("TRC", {}).get("Units", "m"))
@@ -650,7 +607,13 @@ def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list)
             f"the marker placer has no marker to fit: no applied IKMarkerTask with a positive "
             f"weight names a model marker with data in '{placer.marker_file}'"
         )
-    targets, cweights = _coordinate_targets(model, placer)
+    targets, cweights = coordinate_task_targets(
+        model,
+        placer.coordinate_tasks,
+        placer.coordinate_file,
+        float(placer.time_range[0]),
+        where="the Scale setup's <MarkerPlacer>",
+    )
     one = Trial(points=avg[None], point_labels=labels, point_rate=1.0, point_units="m")
     res = inverse_kinematics_opensim(
         model,
