@@ -488,6 +488,10 @@ def zmp_from_grf(
 # ----------------------------------------------------------------------------
 
 
+#: Work size (frames × n_points³) of one pass of the vectorized hull.
+_HULL_CHUNK = 2_000_000
+
+
 def _in_plane(x, e1, e2):
     return np.stack([x @ e1, x @ e2], axis=-1)
 
@@ -596,7 +600,13 @@ def support_polygon(
     valid = ~np.isnan(xf).any(-1)
     e1, e2 = _plane_axes(n)
     P = np.nan_to_num(_in_plane(proj - p0, e1, e2))
-    vertex, order, cnt = _hull_vertices(P, valid)
+    order = np.empty(valid.shape, dtype=np.intp)
+    cnt = np.empty(valid.shape[0], dtype=np.intp)
+    step = max(1, _HULL_CHUNK // max(k, 1) ** 3)  # frames per pass: bounded memory
+    for s0 in range(0, valid.shape[0], step):
+        _, order[s0 : s0 + step], cnt[s0 : s0 + step] = _hull_vertices(
+            P[s0 : s0 + step], valid[s0 : s0 + step]
+        )
     out = np.take_along_axis(proj, order[..., None], axis=1)
     out[np.arange(k)[None, :] >= cnt[:, None]] = np.nan
     return out.reshape(batch + (k, 3))

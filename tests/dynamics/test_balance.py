@@ -388,13 +388,16 @@ def signed_area(poly2):
     return 0.5 * np.sum(x * np.roll(y, -1) - y * np.roll(x, -1))
 
 
-def test_support_polygon_matches_scipy_hull():
+def test_support_polygon_matches_scipy_hull(monkeypatch):
     rng = np.random.default_rng(9)
     pts = rng.normal(size=(40, 9, 3))
     pts[::3, 2] = np.nan  # missing points
     pts[::5, 7:] = np.nan
     poly = support_polygon(pts)
     assert poly.shape == pts.shape
+    # frames are processed in chunks of bounded size; any chunking gives the same result
+    monkeypatch.setattr("ahbm.dynamics.balance._HULL_CHUNK", 3 * 9**3)
+    np.testing.assert_array_equal(support_polygon(pts), poly)
     for k in range(40):
         ok = ~np.isnan(pts[k]).any(-1)
         hull = ConvexHull(pts[k, ok, :2])
