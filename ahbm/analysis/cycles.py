@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, sample_times
+from ahbm._validation import as_float_array, as_int, check_not_empty, sample_times
 from ahbm.analysis._common import check_axis
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import ResultRepr
@@ -73,6 +73,7 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
     """
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
+    check_not_empty(arr, "x", axis=ax)
     moved = np.moveaxis(arr, ax, 0)
     n = moved.shape[0]
     t = sample_times(n, rate=rate, time=time, required=False)
@@ -86,7 +87,7 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
             f"`events` span {ev[0]:g}-{ev[-1]:g} but the signal covers {t[0]:g}-{t[-1]:g}; "
             "cycles outside the data cannot be normalized (no extrapolation)"
         )
-    n_points = int(n_points)
+    n_points = as_int(n_points, "n_points", minimum=2)
     if n_points < 2:
         raise DataError(f"`n_points` must be >= 2, got {n_points}")
     p = np.linspace(0.0, 1.0, n_points)
@@ -222,6 +223,8 @@ def spatiotemporal_parameters(
     >>> spatiotemporal_parameters(ev)["Left"]["stride_time"]
     1.0
     """
+    if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
+        raise DataError(f"Expected `events` to be a list of Event, got {type(events).__name__}")
     for e in events:
         if not all(hasattr(e, a) for a in ("label", "time", "context")):
             raise DataError(

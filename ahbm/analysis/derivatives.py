@@ -11,7 +11,7 @@ import numpy as np
 from scipy import interpolate, signal
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, sample_rate, sample_times
+from ahbm._validation import as_choice, as_float_array, as_int, sample_rate, sample_times
 from ahbm.analysis._common import check_axis
 from ahbm.errors import DataError
 
@@ -92,8 +92,7 @@ def central_difference(x, *, rate=None, time=None, order: int = 1, axis: int = 0
     """
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
-    if order not in (1, 2):
-        raise DataError(f"`order` must be 1 or 2, got {order!r}")
+    order = as_choice(order, "order", (1, 2))
     moved = np.moveaxis(arr, ax, 0)
     n = moved.shape[0]
     need = 3 if order == 1 else 4
@@ -174,8 +173,9 @@ def spline_derivative(x, *, rate=None, time=None, order: int = 1, degree: int = 
     """
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
-    degree = int(degree)
-    if not 0 <= int(order) < degree:
+    degree = as_int(degree, "degree", minimum=1)
+    order = as_int(order, "order", minimum=0)
+    if not 0 <= order < degree:
         raise DataError(f"Need 0 <= `order` < `degree` ({degree}), got order={order!r}")
     moved = np.moveaxis(arr, ax, 0)
     n = moved.shape[0]
@@ -232,7 +232,9 @@ def savgol_derivative(
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
     fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
-    window, polyorder, order = int(window), int(polyorder), int(order)
+    window = as_int(window, "window", minimum=1)
+    polyorder = as_int(polyorder, "polyorder", minimum=0)
+    order = as_int(order, "order", minimum=0)
     if window % 2 == 0 or window <= polyorder:
         raise DataError(f"`window` must be odd and > polyorder ({polyorder}), got {window}")
     if not 0 <= order <= polyorder:

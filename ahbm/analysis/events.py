@@ -15,7 +15,13 @@ import numpy as np
 from scipy import signal
 
 from ahbm._deprecation import positional_to_keyword, warn_deprecated
-from ahbm._validation import as_float_array, sample_rate
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_nonnegative_float,
+    as_positive_float,
+    sample_rate,
+)
 from ahbm.analysis._common import check_rate, nan_runs
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import Event
@@ -41,6 +47,16 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _labels(value, name: str) -> tuple:
+    """One marker label or a sequence of labels, as a tuple of str."""
+    labels = (value,) if isinstance(value, str) else value
+    if not isinstance(labels, (tuple, list)) or not all(isinstance(x, str) for x in labels):
+        raise DataError(
+            f"Expected `{name}` to be a marker label or a list of labels, got {value!r}"
+        )
+    return tuple(labels)
+
+
 def _rate_and_start(where: str, n: int, rate, time, t0) -> tuple[float, float]:
     """Uniform rate and start time from `rate`/`time`, with the deprecated `t0`."""
     if t0 is None:
@@ -54,7 +70,7 @@ def _rate_and_start(where: str, n: int, rate, time, t0) -> tuple[float, float]:
     if time is not None:
         raise DataError(f"{where}(): give `time` or `rate` with `t0`, not `time` and `t0`")
     fs, _ = sample_rate(n, rate=rate)
-    return fs, float(t0)
+    return fs, as_finite_float(t0, "t0", unit="s")
 
 
 @positional_to_keyword("force_plate_events", 1, ("rate",), "force_plate_events(fz, rate=...)")
@@ -99,7 +115,8 @@ def force_plate_events(
     strikes, offs : ndarray
         Times (s) of the threshold crossings, linearly interpolated between
         samples. A contact already present at the first sample has no
-        strike, one still present at the last sample has no off.
+        strike, one still present at the last sample has no off. An empty
+        `fz` has no events (two empty arrays).
 
     Examples
     --------
@@ -111,8 +128,14 @@ def force_plate_events(
     """
     f = as_float_array(fz, "fz", allow_nan=True).ravel()
     fs, t0 = _rate_and_start("force_plate_events", f.size, rate, time, t0)
+    threshold = as_nonnegative_float(threshold, "threshold", unit="N")
+    hysteresis = as_nonnegative_float(hysteresis, "hysteresis", unit="N")
+    min_contact = as_nonnegative_float(min_contact, "min_contact", unit="s")
+    min_gap = as_nonnegative_float(min_gap, "min_gap", unit="s")
+    if f.size == 0:
+        return np.array([]), np.array([])
     f = np.where(np.isfinite(f), f, 0.0)
-    on, off = float(threshold), float(threshold) - float(hysteresis)
+    on, off = threshold, threshold - hysteresis
     if hysteresis < 0 or off < 0:
         raise DataError(
             f"Need 0 <= hysteresis <= threshold, got threshold={threshold}, hysteresis={hysteresis}"
@@ -230,7 +253,10 @@ def zeni_events(
     [1.0, 2.0]
     """
     h = as_float_array(heel, "heel", allow_nan=True)
+    if h.ndim != 2 or h.shape[1] != 3:
+        raise DataError(f"Expected `heel` to have shape (n_frames, 3), got {h.shape}")
     fs, t0 = _rate_and_start("zeni_events", h.shape[0], rate, time, t0)
+    min_interval = as_positive_float(min_interval, "min_interval", unit="s")
     to = as_float_array(toe, "toe", allow_nan=True)
     s = as_float_array(sacrum, "sacrum", allow_nan=True)
     for name, a in (("heel", h), ("toe", to), ("sacrum", s)):
@@ -255,6 +281,8 @@ def zeni_events(
                 )
     else:
         d = as_float_array(direction, "direction").ravel()
+        if d.shape != (3,) or not np.linalg.norm(d) > 0:
+            raise DataError(f"Expected `direction` to be a non-zero 3-vector, got {direction!r}")
     d = d / np.linalg.norm(d)
     dist = min_interval * fs
     strikes = _peaks((h - s) @ d, dist, t0, fs)
@@ -452,12 +480,22 @@ def detect_gait_events(
     t0 = (int(getattr(trial, "first_frame", 1)) - 1) / rate
     if not hasattr(trial, "n_frames"):
         raise DataError("`trial` has no `n_frames`; pass an ahbm Trial")
+    pts = as_float_array(trial.points, "trial.points", allow_nan=True)
+    if pts.ndim != 3 or pts.shape[2] != 3:
+        raise DataError(f"Expected `trial.points` to have shape (n, m, 3), got {pts.shape}")
+    if not isinstance(sacrum, str):
+        raise DataError(f"Expected `sacrum` to be a marker label, got {sacrum!r}")
     markers = {
         "sacrum": sacrum,
-        "psis": tuple(psis),
-        "heel": (heel,) if isinstance(heel, str) else tuple(heel),
-        "toe": (toe,) if isinstance(toe, str) else tuple(toe),
+        "psis": _labels(psis, "psis"),
+        "heel": _labels(heel, "heel"),
+        "toe": _labels(toe, "toe"),
     }
+    threshold = as_nonnegative_float(threshold, "threshold", unit="N")
+    hysteresis = as_nonnegative_float(hysteresis, "hysteresis", unit="N")
+    min_contact = as_nonnegative_float(min_contact, "min_contact", unit="s")
+    min_gap = as_nonnegative_float(min_gap, "min_gap", unit="s")
+    tolerance = as_nonnegative_float(tolerance, "tolerance", unit="s")
     options = dict(
         threshold=threshold, hysteresis=hysteresis, min_contact=min_contact, min_gap=min_gap
     )

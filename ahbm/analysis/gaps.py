@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate
 
-from ahbm._validation import as_float_array, sample_times
+from ahbm._validation import as_float_array, as_int, sample_times
 from ahbm.analysis._common import nan_runs
 from ahbm.errors import DataError
 
@@ -117,6 +117,18 @@ def find_gaps(x) -> list[Gap]:
     return gaps
 
 
+def _check_labels(labels, n: int):
+    """None or a list of `n` labels (str), else DataError naming `labels`."""
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes, dict)) or not hasattr(labels, "__len__"):
+        raise DataError(f"Expected `labels` to be a list of {n} str, got {type(labels).__name__}")
+    labels = list(labels)
+    if len(labels) != n:
+        raise DataError(f"`labels` has {len(labels)} entries for {n} channels")
+    return labels
+
+
 def _label(labels, j: int) -> str:
     if labels is None:
         return f"channel {j}"
@@ -167,11 +179,13 @@ def fill_gaps(
     Raises
     ------
     DataError
-        A gap longer than `max_gap` with ``on_long_gap="raise"``, or too few
-        valid samples to interpolate.
+        A gap longer than `max_gap` with ``on_long_gap="raise"``, too few
+        valid samples to interpolate, or a `max_gap` that is not an integer
+        >= 1 (NaN, text, ...).
 
     Notes
     -----
+    An empty `x` has no gaps: it is returned (as a copy) with an empty report.
     The spline is the natural cubic interpolating spline through every valid
     sample of the channel, evaluated at the missing frames; it reproduces
     smooth trajectories with an error that shrinks as ``h^4`` inside short
@@ -189,14 +203,15 @@ def fill_gaps(
         raise DataError(f"Unknown `method` {method!r}; use 'spline' or 'linear'")
     if on_long_gap not in ("raise", "skip"):
         raise DataError(f"Unknown `on_long_gap` {on_long_gap!r}; use 'raise' or 'skip'")
-    max_gap = int(max_gap)
-    if max_gap < 1:
-        raise DataError(f"`max_gap` must be >= 1 frame, got {max_gap}")
+    max_gap = as_int(max_gap, "max_gap", minimum=1)
     n = missing.shape[0]
     t = sample_times(n, rate=rate, time=time, required=False)
+    labels = _check_labels(labels, missing.shape[1])
     if labels is not None and len(labels) != missing.shape[1]:
         raise DataError(f"`labels` has {len(labels)} entries for {missing.shape[1]} channels")
     out = arr.copy()
+    if out.size == 0:  # nothing to fill: an empty signal has no gaps
+        return out, []
     data = out.reshape(n, missing.shape[1], -1)  # view: (n, channels, coords)
     report: list[GapFill] = []
     gaps = find_gaps(arr)
@@ -319,18 +334,21 @@ def fill_gaps_rigid(points, target, donors, *, max_gap: int, labels=None, on_lon
             if labels is None or m not in labels:
                 raise DataError(f"{what} marker {m!r} not found; pass `labels` containing it")
             return list(labels).index(m)
-        i = int(m)
+        i = as_int(m, what)
         if not 0 <= i < arr.shape[1]:
             raise DataError(f"{what} marker index {i} out of range for {arr.shape[1]} markers")
         return i
 
+    labels = _check_labels(labels, arr.shape[1])
     ti = index(target, "target")
+    if isinstance(donors, (str, bytes, dict)) or not hasattr(donors, "__len__"):
+        raise DataError(f"Expected `donors` to be 3 marker labels or indices, got {donors!r}")
     if len(donors) != 3:
         raise DataError(f"`donors` must name exactly 3 markers, got {len(donors)}")
     di = [index(d, "donor") for d in donors]
     if ti in di or len(set(di)) != 3:
         raise DataError("`donors` must be 3 distinct markers other than `target`")
-    max_gap = int(max_gap)
+    max_gap = as_int(max_gap, "max_gap", minimum=1)
     lab = _label(labels, ti)
     ok = np.isfinite(arr).all(axis=-1)
     donors_ok = ok[:, di].all(axis=1)

@@ -44,6 +44,14 @@ import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
 from ahbm._engine.batch import cross
+from ahbm._validation import (
+    as_float_array,
+    as_int,
+    as_nonnegative_float,
+    as_positive_float,
+    broadcast_batch,
+    check_trailing_shape,
+)
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io.c3d._common import _warn
 from ahbm.io.trial import ForcePlate, Trial
@@ -119,10 +127,11 @@ def plate_frame(corners, origin, *, plate_type: int = 2) -> PlateFrame:
     >>> f.R.round(3).tolist(), f.origin.tolist()
     ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [-0.0, -0.0, -40.0])
     """
-    c = np.asarray(corners, dtype=np.float64)
+    c = as_float_array(corners, "corners")
     if c.shape != (4, 3):
         raise DataError(f"Expected `corners` to have shape (4, 3), got {c.shape}")
-    o = np.array(origin, dtype=np.float64).reshape(-1)
+    o = as_float_array(origin, "origin").reshape(-1).copy()
+    plate_type = as_int(plate_type, "plate_type", minimum=0)
     if o.shape != (3,):
         raise DataError(f"Expected `origin` to have shape (3,), got {o.shape}")
     x = c[0] - c[1]
@@ -181,7 +190,8 @@ def plate_wrench(channels, plate_type: int, origin, *, cal_matrix=None, cop_poly
     >>> m.tolist()
     [[0.0, 0.0, 0.0]]
     """
-    ch = np.asarray(channels, dtype=np.float64)
+    ch = as_float_array(channels, "channels", allow_nan=True)
+    plate_type = as_int(plate_type, "plate_type", minimum=0)
     if plate_type not in _N_CHANNELS:
         raise DataError(f"force plate type {plate_type} is not supported (1, 2, 3 or 4)")
     nch = _N_CHANNELS[plate_type]
@@ -190,7 +200,10 @@ def plate_wrench(channels, plate_type: int, origin, *, cal_matrix=None, cop_poly
             f"Expected `channels` to have shape (n, {nch}) for a type {plate_type} plate, "
             f"got {ch.shape}"
         )
-    o = np.asarray(origin, dtype=np.float64).reshape(3)
+    o = as_float_array(origin, "origin")
+    if o.size != 3:
+        raise DataError(f"Expected `origin` to have shape (3,), got {o.shape}")
+    o = o.reshape(3)
     cop = None
     if plate_type in (2, 4):
         if plate_type == 4:
@@ -265,9 +278,13 @@ def wrench_to_cop(force, moment, normal, *, threshold: float = 10.0):
     >>> cop[:2].tolist(), t.tolist()
     ([0.1, 0.05], [0.0, 0.0, 2.0])
     """
-    F = np.asarray(force, dtype=np.float64)
-    M = np.asarray(moment, dtype=np.float64)
-    n = np.asarray(normal, dtype=np.float64).reshape(3)
+    F = check_trailing_shape(as_float_array(force, "force", allow_nan=True), (3,), "force")
+    M = check_trailing_shape(as_float_array(moment, "moment", allow_nan=True), (3,), "moment")
+    broadcast_batch(("force", F, 1), ("moment", M, 1))
+    n = as_float_array(normal, "normal")
+    if n.shape != (3,):
+        raise DataError(f"Expected `normal` to have shape (3,), got {n.shape}")
+    threshold = as_nonnegative_float(threshold, "threshold", unit="N")
     fn = F @ n
     small = ~(np.abs(fn) >= threshold)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -304,8 +321,16 @@ def remove_zero_offset(analogs, interval, *, axis: int = 0):
     >>> remove_zero_offset([[1.0], [3.0], [5.0]], (0, 2)).ravel().tolist()
     [-1.0, 1.0, 3.0]
     """
-    a = np.array(analogs, dtype=np.float64)
-    start, stop = (int(v) for v in interval)
+    a = as_float_array(analogs, "analogs", allow_nan=True).copy()
+    if a.ndim == 0:
+        raise DataError("Expected `analogs` to be an array of samples, got a scalar")
+    axis = as_int(axis, "axis")
+    if not -a.ndim <= axis < a.ndim:
+        raise DataError(f"`axis`={axis} is out of range for `analogs` with shape {a.shape}")
+    iv = as_float_array(interval, "interval")
+    if iv.shape != (2,):
+        raise DataError(f"Expected `interval` to be (start, stop) sample indices, got {interval!r}")
+    start, stop = (as_int(v, "interval") for v in iv)
     n = a.shape[axis]
     if not (0 <= start < stop <= n):
         raise DataError(
@@ -347,9 +372,10 @@ def resample_force_plate(plate: ForcePlate, rate: float, *, cop_threshold: float
     >>> resample_force_plate(p, 100.0).force.shape
     (2, 3)
     """
-    rate = float(rate)
-    if not (math.isfinite(rate) and rate > 0):
-        raise DataError(f"`rate` must be positive, got {rate}")
+    if not isinstance(plate, ForcePlate):
+        raise DataError(f"Expected `plate` to be a ForcePlate, got {type(plate).__name__}")
+    rate = as_positive_float(rate, "rate", unit="Hz")
+    cop_threshold = as_nonnegative_float(cop_threshold, "cop_threshold", unit="N")
     if not plate.rate > 0:
         raise DataError("`plate.rate` is not set; cannot resample")
     ratio = plate.rate / rate
@@ -423,6 +449,13 @@ def force_plates_from_c3d(
     >>> from ahbm.io import read_c3d                       # doctest: +SKIP
     >>> plates = force_plates_from_c3d(read_c3d("gait-raw.c3d"), rate="point")  # doctest: +SKIP
     """
+    if not isinstance(trial, Trial):
+        raise DataError(
+            f"Expected `trial` to be a Trial (from read_c3d), got {type(trial).__name__}"
+        )
+    cop_threshold = as_nonnegative_float(cop_threshold, "cop_threshold", unit="N")
+    if rate is not None and not (isinstance(rate, str) and rate == "point"):
+        rate = as_positive_float(rate, "rate", unit="Hz")
     tree = trial.parameters
     src = trial.source or "(trial)"
     used = _param(tree, "USED")
