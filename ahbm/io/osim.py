@@ -122,6 +122,10 @@ class _Refused(Exception):
     pass
 
 
+#: Deepest nesting of XML elements read (an OpenSim model file nests about 12 levels).
+_MAX_XML_DEPTH = 128
+
+
 def _parse_xml(data: bytes, source: str) -> _Node:
     """Parse `data` into a tree of :class:`_Node` (FileFormatError on malformed XML)."""
     parser = expat.ParserCreate()
@@ -130,6 +134,8 @@ def _parse_xml(data: bytes, source: str) -> _Node:
     stack = [root]
 
     def start(tag, attrib):
+        if len(stack) > _MAX_XML_DEPTH:  # everything that walks the tree recurses per level
+            raise _Refused(parser.CurrentLineNumber, "depth")
         node = _Node(tag, attrib, parser.CurrentLineNumber, stack[-1])
         stack[-1].children.append(node)
         stack.append(node)
@@ -153,6 +159,11 @@ def _parse_xml(data: bytes, source: str) -> _Node:
     try:
         parser.Parse(data, True)
     except _Refused as err:
+        if err.args[1:] == ("depth",):
+            raise FileFormatError(
+                f"{source}: line {err.args[0]}: elements nested more than {_MAX_XML_DEPTH} "
+                "levels deep; an OpenSim model nests about 12 (the file is damaged or crafted)"
+            ) from None
         raise FileFormatError(
             f"{source}: line {err.args[0]}: the file declares a DOCTYPE or an ENTITY; OpenSim "
             "model files have neither, and ahbm does not expand entities (remove the "
@@ -846,7 +857,14 @@ def _normalize_points(rd, d, data: dict, frame_of, where: _Node):
         body, R, p = got
         if data.get("type") == "MovingPathPoint" and not np.allclose(R, np.eye(3)):
             return  # function-defined location on a rotated frame: kept in its frame
-        loc = np.asarray(data["location"], dtype=float)
+        try:
+            loc = np.asarray(data["location"], dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            loc = None
+        if loc is None or loc.shape != (3,):
+            raise rd.error(
+                where, f"a path point's location must be 3 numbers, got {data['location']!r:.60}"
+            )
         data["location"] = (p + R @ loc).tolist()
         data["body"] = body
         if "socket_parent_frame" in data:
