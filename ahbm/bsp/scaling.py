@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_float_array
+from ahbm._validation import as_float_array, as_nonnegative_float, check_inertia, check_model
 from ahbm.bsp.tables import get_table, segment_parameters
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.types import ResultRepr
@@ -175,6 +175,11 @@ def scale_model(
         tab, mass=mass, height=height, segment_lengths=segment_lengths, sex=sex
     )
     names = list(model.body_names)
+    if segment_map is not None and not isinstance(segment_map, dict):
+        raise DataError(
+            "Expected `segment_map` to be a dict {body: segment}, got "
+            f"{type(segment_map).__name__}"
+        )
     segment_map = dict(segment_map or {})
     for b in segment_map:
         if b not in names:
@@ -220,9 +225,12 @@ def scale_model(
     if frame_rotations is None:
         rot_of = dict.fromkeys(names, np.eye(3))
     elif isinstance(frame_rotations, dict):
-        rot_of = {b: np.asarray(frame_rotations.get(b, np.eye(3)), float) for b in names}
+        rot_of = {
+            b: as_float_array(frame_rotations.get(b, np.eye(3)), f"frame_rotations[{b!r}]")
+            for b in names
+        }
     else:
-        r = np.asarray(frame_rotations, float)
+        r = as_float_array(frame_rotations, "frame_rotations")
         rot_of = dict.fromkeys(names, r)
     for b, r in rot_of.items():
         if r.shape != (3, 3) or not np.allclose(r @ r.T, np.eye(3), atol=1e-9):
@@ -483,6 +491,7 @@ def measurement_scale_factors(
     X, names = _marker_array(markers, marker_names)
     model_names, P = _model_marker_positions(model, q)
     out, lengths = {}, {}
+    _check_measurements(measurements)
     for meas in measurements:
         if not isinstance(meas, Measurement):
             raise DataError(f"`measurements` must hold Measurement objects, got {type(meas)}")
@@ -539,6 +548,14 @@ def _factor3(value, what):
     if a.shape != (3,):
         raise DataError(f"Expected `{what}` to be a number or have shape (3,), got {a.shape}")
     return a
+
+
+def _check_measurements(measurements) -> None:
+    if isinstance(measurements, (str, bytes, dict)) or not hasattr(measurements, "__iter__"):
+        raise DataError(
+            f"Expected `measurements` to be a list of Measurement, got "
+            f"{type(measurements).__name__}"
+        )
 
 
 def segment_scale_factors(
@@ -605,6 +622,15 @@ def segment_scale_factors(
     >>> segment_scale_factors(m, manual={"a": [1.0, 1.1, 1.2]}).factors["a"]
     array([1. , 1.1, 1.2])
     """
+    check_model(model)
+    if isinstance(order, (str, bytes, dict)) or not hasattr(order, "__iter__"):
+        raise DataError(f"Expected `order` to be a list of steps, got {order!r}")
+    if measurements is not None:
+        _check_measurements(measurements)
+    if manual is not None and not isinstance(manual, dict):
+        raise DataError(
+            f"Expected `manual` to be a dict {{body: factor(s)}}, got {type(manual).__name__}"
+        )
     names = list(model.body_names)
     factors = {b: np.ones(3) for b in names}
     meas_out, lengths = {}, {}
@@ -710,7 +736,8 @@ def scale_inertia(mass, inertia, factors, *, scale_mass: bool = True):
     I0 = as_float_array(inertia, "inertia")
     if I0.shape != (3, 3):
         raise DataError(f"Expected `inertia` to have shape (3, 3), got {I0.shape}")
-    m0 = float(mass)
+    check_inertia(I0)
+    m0 = as_nonnegative_float(mass, "mass", unit="kg")
     k = float(abs(s[0] * s[1] * s[2]))
     m = m0 * k if scale_mass else m0
     inertia = I0.copy()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ahbm._validation import as_positive_float
 from ahbm.errors import DataError
 from ahbm.types import ResultRepr
 
@@ -515,7 +516,9 @@ def _norm_sex(tab: BSPTable, sex):
         raise DataError(
             f"Table {tab.name!r} needs `sex` ({' or '.join(repr(s) for s in tab.sexes)})"
         )
-    s = {"m": "male", "f": "female"}.get(str(sex).lower(), str(sex).lower())
+    if not isinstance(sex, str):
+        raise DataError(f"Expected `sex` to be one of {tab.sexes}, got {sex!r}")
+    s = {"m": "male", "f": "female"}.get(sex.lower(), sex.lower())
     if s not in tab.segments:
         raise DataError(
             f"Table {tab.name!r} has no data for sex={sex!r}; available: "
@@ -536,6 +539,18 @@ def _tensor(radii, products, mass, length, mirror):
     inertia[0, 2] = inertia[2, 0] = xz
     inertia[1, 2] = inertia[2, 1] = yz
     return mass * inertia
+
+
+def _length_dict(segment_lengths) -> dict:
+    """None or a dict {segment: length in m}, else DataError naming `segment_lengths`."""
+    if segment_lengths is None:
+        return {}
+    if not isinstance(segment_lengths, dict):
+        raise DataError(
+            f"Expected `segment_lengths` to be a dict {{segment: length in m}}, got "
+            f"{type(segment_lengths).__name__}"
+        )
+    return dict(segment_lengths)
 
 
 def segment_parameters(table, *, mass, height, segment_lengths=None, sex=None):
@@ -583,16 +598,12 @@ def segment_parameters(table, *, mass, height, segment_lengths=None, sex=None):
     """
     tab = get_table(table)
     s = _norm_sex(tab, sex)
-    try:
-        m_body, h = float(mass), float(height)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"`mass` and `height` must be numbers, got {mass!r}, {height!r}") from err
-    if not (np.isfinite(m_body) and m_body > 0):
-        raise DataError(f"`mass` must be a positive body mass in kg, got {mass!r}")
-    if not (np.isfinite(h) and 0.3 < h < 3.0):
+    m_body = as_positive_float(mass, "mass", unit="kg")
+    h = as_positive_float(height, "height", unit="m")
+    if not 0.3 < h < 3.0:
         raise DataError(f"`height` must be a stature in metres (0.3-3), got {height!r}")
     rows = tab.segments[s]
-    lengths = dict(segment_lengths or {})
+    lengths = _length_dict(segment_lengths)
     names = set(rows) | {f"{k}_{side}" for k, v in rows.items() if v.bilateral for side in "rl"}
     for k, v in lengths.items():
         if k not in names:
@@ -600,8 +611,7 @@ def segment_parameters(table, *, mass, height, segment_lengths=None, sex=None):
                 f"`segment_lengths` key {k!r} is not a segment of table {tab.name!r}; "
                 f"segments: {', '.join(sorted(names))}"
             )
-        if not (np.isfinite(float(v)) and float(v) > 0):
-            raise DataError(f"`segment_lengths[{k!r}]` must be a positive length in m, got {v!r}")
+        lengths[k] = as_positive_float(v, f"segment_lengths[{k!r}]", unit="m")
     out = {}
     for base, row in rows.items():
         sides = (("_r", False), ("_l", True)) if row.bilateral else (("", False),)
@@ -646,6 +656,11 @@ def parameters_to_dataframe(params):
     """
     import pandas as pd
 
+    if not isinstance(params, dict):
+        raise DataError(
+            "Expected `params` to be a dict {name: SegmentParameters} from segment_parameters, "
+            f"got {type(params).__name__}"
+        )
     rows = {}
     for name, p in params.items():
         if not isinstance(p, SegmentParameters):
@@ -697,7 +712,17 @@ def compare_tables(*, mass, height, tables=None, sex="male", segment_lengths=Non
     """
     import pandas as pd
 
+    if not isinstance(sex, str):
+        raise DataError(f"Expected `sex` to be 'male' or 'female', got {sex!r}")
+    sex = {"m": "male", "f": "female"}.get(sex.lower(), sex.lower())
+    if tables is not None and (
+        isinstance(tables, (str, bytes, dict)) or not hasattr(tables, "__iter__")
+    ):
+        raise DataError(f"Expected `tables` to be a list of table names, got {tables!r}")
     names = list(TABLES) if tables is None else [get_table(t).name for t in tables]
+    if not names:
+        raise DataError("`tables` is empty; give at least one table name")
+    lengths_all = _length_dict(segment_lengths)
     frames = {}
     for name in names:
         tab = TABLES[name]
@@ -708,7 +733,7 @@ def compare_tables(*, mass, height, tables=None, sex="male", segment_lengths=Non
             raise DataError(f"Table {name!r} has no data for sex={sex!r}")
         own = tab.segments[s]
         bil = {f"{k}_{x}" for k, v in own.items() if v.bilateral for x in "rl"}
-        lengths = {k: v for k, v in (segment_lengths or {}).items() if k in own or k in bil}
+        lengths = {k: v for k, v in lengths_all.items() if k in own or k in bil}
         frames[name] = parameters_to_dataframe(
             segment_parameters(
                 tab, mass=mass, height=height, segment_lengths=lengths or None, sex=s
