@@ -110,33 +110,44 @@ class IDResult(ResultRepr):
 # --- model helpers ------------------------------------------------------------------------
 
 
+_CACHE_KEY = "ahbm.tools.opensim_coordinates"
+
+
+def _osim_rows(model: Model) -> list:
+    """The rows of ``ahbm.io.osim_coordinates(model)`` (cached per model version; [] if none)."""
+    cache = model.cache
+    rows = cache.get(_CACHE_KEY)
+    if rows is None:
+        try:
+            from ahbm.io import osim_coordinates
+        except ImportError:  # pragma: no cover - the reader is part of ahbm.io
+            rows = []
+        else:
+            try:
+                rows = _coordinate_rows(osim_coordinates(model))
+            except (ModelError, DataError, TypeError, ValueError, KeyError):
+                rows = []
+        cache[_CACHE_KEY] = rows
+    return rows
+
+
 def _rotational(model: Model) -> dict:
     """Coordinate name -> True if rotational (from the OpenSim coordinate table if any)."""
-    try:
-        from ahbm.io import osim_coordinates
-    except ImportError:  # pragma: no cover - the reader is part of ahbm.io
-        osim_coordinates = None
-    if osim_coordinates is not None:
-        try:
-            table = osim_coordinates(model)
-        except (ModelError, DataError, TypeError, ValueError, KeyError):
-            table = None
-        if table is not None:
-            out = _motion_types(table)
-            if out:
-                return out
+    out = _motion_types(_osim_rows(model))
+    if out:
+        return out
     # fall back on the joint's own description of its axes
-    out = {}
     for body in model.bodies:
         j = body.joint
-        kinds = _joint_kinds(j)
-        for c, k in zip(j.coordinates, kinds, strict=False):
+        for c, k in zip(j.coordinates, _joint_kinds(j), strict=False):
             out[c] = k
     return out
 
 
 def _coordinate_rows(table) -> list:
     """Rows (dicts with a "name") of the coordinate table of ahbm.io.osim_coordinates."""
+    if isinstance(table, list):
+        return table
     if isinstance(table, pd.DataFrame):
         df = table if "name" in table.columns else table.rename_axis("name").reset_index()
         return df.to_dict("records")
@@ -331,35 +342,42 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
             f"the external loads data '{data.source}' cover {t_data[0]} to {t_data[-1]} s but the "
             f"coordinates need {t.min()} to {t.max()} s; shorten the time range"
         )
+    # every column needed, interpolated in one call
+    plan, columns = [], []
     for spec in loads.forces:
-        b = (
-            model.body_index(spec.applied_to_body)
-            if spec.applied_to_body.lower() != "ground"
-            else -1
-        )
-        if b < 0:
+        if spec.applied_to_body.lower() == "ground":
             raise ModelError(
                 f"ExternalForce '{spec.name}' is applied to the ground; apply it to a body"
             )
-
-        def read(identifier, what, spec=spec):
-            cols = _identifier_columns(data, identifier, what, spec.name)
-            y = data.data[cols].to_numpy(dtype=float)
-            if not np.all(np.isfinite(y)):
-                raise DataError(
-                    f"ExternalForce '{spec.name}': the {what} columns {cols} of "
-                    f"'{data.source}' contain NaN or inf"
-                )
-            return _time_function(t_data, y, t)
-
+        _frame_pose(model, kin, spec.applied_to_body, "applied_to_body")  # known body?
+        slots = {}
+        for what, identifier in (
+            ("force", spec.force_identifier),
+            ("point", spec.point_identifier if spec.force_identifier else ""),
+            ("torque", spec.torque_identifier),
+        ):
+            if identifier:
+                slots[what] = len(columns)
+                columns.extend(_identifier_columns(data, identifier, what, spec.name))
+        plan.append((spec, slots))
+    if not plan:
+        return f_ext
+    y = data.data[columns].to_numpy(dtype=float)
+    bad = ~np.isfinite(y).all(axis=0)
+    if bad.any():
+        names = [c for c, b in zip(columns, bad, strict=True) if b]
+        raise DataError(f"the external loads columns {names} of '{data.source}' contain NaN or inf")
+    values = _time_function(t_data, y, t)
+    for spec, slots in plan:
+        b = model.body_index(spec.applied_to_body)
         R_f, _ = _frame_pose(model, kin, spec.force_expressed_in_body, "force_expressed_in_body")
         wrench = np.zeros((N, 6))
-        if spec.force_identifier:
-            F = read(spec.force_identifier, "force")
+        if "force" in slots:
+            F = values[:, slots["force"] : slots["force"] + 3]
             if R_f is not None:
                 F = np.einsum("nij,nj->ni", R_f, F)
-            if spec.point_identifier:
-                p = read(spec.point_identifier, "point")
+            if "point" in slots:
+                p = values[:, slots["point"] : slots["point"] + 3]
                 R_p, o_p = _frame_pose(
                     model, kin, spec.point_expressed_in_body, "point_expressed_in_body"
                 )
@@ -369,8 +387,8 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
                 p = kin.positions[:, b]
             wrench[:, :3] += np.cross(p, F)
             wrench[:, 3:] += F
-        if spec.torque_identifier:
-            T = read(spec.torque_identifier, "torque")
+        if "torque" in slots:
+            T = values[:, slots["torque"] : slots["torque"] + 3]
             if R_f is not None:
                 T = np.einsum("nij,nj->ni", R_f, T)
             wrench[:, :3] += T
@@ -400,26 +418,21 @@ def _coordinate_matrix(model: Model, table: OpenSimTable, defaults: np.ndarray) 
             f"the coordinates file '{table.source}' has none of the model's coordinates "
             f"{names}; its columns are {table.columns}"
         )
+    values = table.data.to_numpy(dtype=float)
+    col = {c: i for i, c in enumerate(table.columns)}
     Q = np.empty((len(table), len(names)))
     for k, n in enumerate(names):
-        Q[:, k] = table.data[lookup[n]].to_numpy(dtype=float) if n in lookup else defaults[k]
+        Q[:, k] = values[:, col[lookup[n]]] if n in lookup else defaults[k]
     return Q
 
 
 def _default_q(model: Model) -> np.ndarray:
+    """Default coordinates: OpenSim's default values when known, else the neutral pose."""
     from ahbm.kinematics.tree import neutral_q
 
     q = neutral_q(model).astype(float)
-    try:
-        from ahbm.io import osim_coordinates
-    except ImportError:  # pragma: no cover
-        return q
-    try:
-        table = osim_coordinates(model)
-    except (ModelError, DataError, TypeError, ValueError, KeyError):
-        return q
     idx = {n: i for i, n in enumerate(model.coordinate_names)}
-    for row in _coordinate_rows(table):
+    for row in _osim_rows(model):
         n, d = row.get("name"), row.get("default_value", row.get("default"))
         if n in idx and d is not None and np.isfinite(float(d)):
             q[idx[n]] = float(d)
@@ -524,7 +537,27 @@ def inverse_dynamics_opensim(
                 raise DataError("`external_loads` names no data file; pass `loads_data`")
             loads_data = read_mot(external_loads.datafile, angle_columns=[])
         f_ext = external_loads_f_ext(model, None, times, external_loads, loads_data, kin=kin)
-    tau = rnea(model, q, np.ascontiguousarray(qd), np.ascontiguousarray(qdd), f_ext=f_ext)
+    if f_ext is None:
+        tau = rnea(model, q, np.ascontiguousarray(qd), np.ascontiguousarray(qdd))
+    else:
+        # body-frame forces from this kinematics pass: rnea then needs no second one
+        R, p = kin.rotations, kin.positions
+        F = f_ext[..., 3:]
+        local = np.concatenate(
+            [
+                np.einsum("nbji,nbj->nbi", R, f_ext[..., :3] - np.cross(p, F)),
+                np.einsum("nbji,nbj->nbi", R, F),
+            ],
+            axis=-1,
+        )
+        tau = rnea(
+            model,
+            q,
+            np.ascontiguousarray(qd),
+            np.ascontiguousarray(qdd),
+            f_ext=local,
+            f_ext_frame="local",
+        )
     rot = _rotational(model)
     order = opensim_coordinate_order(model)
     names = model.coordinate_names
@@ -570,9 +603,10 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
             key = parts[-2] if len(parts) >= 2 and parts[-1] in ("value", "speed") else c
         if rot.get(key, False):
             angles.append(c)
-    df = table.data.copy()
-    if angles:
-        df[angles] = df[angles].to_numpy() * (np.pi / 180.0)
+    values = table.data.to_numpy(dtype=float, copy=True)
+    idx = [table.columns.index(c) for c in angles]
+    values[:, idx] *= np.pi / 180.0
+    df = pd.DataFrame(values, index=table.data.index, columns=table.data.columns)
     return replace(table, data=df, angle_columns=angles)
 
 

@@ -133,10 +133,16 @@ def _iir_pass(b, a, x):
     """One pass: y[0:3] = x[0:3], then the recursion from sample 3 (columns along axis 1)."""
     y = np.empty_like(x)
     y[:3] = x[:3]
-    zi = np.empty((3, x.shape[1]))
-    for j in range(x.shape[1]):
-        # lfiltic takes the past outputs/inputs most recent first
-        zi[:, j] = signal.lfiltic(b, a, y[2::-1, j], x[2::-1, j])
+    # state of the transposed direct form after samples 0..2 with outputs = inputs
+    # (what scipy.signal.lfiltic gives, for all columns at once)
+    x1, x2, x3 = x[2], x[1], x[0]
+    zi = np.stack(
+        [
+            b[1] * x1 + b[2] * x2 + b[3] * x3 - a[1] * x1 - a[2] * x2 - a[3] * x3,
+            b[2] * x1 + b[3] * x2 - a[2] * x1 - a[3] * x2,
+            b[3] * x1 - a[3] * x1,
+        ]
+    )
     y[3:] = signal.lfilter(b, a, x[3:], axis=0, zi=zi)[0]
     return y
 
