@@ -68,7 +68,7 @@ from ahbm.tools.opensim_setup import (
     _child_text,
     _file,
     _float,
-    _ik_task,
+    _ik_task_set,
     _objects,
     _opt_bool,
     _opt_float,
@@ -279,21 +279,9 @@ def _scaler(node: XmlElement, folder: Path) -> ModelScalerSetup:
 
 
 def _placer(node: XmlElement, folder: Path) -> MarkerPlacerSetup:
-    tasks, seen = [], set()
-    ts = node.find("IKTaskSet")
-    for el in _objects(ts) if ts is not None else []:
-        if el.tag not in ("IKMarkerTask", "IKCoordinateTask"):
-            raise FileFormatError(
-                f"{el.where()}: unknown IK task type; use IKMarkerTask or IKCoordinateTask"
-            )
-        task = _ik_task(el)
-        if (task.kind, task.name) in seen:
-            raise FileFormatError(f"{el.where()}: a second task for {task.kind} '{task.name}'")
-        seen.add((task.kind, task.name))
-        tasks.append(task)
     return MarkerPlacerSetup(
         apply=_opt_bool(node, "apply", True),
-        tasks=tuple(tasks),
+        tasks=_ik_task_set(node),
         marker_file=_file(node, "marker_file", folder),
         coordinate_file=_file(node, "coordinate_file", folder),
         time_range=_time_range(node),
@@ -529,8 +517,6 @@ def write_scale_factors(factors: dict, path) -> Path:
     """
     from xml.sax.saxutils import escape
 
-    from ahbm._files import atomic_path
-
     path = Path(path)
     rows = []
     for body, f in factors.items():
@@ -542,12 +528,19 @@ def write_scale_factors(factors: dict, path) -> Path:
             "\t\t\t\t<apply>true</apply>\n"
             "\t\t\t</Scale>\n"
         )
+    return _write_set(path, "ScaleSet", "", rows, "path")
+
+
+def _write_set(path: Path, tag: str, name: str, rows: list, argname: str) -> Path:
+    """Write an OpenSim ``<tag name=...>`` Set document with the object rows (atomically)."""
+    from ahbm._files import atomic_path
+
     text = (
         '<?xml version="1.0" encoding="UTF-8" ?>\n<OpenSimDocument Version="40000">\n'
-        '\t<ScaleSet name="">\n\t\t<objects>\n' + "".join(rows) + "\t\t</objects>\n"
-        "\t\t<groups />\n\t</ScaleSet>\n</OpenSimDocument>\n"
+        f'\t<{tag} name="{name}">\n\t\t<objects>\n' + "".join(rows) + "\t\t</objects>\n"
+        f"\t\t<groups />\n\t</{tag}>\n</OpenSimDocument>\n"
     )
-    with atomic_path(path, argname="path") as tmp:
+    with atomic_path(path, argname=argname) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return path
 
@@ -671,8 +664,6 @@ def _write_static_motion(model, q, placer, written):
 def _write_marker_set(model, path: Path, written: list) -> None:
     from xml.sax.saxutils import escape, quoteattr
 
-    from ahbm._files import atomic_path
-
     rows = []
     for b in model.bodies:
         for k, v in b.markers.items():
@@ -682,14 +673,7 @@ def _write_marker_set(model, path: Path, written: list) -> None:
                 f"\t\t\t\t<location>{' '.join(repr(float(x)) for x in v)}</location>\n"
                 "\t\t\t\t<fixed>false</fixed>\n\t\t\t</Marker>\n"
             )
-    text = (
-        '<?xml version="1.0" encoding="UTF-8" ?>\n<OpenSimDocument Version="40000">\n'
-        '\t<MarkerSet name="markerset">\n\t\t<objects>\n' + "".join(rows) + "\t\t</objects>\n"
-        "\t\t<groups />\n\t</MarkerSet>\n</OpenSimDocument>\n"
-    )
-    with atomic_path(path, argname="output_marker_file") as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    written.append(path)
+    written.append(_write_set(path, "MarkerSet", "markerset", rows, "output_marker_file"))
 
 
 def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:

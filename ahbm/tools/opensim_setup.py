@@ -250,6 +250,25 @@ def _ik_task(el: XmlElement) -> IKTask:
     return IKTask(name, "coordinate", apply, weight, vt, value)
 
 
+def _ik_task_set(node: XmlElement) -> tuple:
+    """The tasks of the ``<IKTaskSet>`` of a tool element (IK tool, Scale tool's marker placer)."""
+    tasks = []
+    seen = set()
+    ts = node.find("IKTaskSet")
+    for el in _objects(ts) if ts is not None else []:
+        if el.tag not in ("IKMarkerTask", "IKCoordinateTask"):
+            raise FileFormatError(
+                f"{el.where()}: unknown IK task type; use IKMarkerTask or IKCoordinateTask"
+            )
+        task = _ik_task(el)
+        key = (task.kind, task.name)
+        if key in seen:
+            raise FileFormatError(f"{el.where()}: a second task for {task.kind} '{task.name}'")
+        seen.add(key)
+        tasks.append(task)
+    return tuple(tasks)
+
+
 def read_ik_setup(path) -> IKSetup:
     """Read an OpenSim Inverse Kinematics setup file.
 
@@ -284,21 +303,7 @@ def read_ik_setup(path) -> IKSetup:
             raise FileFormatError(
                 f"{el.where()}: the IK setup names no <{tag}>; ahbm needs it to run the setup"
             )
-    tasks = []
-    seen = set()
-    ts = node.find("IKTaskSet")
-    if ts is not None:
-        for el in _objects(ts):
-            if el.tag not in ("IKMarkerTask", "IKCoordinateTask"):
-                raise FileFormatError(
-                    f"{el.where()}: unknown IK task type; use IKMarkerTask or IKCoordinateTask"
-                )
-            task = _ik_task(el)
-            key = (task.kind, task.name)
-            if key in seen:
-                raise FileFormatError(f"{el.where()}: a second task for {task.kind} '{task.name}'")
-            seen.add(key)
-            tasks.append(task)
+    tasks = _ik_task_set(node)
     rd = _child_text(node, "results_directory")
     return IKSetup(
         path=Path(path),

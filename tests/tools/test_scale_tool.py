@@ -280,3 +280,28 @@ def test_scale_command_writes_the_setup_outputs_and_the_requested_files(subject,
     assert (folder / "final.json").is_file() and (folder / "out" / "scales.xml").is_file()
     assert load_model(folder / "final.json").body_names == ["pelvis", "thigh", "shank", "foot"]
     assert main(["scale", str(folder / "missing.xml")]) == 1
+
+
+def test_marker_set_written_by_the_placer_is_read_by_the_generic_model_maker(subject):
+    folder, generic, *_ = subject
+    text = _setup_text().replace(
+        "<output_marker_file>Unassigned</output_marker_file>",
+        "<output_marker_file>out/markers.xml</output_marker_file>",
+    )
+    (folder / "a.xml").write_text(text)
+    first = run_scale(folder / "a.xml")
+    assert folder / "out" / "markers.xml" in first.written
+    # the generic model with the placed markers (in the scaled bodies' frames), not scaled
+    text = _setup_text(placer_apply="false").replace(
+        "<marker_set_file>Unassigned</marker_set_file>",
+        "<marker_set_file>out/markers.xml</marker_set_file>",
+    )
+    text = text.replace("<apply>true</apply>\n      <scaling_order>",
+                        "<apply>false</apply>\n      <scaling_order>")  # fmt: skip
+    (folder / "b.xml").write_text(text)
+    second = run_scale(folder / "b.xml", write=False)
+    for b1, b2 in zip(first.model.bodies, second.model.bodies, strict=True):
+        assert b1.markers.keys() == b2.markers.keys()
+        for k in b1.markers:
+            np.testing.assert_array_equal(b1.markers[k], b2.markers[k])
+    np.testing.assert_array_equal(second.model.masses, generic.masses)
