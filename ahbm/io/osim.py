@@ -1645,10 +1645,17 @@ def _angular_speed_joints(model: Model) -> list[tuple[int, int]]:
     types = {
         it.data["name"]: it.data["type"] for it in model.section(OSIM_SECTION) if it.kind == "joint"
     }
+    rotations: dict[str, list] = {}
+    for it in model.section(OSIM_SECTION):
+        if it.kind == "coordinate":
+            rotations.setdefault(it.data["joint"], []).append(it.data["name"])
     out = []
     for i, body in enumerate(model.bodies):
         t = types.get(body.joint.name)
-        if t not in ("BallJoint", "FreeJoint") or len(body.joint.coordinates) != _N_COORDS[t]:
+        # the three rotations of the ball or free joint, none of them locked
+        if t not in ("BallJoint", "FreeJoint") or len(body.joint.coordinates) < 3:
+            continue
+        if list(body.joint.coordinates[:3]) != rotations.get(body.joint.name, [])[:3]:
             continue
         out.append((int(model.v_index[i]), int(model.q_index[i])))
     return out

@@ -78,7 +78,7 @@ for q, u, udot in zip(INPUTS["q"], INPUTS["u"], INPUTS["udot"]):
     Mm = osim.Matrix()
     m.getMatterSubsystem().calcM(s, Mm)
     M.append([[Mm.get(i, j) for j in range(Mm.ncol())] for i in range(Mm.nrow())])
-    ud = osim.Vector([udot[c] for c in OUT["u_names"]])
+    ud = osim.Vector([udot.get(c, 0.0) for c in OUT["u_names"]])  # locked: 0
     t = ids.solve(s, ud)
     tau.append([t.get(i) for i in range(t.size())])
     qerr.append([s.getQErr()[i] for i in range(s.getNQErr())])
@@ -131,8 +131,8 @@ def _compare(path, n_states=3, seed=0, same_order=True):
         udot=[dict(zip(names, x, strict=True)) for x in udot],
     )
     # the state vectors list the coordinates in the same order (for models read from OpenSim)
-    if same_order:
-        assert out["u_names"] == model.velocity_names
+    if same_order:  # (locked coordinates are not in the model)
+        assert [n for n in out["u_names"] if n in model.velocity_names] == model.velocity_names
     perm = [out["u_names"].index(n) for n in model.velocity_names]
     kin = forward_kinematics(model, q)
     for b, name in enumerate(out["bodies"]):
@@ -185,3 +185,21 @@ def test_write_osim_opens_in_opensim(tmp_path):
         # OpenSim orders a CustomJoint's coordinates by its transform axes: ahbm's
         # free_euler and planar joints (translations first) come back rotations first
         _compare(path, n_states=2, seed=k, same_order=k == 0)
+
+
+def test_locked_coordinates_match_opensim(tmp_path):
+    """Locked coordinates (a pin, one axis of a custom joint, a free joint's translation) are
+    fixed at their defaults: the free part of the model moves as in OpenSim."""
+    text = (DATA / "all_joints.osim").read_text()
+    for name in ("pin_q", "custom_add", "free_ty"):
+        text = text.replace(
+            f'<Coordinate name="{name}">', f'<Coordinate name="{name}"><locked>true</locked>'
+        )
+        text = text.replace(
+            f'<Coordinate name="{name}" />',
+            f'<Coordinate name="{name}"><locked>true</locked></Coordinate>',
+        )
+    path = tmp_path / "locked.osim"
+    path.write_text(text)
+    model, _, _ = _compare(path)
+    assert "pin_q" not in model.coordinate_names and model.nq == 20
