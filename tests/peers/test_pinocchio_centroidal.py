@@ -114,3 +114,22 @@ def test_batch_equals_pinocchio_loop():
         assert_rel(bias[idx], _swap(dAg @ (T @ v[idx]) + np.array(pd.Ag) @ b))
         dhg = pin.computeCentroidalMomentumTimeVariation(pm, pd, q[idx], T @ v[idx], T @ a[idx] + b)
         assert_rel(rate[idx], np.r_[dhg.angular, dhg.linear])
+
+
+def test_zmp_from_pinocchio_momentum_rate(case):
+    """The ZMP from Pinocchio's ḣ_G and COM (Chung 2009, eq. 4.8) equals ahbm's zmp."""
+    from ahbm.dynamics import zmp
+
+    model, pm, q, v, a = case
+    T, bias = velocity_map(model, q, v)
+    pd = pm.createData()
+    dhg = pin.computeCentroidalMomentumTimeVariation(pm, pd, q, T @ v, T @ a + bias)
+    c = pin.centerOfMass(pm, pd, q)
+    M, g = pin.computeTotalMass(pm), np.asarray(model.gravity)
+    n = -g / np.linalg.norm(g)
+    p0 = c - 0.8 * n  # a ground 0.8 m below the COM
+    F = np.asarray(dhg.linear) - M * g  # ground reaction: ṗ = F + M g
+    moment = np.asarray(dhg.angular) + np.cross(c - p0, F)  # its moment about p0
+    ref = p0 + np.cross(n, moment) / (n @ F)
+    got = zmp(model, q, v, a, ground_normal=n, ground_point=p0, threshold=-np.inf)
+    assert_rel(got, ref, rtol=1e-9)
