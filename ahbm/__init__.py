@@ -27,6 +27,27 @@ from ahbm.kinematics.model_file import load_model, save_model
 # on import, so that `ahbm.load_model` reads all of a model file ("constraints").
 import ahbm.dynamics.constraints  # noqa: E402, F401  isort: skip
 
+
+def _osim_section(name):
+    # "opensim" (ahbm.io.osim) is registered lazily: ahbm.io imports pandas, which
+    # `import ahbm` must not; importing ahbm.io.osim registers the real functions
+    def call(*args):
+        from ahbm.io import osim
+
+        return getattr(osim, name)(*args)
+
+    return call
+
+
+if "opensim" not in ahbm.kinematics.model_file.model_sections():
+    ahbm.kinematics.model_file.register_model_section(
+        "opensim",
+        read=_osim_section("_read_section"),
+        write=_osim_section("_write_section"),
+        check=_osim_section("_check_section"),
+        owner="ahbm.io.osim",
+    )
+
 __version__ = "0.1.0"
 
 __all__ = [

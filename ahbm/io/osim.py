@@ -11,8 +11,8 @@ The mapping of OpenSim's elements onto ahbm is described in ``docs/opensim.md``.
 Everything of an OpenSim model that is not a body, joint, coordinate,
 marker, gravity or coordinate coupler is kept, as JSON-able data, in the
 model-file section ``"opensim"`` (``model.section("opensim")``, registered
-with :func:`~ahbm.kinematics.model_file.register_model_section` when
-:mod:`ahbm.io` is imported): the coordinate table, the forces (muscles with
+with :func:`~ahbm.kinematics.model_file.register_model_section` by ``import
+ahbm``, which imports this module on first use): the coordinate table, the forces (muscles with
 their paths), the wrap objects, the contact geometry and the display
 geometry. :func:`write_osim` writes them back.
 

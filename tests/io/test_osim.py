@@ -496,3 +496,21 @@ def test_bodies_and_joints_in_model_components(tmp_path):
     assert m.coordinate_names == ["position"] and m.bodies[0].joint.type == "prismatic"
     (force,) = [it.data for it in m.section("opensim") if it.kind == "force"]
     assert force == {"type": "CoordinateActuator", "name": "actuator", "coordinate": "position"}
+
+
+def test_model_file_with_the_opensim_section_loads_after_import_ahbm(tmp_path):
+    """`import ahbm` alone reads the "opensim" section (registered lazily, no pandas import)."""
+    import subprocess
+    import sys
+
+    m = _read(ALL)
+    path = ahbm.save_model(m, tmp_path / "all.json")
+    code = (
+        "import sys, ahbm\n"
+        "assert 'pandas' not in sys.modules\n"
+        f"m = ahbm.load_model({str(path)!r})\n"
+        "print(len(m.section('opensim')), m.section('opensim')[0].kind)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(len(m.section("opensim"))), "joint"]
