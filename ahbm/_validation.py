@@ -26,6 +26,7 @@ __all__ = [
     "check_inertia",
     "callback_result",
     "input_path",
+    "as_path",
     "as_int",
     "as_choice",
     "check_trailing_shape",
@@ -205,6 +206,15 @@ def check_model(model, name: str = "model") -> None:
             f"Expected `{name}` to be an ahbm Model (ahbm.kinematics.Model, e.g. from "
             f"load_model or ahbm.models), got {_kind_of(model)}"
         )
+
+
+def as_path(path, name: str = "path", *, error=DataError) -> Path:
+    """`path` (str or os.PathLike) as a Path, or `error` naming `name` (e.g. for None)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise error(
+            f"Expected `{name}` to be a file path (str or os.PathLike), got {_kind_of(path)}"
+        )
+    return Path(os.fspath(path))
 
 
 def input_path(path, name: str = "path", *, error=DataError) -> Path:

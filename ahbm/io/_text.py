@@ -183,6 +183,21 @@ def _atomic_write_text(path: Path, writer) -> None:
         writer(fh)
 
 
+def _check_float_format(float_format) -> None:
+    """None or a printf format of one float (e.g. ``"%.6f"``), else DataError."""
+    if float_format is None:
+        return
+    try:
+        ok = isinstance(float_format, str) and isinstance(float_format % 1.5, str)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise DataError(
+            f"Expected `float_format` to be a printf format of one number such as '%.6f' or "
+            f"None, got {float_format!r}"
+        )
+
+
 def _write_rows(fh, prefixes: list[str], values: np.ndarray, na_rep: str, float_format) -> None:
     """Write ``prefix + tab-joined values`` per row; NaN as `na_rep`.
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ahbm._files import atomic_path
-from ahbm._validation import output_path
+from ahbm._validation import as_path, output_path
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io.trial import Event, ForcePlate, Trial, check_trial
 
@@ -342,7 +342,7 @@ def read_mat(path) -> Trial:
     """
     import scipy.io
 
-    path = Path(path)
+    path = as_path(path)
     try:
         m = scipy.io.loadmat(path, squeeze_me=False, struct_as_record=True, chars_as_strings=True)
     except (OSError, ValueError, TypeError, NotImplementedError) as err:

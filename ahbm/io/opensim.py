@@ -22,10 +22,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ahbm._validation import output_path
+from ahbm._validation import as_path, output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io._text import (
     _atomic_write_text,
+    _check_float_format,
     _parse_numeric_block,
     _read_text_lines,
     _write_rows,
@@ -122,6 +123,18 @@ def _is_angle_column(name: str) -> bool:
     return _LINEAR_RE.search(name) is None
 
 
+def _check_angle_columns(angle_columns) -> None:
+    """None or a list of column names, else DataError naming `angle_columns`."""
+    if angle_columns is None:
+        return
+    if isinstance(angle_columns, (str, bytes, dict)) or not hasattr(angle_columns, "__iter__"):
+        raise DataError(
+            f"Expected `angle_columns` to be a list of column names, got {angle_columns!r}"
+        )
+    if not all(isinstance(c, str) for c in angle_columns):
+        raise DataError(f"`angle_columns` must hold column names (str), got {angle_columns!r}")
+
+
 def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
     """Read an OpenSim MOT or STO file (motion, storage, GRF, IK/ID results).
 
@@ -171,7 +184,8 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
     >>> table.angle_columns  # pelvis_tx is a translation: left in metres
     ['hip_flexion_r']
     """
-    path = Path(path)
+    path = as_path(path)
+    _check_angle_columns(angle_columns)
     lines = _read_text_lines(path, "MOT/STO")
     match = re.search(rb"(?im)^[ \t]*endheader[ \t\r]*$", lines.raw)
     end = None if match is None else lines.raw.count(b"\n", 0, match.start())
@@ -318,6 +332,7 @@ def write_mot(
     >>> open("ankle.sto").read().splitlines()[:5]
     ['ankle', 'version=1', 'nRows=2', 'nColumns=2', 'inDegrees=yes']
     """
+    _check_angle_columns(angle_columns)
     if isinstance(table, OpenSimTable):
         df = table.data
         deg = table.in_degrees if in_degrees is None else bool(in_degrees)
@@ -347,9 +362,9 @@ def write_mot(
             f"{type(table).__name__}{hint}"
         )
     path = output_path(path)
-    for arg, value in (("name", title), ("float_format", float_format)):
-        if value is not None and not isinstance(value, str):
-            raise DataError(f"Expected `{arg}` to be str or None, got {value!r}")
+    if title is not None and not isinstance(title, str):
+        raise DataError(f"Expected `name` to be str or None, got {title!r}")
+    _check_float_format(float_format)
     if isinstance(df.columns, pd.MultiIndex):
         raise DataError("`table` has MultiIndex columns; flatten them to strings first")
     cols = [str(c) for c in df.columns]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from ahbm._validation import as_path
 from ahbm.errors import DataError
 
 __all__ = ["read_trial", "SUPPORTED_SUFFIXES"]
@@ -41,7 +40,7 @@ def read_trial(path):
     >>> read_trial("w.trc")
     Trial(source='w.trc', frames=3, points=1 @ 60 Hz, ...)
     """
-    path = Path(path)
+    path = as_path(path)
     suffix = path.suffix.lower()
     if suffix == ".c3d":
         from ahbm.io.c3d import read_c3d

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ahbm._files import atomic_path
-from ahbm._validation import output_path
+from ahbm._validation import as_float_array, as_path, as_positive_float, output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.matfile import read_mat, write_mat
 from ahbm.io.trial import Trial, check_trial
@@ -70,13 +70,8 @@ def trial_to_dataframe(trial: Trial) -> pd.DataFrame:
     >>> trial_to_dataframe(t)[("B", "x")].tolist()
     [3.0]
     """
-    if not isinstance(trial, Trial):
-        raise DataError(f"Expected `trial` to be a Trial, got {type(trial).__name__}")
+    check_trial(trial)
     pts = np.asarray(trial.points, dtype=np.float64)
-    if pts.ndim != 3 or pts.shape[2] != 3:
-        raise DataError(
-            f"Expected `trial.points` to have shape (n_frames, n_points, 3), got {pts.shape}"
-        )
     if len(trial.point_labels) != pts.shape[1]:
         raise DataError(
             f"`trial.point_labels` has {len(trial.point_labels)} labels for {pts.shape[1]} points"
@@ -88,7 +83,7 @@ def trial_to_dataframe(trial: Trial) -> pd.DataFrame:
         index = pd.Index(trial.time, name="time")
     else:
         index = pd.Index(trial.first_frame + np.arange(pts.shape[0]), name="frame")
-    df = pd.DataFrame(pts.reshape(pts.shape[0], -1), index=index, columns=cols)
+    df = pd.DataFrame(pts.reshape(pts.shape[0], 3 * pts.shape[1]), index=index, columns=cols)
     df.attrs.update(
         point_rate=float(trial.point_rate),
         point_units=str(trial.point_units),
@@ -116,6 +111,7 @@ def analogs_to_dataframe(trial: Trial) -> pd.DataFrame:
     >>> analogs_to_dataframe(t).shape
     (4, 1)
     """
+    check_trial(trial)
     a = np.asarray(trial.analogs, dtype=np.float64)
     if a.ndim != 2:
         raise DataError(
@@ -228,6 +224,8 @@ def dataframe_to_trial(
                 raise DataError(f"Column ({m!r}, {ax!r}) of `points` is not numeric") from err
     attrs = points.attrs
     by_frame = points.index.name == "frame"
+    if point_rate is not None:
+        point_rate = as_positive_float(point_rate, "point_rate", unit="Hz")
     rate = point_rate if point_rate is not None else attrs.get("point_rate")
     if rate is None or not (float(rate) > 0):
         if by_frame:
@@ -334,7 +332,9 @@ def results_to_dataframe(results: dict, *, index=None) -> pd.DataFrame:
         cols += [(str(name), c) for c in _component_labels(a.shape[1:])]
     n = 0 if n is None else n
     data = np.concatenate(blocks, axis=1) if blocks else np.zeros((n, 0))
-    idx = pd.Index(np.asarray(index), name="time") if index is not None else pd.RangeIndex(n)
+    if index is not None:
+        index = as_float_array(index, "index").ravel()
+    idx = pd.Index(index, name="time") if index is not None else pd.RangeIndex(n)
     if len(idx) != n:
         raise DataError(f"`index` has {len(idx)} entries for {n} rows")
     return pd.DataFrame(
@@ -479,7 +479,7 @@ def read_csv(path) -> pd.DataFrame:
     >>> dataframe_to_trial(read_csv("walk.csv")).points.shape
     (2, 1, 3)
     """
-    path = Path(path)
+    path = as_path(path)
     attrs: dict[str, Any] = {}
     levels = 1
     n_meta = 0

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._validation import check_read_size, output_path
+from ahbm._validation import as_path, check_read_size, output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io._text import (
     _atomic_write_text,
+    _check_float_format,
     _fmt_header,
     _is_data_row,
     _parse_numeric_block,
@@ -83,7 +84,7 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     >>> trial.points.shape, trial.parameters["TRC"]["Units"], trial.point_units
     ((4, 2, 3), 'mm', 'm')
     """
-    path = Path(path)
+    path = as_path(path)
     lines = _read_text_lines(path, "TRC")
     header, keys = _trc_header(lines, path)
     for required in ("DataRate", "Units"):
@@ -93,7 +94,7 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
                 f"(found {', '.join(keys)})"
             )
     rate = header["DataRate"]
-    if not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+    if not isinstance(rate, int | float) or not _finite(rate) or rate <= 0:
         raise FileFormatError(
             f"TRC file '{path}', line 3: DataRate must be a positive number, got {rate!r}"
         )
@@ -131,6 +132,14 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
         parameters={"TRC": header},
         source=str(path),
     )
+
+
+def _finite(x) -> bool:
+    """True for a finite number (an int too large for a float is not)."""
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def _trc_header(lines, path: Path) -> tuple[dict, list]:
@@ -245,6 +254,11 @@ def _trc_first_frame(data, rate: float, path: Path, start: int) -> int:
         raise FileFormatError(
             f"TRC file '{path}', line {start + 1}: Frame# must be an integer, got {frames[0]!r}"
         )
+    if abs(frames[0]) > 2**31:
+        raise FileFormatError(
+            f"TRC file '{path}', line {start + 1}: Frame# {frames[0]:g} is out of range "
+            f"(at most 2**31)"
+        )
     first_frame = int(frames[0])
     times = data[:, 1]
     expected = (first_frame - 1 + np.arange(n_frames)) / rate
@@ -298,11 +312,7 @@ def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None
     path = output_path(path)
     if not isinstance(units, str):
         raise DataError(f"Expected `units` to be a length unit such as 'mm', got {units!r}")
-    if float_format is not None and not isinstance(float_format, str):
-        raise DataError(
-            f"Expected `float_format` to be a printf format such as '%.6f' or None, got "
-            f"{float_format!r}"
-        )
+    _check_float_format(float_format)
     pts = np.asarray(trial.points, dtype=np.float64)
     n_frames, n_markers = pts.shape[:2]
     labels = list(trial.point_labels)

@@ -52,6 +52,6 @@ _TYPE_SIZES = {-1: 1, 1: 1, 2: 2, 4: 4}
 
 def _unit_factor(units: str | None) -> float | None:
     """Metres per unit of a length unit name (None if unknown)."""
-    if units is None:
+    if not isinstance(units, str):
         return None
     return C3D_LENGTH_UNITS.get(units.strip().lower())

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ahbm._files import atomic_path
-from ahbm._validation import output_path
+from ahbm._validation import as_finite_float, output_path
 from ahbm.errors import DataError
 from ahbm.io.c3d._common import _BLOCK, C3D_LENGTH_UNITS, _unit_factor, _warn
 from ahbm.io.trial import Trial, check_trial
@@ -299,7 +299,7 @@ def _output_units(trial: Trial, pts, units, scale):
         src_scale = src_header.get("point_scale")
         ok = isinstance(src_scale, (int, float)) and math.isfinite(src_scale) and src_scale != 0
         scale = abs(float(src_scale)) if ok and units == src_header.get("point_units") else 0.01
-    scale = abs(float(scale))
+    scale = abs(as_finite_float(scale, "scale"))
     if not (math.isfinite(scale) and scale > 0):
         raise DataError(f"`scale` must be positive, got {scale}")
     return pts, units, factor, scale
