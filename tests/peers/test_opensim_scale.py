@@ -107,10 +107,14 @@ def _setup(folder: Path, *, preserve: bool, mass: float = 72.6) -> Path:
     return path
 
 
-#: Runs OpenSim's ScaleTool on the setup, then reads both output models.
-SCRIPT = r"""
+#: OpenSim's ScaleTool run on INPUTS["setup"] (in the setup's folder).
+RUN_TOOL = r"""
 tool = osim.ScaleTool(INPUTS["setup"])
 assert tool.run()
+"""
+
+#: model_data(path, q_list): bodies, joint offsets, markers, muscle points, body poses.
+MODEL_DATA = r"""
 def model_data(path, q_list):
     m = osim.Model(path)
     s = m.initSystem()
@@ -173,6 +177,13 @@ def model_data(path, q_list):
                 [p[k] for k in range(3)]]
         out["poses"].append(pose)
     return out
+"""
+
+#: Runs the tool, then reads both output models, ahbm's model and the scale file.
+SCRIPT = (
+    RUN_TOOL
+    + MODEL_DATA
+    + r"""
 OUT["scaled"] = model_data(INPUTS["folder"] + "/scaled_only.osim", INPUTS["q"])
 OUT["placed"] = model_data(INPUTS["folder"] + "/scaled_placed.osim", [])
 OUT["ahbm_placed"] = model_data(INPUTS["ahbm_model"], [])
@@ -187,6 +198,7 @@ row = sto.getStateVector(0).getData()
 OUT["static"] = {labels.get(k + 1): row.get(k) for k in range(row.getSize())}
 OUT["static_in_degrees"] = sto.isInDegrees()
 """
+)
 
 
 RNG_Q = np.random.default_rng(11).uniform(-0.6, 0.6, (4, 10))
@@ -355,3 +367,82 @@ def test_muscle_path_points_are_scaled_with_their_bodies(runs):
                 got = _function_values(mine[name][f"{axis}_location"], r["x"])
                 np.testing.assert_allclose(got, r["moving"][k], rtol=1e-12, atol=1e-15)
     assert moving == 4
+
+
+def _toy_model():
+    """Custom joints with a spline, a linear and a skew constant translation axis, a child
+    offset, products of inertia and a massless body: what a model scale must get right."""
+    from ahbm.kinematics.tree import Model
+
+    def axis(a, coordinate, function):
+        return {"axis": a, "coordinate": coordinate, "function": function}
+
+    one = {"type": "LinearFunction", "slope": 1.0, "intercept": 0.0}
+    zero = {"type": "Constant", "value": 0.0}
+    spline = {"type": "SimmSpline", "x": [-1.0, 0.0, 0.5, 1.2], "y": [0.01, 0.0, 0.02, 0.05]}
+    m = Model("toy")
+    m.add_body(
+        "base", "ground",
+        {"type": "custom", "coordinates": ["rz", "tx"], "transform": [
+            axis([0, 0, 1], "rz", one), axis([1, 0, 0], None, zero), axis([0, 1, 0], None, zero),
+            axis([1, 0, 0], "tx", one), axis([0, 1, 0], None, {"type": "Constant", "value": 0.9}),
+            axis([0, 0, 1], None, zero)]},
+        mass=5.0, com=[0.01, 0.1, -0.02],
+        inertia=[[0.05, 0.002, -0.001], [0.002, 0.03, 0.0015], [-0.001, 0.0015, 0.04]],
+        markers={"B1": [0.1, 0.2, 0.05], "B2": [-0.1, 0.0, 0.1]},
+    )  # fmt: skip
+    m.add_body(
+        "arm", "base",
+        {"type": "custom", "coordinates": ["flex"], "transform": [
+            axis([0, 0, 1], "flex", one), axis([1, 0, 0], None, zero), axis([0, 1, 0], None, zero),
+            axis([0.6, -0.8, 0], None, {"type": "Constant", "value": 0.3}),
+            axis([0, 1, 0], "flex", spline),
+            axis([0, 0, 1], "flex", {"type": "LinearFunction", "slope": 0.5, "intercept": 0.01})]},
+        position=[0.05, -0.3, 0.1], child_position=[0.0, 0.25, 0.01],
+        mass=2.0, com=[0.0, -0.15, 0.0], inertia=np.diag([0.02, 0.004, 0.021]),
+        markers={"A1": [0.03, -0.2, 0.0], "A2": [0.0, -0.35, 0.02]},
+    )  # fmt: skip
+    m.add_body("tip", "arm", "fixed", position=[0.0, -0.4, 0.0], mass=0.0,
+               markers={"T1": [0.0, -0.05, 0.0]})  # fmt: skip
+    return m
+
+
+def test_manual_scales_of_custom_joints_and_offsets_match_opensim(tmp_path):
+    from ahbm.io import write_osim
+    from ahbm.kinematics import forward_kinematics
+    from ahbm.tools.opensim_scale import run_scale
+
+    write_osim(_toy_model(), tmp_path / "toy.osim")
+    scales = {"ground": (1.0, 1.0, 1.0), "base": (1.1, 0.9, 1.3), "arm": (0.8, 1.2, 1.05),
+              "tip": (2.0, 2.0, 2.0)}  # fmt: skip
+    rows = "".join(
+        f"<Scale><scales>{' '.join(map(str, f))}</scales><segment>{b}</segment>"
+        "<apply>true</apply></Scale>"
+        for b, f in scales.items()
+    )
+    (tmp_path / "setup.xml").write_text(f"""<?xml version="1.0" encoding="UTF-8" ?>
+<OpenSimDocument Version="40000"><ScaleTool name="toy">
+  <mass>20</mass>
+  <GenericModelMaker><model_file>toy.osim</model_file></GenericModelMaker>
+  <ModelScaler><apply>true</apply><scaling_order> manualScale</scaling_order>
+    <ScaleSet><objects>{rows}</objects></ScaleSet>
+    <marker_file>Unassigned</marker_file>
+    <preserve_mass_distribution>false</preserve_mass_distribution>
+    <output_model_file>toy_scaled.osim</output_model_file>
+  </ModelScaler>
+</ScaleTool></OpenSimDocument>
+""")
+    res = run_scale(tmp_path / "setup.xml", write=False)
+    q = np.random.default_rng(5).uniform(-0.9, 0.9, (5, 3))
+    script = RUN_TOOL + MODEL_DATA + 'OUT["scaled"] = model_data("toy_scaled.osim", INPUTS["q"])'
+    ref = opensim_run(script, setup="setup.xml", q=q, cwd=str(tmp_path))["scaled"]
+    model = res.scaled_model
+    _check_bodies(model, ref)
+    assert model.total_mass == pytest.approx(20.0, rel=1e-14)
+    order = [ref["coordinates"].index(c) for c in model.coordinate_names]
+    kin = forward_kinematics(model, q[:, order])
+    for k, pose in enumerate(ref["poses"]):
+        for i, b in enumerate(model.bodies):
+            np.testing.assert_allclose(kin.rotations[k, i], pose[b.name][:3], atol=1e-12)
+            np.testing.assert_allclose(kin.positions[k, i], pose[b.name][3], atol=1e-12,
+                                       err_msg=b.name)  # fmt: skip
