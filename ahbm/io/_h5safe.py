@@ -362,7 +362,7 @@ class SafeStore:
                     self._charge_layout(obj, cwhere, dshape)
 
     def _charge_layout(self, ds, where: str, dshape: tuple) -> None:
-        """The expansion check of :meth:`_charge` without counting memory."""
+        """The expansion check of ``charge`` without counting memory."""
         used = self.used
         cap, self.max_bytes = self.max_bytes, 2**63
         try:

@@ -134,6 +134,14 @@ def read_store(path) -> None:
     save_trial(t, path, name="added", overwrite=True)
 
 
+def read_store_isolated(path) -> None:
+    """Both trials of the base store read with ``load_trial(..., isolate=True)``."""
+    from ahbm.io import load_trial
+
+    for name in ("full", "long"):
+        load_trial(path, name, isolate=True)
+
+
 # ----------------------------------------------------------------------------- structural damage
 
 
