@@ -1618,8 +1618,9 @@ def osim_coordinates(model: Model):
     >>> m = Model(); _ = m.add_body("a", "ground", {"type": "revolute", "axis": [0, 0, 1],
     ...                                             "limits": [-1.0, 2.0]}, mass=1.0)
     >>> t = osim_coordinates(m)
-    >>> t.loc["a", ["motion_type", "range_min", "range_max", "clamped"]].tolist()
-    ['rotational', -1.0, 2.0, True]
+    >>> row = t.loc["a"]
+    >>> row.motion_type, float(row.range_min), float(row.range_max), bool(row.clamped)
+    ('rotational', -1.0, 2.0, True)
     """
     import pandas as pd
 

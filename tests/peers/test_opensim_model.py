@@ -203,3 +203,35 @@ def test_locked_coordinates_match_opensim(tmp_path):
     path.write_text(text)
     model, _, _ = _compare(path)
     assert "pin_q" not in model.coordinate_names and model.nq == 20
+
+
+def test_written_subject01_keeps_its_muscles(tmp_path):
+    """The kept forces are written back: OpenSim finds the same 18 muscle paths (lengths at
+    random poses, through conditional and moving path points)."""
+    if not SUBJECT01.exists():
+        pytest.skip("shared subject01.osim is absent")
+    model = _read(SUBJECT01)
+    path = write_osim(model, tmp_path / "subject01_written.osim")
+    q = np.random.default_rng(4).uniform(-0.6, 0.3, size=(3, model.nq))
+    q[:, model.coordinate_names.index("pelvis_ty")] += 1.0
+    script = """
+    out = []
+    for p in (INPUTS["a"], INPUTS["b"]):
+        m = osim.Model(p); s = m.initSystem(); cs = m.getCoordinateSet()
+        lengths = []
+        for q in INPUTS["q"]:
+            for c, v in q.items():
+                cs.get(c).setValue(s, v, False)
+            m.realizePosition(s)
+            lengths.append([m.getMuscles().get(i).getLength(s)
+                            for i in range(m.getMuscles().getSize())])
+        out.append(lengths)
+    OUT["a"], OUT["b"] = out
+    """
+    names = model.coordinate_names
+    out = opensim_run(
+        script, a=str(SUBJECT01), b=str(path), q=[dict(zip(names, x, strict=True)) for x in q]
+    )
+    a, b = np.asarray(out["a"]), np.asarray(out["b"])
+    assert a.shape == (3, 18)
+    assert_rel(b, a, rtol=1e-12, what="muscle lengths")
