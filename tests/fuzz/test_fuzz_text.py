@@ -61,7 +61,21 @@ def mutate_text(raw: bytes, rng) -> tuple[bytes, str]:
     """One text-level mutation of a TRC/MOT file (tokens, lines, labels, line ends)."""
     lines = raw.split(b"\n")
     n_head = min(_header_lines(lines), len(lines))
-    k = int(rng.integers(0, 10))
+    k = int(rng.integers(0, 12))
+    if k >= 10:  # a number that gives a rate, a count, a frame number or a time
+        token = _TOKENS[int(rng.integers(0, len(_TOKENS)))].encode("utf-8")
+        keyed = [j for j, x in enumerate(lines[:n_head]) if b"=" in x]
+        if keyed and rng.random() < 0.5:  # MOT/STO key=value
+            j = keyed[int(rng.integers(0, len(keyed)))]
+            lines[j] = lines[j].split(b"=", 1)[0] + b"=" + token
+            return b"\n".join(lines), f"line {j + 1} value -> {token[:20]!r}"
+        j = 2 if lines[0].lower().startswith(b"pathfiletype") and rng.random() < 0.5 else n_head
+        j = min(j, len(lines) - 1)
+        fields = lines[j].split(b"\t") if b"\t" in lines[j] else lines[j].split()
+        f = int(rng.integers(0, min(len(fields), 3))) if fields else 0
+        fields[f : f + 1] = [token]
+        lines[j] = b"\t".join(fields)
+        return b"\n".join(lines), f"line {j + 1} field {f} -> {token[:20]!r}"
     # mostly the header and the first data lines, where the sizes live
     if rng.random() < 0.7:
         i = int(rng.integers(0, max(n_head + 2, 1)))

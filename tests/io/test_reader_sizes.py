@@ -135,3 +135,26 @@ def test_mot_many_duplicate_labels_are_reported_quickly(tmp_path):
     path.write_text(f"x\nnRows=1\nendheader\n{labels}\n" + "\t".join(["0"] * 100_001) + "\n")
     with pytest.raises(FileFormatError, match=r"duplicate column labels \['c0', .* and 49990 more"):
         read_mot(path)
+
+
+@pytest.mark.parametrize("rate", ["9" * 400, "1e400", "0", "-5"])
+def test_trc_rate_beyond_float_range(tmp_path, rate):
+    path = tmp_path / "rate.trc"
+    path.write_text(_trc_text("A\t\t\t", ["1\t0\t1\t2\t3"]).replace("\n100\t100", f"\n{rate}\t100"))
+    with pytest.raises(FileFormatError, match=r"rate\.trc', line 3: DataRate must be a positive"):
+        read_trc(path)
+
+
+@pytest.mark.parametrize("frame", ["1" + "0" * 30, "1e300", "-1e300"])
+def test_trc_frame_numbers_beyond_int_range(tmp_path, frame):
+    path = tmp_path / "frame.trc"
+    path.write_text(_trc_text("A\t\t\t", [f"{frame}\t0\t1\t2\t3", "2\t0.01\t1\t2\t3"]))
+    with pytest.raises(FileFormatError, match=r"frame\.trc', line 7: Frame# .* is out of range"):
+        read_trc(path)
+
+
+def test_c3d_file_larger_than_the_cap_is_not_read(tmp_path, small_cap):
+    path = tmp_path / "big.c3d"
+    path.write_bytes(b"\x02\x50" + bytes(small_cap))
+    with pytest.raises(FileFormatError, match=r"big\.c3d'.*reading its 1000002 bytes.*read cap"):
+        read_c3d(path)

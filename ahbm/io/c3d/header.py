@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ahbm._validation import check_read_size
 from ahbm.errors import FileFormatError
 from ahbm.io.c3d._common import _warn
 from ahbm.io.c3d.numbers import _Format
@@ -34,6 +35,8 @@ def _load(path) -> tuple[bytes, str]:
             f"`path` must be a path, bytes or a binary file object, got {type(path).__name__}"
         ) from err
     try:
+        size = p.stat().st_size
+        check_read_size(size, f"reading its {size} bytes", f"C3D file {str(p)!r}")
         data = p.read_bytes()
     except FileNotFoundError:
         raise FileFormatError(f"C3D file {str(p)!r} does not exist") from None
