@@ -18,8 +18,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_float_array, sample_times
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_positive_float,
+    check_model,
+    sample_times,
+)
 from ahbm.analysis.derivatives import central_difference
+from ahbm.dynamics.force_element import check_forces
 from ahbm.dynamics.forces import BodyForce, total_generalized_force
 from ahbm.dynamics.inverse import rnea
 from ahbm.errors import DataError
@@ -61,7 +68,7 @@ def airbag_force(
     array([-800.,    0.,    0.])
     """
     mag = half_sine(t, peak=peak, duration=duration, onset=onset)
-    a = np.radians(angle)
+    a = np.radians(as_finite_float(angle, "angle", unit="degrees"))
     return mag[..., None] * np.array([-np.cos(a), 0.0, np.sin(a)])
 
 
@@ -106,6 +113,9 @@ def airbag_test(
     from ahbm.dynamics.simulate import simulate
 
     model = head_neck_model() if model is None else model
+    check_model(model)
+    t_end = as_positive_float(t_end, "t_end", unit="s")
+    rate = as_positive_float(rate, "rate", unit="Hz")
     load = BodyForce("head", force, point=point, name="airbag")
     n = int(round(t_end * rate)) + 1
     t = np.arange(n) / rate
@@ -204,6 +214,7 @@ def estimate_head_load(
     >>> est.force.shape
     (11, 3)
     """
+    check_model(model)
     q = as_float_array(q, "q")
     if q.ndim != 2 or q.shape[1] != model.nq:
         raise DataError(f"Expected `q` to have shape (n, {model.nq}), got {q.shape}")
@@ -214,8 +225,9 @@ def estimate_head_load(
     qdd = central_difference(q, time=t, order=2) if qdd is None else as_float_array(qdd, "qdd")
     point = as_float_array(point, "point")
     tau = rnea(model, q, qd, qdd)
+    forces = check_forces(forces)
     if forces:
-        tau = tau - total_generalized_force(model, list(forces), q, qd, t=t)
+        tau = tau - total_generalized_force(model, forces, q, qd, t=t)
     Jp = point_jacobian(model, q, body, point)  # (n, 3, nv)
     Jw = body_jacobian(model, q, body, frame="world")[..., :3, :]  # (n, 3, nv)
     cols = [np.swapaxes(Jw, -1, -2)] if moment else []

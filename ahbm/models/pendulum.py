@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_positive_float
+from ahbm._validation import as_float_array, as_positive_float, broadcast_batch
 from ahbm.errors import ModelError
 from ahbm.kinematics.tree import Model
 
@@ -117,4 +117,5 @@ def pendulum_torque(q, qdd, *, mass=0.5, length=0.4, inertia_o=None, g=9.81) -> 
     j_o = m * length**2 / 3.0 if inertia_o is None else _positive(inertia_o, "inertia_o")
     q = as_float_array(q, "q")
     qdd = as_float_array(qdd, "qdd")
+    broadcast_batch(("q", q, 0), ("qdd", qdd, 0))
     return j_o * qdd + m * g * (length / 2.0) * np.cos(q)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._validation import as_float_array, check_model
 from ahbm.bsp.tables import segment_parameters
 from ahbm.dynamics.forces import BodyForce, Bushing, JointStop, RotationalSpringDamper
 from ahbm.errors import AhbmError, DataError, ModelError
@@ -233,8 +234,16 @@ def joint_elements(model: Model, *, properties: dict | None = None, stops: bool 
     >>> sum(type(e).__name__ == "Bushing" for e in els)
     3
     """
+    check_model(model)
+    if properties is not None and not isinstance(properties, dict):
+        raise DataError(
+            f"Expected `properties` to be a dict {{joint: {{option: value}}}}, got "
+            f"{type(properties).__name__}"
+        )
     props = {k: dict(v) for k, v in JOINT_PROPERTIES.items()}
     for key, val in (properties or {}).items():
+        if not isinstance(val, dict):
+            raise DataError(f"`properties[{key!r}]` must be a dict of options, got {val!r}")
         props.setdefault(key, {}).update(val)
     out = []
     for body in model.bodies:
@@ -329,8 +338,9 @@ def chest_impact(
     >>> float(f.force(0.025)[0])
     -4000.0
     """
-    d = np.asarray(direction, dtype=float)
-    if d.shape != (3,) or not np.isfinite(d).all() or np.linalg.norm(d) == 0:
+    check_model(model)
+    d = as_float_array(direction, "direction")
+    if d.shape != (3,) or np.linalg.norm(d) == 0:
         raise DataError(f"`direction` must be a non-zero 3-vector, got {direction!r}")
     d = d / np.linalg.norm(d)
     top = model.bodies[model.body_index("neck")].position[2]
