@@ -114,18 +114,14 @@ class CustomMap:
 
     __slots__ = ("nq", "nv", "n_c", "src_q", "src_v", "functions", "support")
 
-    def derivatives(self, q):
-        """θ_c (N, n_c), f_c' (N, n_c) and f_c'' (N, n_c) at q (N, nq)."""
+    def derivatives(self, q, order=2):
+        """θ_c, f_c' and f_c'' (N, n_c) at q (N, nq); derivatives above `order` are None."""
         N = q.shape[0]
-        val = np.empty((N, self.n_c))
-        d1 = np.empty((N, self.n_c))
-        d2 = np.empty((N, self.n_c))
+        out = [np.empty((N, self.n_c)) for _ in range(order + 1)]
         for c, f in enumerate(self.functions):
-            x = q[:, self.src_q[c]]
-            val[:, c] = f.value(x, 0)
-            d1[:, c] = f.value(x, 1)
-            d2[:, c] = f.value(x, 2)
-        return val, d1, d2
+            for d, v in enumerate(f.value_and_derivatives(q[:, self.src_q[c]], order)):
+                out[d][:, c] = v
+        return tuple(out) + (None,) * (2 - order)
 
     def theta(self, q, val):
         return np.concatenate([q, val], axis=1)
@@ -678,19 +674,19 @@ def kinematics(model: Model, q, qd=None, *, columns=True):
 # ----------------------------------------------------------------------------
 
 
-def _theta_state(p: Plan, q, qd=None, qdd=None):
-    """θ, θ̇ (or None), θ̈ (or None), D and γ (or None) for q (N, nq), qd, qdd (N, nv)."""
+def _theta_state(p: Plan, q, qd=None, qdd=None, *, columns=True):
+    """θ, θ̇, θ̈, D and γ for q (N, nq), qd, qdd (N, nv) (None where not needed)."""
     cm = p.custom
     q = _c(q)
-    val, d1, d2 = cm.derivatives(q)
+    val, d1, d2 = cm.derivatives(q, 2 if qd is not None else int(columns))
     th = _c(cm.theta(q, val))
-    thd = None if qd is None else _c(cm.rates(_c(qd), d1))
-    thdd = None
-    if qd is not None:
-        qdd = np.zeros_like(qd) if qdd is None else qdd
-        thdd = _c(cm.accelerations(_c(qd), _c(qdd), d1, d2))
-    gamma = None if qd is None else cm.gamma(_c(qd), d2)
-    return th, thd, thdd, cm.D(d1), gamma
+    if qd is None:
+        return th, None, None, (cm.D(d1) if columns else None), None
+    qd = _c(qd)
+    qdd = np.zeros_like(qd) if qdd is None else _c(qdd)
+    thd = _c(cm.rates(qd, d1))
+    thdd = _c(cm.accelerations(qd, qdd, d1, d2))
+    return th, thd, thdd, cm.D(d1), cm.gamma(qd, d2)
 
 
 def _custom_rnea(model, p, q, qd, qdd, fx, gravity, check):
@@ -817,7 +813,7 @@ def _custom_kinematics(model, p, q, qd, columns):
     cm = p.custom
     N = q.shape[0]
     nb = model.n_bodies
-    th, thd, _, D, gamma = _theta_state(p, q, qd)
+    th, thd, _, D, gamma = _theta_state(p, q, qd, columns=columns)
     nth = cm.nv + cm.n_c
     Rw = np.empty((N, nb, 3, 3))
     pw = np.empty((N, nb, 3))

@@ -145,13 +145,40 @@ def _check_derivative(derivative) -> int:
 def _opensim_interval(knots: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Index k of the interval [knots[k], knots[k+1]] that OpenSim's binary search picks.
 
-    Only meaningful for ``knots[0] <= x <= knots[-1]``; other entries get 0.
+    Only meaningful for ``knots[0] <= x <= knots[-1]``. Inside an interval the
+    interval is unique (``searchsorted``); at an interior knot OpenSim's search
+    may stop on either side, so those points run its search.
     """
+    n = knots.size
+    k = np.clip(np.searchsorted(knots, x, side="right") - 1, 0, n - 2)
+    hit = (x == knots[k]) & (k > 0)
+    if hit.any():
+        k = k.copy() if k.ndim else np.array(k)
+        k[hit] = _binary_search(knots, x[hit])
+    return k
+
+
+def _near_ends(knots: np.ndarray, x: np.ndarray) -> bool:
+    """True if some x is outside the knots or within OpenSim's round-off of an end knot."""
+    return bool(np.any(x - knots[0] <= _ROUNDOFF) or np.any(x - knots[-1] >= -_ROUNDOFF))
+
+
+def _ends(knots: np.ndarray, x: np.ndarray, inside, values) -> np.ndarray:
+    """OpenSim's end cases: (at the first knot, before it, at the last knot, after it)."""
+    at_first, before, at_last, after = values
+    out = np.where(np.abs(x - knots[0]) <= _ROUNDOFF, at_first, inside)
+    out = np.where(np.abs(x - knots[-1]) <= _ROUNDOFF, at_last, out)
+    out = np.where(x < knots[0], before, out)
+    return np.where(x > knots[-1], after, out)
+
+
+def _binary_search(knots: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """OpenSim's binary search (SimmSpline.cpp) for the points `x` (inside the range)."""
     n = knots.size
     lo = np.zeros(x.shape, dtype=np.intp)
     hi = np.full(x.shape, n, dtype=np.intp)
     k_out = np.zeros(x.shape, dtype=np.intp)
-    active = (x >= knots[0]) & (x <= knots[-1])
+    active = np.ones(x.shape, dtype=bool)
     for _ in range(2 * n.bit_length() + 2):
         if not active.any():
             break
@@ -211,6 +238,32 @@ class Function:
         out = np.asarray(self._value(xa, d), dtype=float)
         out = np.broadcast_to(out, xa.shape).copy() if out.shape != xa.shape else out
         return out if xa.ndim else float(out)
+
+    def value_and_derivatives(self, x, order: int = 2) -> list:
+        """``[f(x), f'(x), ...]`` up to the derivative `order` (0, 1 or 2), sharing the work.
+
+        Parameters
+        ----------
+        x : array_like, any shape
+        order : {0, 1, 2}
+
+        Returns
+        -------
+        list of ndarray, each of the shape of `x`
+
+        Examples
+        --------
+        >>> from ahbm.kinematics.functions import PolynomialFunction
+        >>> [float(v) for v in PolynomialFunction([1.0, 0.0, 0.0]).value_and_derivatives(3.0)]
+        [9.0, 6.0, 2.0]
+        """
+        order = _check_derivative(order)
+        xa = _as_x(x)
+        return [np.broadcast_to(np.asarray(v, dtype=float), xa.shape).copy()
+                for v in self._derivatives(xa, order)]  # fmt: skip
+
+    def _derivatives(self, x: np.ndarray, order: int) -> list:
+        return [self._value(x, d) for d in range(order + 1)]
 
     def _value(self, x: np.ndarray, derivative: int) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -380,22 +433,21 @@ class PiecewiseLinearFunction(Function):
         self._set(x=x, y=y, _b=b)
 
     def _value(self, xq, derivative):
+        return self._derivatives(xq, derivative)[derivative]
+
+    def _derivatives(self, xq, order):
         x, y, b = self.x, self.y, self._b
         n = x.size
-        if derivative == 2:
-            return np.zeros(xq.shape)
         k = _opensim_interval(x, xq)
-        if derivative == 1:
-            out = b[k]
-            out = np.where(np.abs(xq - x[0]) <= _ROUNDOFF, b[0], out)
-            out = np.where(np.abs(xq - x[n - 1]) <= _ROUNDOFF, b[n - 1], out)
-            out = np.where(xq < x[0], b[0], out)
-            return np.where(xq > x[n - 1], b[n - 1], out)
-        out = y[k] + (xq - x[k]) * b[k]
-        out = np.where(np.abs(xq - x[0]) <= _ROUNDOFF, y[0], out)
-        out = np.where(np.abs(xq - x[n - 1]) <= _ROUNDOFF, y[n - 1], out)
-        out = np.where(xq < x[0], y[0] + (xq - x[0]) * b[0], out)
-        return np.where(xq > x[n - 1], y[n - 1] + (xq - x[n - 1]) * b[n - 1], out)
+        out = [y[k] + (xq - x[k]) * b[k], b[k], np.zeros(xq.shape)][: order + 1]
+        if _near_ends(x, xq):
+            ends = (
+                (y[0], y[0] + (xq - x[0]) * b[0], y[n - 1], y[n - 1] + (xq - x[n - 1]) * b[n - 1]),
+                (b[0], b[0], b[n - 1], b[n - 1]),
+                (0.0, 0.0, 0.0, 0.0),
+            )
+            out = [_ends(x, xq, o, ends[d]) for d, o in enumerate(out)]
+        return out
 
     @property
     def is_constant(self) -> bool:
@@ -490,30 +542,27 @@ class SimmSpline(Function):
         self._set(x=x, y=y, _b=b, _c=c, _d=d)
 
     def _value(self, xq, derivative):
+        return self._derivatives(xq, derivative)[derivative]
+
+    def _derivatives(self, xq, order):
         x, y, b, c, d = self.x, self.y, self._b, self._c, self._d
         n = x.size
         k = np.zeros(xq.shape, dtype=np.intp) if n < 3 else _opensim_interval(x, xq)
         dx = xq - x[k]
-        at_first = np.abs(xq - x[0]) <= _ROUNDOFF
-        at_last = np.abs(xq - x[n - 1]) <= _ROUNDOFF
-        if derivative == 0:
-            out = y[k] + dx * (b[k] + dx * (c[k] + dx * d[k]))
-            out = np.where(at_first, y[0], out)
-            out = np.where(at_last, y[n - 1], out)
-            lo = y[0] + (xq - x[0]) * b[0]
-            hi = y[n - 1] + (xq - x[n - 1]) * b[n - 1]
-        elif derivative == 1:
-            out = b[k] + dx * (2.0 * c[k] + 3.0 * dx * d[k])
-            out = np.where(at_first, b[0], out)
-            out = np.where(at_last, b[n - 1], out)
-            lo, hi = b[0], b[n - 1]
-        else:
-            out = 2.0 * c[k] + 6.0 * dx * d[k]
-            out = np.where(at_first, 2.0 * c[0], out)
-            out = np.where(at_last, 2.0 * c[n - 1], out)
-            lo = hi = 0.0
-        out = np.where(xq < x[0], lo, out)
-        return np.where(xq > x[n - 1], hi, out)
+        bk, ck, dk = b[k], c[k], d[k]
+        out = [y[k] + dx * (bk + dx * (ck + dx * dk))]
+        if order >= 1:
+            out.append(bk + dx * (2.0 * ck + 3.0 * dx * dk))
+        if order >= 2:
+            out.append(2.0 * ck + 6.0 * dx * dk)
+        if _near_ends(x, xq):
+            ends = (
+                (y[0], y[0] + (xq - x[0]) * b[0], y[n - 1], y[n - 1] + (xq - x[n - 1]) * b[n - 1]),
+                (b[0], b[0], b[n - 1], b[n - 1]),
+                (2.0 * c[0], 0.0, 2.0 * c[n - 1], 0.0),
+            )
+            out = [_ends(x, xq, o, ends[j]) for j, o in enumerate(out)]
+        return out
 
     @property
     def is_constant(self) -> bool:
@@ -562,6 +611,11 @@ class MultiplierFunction(Function):
 
     def _value(self, x, derivative):
         return self.scale * np.asarray(self.function._value(x, derivative), dtype=float)
+
+    def _derivatives(self, x, order):
+        return [
+            self.scale * np.asarray(v, dtype=float) for v in self.function._derivatives(x, order)
+        ]
 
     def scaled(self, factor) -> Function:
         return MultiplierFunction(self.function, self.scale * _finite_float(factor, "scale factor"))

@@ -48,6 +48,11 @@ def test_derivatives_match_finite_differences(f):
 def test_shapes_dict_round_trip_pickle_and_scaling(f):
     x = np.linspace(-3, 3, 12).reshape(3, 4)
     assert f(x).shape == (3, 4)
+    for order in range(3):
+        parts = f.value_and_derivatives(x, order)
+        assert len(parts) == order + 1
+        for d, part in enumerate(parts):
+            np.testing.assert_array_equal(part, f.value(x, d))
     assert isinstance(f(0.1), float)
     g = fn.function_from_dict(json.loads(json.dumps(f.to_dict())))
     assert g == f and type(g) is type(f)

@@ -109,8 +109,10 @@ def test_functions_match_opensim():
     out = opensim_run(_SCRIPT, functions=[f.to_dict() for f in functions], x=x)
     for f, rows in zip(functions, out["values"]):
         ref = np.array(rows)
+        together = f.value_and_derivatives(x, 2)
         for order in range(3):
             got = f.value(x, derivative=order)
+            np.testing.assert_array_equal(together[order], got)
             scale = max(1.0, np.max(np.abs(ref[:, order])))
             np.testing.assert_allclose(
                 got, ref[:, order], rtol=0, atol=1e-12 * scale, err_msg=f"{f!r} derivative {order}"
