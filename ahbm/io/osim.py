@@ -850,13 +850,20 @@ def _normalize_points(rd, d, data: dict, frame_of, where: _Node):
                 if isinstance(v, dict):
                     _normalize_points(rd, d, v, frame_of, where)
     sock = data.get("socket_parent_frame", data.get("body"))
+    if data.get("type") == "MovingPathPoint" and isinstance(sock, str):
+        # its location is a function of coordinates: it gets its body only when its frame
+        # is the body frame itself (otherwise it stays in its frame)
+        got = frame_of(sock)
+        if got is not None and not np.any(got[2]) and np.array_equal(got[1], np.eye(3)):
+            data["body"] = got[0]
+            if "socket_parent_frame" in data:
+                data["socket_parent_frame"] = _body_path(got[0])
+        return
     if isinstance(sock, str) and "location" in data and isinstance(data["location"], list):
         got = frame_of(sock)
         if got is None:
             return
         body, R, p = got
-        if data.get("type") == "MovingPathPoint" and not np.allclose(R, np.eye(3)):
-            return  # function-defined location on a rotated frame: kept in its frame
         try:
             loc = np.asarray(data["location"], dtype=float)
         except (TypeError, ValueError, OverflowError):
@@ -868,7 +875,7 @@ def _normalize_points(rd, d, data: dict, frame_of, where: _Node):
         data["location"] = (p + R @ loc).tolist()
         data["body"] = body
         if "socket_parent_frame" in data:
-            data["socket_parent_frame"] = "/ground" if body == "ground" else f"/bodyset/{body}"
+            data["socket_parent_frame"] = _body_path(body)
 
 
 _FORCE_SUFFIXES = (
