@@ -393,6 +393,26 @@ def _read_model(path: Path):
     return _read_osim(path)
 
 
+def _default_pose(model) -> np.ndarray:
+    """OpenSim's default pose: the coordinates' defaults, coupled coordinates from their drivers.
+
+    OpenSim assembles the default pose (``Model::applyDefaultConfiguration``):
+    a coordinate coupled to another by a ``CoordinateCouplerConstraint``
+    (:class:`~ahbm.dynamics.CoordinateCoupling`) takes the value of its
+    relation at the driver's default.
+    """
+    from ahbm.dynamics import ConstraintSet, CoordinateCoupling
+
+    q = np.array(_default_q(model), dtype=float)
+    couplings = [c for c in model.constraints if isinstance(c, CoordinateCoupling)]
+    names = model.coordinate_names
+    for _ in range(len(couplings)):  # a chain of couplings settles in as many sweeps
+        for c in couplings:
+            k = names.index(c.coordinate) if isinstance(c.coordinate, str) else int(c.coordinate)
+            q[k] -= float(ConstraintSet([c]).position(model, q)[0])
+    return q
+
+
 def _apply_marker_set(model, path: Path):
     """Replace/add the markers of an OpenSim ``<MarkerSet>`` file (GenericModelMaker)."""
     from ahbm.tools._xml import parse_xml_file
@@ -564,7 +584,11 @@ def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list)
     from ahbm.io import Trial
     from ahbm.kinematics.forward import forward_kinematics
     from ahbm.kinematics.ik import model_markers
-    from ahbm.tools.opensim_ik import coordinate_task_targets, inverse_kinematics_opensim
+    from ahbm.tools.opensim_ik import (
+        clamped_bounds,
+        coordinate_task_targets,
+        inverse_kinematics_opensim,
+    )
 
     trial, pts, labels = _static_trial(placer.marker_file, placer.time_range, "<MarkerPlacer>")
     unit = str(trial.parameters.get("TRC", {}).get("Units", "m"))
@@ -608,9 +632,12 @@ def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list)
         where="the Scale setup's <MarkerPlacer>",
     )
     one = Trial(points=avg[None], point_labels=labels, point_rate=1.0, point_units="m")
+    bounds = clamped_bounds(model)
     res = inverse_kinematics_opensim(
         model,
         one,
+        bounds=bounds,
+        q0=np.clip(_default_pose(model), *bounds),
         marker_weights=weights,
         coordinate_targets=targets or None,
         coordinate_weights=cweights or None,
@@ -742,7 +769,7 @@ def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:
                 marker_names=names,
                 manual=dict(sc.manual_scales),
                 order=sc.scaling_order,
-                q=_default_q(model),
+                q=_default_pose(model),
             )
         factors, meas = res.factors, res.measurement_factors
         mass = setup.mass if setup.mass > 0 else None

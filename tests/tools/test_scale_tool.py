@@ -305,3 +305,17 @@ def test_marker_set_written_by_the_placer_is_read_by_the_generic_model_maker(sub
         for k in b1.markers:
             np.testing.assert_array_equal(b1.markers[k], b2.markers[k])
     np.testing.assert_array_equal(second.model.masses, generic.masses)
+
+
+def test_the_default_pose_satisfies_coordinate_couplings():
+    from ahbm.dynamics import CoordinateCoupling
+    from ahbm.tools.opensim_scale import _default_pose
+
+    m = Model()
+    for name in ("a", "b", "c"):
+        m.add_body(name, "ground" if name == "a" else chr(ord(name) - 1),
+                   {"type": "revolute", "axis": [0, 0, 1], "coordinates": [name]})  # fmt: skip
+    # a chain listed dependent-first: c = 2 b + 0.1, b = a - 0.3
+    m.constraints = [CoordinateCoupling("c", "b", ratio=2.0, offset=0.1),
+                     CoordinateCoupling("b", "a", offset=-0.3)]  # fmt: skip
+    np.testing.assert_allclose(_default_pose(m), [0.0, -0.3, -0.5], atol=1e-15)
