@@ -456,6 +456,13 @@ class OsimItem:
         of objects are lists of such dicts. Every point with a
         ``"body"`` key has its ``"location"`` (or ``"translation"``) in that
         body's frame (m).
+
+    Examples
+    --------
+    >>> it = OsimItem.make("wrap_object", {"type": "WrapSphere", "name": "knee",
+    ...                                    "body": "femur_r", "translation": [0, -0.4, 0]})
+    >>> it.kind, it.name, it.data["body"]
+    ('wrap_object', 'knee', 'femur_r')
     """
 
     kind: str
@@ -463,6 +470,7 @@ class OsimItem:
 
     @classmethod
     def make(cls, kind: str, data: dict) -> OsimItem:
+        """An item of `kind` holding a copy of the JSON-able dict `data`."""
         try:
             text = json.dumps(data)
         except (TypeError, ValueError) as err:
@@ -471,13 +479,16 @@ class OsimItem:
 
     @property
     def data(self) -> dict:
+        """The content (a new copy at each access)."""
         return json.loads(self._data)
 
     @property
     def name(self):
+        """The element's ``"name"`` (None if it has none)."""
         return self.data.get("name")
 
     def to_dict(self) -> dict:
+        """The model-file form ``{"kind": ..., **data}``."""
         return {"kind": self.kind, **self.data}
 
     def __repr__(self) -> str:
@@ -1355,6 +1366,12 @@ def _build(d: _Description, source: str) -> Model:
             )  # fmt: skip
         except ModelError as err:
             raise FileFormatError(f"{source}: {j['node'].label()}: {err}") from err
+    prescribed = [c["name"] for j in order for c in j["coordinates"] if c["prescribed"]]
+    if prescribed:
+        d.notes.append(
+            "prescribed coordinates are free coordinates in ahbm (their functions are kept in "
+            "the coordinate table): " + ", ".join(prescribed)
+        )
     if locked_names:
         d.notes.append(
             "locked coordinates are fixed at their default values: " + ", ".join(locked_names)
@@ -1398,7 +1415,7 @@ def _build(d: _Description, source: str) -> Model:
 
 
 def read_osim(path) -> Model:
-    """Read an OpenSim model file (``.osim``, OpenSim 4.x or 3.3) into a Model.
+    """Read an OpenSim model file (``.osim``, OpenSim 4.x, or 3.x/2.x) into a Model.
 
     Parameters
     ----------
@@ -1411,7 +1428,8 @@ def read_osim(path) -> Model:
         Bodies with OpenSim's names, frames, masses, centres of mass and
         inertias (about the COM, products included); one ahbm joint per
         OpenSim joint (named like it) whose coordinates are OpenSim's
-        coordinates, in OpenSim's order; markers on their bodies; gravity;
+        coordinates, in the order of OpenSim's state vectors (see Notes);
+        markers on their bodies; gravity;
         ``model.constraints`` with a
         :class:`~ahbm.dynamics.CoordinateCoupling` per
         ``CoordinateCouplerConstraint``; and the section ``"opensim"``
@@ -1446,6 +1464,8 @@ def read_osim(path) -> Model:
                               parent frame, OpenSim's coordinate order)
     CustomJoint               ``custom`` (its SpatialTransform), or
                               ``revolute``/``prismatic`` when it is one
+                              linear axis, ``universal``/``euler`` when it
+                              is 2 or 3 rotations about coordinate axes
     ========================  ================================================
 
     The parent offset frame is the joint frame (``position``, ``rotation``),
@@ -1456,7 +1476,10 @@ def read_osim(path) -> Model:
     parent frame instead of the angle rates: :func:`osim_speed_matrix`
     converts.
 
-    **Coordinates**: ``model.coordinate_names`` are OpenSim's names. A
+    **Coordinates**: ``model.coordinate_names`` are OpenSim's names, in the
+    order of OpenSim's ``Q`` and ``U`` (Simbody's: the joints level by level
+    from the ground, file order within a level; a CustomJoint's coordinates
+    in the order of its transform axes), not the CoordinateSet order. A
     locked coordinate is removed and its joint fixed at the default value
     (a note in the warning). A clamped coordinate's range is the joint's
     ``limits`` (``{name: [lower, upper]}``, used as bounds by
