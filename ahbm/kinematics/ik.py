@@ -438,11 +438,16 @@ def fit_markers(
     coordinate_weights : dict, optional
         Coordinate name -> non-negative weight of its task (default 1), in
         1/rad² or 1/m² relative to the marker weights (1/m²).
-    warm_start : {"previous", "extrapolate"}, optional
+    warm_start : {"previous", "extrapolate", "pipeline"}, optional
         Start of each block: the last solution ("previous", default), or its
         linear extrapolation from the last two solutions along the frame index
         ("extrapolate": ``q_k + (f − f_k)/(f_k − f_{k−1}) · (q_k ⊖ q_{k−1})``,
         clipped into the bounds), which saves iterations on smooth motion.
+        "pipeline": a window of `block_size` frames slides along the trial;
+        a frame enters when an earlier one has converged and starts from the
+        extrapolation of the current estimates of the two frames before it, so
+        that every frame is warm-started from its predecessors while each
+        iteration still evaluates `block_size` frames in one vectorized call.
 
     Returns
     -------
@@ -548,8 +553,10 @@ def fit_markers(
         if q_start.shape != (model.nq,):
             raise DataError(f"Expected `q0` to have shape ({model.nq},), got {q_start.shape}")
         q_start = np.clip(q_start, lower, upper)
-    if warm_start not in ("previous", "extrapolate"):
-        raise DataError(f"`warm_start` must be 'previous' or 'extrapolate', got {warm_start!r}")
+    if warm_start not in ("previous", "extrapolate", "pipeline"):
+        raise DataError(
+            f"`warm_start` must be 'previous', 'extrapolate' or 'pipeline', got {warm_start!r}"
+        )
     block_size = int(block_size)
     if block_size < 1:
         raise DataError(f"`block_size` must be a positive integer, got {block_size}")
@@ -572,7 +579,27 @@ def fit_markers(
     q_prev = q_start
     last = []  # (frame, q) of the last two solved frames
     frames = np.nonzero(n_vis > 0)[0]
-    for start in range(0, len(frames), block_size):
+    if warm_start == "pipeline" and len(frames):
+        Q, conv, it, det = _lm_pipeline(
+            model,
+            frames,
+            q_start,
+            Xz[frames],
+            Wf[frames],
+            bodies,
+            local,
+            (lower, upper, lo_v, hi_v, v2q, bounded),
+            max_iter,
+            tol,
+            xtol,
+            None if CW is None else (CT[frames], CW[frames]),
+            block_size,
+        )
+        q_out[frames], converged[frames], iterations[frames], determined[frames] = Q, conv, it, det
+        frames_blocks = range(0)
+    else:
+        frames_blocks = range(0, len(frames), block_size)
+    for start in frames_blocks:
         fr = frames[start : start + block_size]
         Q0 = np.repeat(q_prev[None], len(fr), axis=0)
         if warm_start == "extrapolate" and len(last) == 2:
@@ -682,81 +709,206 @@ def _coordinate_tasks(model, v2q, n_frames, targets, weights):
     return CT, CW
 
 
-def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol, coord=None):
-    """Vectorized Levenberg–Marquardt over a block of frames (each frame independent)."""
+def _lm_terms(model, Qb, X, W, bodies, local, coord, v2q):
+    """Cost, Gauss-Newton matrix JᵀWJ and gradient JᵀWr of frames Qb (B, nq)."""
+    P, J = _positions_jacobians(_st.compute(model, Qb, columns=True), bodies, local)
+    P = np.moveaxis(P, -1, 0)  # (B, m, 3)
+    J = np.moveaxis(J, -1, 0)  # (B, m, 3, nv)
+    B, m = W.shape
+    r = (P - X).reshape(B, 3 * m)
+    J = J.reshape(B, 3 * m, -1)
+    w3 = np.repeat(W, 3, axis=1)
+    cost = np.einsum("bk,bk->b", w3 * r, r)
+    JwT = np.swapaxes(J * w3[:, :, None], 1, 2)
+    H = JwT @ J
+    g = (JwT @ r[:, :, None])[:, :, 0]
+    if coord is not None:
+        CT, CW = coord
+        rc = np.where(v2q >= 0, Qb[:, np.maximum(v2q, 0)], 0.0) - CT
+        cost = cost + np.einsum("bv,bv->b", CW, rc * rc)
+        H = H + CW[:, :, None] * np.eye(model.nv)
+        g = g + CW * rc
+    return cost, H, g
+
+
+def _at_bounds(Qb, bnd):
+    """Masks (B, nv) of coordinates at their lower / upper bound."""
     lower, upper, lo_v, hi_v, v2q, bounded = bnd
-    B = Q.shape[0]
-    nv = model.nv
-
-    def evaluate(Qb):
-        P, J = _positions_jacobians(_st.compute(model, Qb, columns=True), bodies, local)
-        P = np.moveaxis(P, -1, 0)  # (B, m, 3)
-        J = np.moveaxis(J, -1, 0)  # (B, m, 3, nv)
-        r = P - X
-        cost = np.einsum("bm,bmi,bmi->b", W, r, r)
-        Jw = J * W[:, :, None, None]
-        H = np.einsum("bmia,bmic->bac", Jw, J)
-        g = np.einsum("bmia,bmi->ba", Jw, r)
-        if coord is not None:
-            CT, CW = coord
-            rc = np.where(v2q >= 0, Qb[:, np.maximum(v2q, 0)], 0.0) - CT
-            cost = cost + np.einsum("bv,bv->b", CW, rc * rc)
-            H = H + CW[:, :, None] * np.eye(nv)
-            g = g + CW * rc
-        return cost, H, g
-
     eps_lo = 1e-12 * (1.0 + np.abs(np.where(np.isfinite(lo_v), lo_v, 0.0)))
     eps_hi = 1e-12 * (1.0 + np.abs(np.where(np.isfinite(hi_v), hi_v, 0.0)))
+    qv = np.where(v2q >= 0, Qb[:, np.maximum(v2q, 0)], 0.0)
+    return qv <= lo_v + eps_lo, qv >= hi_v - eps_hi
 
-    def at_bounds(Qb):
-        qv = np.where(v2q >= 0, Qb[:, np.maximum(v2q, 0)], 0.0)
-        return qv <= lo_v + eps_lo, qv >= hi_v - eps_hi
 
-    cost, H, g = evaluate(Q)
-    lam = np.full(B, 1e-4)
+def _lm_trial(model, Q, H, g, lam, bnd):
+    """Damped Gauss-Newton step of every frame: (dv, trial Q), projected onto the bounds."""
+    lower, upper, bounded = bnd[0], bnd[1], bnd[5]
+    free = np.ones(g.shape, dtype=bool)
+    if bounded:
+        at_lo, at_hi = _at_bounds(Q, bnd)
+        # the descent direction -g points outwards at an active bound
+        free = ~((at_lo & (g > 0)) | (at_hi & (g < 0)))
+    dv = _solve_step(H, g, lam, free)
+    Qt = integrate_q(model, Q, dv)
+    if bounded:
+        Qt = np.clip(Qt, lower, upper)
+    return dv, Qt
+
+
+def _lm_update(state, dv, Qt, trial, active, bnd, tol, xtol):
+    """Accept or reject the trial of the active frames; return (newly converged, stalled).
+
+    `state` = [Q, cost, H, g, lam] is updated in place.
+    """
+    Q, cost, H, g, lam = state
+    cost_t, H_t, g_t = trial
+    accept = active & (cost_t <= cost)
+    decrease = cost - cost_t
+    step = np.linalg.norm(dv, axis=1)
+    qn = np.linalg.norm(np.where(np.isfinite(Q), Q, 0.0), axis=1)
+    small_step = step <= xtol * (1.0 + qn)
+    small_dec = decrease <= tol * np.maximum(cost, 1e-300)
+    Q = np.where(accept[:, None], Qt, Q)
+    cost = np.where(accept, cost_t, cost)
+    H = np.where(accept[:, None, None], H_t, H)
+    g = np.where(accept[:, None], g_t, g)
+    lam = np.where(accept, np.maximum(lam / 3.0, 1e-12), lam * 4.0)
+    # projected gradient (zero on coordinates held at a bound)
+    if bnd[5]:
+        at_lo, at_hi = _at_bounds(Q, bnd)
+        gp = np.where((at_lo & (g > 0)) | (at_hi & (g < 0)), 0.0, g)
+    else:
+        gp = g
+    hs = np.sqrt(np.maximum(np.einsum("bii->b", H), 1e-300))
+    tiny_grad = np.linalg.norm(gp, axis=1) <= 1e-14 * hs * np.sqrt(np.maximum(cost, 0)) + 1e-30
+    newly = active & ((accept & (small_dec | small_step)) | tiny_grad | (cost <= 1e-30))
+    stalled = active & ~newly & (lam > 1e12)
+    state[:] = [Q, cost, H, g, lam]
+    return newly, stalled
+
+
+def _well_determined(H):
+    """The weighted Jacobian has full rank (on the free coordinates)."""
+    ev = np.linalg.eigvalsh(H)
+    return ev[:, 0] > 1e-10 * np.maximum(ev[:, -1], 1e-300)
+
+
+def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol, coord=None):
+    """Vectorized Levenberg–Marquardt over a block of frames (each frame independent)."""
+    B = Q.shape[0]
+    v2q = bnd[4]
+    cost, H, g = _lm_terms(model, Q, X, W, bodies, local, coord, v2q)
+    state = [Q, cost, H, g, np.full(B, 1e-4)]
     done = np.zeros(B, dtype=bool)
     conv = np.zeros(B, dtype=bool)
     iters = np.zeros(B, dtype=int)
-    gscale = 1e-14
     for _ in range(int(max_iter)):
         active = ~done
         if not active.any():
             break
         iters[active] += 1
-        free = np.ones((B, nv), dtype=bool)
-        if bounded:
-            at_lo, at_hi = at_bounds(Q)
-            # the descent direction -g points outwards at an active bound
-            free = ~((at_lo & (g > 0)) | (at_hi & (g < 0)))
-        dv = _solve_step(H, g, lam, free)
-        Qt = integrate_q(model, Q, dv)
-        if bounded:
-            Qt = np.clip(Qt, lower, upper)
-        cost_t, H_t, g_t = evaluate(Qt)
-        accept = active & (cost_t <= cost)
-        decrease = cost - cost_t
-        step = np.linalg.norm(dv, axis=1)
-        qn = np.linalg.norm(np.where(np.isfinite(Q), Q, 0.0), axis=1)
-        small_step = step <= xtol * (1.0 + qn)
-        small_dec = decrease <= tol * np.maximum(cost, 1e-300)
-        Q = np.where(accept[:, None], Qt, Q)
-        cost = np.where(accept, cost_t, cost)
-        H = np.where(accept[:, None, None], H_t, H)
-        g = np.where(accept[:, None], g_t, g)
-        lam = np.where(accept, np.maximum(lam / 3.0, 1e-12), lam * 4.0)
-        # projected gradient (zero on coordinates held at a bound)
-        if bounded:
-            at_lo, at_hi = at_bounds(Q)
-            gp = np.where((at_lo & (g > 0)) | (at_hi & (g < 0)), 0.0, g)
-        else:
-            gp = g
-        hs = np.sqrt(np.maximum(np.einsum("bii->b", H), 1e-300))
-        tiny_grad = np.linalg.norm(gp, axis=1) <= gscale * hs * np.sqrt(np.maximum(cost, 0)) + 1e-30
-        newly = active & ((accept & (small_dec | small_step)) | tiny_grad | (cost <= 1e-30))
+        dv, Qt = _lm_trial(model, state[0], state[2], state[3], state[4], bnd)
+        trial = _lm_terms(model, Qt, X, W, bodies, local, coord, v2q)
+        newly, stalled = _lm_update(state, dv, Qt, trial, active, bnd, tol, xtol)
         conv |= newly
-        stalled = active & ~newly & (lam > 1e12)
         done |= newly | stalled
-    # well-determined: the weighted Jacobian has full rank on the free coordinates
-    ev = np.linalg.eigvalsh(H)
-    det = ev[:, 0] > 1e-10 * np.maximum(ev[:, -1], 1e-300)
-    return Q, conv, iters, det
+    return state[0], conv, iters, _well_determined(state[2])
+
+
+def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol, xtol,
+                 coord, window):  # fmt: skip
+    """Levenberg–Marquardt over a sliding window of frames, each warm-started from its predecessors.
+
+    Frames enter the window in order as earlier ones converge; an entering frame
+    starts from the linear extrapolation of the current estimates of the two
+    frames before it (the previous one's only for the second frame, `q_start`
+    for the first). Every iteration evaluates the whole window in one call.
+    Returns q (n, nq), converged, iterations, well_determined for `frames`.
+    """
+    n = len(frames)
+    nq, nv = model.nq, model.nv
+    v2q = bnd[4]
+    lower, upper, bounded = bnd[0], bnd[1], bnd[5]
+    q_est = np.full((n, nq), np.nan)
+    conv = np.zeros(n, dtype=bool)
+    iters = np.zeros(n, dtype=int)
+    det = np.zeros(n, dtype=bool)
+    slot_frame = np.full(window, -1, dtype=int)  # index into `frames`, -1: empty
+    finished_mask = np.zeros(n, dtype=bool)
+    extrapolate_gap = 4.0
+    state = [
+        np.repeat(q_start[None], window, axis=0),
+        np.zeros(window),
+        np.repeat(np.eye(nv)[None], window, axis=0),
+        np.zeros((window, nv)),
+        np.full(window, 1e-4),
+    ]
+    Xw = np.zeros((window,) + X.shape[1:])
+    Ww = np.zeros((window,) + W.shape[1:])
+    CTw = CWw = None
+    if coord is not None:
+        CTw, CWw = np.zeros((window, nv)), np.zeros((window, nv))
+    next_frame = 0
+
+    def starts(ks):
+        """Starts of entering frames `ks`: extrapolated from the last two converged frames."""
+        ks = np.asarray(ks)
+        done_before = np.nonzero(finished_mask[: ks[0]])[0][-2:]
+        if done_before.size == 0:
+            return np.repeat(q_start[None], len(ks), axis=0)
+        k1 = done_before[-1]
+        base = np.repeat(q_est[k1][None], len(ks), axis=0)
+        if done_before.size == 1:
+            return base
+        k0 = done_before[0]
+        gap = np.minimum((frames[ks] - frames[k1]).astype(float), extrapolate_gap)
+        rate = difference_q(model, q_est[k0], q_est[k1]) / float(frames[k1] - frames[k0])
+        q = integrate_q(model, base, gap[:, None] * rate[None, :])
+        return np.clip(q, lower, upper) if bounded else q
+
+    while True:
+        # refill empty slots (their trial point is the start)
+        new = np.zeros(window, dtype=bool)
+        empty = np.nonzero(slot_frame < 0)[0][: max(n - next_frame, 0)]
+        if empty.size:
+            ks = np.arange(next_frame, next_frame + empty.size)
+            next_frame += empty.size
+            slot_frame[empty] = ks
+            new[empty] = True
+            Xw[empty], Ww[empty] = X[ks], W[ks]
+            if coord is not None:
+                CTw[empty], CWw[empty] = coord[0][ks], coord[1][ks]
+            q_est[ks] = starts(ks)
+        occupied = slot_frame >= 0
+        if not occupied.any():
+            break
+        old = occupied & ~new
+        Qt = state[0].copy()
+        dv = np.zeros((window, nv))
+        if old.any():
+            dv_o, Qt_o = _lm_trial(model, state[0], state[2], state[3], state[4], bnd)
+            dv[old], Qt[old] = dv_o[old], Qt_o[old]
+        Qt[new] = q_est[slot_frame[new]]
+        Qt[~occupied] = state[0][~occupied]
+        cw = None if coord is None else (CTw, CWw)
+        trial = _lm_terms(model, Qt, Xw, Ww, bodies, local, cw, v2q)
+        # new frames: take the start as the current state
+        Q, cost, H, g, lam = state
+        Q = np.where(new[:, None], Qt, Q)
+        cost = np.where(new, trial[0], cost)
+        H = np.where(new[:, None, None], trial[1], H)
+        g = np.where(new[:, None], trial[2], g)
+        lam = np.where(new, 1e-4, lam)
+        state[:] = [Q, cost, H, g, lam]
+        newly, stalled = _lm_update(state, dv, Qt, trial, old, bnd, tol, xtol)
+        idx = slot_frame[old]
+        iters[idx] += 1
+        q_est[slot_frame[occupied]] = state[0][occupied]
+        finished = newly | stalled | (old & (iters[np.maximum(slot_frame, 0)] >= max_iter))
+        if finished.any():
+            k = slot_frame[finished]
+            conv[k] = newly[finished]
+            det[k] = _well_determined(state[2][finished])
+            finished_mask[k] = True
+            slot_frame[finished] = -1
+    return q_est, conv, iters, det

@@ -17,10 +17,12 @@ frame (NaN) are left out of that frame). Coordinate tasks take their target
 from the coordinate's default value, a manual value, or the
 ``<coordinate_file>``. Coordinates that OpenSim clamps are bounded by their
 ranges. The solver is :func:`ahbm.kinematics.ik.fit_markers`
-(Levenberg-Marquardt with the model's analytic marker Jacobians) warm-started
-from the previous solution: frames are solved in small vectorized blocks
-(`block_size`, default 4), each block starting from the last solution of the
-previous one; OpenSim's assembler instead tracks frame by frame with
+(Levenberg-Marquardt with the model's analytic marker Jacobians) with its
+"pipeline" warm start: a window of `block_size` frames (default 32) slides
+along the trial, each frame entering when an earlier one has converged and
+starting from the linear extrapolation (at most 4 frames ahead) of the last
+two converged frames; every iteration evaluates the whole window in one
+vectorized call. OpenSim's assembler instead tracks frame by frame with
 ``accuracy`` as its tolerance. Both converge to the same minimum of the same
 objective where it is unique.
 """
@@ -178,7 +180,7 @@ def inverse_kinematics_opensim(
     time_range=None,
     bounds=None,
     q0=None,
-    block_size: int = 4,
+    block_size: int = 32,
     accuracy: float = 1e-5,
 ) -> IKOpenSimResult:
     """Inverse kinematics with OpenSim's objective (marker and coordinate tasks).
@@ -205,7 +207,8 @@ def inverse_kinematics_opensim(
     q0 : array_like, shape (nq,), optional
         Start of the first frame (default: the coordinates' default values).
     block_size : int, optional
-        Frames solved together (see :func:`~ahbm.kinematics.ik.fit_markers`).
+        Frames in the sliding window (``warm_start="pipeline"`` of
+        :func:`~ahbm.kinematics.ik.fit_markers`); 1 solves frame after frame.
     accuracy : float, optional
         OpenSim's ``<accuracy>``: the solver stops when the step is below
         ``accuracy (1 + |q|)`` (or the cost decreases by less than 1e-10 of
@@ -278,7 +281,7 @@ def inverse_kinematics_opensim(
         tol=1e-10,
         coordinate_targets=targets,
         coordinate_weights=coordinate_weights,
-        warm_start="extrapolate",
+        warm_start="pipeline",
     )
     err = res.residuals
     with np.errstate(invalid="ignore"):
@@ -435,7 +438,7 @@ def run_ik_setup(
     output=None,
     time_range=None,
     model: Model | None = None,
-    block_size: int = 4,
+    block_size: int = 32,
     write: bool = True,
 ) -> IKOpenSimResult:
     """Run an OpenSim Inverse Kinematics setup file with ahbm (``ahbm ik SETUP.xml``).

@@ -169,3 +169,29 @@ def test_subject01_reproduces_the_shared_ik_within_a_degree(tmp_path, capsys):
         unit = np.degrees(rms) if c in ref.angle_columns else rms * 1000  # deg or mm
         assert unit < 1.0, (c, unit)
         assert unit < 0.05, (c, unit)  # in practice ~0.01 deg / 0.01 mm
+
+
+@pytest.mark.parametrize("warm_start", ["pipeline", "extrapolate"])
+def test_warm_starts_of_fit_markers_match_frame_by_frame(warm_start):
+    from ahbm.kinematics.ik import fit_markers
+
+    m = _arm()
+    t = np.arange(60) / 100.0
+    q = np.stack([0.3 + np.sin(3 * t), 1.0 - 0.8 * t + 0.2 * np.cos(5 * t)], axis=1)
+    trial = _trial(m, q, noise=0.003, seed=7)
+    x = trial.points.copy()
+    x[20] = np.nan  # a frame without markers is skipped
+    kw = dict(marker_names=trial.point_labels, xtol=1e-12, tol=1e-15, warn=False)
+    ref = fit_markers(m, x, block_size=1, **kw)
+    for bs in (1, 5, 16):
+        res = fit_markers(m, x, block_size=bs, warm_start=warm_start, **kw)
+        np.testing.assert_allclose(res.q, ref.q, atol=1e-8, equal_nan=True)
+        assert np.isnan(res.q[20]).all() and res.converged[np.arange(60) != 20].all()
+    # with a coordinate task
+    kw["coordinate_targets"] = {"elbow": 0.5}
+    kw["coordinate_weights"] = {"elbow": 0.01}
+    ref = fit_markers(m, x, block_size=1, **kw)
+    res = fit_markers(m, x, block_size=8, warm_start=warm_start, **kw)
+    np.testing.assert_allclose(res.q, ref.q, atol=1e-8, equal_nan=True)
+    with pytest.raises(DataError, match="warm_start"):
+        fit_markers(m, x, warm_start="psychic", marker_names=trial.point_labels)
