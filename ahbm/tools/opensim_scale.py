@@ -237,6 +237,37 @@ def _measurement(el: XmlElement):
     return Measurement(name, pairs, axes, _opt_bool(el, "apply", True))
 
 
+def _set_element(node: XmlElement, tag: str, folder: Path) -> XmlElement | None:
+    """The ``<tag>`` Set of `node`, read from its ``file`` attribute when it has one.
+
+    OpenSim setups may keep a Set in its own file (``<MeasurementSet
+    file="gait2354_Scale_MeasurementSet.xml"/>``), relative to the setup's folder.
+    """
+    from ahbm.tools._xml import parse_xml_file
+
+    el = node.find(tag)
+    ref = "" if el is None else el.attrib.get("file", "").strip()
+    if el is None or ref.lower() in ("", "unassigned"):
+        return el
+    path = Path(ref.replace("\\", "/"))
+    path = path if path.is_absolute() else folder / path
+    root = parse_xml_file(path, f"<{tag}> (named at {el.where()})")
+    found = root if root.tag == tag else root.find(tag)
+    if found is None:
+        raise FileFormatError(
+            f"{el.where()}: the file '{path}' it names has no <{tag}> (root <{root.tag}>)"
+        )
+    return found
+
+
+def _set_owner(node: XmlElement, tag: str, folder: Path) -> XmlElement:
+    """An element whose ``<tag>`` child is the Set of `node` (inline or from its file)."""
+    el = _set_element(node, tag, folder)
+    if el is None or el is node.find(tag):
+        return node
+    return XmlElement(node.tag, {}, el.line, el.source, [el])
+
+
 def _scaler(node: XmlElement, folder: Path) -> ModelScalerSetup:
     order_el = node.find("scaling_order")
     order = tuple(_text(order_el).split()) if order_el is not None else ("measurements",)
@@ -247,13 +278,13 @@ def _scaler(node: XmlElement, folder: Path) -> ModelScalerSetup:
                 "'measurements' and/or 'manualScale'"
             )
     measurements = []
-    ms = node.find("MeasurementSet")
+    ms = _set_element(node, "MeasurementSet", folder)
     for el in _objects(ms) if ms is not None else []:
         if el.tag != "Measurement":
             raise FileFormatError(f"{el.where()}: expected <Measurement> in a MeasurementSet")
         measurements.append(_measurement(el))
     manual = []
-    ss = node.find("ScaleSet")
+    ss = _set_element(node, "ScaleSet", folder)
     for el in _objects(ss) if ss is not None else []:
         if el.tag != "Scale":
             raise FileFormatError(f"{el.where()}: expected <Scale> in a ScaleSet")
@@ -281,7 +312,7 @@ def _scaler(node: XmlElement, folder: Path) -> ModelScalerSetup:
 def _placer(node: XmlElement, folder: Path) -> MarkerPlacerSetup:
     return MarkerPlacerSetup(
         apply=_opt_bool(node, "apply", True),
-        tasks=_ik_task_set(node),
+        tasks=_ik_task_set(_set_owner(node, "IKTaskSet", folder)),
         marker_file=_file(node, "marker_file", folder),
         coordinate_file=_file(node, "coordinate_file", folder),
         time_range=_time_range(node),

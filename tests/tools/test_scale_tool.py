@@ -319,3 +319,29 @@ def test_the_default_pose_satisfies_coordinate_couplings():
     m.constraints = [CoordinateCoupling("c", "b", ratio=2.0, offset=0.1),
                      CoordinateCoupling("b", "a", offset=-0.3)]  # fmt: skip
     np.testing.assert_allclose(_default_pose(m), [0.0, -0.3, -0.5], atol=1e-15)
+
+
+def test_sets_kept_in_their_own_files_are_read(subject):
+    folder = subject[0]
+    text = _setup_text()
+    # move the MeasurementSet and the IKTaskSet into files of their own, as OpenSim's examples do
+    start, end = text.index("<MeasurementSet>"), text.index("</MeasurementSet>") + 17
+    (folder / "measurements.xml").write_text(
+        f'<?xml version="1.0"?>\n<OpenSimDocument Version="30000">{text[start:end]}'
+        "</OpenSimDocument>"
+    )
+    text = text[:start] + '<MeasurementSet file="measurements.xml" />' + text[end:]
+    start, end = text.index("<IKTaskSet>"), text.index("</IKTaskSet>") + 12
+    (folder / "tasks.xml").write_text(text[start:end])
+    text = text[:start] + '<IKTaskSet file="tasks.xml"/>' + text[end:]
+    (folder / "setup.xml").write_text(text)
+    s = read_scale_setup(folder / "setup.xml")
+    assert len(s.scaler.measurements) == 4 and len(s.placer.marker_tasks) == 10
+    (folder / "setup.xml").write_text(text.replace('file="tasks.xml"', 'file="nothere.xml"'))
+    with pytest.raises(FileFormatError, match=r"nothere.xml.*does not exist"):
+        read_scale_setup(folder / "setup.xml")
+    (folder / "setup.xml").write_text(text.replace('file="tasks.xml"', 'file="measurements.xml"'))
+    with pytest.raises(
+        FileFormatError, match=r"element <IKTaskSet>: the file .* has no <IKTaskSet>"
+    ):
+        read_scale_setup(folder / "setup.xml")
