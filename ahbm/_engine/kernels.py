@@ -67,6 +67,7 @@ from ahbm._engine.jit_common import PRI, REV, SPH, sincos
 from ahbm._engine.jit_crba import crba_kernel, kinematics_kernel
 from ahbm._engine.jit_rnea import _B as _RNEA_B
 from ahbm._engine.jit_rnea import rnea_block_kernel, rnea_frame_kernel
+from ahbm.kinematics.functions import LinearFunction
 from ahbm.kinematics.tree import (
     CUSTOM,
     EULER,
@@ -112,14 +113,34 @@ class CustomMap:
     path of each body.
     """
 
-    __slots__ = ("nq", "nv", "n_c", "src_q", "src_v", "functions", "support")
+    __slots__ = (
+        "nq", "nv", "n_c", "src_q", "src_v", "functions", "support", "linear", "slope",
+        "intercept", "other",
+    )  # fmt: skip
+
+    def set_functions(self, functions) -> None:
+        """Keep the functions; linear ones are evaluated together."""
+        self.functions = tuple(functions)
+        lin = [c for c, f in enumerate(functions) if type(f) is LinearFunction]
+        self.linear = np.array(lin, dtype=np.int64)
+        self.slope = np.array([functions[c].slope for c in lin], dtype=float)
+        self.intercept = np.array([functions[c].intercept for c in lin], dtype=float)
+        self.other = tuple(c for c in range(len(functions)) if c not in set(lin))
 
     def derivatives(self, q, order=2):
         """θ_c, f_c' and f_c'' (N, n_c) at q (N, nq); derivatives above `order` are None."""
         N = q.shape[0]
         out = [np.empty((N, self.n_c)) for _ in range(order + 1)]
-        for c, f in enumerate(self.functions):
-            for d, v in enumerate(f.value_and_derivatives(q[:, self.src_q[c]], order)):
+        if self.linear.size:
+            x = q[:, self.src_q[self.linear]]
+            out[0][:, self.linear] = x * self.slope + self.intercept
+            if order >= 1:
+                out[1][:, self.linear] = self.slope
+            if order >= 2:
+                out[2][:, self.linear] = 0.0
+        for c in self.other:
+            parts = self.functions[c].value_and_derivatives(q[:, self.src_q[c]], order)
+            for d, v in enumerate(parts):
                 out[d][:, c] = v
         return tuple(out) + (None,) * (2 - order)
 
@@ -342,7 +363,7 @@ def plan(model: Model) -> Plan:
         cm = CustomMap()
         cm.nq, cm.nv = nq, nv
         cm.n_c = len(custom["functions"])
-        cm.functions = tuple(custom["functions"])
+        cm.set_functions(custom["functions"])
         cm.src_q = np.array(custom["src_q"], dtype=np.int64)
         cm.src_v = np.array(custom["src_v"], dtype=np.int64)
         support = np.zeros((model.n_bodies, cm.n_c), dtype=bool)

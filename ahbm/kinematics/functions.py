@@ -150,7 +150,7 @@ def _opensim_interval(knots: np.ndarray, x: np.ndarray) -> np.ndarray:
     may stop on either side, so those points run its search.
     """
     n = knots.size
-    k = np.clip(np.searchsorted(knots, x, side="right") - 1, 0, n - 2)
+    k = np.minimum(np.maximum(np.searchsorted(knots, x, side="right") - 1, 0), n - 2)
     hit = (x == knots[k]) & (k > 0)
     if hit.any():
         k = k.copy() if k.ndim else np.array(k)
@@ -160,7 +160,12 @@ def _opensim_interval(knots: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def _near_ends(knots: np.ndarray, x: np.ndarray) -> bool:
     """True if some x is outside the knots or within OpenSim's round-off of an end knot."""
-    return bool(np.any(x - knots[0] <= _ROUNDOFF) or np.any(x - knots[-1] >= -_ROUNDOFF))
+    if x.size == 0:
+        return False
+    lo, hi = np.min(x), np.max(x)
+    if np.isnan(lo):
+        return True
+    return bool(lo - knots[0] <= _ROUNDOFF or hi - knots[-1] >= -_ROUNDOFF)
 
 
 def _ends(knots: np.ndarray, x: np.ndarray, inside, values) -> np.ndarray:
@@ -259,8 +264,12 @@ class Function:
         """
         order = _check_derivative(order)
         xa = _as_x(x)
-        return [np.broadcast_to(np.asarray(v, dtype=float), xa.shape).copy()
-                for v in self._derivatives(xa, order)]  # fmt: skip
+        out = self._derivatives(xa, order)
+        return [
+            v if type(v) is np.ndarray and v.shape == xa.shape and v.dtype == float
+            else np.broadcast_to(np.asarray(v, dtype=float), xa.shape).copy()
+            for v in out
+        ]  # fmt: skip
 
     def _derivatives(self, x: np.ndarray, order: int) -> list:
         return [self._value(x, d) for d in range(order + 1)]
