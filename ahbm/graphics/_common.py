@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ahbm._files import atomic_path
+from ahbm._validation import as_path, as_positive_float, output_path
 from ahbm.errors import DataError
 
 __all__ = [
@@ -103,7 +104,9 @@ def save_figure(fig, path, *, dpi=100, close: bool = True, argname: str = "path"
     """
     from matplotlib.backend_bases import FigureCanvasBase
 
-    path = Path(path)
+    check_figure(fig, "fig", required=True)
+    path = output_path(as_path(path, argname), argname)
+    dpi = as_positive_float(dpi, "dpi")
     fmt = path.suffix.lstrip(".").lower()
     try:
         supported = FigureCanvasBase.get_supported_filetypes()
@@ -122,6 +125,40 @@ def save_figure(fig, path, *, dpi=100, close: bool = True, argname: str = "path"
         if close:
             pyplot().close(fig)
     return path
+
+
+def check_figure(fig, name: str = "fig", *, required: bool = False) -> None:
+    """Raise DataError unless `fig` is a matplotlib Figure (or None when not `required`)."""
+    if fig is None and not required:
+        return
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise DataError(
+            f"Expected `{name}` to be a matplotlib Figure{'' if required else ' or None'}, got "
+            f"{type(fig).__name__}"
+        )
+
+
+def check_names(value, name: str, *, allow_str: bool = False):
+    """None, or a list/tuple of str (one str too if `allow_str`), else DataError naming `name`."""
+    if value is None:
+        return None
+    if isinstance(value, str) and allow_str:
+        return value
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise DataError(f"Expected `{name}` to be a list of names, got {value!r:.80}")
+    value = list(value)
+    return value
+
+
+def check_mapping(value, name: str):
+    """None or a mapping, else DataError naming `name`."""
+    from collections.abc import Mapping
+
+    if value is not None and not isinstance(value, Mapping):
+        raise DataError(f"Expected `{name}` to be a dict, got {type(value).__name__}")
+    return value
 
 
 def set_equal_3d(ax, lo, hi, *, margin: float = 0.05, bottom_axis: int | None = None) -> None:

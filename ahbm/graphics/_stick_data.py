@@ -54,6 +54,8 @@ def plug_in_gait_segments(labels: Sequence[str]) -> list[tuple[str, str]]:
     >>> plug_in_gait_segments(["LASI", "RASI", "LKNE", "LTHI"])
     [('LASI', 'RASI'), ('LASI', 'LTHI'), ('LTHI', 'LKNE')]
     """
+    if isinstance(labels, (str, bytes, dict)) or not hasattr(labels, "__iter__"):
+        raise DataError(f"Expected `labels` to be a list of marker labels, got {labels!r}")
     present = set(labels)
     return [(a, b) for a, b in PLUG_IN_GAIT_SEGMENTS if a in present and b in present]
 

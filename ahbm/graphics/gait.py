@@ -10,7 +10,7 @@ import numpy as np
 from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
-from ahbm.graphics._common import SIDE_COLORS, pyplot
+from ahbm.graphics._common import SIDE_COLORS, check_figure, check_mapping, check_names, pyplot
 from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
@@ -232,6 +232,17 @@ def plot_gait_cycles(
             f"got {type(result).__name__}"
         )
     data = {_side_name(k): v for k, v in result.items()}
+    sides = check_names(sides, "sides", allow_str=True)
+    if sides is None:
+        raise DataError("Expected `sides` to be 'both', 'left', 'right' or a list of them")
+    variables = check_names(variables, "variables")
+    planes = check_names(planes, "planes")
+    if planes is None:
+        raise DataError("Expected `planes` to be a list of column titles")
+    check_mapping(normative, "normative")
+    check_mapping(toe_off, "toe_off")
+    check_mapping(colors, "colors")
+    check_figure(fig)
     if isinstance(sides, str):
         if sides.lower() == "both":
             wanted = ["Left", "Right"]
@@ -364,6 +375,12 @@ def gait_cycles_from_results(results: Mapping, key: str = "gait_cycles") -> Mapp
     DataError
         If no such mapping is present (the message lists the result names).
     """
+    if not isinstance(results, Mapping):
+        raise DataError(
+            f"Expected `results` to be a mapping (e.g. trial.results), got {type(results).__name__}"
+        )
+    if not isinstance(key, str):
+        raise DataError(f"Expected `key` to be a str, got {key!r}")
     if key in results and isinstance(results[key], Mapping):
         return results[key]
     sides = {k: v for k, v in results.items() if str(k).lower() in ("left", "right")}

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array
+from ahbm._validation import as_float_array, as_positive_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.graphics._common import pyplot, set_equal_3d
 
@@ -44,7 +44,13 @@ def model_skeleton(model, transforms) -> np.ndarray:
     >>> model_skeleton(m, T)[0].tolist()
     [[0.0, 0.0, 0.0], [0.0, 0.0, -1.0]]
     """
-    T = np.asarray(transforms, dtype=float)
+    check_model(model)
+    T = as_float_array(transforms, "transforms")
+    if T.ndim < 3 or T.shape[-3:] != (model.n_bodies, 4, 4):
+        raise DataError(
+            f"Expected `transforms` to have shape (..., {model.n_bodies}, 4, 4) (one per body), "
+            f"got {T.shape}"
+        )
     parents = np.asarray(model.parent, dtype=int)
     origins = T[..., :3, 3]
     segs = []
@@ -278,6 +284,15 @@ def draw_model(
     from ahbm.kinematics.forward import forward_kinematics
     from ahbm.kinematics.tree import neutral_q
 
+    check_model(model)
+    if triad_length is not None:
+        triad_length = as_positive_float(triad_length, "triad_length", unit="m")
+    from matplotlib.colors import is_color_like
+
+    if not is_color_like(color):
+        raise DataError(
+            f"`color` {color!r} is not a matplotlib color (e.g. 'tab:brown', '#1f77b4')"
+        )
     if q is None:
         q = neutral_q(model)
     q = as_float_array(q, "q")

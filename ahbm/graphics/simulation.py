@@ -8,7 +8,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
-from ahbm.graphics._common import pyplot
+from ahbm.graphics._common import check_figure, pyplot
 
 __all__ = ["plot_simulation"]
 
@@ -116,6 +116,13 @@ def plot_simulation(
         raise DataError(
             f"`result.coordinate_names` has {len(names)} names for {q.shape[1]} coordinates"
         )
+    if coordinates is not None and (
+        isinstance(coordinates, (str, bytes, dict)) or not hasattr(coordinates, "__iter__")
+    ):
+        raise DataError(
+            f"Expected `coordinates` to be a list of names or indices, got {coordinates!r}"
+        )
+    check_figure(fig)
     if coordinates is None:
         cols = list(range(q.shape[1]))
     else:

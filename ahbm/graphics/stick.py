@@ -9,8 +9,15 @@ from pathlib import Path
 import numpy as np
 
 from ahbm._deprecation import warn_deprecated
+from ahbm._validation import as_finite_float, as_positive_float
 from ahbm.errors import AhbmError, DataError
-from ahbm.graphics._common import atomic_output, is_interactive_backend, pyplot, set_equal_3d
+from ahbm.graphics._common import (
+    atomic_output,
+    check_names,
+    is_interactive_backend,
+    pyplot,
+    set_equal_3d,
+)
 from ahbm.graphics._stick_data import (
     _AXES,
     _DEFAULT_RATE,
@@ -678,8 +685,14 @@ def stick_view(
     """
     if vertical_axis not in ("x", "y", "z"):
         raise DataError(f"`vertical_axis` must be 'x', 'y' or 'z', got {vertical_axis!r}")
-    if rate is not None and not (np.isfinite(rate) and rate > 0):
-        raise DataError(f"`rate` must be a positive number of Hz, got {rate!r}")
+    if rate is not None:
+        rate = as_positive_float(rate, "rate", unit="Hz")
+    floor_height = as_finite_float(floor_height, "floor_height", unit="m")
+    labels = check_names(labels, "labels")
+    if segments is not None and (
+        isinstance(segments, (str, bytes, dict)) or not hasattr(segments, "__iter__")
+    ):
+        raise DataError(f"Expected `segments` to be a list of (a, b) pairs, got {segments!r}")
     if data is None and model is None:
         raise DataError("Nothing to draw: give marker `data` (a Trial or an array) or a `model`")
     if (model is None) != (q is None):

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ahbm._deprecation import warn_deprecated
-from ahbm._validation import as_float_array
+from ahbm._validation import as_float_array, as_positive_float
 from ahbm.errors import DataError
-from ahbm.graphics._common import SIDE_COLORS, pyplot
+from ahbm.graphics._common import SIDE_COLORS, check_figure, check_names, pyplot
 
 __all__ = ["XYViewer", "xy_view"]
 
@@ -188,6 +188,11 @@ def _as_events(events):
     out = []
     if events is None:
         return out
+    if isinstance(events, (str, bytes)) or not hasattr(events, "__iter__"):
+        raise DataError(
+            f"Expected `events` to be a list of Event, (time, label) pairs or a mapping, got "
+            f"{events!r}"
+        )
     if isinstance(events, Mapping):
         for label, times in events.items():
             for time in np.atleast_1d(np.asarray(times, dtype=float)):
@@ -291,8 +296,10 @@ def xy_view(
             raise TypeError("xy_view() got both `t` (deprecated) and `time`; use `time`")
         warn_deprecated("xy_view:t", "xy_view(): the argument `t` is deprecated; use `time`")
     t = time if t is None else t
-    if rate is not None and not (np.isfinite(rate) and rate > 0):
-        raise DataError(f"`rate` must be a positive number of Hz, got {rate!r}")
+    if rate is not None:
+        rate = as_positive_float(rate, "rate", unit="Hz")
+    channels = check_names(channels, "channels")
+    check_figure(fig)
     from ahbm.graphics._stick_data import _is_trial
     from ahbm.graphics.stick import StickViewer
 
