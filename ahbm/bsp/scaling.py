@@ -945,7 +945,9 @@ def _scale_points(node, s: dict) -> None:
     Path points (``PathPoint``, ``ConditionalPathPoint``: ``location``),
     moving path points (their ``x/y/z_location`` functions, wrapped in a
     ``MultiplierFunction`` as OpenSim does) and wrap objects (``translation``)
-    that name their ``body`` move with that body's factors.
+    that name their ``body`` move with that body's factors; the
+    ``scale_factors`` of a body's ``attached_geometry`` (display meshes) are
+    multiplied by them (OpenSim's ``Frame::extendScale``).
     """
     if isinstance(node, list):
         for item in node:
@@ -968,6 +970,9 @@ def _scale_points(node, s: dict) -> None:
                     node[key] = _scale_location_function(node[key], float(f[k]))
         if typ.startswith("Wrap") and _is_vec3(node.get("translation")):
             node["translation"] = (np.asarray(node["translation"], float) * f).tolist()
+        for geom in node.get("attached_geometry") or ():  # display geometry of the body
+            if isinstance(geom, dict) and _is_vec3(geom.get("scale_factors")):
+                geom["scale_factors"] = (np.asarray(geom["scale_factors"], float) * f).tolist()
     for value in node.values():
         if isinstance(value, (dict, list)):
             _scale_points(value, s)

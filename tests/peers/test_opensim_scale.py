@@ -160,6 +160,12 @@ def model_data(path, q_list):
             else:
                 loc = osim.PathPoint.safeDownCast(pp).get_location()
                 out["path_points"][pp.getName()] = {"location": [loc[k] for k in range(3)]}
+    out["geometry"] = {}
+    for b in m.getBodySet():
+        for k in range(b.getPropertyByName("attached_geometry").size()):
+            g = b.get_attached_geometry(k)
+            f = g.get_scale_factors()
+            out["geometry"][g.getName()] = [f[i] for i in range(3)]
     cs = m.getCoordinateSet()
     out["coordinates"] = [cs.get(k).getName() for k in range(cs.getSize())]
     out["defaults"] = [cs.get(k).getDefaultValue() for k in range(cs.getSize())]
@@ -446,3 +452,16 @@ def test_manual_scales_of_custom_joints_and_offsets_match_opensim(tmp_path):
             np.testing.assert_allclose(kin.rotations[k, i], pose[b.name][:3], atol=1e-12)
             np.testing.assert_allclose(kin.positions[k, i], pose[b.name][3], atol=1e-12,
                                        err_msg=b.name)  # fmt: skip
+
+
+def test_display_geometry_is_scaled_with_its_body(runs):
+    res, ref, _ = runs
+    mine = {
+        g["name"]: g["scale_factors"]
+        for item in res.scaled_model.section("opensim")
+        if item.kind == "geometry"
+        for g in item.data["attached_geometry"]
+    }
+    assert set(mine) == set(ref["scaled"]["geometry"]) and mine
+    for name, f in ref["scaled"]["geometry"].items():
+        np.testing.assert_allclose(mine[name], f, rtol=1e-14, err_msg=name)
