@@ -18,6 +18,7 @@ from ahbm.kinematics import (
     load_model,
     momentum,
     neutral_q,
+    point_acceleration,
     point_jacobian,
     point_position,
     potential_energy,
@@ -317,3 +318,19 @@ def test_bad_child_frame_raises_model_error():
         Model().add_body("a", "ground", "spherical", child_rotation=np.ones((3, 3)))
     with pytest.raises(ModelError, match="child_position"):
         Model().add_body("a", "ground", "spherical", child_position=[0, 1])
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_constrained_dynamics_of_custom_joints_keep_the_constraint(batch):
+    """A point of the last body held on the ground: its acceleration is zero."""
+    m, rng = _random(7)
+    b = m.n_bodies - 1
+    p = np.array([0.05, -0.1, 0.2])
+    q = random_q(m, rng=rng, size=(3,) if batch else ())
+    qd = rng.normal(size=q.shape[:-1] + (m.nv,))
+    tau = rng.normal(size=qd.shape)
+    con = [dynamics.PointConstraint(b, p)]  # the point's acceleration is held at zero
+    qdd, _ = dynamics.constrained_forward_dynamics(m, q, qd, tau, con)
+    np.testing.assert_allclose(point_acceleration(m, q, qd, qdd, b, p), 0.0, atol=1e-8)
+    free = dynamics.aba(m, q, qd, tau)
+    assert np.abs(point_acceleration(m, q, qd, free, b, p)).max() > 1e-3  # not trivially zero
