@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import warnings
 import xml.parsers.expat as expat
@@ -35,6 +36,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ahbm._files import atomic_path
+from ahbm._validation import output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.kinematics.model_file import register_model_section
 from ahbm.kinematics.tree import Model
@@ -1518,8 +1520,10 @@ def read_osim(path) -> Model:
     """
     from ahbm._validation import check_read_size
 
-    if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
-        raise DataError(f"Expected `path` to be a file path, got {type(path).__name__}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(
+            f"Expected `path` to be a file path (str or os.PathLike), got {type(path).__name__}"
+        )
     path = Path(path)
     source = f"OpenSim model file '{path}'"
     try:
@@ -2069,7 +2073,8 @@ def write_osim(model: Model, path) -> Path:
     """
     if not isinstance(model, Model):
         raise ModelError(f"write_osim expects a Model, got {type(model).__name__}")
+    path = output_path(path, "path")
     text = _osim_text(model)
     with atomic_path(path, argname="path") as tmp:
         tmp.write_text(text, encoding="utf-8")
-    return Path(path)
+    return path

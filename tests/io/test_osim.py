@@ -514,3 +514,21 @@ def test_model_file_with_the_opensim_section_loads_after_import_ahbm(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [str(len(m.section("opensim"))), "joint"]
+
+
+def test_bad_arguments_name_the_argument(tmp_path):
+    from ahbm.errors import DataError
+
+    m = _read(LEGACY)
+    with pytest.raises(DataError, match="`path`"):
+        write_osim(m, None)
+    with pytest.raises(DataError, match="`path`"):
+        write_osim(m, tmp_path)  # a folder
+    with pytest.raises(ModelError, match="expects a Model"):
+        write_osim(tmp_path / "x.osim", m)
+    with pytest.raises(DataError, match="`path`"):
+        read_osim(None)
+    with pytest.raises(DataError, match=r"`q` to have shape \(\.\.\., 5\)"):
+        osim_speed_matrix(m, np.zeros(4))
+    with pytest.raises(ModelError, match="expects a Model"):
+        osim_coordinates("model.osim")
