@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import as_float_array
+from ahbm._validation import as_float_array, as_int, as_nonnegative_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.kinematics.tree import (
     FREE,
@@ -212,6 +212,7 @@ def joint_bounds(model: Model) -> tuple[np.ndarray, np.ndarray]:
     >>> joint_bounds(m)
     (array([-1.]), array([2.]))
     """
+    check_model(model)
     lower = np.full(model.nq, -np.inf)
     upper = np.full(model.nq, np.inf)
     for i, body in enumerate(model.bodies):
@@ -344,6 +345,10 @@ def _select_markers(model, marker_names):
     names, bodies, local = found.names, found.bodies, found.local
     if marker_names is None:
         return names, bodies, local
+    if isinstance(marker_names, (str, bytes, dict)) or not hasattr(marker_names, "__iter__"):
+        raise DataError(
+            f"Expected `marker_names` to be a list of marker names, got {marker_names!r}"
+        )
     marker_names = [str(n) for n in marker_names]
     unknown = [n for n in marker_names if n not in names]
     if unknown:
@@ -557,7 +562,10 @@ def fit_markers(
         raise DataError(
             f"`warm_start` must be 'previous', 'extrapolate' or 'pipeline', got {warm_start!r}"
         )
-    block_size = int(block_size)
+    block_size = as_int(block_size, "block_size", minimum=1)
+    max_iter = as_int(max_iter, "max_iter", minimum=1)
+    tol = as_nonnegative_float(tol, "tol")
+    xtol = as_nonnegative_float(xtol, "xtol")
     if block_size < 1:
         raise DataError(f"`block_size` must be a positive integer, got {block_size}")
     v2q = _v_to_q_index(model)
@@ -740,6 +748,18 @@ def _at_bounds(Qb, bnd):
     return qv <= lo_v + eps_lo, qv >= hi_v - eps_hi
 
 
+def _v2q_identity(model) -> bool:
+    """True when every velocity coordinate is the derivative of the same-index q."""
+    key = "ahbm.kinematics.ik.v2q_identity"
+    hit = model.cache.get(key)
+    if hit is None:
+        v2q = _v_to_q_index(model)
+        hit = model.cache[key] = bool(
+            model.nq == model.nv and np.array_equal(v2q, np.arange(model.nv))
+        )
+    return hit
+
+
 def _lm_trial(model, Q, H, g, lam, bnd):
     """Damped Gauss-Newton step of every frame: (dv, trial Q), projected onto the bounds."""
     lower, upper, bounded = bnd[0], bnd[1], bnd[5]
@@ -749,7 +769,8 @@ def _lm_trial(model, Q, H, g, lam, bnd):
         # the descent direction -g points outwards at an active bound
         free = ~((at_lo & (g > 0)) | (at_hi & (g < 0)))
     dv = _solve_step(H, g, lam, free)
-    Qt = integrate_q(model, Q, dv)
+    # without quaternion joints q and v share their layout: q + dv (no validation pass)
+    Qt = Q + dv if model.nq == model.nv and _v2q_identity(model) else integrate_q(model, Q, dv)
     if bounded:
         Qt = np.clip(Qt, lower, upper)
     return dv, Qt
@@ -869,7 +890,10 @@ def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol
     while True:
         # refill empty slots (their trial point is the start)
         new = np.zeros(window, dtype=bool)
-        empty = np.nonzero(slot_frame < 0)[0][: max(n - next_frame, 0)]
+        # until one frame has converged, the first frame is solved alone, so that
+        # every other frame starts from a converged solution of an earlier one
+        room = max(n - next_frame, 0) if finished_mask.any() else 1 - next_frame
+        empty = np.nonzero(slot_frame < 0)[0][: max(room, 0)]
         if empty.size:
             ks = np.arange(next_frame, next_frame + empty.size)
             next_frame += empty.size
