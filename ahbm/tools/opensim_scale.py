@@ -31,10 +31,16 @@ The steps are OpenSim's (``ScaleTool::run``):
    expressed in its body frame in the fitted pose.
 
 Relative file names are resolved against the setup file's folder, as
-OpenSim does; ``Unassigned`` means not given.
+OpenSim does (absolute names are kept: OpenSim would prefix the folder to
+them too); ``Unassigned`` means not given. A ``<MeasurementSet>``,
+``<ScaleSet>`` or ``<IKTaskSet>`` may be kept in its own file (``file=``).
 
 Notes
 -----
+- A measurement that names a marker missing from the model or from the
+  static trial is a :class:`~ahbm.errors.DataError` (OpenSim warns and does
+  not use the measurement); a marker without data in some selected frame
+  makes the measurement unused, with a warning, as in OpenSim.
 - A ``from_file`` coordinate task takes the coordinate file's value at the
   start of the time range, interpolated linearly (OpenSim evaluates a GCV
   spline of the file there).
@@ -48,9 +54,14 @@ Notes
   its ``Time`` column, which files round to a few decimals); the selected
   frames agree unless a rounded time sits on a time-range boundary.
 - The data of muscles and other forces kept in the ``"opensim"`` model-file
-  section: path points (``"body"`` + ``"location"``) are scaled with their
-  body; muscle fiber and tendon lengths are not re-derived from path lengths
-  (OpenSim's ``postScale`` of muscles needs muscle paths ahbm does not model yet).
+  section: path points, moving path points, wrap-object positions and
+  display meshes are scaled with their bodies; muscle fiber and tendon
+  lengths are not re-derived from path lengths (OpenSim's ``postScale`` of
+  muscles needs muscle paths ahbm does not model yet), nor are wrap-object
+  dimensions scaled.
+- With a ``<MarkerPlacer>`` whose ``apply`` is false, OpenSim 4.6's
+  ``ScaleTool.run()`` reports failure after writing the scaled model; ahbm
+  skips the placer.
 """
 
 from __future__ import annotations
