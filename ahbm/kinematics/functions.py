@@ -415,7 +415,23 @@ class PolynomialFunction(Function):
         return {"type": "PolynomialFunction", "coefficients": self.coefficients.tolist()}
 
 
-class PiecewiseLinearFunction(Function):
+class _PointsFunction(Function):
+    """Base of the functions through points ``(x[i], y[i])`` (x, y, slopes ``_b``)."""
+
+    __slots__ = ("x", "y", "_b")
+
+    def _value(self, xq, derivative):
+        return self._derivatives(xq, derivative)[derivative]
+
+    @property
+    def is_constant(self) -> bool:
+        return bool(np.all(self.y == self.y[0]))
+
+    def to_dict(self) -> dict:
+        return {"type": self.type_name, "x": self.x.tolist(), "y": self.y.tolist()}
+
+
+class PiecewiseLinearFunction(_PointsFunction):
     """Straight segments through the points ``(x[i], y[i])`` (OpenSim's same-named function).
 
     Outside ``[x[0], x[-1]]`` the end segments continue; see the module notes
@@ -428,7 +444,7 @@ class PiecewiseLinearFunction(Function):
     array([ 0.5,  0.5, -1. ])
     """
 
-    __slots__ = ("x", "y", "_b")
+    __slots__ = ()
     type_name = "PiecewiseLinearFunction"
 
     def __init__(self, x, y):
@@ -440,9 +456,6 @@ class PiecewiseLinearFunction(Function):
         b[n - 1] = b[n - 2]
         b.setflags(write=False)
         self._set(x=x, y=y, _b=b)
-
-    def _value(self, xq, derivative):
-        return self._derivatives(xq, derivative)[derivative]
 
     def _derivatives(self, xq, order):
         x, y, b = self.x, self.y, self._b
@@ -457,13 +470,6 @@ class PiecewiseLinearFunction(Function):
             )
             out = [_ends(x, xq, o, ends[d]) for d, o in enumerate(out)]
         return out
-
-    @property
-    def is_constant(self) -> bool:
-        return bool(np.all(self.y == self.y[0]))
-
-    def to_dict(self) -> dict:
-        return {"type": self.type_name, "x": self.x.tolist(), "y": self.y.tolist()}
 
 
 def _simm_coefficients(x: np.ndarray, y: np.ndarray):
@@ -521,7 +527,7 @@ def _simm_coefficients(x: np.ndarray, y: np.ndarray):
     return b, c, d
 
 
-class SimmSpline(Function):
+class SimmSpline(_PointsFunction):
     """SIMM's interpolating cubic spline through ``(x[i], y[i])`` (OpenSim's ``SimmSpline``).
 
     End conditions, extrapolation and knot handling as in OpenSim (module
@@ -542,16 +548,13 @@ class SimmSpline(Function):
     0.004
     """
 
-    __slots__ = ("x", "y", "_b", "_c", "_d")
+    __slots__ = ("_c", "_d")
     type_name = "SimmSpline"
 
     def __init__(self, x, y):
         x, y = _check_points(type(self).__name__, x, y)
         b, c, d = _simm_coefficients(x, y)
         self._set(x=x, y=y, _b=b, _c=c, _d=d)
-
-    def _value(self, xq, derivative):
-        return self._derivatives(xq, derivative)[derivative]
 
     def _derivatives(self, xq, order):
         x, y, b, c, d = self.x, self.y, self._b, self._c, self._d
@@ -572,13 +575,6 @@ class SimmSpline(Function):
             )
             out = [_ends(x, xq, o, ends[j]) for j, o in enumerate(out)]
         return out
-
-    @property
-    def is_constant(self) -> bool:
-        return bool(np.all(self.y == self.y[0]))
-
-    def to_dict(self) -> dict:
-        return {"type": self.type_name, "x": self.x.tolist(), "y": self.y.tolist()}
 
 
 class NaturalCubicSpline(SimmSpline):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from opensim_oracle import opensim_run
+from test_opensim_joints import function_xml
 
 from ahbm.kinematics.functions import (
     Constant,
@@ -19,35 +20,17 @@ from ahbm.kinematics.functions import (
 _SCRIPT = """
 import os, tempfile
 
-def nums(v):
-    return " ".join(repr(float(a)) for a in v)
-
-def xml(d):
-    t = d["type"]
-    if t == "Constant":
-        body = f"<value>{d['value']!r}</value>"
-    elif t == "LinearFunction":
-        body = f"<coefficients>{nums([d['slope'], d['intercept']])}</coefficients>"
-    elif t == "PolynomialFunction":
-        body = f"<coefficients>{nums(d['coefficients'])}</coefficients>"
-    elif t == "MultiplierFunction":
-        body = f"<function>{xml(d['function'])}</function><scale>{d['scale']!r}</scale>"
-    else:
-        body = f"<x>{nums(d['x'])}</x><y>{nums(d['y'])}</y>"
-    return f"<{t}>{body}</{t}>"
-
-def make(d):
+def make(text):
     # built from XML as a model file would be (OpenSim 4 reads NaturalCubicSpline as SimmSpline)
     path = os.path.join(tempfile.mkdtemp(), "f.xml")
     with open(path, "w") as fh:
         fh.write('<?xml version="1.0" encoding="UTF-8" ?><OpenSimDocument Version="40000">'
-                 + xml(d).replace(f"<{d['type']}>", f"<{d['type']} name='f'>", 1)
-                 + "</OpenSimDocument>")
+                 + text + "</OpenSimDocument>")
     return osim.Function.safeDownCast(osim.OpenSimObject.makeObjectFromFile(path))
 
 OUT["values"] = []
-for d in INPUTS["functions"]:
-    f = make(d)
+for text in INPUTS["functions"]:
+    f = make(text)
     rows = []
     for x in INPUTS["x"]:
         v = osim.Vector(1, x)
@@ -56,6 +39,11 @@ for d in INPUTS["functions"]:
                      f.calcDerivative(osim.StdVectorInt([0, 0]), v)])
     OUT["values"].append(rows)
 """
+
+
+def _named_xml(f):
+    """The function's OpenSim XML with a name on the outer element."""
+    return function_xml(f).replace(f"<{f.type_name}>", f'<{f.type_name} name="f">', 1)
 
 
 def _functions():
@@ -106,7 +94,7 @@ def test_functions_match_opensim():
     rng = np.random.default_rng(3)
     # random points, the knots themselves, points outside the range
     x = np.concatenate([rng.uniform(-3.0, 3.0, 40), xk, [-2.5, 2.5], np.radians([-130, 0, 130])])
-    out = opensim_run(_SCRIPT, functions=[f.to_dict() for f in functions], x=x)
+    out = opensim_run(_SCRIPT, functions=[_named_xml(f) for f in functions], x=x)
     for f, rows in zip(functions, out["values"]):
         ref = np.array(rows)
         together = f.value_and_derivatives(x, 2)
@@ -123,7 +111,7 @@ def test_scaled_functions_match_opensim_multiplier():
     functions, _ = _functions()
     x = np.linspace(-2.5, 2.5, 11)
     scaled = [f.scaled(1.7) for f in functions[:3]]
-    out = opensim_run(_SCRIPT, functions=[f.to_dict() for f in scaled], x=x)
+    out = opensim_run(_SCRIPT, functions=[_named_xml(f) for f in scaled], x=x)
     for f, g, rows in zip(functions, scaled, out["values"]):
         assert isinstance(g, MultiplierFunction)
         np.testing.assert_allclose(np.array(rows)[:, 0], 1.7 * f(x), rtol=1e-13, atol=1e-14)
