@@ -42,7 +42,15 @@ mass matrices and inverse dynamics in ``tests/peers/test_opensim_joints.py``):
   (not rotated).
 
 So ``M`` = translate, then rotate: the transform axes are not a sequence of
-primitive joints in file order.
+primitive joints in file order. The velocity of coordinate ``j`` moves each
+axis ``k`` it drives at the rate ``f_k'(q_j) q̇_j``; the velocity-product
+(bias) terms use ``f_k''`` exactly. (Simbody's ``FunctionBased`` mobilizer,
+behind OpenSim's CustomJoint, computes them inexactly when one coordinate
+drives a later rotation axis together with an earlier one, e.g. a knee whose
+flexion drives all three rotation axes: OpenSim's inverse dynamics then differ
+from ahbm's, and from the derivative of OpenSim's own velocities, by
+velocity-product terms; see ``tests/peers/test_opensim_joints.py``.) OpenSim
+also refuses collinear rotation or translation axes; ahbm accepts them.
 
 Child offset frames
 -------------------
