@@ -13,7 +13,7 @@ _SIDES = {"right": 1.0, "left": -1.0, "r": 1.0, "l": -1.0}
 
 def _side(side) -> float:
     """+1 for the right side, -1 for the left."""
-    key = side.lower() if isinstance(side, str) else side
+    key = side.lower() if isinstance(side, str) else None
     if key not in _SIDES:
         raise DataError(f"`side` must be 'right' or 'left', got {side!r}")
     return _SIDES[key]

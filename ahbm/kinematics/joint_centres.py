@@ -27,7 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_int,
+    as_nonnegative_float,
+    check_trailing_shape,
+)
 from ahbm.errors import DataError
 from ahbm.kinematics._jcs_common import _dot, _pair, _side
 from ahbm.types import ResultRepr, TupleResult
@@ -111,7 +117,9 @@ def hip_joint_centre_davis(
         xdis = 0.1288 * LL - 48.56
     else:
         xdis = _positive(asis_trochanter_distance, "asis_trochanter_distance") * 1000.0
-    X = xdis + float(marker_radius) * 1000.0
+    X = xdis + as_nonnegative_float(marker_radius, "marker_radius", unit="m") * 1000.0
+    theta = as_finite_float(theta, "theta", unit="rad")
+    beta = as_finite_float(beta, "beta", unit="rad")
     C = 0.115 * LL - 15.3
     ct, st, cb, sb = np.cos(theta), np.sin(theta), np.cos(beta), np.sin(beta)
     x = C * ct * sb - X * cb
@@ -248,7 +256,7 @@ def chord_joint_centre(
         as_float_array(plane_marker, "plane_marker", allow_nan=True), (3,), "plane_marker"
     )
     wdt = _positive(width, "width")
-    d = wdt / 2.0 + float(marker_radius)
+    d = wdt / 2.0 + as_nonnegative_float(marker_radius, "marker_radius", unit="m")
     try:
         P, K, T = np.broadcast_arrays(P, K, T)
         d = np.broadcast_to(d, P.shape[:-1])
@@ -390,7 +398,7 @@ def sphere_fit_centre(points, *, refine: bool = True, max_iter: int = 50) -> Sph
     c = sol[:3]
     r = np.sqrt(np.maximum(sol[3:] + c @ c, 0.0))
     if refine:
-        for _ in range(int(max_iter)):
+        for _ in range(as_int(max_iter, "max_iter", minimum=0)):
             diff = pts - c
             dist = np.linalg.norm(diff, axis=1)
             res = dist - r[mj]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._validation import as_float_array, as_int, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.rotations import orthonormalize
 from ahbm.types import ResultRepr, TupleResult
@@ -333,7 +333,7 @@ def fit_segment_pose(
         raise DataError(f"Expected `markers` to have shape (..., n_markers, 3), got {X.shape}")
     m = X.shape[-2]
     L = _check_local(local, m)
-    if int(min_markers) < 3:
+    if as_int(min_markers, "min_markers") < 3:
         raise DataError(f"`min_markers` must be at least 3, got {min_markers}")
     batch = X.shape[:-2]
     if weights is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._validation import as_float_array, as_nonnegative_float, check_trailing_shape
 from ahbm.errors import DataError
 
 __all__ = [
@@ -186,7 +186,8 @@ def check_rotation_matrix(R, *, name: str = "R", tol: float = ORTHONORMAL_TOL) -
     >>> from ahbm.kinematics.rotations import rot_z
     >>> check_rotation_matrix(rot_z(0.3))
     """
-    R = np.asarray(R, dtype=np.float64)
+    R = check_trailing_shape(as_float_array(R, name, allow_nan=True), (3, 3), name)
+    tol = as_nonnegative_float(tol, "tol")
     err, det = _chunked(_orthonormality_error, R, 2, ((), ()))
     bad = err > tol
     if np.any(bad):

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ahbm._validation import as_nonnegative_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.rotations._base import (
     _GIMBAL_ZERO,
@@ -178,6 +179,7 @@ def gimbal_lock_mask(R, seq: str, *, tol: float = GIMBAL_TOL) -> np.ndarray:
     """
     axes, _ = _intrinsic_form(seq)
     R = _matrix(R)
+    tol = as_nonnegative_float(tol, "tol")
     _, measure = _matrix_to_euler_intrinsic(R, axes)
     return measure < tol
 
