@@ -587,22 +587,16 @@ def fit_markers(
     q_prev = q_start
     last = []  # (frame, q) of the last two solved frames
     frames = np.nonzero(n_vis > 0)[0]
+    bnd = (lower, upper, lo_v, hi_v, v2q, bounded)
+
+    def coord(fr):
+        return None if CW is None else (CT[fr], CW[fr])
+
     if warm_start == "pipeline" and len(frames):
         Q, conv, it, det = _lm_pipeline(
-            model,
-            frames,
-            q_start,
-            Xz[frames],
-            Wf[frames],
-            bodies,
-            local,
-            (lower, upper, lo_v, hi_v, v2q, bounded),
-            max_iter,
-            tol,
-            xtol,
-            None if CW is None else (CT[frames], CW[frames]),
-            block_size,
-        )
+            model, frames, q_start, Xz[frames], Wf[frames], bodies, local, bnd,
+            max_iter, tol, xtol, coord(frames), block_size,
+        )  # fmt: skip
         q_out[frames], converged[frames], iterations[frames], determined[frames] = Q, conv, it, det
         frames_blocks = range(0)
     else:
@@ -618,17 +612,7 @@ def fit_markers(
             if bounded:
                 Q0 = np.clip(Q0, lower, upper)
         Q, conv, it, det = _lm_block(
-            model,
-            Q0,
-            Xz[fr],
-            Wf[fr],
-            bodies,
-            local,
-            (lower, upper, lo_v, hi_v, v2q, bounded),
-            max_iter,
-            tol,
-            xtol,
-            None if CW is None else (CT[fr], CW[fr]),
+            model, Q0, Xz[fr], Wf[fr], bodies, local, bnd, max_iter, tol, xtol, coord(fr)
         )
         q_out[fr] = Q
         converged[fr] = conv
