@@ -823,6 +823,13 @@ def _describe(root: _Node, source: str) -> _Description:
         version = int(root.attrib.get("Version", "40000"))
     except ValueError:
         raise rd.error(root, f"Version {root.attrib.get('Version')!r} is not a number") from None
+    engine = model.find("DynamicsEngine")
+    if engine is not None:
+        raise rd.error(
+            engine,
+            "OpenSim 1.x/2.x model files (bodies inside a <DynamicsEngine>) are not read; open "
+            "the model in OpenSim 4 and save it to convert it",
+        )
     d = _Description()
     d.name = model.name or "model"
     if model.find("gravity") is not None:

@@ -339,6 +339,9 @@ def test_malformed_xml_and_other_files(tmp_path):
         read_osim(_write(tmp_path, "<Model/>"))
     with pytest.raises(FileFormatError, match="cannot read"):
         read_osim(tmp_path / "missing.osim")
+    old = '<OpenSimDocument Version="10500"><Model name="m">\n<DynamicsEngine><SimbodyEngine/>'
+    with pytest.raises(FileFormatError, match=r"<DynamicsEngine> at line 2: OpenSim 1.x/2.x"):
+        read_osim(_write(tmp_path, old + "</DynamicsEngine></Model></OpenSimDocument>"))
 
 
 @pytest.mark.parametrize(
