@@ -261,10 +261,15 @@ def as_int(value, name: str, *, minimum: int | None = None, error=DataError) -> 
 
 def as_choice(value, name: str, choices, *, error=DataError):
     """`value` if it is one of `choices`, else `error` listing them."""
-    try:
-        ok = value in choices
-    except TypeError:  # unhashable value against a set
-        ok = False
+    if isinstance(value, np.ndarray) or (
+        not isinstance(value, (str, int, float, type(None))) and not np.isscalar(value)
+    ):
+        ok = False  # arrays, lists, dicts are never an option value
+    else:
+        try:
+            ok = value in choices
+        except (TypeError, ValueError):
+            ok = False
     if not ok or isinstance(value, (bool, np.bool_)) and not any(c is value for c in choices):
         listed = ", ".join(repr(c) for c in choices)
         raise error(f"Expected `{name}` to be one of {listed}; got {value!r}")
@@ -345,7 +350,7 @@ def as_vector_array(x, size: int, name: str, *, allow_nan: bool = False) -> np.n
 
 
 def _time_vector(time, n: int) -> np.ndarray:
-    t = np.asarray(time, dtype=float).ravel() if time is not None else None
+    t = as_float_array(time, "time", allow_nan=True).ravel() if time is not None else None
     if t is None or t.size != n:
         size = None if t is None else t.size
         raise DataError(

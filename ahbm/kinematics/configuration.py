@@ -12,8 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, check_trailing_shape
-from ahbm.errors import ModelError
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_int,
+    check_model,
+    check_trailing_shape,
+)
+from ahbm.errors import DataError, ModelError
 from ahbm.kinematics import functions as fn
 from ahbm.kinematics.rotations import (
     quat_multiply,
@@ -35,14 +41,24 @@ __all__ = [
 ]
 
 
+def _check_rng(rng) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise DataError(
+            f"Expected `rng` to be a numpy Generator (np.random.default_rng(seed)), got "
+            f"{type(rng).__name__}"
+        )
+
+
 def check_q(model: Model, q, name: str = "q") -> np.ndarray:
     """Validate generalized coordinates (..., nq) (internal helper)."""
+    check_model(model)
     arr = as_float_array(q, name)
     return check_trailing_shape(arr, (model.nq,), name)
 
 
 def check_v(model: Model, v, name: str) -> np.ndarray:
     """Validate velocity-like arrays (..., nv) (internal helper)."""
+    check_model(model)
     arr = as_float_array(v, name)
     return check_trailing_shape(arr, (model.nv,), name)
 
@@ -56,6 +72,7 @@ def neutral_q(model: Model) -> np.ndarray:
     >>> neutral_q(m)
     array([0., 0., 0., 1.])
     """
+    check_model(model)
     q = np.zeros(model.nq)
     for i, code in enumerate(model.joint_codes):
         k = model.q_index[i]
@@ -106,9 +123,12 @@ def random_model(
     >>> m.n_bodies, bool(np.all(m.parent < np.arange(5)))
     (5, True)
     """
-    n = int(n_bodies)
+    n = as_int(n_bodies, "n_bodies", error=ModelError)
     if n < 1:
         raise ModelError(f"`n_bodies` must be >= 1, got {n_bodies!r}")
+    _check_rng(rng)
+    if isinstance(joint_types, (str, bytes, dict)) or not hasattr(joint_types, "__iter__"):
+        raise ModelError(f"Expected `joint_types` to be a list of joint types, got {joint_types!r}")
     for jt in joint_types:
         if jt not in JOINT_TYPES:
             raise ModelError(f"unknown joint type {jt!r} in `joint_types`")
@@ -224,7 +244,13 @@ def random_q(model: Model, *, rng, size=(), scale: float = 1.0) -> np.ndarray:
     >>> random_q(m, rng=np.random.default_rng(2), size=(4,)).shape[0]
     4
     """
+    check_model(model)
+    _check_rng(rng)
+    scale = as_finite_float(scale, "scale")
+    if isinstance(size, (str, bytes, dict)) or not (np.isscalar(size) or hasattr(size, "__iter__")):
+        raise DataError(f"Expected `size` to be an int or a tuple of ints, got {size!r}")
     size = (size,) if np.isscalar(size) else tuple(size)
+    size = tuple(as_int(s, "size", minimum=0) for s in size)
     q = rng.normal(size=size + (model.nq,)) * scale
     for i, code in enumerate(model.joint_codes):
         if code in (SPHERICAL, FREE):

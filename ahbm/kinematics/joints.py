@@ -105,11 +105,21 @@ _GROUND = "ground"
 # ----------------------------------------------------------------------------
 
 
-def _read_only(value) -> np.ndarray:
-    """A float64 copy of `value` that cannot be written in place."""
-    arr = np.array(value, dtype=float)
+def _read_only(value, what: str = "value") -> np.ndarray:
+    """A float64 copy of `value` that cannot be written in place (ModelError naming `what`)."""
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ModelError(f"`{what}` must be numeric, got {value!r:.80}") from err
     arr.setflags(write=False)
     return arr
+
+
+def _as_tuple(value, what: str) -> tuple:
+    """A tuple of the items of a list/tuple `value` (ModelError naming `what` otherwise)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise ModelError(f"`{what}` must be a list, got {value!r:.80}")
+    return tuple(value)
 
 
 class _Frozen:
@@ -173,12 +183,12 @@ class Joint(_Frozen):
     ):  # fmt: skip
         self._init(
             type=type,
-            axis=None if axis is None else _read_only(axis),
+            axis=None if axis is None else _read_only(axis, "axis"),
             sequence=sequence,
             name=name,
-            coordinates=None if coordinates is None else tuple(coordinates),
+            coordinates=None if coordinates is None else _as_tuple(coordinates, "coordinates"),
             _limits=copy.deepcopy(limits),
-            transform=None if transform is None else tuple(transform),
+            transform=None if transform is None else _as_tuple(transform, "transform"),
         )
 
     @property
