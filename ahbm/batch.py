@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ahbm._files import run_isolated
+from ahbm._validation import as_positive_float
 from ahbm.errors import DataError
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 
@@ -244,10 +245,8 @@ def convert(
         raise DataError(f"`on_error` must be 'continue' or 'raise', got {on_error!r}")
     if timeout is not None and not isolate:
         raise DataError("`timeout` applies to isolate=True only; pass isolate=True or drop it")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise DataError(f"Expected `timeout` to be a positive number of seconds, got {timeout!r}")
+    if timeout is not None:
+        timeout = as_positive_float(timeout, "timeout", unit="s")
     out = Path(output_dir)
     if out.exists() and not out.is_dir():
         raise DataError(f"`output_dir` '{out}' exists and is not a folder")

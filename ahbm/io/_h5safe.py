@@ -171,11 +171,12 @@ class SafeStore:
         """A single-valued attribute of kind "str", "float", "int" or "bool"."""
         h5py = _h5py()
         self.current = f"{where} attribute {key!r}"
-        if key not in obj.attrs:
+        try:
+            aid = obj.attrs.get_id(key)
+        except KeyError:
             if required:
-                raise self.error(where, f"has no attribute {key!r}; the store is damaged")
+                raise self.error(where, f"has no attribute {key!r}; the store is damaged") from None
             return default
-        aid = obj.attrs.get_id(key)
         shape, dtype = aid.shape, aid.dtype
         if shape is None:
             raise self.error(where, f"attribute {key!r} is empty; expected a single {kind}")
@@ -234,10 +235,19 @@ class SafeStore:
             )
 
     def check_all_attrs(self, obj, where: str) -> None:
-        """Check that every attribute of `obj` is small enough to copy."""
+        """Check that every attribute of `obj` is small and of a type ahbm writes."""
+        h5py = _h5py()
         for key in obj.attrs:
             self.current = f"{where} attribute {key!r}"
-            self.check_attr_size(obj.attrs.get_id(key), where, key)
+            aid = obj.attrs.get_id(key)
+            self.check_attr_size(aid, where, key)
+            dt = aid.dtype
+            if h5py.check_string_dtype(dt) is None and (
+                dt.kind not in "biufc" or dt.fields is not None or dt.subdtype is not None
+            ):
+                raise self.error(
+                    where, f"attribute {key!r} has the type {dt}, which ahbm never writes"
+                )
 
     # ------------------------------------------------------------------ datasets
 
@@ -245,6 +255,8 @@ class SafeStore:
         """ "str" for string datasets, else the numpy kind; refuses other types."""
         h5py = _h5py()
         dt = ds.dtype
+        if dt.kind == "S" and dt.subdtype is None:
+            return "S"  # fixed-length bytes (also readable as text)
         if h5py.check_string_dtype(dt) is not None:
             return "str"
         bad = (
@@ -281,7 +293,7 @@ class SafeStore:
                     "follow_links=True to read it from a file you trust)",
                 )
         kind = self.dtype_kind(ds, where)
-        if ("s" if kind == "str" else kind) not in kinds:
+        if not (kind in kinds or (kind in ("str", "S") and "s" in kinds)):
             raise self.error(where, f"has the data type {ds.dtype}; expected {_kind_names(kinds)}")
         if ndim is not None and len(dshape) != ndim:
             raise self.error(where, f"has shape {dshape}; expected {ndim} dimensions")

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ahbm._files import atomic_path, run_isolated
-from ahbm._validation import max_read_bytes, output_path
+from ahbm._validation import as_positive_float, max_read_bytes, output_path
 from ahbm.errors import AhbmError, DataError, FileFormatError
 from ahbm.io._h5safe import H5_ERRORS, MAX_DEPTH, SafeStore
 from ahbm.io.opensim import OpenSimTable
@@ -306,7 +306,7 @@ def _read_tree(st: SafeStore, obj, where: str, depth: int = 0):
     # a dataset without tag (e.g. added by hand): its data
     dshape = st.check_dataset(obj, where, kinds="biufcSs")
     st.charge(obj, where, dshape)
-    if st.dtype_kind(obj, where) == "str":
+    if st.dtype_kind(obj, where) in ("str", "S"):
         return obj.asstr()[()]
     return obj[()]
 
@@ -807,15 +807,25 @@ def save_trial(
                         f"replace it or choose another name"
                     )
                 replace_existing_name = True
-    _write_store(
-        trial,
-        path,
-        name,
-        root_attrs=root_attrs,
-        result_units=result_units,
-        existing=existing,
-        replace=replace_existing_name,
-    )
+    try:
+        _write_store(
+            trial,
+            path,
+            name,
+            root_attrs=root_attrs,
+            result_units=result_units,
+            existing=existing,
+            replace=replace_existing_name,
+        )
+    except AhbmError:
+        raise
+    except H5_ERRORS as err:
+        if not existing:
+            raise
+        raise FileFormatError(
+            f"Cannot add trial {name!r} to HDF5 store '{path}': copying its content failed "
+            f"({type(err).__name__}: {err}); the store is damaged (it was left untouched)"
+        ) from err
     return name
 
 
@@ -995,8 +1005,8 @@ def _load_isolated(path: Path, name, *, timeout, max_bytes: int, follow_links: b
         except OSError:
             size = 0
         timeout = 60.0 + size / 5e6
-    elif isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
-        raise DataError(f"Expected `timeout` to be a positive number of seconds, got {timeout!r}")
+    else:
+        timeout = as_positive_float(timeout, "timeout", unit="s")
     folder = Path(tempfile.mkdtemp(prefix="ahbm-isolated-"))
     try:
         out = folder / "trial.h5"

@@ -15,6 +15,7 @@ import textwrap
 
 import h5py
 import numpy as np
+import pandas as pd
 import pytest
 from io_helpers import assert_trials_equal, make_full_trial
 
@@ -416,3 +417,42 @@ def test_load_trial_isolated_turns_a_libhdf5_crash_into_an_error(tmp_path, store
     assert sys.modules.get("sitecustomize") is None or "_crash" not in dir(
         sys.modules["sitecustomize"]
     )
+
+
+def test_every_tree_type_and_foreign_string_layouts_still_read(tmp_path):
+    """The checks refuse what ahbm never writes, not what it does (or other tools do)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+    try:
+        from test_fuzz_hdf5 import base_trials
+    finally:
+        sys.path.pop(0)
+    full, long = base_trials()
+    full.results["fixed"] = np.array([b"ab", b"c"])
+    full.results["scalars"] = [np.float32(1.5), np.uint8(7), np.bool_(True), 2**62, -0.0]
+    path = tmp_path / "all.h5"
+    save_trial(full, path, name="full")
+    save_trial(long, path, name="long")
+    loaded = load_trial(path, "full")
+    ik, ik_loaded = full.results.pop("ik"), loaded.results.pop("ik")  # (a DataFrame inside)
+    pd.testing.assert_frame_equal(ik.data, ik_loaded.data)
+    assert (ik.name, ik.in_degrees, ik.angle_columns, ik.header, ik.comments, ik.source) == (
+        ik_loaded.name,
+        ik_loaded.in_degrees,
+        ik_loaded.angle_columns,
+        ik_loaded.header,
+        ik_loaded.comments,
+        ik_loaded.source,
+    )
+    assert_trials_equal(full, loaded)
+    assert_trials_equal(long, load_trial(path, "long"))
+    # labels written by another tool as fixed-length strings, an untagged dataset
+    with h5py.File(path, "r+") as f:
+        del f["trials/long/point_labels"]
+        f["trials/long/point_labels"] = np.array([b"A", b"B"])
+        f["trials/long/results/by_hand"] = np.arange(3)
+    trial = load_trial(path, "long")
+    assert trial.point_labels == ["A", "B"]
+    np.testing.assert_array_equal(trial.results["by_hand"], np.arange(3))
