@@ -199,6 +199,14 @@ def test_coordinate_coupler_becomes_a_coupling_constraint():
     np.testing.assert_allclose(
         cs.gamma(m, q, qd)[:, 0], f.value(q[:, d], 2) * qd[:, d] ** 2, atol=1e-13
     )
+    # Jacobian against central differences of the residual
+    G = cs.jacobian(m, q)[:, 0]
+    h = 1e-6
+    for j in (k, d):
+        dq = np.zeros(m.nq)
+        dq[j] = h
+        fd = (cs.position(m, q + dq) - cs.position(m, q - dq))[:, 0] / (2 * h)
+        np.testing.assert_allclose(G[:, j], fd, atol=1e-8)
 
 
 def test_kept_data_forces_wrap_objects_contact_geometry():
