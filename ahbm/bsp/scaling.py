@@ -625,8 +625,8 @@ def segment_scale_factors(
     check_model(model)
     if isinstance(order, (str, bytes, dict)) or not hasattr(order, "__iter__"):
         raise DataError(f"Expected `order` to be a list of steps, got {order!r}")
-    if measurements is not None:
-        _check_measurements(measurements)
+    measurements = () if measurements is None else measurements
+    _check_measurements(measurements)
     if manual is not None and not isinstance(manual, dict):
         raise DataError(
             f"Expected `manual` to be a dict {{body: factor(s)}}, got {type(manual).__name__}"

@@ -145,7 +145,7 @@ def _to_com(h_origin, c):
 
 def _accelerations(model, kin, q, qd, qdd):
     """State and body spatial accelerations (N, nb, 6) for the given (or stored) qdd."""
-    if kin is not None and kin.qdd is None and qdd is not None:
+    if isinstance(kin, _st.Kinematics) and kin.qdd is None and qdd is not None:
         kin = _st.resolve(model, kin, q, qd, needs_qd=True)
         kin = _st.compute(model, kin.q, kin.qd, qdd)  # the same state with accelerations
     elif kin is None and qdd is None:
@@ -619,6 +619,8 @@ def _polygon_edges(position, polygon, ground_normal):
     V = as_float_array(polygon, "polygon", allow_nan=True)
     if V.ndim < 2 or V.shape[-1] != 3:
         raise DataError(f"Expected `polygon` to have shape (..., n_vertices, 3), got {V.shape}")
+    if V.shape[-2] == 0:
+        raise DataError("`polygon` has no vertices; give at least one (n_vertices, 3) vertex")
     try:
         batch = np.broadcast_shapes(p.shape[:-1], V.shape[:-2])
     except ValueError as err:

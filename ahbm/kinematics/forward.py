@@ -197,7 +197,7 @@ def point_acceleration(
     >>> point_acceleration(m, np.zeros(m.nq), qd, np.zeros(m.nv), 0, [0, 0, -1]).round(12)
     array([0., 0., 1.])
     """
-    if kin is not None and kin.qdd is None and qdd is not None:
+    if isinstance(kin, _st.Kinematics) and kin.qdd is None and qdd is not None:
         kin = _st.resolve(model, kin, q, qd, needs_qd=True)
         qdd_flat = _qdd_flat(kin, qdd)
     else:

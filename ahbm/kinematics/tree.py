@@ -298,6 +298,10 @@ class Model:
         removes them.
         """
         spec = _section_spec(key)
+        if items is not None and (
+            isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__")
+        ):
+            raise ModelError(f"section {key!r} must be a list of items, got {items!r:.80}")
         value = () if items is None else tuple(spec.check(list(items), self))
         if value:
             self._sections[key] = value
