@@ -1,6 +1,6 @@
 """A small, safe XML reader for OpenSim setup files (internal to ahbm.tools).
 
-Parses with :mod:`xml.parsers.expat` into :class:`XmlElement` nodes that keep
+Parses with ``xml.parsers.expat`` into :class:`XmlElement` nodes that keep
 their line numbers, so that errors can name the element and the line. A
 document type declaration (``<!DOCTYPE``) or an entity declaration
 (``<!ENTITY``) is refused before anything is expanded (no "billion laughs", no
