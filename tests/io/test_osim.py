@@ -553,3 +553,18 @@ def test_relative_socket_paths(tmp_path):
     joints = text[a:b].replace("<socket_parent>/", "<socket_parent>../../../")
     m = _read(_write(tmp_path, text[:a] + joints + text[b:]))
     assert _same_model(m, _read(ALL))
+
+
+def test_opensim_section_is_checked_against_the_model():
+    m = _read(LEGACY)
+    wrap = OsimItem.make("wrap_object", {"type": "WrapSphere", "name": "w", "body": "arm"})
+    with pytest.raises(ModelError, match="body 'arm'"):
+        m.set_section("opensim", [*m.section("opensim"), wrap])
+    with pytest.raises(ModelError, match="holds OsimItem objects"):
+        m.set_section("opensim", [{"kind": "force"}])
+    d = m.to_dict()
+    d["opensim"].append({"kind": "muscle", "type": "X"})
+    with pytest.raises(ModelError, match="'kind' in"):
+        ahbm.load_model(d)
+    with pytest.raises(ModelError, match="JSON-able"):
+        OsimItem.make("force", {"f": object()})
