@@ -260,22 +260,26 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
                     stacklevel=2,
                 )
 
-    df = pd.DataFrame(data[:, 1:], columns=labels[1:], index=pd.Index(data[:, 0], name=labels[0]))
+    values = data[:, 1:]
     if in_degrees:
         if angle_columns is None:
             angles = [c for c in labels[1:] if _is_angle_column(c)]
         else:
-            missing = [c for c in angle_columns if c not in df.columns]
+            known = set(labels[1:])
+            missing = [c for c in angle_columns if c not in known]
             if missing:
                 raise DataError(
                     f"`angle_columns` names columns not in '{path}': {missing}; "
                     f"available: {labels[1:]}"
                 )
             angles = list(angle_columns)
-        if angles:
-            df[angles] = df[angles].to_numpy() * (np.pi / 180.0)
+        if angles:  # in numpy: pandas sets many columns one by one (quadratic)
+            position = {c: i for i, c in enumerate(labels[1:])}
+            values = values.copy()
+            values[:, sorted({position[c] for c in angles})] *= np.pi / 180.0
     else:
         angles = [] if angle_columns is None else list(angle_columns)
+    df = pd.DataFrame(values, columns=labels[1:], index=pd.Index(data[:, 0], name=labels[0]))
     return OpenSimTable(
         data=df,
         name=name,

@@ -690,8 +690,8 @@ def function_from_dict(d, *, what: str = "function") -> Function:
     if not isinstance(d, dict):
         raise ModelError(f"{what} must be a dict with a 'type' field, got {type(d).__name__}")
     kind = _need(d, "type", what)
-    if kind not in _TYPES:
-        raise ModelError(f"{what} has the unknown type {kind!r}; known types: {sorted(_TYPES)}")
+    if not isinstance(kind, str) or kind not in _TYPES:
+        raise ModelError(f"{what} has the unknown type {kind!r:.60}; known types: {sorted(_TYPES)}")
     extra = set(d) - {"type"}
     known = {
         "Constant": {"value"},

@@ -73,6 +73,18 @@ def test_the_valid_file_loads(tmp_path):
             r"joint 'coordinates' must be non-empty strings, got \['q'\]",
         ),  # fmt: skip
         ({"joint": {"type": "revolute", "axis": [1e308, 0, 0]}}, r"joint axis has a value"),
+        (
+            {
+                "joint": {
+                    "type": "custom",
+                    "transform": [
+                        {"axis": [0, 0, 1], "coordinate": "q", "function": {"type": [[1, 2]]}}
+                    ]
+                    + [{"axis": [1, 0, 0], "coordinate": None}] * 5,
+                }
+            },
+            r"unknown type \[\[1, 2\]\]",
+        ),  # fmt: skip
         ({"joint": {"type": "revolute", "axis": [10**400, 0, 0]}}, r"joint axis must be 3 num"),
     ],
 )
