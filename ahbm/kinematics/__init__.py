@@ -60,7 +60,7 @@ from ahbm.kinematics.jcs import (
     score_centre,
     sphere_fit_centre,
 )
-from ahbm.kinematics.joints import Body, Joint
+from ahbm.kinematics.joints import Body, Joint, TransformAxis
 from ahbm.kinematics.markers import (
     SegmentPose,
     apply_transform,
@@ -93,6 +93,7 @@ __all__: list[str] = [
     # multibody trees (tree.py, joints.py, model_file.py, configuration.py, forward.py)
     "Body",
     "Joint",
+    "TransformAxis",
     "Kinematics",
     "Model",
     "body_jacobian",
