@@ -22,7 +22,6 @@ the campaign at full size.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -322,7 +321,7 @@ def _m_move(f, rng, groups, datasets, secret):
 
 def _m_deep(f, rng, groups, datasets, secret):
     g = f[_pick(rng, [p for p in groups if "/results" in p] or groups)]
-    depth = int(rng.choice([70, 200, 1000]))
+    depth = int(rng.choice([70, 200, 500]))
     for i in range(depth):
         g = g.create_group(f"d{i}")
         g.attrs["ahbm_type"] = "dict"
@@ -358,7 +357,7 @@ def _m_tag(f, rng, groups, datasets, secret):
 def _m_many(f, rng, groups, datasets, secret):
     g = f.require_group("/trials/full/results/many")
     g.attrs["ahbm_type"] = "list"
-    n = int(rng.choice([300, 1000]))
+    n = int(rng.choice([300, 600]))
     for i in range(n):
         g.create_dataset(str(i), data=np.float64(i)).attrs["ahbm_type"] = "float"
     return f"a list of {n} items"
@@ -433,7 +432,10 @@ def store_cases(n: int, seed: int, *, folder=None) -> list[Case]:
 
 
 def test_fuzz_hdf5_store(tmp_path):
-    cases = store_cases(240, 1, folder=tmp_path)
+    cases = store_cases(200, 1, folder=tmp_path)
+    structural_notes = [c.note for i, c in enumerate(cases) if i % 2 == 1]
+    applied = [n for n in structural_notes if "not applicable" not in n]
+    assert len(applied) >= 0.8 * len(structural_notes), structural_notes
     report = run_cases(
         read_store,
         cases,
@@ -445,12 +447,3 @@ def test_fuzz_hdf5_store(tmp_path):
     counts = report.counts()
     # the campaign exercises both outcomes: intact reads and refusals
     assert counts["ok"] > 0 and counts["ahbm"] > 0, counts
-
-
-def test_structural_mutations_are_applied(tmp_path):
-    raw = base_store(tmp_path / "base.h5")
-    secret = _secret(tmp_path)
-    rng = np.random.default_rng(5)
-    notes = [structural(raw, rng, tmp_path, secret)[1] for _ in range(40)]
-    assert sum("not applicable" not in n for n in notes) >= 30, notes
-    assert os.listdir(tmp_path)  # the secret files are there for the links to point at
