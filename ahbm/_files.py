@@ -185,6 +185,8 @@ def cleanup_temporaries(folder, *, dry_run: bool = False) -> list[Path]:
     >>> cleanup_temporaries(".")
     []
     """
+    if not isinstance(folder, (str, os.PathLike)):
+        raise DataError(f"Expected `folder` to be a folder path, got {type(folder).__name__}")
     folder = Path(os.fspath(folder))
     if not folder.is_dir():
         raise DataError(f"Expected `folder` to be a folder, got {str(folder)!r}")
@@ -312,7 +314,14 @@ def atomic_path(path, *, argname: str = "path") -> Iterator[Path]:
     >>> Path("out.txt").read_text()
     'complete content'
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(
+            f"Expected `{argname}` to be a file path (str or os.PathLike), got "
+            f"{type(path).__name__}"
+        )
     target = Path(os.fspath(path))
+    if target.is_dir():
+        raise DataError(f"`{argname}` {str(target)!r} is a folder; give a file name inside it")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise DataError(

@@ -784,6 +784,11 @@ def save_trial(
     """
     check_trial(trial)
     path = output_path(path)
+    if result_units is not None and not isinstance(result_units, Mapping):
+        raise DataError(
+            "Expected `result_units` to be a mapping {result name or key tuple: unit}, got "
+            f"{type(result_units).__name__}"
+        )
     if name is None:
         name = Path(trial.source).stem if trial.source else "trial"
         name = name or "trial"

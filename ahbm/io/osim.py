@@ -1736,8 +1736,9 @@ def osim_speed_matrix(model: Model, q):
     >>> osim_speed_matrix(m, []).shape
     (0, 0)
     """
-    from ahbm._validation import as_float_array
+    from ahbm._validation import as_float_array, check_model
 
+    check_model(model)
     q = as_float_array(q, "q")
     if q.shape[-1:] != (model.nq,):
         raise DataError(f"Expected `q` to have shape (..., {model.nq}), got {q.shape}")

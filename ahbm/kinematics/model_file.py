@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ahbm._files import atomic_path
-from ahbm._validation import check_read_size
+from ahbm._validation import check_read_size, output_path
 from ahbm.errors import DataError, FileFormatError, ModelError
 from ahbm.kinematics.tree import _GROUND, Model
 
@@ -445,7 +445,7 @@ def save_model(model: Model, path) -> Path:
     """
     if not isinstance(model, Model):
         raise ModelError(f"save_model expects a Model, got {type(model).__name__}")
-    path = Path(path)
+    path = output_path(path)
     text = json.dumps(model_to_dict(model), indent=2)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
