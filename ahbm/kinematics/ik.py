@@ -362,10 +362,14 @@ def _select_markers(model, marker_names):
     return marker_names, bodies[idx], local[idx]
 
 
-def _solve_step(H, g, lam, free):
-    """Damped step for a batch: (H + lam diag(H) + eps I) dv = -g on the free coordinates."""
+def _solve_step(H, g, lam, free, D=None):
+    """Damped step for a batch: (H + lam D + eps I) dv = -g on the free coordinates.
+
+    D is diag(H) by default; with constraint penalties, the diagonal of the
+    cost without them (so that the damping does not freeze the feasible motion).
+    """
     B, n = g.shape
-    d = np.einsum("bii->bi", H)
+    d = np.einsum("bii->bi", H) if D is None else D
     scale = np.maximum(d, 1e-12 * np.maximum(d.max(axis=1, keepdims=True), 1e-300))
     A = H + (lam[:, None] * scale + 1e-12 * scale.max(axis=1, keepdims=True))[:, :, None] * np.eye(
         n
@@ -396,6 +400,8 @@ def fit_markers(
     coordinate_targets=None,
     coordinate_weights=None,
     warm_start: str = "previous",
+    constraints=None,
+    constraint_weight: float = np.inf,
 ) -> IKResult:
     """Inverse kinematics: generalized coordinates that best fit measured markers.
 
@@ -453,6 +459,16 @@ def fit_markers(
         extrapolation of the current estimates of the two frames before it, so
         that every frame is warm-started from its predecessors while each
         iteration still evaluates `block_size` frames in one vectorized call.
+    constraints : callable, optional
+        Holonomic constraints ``g(q) = 0`` of the model (e.g. OpenSim's
+        coordinate couplers): ``constraints(kin) -> (g, G)`` with ``g`` of
+        shape (B, m) and its Jacobian ``G`` (B, m, nv) for the batch of states
+        ``kin`` (a :class:`~ahbm.kinematics.forward.Kinematics`), e.g. built
+        from ``ahbm.dynamics.ConstraintSet.position`` / ``.jacobian``.
+    constraint_weight : float, optional
+        Weight of ``|g|²`` in the cost (OpenSim's ``constraint_weight``); the
+        default ``inf`` enforces them with a weight of 1e8, which leaves a
+        violation of the order of 1e-8 times the marker-cost gradient.
 
     Returns
     -------
@@ -570,6 +586,14 @@ def fit_markers(
         raise DataError(f"`block_size` must be a positive integer, got {block_size}")
     v2q = _v_to_q_index(model)
     CT, CW = _coordinate_tasks(model, v2q, n_frames, coordinate_targets, coordinate_weights)
+    cons = None
+    if constraints is not None:
+        if not callable(constraints):
+            raise DataError("`constraints` must be a callable kin -> (g (B, m), G (B, m, nv))")
+        cw = float(constraint_weight)
+        if not cw >= 0:
+            raise DataError(f"`constraint_weight` must be >= 0 (inf: enforced), got {cw}")
+        cons = (constraints, 1e8 if np.isinf(cw) else cw)
     has_q = v2q >= 0
     lo_v = np.where(has_q, lower[np.maximum(v2q, 0)], -np.inf)
     hi_v = np.where(has_q, upper[np.maximum(v2q, 0)], np.inf)
@@ -587,7 +611,7 @@ def fit_markers(
     q_prev = q_start
     last = []  # (frame, q) of the last two solved frames
     frames = np.nonzero(n_vis > 0)[0]
-    bnd = (lower, upper, lo_v, hi_v, v2q, bounded)
+    bnd = (lower, upper, lo_v, hi_v, v2q, bounded, cons)
 
     def coord(fr):
         return None if CW is None else (CT[fr], CW[fr])
@@ -701,9 +725,13 @@ def _coordinate_tasks(model, v2q, n_frames, targets, weights):
     return CT, CW
 
 
-def _lm_terms(model, Qb, X, W, bodies, local, coord, v2q):
-    """Cost, Gauss-Newton matrix JᵀWJ and gradient JᵀWr of frames Qb (B, nq)."""
-    P, J = _positions_jacobians(_st.compute(model, Qb, columns=True), bodies, local)
+def _lm_terms(model, Qb, X, W, bodies, local, coord, v2q, cons=None):
+    """Cost, Gauss-Newton matrix JᵀWJ, gradient JᵀWr of frames Qb (B, nq), damping diagonal.
+
+    The damping diagonal is diag(H) without the constraint penalty.
+    """
+    kin = _st.compute(model, Qb, columns=True)
+    P, J = _positions_jacobians(kin, bodies, local)
     P = np.moveaxis(P, -1, 0)  # (B, m, 3)
     J = np.moveaxis(J, -1, 0)  # (B, m, 3, nv)
     B, m = W.shape
@@ -720,12 +748,22 @@ def _lm_terms(model, Qb, X, W, bodies, local, coord, v2q):
         cost = cost + np.einsum("bv,bv->b", CW, rc * rc)
         H = H + CW[:, :, None] * np.eye(model.nv)
         g = g + CW * rc
-    return cost, H, g
+    D = np.einsum("bii->bi", H)
+    if cons is not None:
+        func, wc = cons
+        phi, G = func(kin)
+        phi = np.asarray(phi, dtype=float).reshape(B, -1)
+        G = np.asarray(G, dtype=float).reshape(B, phi.shape[1], -1)
+        GT = np.swapaxes(G, 1, 2)
+        cost = cost + wc * np.einsum("bk,bk->b", phi, phi)
+        H = H + wc * (GT @ G)
+        g = g + wc * (GT @ phi[:, :, None])[:, :, 0]
+    return cost, H, g, D
 
 
 def _at_bounds(Qb, bnd):
     """Masks (B, nv) of coordinates at their lower / upper bound."""
-    lower, upper, lo_v, hi_v, v2q, bounded = bnd
+    lower, upper, lo_v, hi_v, v2q, bounded = bnd[:6]
     eps_lo = 1e-12 * (1.0 + np.abs(np.where(np.isfinite(lo_v), lo_v, 0.0)))
     eps_hi = 1e-12 * (1.0 + np.abs(np.where(np.isfinite(hi_v), hi_v, 0.0)))
     qv = np.where(v2q >= 0, Qb[:, np.maximum(v2q, 0)], 0.0)
@@ -744,7 +782,7 @@ def _v2q_identity(model) -> bool:
     return hit
 
 
-def _lm_trial(model, Q, H, g, lam, bnd):
+def _lm_trial(model, Q, H, g, lam, bnd, D):
     """Damped Gauss-Newton step of every frame: (dv, trial Q), projected onto the bounds."""
     lower, upper, bounded = bnd[0], bnd[1], bnd[5]
     free = np.ones(g.shape, dtype=bool)
@@ -752,7 +790,7 @@ def _lm_trial(model, Q, H, g, lam, bnd):
         at_lo, at_hi = _at_bounds(Q, bnd)
         # the descent direction -g points outwards at an active bound
         free = ~((at_lo & (g > 0)) | (at_hi & (g < 0)))
-    dv = _solve_step(H, g, lam, free)
+    dv = _solve_step(H, g, lam, free, D)
     # without quaternion joints q and v share their layout: q + dv (no validation pass)
     Qt = Q + dv if model.nq == model.nv and _v2q_identity(model) else integrate_q(model, Q, dv)
     if bounded:
@@ -763,10 +801,10 @@ def _lm_trial(model, Q, H, g, lam, bnd):
 def _lm_update(state, dv, Qt, trial, active, bnd, tol, xtol):
     """Accept or reject the trial of the active frames; return (newly converged, stalled).
 
-    `state` = [Q, cost, H, g, lam] is updated in place.
+    `state` = [Q, cost, H, g, lam, D] is updated in place.
     """
-    Q, cost, H, g, lam = state
-    cost_t, H_t, g_t = trial
+    Q, cost, H, g, lam, D = state
+    cost_t, H_t, g_t, D_t = trial
     accept = active & (cost_t <= cost)
     decrease = cost - cost_t
     step = np.linalg.norm(dv, axis=1)
@@ -777,6 +815,7 @@ def _lm_update(state, dv, Qt, trial, active, bnd, tol, xtol):
     cost = np.where(accept, cost_t, cost)
     H = np.where(accept[:, None, None], H_t, H)
     g = np.where(accept[:, None], g_t, g)
+    D = np.where(accept[:, None], D_t, D)
     lam = np.where(accept, np.maximum(lam / 3.0, 1e-12), lam * 4.0)
     # projected gradient (zero on coordinates held at a bound)
     if bnd[5]:
@@ -788,7 +827,7 @@ def _lm_update(state, dv, Qt, trial, active, bnd, tol, xtol):
     tiny_grad = np.linalg.norm(gp, axis=1) <= 1e-14 * hs * np.sqrt(np.maximum(cost, 0)) + 1e-30
     newly = active & ((accept & (small_dec | small_step)) | tiny_grad | (cost <= 1e-30))
     stalled = active & ~newly & (lam > 1e12)
-    state[:] = [Q, cost, H, g, lam]
+    state[:] = [Q, cost, H, g, lam, D]
     return newly, stalled
 
 
@@ -801,9 +840,9 @@ def _well_determined(H):
 def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol, coord=None):
     """Vectorized Levenberg–Marquardt over a block of frames (each frame independent)."""
     B = Q.shape[0]
-    v2q = bnd[4]
-    cost, H, g = _lm_terms(model, Q, X, W, bodies, local, coord, v2q)
-    state = [Q, cost, H, g, np.full(B, 1e-4)]
+    v2q, cons = bnd[4], bnd[6]
+    cost, H, g, D = _lm_terms(model, Q, X, W, bodies, local, coord, v2q, cons)
+    state = [Q, cost, H, g, np.full(B, 1e-4), D]
     done = np.zeros(B, dtype=bool)
     conv = np.zeros(B, dtype=bool)
     iters = np.zeros(B, dtype=int)
@@ -812,8 +851,8 @@ def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol, coord=Non
         if not active.any():
             break
         iters[active] += 1
-        dv, Qt = _lm_trial(model, state[0], state[2], state[3], state[4], bnd)
-        trial = _lm_terms(model, Qt, X, W, bodies, local, coord, v2q)
+        dv, Qt = _lm_trial(model, state[0], state[2], state[3], state[4], bnd, state[5])
+        trial = _lm_terms(model, Qt, X, W, bodies, local, coord, v2q, cons)
         newly, stalled = _lm_update(state, dv, Qt, trial, active, bnd, tol, xtol)
         conv |= newly
         done |= newly | stalled
@@ -847,6 +886,7 @@ def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol
         np.repeat(np.eye(nv)[None], window, axis=0),
         np.zeros((window, nv)),
         np.full(window, 1e-4),
+        np.ones((window, nv)),
     ]
     Xw = np.zeros((window,) + X.shape[1:])
     Ww = np.zeros((window,) + W.shape[1:])
@@ -894,20 +934,21 @@ def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol
         Qt = state[0].copy()
         dv = np.zeros((window, nv))
         if old.any():
-            dv_o, Qt_o = _lm_trial(model, state[0], state[2], state[3], state[4], bnd)
+            dv_o, Qt_o = _lm_trial(model, state[0], state[2], state[3], state[4], bnd, state[5])
             dv[old], Qt[old] = dv_o[old], Qt_o[old]
         Qt[new] = q_est[slot_frame[new]]
         Qt[~occupied] = state[0][~occupied]
         cw = None if coord is None else (CTw, CWw)
-        trial = _lm_terms(model, Qt, Xw, Ww, bodies, local, cw, v2q)
+        trial = _lm_terms(model, Qt, Xw, Ww, bodies, local, cw, v2q, bnd[6])
         # new frames: take the start as the current state
-        Q, cost, H, g, lam = state
+        Q, cost, H, g, lam, D = state
         Q = np.where(new[:, None], Qt, Q)
         cost = np.where(new, trial[0], cost)
         H = np.where(new[:, None, None], trial[1], H)
         g = np.where(new[:, None], trial[2], g)
+        D = np.where(new[:, None], trial[3], D)
         lam = np.where(new, 1e-4, lam)
-        state[:] = [Q, cost, H, g, lam]
+        state[:] = [Q, cost, H, g, lam, D]
         newly, stalled = _lm_update(state, dv, Qt, trial, old, bnd, tol, xtol)
         idx = slot_frame[old]
         iters[idx] += 1

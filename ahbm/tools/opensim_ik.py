@@ -152,6 +152,21 @@ def clamped_bounds(model: Model) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
+def _constraint_function(model: Model):
+    """kin -> (g, G) of the model's constraints (None without constraints)."""
+    if not model.constraints:
+        return None
+    from ahbm.dynamics import ConstraintSet
+
+    cset = ConstraintSet(model.constraints)
+    cset.validate(model)
+
+    def g_and_jacobian(kin):
+        return cset.position(model, None, kin=kin), cset.jacobian(model, None, kin=kin)
+
+    return g_and_jacobian
+
+
 def _frames(time: np.ndarray, rate: float, time_range) -> np.ndarray:
     """Frame indices of a marker file inside the time range (OpenSim's index arithmetic)."""
     n = time.shape[0]
@@ -182,6 +197,7 @@ def inverse_kinematics_opensim(
     q0=None,
     block_size: int = 32,
     accuracy: float = 1e-5,
+    constraint_weight: float = math.inf,
 ) -> IKOpenSimResult:
     """Inverse kinematics with OpenSim's objective (marker and coordinate tasks).
 
@@ -209,6 +225,10 @@ def inverse_kinematics_opensim(
     block_size : int, optional
         Frames in the sliding window (``warm_start="pipeline"`` of
         :func:`~ahbm.kinematics.ik.fit_markers`); 1 solves frame after frame.
+    constraint_weight : float, optional
+        Weight of the model's constraints (``model.constraints``, e.g.
+        OpenSim's coordinate couplers); ``inf`` (OpenSim's default): enforced
+        (see :func:`~ahbm.kinematics.ik.fit_markers`).
     accuracy : float, optional
         OpenSim's ``<accuracy>``: the solver stops when the step is below
         ``accuracy (1 + |q|)`` (or the cost decreases by less than 1e-10 of
@@ -282,6 +302,8 @@ def inverse_kinematics_opensim(
         coordinate_targets=targets,
         coordinate_weights=coordinate_weights,
         warm_start="pipeline",
+        constraints=_constraint_function(model),
+        constraint_weight=constraint_weight,
     )
     err = res.residuals
     with np.errstate(invalid="ignore"):
@@ -499,6 +521,7 @@ def run_ik_setup(
         time_range=setup.time_range if time_range is None else time_range,
         block_size=block_size,
         accuracy=setup.accuracy if math.isfinite(setup.accuracy) else 1e-5,
+        constraint_weight=setup.constraint_weight,
     )
     if write:
         out = Path(output) if output is not None else setup.output_motion_file

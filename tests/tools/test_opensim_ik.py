@@ -195,3 +195,37 @@ def test_warm_starts_of_fit_markers_match_frame_by_frame(warm_start):
     np.testing.assert_allclose(res.q, ref.q, atol=1e-8, equal_nan=True)
     with pytest.raises(DataError, match="warm_start"):
         fit_markers(m, x, warm_start="psychic", marker_names=trial.point_labels)
+
+
+def test_coordinate_coupler_is_enforced_like_the_reduced_problem():
+    from scipy.optimize import least_squares
+
+    from ahbm.dynamics import CoordinateCoupling
+
+    m = Model()
+    pin = {"type": "revolute", "axis": [0, 0, 1]}
+    m.add_body(
+        "a", "ground", dict(pin, coordinates=["qa"]), mass=1.0, markers={"A": [0.3, 0.05, 0.0]}
+    )
+    mk = {"B": [0.2, 0, 0], "C": [0.3, 0.04, 0]}
+    m.add_body("b", "a", dict(pin, coordinates=["qb"]), position=[0.4, 0, 0], mass=1.0, markers=mk)
+    m.constraints = [CoordinateCoupling("qb", "qa", ratio=0.5)]
+    names = ["A", "B", "C"]
+    qa = 0.3 + np.arange(20) / 50
+    x, _ = marker_jacobians(m, np.stack([qa, 0.5 * qa], axis=1), marker_names=names)
+    x = x + 0.003 * np.random.default_rng(0).standard_normal(x.shape)
+    trial = Trial(points=x, point_labels=names, point_rate=50.0)
+    res = inverse_kinematics_opensim(m, trial, accuracy=1e-10)
+
+    def residual(a, k):
+        p, _ = marker_jacobians(m, np.array([a[0], 0.5 * a[0]]), marker_names=names)
+        return (p - x[k]).ravel()
+
+    ref = [
+        least_squares(residual, [0.3], args=(k,), xtol=1e-15, ftol=1e-15).x[0] for k in range(20)
+    ]
+    np.testing.assert_allclose(res.q[:, 0], ref, atol=1e-7)
+    np.testing.assert_allclose(res.q[:, 1], 0.5 * res.q[:, 0], atol=1e-9)
+    # a zero weight ignores the constraint: the two angles are fitted freely
+    free = inverse_kinematics_opensim(m, trial, constraint_weight=0.0)
+    assert np.abs(free.q[:, 1] - 0.5 * free.q[:, 0]).max() > 1e-3
