@@ -286,10 +286,11 @@ def _function_node(rd: _Reader, node: _Node):
 def _function_dict(rd: _Reader, node: _Node) -> dict:
     """The ``ahbm.kinematics.functions`` dictionary of an OpenSim function element."""
     t = node.tag
-    if t == "Constant":
-        return {"type": t, "value": rd.number(node, "value")}
+    if t == "Constant":  # OpenSim's defaults: value 0, coefficients 1 0
+        return {"type": t, "value": rd.number(node, "value", 0.0)}
     if t == "LinearFunction":
-        c = rd.numbers(rd.child(node, "coefficients"), 2, "coefficients (slope intercept)")
+        cn = node.find("coefficients")
+        c = [1.0, 0.0] if cn is None else rd.numbers(cn, 2, "coefficients (slope intercept)")
         return {"type": t, "slope": c[0], "intercept": c[1]}
     if t in ("SimmSpline", "NaturalCubicSpline", "PiecewiseLinearFunction"):
         x = rd.numbers(rd.child(node, "x"))
