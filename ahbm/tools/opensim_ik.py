@@ -30,6 +30,7 @@ objective where it is unique.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -324,24 +325,36 @@ def inverse_kinematics_opensim(
     )
 
 
-def write_ik_mot(result: IKOpenSimResult, model: Model, path) -> Path:
+def write_ik_mot(result: IKOpenSimResult, model: Model, path, *, order=None) -> Path:
     """Write IK coordinates as OpenSim's IK tool does (``.mot``, degrees, ``inDegrees=yes``).
 
     Parameters
     ----------
     result : IKOpenSimResult
     model : Model
-        Tells rotational (written in degrees) from translational coordinates.
+        Tells rotational (written in degrees) from translational coordinates;
+        the coordinates that :func:`ahbm.io.read_osim` removed because they are
+        locked are written too, at their default value, as OpenSim does.
     path : str or path-like
+    order : list of str, optional
+        Column order (OpenSim writes its CoordinateSet's order, that of the
+        ``.osim`` file); names not listed follow in the model's order.
 
     Returns
     -------
     pathlib.Path
     """
+    df = result.to_dataframe()
+    locked = [r for r in _osim_rows(model) if r.get("locked") and r.get("name") not in df.columns]
+    for r in locked:
+        df[str(r["name"])] = float(r.get("default_value", 0.0))
     rot = _rotational(model)
-    angles = [n for n in result.coordinate_names if rot.get(n, True)]
+    if order:
+        cols = [c for c in order if c in df.columns]
+        df = df[cols + [c for c in df.columns if c not in cols]]
+    angles = [n for n in df.columns if rot.get(n, True)]
     table = OpenSimTable(
-        result.to_dataframe(),
+        df,
         name="Coordinates",
         in_degrees=True,
         angle_columns=angles,
@@ -354,6 +367,16 @@ def write_ik_mot(result: IKOpenSimResult, model: Model, path) -> Path:
     path = Path(path)
     write_mot(table, path, float_format="%.8f")
     return path
+
+
+def _file_coordinate_order(path) -> list:
+    """Coordinate names in the order of an .osim file (OpenSim's CoordinateSet order)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return []
+    names = re.findall(rb'<Coordinate\s+name="([^"]+)"', data)
+    return [m.decode("utf-8", "replace") for m in names]
 
 
 def _write_marker_errors(result: IKOpenSimResult, path: Path) -> None:
@@ -530,7 +553,7 @@ def run_ik_setup(
                 f"IK setup '{setup.path}' names no <output_motion_file>; give an output path"
             )
         out.parent.mkdir(parents=True, exist_ok=True)
-        write_ik_mot(result, model, out)
+        write_ik_mot(result, model, out, order=_file_coordinate_order(setup.model_file))
         if setup.report_errors and setup.results_directory is not None:
             setup.results_directory.mkdir(parents=True, exist_ok=True)
             _write_marker_errors(

@@ -13,7 +13,7 @@ import pytest
 from scipy.optimize import brentq
 
 from ahbm.cli import main
-from ahbm.errors import DataError
+from ahbm.errors import AhbmWarning, DataError
 from ahbm.io import Trial
 from ahbm.io.opensim import read_mot, write_mot
 from ahbm.io.trc import write_trc
@@ -229,3 +229,23 @@ def test_coordinate_coupler_is_enforced_like_the_reduced_problem():
     # a zero weight ignores the constraint: the two angles are fitted freely
     free = inverse_kinematics_opensim(m, trial, constraint_weight=0.0)
     assert np.abs(free.q[:, 1] - 0.5 * free.q[:, 0]).max() > 1e-3
+
+
+@needs_data
+def test_subject01_locked_coordinate_and_opensim_column_order(tmp_path):
+    text = (DATA / "subject01.osim").read_text()
+    start = text.index('<Coordinate name="lumbar_extension">')
+    end = text.index("</Coordinate>", start)
+    block = text[start:end].replace("<locked>false</locked>", "<locked>true</locked>")
+    (tmp_path / "subject01.osim").write_text(text[:start] + block + text[end:])
+    for name in ("subject01_walk.trc", "subject01_Setup_IK.xml"):
+        shutil.copy(DATA / name, tmp_path / name)
+    with pytest.warns(AhbmWarning, match="locked coordinates are fixed"):
+        res = run_ik_setup(tmp_path / "subject01_Setup_IK.xml", time_range=(0, 0.1))
+    assert "lumbar_extension" not in res.coordinate_names
+    table = read_mot(res.output)
+    assert table.columns == [
+        "pelvis_tilt", "pelvis_tx", "pelvis_ty", "hip_flexion_r", "knee_angle_r",
+        "ankle_angle_r", "hip_flexion_l", "knee_angle_l", "ankle_angle_l", "lumbar_extension",
+    ]  # fmt: skip
+    np.testing.assert_array_equal(table.data["lumbar_extension"], 0.0)  # its default value
