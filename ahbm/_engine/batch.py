@@ -106,7 +106,9 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd"), transpose=True):
     arrays (N, nv).
     """
     if not isinstance(model, Model):
-        raise ModelError(f"expected a Model as first argument, got {type(model).__name__}")
+        raise ModelError(
+            f"Expected `model` (the first argument) to be a Model, got {type(model).__name__}"
+        )
     q = check_q(model, q)
     arrs = [
         None if v is None else check_v(model, v, n)

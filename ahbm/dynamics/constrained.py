@@ -163,11 +163,11 @@ def _solve_system(H, G, f, gamma, method):
 
 
 def _prep(model, q, qd, tau):
-    if not isinstance(model, Model):
-        raise DataError(f"expected a Model as first argument, got {type(model).__name__}")
+    check_model(model)
     q = as_float_array(q, "q")
-    qd = as_float_array(qd, "qd")
-    tau = as_float_array(tau, "tau")
+    # None means zeros for qd and tau (docs/api-rules.md §4)
+    qd = np.zeros(model.nv) if qd is None else as_float_array(qd, "qd")
+    tau = np.zeros(model.nv) if tau is None else as_float_array(tau, "tau")
     for arr, name, n in ((q, "q", model.nq), (qd, "qd", model.nv), (tau, "tau", model.nv)):
         if arr.ndim == 0 or arr.shape[-1] != n:
             raise DataError(f"Expected `{name}` to have shape (..., {n}), got {arr.shape}")
@@ -204,9 +204,10 @@ def constrained_forward_dynamics(
     ----------
     model : Model
     q : array_like, shape (..., nq), or None with ``kin``
-    qd : array_like, shape (..., nv), or None with ``kin``
-    tau : array_like, shape (..., nv)
-        Applied generalized forces.
+    qd : array_like, shape (..., nv), or None
+        None: the velocities of ``kin``, or zeros without ``kin``.
+    tau : array_like, shape (..., nv), or None
+        Applied generalized forces; None means zeros.
     constraints : ConstraintSet, list of Constraint or None
         None: the model's own ``model.constraints``.
     t : float or array_like, optional

@@ -148,7 +148,9 @@ def model_markers(model: Model) -> ModelMarkers:
     ['M1']
     """
     if not isinstance(model, Model):
-        raise ModelError(f"expected a Model as first argument, got {type(model).__name__}")
+        raise ModelError(
+            f"Expected `model` (the first argument) to be a Model, got {type(model).__name__}"
+        )
     names, bodies, local = [], [], []
     for i, body in enumerate(model.bodies):
         for name, pos in body.markers.items():
