@@ -14,6 +14,7 @@
 
 from ahbm.tools.opensim_id import (
     IDResult,
+    active_model_forces,
     external_loads_f_ext,
     inverse_dynamics_opensim,
     opensim_coordinate_order,
@@ -62,6 +63,7 @@ __all__ = [
     "read_id_setup",
     "read_ik_setup",
     "IDResult",
+    "active_model_forces",
     "external_loads_f_ext",
     "inverse_dynamics_opensim",
     "opensim_coordinate_order",

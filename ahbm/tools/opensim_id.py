@@ -36,6 +36,7 @@ What is computed
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -44,7 +45,7 @@ import pandas as pd
 from scipy import interpolate
 
 from ahbm.dynamics import rnea
-from ahbm.errors import DataError, FileFormatError, ModelError
+from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
@@ -57,6 +58,7 @@ from ahbm.types import ResultRepr
 
 __all__ = [
     "IDResult",
+    "active_model_forces",
     "external_loads_f_ext",
     "inverse_dynamics_opensim",
     "opensim_coordinate_order",
@@ -565,6 +567,64 @@ def inverse_dynamics_opensim(
     return IDResult(times, tau, q, qd, qdd, f_ext, labels, np.array(order, dtype=int))
 
 
+_MUSCLE_WORDS = ("muscle",)
+_ACTUATOR_WORDS = ("muscle", "actuator")
+
+
+def active_model_forces(model: Model, forces_to_exclude=()) -> list:
+    """OpenSim forces of a model that a setup's ``forces_to_exclude`` leaves active.
+
+    ahbm's inverse dynamics applies no model force (muscles and other force
+    elements are kept as data by :func:`ahbm.io.read_osim`), which equals
+    OpenSim's result only when every force is excluded or disabled.
+
+    Parameters
+    ----------
+    model : Model
+        A model from :func:`ahbm.io.read_osim` (its ``"opensim"`` section).
+    forces_to_exclude : sequence of str
+        Force names or OpenSim's keywords ``All``, ``Muscles``, ``Actuators``
+        (case-insensitive).
+
+    Returns
+    -------
+    list of str
+        ``"name (Type)"`` of the enabled forces that are not excluded.
+
+    Examples
+    --------
+    >>> active_model_forces(Model(), ["Muscles"])
+    []
+    """
+    try:
+        items = model.section("opensim")
+    except (KeyError, ModelError):
+        return []
+    words = {str(w).lower() for w in forces_to_exclude}
+    if "all" in words:
+        return []
+    names = {str(w) for w in forces_to_exclude}
+    out = []
+    for item in items:
+        if getattr(item, "kind", None) != "force":
+            continue
+        data = item.data
+        typ, name = str(data.get("type", "")), str(data.get("name", ""))
+        applies = str(data.get("appliesForce", "true")).lower() not in ("false", "0")
+        disabled = str(data.get("isDisabled", "false")).lower() in ("true", "1")
+        if not applies or disabled:
+            continue
+        low = typ.lower()
+        if name in names:
+            continue
+        if "muscles" in words and any(w in low for w in _MUSCLE_WORDS):
+            continue
+        if "actuators" in words and any(w in low for w in _ACTUATOR_WORDS):
+            continue
+        out.append(f"{name} ({typ})")
+    return out
+
+
 def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
     """Convert the rotational coordinates of a table read in degrees, by the model's motion types.
 
@@ -679,6 +739,22 @@ def run_id_setup(
     setup: IDSetup = read_id_setup(path)
     if model is None:
         model = _read_osim(setup.model_file)
+    active = active_model_forces(model, setup.forces_to_exclude)
+    if active:
+        warnings.warn(
+            f"ID setup '{setup.path}': ahbm applies no model forces, but OpenSim would apply "
+            f"{len(active)} force(s) not listed in <forces_to_exclude>: {active[:5]}"
+            f"{' ...' if len(active) > 5 else ''}; add them (or 'All') to match OpenSim",
+            AhbmWarning,
+            stacklevel=2,
+        )
+    if setup.joints_to_report_body_forces:
+        warnings.warn(
+            f"ID setup '{setup.path}': <joints_to_report_body_forces> "
+            f"{list(setup.joints_to_report_body_forces)} is not computed by ahbm",
+            AhbmWarning,
+            stacklevel=2,
+        )
     coordinates = coordinates_to_radians(model, read_mot(setup.coordinates_file, angle_columns=[]))
     result = inverse_dynamics_opensim(
         model,

@@ -490,6 +490,9 @@ class IDSetup:
     output_gen_force_file : pathlib.Path
         ``results_directory / output_gen_force_file`` (default
         ``inverse_dynamics.sto``).
+    joints_to_report_body_forces : tuple of str
+        Joints whose equivalent body forces OpenSim would also report (ahbm
+        does not compute them).
     """
 
     path: Path
@@ -503,6 +506,7 @@ class IDSetup:
     forces_to_exclude: tuple = ()
     results_directory: Path | None = None
     output_gen_force_file: Path | None = None
+    joints_to_report_body_forces: tuple = ()
 
 
 def read_id_setup(path) -> IDSetup:
@@ -559,4 +563,7 @@ def read_id_setup(path) -> IDSetup:
         forces_to_exclude=excl,
         results_directory=results,
         output_gen_force_file=out_path,
+        joints_to_report_body_forces=tuple(
+            _child_text(node, "joints_to_report_body_forces").split()
+        ),
     )

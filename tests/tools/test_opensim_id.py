@@ -14,7 +14,7 @@ import pytest
 
 from ahbm.cli import main
 from ahbm.dynamics import rnea
-from ahbm.errors import DataError, ModelError
+from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
@@ -286,3 +286,21 @@ def test_subject01_cli_writes_opensim_columns(tmp_path, capsys):
     assert table.time[0] == pytest.approx(0.5, abs=1e-5)
     # stance: the vertical pelvis force balances part of the weight, finite everywhere
     assert np.isfinite(table.data.to_numpy()).all()
+
+
+@needs_data
+def test_subject01_forces_left_active_and_body_forces_warn(tmp_path):
+    for name in ("subject01.osim", "subject01_walk_IK.mot", "subject01_walk_grf.mot",
+                 "subject01_walk_grf.xml"):  # fmt: skip
+        shutil.copy(DATA / name, tmp_path / name)
+    text = (DATA / "subject01_Setup_ID.xml").read_text()
+    text = text.replace("<forces_to_exclude> Muscles</forces_to_exclude>", "")
+    tag = "joints_to_report_body_forces"
+    text = text.replace(f"<{tag} />", f"<{tag}>knee_r</{tag}>")
+    (tmp_path / "setup.xml").write_text(text)
+    with pytest.warns(AhbmWarning) as record:
+        run_id_setup(tmp_path / "setup.xml", write=False, time_range=(0.5, 0.6))
+    messages = " ".join(str(w.message) for w in record)
+    assert "18 force(s) not listed in <forces_to_exclude>" in messages
+    assert "hamstrings_r (Millard2012EquilibriumMuscle)" in messages
+    assert "knee_r" in messages and "not computed" in messages
