@@ -595,6 +595,8 @@ def support_polygon(
     if np.isinf(x).any():
         raise DataError("`points` holds inf; use NaN for missing points")
     batch, k = x.shape[:-2], x.shape[-2]
+    if k == 0 or x.size == 0:  # no points (or no frames): no vertices
+        return np.full(x.shape, np.nan)
     xf = x.reshape(-1, k, 3)
     proj = xf - ((xf - p0) @ n)[..., None] * n
     valid = ~np.isnan(xf).any(-1)

@@ -442,6 +442,8 @@ def test_support_polygon_degenerate_cases_and_batches():
     one = support_polygon([[1.0, 2.0, 3.0], [np.nan] * 3])
     np.testing.assert_array_equal(one[0], [1.0, 2.0, 0.0])
     assert np.isnan(support_polygon(np.full((3, 3), np.nan))).all()
+    assert support_polygon(np.zeros((5, 0, 3))).shape == (5, 0, 3)
+    assert support_polygon(np.zeros((0, 4, 3))).shape == (0, 4, 3)
     # batch axes and a tilted ground: vertices lie on the plane, counter-clockwise about n
     rng = np.random.default_rng(10)
     n = np.array([0.2, -0.3, 1.0])
