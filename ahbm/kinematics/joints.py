@@ -679,7 +679,11 @@ def _make_body(
         )
     mk = {}
     for mname, mpos in (markers or {}).items():
-        mk[str(mname)] = _check_vec3(mpos, f"body '{name}': marker '{mname}'")
+        if not isinstance(mname, str) or not mname:
+            raise ModelError(
+                f"body '{name}': marker names must be non-empty strings, got {_brief(mname)}"
+            )
+        mk[mname] = _check_vec3(mpos, f"body '{name}': marker '{mname}'")
     if geometry is not None:
         try:
             json.dumps(geometry)

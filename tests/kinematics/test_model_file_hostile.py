@@ -46,6 +46,7 @@ def test_the_valid_file_loads(tmp_path):
         ({"parent": 0}, r"body 'thigh': 'parent' must be"),
         ({"markers": ["m"]}, r"body 'thigh': markers must be a mapping"),
         ({"markers": {"m": {"x": 1}}}, r"body 'thigh': marker 'm' must be 3 numbers"),
+        ({"markers": {"": [0, 0, 0]}}, r"body 'thigh': marker names must be non-empty strings"),
         ({"mass": -1.0}, r"body 'thigh': mass must be finite, >= 0"),
         ({"mass": float("nan")}, r"body 'thigh': mass must be finite"),
         ({"mass": float("inf")}, r"body 'thigh': mass must be finite"),
