@@ -436,7 +436,8 @@ def run_isolated(
     root = str(Path(errors.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     request = json.dumps({"target": target, "kwargs": kwargs})
-    cmd = [sys.executable, "-c", "from ahbm._files import _child_main; _child_main()"]
+    safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # no current folder on sys.path
+    cmd = [sys.executable, *safe_path, "-c", "from ahbm._files import _child_main; _child_main()"]
     start = time.monotonic()
     try:
         proc = subprocess.run(

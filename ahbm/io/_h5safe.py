@@ -113,6 +113,8 @@ class SafeStore:
         """
         h5py = _h5py()
         self.current = where
+        if "/" in name or not name:
+            raise self.error(where, "has an invalid link name (empty or with '/')")
         link = parent.get(name, getlink=True)
         if link is None:
             if required:
@@ -139,6 +141,8 @@ class SafeStore:
         try:
             obj = parent[name]
         except (KeyError, ValueError, OSError, RuntimeError) as err:
+            if isinstance(link, h5py.HardLink):
+                raise self.error(where, f"cannot be opened (the file is damaged): {err}") from err
             raise self.error(where, f"is a dangling link: {err}") from err
         if kind == "group" and not isinstance(obj, h5py.Group):
             raise self.error(where, f"must be a group, found {type(obj).__name__}")
