@@ -680,6 +680,14 @@ def _read_osim(path: Path) -> Model:
     return read_osim(path)
 
 
+def _make_folder(folder: Path) -> None:
+    """Create an output folder named by a setup (as OpenSim does); AhbmError on failure."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise DataError(f"cannot create the output folder '{folder}': {err}") from err
+
+
 def write_id_sto(result: IDResult, path) -> Path:
     """Write the generalized forces as OpenSim's ID tool does (``.sto``, inDegrees=no)."""
     path = Path(path)
@@ -766,7 +774,8 @@ def run_id_setup(
     )
     if write:
         out = Path(output) if output is not None else setup.output_gen_force_file
-        out.parent.mkdir(parents=True, exist_ok=True)
+        if output is None:  # OpenSim creates the setup's results folder
+            _make_folder(out.parent)
         write_id_sto(result, out)
         result = replace(result, output=out)
     return result

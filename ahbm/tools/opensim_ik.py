@@ -45,6 +45,7 @@ from ahbm.kinematics.ik import fit_markers, model_markers
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_id import (
     _default_q,
+    _make_folder,
     _osim_rows,
     _read_osim,
     _rotational,
@@ -552,10 +553,11 @@ def run_ik_setup(
             raise FileFormatError(
                 f"IK setup '{setup.path}' names no <output_motion_file>; give an output path"
             )
-        out.parent.mkdir(parents=True, exist_ok=True)
+        if output is None:  # OpenSim creates the setup's results folder
+            _make_folder(out.parent)
         write_ik_mot(result, model, out, order=_file_coordinate_order(setup.model_file))
         if setup.report_errors and setup.results_directory is not None:
-            setup.results_directory.mkdir(parents=True, exist_ok=True)
+            _make_folder(setup.results_directory)
             _write_marker_errors(
                 result, setup.results_directory / f"{setup.name}_ik_marker_errors.sto"
             )

@@ -273,7 +273,10 @@ def test_subject01_cli_writes_opensim_columns(tmp_path, capsys):
     for name in ("subject01.osim", "subject01_walk_IK.mot", "subject01_walk_grf.mot",
                  "subject01_walk_grf.xml", "subject01_Setup_ID.xml"):  # fmt: skip
         shutil.copy(DATA / name, tmp_path / name)
-    assert main(["id", str(tmp_path / "subject01_Setup_ID.xml"), "--time-range", "0.5", "1"]) == 0
+    setup = str(tmp_path / "subject01_Setup_ID.xml")
+    assert main(["id", setup, "-o", str(tmp_path / "no" / "x.sto")]) == 1  # no such folder
+    assert "does not exist" in capsys.readouterr().err and not (tmp_path / "no").exists()
+    assert main(["id", setup, "--time-range", "0.5", "1"]) == 0
     assert "wrote" in capsys.readouterr().out
     table = read_mot(tmp_path / "Results" / "subject01_walk_ID.sto")
     assert table.columns[:4] == [
