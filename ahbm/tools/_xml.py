@@ -13,12 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
 
+from ahbm._validation import check_read_size
 from ahbm.errors import FileFormatError
 
 __all__ = ["XmlElement", "parse_xml_file"]
-
-#: Largest setup/external-loads file accepted (they are a few kB in practice).
-MAX_XML_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -73,11 +71,7 @@ def parse_xml_file(path, what: str) -> XmlElement:
     path = Path(path)
     source = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_XML_BYTES:
-            raise FileFormatError(
-                f"{what} file '{source}' is {size} bytes; larger than {MAX_XML_BYTES} is refused"
-            )
+        check_read_size(path.stat().st_size, "reading it", f"{what} file '{source}'")
         data = path.read_bytes()
     except FileNotFoundError as err:
         raise FileFormatError(f"{what} file '{source}' does not exist") from err

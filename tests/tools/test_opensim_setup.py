@@ -212,3 +212,17 @@ def test_entity_expansion_is_refused_before_expansion(tmp_path):
     )
     with pytest.raises(FileFormatError, match="DOCTYPE"):
         read_external_loads(_write(tmp_path, "lol.xml", lol))
+
+
+def test_read_cap_applies_to_setup_files(tmp_path):
+    import ahbm.io as aio
+
+    path = _write(tmp_path, "ik.xml", IK)
+    old = aio.max_read_bytes()
+    aio.set_max_read_bytes(100)
+    try:
+        with pytest.raises(FileFormatError, match="read cap"):
+            read_ik_setup(path)
+    finally:
+        aio.set_max_read_bytes(old)
+    assert read_ik_setup(path).name == "trial"
