@@ -18,6 +18,9 @@ from ahbm.errors import FileFormatError
 
 __all__ = ["XmlElement", "parse_xml_file"]
 
+#: Deepest nesting of elements read (OpenSim setup and loads files nest about 6 levels).
+MAX_XML_DEPTH = 64
+
 
 @dataclass
 class XmlElement:
@@ -79,11 +82,17 @@ def parse_xml_file(path, what: str) -> XmlElement:
         raise FileFormatError(f"cannot read {what} file '{source}': {err}") from err
 
     parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     stack: list[XmlElement] = []
     root: list[XmlElement] = []
     texts: list[list[str]] = []
 
     def start(tag, attrib):
+        if len(stack) >= MAX_XML_DEPTH:
+            raise FileFormatError(
+                f"'{source}', line {parser.CurrentLineNumber}: elements nested more than "
+                f"{MAX_XML_DEPTH} levels deep; OpenSim setups nest about 6 (damaged or crafted)"
+            )
         el = XmlElement(tag, dict(attrib), parser.CurrentLineNumber, source)
         if stack:
             stack[-1].children.append(el)

@@ -226,3 +226,9 @@ def test_read_cap_applies_to_setup_files(tmp_path):
     finally:
         aio.set_max_read_bytes(old)
     assert read_ik_setup(path).name == "trial"
+
+
+def test_deep_nesting_is_refused(tmp_path):
+    deep = "<OpenSimDocument>" + "<a>" * 200 + "</a>" * 200 + "</OpenSimDocument>"
+    with pytest.raises(FileFormatError, match="nested more than"):
+        read_id_setup(_write(tmp_path, "deep.xml", deep))
