@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import Polynomial
 
-from ahbm._validation import as_positive_float
+from ahbm._validation import as_float_array, as_positive_float
 from ahbm.bsp.tables import SegmentParameters
 from ahbm.errors import DataError
 
@@ -63,11 +63,12 @@ def elliptical_frustum(length, proximal_axes, distal_axes, *, density=1000.0, na
     """
     h = _positive("length", length)
     rho = _positive("density", density)
-    try:
-        a0, b0 = (float(v) for v in proximal_axes)
-        a1, b1 = (float(v) for v in distal_axes)
-    except (TypeError, ValueError) as err:
-        raise DataError("`proximal_axes` and `distal_axes` must be pairs of lengths in m") from err
+    pa = as_float_array(proximal_axes, "proximal_axes")
+    da = as_float_array(distal_axes, "distal_axes")
+    if pa.shape != (2,) or da.shape != (2,):
+        raise DataError("`proximal_axes` and `distal_axes` must be pairs of lengths in m")
+    a0, b0 = (float(v) for v in pa)
+    a1, b1 = (float(v) for v in da)
     vals = np.array([a0, b0, a1, b1])
     if not np.all(np.isfinite(vals)) or np.any(vals < 0) or (a0 * b0 == 0 and a1 * b1 == 0):
         raise DataError(
@@ -195,10 +196,10 @@ def ellipsoid(semi_axes, *, density=1000.0, name="segment"):
     >>> round(ellipsoid((0.1, 0.08, 0.12)).mass, 3)
     4.021
     """
-    try:
-        a, b, c = (float(v) for v in semi_axes)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"`semi_axes` must be three lengths in m, got {semi_axes!r}") from err
+    axes = as_float_array(semi_axes, "semi_axes")
+    if axes.shape != (3,):
+        raise DataError(f"`semi_axes` must be three lengths in m, got {semi_axes!r}")
+    a, b, c = (float(v) for v in axes)
     for k, v in zip("abc", (a, b, c), strict=True):
         _positive(f"semi_axes[{k}]", v)
     rho = _positive("density", density)
