@@ -727,15 +727,45 @@ def _coordinate_tasks(model, v2q, n_frames, targets, weights):
     return CT, CW
 
 
+def _support_mask(model, bodies) -> np.ndarray:
+    """(m, nv) 1 where velocity coordinate k moves the body of marker i (cached)."""
+    key = ("ahbm.kinematics.ik.support_mask", bodies.tobytes())
+    mask = model.cache.get(key)
+    if mask is None:
+        mask = np.zeros((len(bodies), model.nv))
+        for i, b in enumerate(bodies):
+            mask[i, model.support_dofs[b]] = 1.0
+        model.cache[key] = mask
+    return mask
+
+
+def _markers_batch(kin, bodies, local):
+    """Marker positions (B, m, 3) and Jacobians (B, m, 3, nv), batch first, in one pass.
+
+    ``p = R_b r + o_b`` and ``J = (J_v − p × J_ω) · support`` with the world
+    columns ``[J_ω; J_v]`` of the state (the rows of
+    :func:`_positions_jacobians`, without a loop over bodies).
+    """
+    R = kin.rotations[:, bodies]
+    P = np.einsum("nmij,mj->nmi", R, local) + kin.positions[:, bodies]
+    Sw = kin.world_columns
+    w = Sw[:, None, :3, :]  # (B, 1, 3, nv)
+    p = P[:, :, :, None]  # (B, m, 3, 1)
+    J = np.empty(P.shape + (Sw.shape[-1],))
+    J[:, :, 0] = p[:, :, 1] * w[:, :, 2] - p[:, :, 2] * w[:, :, 1]
+    J[:, :, 1] = p[:, :, 2] * w[:, :, 0] - p[:, :, 0] * w[:, :, 2]
+    J[:, :, 2] = p[:, :, 0] * w[:, :, 1] - p[:, :, 1] * w[:, :, 0]
+    J = (Sw[:, None, 3:, :] - J) * _support_mask(kin.model, bodies)[None, :, None, :]
+    return P, J
+
+
 def _lm_terms(model, Qb, X, W, bodies, local, coord, v2q, cons=None):
     """Cost, Gauss-Newton matrix JᵀWJ, gradient JᵀWr of frames Qb (B, nq), damping diagonal.
 
     The damping diagonal is diag(H) without the constraint penalty.
     """
     kin = _st.compute(model, Qb, columns=True)
-    P, J = _positions_jacobians(kin, bodies, local)
-    P = np.moveaxis(P, -1, 0)  # (B, m, 3)
-    J = np.moveaxis(J, -1, 0)  # (B, m, 3, nv)
+    P, J = _markers_batch(kin, bodies, local)
     B, m = W.shape
     r = (P - X).reshape(B, 3 * m)
     J = J.reshape(B, 3 * m, -1)
