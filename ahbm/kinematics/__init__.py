@@ -37,6 +37,20 @@ from ahbm.kinematics.functions import (
     SimmSpline,
     function_from_dict,
 )
+from ahbm.kinematics.geometry import (
+    Collision,
+    CollisionShape,
+    GroundContact,
+    SelfCollision,
+    ShapeDistances,
+    SSVDistance,
+    collision_shapes,
+    distances,
+    foot_contact_shapes,
+    ground_contact,
+    self_collision,
+    ssv_distance,
+)
 from ahbm.kinematics.ik import (
     IKResult,
     ModelMarkers,
@@ -141,6 +155,19 @@ __all__: list[str] = [
     "pelvis_angles",
     "score_centre",
     "sphere_fit_centre",
+    # collision geometry: swept-sphere volumes (geometry.py)
+    "Collision",
+    "CollisionShape",
+    "GroundContact",
+    "SelfCollision",
+    "ShapeDistances",
+    "SSVDistance",
+    "collision_shapes",
+    "distances",
+    "foot_contact_shapes",
+    "ground_contact",
+    "self_collision",
+    "ssv_distance",
     # inverse kinematics (ik.py)
     "IKResult",
     "ModelMarkers",
