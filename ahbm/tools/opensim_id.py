@@ -756,6 +756,15 @@ def run_id_setup(
             AhbmWarning,
             stacklevel=2,
         )
+    loads = setup.external_loads
+    if loads is not None and loads.model_kinematics_file is not None:
+        warnings.warn(
+            f"external loads '{loads.path}': <external_loads_model_kinematics_file> is not "
+            "used by ahbm: points given in a frame stay in that frame (OpenSim 3.x would "
+            "re-express ground points in the applied bodies with those kinematics)",
+            AhbmWarning,
+            stacklevel=2,
+        )
     if setup.joints_to_report_body_forces:
         warnings.warn(
             f"ID setup '{setup.path}': <joints_to_report_body_forces> "

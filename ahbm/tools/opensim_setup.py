@@ -368,12 +368,17 @@ class ExternalLoads:
     datafile : pathlib.Path or None
         The ``.mot``/``.sto`` with the force, point and torque columns,
         resolved against the loads file's folder.
+    model_kinematics_file : pathlib.Path or None
+        OpenSim 3.x ``<external_loads_model_kinematics_file>``: kinematics with
+        which OpenSim re-expresses points given in the ground in the applied
+        bodies (not done by ahbm; :func:`~ahbm.tools.run_id_setup` warns).
     """
 
     path: Path
     name: str = ""
     forces: tuple = ()
     datafile: Path | None = None
+    model_kinematics_file: Path | None = None
 
 
 def _external_force(el: XmlElement) -> ExternalForceSpec | None:
@@ -460,7 +465,13 @@ def read_external_loads(path) -> ExternalLoads:
         raise FileFormatError(
             f"{el.where()}: no <datafile> with the force data; name the .mot/.sto file"
         )
-    return ExternalLoads(Path(path), node.attrib.get("name", ""), tuple(forces), datafile)
+    return ExternalLoads(
+        Path(path),
+        node.attrib.get("name", ""),
+        tuple(forces),
+        datafile,
+        _file(node, "external_loads_model_kinematics_file", folder),
+    )
 
 
 # --- ID -----------------------------------------------------------------------------------

@@ -293,9 +293,13 @@ def test_subject01_cli_writes_opensim_columns(tmp_path, capsys):
 
 @needs_data
 def test_subject01_forces_left_active_and_body_forces_warn(tmp_path):
-    for name in ("subject01.osim", "subject01_walk_IK.mot", "subject01_walk_grf.mot",
-                 "subject01_walk_grf.xml"):  # fmt: skip
+    for name in ("subject01.osim", "subject01_walk_IK.mot", "subject01_walk_grf.mot"):
         shutil.copy(DATA / name, tmp_path / name)
+    loads = (DATA / "subject01_walk_grf.xml").read_text().replace(
+        "<datafile>", "<external_loads_model_kinematics_file>subject01_walk_IK.mot"
+        "</external_loads_model_kinematics_file><datafile>"
+    )  # fmt: skip
+    (tmp_path / "subject01_walk_grf.xml").write_text(loads)
     text = (DATA / "subject01_Setup_ID.xml").read_text()
     text = text.replace("<forces_to_exclude> Muscles</forces_to_exclude>", "")
     tag = "joints_to_report_body_forces"
@@ -307,3 +311,4 @@ def test_subject01_forces_left_active_and_body_forces_warn(tmp_path):
     assert "18 force(s) not listed in <forces_to_exclude>" in messages
     assert "hamstrings_r (Millard2012EquilibriumMuscle)" in messages
     assert "knee_r" in messages and "not computed" in messages
+    assert "external_loads_model_kinematics_file" in messages

@@ -124,6 +124,14 @@ def test_id_setup_and_external_loads(tmp_path):
         "ground_torque_",
     )
     assert f.data_source_name == ""  # Unassigned
+    assert loads.model_kinematics_file is None
+    kin = LOADS.replace(
+        "<datafile>", "<external_loads_model_kinematics_file>ik.mot"
+        "</external_loads_model_kinematics_file><datafile>"
+    )  # fmt: skip
+    assert read_external_loads(_write(tmp_path, "k.xml", kin)).model_kinematics_file == (
+        folder / "ik.mot"
+    )
 
 
 @needs_data
