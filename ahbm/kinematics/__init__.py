@@ -11,6 +11,7 @@ from ahbm.kinematics.configuration import (
     random_model,
     random_q,
 )
+from ahbm.kinematics.dh import DHRow, dh_model, dh_transform
 from ahbm.kinematics.forward import (
     Kinematics,
     body_jacobian,
@@ -168,6 +169,10 @@ __all__: list[str] = [
     "ground_contact",
     "self_collision",
     "ssv_distance",
+    # Denavit–Hartenberg models (dh.py)
+    "DHRow",
+    "dh_model",
+    "dh_transform",
     # inverse kinematics (ik.py)
     "IKResult",
     "ModelMarkers",
