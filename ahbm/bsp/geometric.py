@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import Polynomial
 
-from ahbm._validation import as_float_array, as_positive_float
+from ahbm._validation import as_float_array, as_nonnegative_float, as_positive_float
 from ahbm.bsp.tables import SegmentParameters
 from ahbm.errors import DataError
 
@@ -130,6 +130,8 @@ def truncated_cone(length, proximal_radius, distal_radius, *, density=1000.0, na
     >>> round(truncated_cone(0.4, 0.07, 0.05).mass, 3)
     4.566
     """
+    proximal_radius = as_nonnegative_float(proximal_radius, "proximal_radius", unit="m")
+    distal_radius = as_nonnegative_float(distal_radius, "distal_radius", unit="m")
     return elliptical_frustum(
         length,
         (proximal_radius, proximal_radius),
@@ -164,6 +166,8 @@ def elliptical_cylinder(length, semi_axis_x, semi_axis_y, *, density=1000.0, nam
     >>> round(elliptical_cylinder(0.5, 0.15, 0.1).mass, 2)
     23.56
     """
+    semi_axis_x = as_positive_float(semi_axis_x, "semi_axis_x", unit="m")
+    semi_axis_y = as_positive_float(semi_axis_y, "semi_axis_y", unit="m")
     return elliptical_frustum(
         length,
         (semi_axis_x, semi_axis_y),

@@ -353,6 +353,8 @@ def loads_in_jcs(vectors, r_proximal, r_distal):
     """
     v = as_float_array(vectors, "vectors", allow_nan=True)
     check_trailing_shape(v, (3,), "vectors")
+    for name, R in (("r_proximal", r_proximal), ("r_distal", r_distal)):
+        check_trailing_shape(as_float_array(R, name, allow_nan=True), (3, 3), name)
     e1, e2, e3 = jcs_axes(r_proximal, r_distal)
     broadcast_batch(("vectors", v, 1), ("r_proximal/r_distal", e1, 1))
     return np.stack([np.sum(v * e1, -1), np.sum(v * e2, -1), np.sum(v * e3, -1)], axis=-1)

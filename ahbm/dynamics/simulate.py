@@ -42,7 +42,7 @@ from ahbm.dynamics.simulation_events import (
     point_height_event,
 )
 from ahbm.dynamics.simulation_result import SimulationResult
-from ahbm.errors import AhbmWarning, DataError, ModelError, SimulationError
+from ahbm.errors import AhbmWarning, DataError, SimulationError
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model
 
 __all__ = [
@@ -370,8 +370,7 @@ def simulate(
             )
     if constraint_method is None:
         constraint_method = "direct"
-    if not isinstance(model, Model):
-        raise ModelError(f"simulate expects a Model, got {type(model).__name__}")
+    check_model(model)
     span = as_float_array(t_span, "t_span")
     if span.shape != (2,) or not span[1] > span[0]:
         raise DataError(f"`t_span` must be (t0, t_end) with t_end > t0, got {t_span!r}")

@@ -102,13 +102,13 @@ def _as_markers(data, labels, rate):
         if rate is None and trial.point_rate > 0:
             rate = float(trial.point_rate)
     else:
-        pts = as_float_array(data, "markers", allow_nan=True)
+        pts = as_float_array(data, "data", allow_nan=True)
         if pts.ndim == 2:
             pts = pts[None]
         if pts.ndim != 3 or pts.shape[-1] != 3:
             raise DataError(
-                "Expected `markers` to have shape (n_frames, n_points, 3) or (n_points, 3), "
-                f"got {np.shape(data)}"
+                "Expected `data` (markers) to have shape (n_frames, n_points, 3) or "
+                f"(n_points, 3), got {np.shape(data)}"
             )
         labels = [f"P{j + 1}" for j in range(pts.shape[1])] if labels is None else list(labels)
     _check_no_inf(pts, "markers")

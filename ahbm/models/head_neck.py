@@ -518,6 +518,7 @@ def sled_test(
     from ahbm.dynamics.simulate import simulate
 
     model = head_neck_model() if model is None else model
+    check_callable(pulse, "pulse")
     t_end = as_positive_float(t_end, "t_end", unit="s")
     n_out = as_int(n_out, "n_out", minimum=2)
     forces = [*intervertebral_elements(model), BaseAcceleration(pulse)]

@@ -160,6 +160,8 @@ def sagittal_inverse_dynamics(
     >>> r.angles[0].round(6).tolist()
     [0.0, 0.0, 0.0]
     """
+    if not isinstance(markers_2d, dict):
+        markers_2d = as_float_array(markers_2d, "markers_2d", allow_nan=True)
     if time is not None:
         n = np.size(time)
     else:
