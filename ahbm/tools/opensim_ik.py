@@ -233,7 +233,7 @@ def inverse_kinematics_opensim(
         (see :func:`~ahbm.kinematics.ik.fit_markers`).
     accuracy : float, optional
         OpenSim's ``<accuracy>``: the solver stops when the step is below
-        ``accuracy (1 + |q|)`` (or the cost decreases by less than 1e-10 of
+        ``accuracy (1 + |q|)`` (or the cost decreases by less than ``accuracy / 100`` of
         itself).
 
     Returns
@@ -300,7 +300,7 @@ def inverse_kinematics_opensim(
         bounds=bounds,
         block_size=block_size,
         xtol=xtol,
-        tol=1e-10,
+        tol=1e-2 * float(accuracy),
         coordinate_targets=targets,
         coordinate_weights=coordinate_weights,
         warm_start="pipeline",
