@@ -62,6 +62,11 @@ memory_limit=512 * 2**20, env=None, as_path=True, name_in_message=False)``
     and messages, and the seeds of the failing inputs) unless every case is a
     pass.
 
+``campaign(reader, cases, *, what, min_ok=20, min_ahbm=20, **run_kwargs)``
+    A reader's whole fuzz test: ``run_cases(..., name_in_message=True)``, the
+    summary printed, ``assert_clean``, and at least `min_ok` successful reads
+    and `min_ahbm` AhbmErrors, so that both paths are exercised.
+
 Mutators (``rng`` is a ``numpy.random.Generator``; each returns the new bytes and
 a note): :func:`flip_bits`, :func:`set_bytes`, :func:`truncate`,
 :func:`splice`, :func:`write_int`; :func:`mutate` picks one of them.
@@ -103,6 +108,7 @@ __all__ = [
     "FuzzReport",
     "run_cases",
     "assert_clean",
+    "campaign",
     "PASS_KINDS",
     "flip_bits",
     "set_bytes",
@@ -194,6 +200,21 @@ def assert_clean(report: FuzzReport, *, what: str = "") -> None:
             f"{what or report.reader}: {len(report.failures)} of {len(report.outcomes)} inputs "
             f"broke the AhbmError contract\n{report.summary()}"
         )
+
+
+def campaign(reader, cases, *, what: str, min_ok: int = 20, min_ahbm: int = 20, **kwargs):
+    """The fuzz test of one reader: :func:`run_cases` with ``name_in_message=True``, the
+    summary printed, :func:`assert_clean`, and at least `min_ok` reads and `min_ahbm`
+    AhbmErrors (both paths exercised). `kwargs` go to :func:`run_cases`."""
+    report = run_cases(reader, cases, name_in_message=True, **kwargs)
+    print(report.summary())
+    assert_clean(report, what=what)
+    counts = report.counts()
+    assert counts["ok"] >= min_ok and counts["ahbm"] >= min_ahbm, (
+        f"{what}: the cases exercise too little ({counts}); make fewer of them fatal or "
+        "more of them damaged"
+    )
+    return report
 
 
 # ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzz_harness import Case, assert_clean, flip_bits, mutate, run_cases, set_bytes, write_int
+from fuzz_harness import Case, campaign, flip_bits, mutate, set_bytes, write_int
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c3d"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared C3D data not found at {DATA}")
@@ -153,15 +153,7 @@ def test_parameter_records_are_found():
 
 @needs_data
 def test_fuzz_c3d():
-    report = run_cases(
-        "ahbm.io:read_c3d",
-        c3d_cases(700, seed=19),
-        check=check_trial,
-        env=ENV,
-        timeout=20.0,
-        memory_limit=MEMORY_LIMIT,
-        name_in_message=True,
-    )
-    print(report.summary())
-    assert_clean(report, what="read_c3d")
-    assert report.counts()["ok"] > 30 and report.counts()["ahbm"] > 30
+    campaign(
+        "ahbm.io:read_c3d", c3d_cases(700, seed=19), what="read_c3d", check=check_trial,
+        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, min_ok=30, min_ahbm=30,
+    )  # fmt: skip

@@ -26,7 +26,7 @@ import copy
 import json
 
 import numpy as np
-from fuzz_harness import Case, assert_clean, mutate, run_cases
+from fuzz_harness import Case, campaign, mutate
 
 MEMORY_LIMIT = 768 * 2**20
 _DEEP = "__DEEP_NESTING__"
@@ -250,14 +250,7 @@ def check_model(model):
 
 
 def test_fuzz_model_files():
-    report = run_cases(
-        "ahbm:load_model",
-        model_cases(400, seed=19),
-        check=check_model,
-        timeout=20.0,
-        memory_limit=MEMORY_LIMIT,
-        name_in_message=True,
-    )
-    print(report.summary())
-    assert_clean(report, what="load_model")
-    assert report.counts()["ok"] > 20 and report.counts()["ahbm"] > 100
+    campaign(
+        "ahbm:load_model", model_cases(400, seed=19), what="load_model", check=check_model,
+        timeout=20.0, memory_limit=MEMORY_LIMIT, min_ahbm=100,
+    )  # fmt: skip

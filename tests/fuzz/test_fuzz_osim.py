@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzz_harness import Case, assert_clean, mutate, run_cases
+from fuzz_harness import Case, campaign, mutate
+from test_fuzz_model import check_model
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 needs_data = pytest.mark.skipif(
@@ -112,25 +113,9 @@ def osim_cases(n: int, seed: int = 0):
         yield Case(i, raw, ".osim", "; ".join(notes))
 
 
-def check_model(model):
-    """A model read from an .osim file has consistent, finite derived arrays."""
-    n = model.n_bodies
-    assert model.parent.shape == (n,) and (model.parent < np.arange(n)).all()
-    assert np.isfinite(model.spatial_inertias).all() and np.isfinite(model.rotations).all()
-    assert (model.masses >= 0).all()
-
-
 @needs_data
 def test_fuzz_osim():
-    report = run_cases(
-        "ahbm.io:read_osim",
-        osim_cases(300, seed=19),
-        check=check_model,
-        env=ENV,
-        timeout=30.0,
-        memory_limit=MEMORY_LIMIT,
-        name_in_message=True,
-    )
-    print(report.summary())
-    assert_clean(report, what="read_osim")
-    assert report.counts()["ok"] > 20 and report.counts()["ahbm"] > 20
+    campaign(
+        "ahbm.io:read_osim", osim_cases(300, seed=19), what="read_osim", check=check_model,
+        env=ENV, timeout=30.0, memory_limit=MEMORY_LIMIT,
+    )  # fmt: skip

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzz_harness import Case, assert_clean, mutate, run_cases
+from fuzz_harness import Case, assert_clean, campaign, mutate, run_cases
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 needs_data = pytest.mark.skipif(
@@ -172,34 +172,18 @@ ENV = {"AHBM_MAX_READ_BYTES": str(READ_CAP)}
 
 @needs_data
 def test_fuzz_trc():
-    report = run_cases(
-        "ahbm.io:read_trc",
-        trc_cases(300, seed=19),
-        check=check_trc,
-        env=ENV,
-        timeout=20.0,
-        memory_limit=MEMORY_LIMIT,
-        name_in_message=True,
-    )
-    print(report.summary())
-    assert_clean(report, what="read_trc")
-    assert report.counts()["ok"] > 20 and report.counts()["ahbm"] > 20  # both paths exercised
+    campaign(
+        "ahbm.io:read_trc", trc_cases(300, seed=19), what="read_trc", check=check_trc,
+        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT,
+    )  # fmt: skip
 
 
 @needs_data
 def test_fuzz_mot_sto():
-    report = run_cases(
-        "ahbm.io:read_mot",
-        mot_cases(300, seed=19),
-        check=check_mot,
-        env=ENV,
-        timeout=20.0,
-        memory_limit=MEMORY_LIMIT,
-        name_in_message=True,
-    )
-    print(report.summary())
-    assert_clean(report, what="read_mot")
-    assert report.counts()["ok"] > 20 and report.counts()["ahbm"] > 20
+    campaign(
+        "ahbm.io:read_mot", mot_cases(300, seed=19), what="read_mot", check=check_mot,
+        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT,
+    )  # fmt: skip
 
 
 @needs_data
@@ -227,14 +211,14 @@ def _wide_mot(n_columns: int) -> bytes:
 
 
 def check_wide(table):
-    assert table.data.shape == (2, 60_000) and len(table.angle_columns) == 60_000
+    assert table.data.shape == (2, 40_000) and len(table.angle_columns) == 40_000
     assert np.allclose(table.data.to_numpy(), np.pi / 2)
 
 
-def test_mot_with_60000_angle_columns_does_not_hang():
+def test_mot_with_40000_angle_columns_does_not_hang():
     """Degrees to radians was done column by column in pandas (62 s for 30,000 columns)."""
     report = run_cases(
-        "ahbm.io:read_mot", [Case(0, _wide_mot(60_000), ".mot", "60000 angle columns")],
+        "ahbm.io:read_mot", [Case(0, _wide_mot(40_000), ".mot", "40000 angle columns")],
         check=check_wide, timeout=60.0, memory_limit=MEMORY_LIMIT,
     )  # fmt: skip
     assert_clean(report)
