@@ -249,3 +249,37 @@ def test_subject01_locked_coordinate_and_opensim_column_order(tmp_path):
         "ankle_angle_r", "hip_flexion_l", "knee_angle_l", "ankle_angle_l", "lumbar_extension",
     ]  # fmt: skip
     np.testing.assert_array_equal(table.data["lumbar_extension"], 0.0)  # its default value
+
+
+@needs_data
+def test_subject01_clamped_coordinate_stays_in_its_range(tmp_path):
+    text = (DATA / "subject01.osim").read_text()
+    start = text.index('<Coordinate name="knee_angle_r">')
+    end = text.index("</Coordinate>", start)
+    block = text[start:end]
+    i0 = block.index("<range>")
+    i1 = block.index("</range>") + len("</range>")
+    block = block[:i0] + "<range>-0.3 0.17453293</range>" + block[i1:]
+    block = block.replace("<clamped>false</clamped>", "<clamped>true</clamped>")
+    (tmp_path / "subject01.osim").write_text(text[:start] + block + text[end:])
+    for name in ("subject01_walk.trc", "subject01_Setup_IK.xml"):
+        shutil.copy(DATA / name, tmp_path / name)
+    from ahbm.io import read_osim
+    from ahbm.tools import clamped_bounds
+
+    model = read_osim(tmp_path / "subject01.osim")
+    lower, upper = clamped_bounds(model)
+    k = model.coordinate_names.index("knee_angle_r")
+    assert (lower[k], upper[k]) == (-0.3, 0.17453293)
+    assert np.isinf(np.delete(lower, k)).all()
+    res = run_ik_setup(tmp_path / "subject01_Setup_IK.xml", model=model, write=False,
+                       time_range=(0.0, 0.4))  # fmt: skip
+    knee = res.q[:, k]
+    assert knee.min() >= -0.3 - 1e-12 and np.isclose(knee, -0.3).sum() > 5
+    deg = res.to_dataframe(degrees=True, model=model)
+    np.testing.assert_allclose(deg["knee_angle_r"], np.degrees(knee))
+    np.testing.assert_allclose(
+        deg["pelvis_tx"], res.q[:, model.coordinate_names.index("pelvis_tx")]
+    )
+    with pytest.raises(DataError, match="model="):
+        res.to_dataframe(degrees=True)
