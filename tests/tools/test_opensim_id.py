@@ -188,6 +188,9 @@ def test_inverse_dynamics_options_and_errors():
     c = inverse_dynamics_opensim(m, table, cutoff=-1)
     assert np.abs(a.tau - c.tau)[5:-5].max() < 0.05
     assert np.abs(b.tau - c.tau)[5:-5].max() < 0.05
+    # OpenSim 4 state paths as column names
+    paths = _table(t, {"/jointset/elbow_joint/elbow/value": np.sin(t), "/jointset/x/y/speed": t})
+    np.testing.assert_array_equal(inverse_dynamics_opensim(m, paths, cutoff=6.0).tau, a.tau)
     with pytest.raises(DataError, match="processing"):
         inverse_dynamics_opensim(m, table, processing="magic")
     with pytest.raises(DataError, match="none of the model's coordinates"):
