@@ -21,19 +21,22 @@ that names the file and the object:
   against the memory cap of the whole read (``max_bytes``), all *before* the
   data are read;
 - attributes: single values of the expected kind (an array where a value is
-  expected is an error), no more than 64 KiB each.
+  expected is an error), no more than 64 KiB each;
+- global heaps: :func:`check_global_heaps` refuses, before libhdf5 opens the
+  file, damage on which libhdf5 itself would loop forever.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 
 from ahbm.errors import FileFormatError
 
-__all__ = ["SafeStore", "MAX_DEPTH", "MAX_EXPANSION", "H5_ERRORS"]
+__all__ = ["SafeStore", "MAX_DEPTH", "MAX_EXPANSION", "H5_ERRORS", "check_global_heaps"]
 
 #: Deepest nesting of groups read from a store (ahbm writes < 20 levels).
 MAX_DEPTH = 64
@@ -385,6 +388,72 @@ class SafeStore:
             self.charge(ds, where, dshape, None)
         finally:
             self.used, self.max_bytes = used, cap
+
+
+def check_global_heaps(path: Path) -> None:
+    """Refuse a file whose global heap collections would make libhdf5 loop forever.
+
+    Variable-length strings live in global heap collections (signature
+    ``GCOL``). libhdf5 walks a collection's entries from the start, each entry
+    by its declared size; an entry that declares size 0 (or whose size wraps
+    around) makes that walk loop forever inside the library, where no check of
+    the reading process can interrupt it. This walks every collection of the
+    file the way libhdf5 does, before libhdf5 reads it.
+
+    Raises
+    ------
+    FileFormatError
+        Naming the file, the byte offset of the collection and of the entry.
+    """
+    import mmap
+
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size < 16:
+            return
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            lengths = _size_of_lengths(mm)
+            pos = mm.find(b"GCOL")
+            while pos != -1:
+                _check_collection(mm, pos, lengths, size, path)
+                pos = mm.find(b"GCOL", pos + 4)
+
+
+def _size_of_lengths(mm) -> int:
+    """The superblock's "size of lengths" (bytes), 8 if the superblock is not at byte 0."""
+    if mm[:8] != b"\x89HDF\r\n\x1a\n":
+        return 8
+    version = mm[8]
+    value = mm[14] if version in (0, 1) else mm[10]
+    return value if value in (2, 4, 8) else 8
+
+
+def _check_collection(mm, pos: int, lengths: int, size: int, path: Path) -> None:
+    header = 8 + lengths  # signature, version, 3 reserved bytes, collection size
+    entry_header = 8 + lengths  # index, reference count, 4 reserved bytes, object size
+    if pos + header > size or mm[pos + 4] != 1:
+        return  # not a collection libhdf5 would walk (it refuses other versions)
+    total = int.from_bytes(mm[pos + 8 : pos + header], "little")
+    end = pos + total
+    if total < header or end > size:
+        return  # libhdf5 reports a read error for a collection beyond the file's end
+    p = pos + header
+    mask = (1 << 64) - 1
+    while p < end:
+        if p + entry_header > end:
+            return  # the tail is free space too small for an entry
+        index = int.from_bytes(mm[p : p + 2], "little")
+        obj_size = int.from_bytes(mm[p + 8 : p + entry_header], "little")
+        aligned = ((obj_size + 7) & mask) // 8 * 8
+        need = (entry_header + aligned) & mask if index > 0 else obj_size
+        if need == 0 or need > end - p:
+            what = "a size of 0" if need == 0 else f"{obj_size} bytes, past the collection's end"
+            raise FileFormatError(
+                f"HDF5 store '{path}': the global heap collection at byte {pos} is damaged "
+                f"(its entry at byte {p} declares {what}); libhdf5 would loop forever or read "
+                "outside the collection on it"
+            )
+        p += need
 
 
 def _kind_names(kinds: str) -> str:

@@ -31,7 +31,7 @@ import numpy as np
 from ahbm._files import atomic_path, run_isolated
 from ahbm._validation import as_positive_float, max_read_bytes, output_path
 from ahbm.errors import AhbmError, DataError, FileFormatError
-from ahbm.io._h5safe import H5_ERRORS, MAX_DEPTH, SafeStore
+from ahbm.io._h5safe import H5_ERRORS, MAX_DEPTH, SafeStore, check_global_heaps
 from ahbm.io.opensim import OpenSimTable
 from ahbm.io.trial import Event, ForcePlate, Trial, check_trial
 
@@ -675,6 +675,12 @@ def _reading(path: Path, *, max_bytes: int, follow_links: bool = False) -> Itera
         raise FileFormatError(f"HDF5 trial store '{path}' does not exist")
     if not path.is_file():
         raise FileFormatError(f"'{path}' is not a file")
+    try:
+        check_global_heaps(path)
+    except FileFormatError:
+        raise
+    except (OSError, ValueError) as err:
+        raise FileFormatError(f"HDF5 trial store '{path}' cannot be read: {err}") from err
     try:
         f = h5py.File(path, "r")
     except H5_ERRORS as err:

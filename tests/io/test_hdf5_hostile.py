@@ -457,3 +457,41 @@ def test_every_tree_type_and_foreign_string_layouts_still_read(tmp_path):
     trial = load_trial(path, "long")
     assert trial.point_labels == ["A", "B"]
     np.testing.assert_array_equal(trial.results["by_hand"], np.arange(3))
+
+
+def _zero_free_space_entry(path) -> int:
+    """Set the size of the free-space entry of the first global heap collection to 0.
+
+    libhdf5 2.0 loops forever in H5HG__cache_heap_deserialize on such a
+    collection (found by the fuzz campaign: a byte set to 0). Returns the
+    entry's byte offset.
+    """
+    raw = bytearray(path.read_bytes())
+    pos = raw.find(b"GCOL")
+    end = pos + int.from_bytes(raw[pos + 8 : pos + 16], "little")
+    p = pos + 16
+    while True:
+        index = int.from_bytes(raw[p : p + 2], "little")
+        size = int.from_bytes(raw[p + 8 : p + 16], "little")
+        if index == 0:
+            raw[p + 8 : p + 16] = bytes(8)
+            path.write_bytes(bytes(raw))
+            return p
+        p += 16 + (size + 7) // 8 * 8
+        assert p < end
+
+
+def test_global_heap_damage_that_hangs_libhdf5_is_refused_before_it_runs(store):
+    from ahbm.io._h5safe import check_global_heaps
+
+    check_global_heaps(store)  # an intact store passes
+    entry = _zero_free_space_entry(store)
+    with pytest.raises(FileFormatError, match=f"entry at byte {entry} declares a size of 0"):
+        check_global_heaps(store)
+    # end to end in a child process: were the check gone, the child would hang and be killed
+    message = _refused(store, match="global heap collection", isolate=True, timeout=120)
+    assert "did not finish" not in message
+    before = _digest(store)
+    with pytest.raises(FileFormatError, match="global heap collection"):
+        save_trial(make_full_trial(2), store, name="b")
+    assert _digest(store) == before
