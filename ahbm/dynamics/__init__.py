@@ -88,6 +88,7 @@ from ahbm.dynamics.spatial import (
     motion_transform,
     spatial_inertia,
 )
+from ahbm.dynamics.wls import WLSResult, inverse_dynamics_wls
 
 __all__: list[str] = [
     # balance (balance.py)
@@ -146,6 +147,9 @@ __all__: list[str] = [
     "nonlinear_effects",
     "rnea",
     "spatial_inertia",
+    # weighted-least-squares inverse dynamics (wls.py)
+    "WLSResult",
+    "inverse_dynamics_wls",
     # segment-by-segment Newton-Euler (segmental.py)
     "JointLoads",
     "PlateAssignment",

@@ -1,0 +1,269 @@
+"""Weighted-least-squares inverse dynamics: consistency, closed forms, two-part algorithm."""
+
+import numpy as np
+import pytest
+
+from ahbm.dynamics import aba, crba, rnea
+from ahbm.dynamics.wls import inverse_dynamics_wls
+from ahbm.errors import DataError
+from ahbm.kinematics import forward_kinematics, neutral_q
+from ahbm.kinematics.dh import DHRow, dh_model
+from ahbm.models import human15
+
+FOOT_R, FOOT_L = 11, 14
+
+
+@pytest.fixture(scope="module")
+def model():
+    return human15(height=1.8, mass=75.0)
+
+
+def _states(model, rng, n):
+    q = np.tile(neutral_q(model), (n, 1))
+    q[:, :3] = rng.normal(size=(n, 3)) * 0.3 + [0, 0, 1.0]
+    quat = rng.normal(size=(n, 4))
+    q[:, 3:7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+    j = np.arange(7, model.nq)
+    q[:, j] += rng.normal(size=(n, j.size)) * 0.2
+    # renormalize every quaternion block of the model
+    for b, body in enumerate(model.bodies):
+        if body.joint.type == "spherical":
+            k = model.q_index[b]
+            q[:, k : k + 4] /= np.linalg.norm(q[:, k : k + 4], axis=1, keepdims=True)
+    qd = rng.normal(size=(n, model.nv)) * 0.5
+    return q, qd
+
+
+def _wrench(model, q, body, w):
+    """f_ext (n, n_bodies, 6) of wrenches w (n, 6) = [moment about body origin; force]."""
+    p = forward_kinematics(model, q).positions[:, body]
+    f = np.zeros((q.shape[0], model.n_bodies, 6))
+    f[:, body, 3:] = w[:, 3:]
+    f[:, body, :3] = w[:, :3] + np.cross(p, w[:, 3:])
+    return f
+
+
+def _consistent(model, rng, n, bodies=(FOOT_R,)):
+    """A motion and ground reactions that satisfy the equations of motion exactly."""
+    q, qd = _states(model, rng, n)
+    f = sum(
+        _wrench(
+            model, q, b, rng.normal(size=(n, 6)) * [20, 20, 5, 50, 50, 0] + [0, 0, 0, 0, 0, 700]
+        )
+        for b in bodies
+    )
+    tau = np.zeros((n, model.nv))
+    tau[:, 6:] = rng.normal(size=(n, model.nv - 6)) * 20
+    qdd = aba(model, q, qd, tau, f_ext=f)
+    return q, qd, qdd, f, tau
+
+
+def _base_map(model, q, body):
+    """(n, 6, 6): base generalized forces of unit wrenches [m about origin of body; F] (by RNEA)."""
+    n = q.shape[0]
+    z = np.zeros((n, model.nv))
+    out = np.zeros((n, 6, 6))
+    for k in range(6):
+        w = np.zeros((n, 6))
+        w[:, k] = 1.0
+        out[:, :, k] = (
+            rnea(model, q, z, z) - rnea(model, q, z, z, f_ext=_wrench(model, q, body, w))
+        )[:, :6]
+    return out
+
+
+def test_consistent_data_give_zero_corrections_and_true_torques(model):
+    rng = np.random.default_rng(0)
+    for bodies in [(FOOT_R,), (FOOT_R, FOOT_L)]:
+        q, qd, qdd, f, tau = _consistent(model, rng, 30, bodies)
+        res = inverse_dynamics_wls(model, q, qd, qdd, f, weights={"grf": 1.0, "qdd": 1.0})
+        assert np.abs(res.residual_before).max() < 1e-8
+        np.testing.assert_allclose(res.grf_correction, 0.0, atol=1e-8)
+        np.testing.assert_allclose(res.qdd_correction, 0.0, atol=1e-10)
+        np.testing.assert_allclose(res.tau, tau, atol=1e-8)
+        np.testing.assert_allclose(res.grf, f, atol=1e-8)
+        assert res.tau.shape == (30, model.nv) and res.residual.shape == (30, 6)
+
+
+def test_two_part_algorithm_recovers_single_support_reaction(model):
+    rng = np.random.default_rng(1)
+    q, qd, qdd, f, tau = _consistent(model, rng, 40)
+    res = inverse_dynamics_wls(model, q, qd, qdd, None, contact=["foot_r"])
+    np.testing.assert_allclose(res.grf, f, atol=1e-7)
+    np.testing.assert_allclose(res.tau, tau, atol=1e-7)
+    np.testing.assert_allclose(res.residual, 0.0, atol=1e-8)
+    # Chung's eq. 7.7: base generalized forces of ID without GRF = the reaction
+    np.testing.assert_allclose(res.residual_before, rnea(model, q, qd, qdd)[:, :6])
+
+
+@pytest.mark.parametrize("w_f, w_a", [(1.0, 1.0), (1e-4, 10.0), (100.0, 1e-3)])
+def test_closed_form_weighted_least_squares(model, w_f, w_a):
+    """Corrections equal Simonidis et al.'s eq. 32, T = (Aᵀ W⁻¹ A)⁻¹ Aᵀ W⁻¹ b."""
+    rng = np.random.default_rng(2)
+    n = 6
+    q, qd, qdd, f, _ = _consistent(model, rng, n)
+    noise_f = _wrench(model, q, FOOT_R, rng.normal(size=(n, 6)) * [5, 5, 2, 30, 30, 60])
+    qdd_m = qdd + rng.normal(size=qdd.shape) * 0.5
+    f_m = f + noise_f
+    res = inverse_dynamics_wls(model, q, qd, qdd_m, f_m, weights={"grf": w_f, "qdd": w_a})
+    M = crba(model, q)
+    Q = -rnea(model, q, qd, np.zeros_like(qd))
+    z = np.zeros_like(qd)
+    gen = rnea(model, q, z, z) - rnea(model, q, z, z, f_ext=f_m)  # Σ Jᵀ F of the plates
+    Ju_T = _base_map(model, q, FOOT_R)  # (n, 6, 6)
+    nv = model.nv
+    for k in range(n):
+        Minv = np.linalg.inv(M[k])
+        A = np.vstack([np.eye(6, nv), Minv])
+        b = np.concatenate([gen[k, :6], qdd_m[k] - Minv @ Q[k]])
+        W = np.zeros((6 + nv, 6 + nv))  # covariance of b
+        W[:6, :6] = Ju_T[k] @ Ju_T[k].T / w_f
+        W[6:, 6:] = np.eye(nv) / w_a
+        Wi = np.linalg.inv(W)
+        T = np.linalg.solve(A.T @ Wi @ A, A.T @ Wi @ b)
+        dqdd = Minv @ T - b[6:]
+        np.testing.assert_allclose(res.qdd_correction[k], dqdd, rtol=1e-6, atol=1e-8)
+        # the plate's generalized base force after correction is T's base part
+        gen_corr = rnea(model, q[k], z[k], z[k]) - rnea(model, q[k], z[k], z[k], f_ext=res.grf[k])
+        np.testing.assert_allclose(gen_corr[:6], T[:6], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(res.residual, 0.0, atol=1e-7)
+    # the torques are the inverse dynamics of the corrected data
+    np.testing.assert_allclose(
+        res.tau, rnea(model, q, qd, res.qdd, f_ext=res.grf), rtol=1e-10, atol=1e-8
+    )
+
+
+def test_weights_trade_plates_against_kinematics(model):
+    rng = np.random.default_rng(3)
+    n = 10
+    q, qd, qdd, f, tau = _consistent(model, rng, n)
+    noise_f = _wrench(model, q, FOOT_R, rng.normal(size=(n, 6)) * [5, 5, 2, 30, 30, 60])
+    noise_a = np.zeros_like(qdd)
+    noise_a[:, :6] = rng.normal(size=(n, 6)) * 0.5
+    # noise in the plate only, kinematics trusted: the plate is corrected back exactly
+    res = inverse_dynamics_wls(model, q, qd, qdd, f + noise_f, weights={"grf": 1.0})
+    np.testing.assert_allclose(res.grf, f, atol=1e-7)
+    np.testing.assert_allclose(res.tau, tau, atol=1e-7)
+    # noise in the base accelerations only, plate and joint accelerations trusted
+    w_a = np.r_[np.ones(6), np.full(model.nv - 6, np.inf)]
+    res = inverse_dynamics_wls(model, q, qd, qdd + noise_a, f, weights={"grf": np.inf, "qdd": w_a})
+    np.testing.assert_allclose(res.qdd, qdd, atol=1e-8)
+    np.testing.assert_allclose(res.tau, tau, atol=1e-7)
+    np.testing.assert_allclose(res.grf_correction, 0.0)
+    # both noisy: the more a measurement is trusted, the less it moves
+    both = dict(grf=f + noise_f, qdd=qdd + noise_a)
+    moves = []
+    for ratio in [1e-3, 1.0, 1e3]:
+        r = inverse_dynamics_wls(
+            model, q, qd, both["qdd"], both["grf"], weights={"grf": ratio, "qdd": w_a}
+        )
+        moves.append((np.abs(r.grf_correction).sum(), np.abs(r.qdd_correction).sum()))
+    assert moves[0][0] > moves[1][0] > moves[2][0]
+    assert moves[0][1] < moves[1][1] < moves[2][1]
+
+
+def test_double_support_least_norm_rule(model):
+    rng = np.random.default_rng(4)
+    n = 8
+    q, qd, qdd, f, _ = _consistent(model, rng, n, (FOOT_R, FOOT_L))
+    res = inverse_dynamics_wls(model, q, qd, qdd, None, contact=["foot_r", "foot_l"])
+    np.testing.assert_allclose(res.residual, 0.0, atol=1e-7)
+    # the total reaction (and so its base generalized force) is the true one
+    np.testing.assert_allclose(res.grf.sum(1), f.sum(1), atol=1e-6)
+    # and its split is the least-norm solution of [J_Rᵀ J_Lᵀ] w = r_u
+    r_u = rnea(model, q, qd, qdd)[:, :6]
+    B = np.concatenate([_base_map(model, q, FOOT_R), _base_map(model, q, FOOT_L)], axis=2)
+    w = np.einsum("nij,nj->ni", np.linalg.pinv(B), r_u)
+    ref = _wrench(model, q, FOOT_R, w[:, :6]) + _wrench(model, q, FOOT_L, w[:, 6:])
+    np.testing.assert_allclose(res.grf, ref, atol=1e-6)
+    # shares: all on the right foot (single support of a double-support motion)
+    shares = np.zeros((n, model.n_bodies))
+    shares[:, FOOT_R] = 1.0
+    one = inverse_dynamics_wls(model, q, qd, qdd, None, contact=shares)
+    np.testing.assert_allclose(one.grf[:, FOOT_L], 0.0)
+    np.testing.assert_allclose(one.grf.sum(1), f.sum(1), atol=1e-6)
+    # unequal shares move the reaction towards the foot with the larger share
+    shares[:, FOOT_L] = 0.25
+    part = inverse_dynamics_wls(model, q, qd, qdd, None, contact=shares)
+    fz = part.grf[:, [FOOT_R, FOOT_L], 5]
+    assert np.all(fz[:, 0] > fz[:, 1])
+
+
+def test_residual_weight_keeps_part_of_the_residual(model):
+    rng = np.random.default_rng(5)
+    q, qd, qdd, f, _ = _consistent(model, rng, 5)
+    f_m = f + _wrench(model, q, FOOT_R, rng.normal(size=(5, 6)) * 30)
+    # plate exact, accelerations exact: everything stays in the residual (classical ID)
+    res = inverse_dynamics_wls(model, q, qd, qdd, f_m, weights={"grf": np.inf, "residual": 1.0})
+    np.testing.assert_allclose(res.residual, res.residual_before, atol=1e-9)
+    np.testing.assert_allclose(res.tau, rnea(model, q, qd, qdd, f_ext=f_m), atol=1e-9)
+    # equal weights on the residual and the force part of the plate: split between both
+    w = np.array([np.inf] * 3 + [1.0] * 3)
+    res = inverse_dynamics_wls(model, q, qd, qdd, f_m, weights={"grf": w, "residual": 1.0})
+    assert 0 < np.abs(res.residual).sum() < np.abs(res.residual_before).sum()
+
+
+def test_batch_axes(model):
+    rng = np.random.default_rng(6)
+    q, qd, qdd, f, tau = _consistent(model, rng, 6)
+    res = inverse_dynamics_wls(
+        model, q.reshape(2, 3, -1), qd.reshape(2, 3, -1), qdd.reshape(2, 3, -1), None,
+        contact=["foot_r"],
+    )  # fmt: skip
+    assert res.tau.shape == (2, 3, model.nv) and res.grf.shape == (2, 3, model.n_bodies, 6)
+    np.testing.assert_allclose(res.tau.reshape(6, -1), tau, atol=1e-7)
+    single = inverse_dynamics_wls(model, q[0], qd[0], qdd[0], None, contact=["foot_r"])
+    assert single.tau.shape == (model.nv,)
+    np.testing.assert_allclose(single.tau, tau[0], atol=1e-7)
+
+
+def test_dh_floating_base_with_unactuated():
+    """A 3P+3R DH base (Chung's global DOFs) with a leg: two-part algorithm."""
+    h = np.pi / 2
+    rows = [
+        DHRow("gt1", theta=h, alpha=h, joint="prismatic"),
+        DHRow("gt2", theta=h, alpha=h, joint="prismatic"),
+        DHRow("gt3", theta=h, d=1.0, alpha=h, joint="prismatic"),
+        DHRow("gr1", theta=h, alpha=h),
+        DHRow("gr2", theta=h, alpha=h),
+        DHRow("gr3", theta=0.3, a=0.1, alpha=-h, mass=10.0, inertia=np.eye(3) * 0.2),
+        DHRow("thigh", a=0.4, mass=7.0, com=(-0.2, 0, 0), inertia=np.diag([0.01, 0.1, 0.1])),
+        DHRow("shank", a=0.4, mass=3.0, com=(-0.2, 0, 0), inertia=np.diag([0.01, 0.05, 0.05])),
+    ]
+    m = dh_model(rows, gravity=(0, -9.81, 0))
+    rng = np.random.default_rng(7)
+    n = 5
+    q = rng.uniform(-0.5, 0.5, size=(n, m.nq))
+    qd = rng.normal(size=(n, m.nv))
+    f = _wrench(m, q, 7, rng.normal(size=(n, 6)) * 10 + [0, 0, 0, 0, 200, 0])
+    tau = np.zeros((n, m.nv))
+    tau[:, 6:] = rng.normal(size=(n, 2))
+    qdd = aba(m, q, qd, tau, f_ext=f)
+    with pytest.raises(DataError, match="unactuated"):
+        inverse_dynamics_wls(m, q, qd, qdd, None, contact=["shank"])
+    res = inverse_dynamics_wls(m, q, qd, qdd, None, contact=["shank"], unactuated=range(6))
+    np.testing.assert_allclose(res.grf, f, atol=1e-7)
+    np.testing.assert_allclose(res.tau, tau, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"weights": {"force": 1.0}}, "unknown keys"),
+        ({"weights": [1.0]}, "dict"),
+        ({"weights": {"grf": -1.0}}, ">= 0"),
+        ({"weights": {"qdd": np.ones(3)}}, "broadcast"),
+        ({"contact": ["toe"]}, "contact"),
+        ({"contact": np.ones(4)}, "contact"),
+        ({"grf": np.zeros((15, 3))}, "grf"),
+        ({"grf": None}, "contact"),
+        ({"unactuated": [0, 0]}, "twice"),
+        ({"unactuated": [99]}, "unactuated"),
+    ],
+)
+def test_bad_arguments(model, kwargs, match):
+    q = neutral_q(model)
+    args = {"grf": np.zeros((model.n_bodies, 6)), **kwargs}
+    grf = args.pop("grf")
+    with pytest.raises(DataError, match=match):
+        inverse_dynamics_wls(model, q, None, None, grf, **args)
