@@ -588,12 +588,9 @@ class _Doc:
         text = (text or "").strip()
         if not text:
             raise self.rd.error(where, "is empty; it must name a frame")
-        if text.startswith("/"):
-            parts = []
-            base = text
-        else:
-            base = self.path_of(owner) + "/" + text
-            parts = []
+        # absolute from the model, or relative to the component that owns the socket
+        base = text if text.startswith("/") else self.path_of(owner) + "/" + text
+        parts: list[str] = []
         for part in base.split("/"):
             if part in ("", "."):
                 continue
@@ -603,7 +600,7 @@ class _Doc:
                 continue
             parts.append(part)
         node = self.paths.get("/" + "/".join(parts))
-        if node is None and text.startswith("/") is False:
+        if node is None and not text.startswith("/"):  # a model path written without its "/"
             node = self.paths.get("/" + "/".join(p for p in text.split("/") if p not in ("", ".")))
         if node is None:
             # last resort (older 4.0 files): a frame with that name, if unique
