@@ -818,25 +818,15 @@ def save_trial(
                         f"replace it or choose another name"
                     )
                 replace_existing_name = True
-    try:
-        _write_store(
-            trial,
-            path,
-            name,
-            root_attrs=root_attrs,
-            result_units=result_units,
-            existing=existing,
-            replace=replace_existing_name,
-        )
-    except AhbmError:
-        raise
-    except H5_ERRORS as err:
-        if not existing:
-            raise
-        raise FileFormatError(
-            f"Cannot add trial {name!r} to HDF5 store '{path}': copying its content failed "
-            f"({type(err).__name__}: {err}); the store is damaged (it was left untouched)"
-        ) from err
+    _write_store(
+        trial,
+        path,
+        name,
+        root_attrs=root_attrs,
+        result_units=result_units,
+        existing=existing,
+        replace=replace_existing_name,
+    )
     return name
 
 
@@ -848,7 +838,9 @@ def _write_store(
     with atomic_path(path) as tmp:
         if existing and not replace:
             shutil.copyfile(path, tmp)
-            with h5py.File(tmp, "r+") as f:
+            with _copying(path, name):
+                f = h5py.File(tmp, "r+")
+            with f:
                 _write_trial_group(f["trials"], name, trial)
                 _write_result_units(f["trials"][name]["results"], result_units or {}, "results")
                 f.attrs["ahbm_format_version"] = _max_version(
@@ -866,13 +858,27 @@ def _write_store(
                 )
                 f.attrs["ahbm_version"] = __version__
                 trials = f.create_group("trials", track_order=True)
-                if existing:
-                    with h5py.File(path, "r") as src:  # checked by save_trial
+                if existing:  # (checked by save_trial)
+                    with _copying(path, name), h5py.File(path, "r") as src:
                         for other in src["trials"]:
                             if other != name:
                                 src.copy(src["trials"][other], trials, name=other)
                 _write_trial_group(trials, name, trial)
                 _write_result_units(trials[name]["results"], result_units or {}, "results")
+
+
+@contextlib.contextmanager
+def _copying(path: Path, name: str) -> Iterator[None]:
+    """Turn a failure to open or copy the existing store into a FileFormatError naming it."""
+    try:
+        yield
+    except AhbmError:
+        raise
+    except H5_ERRORS as err:
+        raise FileFormatError(
+            f"Cannot add trial {name!r} to HDF5 store '{path}': copying its content failed "
+            f"({type(err).__name__}: {err}); the store is damaged (it was left untouched)"
+        ) from err
 
 
 def _max_version(a, b: str) -> str:
