@@ -75,3 +75,16 @@ def test_timeout_needs_isolate(tmp_path):
         convert([], tmp_path, progress=False, timeout=5)
     with pytest.raises(DataError, match="timeout"):
         convert([], tmp_path, progress=False, isolate=True, timeout=-1)
+
+
+def test_ahbm_convert_isolate_option(tmp_path):
+    from ahbm.cli import main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    trial = Trial(points=np.ones((5, 1, 3)), point_labels=["A"], point_rate=50.0)
+    write_trc(trial, src / "one.trc", units="m")
+    (src / "bad.trc").write_text("not a TRC file\n")
+    code = main(["convert", str(src), "-o", str(tmp_path / "out"), "--isolate", "--no-progress"])
+    assert code == 1  # bad.trc failed, one.trc converted
+    assert load_trial(tmp_path / "out" / "one.h5").points.shape == (5, 1, 3)
