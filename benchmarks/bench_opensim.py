@@ -1,6 +1,6 @@
 """Timing of OpenSim's IK and ID setups run by ahbm against OpenSim's own tools.
 
-Run: python benchmarks/bench_opensim.py [--repeat N]
+Run: python benchmarks/bench_opensim.py [--repeat N] [--rounds R]
 
 Both run the shared walking trial (../shared/data/opensim: subject01.osim,
 subject01_walk.trc, subject01_walk_grf.mot/.xml, the IK and ID setups), each in a
@@ -8,7 +8,8 @@ fresh copy of the data (the tools write their outputs next to the setup).
 OpenSim runs in a child process (``opensim`` cannot share an interpreter with
 casadi, and ahbm never imports it); ahbm runs here. Each tool runs once to warm up
 (ahbm compiles its kernels, OpenSim loads its libraries), then the best of
-`--repeat` runs is kept:
+`--repeat` runs is kept; OpenSim and ahbm alternate for `--rounds` rounds (best
+of all rounds), so that a busy machine slows both alike:
 
 - whole tool: ``InverseDynamicsTool(setup).run()`` / ``InverseKinematicsTool(setup).run()``
   against ``run_id_setup(setup)`` / ``run_ik_setup(setup)``: read the model, the data,
@@ -134,15 +135,11 @@ def opensim_times(repeat: int) -> dict | None:
         return times
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs (best is kept)")
-    args = parser.parse_args(argv)
-
+def ahbm_times(repeat: int):
+    """Best times of ahbm's runs (dict), and the ID and IK results, on a fresh copy."""
     from ahbm.io import read_osim
     from ahbm.tools import run_id_setup, run_ik_setup
 
-    osim = opensim_times(args.repeat)
     with tempfile.TemporaryDirectory(prefix="ahbm-bench-") as tmp:
         folder = Path(tmp)
         copy_data(folder)
@@ -150,16 +147,35 @@ def main(argv=None) -> None:
         ik_setup = folder / "subject01_Setup_IK.xml"
         model = read_osim(folder / "subject01.osim")
         ik_out = folder / "ahbm_ik.mot"
-        t = {
-            "id_tool": best(lambda: run_id_setup(id_setup), args.repeat),
-            "id_model": best(lambda: run_id_setup(id_setup, model=model), args.repeat),
-            "ik_tool": best(lambda: run_ik_setup(ik_setup, output=ik_out), args.repeat),
-            "ik_model": best(
-                lambda: run_ik_setup(ik_setup, output=ik_out, model=model), args.repeat
-            ),
+        runs = {
+            "id_tool": lambda: run_id_setup(id_setup),
+            "id_model": lambda: run_id_setup(id_setup, model=model),
+            "ik_tool": lambda: run_ik_setup(ik_setup, output=ik_out),
+            "ik_model": lambda: run_ik_setup(ik_setup, output=ik_out, model=model),
         }
+        times = {k: best(f, repeat) for k, f in runs.items()}
         id_res = run_id_setup(id_setup, model=model, write=False)
         ik_res = run_ik_setup(ik_setup, model=model, write=False)
+    return times, id_res, ik_res
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs (best is kept)")
+    parser.add_argument("--rounds", type=int, default=2, help="OpenSim/ahbm alternations")
+    args = parser.parse_args(argv)
+
+    keys = ("id_tool", "id_model", "ik_tool", "ik_model")
+    osim, t = None, dict.fromkeys(keys, np.inf)
+    for _ in range(max(args.rounds, 1)):
+        got = opensim_times(args.repeat)
+        if got is not None:
+            if osim is None:
+                osim = got
+            else:
+                osim.update({k: min(osim[k], got[k]) for k in keys})
+        got, id_res, ik_res = ahbm_times(args.repeat)
+        t = {k: min(t[k], got[k]) for k in keys}
 
     rows = [
         ("ID, whole tool (read model, data; write .sto)", "id_tool"),
