@@ -6,7 +6,10 @@ from other seeds, each read in a memory-limited child process with a per-case
 timeout by ``tests/fuzz/fuzz_harness.py``. Printed per reader: the number of
 cases, how many read (ok), raised an AhbmError, raised another exception
 (raw), hung, crashed the interpreter, returned an inconsistent result
-(invalid) or raised an AhbmError that does not name the file (unnamed); then
+(invalid), raised an AhbmError that does not name the file (unnamed) or
+grew the child's peak memory by more than the read cap (memory), and the
+largest peak growth of a case (peak MiB; the read cap in the child is 64
+MiB); then
 every distinct failure with the seeds that reproduce it
 (``<reader>_cases(n, seed)`` in the test modules, case ``i`` of seed ``s``).
 
@@ -54,6 +57,7 @@ def run(name: str, scale: float, seed: int):
         env=env,
         timeout=timeout,
         memory_limit=memory,
+        max_peak=getattr(mod, "READ_CAP", None),
         name_in_message=True,
     )
 
@@ -67,7 +71,7 @@ def main(argv=None) -> int:
     print(f"fuzz campaigns, scale {args.scale:g}, seed {args.seed}; python "
           f"{platform.python_version()} on {platform.machine()}")  # fmt: skip
     header = f"{'reader':<8}{'cases':>7}{'ok':>7}{'ahbm':>7}{'raw':>6}{'hang':>6}{'crash':>7}"
-    header += f"{'invalid':>9}{'unnamed':>9}{'time s':>9}"
+    header += f"{'invalid':>9}{'unnamed':>9}{'memory':>8}{'peak MiB':>10}{'time s':>8}"
     rows, details, failed = [], [], 0
     for name in args.readers:
         t0 = time.perf_counter()
@@ -76,8 +80,9 @@ def main(argv=None) -> int:
         failed += len(report.failures)
         rows.append(
             f"{name:<8}{len(report.outcomes):>7}{c['ok']:>7}{c['ahbm']:>7}{c['raw']:>6}"
-            f"{c['hang']:>6}{c['crash']:>7}{c['invalid']:>9}{c['unnamed']:>9}"
-            f"{time.perf_counter() - t0:>9.1f}"
+            f"{c['hang']:>6}{c['crash']:>7}{c['invalid']:>9}{c['unnamed']:>9}{c['memory']:>8}"
+            f"{max(o.peak for o in report.outcomes) / 2**20:>10.1f}"
+            f"{time.perf_counter() - t0:>8.1f}"
         )
         print(rows[-1] if len(rows) > 1 else header + "\n" + rows[-1], flush=True)
         if report.failures:

@@ -28,6 +28,12 @@ Every case gets one outcome (:attr:`Outcome.kind`):
 ``"unnamed"``
     The reader raised an AhbmError whose message does not name the input
     file although ``name_in_message=True``.
+``"memory"``
+    The case raised the child's peak resident memory by more than
+    ``max_peak`` bytes (an allocation beyond the read cap that the address
+    space limit let through). The peak is measured per case on Linux
+    (``/proc/self/clear_refs`` resets ``VmHWM``) and kept in
+    :attr:`Outcome.peak`.
 
 Only ``"ok"`` and ``"ahbm"`` are passes.
 
@@ -41,7 +47,8 @@ API
     seed), ``note`` says what was done to it ("flip 3 bytes at 12, 80, 513").
 
 ``run_cases(reader, cases, *, kwargs=None, check=None, timeout=10.0,
-memory_limit=512 * 2**20, env=None, as_path=True, name_in_message=False)``
+memory_limit=512 * 2**20, max_peak=None, env=None, as_path=True,
+name_in_message=False)``
     Runs every case and returns a :class:`FuzzReport`. ``reader`` and
     ``check`` are ``"package.module:function"`` strings (or module-level
     functions, which are imported by name in the child). ``kwargs`` are passed
@@ -144,6 +151,7 @@ class Outcome:
     error_type: str = ""
     message: str = ""
     seconds: float = 0.0
+    peak: int = 0  # bytes the case added to the child's peak resident memory (0: unknown)
 
     @property
     def passed(self) -> bool:
@@ -161,7 +169,7 @@ class FuzzReport:
     def counts(self) -> dict[str, int]:
         """Number of cases of each kind (every kind listed, zeros included)."""
         c = Counter(o.kind for o in self.outcomes)
-        kinds = ("ok", "ahbm", "raw", "hang", "crash", "invalid", "unnamed")
+        kinds = ("ok", "ahbm", "raw", "hang", "crash", "invalid", "unnamed", "memory")
         return {k: c.get(k, 0) for k in kinds}
 
     @property
@@ -174,6 +182,8 @@ class FuzzReport:
         head = f"{self.reader}: {len(self.outcomes)} cases in {self.seconds:.1f} s: " + ", ".join(
             f"{k} {v}" for k, v in counts.items()
         )
+        peak = max((o.peak for o in self.outcomes), default=0)
+        head += f"; largest peak memory of a case {peak / 2**20:.1f} MiB"
         groups: dict[tuple, list[Outcome]] = {}
         for o in self.failures:
             # group by kind, type and the start of the message with its numbers blanked
@@ -327,16 +337,26 @@ def _spec_name(spec) -> str:
     return str(spec)
 
 
-def _address_space() -> int:
-    """Current virtual memory size of this process in bytes (Linux), 0 if unknown."""
+def _status(key: str) -> int:
+    """A ``/proc/self/status`` memory field in bytes (0 if unknown)."""
     try:
         with open("/proc/self/status") as fh:
             for line in fh:
-                if line.startswith("VmSize:"):
+                if line.startswith(key):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
     return 0
+
+
+def _reset_peak() -> bool:
+    """Reset the peak resident memory (``VmHWM``) of this process; False if impossible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def _worker(conn, reader, check, kwargs, as_path, memory_limit, env, folder, name_in_message):
@@ -351,7 +371,7 @@ def _worker(conn, reader, check, kwargs, as_path, memory_limit, env, folder, nam
     if memory_limit is not None:
         import resource
 
-        base = _address_space()
+        base = _status("VmSize:")
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = base + int(memory_limit)
         if hard != resource.RLIM_INFINITY:
@@ -368,6 +388,8 @@ def _worker(conn, reader, check, kwargs, as_path, memory_limit, env, folder, nam
         if as_path:
             target = path / f"case{suffix}"
             target.write_bytes(data)
+        measured = _reset_peak()
+        rss0 = _status("VmRSS:")
         t0 = time.perf_counter()
         kind, etype, text = "ok", "", ""
         try:
@@ -391,10 +413,11 @@ def _worker(conn, reader, check, kwargs, as_path, memory_limit, env, folder, nam
                 where = ""
             text = f"{err}"[:_MESSAGE_CHARS] + where
         dt = time.perf_counter() - t0
+        peak = max(_status("VmHWM:") - rss0, 0) if measured else 0
         if as_path:
             with contextlib.suppress(OSError):
                 target.unlink()
-        conn.send((index, kind, etype, text[:_MESSAGE_CHARS], dt))
+        conn.send((index, kind, etype, text[:_MESSAGE_CHARS], dt, peak))
 
 
 class _Child:
@@ -454,6 +477,7 @@ def run_cases(
     check: str | Callable | None = None,
     timeout: float = 10.0,
     memory_limit: int | None = 512 * 2**20,
+    max_peak: int | None = None,
     env: dict | None = None,
     as_path: bool = True,
     name_in_message: bool = False,
@@ -475,6 +499,9 @@ def run_cases(
         Seconds a case may take before it counts as a hang (the child is killed).
     memory_limit : int or None
         Bytes of address space the child may add after importing the reader.
+    max_peak : int or None
+        Bytes a case may add to the child's peak resident memory; more is the
+        failure ``"memory"`` (None: not checked).
     env : dict, optional
         Environment variables set in the child before the reader is imported.
     as_path : bool
@@ -508,9 +535,13 @@ def run_cases(
                 child = _Child(ctx, args)
             child.conn.send((index, case.data, case.suffix))
             t0 = time.perf_counter()
+            peak = 0
             if child.conn.poll(timeout):
                 try:
-                    _, kind, etype, text, dt = child.conn.recv()
+                    _, kind, etype, text, dt, peak = child.conn.recv()
+                    if max_peak is not None and peak > max_peak and kind in PASS_KINDS:
+                        text = f"peak memory grew by {peak / 2**20:.1f} MiB ({kind}: {text})"
+                        kind, etype = "memory", "peak"
                 except (EOFError, OSError):
                     etype, text = _death(child.proc)
                     kind, dt = "crash", time.perf_counter() - t0
@@ -521,7 +552,7 @@ def run_cases(
                 child = None
                 kind, etype = "hang", "timeout"
                 text, dt = f"no answer within {timeout:g} s", time.perf_counter() - t0
-            report.outcomes.append(Outcome(case.seed, case.note, kind, etype, text, dt))
+            report.outcomes.append(Outcome(case.seed, case.note, kind, etype, text, dt, peak))
     finally:
         if child is not None:
             child.stop()

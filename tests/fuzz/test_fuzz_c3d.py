@@ -155,5 +155,6 @@ def test_parameter_records_are_found():
 def test_fuzz_c3d():
     campaign(
         "ahbm.io:read_c3d", c3d_cases(700, seed=19), what="read_c3d", check=check_trial,
-        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, min_ok=30, min_ahbm=30,
+        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP, min_ok=30,
+        min_ahbm=30,
     )  # fmt: skip

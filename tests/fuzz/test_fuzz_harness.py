@@ -40,6 +40,8 @@ def behave(path):
         os.kill(os.getpid(), signal.SIGSEGV)
     if what == "alloc":
         return np.ones(2**31)  # 16 GiB, beyond the memory limit
+    if what == "touch":
+        return float(np.ones(25_000_000).sum())  # 200 MB within the limit, beyond max_peak
     if what == "recursion":
         return behave_deep(0)
     if what == "bad-result":
@@ -57,15 +59,16 @@ def positive(result):
 
 def test_outcomes_are_classified_and_the_child_is_replaced():
     kinds = ["ok", "ahbm", "raw", "hang", "ok", "segv", "ahbm", "alloc", "recursion",
-             "bad-result", "ahbm-unnamed", "ok"]  # fmt: skip
+             "bad-result", "ahbm-unnamed", "ok", "touch"]  # fmt: skip
     cases = [Case(100 + i, k.encode(), ".txt", k) for i, k in enumerate(kinds)]
     report = run_cases(
-        behave, cases, timeout=3.0, memory_limit=256 * 2**20, check=positive, name_in_message=True
-    )
+        behave, cases, timeout=3.0, memory_limit=512 * 2**20, max_peak=100 * 2**20,
+        check=positive, name_in_message=True,
+    )  # fmt: skip
     got = [o.kind for o in report.outcomes]
     assert got == [
         "ok", "ahbm", "raw", "hang", "ok", "crash", "ahbm", "raw", "raw", "invalid", "unnamed",
-        "ok",
+        "ok", "memory",
     ]  # fmt: skip
     by_note = {o.note: o for o in report.outcomes}
     assert by_note["raw"].error_type == "KeyError"
@@ -74,11 +77,13 @@ def test_outcomes_are_classified_and_the_child_is_replaced():
     assert by_note["recursion"].error_type == "RecursionError"
     assert report.counts() == {
         "ok": 3, "ahbm": 2, "raw": 3, "hang": 1, "crash": 1, "invalid": 1, "unnamed": 1,
+        "memory": 1,
     }  # fmt: skip
+    assert by_note["touch"].peak > 190e6 and 0 <= by_note["ok"].peak < 50e6
     with pytest.raises(AssertionError) as info:
         assert_clean(report, what="demo")
     text = str(info.value)
-    for seed in (102, 103, 105, 107, 108, 109, 110):
+    for seed in (102, 103, 105, 107, 108, 109, 110, 112):
         assert str(seed) in text
     assert "100," not in text and "seeds 101" not in text  # passes are not listed
 

@@ -28,7 +28,11 @@ import json
 import numpy as np
 from fuzz_harness import Case, campaign, mutate
 
+#: The read cap in the child (a model file counts 16 bytes per byte of JSON against it), the
+#: memory the child may add on top of its imports, and what one case may add to its peak.
+READ_CAP = 64 * 2**20
 MEMORY_LIMIT = 768 * 2**20
+ENV = {"AHBM_MAX_READ_BYTES": str(READ_CAP)}
 _DEEP = "__DEEP_NESTING__"
 
 
@@ -252,5 +256,5 @@ def check_model(model):
 def test_fuzz_model_files():
     campaign(
         "ahbm:load_model", model_cases(400, seed=19), what="load_model", check=check_model,
-        timeout=20.0, memory_limit=MEMORY_LIMIT, min_ahbm=100,
+        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP, min_ahbm=100,
     )  # fmt: skip

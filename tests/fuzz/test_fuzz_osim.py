@@ -117,5 +117,5 @@ def osim_cases(n: int, seed: int = 0):
 def test_fuzz_osim():
     campaign(
         "ahbm.io:read_osim", osim_cases(300, seed=19), what="read_osim", check=check_model,
-        env=ENV, timeout=30.0, memory_limit=MEMORY_LIMIT,
+        env=ENV, timeout=30.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
     )  # fmt: skip

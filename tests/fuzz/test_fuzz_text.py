@@ -174,7 +174,7 @@ ENV = {"AHBM_MAX_READ_BYTES": str(READ_CAP)}
 def test_fuzz_trc():
     campaign(
         "ahbm.io:read_trc", trc_cases(300, seed=19), what="read_trc", check=check_trc,
-        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT,
+        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
     )  # fmt: skip
 
 
@@ -182,7 +182,7 @@ def test_fuzz_trc():
 def test_fuzz_mot_sto():
     campaign(
         "ahbm.io:read_mot", mot_cases(300, seed=19), what="read_mot", check=check_mot,
-        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT,
+        env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
     )  # fmt: skip
 
 
