@@ -1,5 +1,8 @@
 """Denavit–Hartenberg models: FK of the built model against the product of DH matrices."""
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -201,3 +204,28 @@ def test_dh_transform_bad_input():
         dh_transform(np.zeros(2), np.zeros(3), 0, 0)
     with pytest.raises(DataError, match="convention"):
         dh_transform(0, 0, 0, 0, convention="proximal")
+
+
+def test_santos_example(tmp_path):
+    """Chung's 55-DOF Santos skeleton (seed 003, Tables 2.1-2.4) from its DH table."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "santos_dh.py"
+    spec = importlib.util.spec_from_file_location("ahbm_example_santos_dh", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    numbers = module.run(tmp_path)
+    assert (tmp_path / "santos_dh.png").stat().st_size > 1000
+    assert numbers["nq"] == 55  # 6 global + 49 body DOFs (Chung §2.3)
+    assert numbers["n_rows"] == 59  # GR3 and Q12: three branch rows each
+    assert numbers["total_mass"] == pytest.approx(78.75)
+    model = module.santos_model()
+    T = forward_kinematics(model, np.zeros(model.nq)).transforms
+    pos = dict(zip(model.body_names, T[:, :3, 3], strict=True))
+    # home pose: standing on the ground (ankles at height 0, pelvis at thigh + shank),
+    # left-right symmetric legs, T-pose arms at the shoulder height
+    assert pos["GT3"][2] == pytest.approx((38.2615 + 39.4626) / 100)
+    np.testing.assert_allclose(pos["Q39"][2], 0.0, atol=1e-12)
+    # the left shank L25 = 39.4625 cm is 1 µm shorter than the right L20 in Table 2.2
+    np.testing.assert_allclose(pos["Q46"][2], 1e-6, atol=1e-12)
+    np.testing.assert_allclose(pos["Q39"] * [1, -1, 1], pos["Q46"], atol=2e-6)
+    np.testing.assert_allclose(pos["Q21"][2], pos["Q14"][2], atol=1e-12)
+    assert pos["Q35"][2] > pos["Q12_head"][2] > pos["Q9"][2] > pos["GR3_spine"][2]
