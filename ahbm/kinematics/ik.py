@@ -458,9 +458,10 @@ def fit_markers(
         clipped into the bounds), which saves iterations on smooth motion.
         "pipeline": a window of `block_size` frames slides along the trial;
         a frame enters when an earlier one has converged and starts from the
-        extrapolation of the current estimates of the two frames before it, so
-        that every frame is warm-started from its predecessors while each
-        iteration still evaluates `block_size` frames in one vectorized call.
+        extrapolation (at most 4 frames ahead) of the last two earlier frames
+        that have converged or done 2 iterations, so that every frame is
+        warm-started from its predecessors while each iteration still
+        evaluates `block_size` frames in one vectorized call.
     constraints : callable, optional
         Holonomic constraints ``g(q) = 0`` of the model (e.g. OpenSim's
         coordinate couplers): ``constraints(kin) -> (g, G)`` with ``g`` of
@@ -891,14 +892,19 @@ def _lm_block(model, Q, X, W, bodies, local, bnd, max_iter, tol, xtol, coord=Non
     return state[0], conv, iters, _well_determined(state[2])
 
 
+_SETTLE = 2  # iterations after which a frame in the window may seed the next ones
+
+
 def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol, xtol,
                  coord, window):  # fmt: skip
     """Levenberg–Marquardt over a sliding window of frames, each warm-started from its predecessors.
 
-    Frames enter the window in order as earlier ones converge; an entering frame
-    starts from the linear extrapolation of the current estimates of the two
-    frames before it (the previous one's only for the second frame, `q_start`
-    for the first). Every iteration evaluates the whole window in one call.
+    Frames enter the window in order as earlier ones converge (the first one is
+    solved alone from `q_start`); an entering frame starts from the linear
+    extrapolation (at most 4 frames ahead) of the current estimates of the last
+    two earlier frames that have converged or done `_SETTLE` iterations (the
+    last one's estimate when only one has). Every iteration evaluates the
+    whole window in one call.
     Returns q (n, nq), converged, iterations, well_determined for `frames`.
     """
     n = len(frames)
@@ -912,6 +918,7 @@ def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol
     slot_frame = np.full(window, -1, dtype=int)  # index into `frames`, -1: empty
     finished_mask = np.zeros(n, dtype=bool)
     extrapolate_gap = 4.0
+    settle = _SETTLE
     state = [
         np.repeat(q_start[None], window, axis=0),
         np.zeros(window),
@@ -928,9 +935,13 @@ def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol
     next_frame = 0
 
     def starts(ks):
-        """Starts of entering frames `ks`: extrapolated from the last two converged frames."""
+        """Starts of entering frames `ks`: extrapolated from the last two settled frames.
+
+        A frame is settled when it has converged or done `settle` iterations.
+        """
         ks = np.asarray(ks)
-        done_before = np.nonzero(finished_mask[: ks[0]])[0][-2:]
+        settled = finished_mask[: ks[0]] | (iters[: ks[0]] >= settle)
+        done_before = np.nonzero(settled)[0][-2:]
         if done_before.size == 0:
             return np.repeat(q_start[None], len(ks), axis=0)
         k1 = done_before[-1]
