@@ -494,6 +494,14 @@ def set_max_read_bytes(nbytes) -> int | None:
     ------
     DataError
         If `nbytes` is not a positive integer or None.
+
+    Examples
+    --------
+    >>> previous = set_max_read_bytes(64 * 2**20)  # refuse anything above 64 MiB
+    >>> try:
+    ...     pass  # read untrusted files here
+    ... finally:
+    ...     _ = set_max_read_bytes(previous)
     """
     previous = _read_cap[0]
     if nbytes is None:
