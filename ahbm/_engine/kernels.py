@@ -65,6 +65,7 @@ import numpy as np
 from ahbm._engine.jit_aba import aba_block_kernel, aba_kernel
 from ahbm._engine.jit_common import PRI, REV, SPH, sincos
 from ahbm._engine.jit_crba import crba_kernel, kinematics_kernel
+from ahbm._engine.jit_derivatives import rnea_derivatives_kernel
 from ahbm._engine.jit_rnea import _B as _RNEA_B
 from ahbm._engine.jit_rnea import rnea_block_kernel, rnea_frame_kernel
 from ahbm.kinematics.functions import LinearFunction
@@ -85,7 +86,7 @@ from ahbm.kinematics.tree import (
 __all__ = [
     "REV", "PRI", "SPH", "Plan", "CustomMap", "plan", "node_forces", "rnea", "crba", "aba",
     "failing_body", "kinematics", "sincos", "KERNELS", "is_compiled", "compile_kernels",
-    "compile_in_background",
+    "compile_in_background", "rnea_derivatives",
 ]  # fmt: skip
 
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
@@ -862,6 +863,134 @@ def _custom_kinematics(model, p, q, qd, columns):
 
 
 # ----------------------------------------------------------------------------
+# Analytic RNEA derivatives (jit_derivatives; see ahbm.dynamics.derivatives)
+# ----------------------------------------------------------------------------
+
+_DERIV_PARALLEL_MIN = 256  # frames from which the derivative kernel runs in several threads
+
+
+def _subtrees(model: Model, p: Plan):
+    """Subtree node lists in CSR form (ptr (n + 1,), idx; each node first), in ``model.cache``."""
+    sub = model.cache.get("kernel_subtrees")
+    if sub is None or sub[0].shape[0] != p.n + 1:
+        kids = [[k] for k in range(p.n)]
+        for k in range(p.n - 1, 0, -1):  # parents come before their children
+            lam = p.parent[k]
+            if lam >= 0:
+                kids[lam] += kids[k]
+        lists = [[k] + sorted(ks[1:]) for k, ks in enumerate(kids)]
+        ptr = np.zeros(p.n + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([len(x) for x in lists])
+        idx = np.array([x for ks in lists for x in ks], dtype=np.int64)
+        sub = (ptr, idx)
+        model.cache["kernel_subtrees"] = sub
+    return sub
+
+
+def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world):
+    """tau_θ, ∂τ_θ/∂θ, ∂τ_θ/∂θ̇ (node coordinates) of all frames; None on a bad input."""
+    N = th.shape[0]
+    nth = thd.shape[1]
+    tau = np.zeros((N, nth))  # rows of custom-joint coordinates have no node
+    dq = np.empty((N, nth, nth))
+    dqd = np.empty((N, nth, nth))
+    use_fx = fx is not None
+    fxa = _c(fx) if use_fx else np.zeros((1, 1, 6))
+    ptr, idx = _subtrees(model, p)
+    packed = _packed(p)
+    g = _gravity(p, model)
+
+    def run(a, b):
+        return rnea_derivatives_kernel(
+            *packed, ptr, idx, th[a:b], thd[a:b], thdd[a:b], fxa[a:b] if use_fx else fxa,
+            use_fx, fx_world, g, tau[a:b], dq[a:b], dqd[a:b],
+        )  # fmt: skip
+
+    n = _threads() if N >= _DERIV_PARALLEL_MIN else 1
+    if n == 1:
+        bad = run(0, N)
+    else:
+        ranges = iter(_split(N, _CHUNKS_PER_THREAD * n, 16))
+
+        def work():
+            return max([run(a, b) for a, b in ranges], default=0)
+
+        futures = [_pool(n - 1).submit(work) for _ in range(n - 1)]
+        bad = work()
+        for fut in futures:
+            bad = max(bad, fut.result())
+    return None if bad else (tau, dq, dqd)
+
+
+def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False):
+    """τ, ∂τ/∂q (tangent), ∂τ/∂q̇, M of all frames ((N, nv), (N, nv, nv) × 3), or None.
+
+    q (N, nq), qd/qdd (N, nv); ``fx`` (N, n_nodes, 6) node forces at q (see
+    :func:`node_forces`) or None; ``fx_world``: they are fixed in the world.
+    None when an input is not finite or a quaternion is zero. Models with
+    custom joints: the chain rule through ``θ(q)`` (see
+    :mod:`ahbm.dynamics.derivatives`).
+    """
+    p = plan(model)
+    q, qd, qdd = _c(q), _c(qd), _c(qdd)
+    if p.custom is None:
+        out = _rnea_derivatives_theta(model, p, q, qd, qdd, fx, fx_world)
+        if out is None:
+            return None
+        H = np.empty_like(out[1])
+        crba_kernel(*_packed(p), q, H)
+        return out[0], out[1], out[2], H
+    cm = p.custom
+    nv, N = cm.nv, q.shape[0]
+    th, thd, thdd, D, _ = _theta_state(p, q, qd, qdd)
+    _, _, d2 = cm.derivatives(q, 2)
+    out = _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world)
+    if out is None:
+        return None
+    tau_th, K, C = out
+    M_th = np.empty_like(K)
+    crba_kernel(*_packed(p), th, M_th)
+    d3 = _third_derivatives(cm, q, d2)
+    qd_s, qdd_s = qd[:, cm.src_v], qdd[:, cm.src_v]
+    cols = np.arange(cm.n_c)
+    G = cm.G(D)
+    # ∂θ̇_c/∂q, ∂θ̈_c/∂q, ∂θ̈_c/∂q̇ (the custom rows; the others are zero)
+    Dd = np.zeros((N, cm.n_c, nv))
+    Dd[:, cols, cm.src_v] = d2 * qd_s
+    Ad = np.zeros((N, cm.n_c, nv))
+    Ad[:, cols, cm.src_v] = d2 * qdd_s + d3 * qd_s**2
+    Gam = np.zeros((N, cm.n_c, nv))
+    Gam[:, cols, cm.src_v] = 2.0 * d2 * qd_s
+    Gt = np.swapaxes(G, 1, 2)
+    C_c, M_c = C[:, :, nv:], M_th[:, :, nv:]
+    dq = Gt @ (K @ G + C_c @ Dd + M_c @ Ad)
+    # (∂Gᵀ/∂q) τ_θ: D[c, j] = f_c'(q_j) gives f_c'' τ_θ,c at the entry (j, j)
+    for c in range(cm.n_c):
+        j = cm.src_v[c]
+        dq[:, j, j] += d2[:, c] * tau_th[:, nv + c]
+    dqd = Gt @ (C @ G + M_c @ Gam)
+    H = Gt @ M_th @ G
+    return cm.forces(tau_th, D), dq, dqd, 0.5 * (H + np.swapaxes(H, 1, 2))
+
+
+def _third_derivatives(cm: CustomMap, q, d2, rel=1e-4):
+    """f_c''' (N, n_c): zero for linear functions, else a central difference of f_c''.
+
+    (The joint functions give derivatives up to the second; f''' enters
+    ∂θ̈/∂q through γ = f'' q̇² only.)
+    """
+    d3 = np.zeros_like(d2)
+    for c in cm.other:
+        x = q[:, cm.src_q[c]]
+        h = rel * np.maximum(1.0, np.abs(x))
+        fn = cm.functions[c]
+        up = fn.value_and_derivatives(x + h, 2)[2]
+        dn = fn.value_and_derivatives(x - h, 2)[2]
+        d3[:, c] = (up - dn) / (2.0 * h)
+    return d3
+
+
+# ----------------------------------------------------------------------------
 # Compilation ahead of use (numba compiles a kernel on its first call)
 # ----------------------------------------------------------------------------
 
@@ -873,6 +1002,7 @@ KERNELS = {
     "aba_single": aba_kernel,
     "crba": crba_kernel,
     "kinematics": kinematics_kernel,
+    "rnea_derivatives": rnea_derivatives_kernel,
 }
 
 
@@ -916,6 +1046,7 @@ def compile_kernels(names=tuple(KERNELS)) -> None:
         "aba_single": lambda: aba(m, q[:1], z[:1], z[:1]),
         "crba": lambda: crba(m, q),
         "kinematics": lambda: kinematics(m, q, z),
+        "rnea_derivatives": lambda: rnea_derivatives(m, q[:1], z[:1], z[:1]),
     }
     for name in names:
         calls[name]()

@@ -41,6 +41,12 @@ from ahbm.dynamics.constraints import (
     load_model_with_constraints,
     save_model_with_constraints,
 )
+from ahbm.dynamics.derivatives import (
+    ABADerivatives,
+    RNEADerivatives,
+    aba_derivatives,
+    rnea_derivatives,
+)
 from ahbm.dynamics.forces import (
     BodyForce,
     BodyTorque,
@@ -101,6 +107,11 @@ __all__: list[str] = [
     "support_polygon",
     "zmp",
     "zmp_from_grf",
+    # analytic derivatives (derivatives.py)
+    "ABADerivatives",
+    "RNEADerivatives",
+    "aba_derivatives",
+    "rnea_derivatives",
     "compute_impulse",
     "constrained_forward_dynamics",
     "project_positions",
