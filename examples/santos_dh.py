@@ -195,8 +195,8 @@ def running_pose(model) -> np.ndarray:
     return q
 
 
-def run(out: Path) -> dict:
-    """Build the model, draw it, return the key numbers."""
+def run(out: Path, quick: bool = False) -> dict:
+    """Build the model, draw it, return the key numbers (``quick`` changes nothing)."""
     import matplotlib
 
     matplotlib.use("Agg")
