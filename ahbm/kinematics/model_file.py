@@ -386,10 +386,31 @@ def load_model(path_or_dict) -> Model:
         ) from err
     _check_json_depth(text, source)
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as err:
+        raise FileFormatError(
+            f"{source}: the key {err.args[0]!r:.60} appears twice in one object; JSON keeps only "
+            "the last, so one of the values would be lost (remove the other)"
+        ) from None
     except (ValueError, RecursionError) as err:  # JSONDecodeError, numbers of > 4300 digits
         raise FileFormatError(f"{source} is not valid JSON: {err}") from err
     return model_from_dict(data, source=source)
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object as a dict; a key given twice raises (json would keep the last silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
 
 
 #: Deepest nesting of lists and objects in a model file (a model file needs about 6).
@@ -415,7 +436,8 @@ def _check_json_depth(text: str, source: str) -> None:
 
 def _check_nesting(data, source: str) -> None:
     """ModelError when a model dictionary nests deeper than ``_MAX_DEPTH`` (or is cyclic)."""
-    stack = [(data, 1)]
+    containers = (dict, list, tuple)
+    stack = [(data, 1)] if isinstance(data, containers) else []
     while stack:
         value, depth = stack.pop()
         if depth > _MAX_DEPTH:
@@ -423,10 +445,9 @@ def _check_nesting(data, source: str) -> None:
                 f"{source}: values nested more than {_MAX_DEPTH} levels deep (or a cycle); "
                 "a model dictionary holds plain JSON values"
             )
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, (list, tuple)):
-            stack.extend((v, depth + 1) for v in value)
+        for v in value.values() if isinstance(value, dict) else value:
+            if isinstance(v, containers):
+                stack.append((v, depth + 1))
 
 
 def save_model(model: Model, path) -> Path:

@@ -194,3 +194,11 @@ def test_loading_builds_the_derived_arrays_once_not_per_body(tmp_path, monkeypat
     assert len(builds) <= 1  # the derived arrays are built at most once, not after every body
     assert loaded.nq == 1800 and len(builds) == 1  # ... and on first use
     np.testing.assert_array_equal(loaded.parent, np.arange(600) - 1)
+
+
+def test_a_key_given_twice_is_refused(tmp_path):
+    text = json.dumps(_model_dict()).replace('"mass": 8.0', '"mass": 8.0, "mass": -1.0')
+    path = tmp_path / "twice.json"
+    path.write_text(text)
+    with pytest.raises(FileFormatError, match=r"twice\.json': the key 'mass' appears twice"):
+        ahbm.load_model(path)
