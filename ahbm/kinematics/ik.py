@@ -919,6 +919,7 @@ def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol
     finished_mask = np.zeros(n, dtype=bool)
     extrapolate_gap = 4.0
     settle = _SETTLE
+    linear = _v2q_identity(model)
     state = [
         np.repeat(q_start[None], window, axis=0),
         np.zeros(window),
@@ -950,8 +951,12 @@ def _lm_pipeline(model, frames, q_start, X, W, bodies, local, bnd, max_iter, tol
             return base
         k0 = done_before[0]
         gap = np.minimum((frames[ks] - frames[k1]).astype(float), extrapolate_gap)
-        rate = difference_q(model, q_est[k0], q_est[k1]) / float(frames[k1] - frames[k0])
-        q = integrate_q(model, base, gap[:, None] * rate[None, :])
+        if linear:  # q and v share their layout: plain differences
+            rate = (q_est[k1] - q_est[k0]) / float(frames[k1] - frames[k0])
+            q = base + gap[:, None] * rate[None, :]
+        else:
+            rate = difference_q(model, q_est[k0], q_est[k1]) / float(frames[k1] - frames[k0])
+            q = integrate_q(model, base, gap[:, None] * rate[None, :])
         return np.clip(q, lower, upper) if bounded else q
 
     while True:
