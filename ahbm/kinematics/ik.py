@@ -655,8 +655,7 @@ def fit_markers(
     res = np.full((n_frames, m), np.nan)
     if len(frames):
         kin = _st.compute(model, q_out[frames])
-        P, _ = _positions_jacobians(kin, bodies, local, with_jacobian=False)
-        P = np.moveaxis(P, -1, 0)
+        P = np.einsum("nmij,mj->nmi", kin.rotations[:, bodies], local) + kin.positions[:, bodies]
         res[frames] = np.linalg.norm(P - X[frames], axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         rms = np.sqrt(np.nansum(np.where(w > 0, res, np.nan) ** 2, axis=1) / n_vis)
