@@ -258,3 +258,21 @@ def test_fuzz_model_files():
         "ahbm:load_model", model_cases(400, seed=19), what="load_model", check=check_model,
         env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP, min_ahbm=100,
     )  # fmt: skip
+
+
+def dict_cases(n: int, seed: int = 0):
+    """The damaged model files that are still JSON, as dictionaries (for Model.from_dict)."""
+    for case in model_cases(n, seed):
+        try:
+            data = json.loads(case.data)
+        except (ValueError, RecursionError):
+            continue
+        yield Case(case.seed, data, "", case.note)
+
+
+def test_fuzz_model_dictionaries():
+    campaign(
+        "ahbm.kinematics:Model.from_dict", dict_cases(300, seed=23), what="Model.from_dict",
+        check=check_model, as_path=False, timeout=20.0, memory_limit=MEMORY_LIMIT,
+        max_peak=READ_CAP, min_ok=10, min_ahbm=100,
+    )  # fmt: skip
