@@ -134,7 +134,7 @@ def _contact(model, contact, grf, batch):
                 "`grf` is None and no `contact` is given; pass contact=[body names] "
                 "(the bodies on the ground) to estimate the ground reaction from the kinematics"
             )
-        return np.any(grf != 0, axis=(0, 2))[None, :].astype(float)
+        return np.any(grf != 0, axis=2).astype(float)  # per frame
     if isinstance(contact, str) or (
         isinstance(contact, (list, tuple)) and all(isinstance(c, (str, int)) for c in contact)
         and not all(isinstance(c, bool) for c in contact)
@@ -231,10 +231,12 @@ def inverse_dynamics_wls(
     contact : sequence of str or int, or array_like (..., n_bodies), optional
         Bodies whose ground reaction may be corrected (on the ground), as
         names, or as shares ``>= 0`` per frame (0: not on the ground).
-        Default: the bodies with a non-zero ``grf`` in some frame. The shares
+        Default: in each frame, the bodies with a non-zero ``grf`` (a body
+        with no measured load in a frame is not corrected there). The shares
         set the *distribution rule* of a ground reaction with no measurement
         (weight 0) between several contact bodies (double support): the
-        least-norm rule ``min Σ_c ‖w_c‖² / s_c`` (module Notes).
+        least-norm rule ``min Σ_c ‖w_c‖² / s_c`` (Notes); they do not change
+        the weights of measured reactions.
     unactuated : sequence of int, optional
         Velocity indices of the base equations; default the six of the
         first (free) joint.

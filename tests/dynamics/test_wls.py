@@ -189,6 +189,20 @@ def test_double_support_least_norm_rule(model):
     assert np.all(fz[:, 0] > fz[:, 1])
 
 
+def test_default_contact_is_per_frame(model):
+    """A body without measured load in a frame is not corrected in that frame."""
+    rng = np.random.default_rng(8)
+    q, qd, qdd, f, tau = _consistent(model, rng, 4)
+    f_m = f + _wrench(model, q, FOOT_R, rng.normal(size=(4, 6)) * 20)
+    f_m[2] = 0.0  # no plate load in frame 2 (e.g. the foot left the plate)
+    res = inverse_dynamics_wls(model, q, qd, qdd, f_m)
+    np.testing.assert_allclose(res.grf_correction[2], 0.0)
+    np.testing.assert_allclose(res.residual[2], res.residual_before[2])
+    keep = [0, 1, 3]
+    np.testing.assert_allclose(res.grf[keep], f[keep], atol=1e-7)
+    np.testing.assert_allclose(res.tau[keep], tau[keep], atol=1e-7)
+
+
 def test_residual_weight_keeps_part_of_the_residual(model):
     rng = np.random.default_rng(5)
     q, qd, qdd, f, _ = _consistent(model, rng, 5)
