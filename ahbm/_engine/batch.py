@@ -107,7 +107,7 @@ def prepare(model: Model, q, *vels, names=("qd", "qdd"), transpose=True):
     """
     if not isinstance(model, Model):
         raise ModelError(
-            f"Expected `model` (the first argument) to be a Model, got {type(model).__name__}"
+            f"expected a Model as `model` (the first argument), got {type(model).__name__}"
         )
     q = check_q(model, q)
     arrs = [

@@ -149,7 +149,7 @@ def model_markers(model: Model) -> ModelMarkers:
     """
     if not isinstance(model, Model):
         raise ModelError(
-            f"Expected `model` (the first argument) to be a Model, got {type(model).__name__}"
+            f"expected a Model as `model` (the first argument), got {type(model).__name__}"
         )
     names, bodies, local = [], [], []
     for i, body in enumerate(model.bodies):
