@@ -148,7 +148,8 @@ def test_trc_rate_beyond_float_range(tmp_path, rate):
 @pytest.mark.parametrize("frame", ["1" + "0" * 30, "1e300", "-1e300"])
 def test_trc_frame_numbers_beyond_int_range(tmp_path, frame):
     path = tmp_path / "frame.trc"
-    path.write_text(_trc_text("A\t\t\t", [f"{frame}\t0\t1\t2\t3", "2\t0.01\t1\t2\t3"]))
+    rows = [f"{frame}\t0\t1\t2\t3\t4\t5\t6", "2\t0.01\t1\t2\t3\t4\t5\t6"]
+    path.write_text(_trc_text("A\t\t\tB\t\t\t", rows))
     with pytest.raises(FileFormatError, match=r"frame\.trc', line 7: Frame# .* is out of range"):
         read_trc(path)
 
