@@ -807,6 +807,33 @@ def _inertia_matrix(v) -> list:
     return [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]
 
 
+def _moments(values) -> str:
+    return "[" + ", ".join(f"{v:.6g}" for v in values) + "]"
+
+
+def _physical_inertia(inertia):
+    """The nearest inertia that meets the triangle inequality, or None if ``inertia`` does.
+
+    OpenSim (release builds of Simbody) accepts inertias whose principal
+    moments violate ``I1 + I2 >= I3`` (Rajagopal's toes: 1e-4, 2e-4, 1e-3); no
+    rigid body has one and ahbm's models refuse them. The replacement keeps the
+    principal axes and moves the moments by ``t (1, 1, -1)``,
+    ``t = (I3 - I1 - I2) / 3``: the nearest valid tensor in the Frobenius norm.
+    Returns ``(new inertia (3, 3) list, moments before, moments after)``.
+    """
+    I = np.asarray(inertia, dtype=float)
+    I = 0.5 * (I + I.T)
+    if not np.all(np.isfinite(I)):
+        return None
+    eig, V = np.linalg.eigh(I)
+    tol = 1e-12 * max(1.0, float(np.abs(I).max()))
+    excess = eig[2] - eig[0] - eig[1]
+    if eig[0] < -tol or excess <= tol:
+        return None  # valid, or not positive semi-definite (the model reports that)
+    new = eig + excess / 3.0 * np.array([1.0, 1.0, -1.0])
+    return (V * new) @ V.T, eig.tolist(), new.tolist()
+
+
 def _describe(root: _Node, source: str) -> _Description:
     rd = _Reader(source)
     if root.tag != "OpenSimDocument":
@@ -1349,6 +1376,7 @@ def _build(d: _Description, source: str) -> Model:
             continue
         markers[m["body"]][m["name"]] = m["location"]
     locked_names = []
+    adjusted: list[str] = []
     free_names = set()
     for j in order:
         coords = j["coordinates"]
@@ -1366,10 +1394,15 @@ def _build(d: _Description, source: str) -> Model:
         extra = {}
         if not (np.allclose(CR, np.eye(3), rtol=0, atol=0) and not np.any(Cp)):
             extra = {"child_position": np.asarray(Cp), "child_rotation": np.asarray(CR)}
+        inertia = b["inertia"]
+        fixed = _physical_inertia(inertia)
+        if fixed is not None:
+            inertia = fixed[0]
+            adjusted.append(f"{j['child']} {_moments(fixed[1])} -> {_moments(fixed[2])}")
         try:
             model.add_body(
                 j["child"], j["parent"], joint, position=Pp, rotation=PR, mass=b["mass"],
-                com=b["com"], inertia=b["inertia"], markers=markers[j["child"]], **extra,
+                com=b["com"], inertia=inertia, markers=markers[j["child"]], **extra,
             )  # fmt: skip
         except ModelError as err:
             raise FileFormatError(f"{source}: {j['node'].label()}: {err}") from err
@@ -1378,6 +1411,13 @@ def _build(d: _Description, source: str) -> Model:
         d.notes.append(
             "prescribed coordinates are free coordinates in ahbm (their functions are kept in "
             "the coordinate table): " + ", ".join(prescribed)
+        )
+    if adjusted:
+        d.notes.append(
+            "inertias whose principal moments violate the triangle inequality I1 + I2 >= I3 "
+            "(OpenSim accepts them, no rigid body has them) are replaced by the nearest valid "
+            "inertia with the same principal axes (principal moments, kg m^2): "
+            + ", ".join(adjusted)
         )
     if locked_names:
         d.notes.append(

@@ -294,6 +294,42 @@ def test_locked_coordinate_is_fixed_at_its_default_with_a_note(tmp_path):
     assert t.loc["angle", "locked"] and t.loc["angle", "default_value"] == 0.3
 
 
+def test_non_physical_inertia_is_replaced_by_the_nearest_valid_one(tmp_path):
+    """OpenSim accepts inertias that break I1 + I2 >= I3 (Rajagopal's toes: 1e-4, 2e-4,
+    1e-3); read_osim keeps the principal axes and moves the moments by t (1, 1, -1),
+    the Frobenius-nearest valid tensor, and says so."""
+    R = _xyz(0.3, -0.7, 1.1)
+    given = R @ np.diag([1e-4, 2e-4, 1e-3]) @ R.T
+    v = [given[0, 0], given[1, 1], given[2, 2], given[0, 1], given[0, 2], given[1, 2]]
+    text = _doc(
+        PENDULUM.replace("LOCK", "").replace(
+            "<inertia>0.1 0.01 0.1 0 0 0</inertia>",
+            "<inertia>" + " ".join(repr(float(x)) for x in v) + "</inertia>",
+        )
+    )
+    with pytest.warns(AhbmWarning) as rec:
+        m = read_osim(_write(tmp_path, text))
+    msg = str(rec[0].message)
+    assert len(rec) == 1 and "triangle inequality" in msg and "rod [0.0001, 0.0002, 0.001]" in msg
+    assert "[0.000333333, 0.000433333, 0.000766667]" in msg
+    used = np.asarray(m.bodies[0].inertia)
+    # independent check: closed-form projection onto I1 + I2 = I3 in eigenvalue space
+    t = (1e-3 - 1e-4 - 2e-4) / 3
+    np.testing.assert_allclose(used, R @ np.diag([1e-4 + t, 2e-4 + t, 1e-3 - t]) @ R.T, atol=1e-18)
+    w = np.linalg.eigvalsh(used)
+    assert abs(w[0] + w[1] - w[2]) < 1e-15
+    # nearest: any other valid tensor with these axes on the boundary is farther
+    for s in np.linspace(-1, 1, 9) * t:
+        other = R @ np.diag([1e-4 + t + s, 2e-4 + t - s, 1e-3 - t]) @ R.T
+        assert np.linalg.norm(other - given) >= np.linalg.norm(used - given) - 1e-18
+    # a valid inertia (a thin rod: equality) is kept as it is, without a warning
+    rod = PENDULUM.replace("LOCK", "").replace("0.1 0.01 0.1 0 0 0", "0.1 0 0.1 0 0 0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = read_osim(_write(tmp_path, _doc(rod), "rod.osim"))
+    np.testing.assert_array_equal(m.bodies[0].inertia, np.diag([0.1, 0, 0.1]))
+
+
 def test_unsupported_elements_are_listed_in_one_warning(tmp_path):
     text = _doc(
         PENDULUM.replace("LOCK", "")
