@@ -300,7 +300,10 @@ def _read_tree(st: SafeStore, obj, where: str, depth: int = 0):
     if t == "str_array":
         dshape = st.check_dataset(obj, where, kinds="s")
         st.charge(obj, where, dshape)
-        return np.array(obj.asstr()[()].tolist(), dtype=str).reshape(dshape)
+        values = obj.asstr()[()]  # a str for a scalar dataset
+        return np.array(values if isinstance(values, str) else values.tolist(), dtype=str).reshape(
+            dshape
+        )
     if t == "ndarray":
         return np.asarray(st.array(obj, where, kinds="biufcS"))
     # a dataset without tag (e.g. added by hand): its data

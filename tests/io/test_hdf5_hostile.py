@@ -495,3 +495,17 @@ def test_global_heap_damage_that_hangs_libhdf5_is_refused_before_it_runs(store):
     with pytest.raises(FileFormatError, match="global heap collection"):
         save_trial(make_full_trial(2), store, name="b")
     assert _digest(store) == before
+
+
+def test_tags_on_datasets_of_another_shape(store):
+    """Found by the fuzz campaign: a scalar string tagged str_array gave a raw AttributeError."""
+    with h5py.File(store, "r+") as f:
+        ds = f["trials/a/results"].create_dataset("s", data="text", dtype=h5py.string_dtype())
+        ds.attrs["ahbm_type"] = "str_array"
+        ds = f["trials/a/results"].create_dataset("n", data=np.arange(3.0))
+        ds.attrs["ahbm_type"] = "str"
+    _refused(store, "/trials/a/results/n", match="expected strings")
+    with h5py.File(store, "r+") as f:
+        del f["trials/a/results/n"]
+    value = load_trial(store).results["s"]
+    assert value.shape == () and str(value) == "text"
