@@ -94,7 +94,7 @@ from ahbm.dynamics.spatial import (
     motion_transform,
     spatial_inertia,
 )
-from ahbm.dynamics.wls import WLSResult, inverse_dynamics_wls
+from ahbm.dynamics.wls import WLSResult, inverse_dynamics_wls, transition_shares
 
 __all__: list[str] = [
     # balance (balance.py)
@@ -161,6 +161,7 @@ __all__: list[str] = [
     # weighted-least-squares inverse dynamics (wls.py)
     "WLSResult",
     "inverse_dynamics_wls",
+    "transition_shares",
     # segment-by-segment Newton-Euler (segmental.py)
     "JointLoads",
     "PlateAssignment",

@@ -45,7 +45,7 @@ from ahbm.kinematics.joints import FREE, FREE_EULER
 from ahbm.kinematics.tree import Model
 from ahbm.types import ResultRepr
 
-__all__ = ["WLSResult", "inverse_dynamics_wls"]
+__all__ = ["WLSResult", "inverse_dynamics_wls", "transition_shares"]
 
 #: Relative singular-value cut-off of the pseudo-inverses (rank decisions).
 _RCOND = 1e-10
@@ -285,8 +285,8 @@ def inverse_dynamics_wls(
     continuous as long as the shares are; equal shares split the total
     equally between the feet. A smooth transition (Ren et al. 2008: the
     trailing foot's share falls to zero over double support) is obtained by
-    passing shares that vary over the phase, e.g. ``s_trail = 1 − u``,
-    ``s_lead = u`` with ``u`` from 0 to 1 across it.
+    passing shares that vary over the phase: :func:`transition_shares` makes
+    them from the contact flags of the feet.
 
     Examples
     --------
@@ -388,3 +388,75 @@ def inverse_dynamics_wls(
         residual_before=r[:, u].reshape(shape(nu)),
         unactuated=u,
     )
+
+
+def transition_shares(contact) -> np.ndarray:
+    """Shares of the ground reaction that move smoothly from foot to foot in double support.
+
+    Parameters
+    ----------
+    contact : array_like of bool, shape (n_frames, n_bodies)
+        True where a body is on the ground (uniformly sampled frames).
+
+    Returns
+    -------
+    ndarray, shape (n_frames, n_bodies)
+        Shares for ``inverse_dynamics_wls(..., contact=shares)``, 0 off the
+        ground and 1 on it, except where contacts overlap: a body that lands
+        while others are on the ground (the leading foot) rises from 0
+        towards 1 by a cosine ramp over the frames in which those others stay;
+        a body that leaves while others stay (the trailing foot) falls from 1
+        towards 0 over the frames in which they are already on the ground.
+
+    Raises
+    ------
+    DataError
+        If ``contact`` is not a 2-D array.
+
+    Notes
+    -----
+    With ``u_k = (1 − cos(π (k + 1) / (L + 1))) / 2`` over the ``L`` frames
+    ``k`` of an overlap, the leading share is ``u_k`` and the trailing share
+    ``1 − u_k`` (strictly between 0 and 1, so both feet stay in contact); a
+    body that lands and leaves during others' contact gets the product.
+    It follows the smooth transition assumption of Ren, Jones & Howard (2008)
+    (the trailing foot's load falls to zero over double support) for the
+    least-norm distribution of :func:`inverse_dynamics_wls`; the ramp is a
+    choice of ours, not Ren et al.'s functions.
+
+    Examples
+    --------
+    >>> c = np.array([[1, 0], [1, 1], [1, 1], [1, 1], [0, 1]], bool)
+    >>> transition_shares(c).round(3)
+    array([[1.   , 0.   ],
+           [0.854, 0.146],
+           [0.5  , 0.5  ],
+           [0.146, 0.854],
+           [0.   , 1.   ]])
+    """
+    c = as_float_array(contact, "contact")
+    if c.ndim != 2:
+        raise DataError(f"Expected `contact` to have shape (n_frames, n_bodies), got {c.shape}")
+    c = c != 0
+    n, nb = c.shape
+    shares = c.astype(float)
+
+    def ramp(length):
+        return (1 - np.cos(np.pi * np.arange(1, length + 1) / (length + 1))) / 2
+
+    def overlap(frames, others):
+        """Number of leading `frames` in which one of the `others` is on the ground."""
+        on = c[frames][:, others].any(axis=1)
+        return int(on.size if on.all() else np.argmin(on))
+
+    for b in range(nb):  # a loop over bodies and their contact intervals, not frames
+        edges = np.flatnonzero(np.diff(np.r_[0, c[:, b].astype(int), 0]))
+        others = np.arange(nb) != b
+        for start, end in zip(edges[::2], edges[1::2], strict=True):
+            if start > 0 and (before := c[start - 1] & others).any():  # landing: ramp up
+                k = overlap(np.arange(start, end), before)
+                shares[start : start + k, b] *= ramp(k)
+            if end < n and (after := c[end] & others).any():  # leaving: ramp down
+                k = overlap(np.arange(end - 1, start - 1, -1), after)
+                shares[end - k : end, b] *= 1 - ramp(k)
+    return shares

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ahbm.dynamics import aba, crba, rnea
-from ahbm.dynamics.wls import inverse_dynamics_wls
+from ahbm.dynamics.wls import inverse_dynamics_wls, transition_shares
 from ahbm.errors import DataError
 from ahbm.kinematics import forward_kinematics, neutral_q
 from ahbm.kinematics.dh import DHRow, dh_model
@@ -187,6 +187,41 @@ def test_double_support_least_norm_rule(model):
     part = inverse_dynamics_wls(model, q, qd, qdd, None, contact=shares)
     fz = part.grf[:, [FOOT_R, FOOT_L], 5]
     assert np.all(fz[:, 0] > fz[:, 1])
+
+
+def test_transition_shares():
+    c = np.zeros((12, 3), bool)
+    c[:7, 0] = True  # right foot until frame 6
+    c[3:, 1] = True  # left foot from frame 3: double support 3..6
+    c[5:9, 2] = True  # a third body on the ground from 5 to 8 (landing and leaving)
+    s = transition_shares(c)
+    np.testing.assert_array_equal(s[~c], 0.0)
+    np.testing.assert_array_equal(s[:3, 0], 1.0)
+    np.testing.assert_array_equal(s[9:, 1], 1.0)
+    u = (1 - np.cos(np.pi * np.arange(1, 5) / 5)) / 2
+    np.testing.assert_allclose(s[3:7, 0], 1 - u)  # trailing
+    np.testing.assert_allclose(s[3:7, 1], u)  # leading
+    # the third body lands and leaves while the left foot is on the ground
+    np.testing.assert_allclose(s[5:9, 2], u * (1 - u))
+    assert np.all(np.diff(s[3:7, 0]) < 0) and np.all(np.diff(s[3:7, 1]) > 0)
+    with pytest.raises(DataError, match="contact"):
+        transition_shares(np.ones(4))
+
+
+def test_smooth_transition_in_double_support(model):
+    rng = np.random.default_rng(9)
+    n = 7
+    q, qd, qdd, f, _ = _consistent(model, rng, n, (FOOT_R, FOOT_L))
+    c = np.zeros((n, model.n_bodies), bool)
+    c[:, FOOT_R] = np.arange(n) < 6
+    c[:, FOOT_L] = np.arange(n) >= 1
+    res = inverse_dynamics_wls(model, q, qd, qdd, None, contact=transition_shares(c))
+    np.testing.assert_allclose(res.residual, 0.0, atol=1e-7)
+    np.testing.assert_allclose(res.grf.sum(1), f.sum(1), atol=1e-6)  # the total is the true one
+    fz = res.grf[:, [FOOT_R, FOOT_L], 5]
+    part = fz[:, 0] / fz.sum(1)  # right foot's part of the vertical reaction
+    assert part[0] == pytest.approx(1.0) and part[-1] == pytest.approx(0.0, abs=1e-12)
+    assert np.all(np.diff(part) < 0)
 
 
 def test_default_contact_is_per_frame(model):
