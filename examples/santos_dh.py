@@ -29,7 +29,7 @@ The DH base frame is Chung's global frame (ground = x-z plane, y up, z
 forward); it is turned into ahbm's world (x forward, y left, z up) with
 ``base=`` (Chung's x, y, z → ahbm's y, z, x).
 
-Usage: ``python examples/santos_dh.py [OUTPUT_FOLDER]`` writes
+Usage: ``python examples/santos_dh.py [OUTPUT_FOLDER] [--quick]`` writes
 ``santos_dh.png`` (the skeleton at the home pose and in a running-like pose).
 """
 
@@ -233,8 +233,9 @@ def run(out: Path, quick: bool = False) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default="out", help="output folder")
+    parser.add_argument("--quick", action="store_true", help="accepted for the gallery (no effect)")
     args = parser.parse_args(argv)
-    run(Path(args.out))
+    run(Path(args.out), quick=args.quick)
     return 0
 
 
