@@ -10,9 +10,11 @@ byte-level damage of a real two-trial store, half structural changes made with
 h5py (links, loops, huge declarations, dtypes, attributes, ...). Each case runs
 ``read_store`` (``list_trials``, ``load_trial`` and ``load_result_units`` of each
 trial, ``save_trial`` adding one) in a memory-limited child process with a
-per-case timeout (``tests/fuzz/fuzz_harness.py``). The script prints the counts
-of each outcome for the two kinds of damage; the contract is 0 raw exceptions,
-0 hangs and 0 crashes.
+per-case timeout (``tests/fuzz/fuzz_harness.py``), which also fails a case
+whose AhbmError does not name the file or that grows the child's peak memory
+by more than the read cap. The script prints the counts of each outcome for
+the two kinds of damage; the contract is 0 raw exceptions, 0 hangs and 0
+crashes (and 0 of the other failures).
 
 Cases that crash the child (a signal inside libhdf5, which no check in the
 reading process can prevent) are then read again with
@@ -61,7 +63,13 @@ def main(argv=None) -> int:
             ("structural", [c for i, c in enumerate(cases) if i % 2 == 1]),
         ):
             report = run_cases(
-                read_store, subset, timeout=args.timeout, memory_limit=MEMORY_LIMIT, env=env
+                read_store,
+                subset,
+                timeout=args.timeout,
+                memory_limit=MEMORY_LIMIT,
+                max_peak=READ_CAP,
+                env=env,
+                name_in_message=True,
             )
             print(f"{kind} damage:", flush=True)
             print(report.summary(max_groups=60 if args.verbose else 10), flush=True)
@@ -70,9 +78,12 @@ def main(argv=None) -> int:
             by_seed = {c.seed: c for c in subset}
             crashed += [by_seed[o.seed] for o in report.outcomes if o.kind == "crash"]
         raw, hang, crash = totals["raw"], totals["hang"], totals["crash"]
+        other = {k: totals[k] for k in ("invalid", "unnamed", "memory")}
         print(
             f"\nHDF5 stores: {len(cases)} cases: raw exception {raw}, hang {hang}, crash {crash} "
-            f"(ok {totals['ok']}, AhbmError {totals['ahbm']}, invalid {totals['invalid']})"
+            f"(ok {totals['ok']}, AhbmError {totals['ahbm']}, "
+            + ", ".join(f"{k} {v}" for k, v in other.items())
+            + ")"
         )
         if crashed:
             isolated = run_cases(
@@ -84,7 +95,7 @@ def main(argv=None) -> int:
             )
             print(isolated.summary(max_groups=20))
     print(f"total {time.perf_counter() - t0:.1f} s")
-    return 0 if raw == hang == crash == 0 else 1
+    return 0 if raw == hang == crash == sum(other.values()) == 0 else 1
 
 
 if __name__ == "__main__":
