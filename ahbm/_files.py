@@ -428,7 +428,8 @@ def run_isolated(
     Warnings issued in the child are issued again in the parent (as
     ``UserWarning`` unless they are ahbm warnings). The child runs the same
     interpreter, with the folder that holds the ``ahbm`` package first on
-    ``PYTHONPATH``.
+    ``PYTHONPATH`` and (Python 3.11+, ``-P``) without the current folder on
+    its import path.
     """
     import ahbm.errors as errors
 
