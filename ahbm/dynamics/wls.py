@@ -377,15 +377,14 @@ def inverse_dynamics_wls(
     dg = np.zeros((N, nb, 6))
     dg[:, bodies, 3:] = dw[..., 3:]
     dg[:, bodies, :3] = dw[..., :3] + cross(pos, dw[..., 3:])
-    shape = lambda *t: batch + t  # noqa: E731
     return WLSResult(
-        tau=tau.reshape(shape(nv)),
-        grf=(g + dg).reshape(shape(nb, 6)),
-        grf_correction=dg.reshape(shape(nb, 6)),
-        qdd=(qdd_m + dqdd).reshape(shape(nv)),
-        qdd_correction=dqdd.reshape(shape(nv)),
-        residual=tau[:, u].reshape(shape(nu)),
-        residual_before=r[:, u].reshape(shape(nu)),
+        tau=tau.reshape(batch + (nv,)),
+        grf=(g + dg).reshape(batch + (nb, 6)),
+        grf_correction=dg.reshape(batch + (nb, 6)),
+        qdd=(qdd_m + dqdd).reshape(batch + (nv,)),
+        qdd_correction=dqdd.reshape(batch + (nv,)),
+        residual=tau[:, u].reshape(batch + (nu,)),
+        residual_before=r[:, u].reshape(batch + (nu,)),
         unactuated=u,
     )
 
