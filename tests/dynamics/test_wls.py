@@ -96,6 +96,18 @@ def test_two_part_algorithm_recovers_single_support_reaction(model):
     np.testing.assert_allclose(res.residual_before, rnea(model, q, qd, qdd)[:, :6])
 
 
+def test_two_part_reaction_acts_at_the_zmp(model):
+    """Identity: the COP of the reaction from the kinematics is the ZMP of the dynamics."""
+    from ahbm.dynamics import zmp, zmp_from_grf
+
+    rng = np.random.default_rng(10)
+    q, qd, qdd, _, _ = _consistent(model, rng, 20, (FOOT_R, FOOT_L))
+    res = inverse_dynamics_wls(model, q, qd, qdd, None, contact=["foot_r", "foot_l"])
+    total = res.grf.sum(axis=1)  # [moment about the origin; force]
+    cop = zmp_from_grf(total[:, 3:], total[:, :3], threshold=-np.inf)
+    np.testing.assert_allclose(cop, zmp(model, q, qd, qdd, threshold=-np.inf), atol=1e-9)
+
+
 @pytest.mark.parametrize("w_f, w_a", [(1.0, 1.0), (1e-4, 10.0), (100.0, 1e-3)])
 def test_closed_form_weighted_least_squares(model, w_f, w_a):
     """Corrections equal Simonidis et al.'s eq. 32, T = (Aᵀ W⁻¹ A)⁻¹ Aᵀ W⁻¹ b."""
