@@ -30,7 +30,11 @@ forward); it is turned into ahbm's world (x forward, y left, z up) with
 ``base=`` (Chung's x, y, z → ahbm's y, z, x).
 
 Usage: ``python examples/santos_dh.py [OUTPUT_FOLDER] [--quick]`` writes
-``santos_dh.png`` (the skeleton at the home pose and in a running-like pose).
+``santos_dh.png`` (the skeleton at the home pose and in a running-like pose)
+and prints the vertical ground reaction under each foot of Santos standing
+still at the home pose, found from the kinematics alone by
+:func:`ahbm.dynamics.inverse_dynamics_wls` (``grf=None``, Chung's two-part
+algorithm with the six global DOFs unactuated).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from ahbm.bsp import segment_parameters
+from ahbm.dynamics import inverse_dynamics_wls
 from ahbm.kinematics import DHRow, dh_model, forward_kinematics
 
 H = np.pi / 2
@@ -225,6 +230,16 @@ def run(out: Path, quick: bool = False) -> dict:
         "total_mass": model.total_mass,
         "height": float(pos[:, 2].max() - pos[:, 2].min()),
     }
+    # standing still at the home pose on both feet: the ground reaction from the
+    # kinematics alone (Chung's two-part algorithm, the global DOFs unactuated),
+    # split between the feet by the least-norm rule
+    z = np.zeros(model.nv)
+    res = inverse_dynamics_wls(
+        model, np.zeros(model.nq), z, z, None, contact=["Q41", "Q48"], unactuated=range(6)
+    )
+    right, left = (res.grf[model.body_index(b), 3:] for b in ("Q41", "Q48"))
+    numbers["standing_reaction_right"] = float(right[2])
+    numbers["standing_reaction_left"] = float(left[2])
     print(", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
                     for k, v in numbers.items()))  # fmt: skip
     return numbers

@@ -217,6 +217,11 @@ def test_santos_example(tmp_path):
     assert numbers["nq"] == 55  # 6 global + 49 body DOFs (Chung §2.3)
     assert numbers["n_rows"] == 59  # GR3 and Q12: three branch rows each
     assert numbers["total_mass"] == pytest.approx(78.75)
+    # standing still: the feet carry the weight (two-part algorithm), nearly half each
+    weight = 78.75 * 9.81
+    total = numbers["standing_reaction_right"] + numbers["standing_reaction_left"]
+    assert total == pytest.approx(weight, rel=1e-9)
+    assert numbers["standing_reaction_right"] == pytest.approx(weight / 2, rel=0.05)
     model = module.santos_model()
     T = forward_kinematics(model, np.zeros(model.nq)).transforms
     pos = dict(zip(model.body_names, T[:, :3, 3], strict=True))
