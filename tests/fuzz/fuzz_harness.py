@@ -53,8 +53,9 @@ name_in_message=False)``
     ``check`` are ``"package.module:function"`` strings (or module-level
     functions, which are imported by name in the child). ``kwargs`` are passed
     to the reader. ``memory_limit`` is the address space (bytes) the child may
-    add on top of what it uses after importing the reader (None: no limit).
-    ``env`` is applied to ``os.environ`` in the child before the reader is
+    add on top of what it uses after importing the reader (None: no limit);
+    ``max_peak`` is what one case may add to the child's peak resident memory
+    (None: not checked). ``env`` is applied to ``os.environ`` in the child before the reader is
     imported (e.g. ``{"AHBM_MAX_READ_BYTES": str(64 * 2**20)}`` to lower the
     read cap of :func:`ahbm.io.max_read_bytes`). The child ignores warnings.
 
