@@ -74,7 +74,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import as_finite_float, as_float_array, as_nonnegative_float
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_nonnegative_float,
+    check_model,
+)
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.forward import point_jacobian
 from ahbm.kinematics.model_file import register_model_section
@@ -723,8 +728,7 @@ def collision_shapes(model: Model) -> tuple[CollisionShape, ...]:
     >>> [s.name for s in collision_shapes(m)]
     ['tip']
     """
-    if not isinstance(model, Model):
-        raise DataError(f"Expected `model` to be a Model, got {type(model).__name__}")
+    check_model(model)
     return tuple(model.section("collision"))
 
 
@@ -894,7 +898,8 @@ def distances(model: Model, q, pairs, *, kin=None) -> ShapeDistances:
         J1 = point_jacobian(model, None, s1.body, l1.reshape(batch + (3,)), kin=kin)
         J2 = point_jacobian(model, None, s2.body, l2.reshape(batch + (3,)), kin=kin)
         J = (J1 - J2).reshape(N, 3, nv)
-        jac[:, k] = np.einsum("ni,niv->nv", n[:, k], J)
+        nk = n[:, k]
+        jac[:, k] = nk[:, :1] * J[:, 0] + nk[:, 1:2] * J[:, 1] + nk[:, 2:] * J[:, 2]
     p1 = c1 - r1[:, None] * n
     p2 = c2 + r2[:, None] * n
     names = tuple((shapes[i].name, shapes[j].name) for i, j in ids)
@@ -1231,7 +1236,7 @@ def ground_contact(
             raise DataError(f"Expected `shapes` to be a list of shape names, got {shapes!r:.60}")
         chosen = []
         for name in shapes:
-            if name not in index:
+            if not isinstance(name, str) or name not in index:
                 raise DataError(
                     f"`shapes` names {name!r}, which is not a collision shape of the model; its "
                     f"shapes are {list(index)}"

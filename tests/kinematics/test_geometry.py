@@ -575,3 +575,28 @@ def test_foot_and_ground_bad_input():
         ground_contact(m, neutral_q(m), ground_normal=(0, 0, 0))
     with pytest.raises(DataError, match="not a collision shape"):
         ground_contact(m, neutral_q(m), ["foot_l_heel"])
+
+
+# ----------------------------------------------------------------------------
+# the example
+# ----------------------------------------------------------------------------
+
+
+def test_self_collision_scan_example(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "self_collision_scan.py"
+    spec = importlib.util.spec_from_file_location("ahbm_example_self_collision_scan", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    numbers = module.run(tmp_path, quick=True)
+    assert (tmp_path / "self_collision_scan.png").stat().st_size > 1000
+    assert numbers["free_at_start"]  # the standing posture is free of collisions
+    # the swung arm goes through the trunk
+    assert ("thorax", "forearm_r") in numbers["colliding_pairs"]
+    assert ("abdomen", "upper_arm_r") in numbers["colliding_pairs"]
+    assert 0.05 < numbers["max_depth"] < 0.3
+    # the legs never touch each other, nor the left arm the trunk
+    assert not any("upper_arm_l" in p and "thorax" in p for p in numbers["colliding_pairs"])
+    assert ("thigh_r", "thigh_l") not in numbers["colliding_pairs"]
