@@ -186,14 +186,15 @@ def santos_model():
 
 
 def running_pose(model) -> np.ndarray:
-    """A running-like pose: right hip flexed, left hip extended, knees and elbows bent."""
+    """A running-like pose: hips flexed/extended, arms swinging, knees and elbows bent."""
     q = np.zeros(model.nq)
     names = model.coordinate_names
     pose = {
         "Q37": -0.6, "Q39": 0.9,  # right hip flexed, knee bent
-        "Q44": 0.4, "Q46": 1.2,  # left hip extended, knee bent
-        "Q15": 1.3, "Q24": 1.3,  # arms down from the T pose
-        "Q16": 0.5, "Q25": -0.5, "Q18": -1.0, "Q27": -1.0,  # arms swing, elbows bent
+        "Q44": 0.4, "Q46": 0.9,  # left hip extended, knee bent
+        "Q15": H, "Q24": H,  # arms down from the T pose
+        "Q16": -0.5, "Q25": 0.5,  # right arm back, left arm forward
+        "Q17": -H, "Q26": -H, "Q18": -1.2, "Q27": -1.2,  # elbows bent forward
     }  # fmt: skip
     for name, value in pose.items():
         q[names.index(name)] = value
@@ -218,7 +219,7 @@ def run(out: Path, quick: bool = False) -> dict:
         ax.set_title(f"Santos, {title}")
         ax.set_xlim(-0.5, 0.5), ax.set_ylim(-0.9, 0.9), ax.set_zlim(0.0, 1.6)
         ax.set_box_aspect((1.0, 1.8, 1.6))
-        ax.view_init(elev=12, azim=-35)
+        ax.view_init(elev=10, azim=-70)
     out.mkdir(parents=True, exist_ok=True)
     fig.savefig(out / "santos_dh.png", dpi=110)
     plt.close(fig)
