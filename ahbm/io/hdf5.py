@@ -14,7 +14,7 @@ Every write goes to a temporary file in the target's folder which then replaces
 the target (``os.replace``), so a failure or interruption never leaves a
 truncated file and never damages an existing one.
 
-Every read goes through the checks of :mod:`ahbm.io._h5safe` (hard links
+Every read goes through the checks of ``ahbm.io._h5safe`` (hard links
 only, each object once, declared sizes and types checked before reading,
 a memory cap), so a damaged or crafted store gives a FileFormatError naming
 the file and the object; ``load_trial(..., isolate=True)`` reads in a child
