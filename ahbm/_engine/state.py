@@ -141,23 +141,25 @@ class Kinematics(ResultRepr):
     @cached_property
     def _Rw(self) -> np.ndarray:
         """(n_bodies, 3, 3, N) view."""
-        return self.rotations.reshape(self.n_frames, -1, 3, 3).transpose(1, 2, 3, 0)
+        return self.rotations.reshape(self.n_frames, self.rotations.shape[-3], 3, 3).transpose(
+            1, 2, 3, 0
+        )
 
     @cached_property
     def _pw(self) -> np.ndarray:
         """(n_bodies, 3, N) view."""
-        return self.positions.reshape(self.n_frames, -1, 3).transpose(1, 2, 0)
+        return self.positions.reshape(self.n_frames, self.positions.shape[-2], 3).transpose(1, 2, 0)
 
     @cached_property
     def _v(self) -> np.ndarray:
         """(n_bodies, 6, N) view of the body velocities."""
-        return velocities_required(self).reshape(self.n_frames, -1, 6).transpose(1, 2, 0)
+        return _frames_first(velocities_required(self), self.n_frames).transpose(1, 2, 0)
 
     @cached_property
     def _a0(self) -> np.ndarray:
         """(n_bodies, 6, N) view of the bias accelerations."""
         velocities_required(self)
-        return self.bias_accelerations.reshape(self.n_frames, -1, 6).transpose(1, 2, 0)
+        return _frames_first(self.bias_accelerations, self.n_frames).transpose(1, 2, 0)
 
     @cached_property
     def _columns(self) -> dict:
@@ -166,20 +168,20 @@ class Kinematics(ResultRepr):
     # (N, n_bodies, ...) views for the compiled frame loops of jit_points
     @cached_property
     def _Rw_n(self) -> np.ndarray:
-        return self.rotations.reshape(self.n_frames, -1, 3, 3)
+        return self.rotations.reshape(self.n_frames, self.rotations.shape[-3], 3, 3)
 
     @cached_property
     def _pw_n(self) -> np.ndarray:
-        return self.positions.reshape(self.n_frames, -1, 3)
+        return self.positions.reshape(self.n_frames, self.positions.shape[-2], 3)
 
     @cached_property
     def _v_n(self) -> np.ndarray:
-        return velocities_required(self).reshape(self.n_frames, -1, 6)
+        return _frames_first(velocities_required(self), self.n_frames)
 
     @cached_property
     def _a0_n(self) -> np.ndarray:
         velocities_required(self)
-        return self.bias_accelerations.reshape(self.n_frames, -1, 6)
+        return _frames_first(self.bias_accelerations, self.n_frames)
 
 
 def compute(model: Model, q, qd=None, qdd=None, *, columns: bool = False) -> Kinematics:
@@ -337,12 +339,22 @@ def origin_bl(kin: Kinematics, b: int) -> np.ndarray:
     return kin._pw[b]
 
 
+def _lead(shape: tuple, n_trailing: int) -> int:
+    """Product of the leading axes (explicit, so that 0-frame batches reshape too)."""
+    return int(np.prod(shape[: len(shape) - n_trailing], dtype=np.int64))
+
+
+def _frames_first(x: np.ndarray, n_frames: int) -> np.ndarray:
+    """(..., nb, 6) -> (N, nb, 6) with explicit sizes (valid for N = 0)."""
+    return x.reshape(n_frames, x.shape[-2], 6)
+
+
 def point_bl(kin: Kinematics, b: int, r) -> np.ndarray:
     """World position (..., 3, N) of body points r (..., 3, N or 1) (r itself on the ground)."""
     if b < 0:
         return np.broadcast_to(r, r.shape[:-1] + (kin.n_frames,)).copy()
     r = np.asarray(r, dtype=float)
-    r3 = np.ascontiguousarray(r.reshape((-1,) + r.shape[-2:]))
+    r3 = np.ascontiguousarray(r.reshape((_lead(r.shape, 2),) + r.shape[-2:]))
     p = np.empty(r3.shape[:2] + (kin.n_frames,))
     _jp.points_world_loop(kin._Rw_n, kin._pw_n, b, r3, p)
     return p.reshape(r.shape[:-1] + (kin.n_frames,))
@@ -352,7 +364,8 @@ def point_velocity_bl(kin: Kinematics, b: int, r) -> np.ndarray:
     """World velocity (3, N) of the body point r: ``R (v_O + ω × r)``."""
     if b < 0:
         return np.zeros((3, kin.n_frames))
-    r = np.ascontiguousarray(np.asarray(r, dtype=float).reshape(3, -1))
+    r = np.asarray(r, dtype=float)
+    r = np.ascontiguousarray(r.reshape(3, r.size // 3))
     vel = np.empty((3, kin.n_frames))
     _jp.point_velocity_loop(kin._Rw_n, kin._v_n, b, r, vel)
     return vel
@@ -360,7 +373,8 @@ def point_velocity_bl(kin: Kinematics, b: int, r) -> np.ndarray:
 
 def _point_acc(kin, b, r, a, ka):
     """World acceleration (3, N) of the body point r for body accelerations a[:, ka] (N, k, 6)."""
-    r = np.ascontiguousarray(np.asarray(r, dtype=float).reshape(3, -1))
+    r = np.asarray(r, dtype=float)
+    r = np.ascontiguousarray(r.reshape(3, r.size // 3))
     acc = np.empty((3, kin.n_frames))
     _jp.point_acceleration_loop(kin._Rw_n, kin._v_n, a, b, ka, r, acc)
     return acc
@@ -423,7 +437,9 @@ def points_jacobian_bl(kin: Kinematics, b: int, p) -> np.ndarray:
         return J
     dofs = kin.model.support_dofs[b]
     if dofs.size:
-        p3 = np.ascontiguousarray(np.asarray(p, dtype=float).reshape((-1,) + p.shape[-2:]))
+        p3 = np.ascontiguousarray(
+            np.asarray(p, dtype=float).reshape((_lead(p.shape, 2),) + p.shape[-2:])
+        )
         _jp.points_jacobian_loop(kin._Sw_flat, np.asarray(dofs, dtype=np.int64), p3,
                                  J.reshape(p3.shape[:2] + J.shape[-2:]))  # fmt: skip
     return J
