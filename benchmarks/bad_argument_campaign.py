@@ -173,6 +173,15 @@ class Fixtures:
         self.garbage = folder / "garbage.bin"
         self.garbage.write_bytes(b"\x00\xffnot a file of any format\n" * 10)
         self.gait_result = None
+        from ahbm.kinematics import CollisionShape
+
+        self.collision_model = mdl.double_pendulum_3d()
+        b0, b1 = self.collision_model.body_names
+        self.collision_model.collision = [
+            CollisionShape.sphere("ball", b1, [0, 0, -1], 0.1),
+            CollisionShape.capsule("pole", b0, [0, 0, 0], [0, 0, -1], 0.05),
+        ]
+        self.human = mdl.human15(height=1.8, mass=75.0)
 
     def gait(self):
         if self.gait_result is None:
@@ -347,6 +356,14 @@ GENERIC = {
 }
 
 
+def _human_q(fx):
+    from ahbm.kinematics import neutral_q
+
+    q = neutral_q(fx.human)
+    q[2] = 1.0
+    return q
+
+
 def _square():
     return np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0.0]])
 
@@ -415,6 +432,41 @@ OVERRIDES = {
         ],
     },
     "set_max_read_bytes": {"nbytes": lambda fx: 2**30},
+    "distances": {
+        "model": lambda fx: fx.collision_model,
+        "q": lambda fx: np.zeros((2, 4)),
+        "pairs": lambda fx: [("ball", "pole")],
+    },
+    "self_collision": {
+        "model": lambda fx: fx.collision_model,
+        "exclude_adjacent": lambda fx: False,
+    },
+    "ssv_distance": {
+        "points1": lambda fx: np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]),
+        "radius1": lambda fx: 0.1,
+        "points2": lambda fx: np.array([[0.5, -1.0, 1.0], [0.5, 1.0, 1.0]]),
+        "radius2": lambda fx: 0.2,
+    },
+    "foot_contact_shapes": {
+        "body": lambda fx: "foot_r",
+        "length": lambda fx: 0.26,
+        "height": lambda fx: 0.084,
+        "posterior": lambda fx: 0.072,
+    },
+    "dh_model": {"rows": lambda fx: [(0, 0, 1.0, 0), (0, 0, 0.5, 0)]},
+    "dh_transform": {
+        "theta": lambda fx: 0.3,
+        "d": lambda fx: 0.1,
+        "a": lambda fx: 0.3,
+        "alpha": lambda fx: 0.2,
+    },
+    "inverse_dynamics_wls": {
+        "model": lambda fx: fx.human,
+        "q": lambda fx: _human_q(fx),
+        "qd": lambda fx: np.zeros(fx.human.nv),
+        "qdd": lambda fx: np.zeros(fx.human.nv),
+        "grf": lambda fx: np.zeros((fx.human.n_bodies, 6)),
+    },
     "spatial_inertia": {"com": lambda fx: np.array([0.0, 0.0, -0.1])},
     "force_cross": {"v": lambda fx: np.array([1.0, 0, 0, 0, 1, 0])},
     "motion_cross": {"v": lambda fx: np.array([1.0, 0, 0, 0, 1, 0])},
