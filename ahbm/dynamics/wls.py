@@ -304,6 +304,15 @@ def inverse_dynamics_wls(
     array([  0.,   0., 700.])
     """
     check_model(model)
+    data = _prepare(model, q, qd, qdd, grf, weights, contact, unactuated)
+    q = data["q"]
+    batch = q.shape[:-1]
+    out = _core(model, data, q.reshape(-1, model.nq), data["qd"], data["qdd"])
+    return _result(out, batch, model, data["u"])
+
+
+def _prepare(model, q, qd, qdd, grf, weights, contact, unactuated) -> dict:
+    """Validate the arguments of the WLS functions; arrays flattened to (N, ...)."""
     weights = {} if weights is None else weights
     if not isinstance(weights, dict):
         raise DataError(f"`weights` must be a dict with keys {_KEYS}, got {weights!r:.80}")
@@ -313,15 +322,16 @@ def inverse_dynamics_wls(
     u = _unactuated(model, unactuated)
     nb, nv, nu = model.n_bodies, model.nv, u.size
     q = as_float_array(q, "q")
+    rnea(model, q, qd, qdd)  # validates the state (shapes, finite values, quaternions)
     batch = q.shape[:-1]
-    tau0 = rnea(model, q, qd, qdd)  # validates the state
     N = int(np.prod(batch, dtype=int))
-    qf = q.reshape(N, model.nq)
-    qdd_m = np.zeros(batch + (nv,)) if qdd is None else as_float_array(qdd, "qdd")
-    qdd_m = np.broadcast_to(qdd_m, batch + (nv,)).reshape(N, nv)
+
+    def flat(x, name):
+        x = np.zeros(batch + (nv,)) if x is None else as_float_array(x, name)
+        return np.ascontiguousarray(np.broadcast_to(x, batch + (nv,)).reshape(N, nv))
+
     if grf is None:
-        g = np.zeros((N, nb, 6))
-        r = tau0.reshape(N, nv)
+        g = None
     else:
         g = as_float_array(grf, "grf")
         if g.shape[-2:] != (nb, 6):
@@ -332,24 +342,45 @@ def inverse_dynamics_wls(
             raise DataError(
                 f"batch shape of `grf` {g.shape[:-2]} does not broadcast to that of q {batch}"
             ) from err
-        r = rnea(model, q, qd, qdd, f_ext=g.reshape(batch + (nb, 6))).reshape(N, nv)
-    share = np.broadcast_to(_contact(model, contact, g if grf is not None else None, batch),
-                            (N, nb))  # fmt: skip
-    bodies = np.flatnonzero(np.any(share > 0, axis=0))
-    nc = bodies.size
+    share = np.broadcast_to(_contact(model, contact, g, batch), (N, nb))
     w_grf = _weight(
         weights, "grf", 0.0 if grf is None else 1.0, batch + (nb, 6), "(..., n_bodies, 6)"
     )
     w_qdd = _weight(weights, "qdd", np.inf, batch + (nv,), "(..., nv)")
     w_res = _weight(weights, "residual", np.inf, batch + (nu,), "(..., n_unactuated)")
-    w_grf = w_grf.reshape(N, nb, 6)[:, bodies]  # (N, nc, 6)
+    return {
+        "q": q,
+        "qd": flat(qd, "qd"),
+        "qdd": flat(qdd, "qdd"),
+        "grf": np.zeros((N, nb, 6)) if g is None else np.ascontiguousarray(g),
+        "has_grf": g is not None,
+        "share": share,
+        "w_grf": w_grf.reshape(N, nb, 6),
+        "w_qdd": w_qdd.reshape(N, nv),
+        "w_res": w_res.reshape(N, nu),
+        "u": u,
+    }
+
+
+def _core(model, data, q, qd, qdd, frames=slice(None)) -> dict:
+    """The WLS solve for frames ``frames`` of ``data`` at the state q, qd, qdd (n, ...)."""
+    nb, nv = model.n_bodies, model.nv
+    u = data["u"]
+    nu = u.size
+    g = data["grf"][frames]
+    N = q.shape[0]
+    r = rnea(model, q, qd, qdd, f_ext=g if data["has_grf"] else None).reshape(N, nv)
+    share = data["share"][frames]
+    bodies = np.flatnonzero(np.any(share > 0, axis=0))
+    nc = bodies.size
+    w_grf = data["w_grf"][frames][:, bodies]  # (N, nc, 6)
     # variables: x = [δw (nc*6); δq̈ (nv); ρ (nu)]
-    H = crba(model, qf)  # (N, nv, nv)
-    kin = forward_kinematics(model, qf)
+    H = crba(model, q)  # (N, nv, nv)
+    kin = forward_kinematics(model, q)
     J = np.stack(
         [body_jacobian(model, None, int(b), frame="local_world_aligned", kin=kin) for b in bodies],
         axis=1,
-    ) if nc else np.zeros((N, 0, 6, nv))  # fmt: skip
+    ).reshape(N, nc, 6, nv) if nc else np.zeros((N, 0, 6, nv))  # fmt: skip
     G = np.concatenate(
         [
             -np.swapaxes(J[:, :, :, u], 2, 3).transpose(0, 2, 1, 3).reshape(N, nu, 6 * nc),
@@ -362,8 +393,8 @@ def inverse_dynamics_wls(
     w = np.concatenate(
         [
             np.where(sh_c[..., None] > 0, w_grf, np.inf).reshape(N, 6 * nc),
-            w_qdd.reshape(N, nv),
-            w_res.reshape(N, nu),
+            data["w_qdd"][frames],
+            data["w_res"][frames],
         ],
         axis=1,
     )
@@ -377,15 +408,23 @@ def inverse_dynamics_wls(
     dg = np.zeros((N, nb, 6))
     dg[:, bodies, 3:] = dw[..., 3:]
     dg[:, bodies, :3] = dw[..., :3] + cross(pos, dw[..., 3:])
+    return {
+        "tau": tau,
+        "grf": g + dg,
+        "grf_correction": dg,
+        "qdd": qdd + dqdd,
+        "qdd_correction": dqdd,
+        "residual": tau[:, u],
+        "residual_before": r[:, u],
+    }
+
+
+def _result(out: dict, batch: tuple, model, u) -> WLSResult:
+    nb, nv, nu = model.n_bodies, model.nv, u.size
+    shapes = {"grf": (nb, 6), "grf_correction": (nb, 6), "residual": (nu,),
+              "residual_before": (nu,)}  # fmt: skip
     return WLSResult(
-        tau=tau.reshape(batch + (nv,)),
-        grf=(g + dg).reshape(batch + (nb, 6)),
-        grf_correction=dg.reshape(batch + (nb, 6)),
-        qdd=(qdd_m + dqdd).reshape(batch + (nv,)),
-        qdd_correction=dqdd.reshape(batch + (nv,)),
-        residual=tau[:, u].reshape(batch + (nu,)),
-        residual_before=r[:, u].reshape(batch + (nu,)),
-        unactuated=u,
+        **{k: v.reshape(batch + shapes.get(k, (nv,))) for k, v in out.items()}, unactuated=u
     )
 
 
