@@ -1124,6 +1124,23 @@ def _describe_joint(rd, d, j, pb, P, cb, C, coords):
     d.joints.append(entry)
 
 
+def _as_converted(values) -> list:
+    """Numbers as OpenSim 4 has them after converting a 3.x/2.x file: 6 significant digits.
+
+    OpenSim's update of an old file writes the six ``inertia_xx`` ... ``inertia_yz``
+    elements of a body into one ``<inertia>`` element, and a joint's
+    ``location_in_parent``, ``orientation_in_parent``, ``location`` and
+    ``orientation`` into offset frames, through a C++ stream of default
+    precision (``%g``, 6 significant digits), and then reads them back: a
+    humerus ``inertia_xx`` of 0.01227763 is 0.0122776 in OpenSim 4.6 (checked
+    through ``Body.get_inertia`` and ``PhysicalOffsetFrame.get_translation``).
+    Masses, centres of mass, markers, coordinates, transform axes and their
+    functions are kept exactly. ahbm reads these numbers the same way, so that
+    the model is OpenSim's.
+    """
+    return [float(f"{float(v):.6g}") for v in values]
+
+
 def _legacy_joint(body: _Node):
     """The ``<Joint>`` (3.x) or ``<joint>`` (2.x) element of a legacy body, if any."""
     return body.find("Joint") or body.find("joint")
@@ -1145,12 +1162,16 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
                 d.unsupported.append(f"{b.label()} (a body without a joint)")
             _keep_frames_of_body(rd, None, d, b, ground if b.name == ground else b.name)
             continue
+        if b.find("inertia") is not None:
+            inertia = rd.vec(b, "inertia", 6)
+        else:  # OpenSim converts the six elements to <inertia> through text (6 digits)
+            inertia = _as_converted(
+                [rd.number(b, f"inertia_{k}", 0.0) for k in ("xx", "yy", "zz", "xy", "xz", "yz")]
+            )
         d.bodies[b.name] = {
             "mass": rd.number(b, "mass", 0.0),
             "com": rd.vec(b, "mass_center", default=(0, 0, 0)),
-            "inertia": _inertia_matrix(
-                [rd.number(b, f"inertia_{k}", 0.0) for k in ("xx", "yy", "zz", "xy", "xz", "yz")]
-            ),
+            "inertia": _inertia_matrix(inertia),
             "line": b.line,
         }
         _keep_frames_of_body(rd, None, d, b, b.name)
@@ -1164,13 +1185,14 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
             raise rd.error(j, f"names the parent body {parent!r}, which the model does not have")
         if rd.boolean(j, "reverse", False):
             d.unsupported.append(f"{j.label()} (a reversed joint): body '{b.name}' is welded")
+        # OpenSim 4 turns these into offset frames through text (6 digits): _as_converted
         P = (
-            _euler_xyz(rd.vec(j, "orientation_in_parent", default=(0, 0, 0))),
-            np.asarray(rd.vec(j, "location_in_parent", default=(0, 0, 0))),
+            _euler_xyz(_as_converted(rd.vec(j, "orientation_in_parent", default=(0, 0, 0)))),
+            np.asarray(_as_converted(rd.vec(j, "location_in_parent", default=(0, 0, 0)))),
         )
         C = (
-            _euler_xyz(rd.vec(j, "orientation", default=(0, 0, 0))),
-            np.asarray(rd.vec(j, "location", default=(0, 0, 0))),
+            _euler_xyz(_as_converted(rd.vec(j, "orientation", default=(0, 0, 0)))),
+            np.asarray(_as_converted(rd.vec(j, "location", default=(0, 0, 0)))),
         )
         cs = j.find("CoordinateSet")
         objs = cs.find("objects") if cs is not None else None

@@ -276,6 +276,47 @@ def test_legacy_file_reads_like_the_same_model_in_4x(tmp_path):
     assert _same_model(m, _read(write_osim(m, tmp_path / "legacy_as_4x.osim")))
 
 
+def _many_digits(text: str) -> str:
+    """legacy33.osim with 10-11 significant digits in what OpenSim converts through text."""
+    for a, b in [
+        ("<inertia_xx>0.11</inertia_xx>", "<inertia_xx>0.1123456789</inertia_xx>"),
+        ("<inertia_xy>0.002</inertia_xy>", "<inertia_xy>0.00212345678</inertia_xy>"),
+        ("<location_in_parent> 0 1 0<", "<location_in_parent> 0 1.123456789123 0<"),
+        ("<orientation_in_parent> 0.1 0 0.2<", "<orientation_in_parent> 0.1234567891 0 0.2<"),
+        ("<location> 0.01 0.02 0<", "<location> 0.0123456789 0.02 0<"),
+        ("<orientation> 0 0.2 0<", "<orientation> 0 0.2345678912 0<"),
+        ("<mass>7.5</mass>", "<mass>7.51234567891</mass>"),
+        ("<mass_center> 0 -0.17 0.01<", "<mass_center> 0 -0.171234567891 0.01<"),
+        ("<location> 0.0 -0.4 0.05<", "<location> 0.0123456789 -0.4 0.05<"),
+    ]:
+        assert text.count(a) == 1, a
+        text = text.replace(a, b)
+    return text
+
+
+def test_legacy_file_numbers_are_converted_as_opensim_4_converts_them(tmp_path):
+    """OpenSim 4 updates a 3.x/2.x file's inertia elements and joint locations/orientations
+    through text of 6 significant digits (humerus inertia_xx 0.01227763 -> 0.0122776 in
+    MoBL_ARMS); masses, COMs and markers stay exact. Checked against OpenSim 4.6 in
+    tests/peers/test_opensim_model.py::test_legacy_numbers_match_opensim."""
+    m = _read(_write(tmp_path, _many_digits(LEGACY.read_text())))
+    thigh = m.bodies[m.body_index("thigh")]
+    assert thigh.inertia[0, 0] == 0.112346 and thigh.inertia[0, 1] == 0.00212346
+    assert thigh.inertia[1, 1] == 0.03  # short numbers are kept
+    np.testing.assert_array_equal(thigh.position, [0, 1.12346, 0])
+    np.testing.assert_allclose(thigh.rotation, _xyz(0.123457, 0, 0.2), atol=1e-15, rtol=0)
+    np.testing.assert_array_equal(thigh.child_position, [0.0123457, 0.02, 0])
+    np.testing.assert_allclose(thigh.child_rotation, _xyz(0, 0.234568, 0), atol=1e-15, rtol=0)
+    assert thigh.mass == 7.51234567891 and thigh.com[1] == -0.171234567891
+    (knee_lat,) = [b.markers["knee_lat"] for b in m.bodies if "knee_lat" in b.markers]
+    assert knee_lat[0] == 0.0123456789
+    # a 4.x file is read as it is written: no rounding
+    text = write_osim(m, tmp_path / "as_4x.osim").read_text()
+    assert text.count("0.112346 ") == 1
+    m4 = _read(_write(tmp_path, text.replace("0.112346 ", "0.1123456789 "), "b.osim"))
+    assert m4.bodies[m4.body_index("thigh")].inertia[0, 0] == 0.1123456789
+
+
 # ----------------------------------------------------------------------------
 # locked coordinates, unsupported elements, errors
 # ----------------------------------------------------------------------------

@@ -205,6 +205,27 @@ def test_locked_coordinates_match_opensim(tmp_path):
     assert "pin_q" not in model.coordinate_names and model.nq == 20
 
 
+def test_legacy_numbers_match_opensim(tmp_path):
+    """A 3.x file with 10-11 significant digits: OpenSim 4 converts the inertia elements and
+    the joints' locations/orientations through 6-digit text, and so does read_osim; poses,
+    markers, M and ID agree to 1e-9 (they differed by ~1e-7 relative before: MoBL_ARMS)."""
+    text = (DATA / "legacy33.osim").read_text()
+    for a, b in [
+        ("<inertia_xx>0.11<", "<inertia_xx>0.1123456789<"),
+        ("<inertia_xy>0.002<", "<inertia_xy>0.00212345678<"),
+        ("<location_in_parent> 0 1 0<", "<location_in_parent> 0 1.123456789123 0<"),
+        ("<orientation_in_parent> 0.1 0 0.2<", "<orientation_in_parent> 0.1234567891 0 0.2<"),
+        ("<location> 0.01 0.02 0<", "<location> 0.0123456789 0.02 0<"),
+        ("<mass>7.5<", "<mass>7.51234567891<"),
+        ("<location> 0.0 -0.4 0.05<", "<location> 0.0123456789 -0.4 0.05<"),
+    ]:
+        assert text.count(a) == 1, a
+        text = text.replace(a, b)
+    path = tmp_path / "legacy_digits.osim"
+    path.write_text(text)
+    _compare(path)
+
+
 def test_written_subject01_keeps_its_muscles(tmp_path):
     """The kept forces are written back: OpenSim finds the same 18 muscle paths (lengths at
     random poses, through conditional and moving path points)."""
