@@ -21,40 +21,26 @@ from __future__ import annotations
 
 import argparse
 import platform
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+from bench_markers import best_cpu  # the script's folder is on the import path
 
 from ahbm.kinematics import CollisionShape, distances, random_q, ssv_distance
 from ahbm.models import human15
 
-
-def best_cpu(fn, repeat=3):
-    times = []
-    out = None
-    for _ in range(repeat):
-        t0 = time.process_time()
-        out = fn()
-        times.append(time.process_time() - t0)
-    return min(times), out
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "peers"))
+from test_coal_distances import capsule  # noqa: E402  (a segment as a coal capsule)
 
 
-def coal_capsules(coal, P, r):
-    """coal Capsule shapes and transforms of segments P (..., 2, 3) with radii r (...)."""
-    P = P.reshape(-1, 2, 3)
-    r = np.ravel(r)
-    out = []
-    for (a, b), radius in zip(P, r, strict=True):
-        e = b - a
-        length = float(np.linalg.norm(e))
-        z = e / length
-        x = np.cross(z, [1.0, 0.0, 0.0])
-        if np.linalg.norm(x) < 1e-3:
-            x = np.cross(z, [0.0, 1.0, 0.0])
-        x /= np.linalg.norm(x)
-        R = np.column_stack([x, np.cross(z, x), z])
-        out.append((coal.Capsule(float(radius), length), coal.Transform3s(R, 0.5 * (a + b))))
-    return out
+def coal_capsules(P, r):
+    """coal capsules and transforms of segments P (..., 2, 3) with radii r (...)."""
+    return [
+        capsule(a, b, float(radius))
+        for (a, b), radius in zip(P.reshape(-1, 2, 3), np.ravel(r), strict=True)
+    ]
 
 
 def capsule_benchmark(n_frames: int, n_pairs: int, rng) -> dict:
@@ -66,8 +52,8 @@ def capsule_benchmark(n_frames: int, n_pairs: int, rng) -> dict:
     r2 = rng.uniform(0.02, 0.1, (n_frames, n_pairs))
     t_ahbm, res = best_cpu(lambda: ssv_distance(P1, r1, P2, r2))
 
-    g1 = coal_capsules(coal, P1, r1.ravel())
-    g2 = coal_capsules(coal, P2, r2.ravel())
+    g1 = coal_capsules(P1, r1)
+    g2 = coal_capsules(P2, r2)
     req = coal.DistanceRequest()
     out = coal.DistanceResult()
     d_coal = np.empty(len(g1))
