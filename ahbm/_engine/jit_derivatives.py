@@ -1,8 +1,13 @@
-"""Compiled (numba) kernel of the analytic RNEA derivatives (internal).
+"""Compiled (numba) kernels of the analytic RNEA derivatives (internal).
 
-Forward-mode tangent propagation through the recursive Newton-Euler
-algorithm, written by hand (the derivation and the flop count are in
-:mod:`ahbm.dynamics.derivatives`). Per frame: one RNEA pass that keeps the
+Two codings (the derivations and the flop count are in
+:mod:`ahbm.dynamics.derivatives`): ``rnea_derivatives_world_kernel`` (used;
+world-frame composite quantities, Carpentier & Mansard 2018) and
+``rnea_derivatives_kernel``, forward-mode tangent propagation through the
+node-frame recursive Newton-Euler algorithm, written by hand, which the
+tests compare with.
+
+The tangent kernel: Per frame: one RNEA pass that keeps the
 transforms ``X_k``, ``X_k v_λ``, ``X_k a_λ``, the joint velocities ``S_k q̇_k``
 and the accumulated forces; then, for every node coordinate ``θ_j`` (tangent
 coordinates: a quaternion node has three), one tangent of ``∂/∂θ_j`` and one
@@ -27,6 +32,7 @@ from numba import njit
 
 from ahbm._engine.jit_common import (
     _CACHE,
+    PRI,
     REV,
     SPH,
     _body_force,
@@ -261,4 +267,333 @@ def rnea_derivatives_kernel(
                         W[0, r] = W[1, r]
                         W[2, r] = W[3, r]
                     k = lam
+    return 0
+
+
+# ----------------------------------------------------------------------------
+# World-frame kernel (composite form): O(n) per frame + a few dot products per
+# (coordinate, affected coordinate) pair
+# ----------------------------------------------------------------------------
+
+
+@njit(cache=_CACHE)
+def _cross_m(x, y, out):
+    """out = x × y (motion cross product of 6-vectors)."""
+    w0, w1, w2, u0, u1, u2 = x[0], x[1], x[2], x[3], x[4], x[5]
+    out[0] = w1 * y[2] - w2 * y[1]
+    out[1] = w2 * y[0] - w0 * y[2]
+    out[2] = w0 * y[1] - w1 * y[0]
+    out[3] = w1 * y[5] - w2 * y[4] + u1 * y[2] - u2 * y[1]
+    out[4] = w2 * y[3] - w0 * y[5] + u2 * y[0] - u0 * y[2]
+    out[5] = w0 * y[4] - w1 * y[3] + u0 * y[1] - u1 * y[0]
+
+
+@njit(cache=_CACHE)
+def _dot6(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
+
+
+@njit(cache=_CACHE)
+def _matvec6(M, x, out, sign, add):
+    """out (+)= sign · M x (6 × 6)."""
+    for r in range(6):
+        s = 0.0
+        for c in range(6):
+            s += M[r, c] * x[c]
+        out[r] = (out[r] if add else 0.0) + sign * s
+
+
+@njit(cache=_CACHE, nogil=True)
+def rnea_derivatives_world_kernel(
+    ints, E, tax, I6, sub_ptr, sub_idx, q, qd, qdd, fx, use_fx, fx_world, g, tau, dq, dqd, M
+):  # fmt: skip
+    """tau, ∂τ/∂θ, ∂τ/∂θ̇ and M (node coordinates) from world-frame composite quantities.
+
+    Per node (world coordinates, about the world origin): the DOF columns
+    ``S``, ``v``, ``a`` (``a_base = −g``), the spatial inertia ``I`` and
+    ``N = I (v×) − (Iv)⊼ − (v×*) I`` (``(h⊼) x = x ×* h``), summed over the
+    subtrees into ``I^c``, ``N^c`` and the forces ``F``. With ``ξ`` the column
+    of coordinate ``j`` (node ``J``, parent velocity ``v_λ``, acceleration
+    ``a_λ``), ``u = ξ × v_λ``, ``γ = ξ × a_λ − u × v_λ``, ``e = (v_J + v_λ) × ξ``:
+
+    * rows ``i`` in the subtree of ``J``: ``∂τ_i/∂θ_j = S_iᵀ (N^c_i u − I^c_i γ)``,
+      ``∂τ_i/∂θ̇_j = S_iᵀ (−N^c_i ξ + I^c_i e)``, ``M_ij = S_iᵀ I^c_i ξ``;
+    * rows ``i`` above ``J``: the same with ``N^c_J``, ``I^c_J`` and, for ``∂θ``,
+      ``+ ξ ×* F_J``;
+    * world-fixed external forces add ``S_iᵀ (ξ ×* F^x_i)`` (``F^x`` the subtree's
+      external force) to the rows in the subtree and ``ξ ×* F^x_J`` above.
+
+    ``fx`` (N, n, 6) are node forces in node coordinates (see
+    ``rnea_derivatives_kernel``). Returns 0, or 1 on a non-finite input or a
+    zero quaternion.
+    """
+    parent, kind, principal, qi, vi, nvj, plain, massive, t, axis = _unpack(ints, tax)
+    if not _inputs_ok(kind, qi, q, qd, qdd):
+        return 1
+    n = parent.shape[0]
+    nv = qd.shape[1]
+    R = np.empty((n, 3, 3))
+    p = np.empty((n, 3))
+    Rw = np.empty((n, 3, 3))
+    pw = np.empty((n, 3))
+    S = np.zeros((n, 3, 6))  # world DOF columns (up to 3)
+    v = np.empty((n, 6))
+    a = np.empty((n, 6))
+    Ic = np.empty((n, 6, 6))
+    Nc = np.empty((n, 6, 6))
+    F = np.empty((n, 6))
+    Fx = np.zeros((n, 6))
+    r1 = np.empty((n, 3, 6))  # N^cᵀ S
+    r2 = np.empty((n, 3, 6))  # I^c S
+    r3 = np.zeros((n, 3, 6))  # −S ×* F^x
+    abase = np.zeros(6)
+    for r in range(3):
+        abase[3 + r] = -g[r]
+    zero6 = np.zeros(6)
+    Iv = np.empty(6)
+    tmp = np.empty(6)
+    col = np.empty(6)
+    u = np.empty(6)
+    gam = np.empty(6)
+    e = np.empty(6)
+    y = np.empty(6)
+    yd = np.empty(6)
+    ym = np.empty(6)
+    Jo = np.empty((3, 3))
+    for fr in range(q.shape[0]):
+        _transforms(0, n, kind, E, t, plain, axis, principal, q[fr], qi, R, p)
+        qdf = qd[fr]
+        qddf = qdd[fr]
+        for k in range(n):
+            lam = parent[k]
+            # ---- world pose
+            if lam < 0:
+                for r in range(3):
+                    pw[k, r] = p[k, r]
+                    for c in range(3):
+                        Rw[k, r, c] = R[k, r, c]
+                vl = zero6
+                al = abase
+            else:
+                for r in range(3):
+                    s = pw[lam, r]
+                    for c in range(3):
+                        s += Rw[lam, r, c] * p[k, c]
+                    pw[k, r] = s
+                    for c in range(3):
+                        Rw[k, r, c] = (
+                            Rw[lam, r, 0] * R[k, 0, c]
+                            + Rw[lam, r, 1] * R[k, 1, c]
+                            + Rw[lam, r, 2] * R[k, 2, c]
+                        )
+                vl = v[lam]
+                al = a[lam]
+            # ---- world DOF columns
+            kd = kind[k]
+            m_ = nvj[k]
+            for cc in range(m_):
+                for r in range(3):
+                    if kd == SPH:
+                        dr = Rw[k, r, cc]
+                    else:
+                        dr = (
+                            Rw[k, r, 0] * axis[k, 0]
+                            + Rw[k, r, 1] * axis[k, 1]
+                            + Rw[k, r, 2] * axis[k, 2]
+                        )
+                    col[r] = dr
+                if kd == PRI:
+                    for r in range(3):
+                        S[k, cc, r] = 0.0
+                        S[k, cc, 3 + r] = col[r]
+                else:
+                    px, py, pz = pw[k, 0], pw[k, 1], pw[k, 2]
+                    S[k, cc, 0], S[k, cc, 1], S[k, cc, 2] = col[0], col[1], col[2]
+                    S[k, cc, 3] = py * col[2] - pz * col[1]
+                    S[k, cc, 4] = pz * col[0] - px * col[2]
+                    S[k, cc, 5] = px * col[1] - py * col[0]
+            # ---- v, a (world): v = v_λ + S q̇, a = a_λ + S q̈ + v_λ × S q̇
+            j = vi[k]
+            for r in range(6):
+                s1 = 0.0
+                s2 = 0.0
+                for cc in range(m_):
+                    s1 += S[k, cc, r] * qdf[j + cc]
+                    s2 += S[k, cc, r] * qddf[j + cc]
+                tmp[r] = s1
+                v[k, r] = vl[r] + s1
+                a[k, r] = al[r] + s2
+            _cross_m(vl, tmp, col)
+            for r in range(6):
+                a[k, r] += col[r]
+            # ---- world inertia about the world origin
+            Ik = Ic[k]
+            if massive[k]:
+                mass = I6[k, 3, 3]
+                hl0, hl1, hl2 = I6[k, 2, 4], I6[k, 0, 5], I6[k, 1, 3]  # first moment (node)
+                Rk = Rw[k]
+                h0 = Rk[0, 0] * hl0 + Rk[0, 1] * hl1 + Rk[0, 2] * hl2
+                h1 = Rk[1, 0] * hl0 + Rk[1, 1] * hl1 + Rk[1, 2] * hl2
+                h2 = Rk[2, 0] * hl0 + Rk[2, 1] * hl1 + Rk[2, 2] * hl2
+                px, py, pz = pw[k, 0], pw[k, 1], pw[k, 2]
+                for r in range(3):
+                    for c in range(3):
+                        Jo[r, c] = (
+                            Rk[r, 0] * I6[k, 0, c] + Rk[r, 1] * I6[k, 1, c] + Rk[r, 2] * I6[k, 2, c]
+                        )
+                pp = px * px + py * py + pz * pz
+                ph = px * h0 + py * h1 + pz * h2
+                P = (px, py, pz)
+                Hh = (h0, h1, h2)
+                for r in range(3):
+                    for c in range(3):
+                        s = Jo[r, 0] * Rk[c, 0] + Jo[r, 1] * Rk[c, 1] + Jo[r, 2] * Rk[c, 2]
+                        s += -mass * P[r] * P[c] - P[r] * Hh[c] - Hh[r] * P[c]
+                        if r == c:
+                            s += mass * pp + 2.0 * ph
+                        Ik[r, c] = s
+                c0, c1, c2 = mass * px + h0, mass * py + h1, mass * pz + h2
+                for r in range(3):
+                    for c in range(3):
+                        Ik[3 + r, 3 + c] = mass if r == c else 0.0
+                Ik[0, 3], Ik[0, 4], Ik[0, 5] = 0.0, -c2, c1
+                Ik[1, 3], Ik[1, 4], Ik[1, 5] = c2, 0.0, -c0
+                Ik[2, 3], Ik[2, 4], Ik[2, 5] = -c1, c0, 0.0
+                for r in range(3):
+                    for c in range(3):
+                        Ik[3 + r, c] = Ik[c, 3 + r]
+                # f = I a + v ×* I v ; N = I (v×) − (Iv)⊼ − (v×*) I
+                _matvec6(Ik, v[k], Iv, 1.0, False)
+                _matvec6(Ik, a[k], F[k], 1.0, False)
+                _crf_add(v[k], Iv, F[k])
+                Nk = Nc[k]
+                for c in range(6):
+                    for r in range(6):
+                        col[r] = 1.0 if r == c else 0.0
+                    _cross_m(v[k], col, tmp)  # column c of (v×)
+                    _matvec6(Ik, tmp, y, 1.0, False)
+                    for r in range(6):
+                        col[r] = Ik[r, c]
+                    for r in range(6):
+                        tmp[r] = 0.0
+                    _crf_add(v[k], col, tmp)  # column c of (v×*) I
+                    for r in range(6):
+                        Nk[r, c] = y[r] - tmp[r]
+                # − (Iv)⊼ : x ↦ x ×* Iv = [−ñ ω − f̃ u; −f̃ ω] with Iv = [n; f]
+                n0, n1, n2, f0, f1, f2 = Iv[0], Iv[1], Iv[2], Iv[3], Iv[4], Iv[5]
+                Nk[0, 1] -= n2
+                Nk[0, 2] += n1
+                Nk[1, 0] += n2
+                Nk[1, 2] -= n0
+                Nk[2, 0] -= n1
+                Nk[2, 1] += n0
+                for rr in range(2):
+                    r0 = 0 if rr == 0 else 3
+                    c0_ = 3 if rr == 0 else 0
+                    Nk[r0 + 0, c0_ + 1] -= f2
+                    Nk[r0 + 0, c0_ + 2] += f1
+                    Nk[r0 + 1, c0_ + 0] += f2
+                    Nk[r0 + 1, c0_ + 2] -= f0
+                    Nk[r0 + 2, c0_ + 0] -= f1
+                    Nk[r0 + 2, c0_ + 1] += f0
+            else:
+                for r in range(6):
+                    F[k, r] = 0.0
+                    for c in range(6):
+                        Ik[r, c] = 0.0
+                        Nc[k, r, c] = 0.0
+            if use_fx:
+                # node force (node coordinates) -> world: n_w = R n + p × f_w, f_w = R f
+                Rk = Rw[k]
+                for r in range(3):
+                    col[3 + r] = (
+                        Rk[r, 0] * fx[fr, k, 3] + Rk[r, 1] * fx[fr, k, 4] + Rk[r, 2] * fx[fr, k, 5]
+                    )
+                    col[r] = (
+                        Rk[r, 0] * fx[fr, k, 0] + Rk[r, 1] * fx[fr, k, 1] + Rk[r, 2] * fx[fr, k, 2]
+                    )
+                px, py, pz = pw[k, 0], pw[k, 1], pw[k, 2]
+                col[0] += py * col[5] - pz * col[4]
+                col[1] += pz * col[3] - px * col[5]
+                col[2] += px * col[4] - py * col[3]
+                for r in range(6):
+                    F[k, r] -= col[r]
+                    Fx[k, r] = col[r] if fx_world else 0.0
+        # ---- composites (children before parents)
+        for k in range(n - 1, -1, -1):
+            lam = parent[k]
+            if lam >= 0:
+                for r in range(6):
+                    F[lam, r] += F[k, r]
+                    Fx[lam, r] += Fx[k, r]
+                    for c in range(6):
+                        Ic[lam, r, c] += Ic[k, r, c]
+                        Nc[lam, r, c] += Nc[k, r, c]
+        for k in range(n):
+            j = vi[k]
+            for cc in range(nvj[k]):
+                Sk = S[k, cc]
+                tau[fr, j + cc] = _dot6(Sk, F[k])
+                for r in range(6):
+                    s1 = 0.0
+                    s2 = 0.0
+                    for c in range(6):
+                        s1 += Nc[k, c, r] * Sk[c]
+                        s2 += Ic[k, r, c] * Sk[c]
+                    r1[k, cc, r] = s1
+                    r2[k, cc, r] = s2
+                if fx_world and use_fx:
+                    for r in range(6):
+                        tmp[r] = 0.0
+                    _crf_add(Sk, Fx[k], tmp)
+                    for r in range(6):
+                        r3[k, cc, r] = -tmp[r]
+        for r in range(nv):
+            for c in range(nv):
+                dq[fr, r, c] = 0.0
+                dqd[fr, r, c] = 0.0
+                M[fr, r, c] = 0.0
+        # ---- one column per node coordinate
+        for jn in range(n):
+            lam = parent[jn]
+            vl = zero6 if lam < 0 else v[lam]
+            al = abase if lam < 0 else a[lam]
+            for cj in range(nvj[jn]):
+                cl = vi[jn] + cj
+                xi = S[jn, cj]
+                _cross_m(xi, vl, u)
+                _cross_m(xi, al, gam)
+                _cross_m(u, vl, tmp)
+                for r in range(6):
+                    gam[r] -= tmp[r]
+                    col[r] = v[jn, r] + vl[r]
+                _cross_m(col, xi, e)
+                for ii in range(sub_ptr[jn], sub_ptr[jn + 1]):
+                    i = sub_idx[ii]
+                    ji = vi[i]
+                    for cc in range(nvj[i]):
+                        dq[fr, ji + cc, cl] = (
+                            _dot6(r1[i, cc], u) - _dot6(r2[i, cc], gam) + _dot6(r3[i, cc], xi)
+                        )
+                        dqd[fr, ji + cc, cl] = _dot6(r2[i, cc], e) - _dot6(r1[i, cc], xi)
+                        M[fr, ji + cc, cl] = _dot6(r2[i, cc], xi)
+                if lam < 0:
+                    continue
+                # rows above J
+                _matvec6(Nc[jn], u, y, 1.0, False)
+                _matvec6(Ic[jn], gam, y, -1.0, True)
+                _crf_add(xi, F[jn], y)
+                if fx_world and use_fx:
+                    _crf_add(xi, Fx[jn], y)
+                _matvec6(Ic[jn], e, yd, 1.0, False)
+                _matvec6(Nc[jn], xi, yd, -1.0, True)
+                _matvec6(Ic[jn], xi, ym, 1.0, False)
+                i = lam
+                while i >= 0:
+                    ji = vi[i]
+                    for cc in range(nvj[i]):
+                        dq[fr, ji + cc, cl] = _dot6(S[i, cc], y)
+                        dqd[fr, ji + cc, cl] = _dot6(S[i, cc], yd)
+                        M[fr, ji + cc, cl] = _dot6(S[i, cc], ym)
+                    i = parent[i]
     return 0

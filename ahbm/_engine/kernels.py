@@ -65,7 +65,10 @@ import numpy as np
 from ahbm._engine.jit_aba import aba_block_kernel, aba_kernel
 from ahbm._engine.jit_common import PRI, REV, SPH, sincos
 from ahbm._engine.jit_crba import crba_kernel, kinematics_kernel
-from ahbm._engine.jit_derivatives import rnea_derivatives_kernel
+from ahbm._engine.jit_derivatives import (
+    rnea_derivatives_kernel,
+    rnea_derivatives_world_kernel,
+)
 from ahbm._engine.jit_rnea import _B as _RNEA_B
 from ahbm._engine.jit_rnea import rnea_block_kernel, rnea_frame_kernel
 from ahbm.kinematics.functions import LinearFunction
@@ -887,13 +890,19 @@ def _subtrees(model: Model, p: Plan):
     return sub
 
 
-def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world):
-    """tau_θ, ∂τ_θ/∂θ, ∂τ_θ/∂θ̇ (node coordinates) of all frames; None on a bad input."""
+def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="world"):
+    """tau_θ, ∂τ_θ/∂θ, ∂τ_θ/∂θ̇, M_θ (node coordinates) of all frames; None on a bad input.
+
+    ``method="world"``: the composite world-frame kernel (the one used);
+    ``"tangent"``: the node-frame tangent propagation (an independent coding
+    the tests compare with; M from the CRBA kernel).
+    """
     N = th.shape[0]
     nth = thd.shape[1]
     tau = np.zeros((N, nth))  # rows of custom-joint coordinates have no node
     dq = np.empty((N, nth, nth))
     dqd = np.empty((N, nth, nth))
+    M = np.empty((N, nth, nth))
     use_fx = fx is not None
     fxa = _c(fx) if use_fx else np.zeros((1, 1, 6))
     ptr, idx = _subtrees(model, p)
@@ -901,9 +910,15 @@ def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world):
     g = _gravity(p, model)
 
     def run(a, b):
-        return rnea_derivatives_kernel(
-            *packed, ptr, idx, th[a:b], thd[a:b], thdd[a:b], fxa[a:b] if use_fx else fxa,
-            use_fx, fx_world, g, tau[a:b], dq[a:b], dqd[a:b],
+        fxr = fxa[a:b] if use_fx else fxa
+        if method == "tangent":
+            return rnea_derivatives_kernel(
+                *packed, ptr, idx, th[a:b], thd[a:b], thdd[a:b], fxr, use_fx, fx_world, g,
+                tau[a:b], dq[a:b], dqd[a:b],
+            ) or crba_kernel(*packed, th[a:b], M[a:b])  # fmt: skip
+        return rnea_derivatives_world_kernel(
+            *packed, ptr, idx, th[a:b], thd[a:b], thdd[a:b], fxr, use_fx, fx_world, g,
+            tau[a:b], dq[a:b], dqd[a:b], M[a:b],
         )  # fmt: skip
 
     n = _threads() if N >= _DERIV_PARALLEL_MIN else 1
@@ -919,10 +934,10 @@ def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world):
         bad = work()
         for fut in futures:
             bad = max(bad, fut.result())
-    return None if bad else (tau, dq, dqd)
+    return None if bad else (tau, dq, dqd, M)
 
 
-def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False):
+def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False, method="world"):
     """τ, ∂τ/∂q (tangent), ∂τ/∂q̇, M of all frames ((N, nv), (N, nv, nv) × 3), or None.
 
     q (N, nq), qd/qdd (N, nv); ``fx`` (N, n_nodes, 6) node forces at q (see
@@ -934,22 +949,15 @@ def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False):
     p = plan(model)
     q, qd, qdd = _c(q), _c(qd), _c(qdd)
     if p.custom is None:
-        out = _rnea_derivatives_theta(model, p, q, qd, qdd, fx, fx_world)
-        if out is None:
-            return None
-        H = np.empty_like(out[1])
-        crba_kernel(*_packed(p), q, H)
-        return out[0], out[1], out[2], H
+        return _rnea_derivatives_theta(model, p, q, qd, qdd, fx, fx_world, method)
     cm = p.custom
     nv, N = cm.nv, q.shape[0]
     th, thd, thdd, D, _ = _theta_state(p, q, qd, qdd)
     _, _, d2 = cm.derivatives(q, 2)
-    out = _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world)
+    out = _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method)
     if out is None:
         return None
-    tau_th, K, C = out
-    M_th = np.empty_like(K)
-    crba_kernel(*_packed(p), th, M_th)
+    tau_th, K, C, M_th = out
     d3 = _third_derivatives(cm, q, d2)
     qd_s, qdd_s = qd[:, cm.src_v], qdd[:, cm.src_v]
     cols = np.arange(cm.n_c)
@@ -1002,7 +1010,7 @@ KERNELS = {
     "aba_single": aba_kernel,
     "crba": crba_kernel,
     "kinematics": kinematics_kernel,
-    "rnea_derivatives": rnea_derivatives_kernel,
+    "rnea_derivatives": rnea_derivatives_world_kernel,
 }
 
 

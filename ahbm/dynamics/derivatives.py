@@ -40,38 +40,53 @@ polynomials up to degree 4, ~1e-8 relative otherwise).
 
 Algorithm and cost
 ------------------
-Forward-mode tangent propagation through the RNEA recursion, written by
-hand (:mod:`ahbm._engine.jit_derivatives`). RNEA (Featherstone 2008, Table
-5.1) on the node plan: ``v_i = X_i v_λ + S_i q̇_i``, ``a_i = X_i a_λ + S_i q̈_i
-+ v_i × S_i q̇_i``, ``f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i``, ``τ_i = S_iᵀ
-f_i``, ``f_λ += X_iᵀ f_i``. For the coordinate ``j`` of node ``J`` with
-motion-subspace column ``s`` (constant in the node frame) the identities
-``∂(X_J y)/∂θ_j = −s × X_J y`` and ``∂(X_Jᵀ f)/∂θ_j = X_Jᵀ (s ×* f)`` give the
-tangents
+The kernel (:func:`ahbm._engine.jit_derivatives.rnea_derivatives_world_kernel`)
+follows the structure of Carpentier & Mansard (2018, Alg. 1): one RNEA pass in
+world coordinates (spatial vectors about the world origin: DOF columns
+``S_i``, ``v_i = v_λ + S_i q̇_i``, ``a_i = a_λ + S_i q̈_i + v_λ × S_i q̇_i`` with
+``a_0 = −g``, inertias ``I_i``, forces ``f_i = I_i a_i + v_i ×* I_i v_i −
+f_ext,i``), the subtree sums ``I^c_i = Σ I_k``, ``F_i = Σ f_k`` and ``N^c_i =
+Σ N_k`` with ``N_k = I_k (v_k×) − (v_k×*) I_k − (I_k v_k)⊼`` (``(h⊼) x = x ×*
+h``, so ``−N_k`` is ``∂f_k/∂v`` minus ``I_k (v_k×)``), then a few dot products
+per pair of coordinates. Derivation: moving coordinate ``j`` (column ``ξ`` of
+node ``J``, parent motion ``v_λ``, ``a_λ``) moves the subtree of ``J``
+rigidly by the twist ``ξ δ``; every world quantity of the subtree then
+changes covariantly (``δS = ξ × S``, ``δI = ξ ×* I − I ξ×``, ``δf = ξ ×* f``)
+except that ``v`` and ``a`` keep the parent's part: ``δv_k = ξ × (v_k − v_λ)``,
+``δa_k = ξ × (a_k − a_λ) − (ξ × v_λ) × (v_k − v_λ)``. With ``u = ξ × v_λ`` and
+``γ = ξ × a_λ − u × v_λ`` this gives ``δF_i = ξ ×* F_i + N^c_i u − I^c_i γ``;
+the covariant term cancels against ``δS_iᵀ F_i`` in the subtree, so
 
-* ``∂/∂θ_j``: ``δv_J = −s × X_J v_λ``, ``δa_J = −s × X_J a_λ + δv_J × S q̇``;
-* ``∂/∂θ̇_j``: ``δv_J = s``, ``δa_J = s × S q̇ + v_J × s``;
+* rows ``i`` in the subtree of ``J``: ``∂τ_i/∂θ_j = S_iᵀ (N^c_i u − I^c_i γ)``,
+  ``∂τ_i/∂θ̇_j = S_iᵀ (I^c_i e − N^c_i ξ)`` with ``e = (v_J + v_λ) × ξ``, and
+  ``M_ij = S_iᵀ I^c_i ξ``;
+* rows above ``J``: ``S_iᵀ y`` with ``y = ξ ×* F_J + N^c_J u − I^c_J γ`` (and
+  ``I^c_J e − N^c_J ξ``, ``I^c_J ξ``);
+* external forces fixed in the world do not move with the subtree: ``+ S_iᵀ
+  (ξ ×* F^x_i)`` in the subtree and ``+ ξ ×* F^x_J`` above (``F^x`` the
+  subtree's external force).
 
-then down the subtree ``δv_i = X_i δv_λ``, ``δa_i = X_i δa_λ + δv_i × S_i
-q̇_i``, ``δf_i = I_i δa_i + δv_i ×* I_i v_i + v_i ×* I_i δv_i``, back up the
-subtree ``δτ_i = S_iᵀ δf_i``, ``δf_λ += X_iᵀ δf_i``, and up the ancestors of
-``J`` from ``X_Jᵀ (δf_J + s ×* f_J)`` (``f_J`` the accumulated force of the
-subtree). External forces fixed in the world add ``s_i ×* f_ext,i`` to
-``δf_i`` (``s_i = ^iX_J s``). Only the subtree of ``J`` and its ancestors
-are visited, so the work is ``O(Σ_i depth(i)) = O(n d̄)``, the order of
-Carpentier & Mansard's algorithm (2018, Alg. 1), with simpler bookkeeping
-and both ``∂/∂q`` and ``∂/∂q̇`` in the same sweep; ``M`` comes from the
-CRBA kernel. Flops counted in the kernels (one multiply or add = 1 flop,
-general revolute node with a constant offset rotation):
+A second coding, forward-mode tangents propagated through the node-frame
+RNEA (``rnea_derivatives_kernel``: ``∂(X_J y)/∂θ_j = −s × X_J y``,
+``∂(X_Jᵀ f)/∂θ_j = X_Jᵀ (s ×* f)``), is kept for the tests, which compare the
+two to 1e-12, and both with finite differences and Pinocchio.
 
-==========================================  =================================
-RNEA, per node                              ≈ 210 ×, 170 + (≈ 380 flops)
-RNEA, whole tree of n nodes                 ≈ 380 n (n = 55: ≈ 21,000)
-tangent pair (∂/∂θ_j, ∂/∂θ̇_j), per node    ≈ 350 ×, 300 + forward;
-of the subtree of J                         ≈ 100 backward
-tangent pair, per ancestor of J             ≈ 100
-all derivatives                             ≈ 850 Σ_i depth(i) (+ RNEA + CRBA)
-==========================================  =================================
+Flops (one multiply or add = 1; counted in the kernel; n nodes, n_m of them
+with mass, P = Σ_j (|subtree(J)| · nv_J) pairs below, A = Σ_j depth(J) above):
+
+========================================  ====================================
+RNEA pass (world), per node               ≈ 250 (+ ≈ 250 inertia to world)
+N_k (per node with mass)                  ≈ 600
+subtree sums I^c, N^c, F                  ≈ 80 per node
+S_iᵀ N^c_i, I^c_i S_i per column          ≈ 150
+per pair in a subtree (∂q, ∂q̇, M)        ≈ 60 (5 dot products)
+per coordinate: u, γ, e and y's           ≈ 300; per ancestor pair ≈ 36
+all derivatives                           ≈ 1,300 n + 300 nv + 60 P + 36 A
+========================================  ====================================
+
+(34-DOF humanoid of ``benchmarks/bench_derivatives.py``: ≈ 90,000 flops per
+frame, comparable to Pinocchio's computeRNEADerivatives.) The spatial-vector
+RNEA alone takes ≈ 380 flops per node (node-frame kernel: ≈ 210 ×, 170 +).
 
 For comparison, the operation counts of inverse dynamics that Chung (2009,
 Tables 3.1–3.2) reports for ``n`` transformation matrices:
@@ -221,10 +236,11 @@ def rnea_derivatives(
 
     Notes
     -----
-    Forward-mode tangents of the RNEA recursion in a compiled kernel, frames
-    in parallel threads from 256 frames on; see the module docstring for the
-    equations, the quaternion convention and the flop count. Carpentier &
-    Mansard (2018) give the same derivatives by another recursion.
+    World-frame composite quantities and a few dot products per pair of
+    coordinates (Carpentier & Mansard 2018) in a compiled kernel, frames in
+    parallel threads from 256 frames on; see the module docstring for the
+    derivation, the quaternion convention and the flop count. ``M`` comes from
+    the same sweep.
 
     Examples
     --------

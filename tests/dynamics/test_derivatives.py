@@ -151,3 +151,17 @@ def test_bad_input_names_the_argument():
     massless.add_body("a", "ground", {"type": "revolute", "axis": [0, 0, 1]})
     with pytest.raises(SimulationError):
         aba_derivatives(massless, np.zeros(1), None, None)
+
+
+@pytest.mark.parametrize("fx_world", [False, True])
+def test_world_kernel_equals_node_frame_tangents(case, fx_world):
+    """The two codings in ahbm._engine (composite world frame; node-frame tangents) agree."""
+    from ahbm._engine import kernels
+
+    model, rng = case
+    q, qd, qdd = _state(model, rng, 3)
+    fx = rng.normal(size=(3, kernels.plan(model).n, 6))
+    a = kernels.rnea_derivatives(model, q, qd, qdd, fx, fx_world, "world")
+    b = kernels.rnea_derivatives(model, q, qd, qdd, fx, fx_world, "tangent")
+    for x, y in zip(a, b, strict=True):
+        assert _rel(x, y) < 1e-12
