@@ -717,6 +717,7 @@ def bad_values(fx: Fixtures, param: str, good, *, has_default: bool):
         add("nan", lambda: np.nan)
         add("complex", lambda arr=arr: arr + 1j)
         add("empty", lambda arr=arr: np.empty((0,) + arr.shape[1:]))
+        add("empty_batch", lambda arr=arr: np.empty((0,) + arr.shape))
         add("shape", lambda arr=arr: np.zeros(arr.shape[:-1] + (7,)) if arr.ndim else np.zeros(7))
         if arr.size:
             bad = arr.copy()

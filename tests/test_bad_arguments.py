@@ -329,6 +329,11 @@ def test_documented_results_for_empty_signals():
     assert filled.shape == (0, 3) and report == []
     df = io.trial_to_dataframe(io.Trial())
     assert df.shape == (0, 0)
+    # a batch of 0 frames is a valid batch: empty results of the right trailing shape
+    m, none = mdl.double_pendulum_3d(), np.zeros((0, 4))
+    assert kin.point_position(m, none, 1).shape == (0, 3)
+    assert kin.point_jacobian(m, none, 1).shape == (0, 3, 4)
+    assert dyn.aba(m, none, None, None).shape == (0, 4)
 
 
 def test_constrained_dynamics_without_constraints_is_unconstrained(pendulum):

@@ -280,7 +280,8 @@ def wrench_to_cop(force, moment, normal, *, threshold: float = 10.0):
     """
     F = check_trailing_shape(as_float_array(force, "force", allow_nan=True), (3,), "force")
     M = check_trailing_shape(as_float_array(moment, "moment", allow_nan=True), (3,), "moment")
-    broadcast_batch(("force", F, 1), ("moment", M, 1))
+    batch = broadcast_batch(("force", F, 1), ("moment", M, 1))
+    F, M = np.broadcast_to(F, batch + (3,)), np.broadcast_to(M, batch + (3,))
     n = as_float_array(normal, "normal")
     if n.shape != (3,):
         raise DataError(f"Expected `normal` to have shape (3,), got {n.shape}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._validation import as_float_array, broadcast_batch, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics._jcs_common import _dot, _pair, _rotations, _side
 from ahbm.kinematics.joint_centres import (
@@ -262,6 +262,7 @@ def _lab_euler(R, name, forward, up, seq):
     """Euler angles of a segment relative to the ISB-axes lab reference frame."""
     R = _rotations(R, name)
     ref = lab_reference_frame(forward, up)
+    broadcast_batch((name, R, 2), ("forward/up", ref, 2))
     return _euler_nan(np.swapaxes(ref, -1, -2) @ R, seq)
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_int, check_trailing_shape
+from ahbm._validation import as_float_array, as_int, broadcast_batch, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.rotations import orthonormalize
 from ahbm.types import ResultRepr, TupleResult
@@ -186,6 +186,7 @@ def apply_transform(T, points) -> np.ndarray:
     t = T[..., :3, 3]
     if p.ndim <= len(batch) + 1:
         # one point per transform (batch axes broadcast)
+        broadcast_batch(("T", T, 2), ("points", p, 1))
         return (R @ p[..., None])[..., 0] + t
     # several points per transform: batch + (n, 3)
     return p @ np.swapaxes(R, -1, -2) + t[..., None, :]
