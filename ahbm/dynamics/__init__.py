@@ -94,7 +94,13 @@ from ahbm.dynamics.spatial import (
     motion_transform,
     spatial_inertia,
 )
-from ahbm.dynamics.wls import WLSResult, inverse_dynamics_wls, transition_shares
+from ahbm.dynamics.wls import (
+    WLSResult,
+    WLSTrackingResult,
+    inverse_dynamics_wls,
+    inverse_dynamics_wls_tracking,
+    transition_shares,
+)
 
 __all__: list[str] = [
     # balance (balance.py)
@@ -160,7 +166,9 @@ __all__: list[str] = [
     "spatial_inertia",
     # weighted-least-squares inverse dynamics (wls.py)
     "WLSResult",
+    "WLSTrackingResult",
     "inverse_dynamics_wls",
+    "inverse_dynamics_wls_tracking",
     "transition_shares",
     # segment-by-segment Newton-Euler (segmental.py)
     "JointLoads",

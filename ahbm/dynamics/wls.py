@@ -36,16 +36,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, check_model
+from ahbm._validation import as_float_array, as_positive_float, check_model, sample_times
 from ahbm.dynamics.forward import crba
 from ahbm.dynamics.inverse import rnea
 from ahbm.errors import DataError
+from ahbm.kinematics.configuration import difference_q, integrate_q
 from ahbm.kinematics.forward import body_jacobian, forward_kinematics
 from ahbm.kinematics.joints import FREE, FREE_EULER
 from ahbm.kinematics.tree import Model
 from ahbm.types import ResultRepr
 
-__all__ = ["WLSResult", "inverse_dynamics_wls", "transition_shares"]
+__all__ = [
+    "WLSResult",
+    "WLSTrackingResult",
+    "inverse_dynamics_wls",
+    "inverse_dynamics_wls_tracking",
+    "transition_shares",
+]
 
 #: Relative singular-value cut-off of the pseudo-inverses (rank decisions).
 _RCOND = 1e-10
@@ -90,6 +97,30 @@ class WLSResult(ResultRepr):
     residual: np.ndarray
     residual_before: np.ndarray
     unactuated: np.ndarray
+
+
+@dataclass(frozen=True, repr=False)
+class WLSTrackingResult(ResultRepr):
+    """Result of :func:`inverse_dynamics_wls_tracking` (frames first, SI units).
+
+    Attributes
+    ----------
+    q : ndarray, shape (n_frames, nq)
+        Tracked (dynamically consistent) coordinates.
+    qd : ndarray, shape (n_frames, nv)
+        Tracked velocities.
+    qdd_command : ndarray, shape (n_frames, nv)
+        Accelerations asked by the tracking law (Simonidis eq. 33) before the
+        WLS correction.
+    wls : WLSResult
+        The weighted-least-squares solution at the tracked states: ``wls.qdd``
+        are the accelerations that were integrated, ``wls.tau`` the torques.
+    """
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd_command: np.ndarray
+    wls: WLSResult
 
 
 def _unactuated(model: Model, unactuated) -> np.ndarray:
@@ -425,6 +456,114 @@ def _result(out: dict, batch: tuple, model, u) -> WLSResult:
               "residual_before": (nu,)}  # fmt: skip
     return WLSResult(
         **{k: v.reshape(batch + shapes.get(k, (nv,))) for k, v in out.items()}, unactuated=u
+    )
+
+
+def inverse_dynamics_wls_tracking(
+    model: Model,
+    q,
+    qd,
+    qdd,
+    grf,
+    *,
+    rate=None,
+    time=None,
+    omega: float = 20.0,
+    weights=None,
+    contact=None,
+    unactuated=None,
+) -> WLSTrackingResult:
+    """WLS inverse dynamics integrated forward with a tracking law (dynamically consistent).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (n_frames, nq)
+    qd, qdd : array_like, shape (n_frames, nv), or None (zeros)
+        Measured motion (time axis first).
+    grf : array_like, shape (n_frames, n_bodies, 6), or None
+        Measured external forces (see :func:`inverse_dynamics_wls`).
+    rate, time : optional
+        Exactly one: sampling rate (Hz) or sample times (s).
+    omega : float, optional
+        Natural frequency of the critically damped tracking law, rad/s:
+        ``K_p = ω² I``, ``K_v = 2 ω I``. Must satisfy ``ω Δt <= 1``. Default 20.
+    weights, contact, unactuated
+        As in :func:`inverse_dynamics_wls` (per frame where arrays).
+
+    Returns
+    -------
+    WLSTrackingResult
+        Tracked states, commanded accelerations and the WLS solution of
+        every frame.
+
+    Raises
+    ------
+    DataError
+        As :func:`inverse_dynamics_wls`; a state that is not a trial
+        ``(n_frames, nq)``; bad times; ``ω Δt > 1``.
+
+    Notes
+    -----
+    Simonidis et al. (2011, eq. 33) make the WLS solution dynamically
+    consistent by integrating it forward under a tracking law. From the
+    measured first state, each frame ``k`` commands
+
+    ``q̈_c = q̈_m + K_v (q̇_m − q̇) + K_p (q_m ⊖ q)``
+
+    (the printed eq. 33 has the opposite sign of the errors, which needs
+    negative gains; ``⊖`` is :func:`~ahbm.kinematics.difference_q`), corrects
+    it with :func:`inverse_dynamics_wls` (``q̈ = q̈_c + δq̈``) and integrates
+    by semi-implicit Euler, ``q̇_{k+1} = q̇_k + Δt q̈_k``,
+    ``q_{k+1} = q_k ⊕ Δt q̇_{k+1}`` (:func:`~ahbm.kinematics.integrate_q`).
+    The tracked motion is then exactly the integral of the accelerations
+    whose torques and ground reactions satisfy the equations of motion. It
+    needs acceleration weights (``weights["qdd"]``, default ``inf``: the
+    commanded accelerations are then kept and only the reactions are
+    corrected). A loop over frames (the integration is sequential).
+
+    Examples
+    --------
+    >>> from ahbm.models import human15
+    >>> from ahbm.kinematics import neutral_q
+    >>> m = human15(height=1.8, mass=75.0)
+    >>> q = np.tile(neutral_q(m), (5, 1)); q[:, 2] = 1.0  # standing still
+    >>> res = inverse_dynamics_wls_tracking(m, q, None, None, None, rate=100.0,
+    ...                                     contact=["foot_r", "foot_l"])
+    >>> float(np.abs(res.q - q).max()), res.wls.tau.shape
+    (0.0, (5, 38))
+    """
+    check_model(model)
+    data = _prepare(model, q, qd, qdd, grf, weights, contact, unactuated)
+    qm = data["q"]
+    if qm.ndim != 2:
+        raise DataError(f"Expected `q` to be a trial of shape (n_frames, nq), got {qm.shape}")
+    n = qm.shape[0]
+    t = sample_times(n, rate=rate, time=time)
+    w = as_positive_float(omega, "omega", unit="rad/s")
+    dt = np.diff(t)
+    if dt.size and w * dt.max() > 1.0:
+        raise DataError(
+            f"`omega` = {w} rad/s is too high for the time step {dt.max():.4g} s "
+            f"(need omega * dt <= 1): lower omega or sample faster"
+        )
+    qdm, qddm = data["qd"], data["qdd"]
+    q_t, qd_t = np.empty_like(qm), np.empty_like(qdm)
+    command = np.empty_like(qddm)
+    outs = []
+    qk, qdk = qm[0].copy(), qdm[0].copy()
+    for k in range(n):  # sequential: each state is the integral of the previous ones
+        q_t[k], qd_t[k] = qk, qdk
+        e = difference_q(model, qk, qm[k])
+        command[k] = qddm[k] + 2 * w * (qdm[k] - qdk) + w * w * e
+        out = _core(model, data, qk[None], qdk[None], command[k][None], slice(k, k + 1))
+        outs.append(out)
+        if k + 1 < n:
+            qdk = qdk + dt[k] * out["qdd"][0]
+            qk = integrate_q(model, qk, qdk, dt[k])
+    joined = {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
+    return WLSTrackingResult(
+        q=q_t, qd=qd_t, qdd_command=command, wls=_result(joined, (n,), model, data["u"])
     )
 
 

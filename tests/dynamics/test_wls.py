@@ -4,9 +4,13 @@ import numpy as np
 import pytest
 
 from ahbm.dynamics import aba, crba, rnea
-from ahbm.dynamics.wls import inverse_dynamics_wls, transition_shares
+from ahbm.dynamics.wls import (
+    inverse_dynamics_wls,
+    inverse_dynamics_wls_tracking,
+    transition_shares,
+)
 from ahbm.errors import DataError
-from ahbm.kinematics import forward_kinematics, neutral_q
+from ahbm.kinematics import difference_q, forward_kinematics, integrate_q, neutral_q
 from ahbm.kinematics.dh import DHRow, dh_model
 from ahbm.models import human15
 
@@ -305,6 +309,84 @@ def test_dh_floating_base_with_unactuated():
     res = inverse_dynamics_wls(m, q, qd, qdd, None, contact=["shank"], unactuated=range(6))
     np.testing.assert_allclose(res.grf, f, atol=1e-7)
     np.testing.assert_allclose(res.tau, tau, atol=1e-8)
+
+
+def _simulated_trial(model, rng, n, dt):
+    """A trial integrated by semi-implicit Euler from ABA with known torques and reaction.
+
+    The reaction holds the pelvis (a heavy body), the joints carry small torques,
+    so that the limbs swing gently and the explicit integration stays accurate.
+    """
+    q0, qd0 = _states(model, rng, 1)
+    q, qd = np.empty((n, model.nq)), np.empty((n, model.nv))
+    qdd, f = np.empty((n, model.nv)), np.empty((n, model.n_bodies, 6))
+    tau = np.zeros((n, model.nv))
+    tau[:, 6:] = rng.normal(size=model.nv - 6) * 0.02 + np.linspace(0, 0.02, n)[:, None]
+    qk, qdk = q0[0], qd0[0] * 0.3
+    for k in range(n):
+        q[k], qd[k] = qk, qdk
+        w = np.r_[2.0 * np.sin(k * dt * 6), 0.0, 1.0, 5.0, 0.0, 700.0]
+        f[k] = _wrench(model, qk[None], 0, w[None])[0]
+        qdd[k] = aba(model, qk, qdk, tau[k], f_ext=f[k])
+        qdk = qdk + dt * qdd[k]
+        qk = integrate_q(model, qk, qdk, dt)
+    return q, qd, qdd, f, tau
+
+
+def test_tracking_reproduces_a_consistent_trial(model):
+    """Simonidis eq. 33: consistent data are tracked exactly, with zero corrections."""
+    rng = np.random.default_rng(11)
+    dt = 0.005
+    q, qd, qdd, f, tau = _simulated_trial(model, rng, 40, dt)
+    res = inverse_dynamics_wls_tracking(
+        model, q, qd, qdd, f, rate=1 / dt, weights={"grf": 1.0, "qdd": 1.0}
+    )
+    np.testing.assert_allclose(res.q, q, atol=1e-9)
+    np.testing.assert_allclose(res.qd, qd, atol=1e-8)
+    np.testing.assert_allclose(res.qdd_command, qdd, atol=1e-6)
+    np.testing.assert_allclose(res.wls.qdd_correction, 0.0, atol=1e-8)
+    np.testing.assert_allclose(res.wls.grf, f, atol=1e-6)
+    np.testing.assert_allclose(res.wls.tau, tau, atol=1e-6)
+
+
+def test_tracking_noisy_trial_is_dynamically_consistent(model):
+    rng = np.random.default_rng(12)
+    dt = 0.005
+    n = 40
+    q, qd, qdd, f, tau = _simulated_trial(model, rng, n, dt)
+    q_m = q.copy()
+    q_m[:, :3] += rng.normal(size=(n, 3)) * 0.002  # 2 mm of noise on the pelvis position
+    qdd_m = qdd + rng.normal(size=qdd.shape) * 0.5
+    f_m = f + _wrench(model, q, 0, rng.normal(size=(n, 6)) * [2, 2, 1, 10, 10, 20])
+    w = {"grf": 1 / 20.0**2, "qdd": 1 / 0.5**2}
+    res = inverse_dynamics_wls_tracking(model, q_m, qd, qdd_m, f_m, time=np.arange(n) * dt,
+                                        omega=20.0, weights=w)  # fmt: skip
+    out = res.wls
+    # the tracked motion is the integral of the accelerations that were solved for ...
+    np.testing.assert_allclose(res.qd[1:], res.qd[:-1] + dt * out.qdd[:-1], atol=1e-12)
+    np.testing.assert_allclose(res.q[1:], integrate_q(model, res.q[:-1], res.qd[1:], dt),
+                               atol=1e-12)  # fmt: skip
+    # ... and these accelerations, torques and reactions satisfy the equations of motion
+    np.testing.assert_allclose(out.residual, 0.0, atol=1e-7)
+    np.testing.assert_allclose(
+        rnea(model, res.q, res.qd, out.qdd, f_ext=out.grf), out.tau, rtol=1e-10, atol=1e-7
+    )
+    # the tracked motion stays close to the true one
+    err = np.abs(difference_q(model, res.q, q)).max()
+    assert err < 0.01, err
+    assert np.abs(out.tau - tau)[:, 6:].max() < 30.0  # 10 N m seen (qdd noise 0.5 rad/s²)
+
+
+def test_tracking_bad_arguments(model):
+    q = np.tile(neutral_q(model), (4, 1))
+    with pytest.raises(DataError, match="omega"):
+        inverse_dynamics_wls_tracking(model, q, None, None, None, rate=10.0, omega=20.0,
+                                      contact=["foot_r"])  # fmt: skip
+    with pytest.raises(DataError, match="n_frames"):
+        inverse_dynamics_wls_tracking(model, q[0], None, None, None, rate=100.0,
+                                      contact=["foot_r"])  # fmt: skip
+    with pytest.raises(DataError, match="rate"):
+        inverse_dynamics_wls_tracking(model, q, None, None, None, contact=["foot_r"])
 
 
 @pytest.mark.parametrize(
