@@ -7,7 +7,9 @@ non-parallel cores), the witness points too. coal's own ``TriangleP`` has no
 distance function against primitives in coal 3.0 ("not yet supported"), so
 the lozenge cores (triangles) are compared through single-triangle meshes
 (``BVHModelOBBRSS``), whose exact triangle distances give the core distance;
-the swept radii are added in ahbm's formula ``d = d_core − r1 − r2``. The
+the swept radii are added in ahbm's formula ``d = d_core − r1 − r2``, and
+the witness points are compared on the cores (random triangles have unique
+closest points). The
 brute-force sampling and KKT checks of every pair are in
 tests/kinematics/test_geometry.py.
 
@@ -104,10 +106,14 @@ def test_triangle_cores_against_coal_meshes(k2):
     n = 0
     for i in range(N_CASES):
         other = makers[k2](P2[i], 0.0 if k2 == 3 else r2[i])
-        d, _, _ = coal_distance(triangle(T[i]), other)
+        d, p1, p2 = coal_distance(triangle(T[i]), other)
         if d <= 0:  # coal's meshes give no penetration depth; crossing cores are tested elsewhere
             continue
         d_core = d + (r2[i] if k2 < 3 else 0.0)
         assert abs(d_core - r1 - r2[i] - ours.distance[i]) < TOL, (i, d_core, ours.distance[i])
+        # witness points: on the triangle core, and on the other shape's surface (or core)
+        np.testing.assert_allclose(ours.core_point1[i], p1, atol=TOL)
+        mine2 = ours.point2[i] if k2 < 3 else ours.core_point2[i]
+        np.testing.assert_allclose(mine2, p2, atol=TOL)
         n += 1
     assert n > N_CASES // 2
