@@ -27,6 +27,11 @@ ground reactions of the contact bodies are free, and the base equations give
 them from the kinematics alone: Chung's (2009, §7.3, eq. 7.7) two-part
 algorithm (inverse dynamics without ground reaction; the generalized forces
 of the base are the ground reaction; inverse dynamics again with it).
+:func:`transition_shares` gives the shares that split an unmeasured reaction
+smoothly between the feet in double support, and
+:func:`inverse_dynamics_wls_tracking` integrates the solution forward under a
+tracking law (Simonidis eq. 33) so that the motion itself is dynamically
+consistent.
 """
 
 from __future__ import annotations
