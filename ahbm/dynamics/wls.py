@@ -364,7 +364,13 @@ def _prepare(model, q, qd, qdd, grf, weights, contact, unactuated) -> dict:
 
     def flat(x, name):
         x = np.zeros(batch + (nv,)) if x is None else as_float_array(x, name)
-        return np.ascontiguousarray(np.broadcast_to(x, batch + (nv,)).reshape(N, nv))
+        try:
+            x = np.broadcast_to(x, batch + (nv,))
+        except ValueError as err:
+            raise DataError(
+                f"batch shape of `{name}` {x.shape[:-1]} does not broadcast to that of q {batch}"
+            ) from err
+        return np.ascontiguousarray(x.reshape(N, nv))
 
     if grf is None:
         g = None

@@ -402,11 +402,12 @@ def test_tracking_bad_arguments(model):
         ({"grf": None}, "contact"),
         ({"unactuated": [0, 0]}, "twice"),
         ({"unactuated": [99]}, "unactuated"),
+        ({"qd": np.zeros((0, 38))}, "qd"),
     ],
 )
 def test_bad_arguments(model, kwargs, match):
     q = neutral_q(model)
-    args = {"grf": np.zeros((model.n_bodies, 6)), **kwargs}
-    grf = args.pop("grf")
+    args = {"grf": np.zeros((model.n_bodies, 6)), "qd": None, **kwargs}
+    grf, qd = args.pop("grf"), args.pop("qd")
     with pytest.raises(DataError, match=match):
-        inverse_dynamics_wls(model, q, None, None, grf, **args)
+        inverse_dynamics_wls(model, q, qd, None, grf, **args)
