@@ -359,6 +359,7 @@ def rnea_derivatives_world_kernel(
     y = np.empty(6)
     yd = np.empty(6)
     ym = np.empty(6)
+    xi_ = np.empty(6)
     Jo = np.empty((3, 3))
     for fr in range(q.shape[0]):
         _transforms(0, n, kind, E, t, plain, axis, principal, q[fr], qi, R, p)
@@ -561,6 +562,8 @@ def rnea_derivatives_world_kernel(
             for cj in range(nvj[jn]):
                 cl = vi[jn] + cj
                 xi = S[jn, cj]
+                for r in range(6):
+                    xi_[r] = xi[r]
                 _cross_m(xi, vl, u)
                 _cross_m(xi, al, gam)
                 _cross_m(u, vl, tmp)
@@ -572,11 +575,18 @@ def rnea_derivatives_world_kernel(
                     i = sub_idx[ii]
                     ji = vi[i]
                     for cc in range(nvj[i]):
-                        dq[fr, ji + cc, cl] = (
-                            _dot6(r1[i, cc], u) - _dot6(r2[i, cc], gam) + _dot6(r3[i, cc], xi)
-                        )
-                        dqd[fr, ji + cc, cl] = _dot6(r2[i, cc], e) - _dot6(r1[i, cc], xi)
-                        M[fr, ji + cc, cl] = _dot6(r2[i, cc], xi)
+                        s1 = 0.0
+                        s2 = 0.0
+                        s3 = 0.0
+                        for r in range(6):  # (indexing, not views: no reference counting)
+                            a1 = r1[i, cc, r]
+                            a2 = r2[i, cc, r]
+                            s1 += a1 * u[r] - a2 * gam[r] + r3[i, cc, r] * xi_[r]
+                            s2 += a2 * e[r] - a1 * xi_[r]
+                            s3 += a2 * xi_[r]
+                        dq[fr, ji + cc, cl] = s1
+                        dqd[fr, ji + cc, cl] = s2
+                        M[fr, ji + cc, cl] = s3
                 if lam < 0:
                     continue
                 # rows above J
@@ -592,8 +602,16 @@ def rnea_derivatives_world_kernel(
                 while i >= 0:
                     ji = vi[i]
                     for cc in range(nvj[i]):
-                        dq[fr, ji + cc, cl] = _dot6(S[i, cc], y)
-                        dqd[fr, ji + cc, cl] = _dot6(S[i, cc], yd)
-                        M[fr, ji + cc, cl] = _dot6(S[i, cc], ym)
+                        s1 = 0.0
+                        s2 = 0.0
+                        s3 = 0.0
+                        for r in range(6):
+                            sr = S[i, cc, r]
+                            s1 += sr * y[r]
+                            s2 += sr * yd[r]
+                            s3 += sr * ym[r]
+                        dq[fr, ji + cc, cl] = s1
+                        dqd[fr, ji + cc, cl] = s2
+                        M[fr, ji + cc, cl] = s3
                     i = parent[i]
     return 0

@@ -123,7 +123,7 @@ from ahbm._engine import kernels as _kernels
 from ahbm._engine.batch import prepare
 from ahbm.dynamics.forward import _singular
 from ahbm.dynamics.inverse import _check_f_ext, external_forces_local
-from ahbm.errors import DataError, SimulationError
+from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
 from ahbm.types import ResultRepr
 
@@ -288,14 +288,15 @@ def aba_derivatives(
     DataError
         Arrays of the wrong shape, non-finite values, zero quaternions.
     SimulationError
-        The mass matrix of a frame is singular (not positive definite).
+        An articulated inertia is singular (e.g. a massless body at the end of
+        a chain), as in :func:`ahbm.dynamics.aba`.
 
     Notes
     -----
     ``q̈`` by the articulated-body algorithm (external forces included), then
     the tangents of :func:`rnea_derivatives` at ``(q, q̇, q̈)`` and
-    ``∂q̈/∂x = −M⁻¹ ∂τ/∂x`` (Carpentier & Mansard 2018, eq. 6); ``M⁻¹`` from a
-    Cholesky factorization per frame.
+    ``∂q̈/∂x = −M⁻¹ ∂τ/∂x`` (Carpentier & Mansard 2018, eq. 6): one LU
+    factorization of ``M`` per frame for ``∂τ/∂q``, ``∂τ/∂q̇`` and ``𝟙``.
 
     Examples
     --------
@@ -316,20 +317,15 @@ def aba_derivatives(
     if out is None:
         raise _bad_state()
     _, dq, dqd, M = out
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        bad = next(i for i in range(N) if np.any(np.linalg.eigvalsh(M[i]) <= 0.0))
-        raise SimulationError(
-            f"the mass matrix of frame {bad} is not positive definite; give every body "
-            "(or its subtree) mass and inertia about its joint axes"
-        ) from None
-    Linv = np.linalg.solve(L, np.broadcast_to(np.eye(nv), M.shape))
-    Minv = np.swapaxes(Linv, 1, 2) @ Linv
+    # one factorization per frame for the three right-hand sides (M is positive
+    # definite: the articulated-body pass above checked every pivot)
+    X = np.linalg.solve(M, np.concatenate([dq, dqd, np.broadcast_to(np.eye(nv), M.shape)], 2))
+    Minv = X[:, :, 2 * nv :]
+    Minv = 0.5 * (Minv + np.swapaxes(Minv, 1, 2))
     mat = batch + (nv, nv)
     return ABADerivatives(
-        (-Minv @ dq).reshape(mat),
-        (-Minv @ dqd).reshape(mat),
+        (-X[:, :, :nv]).reshape(mat),
+        (-X[:, :, nv : 2 * nv]).reshape(mat),
         Minv.reshape(mat),
         qdd.reshape(batch + (nv,)),
     )
