@@ -109,6 +109,9 @@ _PARALLEL = 1e-10
 #: operations over blocks of this many pairs, whose temporaries stay in the cache
 #: (about 3x faster than one pass over a whole trial's arrays).
 _BLOCK = 8192
+#: Nearly parallel segments (``sin²θ`` below this): the unconstrained solution
+#: competes with the endpoint–segment closest points.
+_NEAR_PARALLEL = 1e-6
 #: Degenerate triangle: ``|e0 × e1|² / (|e0|² |e1|²)`` below this.
 _FLAT = 1e-14
 
@@ -163,7 +166,10 @@ def _segment_segment(a0, a1, b0, b1):
     ``s = (B F − C E)/N`` clamped to [0, 1], ``t`` from ``s`` and, if ``t``
     leaves [0, 1], clamped with ``s`` recomputed. Parallel segments
     (``N/(AE) < ε``, eq. 6.34) start from the midpoint of the overlap of
-    their projections (Table 6.5); a degenerate segment is a point.
+    their projections (Table 6.5); a degenerate segment is a point. For
+    nearly parallel segments (``N/(AE) < 10⁻⁶``, where the unconstrained
+    solution is ill-conditioned and the midpoint only approximate) the four
+    endpoint–segment closest points compete, and the best is kept.
     """
     u = a1 - a0
     v = b1 - b0
@@ -192,6 +198,35 @@ def _segment_segment(a0, a1, b0, b1):
     if not (ok_a.all() and ok_b.all()):
         s = np.where(ok_a, np.where(ok_b, s, s_lo), 0.0)
         t = np.where(ok_b, np.where(ok_a, t, _clip01(_div(F, E, ok_b))), 0.0)
+    near = ok_a & ok_b & (N <= _NEAR_PARALLEL * A * E)
+    if near.any():
+        s, t = _nearly_parallel(a0, a1, b0, b1, s, t, near)
+    return s, t
+
+
+def _nearly_parallel(a0, a1, b0, b1, s, t, mask):
+    """Where `mask`, replace ``(s, t)`` by the best of them and the endpoint–segment
+    closest points (computed on the masked pairs only)."""
+    s, t = np.array(s, dtype=float), np.array(t, dtype=float)  # writable copies
+    a0, a1, b0, b1 = (x[:, mask] for x in (a0, a1, b0, b1))
+    sm, tm = s[mask], t[mask]
+    ones, zeros = np.ones(sm.shape), np.zeros(sm.shape)
+    cands = [(sm, tm)]
+    for p, tp in ((b0, zeros), (b1, ones)):
+        cands.append((_point_segment(p, a0, a1), tp))
+    for p, sp in ((a0, zeros), (a1, ones)):
+        cands.append((sp, _point_segment(p, b0, b1)))
+    d2 = []
+    for cs, ct in cands:
+        d = a0 + cs * (a1 - a0) - b0 - ct * (b1 - b0)
+        d2.append(_dot(d, d))
+    # the first candidate (the midpoint of the overlap for parallel segments,
+    # Table 6.5) unless another is closer by more than rounding
+    d2 = np.stack(d2)
+    tol = 1e-14 * (_dot(a1 - a0, a1 - a0) + _dot(b1 - b0, b1 - b0))
+    k = np.argmax(d2 <= d2.min(axis=0) + tol, axis=0)
+    s[mask] = np.choose(k, [c[0] for c in cands])
+    t[mask] = np.choose(k, [c[1] for c in cands])
     return s, t
 
 
@@ -273,13 +308,15 @@ def _segment_triangle(S, T):
     e = p1 - p0
     n = _cross(b - a, c - a)
     den = _dot(n, e)
-    ok = np.abs(den) > np.sqrt(_PARALLEL * _dot(n, n) * _dot(e, e))
-    t0 = _div(_dot(n, a - p0), den, ok)
-    w_x, inside = _triangle_plane(a, b, c, p0 + t0 * e)
-    crossing = ok & (t0 >= 0.0) & (t0 <= 1.0) & inside
+    t0 = _clip01(_div(_dot(n, a - p0), den, den != 0.0))
+    x = p0 + t0 * e
+    w_x, inside = _triangle_plane(a, b, c, x)
+    # the crossing point (distance 0 up to rounding; at a grazing angle the
+    # computed point may lie off the plane, so it competes by its true distance)
+    gap = x - _comb(T, w_x)
     zeros = np.zeros(den.shape)
     ones = zeros + 1.0
-    cands = [(np.where(crossing, -1.0, np.inf), (1.0 - t0, t0), w_x)]  # wins when crossing
+    cands = [(np.where(inside, _dot(gap, gap), np.inf), (1.0 - t0, t0), w_x)]
     for i in range(3):
         j = (i + 1) % 3
         s, t = _segment_segment(p0, p1, T[i], T[j])

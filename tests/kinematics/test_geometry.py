@@ -600,3 +600,22 @@ def test_self_collision_scan_example(tmp_path):
     # the legs never touch each other, nor the left arm the trunk
     assert not any("upper_arm_l" in p and "thorax" in p for p in numbers["colliding_pairs"])
     assert ("thigh_r", "thigh_l") not in numbers["colliding_pairs"]
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3])
+def test_grazing_and_near_parallel_cases_at_any_scale(scale):
+    rng = np.random.default_rng(int(scale * 1000) % 97)
+    tri = scale * np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 2.0, 0.0]])
+    for angle in np.logspace(-12, -1, 12):
+        # a segment crossing the triangle at a grazing angle: distance 0
+        seg = scale * np.array([[-1.0, 0.5, -np.tan(angle)], [1.0, 0.5, np.tan(angle)]])
+        res = ssv_distance(seg, 0.0, tri, 0.0)
+        assert float(res.core_distance) <= 1e-12 * scale
+        # two nearly parallel segments, 1 apart: KKT holds and the distance is 1
+        u = scale * np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+        v = scale * np.array([[0.3, 1.0, 0.0], [1.3, 1.0 + np.sin(angle), 0.0]])
+        res = ssv_distance(u, 0.0, v, 0.0)
+        assert_kkt(u, v, res)
+        assert float(res.core_distance) == pytest.approx(scale, rel=1e-9)
+    P1, P2 = random_cores(rng, (200,), 3, 3, spread=1.0)
+    assert_kkt(scale * P1, scale * P2, ssv_distance(scale * P1, 0.0, scale * P2, 0.0))
