@@ -282,9 +282,10 @@ def main(argv=None) -> int:
         if "failed" in r:
             print(f"| {r['model']} | FAILED: {r['failed'][-300:]!r} | | | | | | | | |")
             continue
+        markers = "no markers" if np.isnan(r["markers"]) else f"{r['markers']:.1e}"
         print(
             f"| {r['model']} | {r['bodies']} | {r['coordinates']} | {r['skipped']} "
-            f"| {r['poses']:.1e} | {r['markers']:.1e} | {r['M']:.1e} | {r['ID']:.1e}{r['ID_note']} "
+            f"| {r['poses']:.1e} | {markers} | {r['M']:.1e} | {r['ID']:.1e}{r['ID_note']} "
             f"| {r['t_ahbm']:.3f} | {r['t_osim']:.3f} |"
         )
     print()

@@ -1556,6 +1556,14 @@ def read_osim(path) -> Model:
     table (name, joint, motion type, range, default value and speed,
     clamped, locked, prescribed) is :func:`osim_coordinates`.
 
+    **Numbers as OpenSim has them**: an inertia whose principal moments
+    violate ``I1 + I2 >= I3`` (OpenSim accepts it; no rigid body has it) is
+    replaced by the nearest valid one with the same principal axes, with a
+    note. In 3.x/2.x files the body ``inertia_xx`` ... ``inertia_yz`` and the
+    joint ``location_in_parent``, ``orientation_in_parent``, ``location``,
+    ``orientation`` are read with 6 significant digits, as OpenSim 4 converts
+    them.
+
     **Section** ``"opensim"``: :class:`OsimItem` objects of kind
     ``"joint"`` (``{"name", "type"}``: the OpenSim joint type),
     ``"coordinate"`` (the table rows), ``"force"`` (each element of the
