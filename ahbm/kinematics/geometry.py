@@ -666,6 +666,9 @@ class CollisionShape:
     def __hash__(self):
         return hash((self.name, self.body, self.radius, self.points.tobytes()))
 
+    def __reduce__(self):  # copies are built (and checked) like the original
+        return (type(self), (self.name, self.body, self.points, self.radius))
+
     def __repr__(self):
         return (
             f"CollisionShape({self.name!r}, body={self.body!r}, kind={self.kind!r}, "

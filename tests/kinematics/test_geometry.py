@@ -352,6 +352,12 @@ def test_shape_checks_in_code():
         CollisionShape.sphere("", "head", [0, 0, 0], 0.1)
     m.collision = [s.to_dict()]  # dictionaries are accepted
     assert m.collision == (s,)
+    import copy
+
+    dup = copy.deepcopy(m)  # copies keep the shapes, read-only
+    assert dup.collision == (s,) and not dup.collision[0].points.flags.writeable
+    with pytest.raises(ValueError):
+        s.points[0, 0] = 1.0
     m.collision = None
     assert m.collision == ()
 
