@@ -532,6 +532,20 @@ def run_ik_setup(
     for task in setup.tasks:
         if task.kind == "marker":
             weights[task.name] = task.weight if task.apply else 0.0
+    model_names = set(model_markers(model).names)
+    labels = set(trial.point_labels)
+    lost = sorted(
+        t.name
+        for t in setup.marker_tasks
+        if t.weight > 0 and (t.name not in model_names or t.name not in labels)
+    )
+    if lost:
+        warnings.warn(
+            f"IK setup '{setup.path}': marker task(s) {lost} name a marker missing from the "
+            f"model or from '{setup.marker_file.name}'; ignored, as OpenSim does",
+            AhbmWarning,
+            stacklevel=2,
+        )
     targets, cweights = coordinate_task_targets(
         model, setup.coordinate_tasks, setup.coordinate_file, trial.time,
         where=f"IK setup '{setup.path}'",

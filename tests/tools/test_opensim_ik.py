@@ -140,8 +140,11 @@ def test_run_ik_setup_with_coordinate_file(tmp_path):
         tmp_path / "targets.mot",
         in_degrees=True,
     )
-    (tmp_path / "setup.xml").write_text(SETUP)
-    res = run_ik_setup(tmp_path / "setup.xml", model=m)
+    (tmp_path / "setup.xml").write_text(SETUP.replace(
+        "<IKMarkerTask name=\"S1\">", "<IKMarkerTask name=\"GONE\"><weight>1</weight>"
+        "</IKMarkerTask><IKMarkerTask name=\"S1\">"))  # fmt: skip
+    with pytest.warns(AhbmWarning, match=r"\['GONE'\] name a marker missing"):
+        res = run_ik_setup(tmp_path / "setup.xml", model=m)
     assert res.output == tmp_path.resolve() / "ik" / "arm_ik.mot"
     assert len(res.time) == 31 and res.marker_names == ["S1", "S2", "E1"]
     np.testing.assert_allclose(res.q[:, 1], 1.2 - t[:31], atol=2e-3)
