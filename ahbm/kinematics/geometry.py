@@ -919,9 +919,11 @@ def distances(model: Model, q, pairs, *, kin=None) -> ShapeDistances:
     n_pairs = len(ids)
     nv = model.nv
     if n_pairs == 0:
-        z = np.zeros(batch + (0,))
-        return ShapeDistances((), z, z[..., None] * np.zeros(3), z[..., None] * np.zeros(3),
-                              z[..., None] * np.zeros(3), np.zeros(batch + (0, nv)))  # fmt: skip
+        points = np.zeros(batch + (0, 3))
+        return ShapeDistances(
+            (), np.zeros(batch + (0,)), points, points.copy(), points.copy(),
+            np.zeros(batch + (0, nv)),
+        )  # fmt: skip
     c1, c2, w1s, w2s = _pair_geometry(model, shapes, ids, kin)
     diff = c1 - c2
     dc = _norm_rows(diff)
