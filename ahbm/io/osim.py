@@ -1382,6 +1382,32 @@ def _order_joints(d: _Description) -> list:
     return order
 
 
+def _coupled_to_locked(d: _Description, order: list) -> tuple[dict, list]:
+    """Dependent coordinates of couplers whose independent coordinate is locked.
+
+    Such a coordinate cannot move either: OpenSim's assembly puts it at
+    ``f(locked value)``. Returns ``({name: value}, notes)``; chains (a
+    coordinate coupled to one fixed this way) are followed.
+    """
+    from ahbm.kinematics.functions import function_from_dict
+
+    fixed = {c["name"]: c["default_value"] for j in order for c in j["coordinates"] if c["locked"]}
+    known = {c["name"] for j in order for c in j["coordinates"]}
+    forced: dict[str, float] = {}
+    notes = []
+    changed = True
+    while changed:
+        changed = False
+        for c in d.couplers:
+            dep, ind = c["dependent"], c["independent"]
+            if ind in fixed and dep in known and dep not in fixed:
+                v = float(function_from_dict(c["function"])(fixed[ind]))
+                fixed[dep] = forced[dep] = v
+                notes.append(f"{dep} = {v:g} ({c['name']}, {ind} = {fixed[ind]:g})")
+                changed = True
+    return forced, notes
+
+
 def _build(d: _Description, source: str) -> Model:
     from ahbm.dynamics.constraints import CoordinateCoupling
     from ahbm.kinematics.functions import function_from_dict
@@ -1400,15 +1426,18 @@ def _build(d: _Description, source: str) -> Model:
     locked_names = []
     adjusted: list[str] = []
     free_names = set()
+    forced, forced_names = _coupled_to_locked(d, order)
     for j in order:
         coords = j["coordinates"]
         locked = {c["name"]: c["default_value"] for c in coords if c["locked"]}
         locked_names += [f"{c} = {v:g}" for c, v in locked.items()]
-        free = [c["name"] for c in coords if not c["locked"]]
+        locked.update({c["name"]: forced[c["name"]] for c in coords if c["name"] in forced})
+        free = [c["name"] for c in coords if c["name"] not in locked]
         free_names.update(free)
         axes = _lock(j["axes"], locked)
         joint = _ahbm_joint(j, free, axes)
-        clamped = {c["name"]: list(c["range"]) for c in coords if c["clamped"] and not c["locked"]}
+        clamped = {c["name"]: list(c["range"]) for c in coords if c["clamped"]}
+        clamped = {name: r for name, r in clamped.items() if name in free}
         if clamped:
             joint["limits"] = clamped
         b = d.bodies[j["child"]]
@@ -1445,8 +1474,15 @@ def _build(d: _Description, source: str) -> Model:
         d.notes.append(
             "locked coordinates are fixed at their default values: " + ", ".join(locked_names)
         )
+    if forced_names:
+        d.notes.append(
+            "coordinates coupled to a locked coordinate are fixed at the coupler's value: "
+            + ", ".join(forced_names)
+        )
     constraints = []
     for c in d.couplers:
+        if c["dependent"] in forced:
+            continue  # represented: the dependent coordinate is fixed
         missing = [n for n in (c["dependent"], c["independent"]) if n not in free_names]
         if missing:
             d.unsupported.append(
@@ -1695,7 +1731,7 @@ def _coordinate_rows(model: Model) -> list[dict]:
             rows.append(row)
     in_model = set(model.coordinate_names)
     for name, info in kept.items():
-        if name not in in_model and info.get("locked"):
+        if name not in in_model:  # locked, or coupled to a locked coordinate
             rows.append(dict(info))
     return rows
 

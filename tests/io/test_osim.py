@@ -371,6 +371,53 @@ def test_non_physical_inertia_is_replaced_by_the_nearest_valid_one(tmp_path):
     np.testing.assert_array_equal(m.bodies[0].inertia, np.diag([0.1, 0, 0.1]))
 
 
+CHAIN = """<Model name="chain"><BodySet><objects>
+<Body name="a"><mass>1</mass><inertia>0.1 0.1 0.1 0 0 0</inertia></Body>
+<Body name="b"><mass>1</mass><inertia>0.1 0.1 0.1 0 0 0</inertia></Body>
+<Body name="c"><mass>1</mass><inertia>0.1 0.1 0.1 0 0 0</inertia></Body>
+</objects></BodySet><JointSet><objects>
+<PinJoint name="ja"><socket_parent_frame>/ground</socket_parent_frame>
+<socket_child_frame>/bodyset/a</socket_child_frame>
+<coordinates><Coordinate name="qa"><locked>true</locked><default_value>0.4</default_value>
+</Coordinate></coordinates></PinJoint>
+<PinJoint name="jb"><socket_parent_frame>/bodyset/a</socket_parent_frame>
+<socket_child_frame>/bodyset/b</socket_child_frame>
+<coordinates><Coordinate name="qb"><clamped>true</clamped><range>-1 1</range></Coordinate>
+</coordinates></PinJoint>
+<SliderJoint name="jc"><socket_parent_frame>/bodyset/b</socket_parent_frame>
+<socket_child_frame>/bodyset/c</socket_child_frame>
+<coordinates><Coordinate name="qc" /></coordinates></SliderJoint>
+</objects></JointSet><ConstraintSet><objects>
+<CoordinateCouplerConstraint name="b_of_a"><coupled_coordinates_function>
+<LinearFunction><coefficients>2 0.1</coefficients></LinearFunction></coupled_coordinates_function>
+<independent_coordinate_names>qa</independent_coordinate_names>
+<dependent_coordinate_name>qb</dependent_coordinate_name></CoordinateCouplerConstraint>
+<CoordinateCouplerConstraint name="c_of_b"><coupled_coordinates_function>
+<SimmSpline><x>0 0.5 1 1.5</x><y>0 0.01 0.03 0.02</y></SimmSpline></coupled_coordinates_function>
+<independent_coordinate_names>qb</independent_coordinate_names>
+<dependent_coordinate_name>qc</dependent_coordinate_name></CoordinateCouplerConstraint>
+</objects></ConstraintSet></Model>"""
+
+
+def test_coordinates_coupled_to_a_locked_coordinate_are_fixed(tmp_path):
+    """qa locked at 0.4 -> qb = 2 * 0.4 + 0.1 = 0.9 -> qc = spline(0.9): all three fixed,
+    the couplers represented by the fixed poses (OpenSim assembles them there; checked in
+    tests/peers/test_opensim_model.py::test_coupler_of_a_locked_coordinate_matches_opensim)."""
+    with pytest.warns(AhbmWarning) as rec:
+        m = read_osim(_write(tmp_path, _doc(CHAIN)))
+    msg = str(rec[0].message)
+    assert len(rec) == 1 and "not represented" not in msg
+    assert "qb = 0.9 (b_of_a, qa = 0.4)" in msg and "qc = " in msg
+    assert m.nq == 0 and not m.constraints
+    qc = float(SimmSpline([0, 0.5, 1, 1.5], [0, 0.01, 0.03, 0.02])(0.9))
+    kin = forward_kinematics(m, np.zeros(0))
+    np.testing.assert_allclose(kin.rotations[1], _xyz(0, 0, 1.3), atol=1e-15)
+    np.testing.assert_allclose(kin.positions[2], kin.rotations[2] @ [qc, 0, 0], atol=1e-15)
+    t = osim_coordinates(m)
+    assert set(t.index) == {"qa", "qb", "qc"}
+    assert t.loc["qa", "locked"] and not t.loc["qb", "locked"]
+
+
 def test_unsupported_elements_are_listed_in_one_warning(tmp_path):
     text = _doc(
         PENDULUM.replace("LOCK", "")

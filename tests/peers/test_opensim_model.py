@@ -205,6 +205,19 @@ def test_locked_coordinates_match_opensim(tmp_path):
     assert "pin_q" not in model.coordinate_names and model.nq == 20
 
 
+def test_coupler_of_a_locked_coordinate_matches_opensim(tmp_path):
+    """The coupler's independent coordinate locked: OpenSim's assembly puts the dependent
+    coordinate at f(locked value), and read_osim fixes it there (MoBL_ARMS' wrist)."""
+    text = (DATA / "all_joints.osim").read_text()
+    old = '<Coordinate name="custom_flex">'
+    assert text.count(old) == 1
+    text = text.replace(old, old + "<locked>true</locked><default_value>0.3</default_value>")
+    path = tmp_path / "locked_coupler.osim"
+    path.write_text(text)
+    model, _, _ = _compare(path)
+    assert "coupled_q" not in model.coordinate_names and not model.constraints
+
+
 def test_legacy_numbers_match_opensim(tmp_path):
     """A 3.x file with 10-11 significant digits: OpenSim 4 converts the inertia elements and
     the joints' locations/orientations through 6-digit text, and so does read_osim; poses,
