@@ -11,8 +11,8 @@ several repeats:
    kernel runs over ``NUMBA_NUM_THREADS`` threads from 256 frames on; its
    output includes the mass matrices and τ) against a Python loop of
    ``pin.computeRNEADerivatives`` (target: ahbm ≥ 3× faster);
-2. the same with ``NUMBA_NUM_THREADS``-independent single-thread timing of
-   ahbm (the kernel on one range of frames), to separate the threads' share;
+2. ahbm on one thread (the node-coordinate wrapper with the thread
+   threshold raised), to separate what the second thread adds;
 3. ``ahbm.dynamics.aba_derivatives`` over the frames against a loop of
    ``pin.computeABADerivatives``.
 
