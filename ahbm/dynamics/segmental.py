@@ -51,6 +51,7 @@ from ahbm._validation import (
     as_nonnegative_float,
     as_positive_float,
     broadcast_batch,
+    check_inertia,
     check_trailing_shape,
     sample_times,
 )
@@ -236,6 +237,7 @@ def newton_euler(
     inert = as_float_array(inertia, "inertia")
     if inert.shape != (n_seg, 3, 3):
         raise DataError(f"Expected `inertia` to have shape ({n_seg}, 3, 3), got {inert.shape}")
+    check_inertia(inert)
     if isinstance(motion, SegmentMotion):
         motion = (motion.rotation, motion.com, motion.com_acc, motion.omega, motion.alpha)
     if not isinstance(motion, (tuple, list)) or len(motion) != 5:

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_finite_float, as_float_array, as_int, check_model
+from ahbm._validation import (
+    as_finite_float,
+    as_float_array,
+    as_int,
+    as_nonnegative_float,
+    check_model,
+)
 from ahbm.dynamics.force_element import _coordinate
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
@@ -87,6 +93,9 @@ class SimulationEvent:
             raise DataError(f"event '{self.name}': `function` must be callable f(t, q, qd)")
         if self.action is not None and not callable(self.action):
             raise DataError(f"event '{self.name}': `action` must be callable (t, q, qd) -> (q, qd)")
+        if self.max_count is not None:
+            as_int(self.max_count, "max_count", minimum=1)
+        as_nonnegative_float(self.rearm_tolerance, "rearm_tolerance")
         if self.restitution is not None and not (
             0.0 <= as_finite_float(self.restitution, "restitution") <= 1.0
         ):

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, as_positive_float, check_model
+from ahbm._validation import as_float_array, as_int, as_positive_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.graphics._common import pyplot, set_equal_3d
 
@@ -147,6 +147,7 @@ def geometry_mesh(entry: Mapping, *, resolution: int = 16, where: str = "geometr
     """
     if not isinstance(entry, Mapping) or "type" not in entry:
         raise ModelError(f"{where}: each geometry entry must be a mapping with a 'type'")
+    resolution = as_int(resolution, "resolution", minimum=3)
     kind = str(entry["type"]).lower()
     p, R = _entry_pose(entry, where)
     if kind == "box":

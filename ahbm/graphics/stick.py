@@ -687,6 +687,8 @@ def stick_view(
         raise DataError(f"`vertical_axis` must be 'x', 'y' or 'z', got {vertical_axis!r}")
     if rate is not None:
         rate = as_positive_float(rate, "rate", unit="Hz")
+    force_scale = as_positive_float(force_scale, "force_scale", unit="m/N")
+    triad_length = as_positive_float(triad_length, "triad_length", unit="m")
     floor_height = as_finite_float(floor_height, "floor_height", unit="m")
     labels = check_names(labels, "labels")
     if segments is not None and (

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, check_model
+from ahbm._validation import as_finite_float, as_float_array, as_positive_float, check_model
 from ahbm.bsp.tables import segment_parameters
 from ahbm.dynamics.forces import BodyForce, Bushing, JointStop, RotationalSpringDamper
 from ahbm.errors import AhbmError, DataError, ModelError
@@ -339,6 +339,9 @@ def chest_impact(
     -4000.0
     """
     check_model(model)
+    peak = as_finite_float(peak, "peak", unit="N")
+    duration = as_positive_float(duration, "duration", unit="s")
+    onset = as_finite_float(onset, "onset", unit="s")
     d = as_float_array(direction, "direction")
     if d.shape != (3,) or np.linalg.norm(d) == 0:
         raise DataError(f"`direction` must be a non-zero 3-vector, got {direction!r}")
