@@ -369,10 +369,10 @@ def _worker(conn, reader, check, kwargs, as_path, memory_limit, env, folder, nam
     check = _resolve(check)
     from ahbm.errors import AhbmError
 
-    if memory_limit is not None:
+    base = _status("VmSize:")  # 0 where /proc is missing: no limit there (Linux only)
+    if memory_limit is not None and base:
         import resource
 
-        base = _status("VmSize:")
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = base + int(memory_limit)
         if hard != resource.RLIM_INFINITY:
@@ -499,7 +499,8 @@ def run_cases(
     timeout : float
         Seconds a case may take before it counts as a hang (the child is killed).
     memory_limit : int or None
-        Bytes of address space the child may add after importing the reader.
+        Bytes of address space the child may add after importing the reader
+        (enforced on Linux, where ``/proc`` gives the current size).
     max_peak : int or None
         Bytes a case may add to the child's peak resident memory; more is the
         failure ``"memory"`` (None: not checked).
