@@ -157,6 +157,24 @@ def test_force_without_point_acts_at_the_body_origin_and_interpolation():
     assert f2[0, 1, 5] == pytest.approx(5.0)
 
 
+def test_external_load_interpolation_is_scipys_natural_cubic_spline():
+    from scipy.interpolate import CubicSpline
+
+    from ahbm.tools.opensim_id import _time_function
+
+    rng = np.random.default_rng(3)
+    for n in (4, 5, 40):
+        x = np.cumsum(rng.uniform(0.1, 1.0, n))
+        y = rng.normal(size=(n, 5))
+        t = np.concatenate([np.linspace(x[0] - 0.2, x[-1] + 0.2, 97), x])  # and extrapolated
+        ref = CubicSpline(x, y, bc_type="natural", axis=0)(t)
+        np.testing.assert_allclose(
+            _time_function(x, y, t), ref, rtol=0, atol=1e-13 * abs(ref).max()
+        )
+    with pytest.raises(DataError, match="strictly increasing times"):
+        _time_function(np.array([0.0, 0.1, 0.1, 0.2]), np.ones((4, 1)), np.array([0.05]))
+
+
 def test_external_load_errors():
     m, loads = _foot()
     t = np.linspace(0, 1, 11)
