@@ -69,9 +69,15 @@ from ahbm._engine.jit_derivatives import (
     rnea_derivatives_kernel,
     rnea_derivatives_world_kernel,
 )
+from ahbm._engine.jit_functions import SPLINE_ROUNDOFF, simm_spline_derivatives
 from ahbm._engine.jit_rnea import _B as _RNEA_B
 from ahbm._engine.jit_rnea import rnea_block_kernel, rnea_frame_kernel
-from ahbm.kinematics.functions import LinearFunction
+from ahbm.kinematics.functions import (
+    LinearFunction,
+    MultiplierFunction,
+    NaturalCubicSpline,
+    SimmSpline,
+)
 from ahbm.kinematics.tree import (
     CUSTOM,
     EULER,
@@ -119,17 +125,18 @@ class CustomMap:
 
     __slots__ = (
         "nq", "nv", "n_c", "src_q", "src_v", "functions", "support", "linear", "slope",
-        "intercept", "other",
+        "intercept", "other", "splines",
     )  # fmt: skip
 
     def set_functions(self, functions) -> None:
-        """Keep the functions; linear ones are evaluated together."""
+        """Keep the functions; linear ones are evaluated together, splines compiled."""
         self.functions = tuple(functions)
         lin = [c for c, f in enumerate(functions) if type(f) is LinearFunction]
         self.linear = np.array(lin, dtype=np.int64)
         self.slope = np.array([functions[c].slope for c in lin], dtype=float)
         self.intercept = np.array([functions[c].intercept for c in lin], dtype=float)
         self.other = tuple(c for c in range(len(functions)) if c not in set(lin))
+        self.splines = {c: s for c in self.other if (s := _spline_of(functions[c])) is not None}
 
     def derivatives(self, q, order=2):
         """θ_c, f_c' and f_c'' (N, n_c) at q (N, nq); derivatives above `order` are None."""
@@ -143,8 +150,13 @@ class CustomMap:
             if order >= 2:
                 out[2][:, self.linear] = 0.0
         for c in self.other:
-            parts = self.functions[c].value_and_derivatives(q[:, self.src_q[c]], order)
-            for d, v in enumerate(parts):
+            x = q[:, self.src_q[c]]
+            spline = self.splines.get(c)
+            if spline is None:
+                parts = self.functions[c].value_and_derivatives(x, order)
+            else:
+                parts = simm_spline_derivatives(spline[0], spline[1], x, SPLINE_ROUNDOFF)
+            for d, v in enumerate(parts[: order + 1]):
                 out[d][:, c] = v
         return tuple(out) + (None,) * (2 - order)
 
@@ -181,6 +193,17 @@ class CustomMap:
         G[:, np.arange(self.nv), np.arange(self.nv)] = 1.0
         G[:, self.nv :] = D
         return G
+
+
+def _spline_of(f):
+    """(SimmSpline, scales innermost first) of a (multiplied) SimmSpline, else None."""
+    scales = []
+    while type(f) is MultiplierFunction:
+        scales.append(f.scale)
+        f = f.function
+    if type(f) not in (SimmSpline, NaturalCubicSpline):
+        return None
+    return f, tuple(reversed(scales))
 
 
 def _unit(k):
