@@ -1754,7 +1754,8 @@ def osim_coordinates(model: Model):
     -------
     pandas.DataFrame
         One row per coordinate, indexed by name, in ``q`` order, then the
-        locked coordinates that :func:`read_osim` removed. Columns:
+        coordinates that :func:`read_osim` removed (locked ones, and those a
+        coupler ties to a locked one). Columns:
         ``joint``; ``motion_type`` (``"rotational"``, ``"translational"``,
         ``"coupled"``, or ``"quaternion"`` for ahbm's quaternion
         components); ``range_min``, ``range_max`` (rad or m);
