@@ -71,8 +71,8 @@ for b in m.getBodySet():  # inertias OpenSim accepts and ahbm replaces (see the 
     v = [b.get_inertia().get(i) for i in range(6)]
     I = np.array([[v[0], v[3], v[4]], [v[3], v[1], v[5]], [v[4], v[5], v[2]]])
     e = np.linalg.eigvalsh(I)
-    if e[2] - e[0] - e[1] > 1e-12 * max(1.0, np.abs(I).max()) and b.getName() in INPUTS["inertia"]:
-        J = INPUTS["inertia"][b.getName()]
+    J = np.array(INPUTS["inertia"].get(b.getName(), I))
+    if e[2] - e[0] - e[1] > 0 and np.abs(J - I).max() > 1e-15 * max(1.0, np.abs(I).max()):
         b.setInertia(osim.Inertia(osim.Vec3(J[0][0], J[1][1], J[2][2]),
                                   osim.Vec3(J[0][1], J[0][2], J[1][2])))
         replaced.append(b.getName())

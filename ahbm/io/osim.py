@@ -831,7 +831,7 @@ def _physical_inertia(inertia):
     if not np.all(np.isfinite(I)):
         return None
     eig, V = np.linalg.eigh(I)
-    tol = 1e-12 * max(1.0, float(np.abs(I).max()))
+    tol = 1e-10 * max(1.0, float(np.abs(I).max()))  # the tolerance of Model.add_body
     excess = eig[2] - eig[0] - eig[1]
     if eig[0] < -tol or excess <= tol:
         return None  # valid, or not positive semi-definite (the model reports that)

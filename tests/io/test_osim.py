@@ -369,6 +369,12 @@ def test_non_physical_inertia_is_replaced_by_the_nearest_valid_one(tmp_path):
         warnings.simplefilter("error")
         m = read_osim(_write(tmp_path, _doc(rod), "rod.osim"))
     np.testing.assert_array_equal(m.bodies[0].inertia, np.diag([0.1, 0, 0.1]))
+    # a violation within Model.add_body's tolerance (1e-10 kg m^2 here) is kept as well
+    tiny = rod.replace("0.1 0 0.1 0 0 0", "0.1 0 0.10000000005 0 0 0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = read_osim(_write(tmp_path, _doc(tiny), "tiny.osim"))
+    np.testing.assert_array_equal(m.bodies[0].inertia, np.diag([0.1, 0, 0.10000000005]))
 
 
 CHAIN = """<Model name="chain"><BodySet><objects>
