@@ -321,7 +321,7 @@ def _m_move(f, rng, groups, datasets, secret):
 
 def _m_deep(f, rng, groups, datasets, secret):
     g = f[_pick(rng, [p for p in groups if "/results" in p] or groups)]
-    depth = int(rng.choice([70, 200, 500]))
+    depth = int(rng.choice([70, 200]))
     for i in range(depth):
         g = g.create_group(f"d{i}")
         g.attrs["ahbm_type"] = "dict"
@@ -357,7 +357,7 @@ def _m_tag(f, rng, groups, datasets, secret):
 def _m_many(f, rng, groups, datasets, secret):
     g = f.require_group("/trials/full/results/many")
     g.attrs["ahbm_type"] = "list"
-    n = int(rng.choice([300, 600]))
+    n = int(rng.choice([100, 300]))
     for i in range(n):
         g.create_dataset(str(i), data=np.float64(i)).attrs["ahbm_type"] = "float"
     return f"a list of {n} items"
