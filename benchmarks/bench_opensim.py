@@ -19,6 +19,12 @@ of all rounds), so that a busy machine slows both alike:
 
 Prints the times, the ratio OpenSim / ahbm (> 1: ahbm faster) and the largest
 difference between the outputs (ID: % of each coordinate's range; IK: degrees).
+
+ahbm writes its outputs atomically (``ahbm._files.atomic_path``: a temporary
+file flushed with ``fsync``, renamed over the target, then the folder
+flushed); OpenSim writes in place without flushing. The last line shows what
+the two ``fsync`` calls cost in writing the ID ``.sto`` (best and median of 30
+writes, with and without them; measurement only, the tools always flush).
 """
 
 from __future__ import annotations
@@ -159,6 +165,30 @@ def ahbm_times(repeat: int):
     return times, id_res, ik_res
 
 
+def fsync_cost(id_res, repeat: int = 30) -> tuple:
+    """Best and median ms of writing the ID .sto: (with fsync, without fsync)."""
+    import ahbm._files as files
+    from ahbm.tools.opensim_id import write_id_sto
+
+    def timed():
+        times = []
+        with tempfile.TemporaryDirectory(prefix="ahbm-bench-fsync-") as tmp:
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                write_id_sto(id_res, Path(tmp) / "id.sto")
+                times.append(time.perf_counter() - t0)
+        return min(times), float(np.median(times))
+
+    with_sync = timed()
+    saved = files._fsync, files._fsync_dir
+    files._fsync = files._fsync_dir = lambda path: None
+    try:
+        without = timed()
+    finally:
+        files._fsync, files._fsync_dir = saved
+    return with_sync, without
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs (best is kept)")
@@ -189,6 +219,11 @@ def main(argv=None) -> None:
         if osim is not None:
             line += f"   OpenSim {osim[key] * 1e3:8.1f} ms   ratio {osim[key] / t[key]:6.1f}x"
         print(line)
+    (b1, m1), (b0, m0) = fsync_cost(id_res)
+    print(
+        f"ID .sto write: {b1 * 1e3:.1f} ms best, {m1 * 1e3:.1f} ms median with fsync; "
+        f"{b0 * 1e3:.1f} / {m0 * 1e3:.1f} ms without (measurement only)"
+    )
     if osim is None:
         return
     df = id_res.to_dataframe()
