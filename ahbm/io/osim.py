@@ -1228,10 +1228,14 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
             }
         )
     _describe_constraints(rd, d, _set_objects(model, "ConstraintSet"))
+    coordinate_paths = {
+        c["name"]: f"/jointset/{j['name']}/{c['name']}" for j in d.joints for c in j["coordinates"]
+    }
     for f in _set_objects(model, "ForceSet"):
         data = _object_json(f)
         _normalize_points(rd, d, data, frame_of, f)
-        _legacy_sockets(data)
+        _legacy_sockets(data, coordinate_paths)
+        _legacy_force(data)
         d.items.append(("force", data))
     for g in _set_objects(model, "ContactGeometrySet"):
         data = _object_json(g)
@@ -1242,15 +1246,42 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
         d.items.append(("contact_geometry", data))
 
 
-def _legacy_sockets(data):
-    """3.3 path points name their body; give them the 4.x socket too."""
+def _legacy_force(data):
+    """A 3.x/2.x force as OpenSim 4 updates it (so that ``write_osim`` writes a valid 4.x force).
+
+    ``isDisabled`` becomes ``appliesForce`` (its negation; a 4.x file's
+    ``isDisabled`` is ignored), and a Thelen2003Muscle's ``min_control`` is
+    raised to its ``minimum_activation`` (0.01 unless given): OpenSim 4.6
+    reads arm26's ``min_control`` 0 as 0.01 and refuses a 4.x file with
+    ``min_control`` below ``minimum_activation``.
+    """
+    if isinstance(data.get("isDisabled"), bool):
+        data["appliesForce"] = not data.pop("isDisabled")
+    if data.get("type") == "Thelen2003Muscle" and isinstance(data.get("min_control"), (int, float)):
+        low = data.get("minimum_activation", 0.01)
+        if isinstance(low, (int, float)) and data["min_control"] < low:
+            data["min_control"] = low
+
+
+def _legacy_sockets(data, coordinate_paths=None):
+    """3.3 path points name their body and coordinates; give them the 4.x sockets too.
+
+    ``body`` gives ``socket_parent_frame``; a ConditionalPathPoint's
+    ``coordinate`` and a MovingPathPoint's ``x/y/z_coordinate`` give
+    ``socket_coordinate``/``socket_x_coordinate`` ... (``/jointset/JOINT/NAME``,
+    from ``coordinate_paths``), as OpenSim 4 updates them.
+    """
     for value in data.values():
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, dict):
-                _legacy_sockets(v)
+                _legacy_sockets(v, coordinate_paths)
     if isinstance(data.get("body"), str) and "socket_parent_frame" not in data:
         b = data["body"]
         data["socket_parent_frame"] = "/ground" if b == "ground" else f"/bodyset/{b}"
+    for key in ("coordinate", "x_coordinate", "y_coordinate", "z_coordinate"):
+        name = data.get(key)
+        if isinstance(name, str) and coordinate_paths and name in coordinate_paths:
+            data.setdefault(f"socket_{key}", coordinate_paths[name])
 
 
 # ----------------------------------------------------------------------------

@@ -317,6 +317,42 @@ def test_legacy_file_numbers_are_converted_as_opensim_4_converts_them(tmp_path):
     assert m4.bodies[m4.body_index("thigh")].inertia[0, 0] == 0.1123456789
 
 
+def _legacy_forces(text: str) -> str:
+    """legacy33.osim's muscle disabled, with min_control 0 and a conditional path point."""
+    old = '<Thelen2003Muscle name="vasti">\n'
+    assert text.count(old) == 1
+    text = text.replace(old, old + "<isDisabled>true</isDisabled><min_control>0</min_control>\n")
+    old = '<PathPoint name="insertion">'
+    assert text.count(old) == 1
+    return text.replace(
+        old,
+        '<ConditionalPathPoint name="mid"><location> 0.04 -0.3 0.01</location><body>thigh</body>'
+        "<coordinate>knee_angle</coordinate><range>-2 0</range></ConditionalPathPoint>" + old,
+    )
+
+
+def test_legacy_forces_are_updated_as_opensim_4_updates_them(tmp_path):
+    """3.x forces become valid 4.x forces: isDisabled -> appliesForce, a Thelen2003Muscle's
+    min_control raised to minimum_activation (0.01), a conditional path point's coordinate
+    -> socket_coordinate; the written 4.x file keeps them (checked in OpenSim 4.6 by
+    tests/peers/test_opensim_model.py::test_written_legacy_forces_open_in_opensim)."""
+    m = _read(_write(tmp_path, _legacy_forces(LEGACY.read_text())))
+    (muscle,) = [it.data for it in m.section("opensim") if it.kind == "force"]
+    assert muscle["appliesForce"] is False and "isDisabled" not in muscle
+    assert muscle["min_control"] == 0.01
+    points = muscle["GeometryPath"]["PathPointSet"]["objects"]
+    (mid,) = [p for p in points if p["name"] == "mid"]
+    knee = m.bodies[m.body_index("shank")].joint.name
+    assert mid["socket_coordinate"] == f"/jointset/{knee}/knee_angle"
+    text = write_osim(m, tmp_path / "as_4x.osim").read_text()
+    assert "<appliesForce>false</appliesForce>" in text and "isDisabled" not in text
+    assert f"<socket_coordinate>/jointset/{knee}/knee_angle</socket_coordinate>" in text
+    # a 4.x file is not updated: its min_control stays as written
+    m4 = _read(_write(tmp_path, text.replace("<min_control>0.01<", "<min_control>0.02<"), "b.osim"))
+    (muscle4,) = [it.data for it in m4.section("opensim") if it.kind == "force"]
+    assert muscle4["min_control"] == 0.02
+
+
 # ----------------------------------------------------------------------------
 # locked coordinates, unsupported elements, errors
 # ----------------------------------------------------------------------------

@@ -218,6 +218,41 @@ def test_coupler_of_a_locked_coordinate_matches_opensim(tmp_path):
     assert "coupled_q" not in model.coordinate_names and not model.constraints
 
 
+def test_written_legacy_forces_open_in_opensim(tmp_path):
+    """A 3.x muscle (disabled, min_control 0, a conditional path point naming its coordinate)
+    read and written as 4.x: OpenSim opens the written file with the same muscle as when it
+    updates the 3.x file itself (appliesForce, min_control, path lengths)."""
+    text = (DATA / "legacy33.osim").read_text()
+    old = '<Thelen2003Muscle name="vasti">\n'
+    text = text.replace(old, old + "<isDisabled>true</isDisabled><min_control>0</min_control>\n")
+    old = '<PathPoint name="insertion">'
+    text = text.replace(
+        old,
+        '<ConditionalPathPoint name="mid"><location> 0.04 -0.3 0.01</location><body>thigh</body>'
+        "<coordinate>knee_angle</coordinate><range>-2 0</range></ConditionalPathPoint>" + old,
+    )
+    legacy = tmp_path / "legacy_forces.osim"
+    legacy.write_text(text)
+    written = write_osim(_read(legacy), tmp_path / "legacy_forces_4x.osim")
+    script = """
+    out = []
+    for p in (INPUTS["a"], INPUTS["b"]):
+        m = osim.Model(p); s = m.initSystem(); cs = m.getCoordinateSet()
+        mu = osim.Thelen2003Muscle.safeDownCast(m.getForceSet().get("vasti"))
+        lengths = []
+        for knee in (-1.0, 0.5):
+            cs.get("knee_angle").setValue(s, knee, False)
+            m.realizePosition(s)
+            lengths.append(mu.getLength(s))
+        out.append([mu.get_appliesForce(), mu.get_min_control(), lengths])
+    OUT["a"], OUT["b"] = out
+    """
+    out = opensim_run(script, a=str(legacy), b=str(written))
+    assert out["a"][:2] == out["b"][:2] == [False, 0.01]
+    assert_rel(out["b"][2], out["a"][2], rtol=1e-12, what="muscle lengths")
+    assert out["a"][2][0] != out["a"][2][1]
+
+
 def test_legacy_numbers_match_opensim(tmp_path):
     """A 3.x file with 10-11 significant digits: OpenSim 4 converts the inertia elements and
     the joints' locations/orientations through 6-digit text, and so does read_osim; poses,
