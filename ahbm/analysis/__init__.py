@@ -19,6 +19,9 @@ docs/api-rules.md); gait events are :class:`ahbm.types.Event` objects.
   :func:`ensemble_stats`, :func:`spatiotemporal_parameters`.
 - Segments (:mod:`ahbm.analysis.segments`): :func:`segment_motion` (angular
   velocity and acceleration, COM acceleration from segment poses).
+- Energetics (:mod:`ahbm.analysis.energetics`): :func:`segment_energies`,
+  :func:`model_segment_energies`, :func:`winter_work`, :func:`internal_work`,
+  :func:`external_work`, :func:`segment_power_flow`, :func:`model_power_flow`.
 """
 
 from ahbm.analysis.cycles import (
@@ -32,6 +35,20 @@ from ahbm.analysis.derivatives import (
     marker_derivatives,
     savgol_derivative,
     spline_derivative,
+)
+from ahbm.analysis.energetics import (
+    ExternalWork,
+    PowerFlow,
+    SegmentEnergies,
+    WorkMeasures,
+    external_work,
+    internal_work,
+    model_power_flow,
+    model_segment_energies,
+    model_segment_kinematics,
+    segment_energies,
+    segment_power_flow,
+    winter_work,
 )
 from ahbm.analysis.events import (
     detect_gait_events,
@@ -77,6 +94,18 @@ __all__ = [
     "segment_motion",
     "spline_derivative",
     "winter_correction",
+    "ExternalWork",
+    "PowerFlow",
+    "SegmentEnergies",
+    "WorkMeasures",
+    "external_work",
+    "internal_work",
+    "model_power_flow",
+    "model_segment_energies",
+    "model_segment_kinematics",
+    "segment_energies",
+    "segment_power_flow",
+    "winter_work",
 ]
 
 

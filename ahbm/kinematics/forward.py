@@ -470,8 +470,12 @@ def momentum(model: Model, q, qd, *, kin=None) -> np.ndarray:
     return h.reshape(kin.batch_shape + (6,))
 
 
-def kinetic_energy(model: Model, q, qd, *, kin=None) -> np.ndarray:
+def kinetic_energy(model: Model, q, qd, *, kin=None, per_body: bool = False) -> np.ndarray:
     """Kinetic energy ``T = ½ Σ v_iᵀ I_i v_i``, J, shape (...).
+
+    With ``per_body=True`` the terms ``T_i = ½ v_iᵀ I_i v_i`` of the bodies,
+    shape (..., n_bodies) (:func:`ahbm.analysis.model_segment_energies` splits
+    them into translation and rotation).
 
     Examples
     --------
@@ -483,11 +487,16 @@ def kinetic_energy(model: Model, q, qd, *, kin=None) -> np.ndarray:
     kin = _st.resolve(model, kin, q, qd, needs_qd=True)
     v = kin.velocities
     Iv = np.einsum("bij,...bj->...bi", model.spatial_inertias, v)
+    if per_body:
+        return 0.5 * np.einsum("...bi,...bi->...b", v, Iv)
     return 0.5 * np.einsum("...bi,...bi->...", v, Iv)
 
 
-def potential_energy(model: Model, q, *, kin=None) -> np.ndarray:
+def potential_energy(model: Model, q, *, kin=None, per_body: bool = False) -> np.ndarray:
     """Gravitational potential energy ``V = −Σ m_i g · c_i``, J, shape (...).
+
+    With ``per_body=True`` the terms ``V_i = −m_i g · c_i`` of the bodies,
+    shape (..., n_bodies) (zero at the world origin).
 
     Examples
     --------
@@ -501,5 +510,8 @@ def potential_energy(model: Model, q, *, kin=None) -> np.ndarray:
     pos = kin.positions.reshape(N, nb, 3) + np.einsum(
         "nbij,bj->nbi", kin.rotations.reshape(N, nb, 3, 3), model.coms
     )
+    if per_body:
+        V = -np.einsum("b,nbi,i->nb", model.masses, pos, model.gravity)
+        return V.reshape(kin.batch_shape + (nb,))
     V = -np.einsum("b,nbi,i->n", model.masses, pos, model.gravity)
     return V.reshape(kin.batch_shape)
