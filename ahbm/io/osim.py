@@ -1278,6 +1278,8 @@ def _legacy_sockets(data, coordinate_paths=None):
     if isinstance(data.get("body"), str) and "socket_parent_frame" not in data:
         b = data["body"]
         data["socket_parent_frame"] = "/ground" if b == "ground" else f"/bodyset/{b}"
+    if data.get("type") not in ("ConditionalPathPoint", "MovingPathPoint"):
+        return  # (a CoordinateLimitForce's coordinate stays a name in 4.x)
     for key in ("coordinate", "x_coordinate", "y_coordinate", "z_coordinate"):
         name = data.get(key)
         if isinstance(name, str) and coordinate_paths and name in coordinate_paths:
@@ -2005,6 +2007,27 @@ def _body_path(name: str) -> str:
     return "/ground" if name == "ground" else f"/bodyset/{name}"
 
 
+def _constant_transform(axes: list) -> tuple[np.ndarray, np.ndarray]:
+    """Pose (R, p) of the moving frame in the joint frame for six constant transform axes.
+
+    OpenSim's SpatialTransform: ``R = R(a1, f1) R(a2, f2) R(a3, f3)`` (body-fixed),
+    ``p = f4 a4 + f5 a5 + f6 a6`` in the joint frame (unit axes).
+    """
+    from ahbm.kinematics.functions import function_from_dict
+
+    R, p = np.eye(3), np.zeros(3)
+    for k, a in enumerate(axes):
+        u = np.asarray(a["axis"], dtype=float)
+        u = u / np.linalg.norm(u)
+        v = float(function_from_dict(a["function"])(0.0))
+        if k < 3:
+            K = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+            R = R @ (np.eye(3) + np.sin(v) * K + (1 - np.cos(v)) * (K @ K))
+        else:
+            p = p + v * u
+    return R, p
+
+
 def _joint_xml(model: Model, i: int, rows: dict, osim_types: dict, ind: str) -> str:
     body = model.bodies[i]
     joint = body.joint
@@ -2018,6 +2041,12 @@ def _joint_xml(model: Model, i: int, rows: dict, osim_types: dict, ind: str) -> 
         if len(coords) == _N_COORDS[kept] and _same_axes(axes, order):
             otype = kept
     parent = "ground" if body.parent < 0 else model.bodies[body.parent].name
+    prot, ppos = body.rotation, body.position
+    if otype == "CustomJoint" and not coords:
+        # no coordinate (all locked): OpenSim 4.6 crashes on such a CustomJoint in
+        # initSystem; a WeldJoint whose parent offset frame holds the constant transform
+        R, p = _constant_transform(axes)
+        otype, prot, ppos = "WeldJoint", prot @ R, ppos + prot @ p
     i2, i3, i4 = ind + "\t", ind + "\t\t", ind + "\t\t\t"
     out = [f"{ind}<{otype} name={quoteattr(joint.name)}>\n"]
     pname, cname = f"{parent}_offset", f"{body.name}_offset"
@@ -2041,7 +2070,7 @@ def _joint_xml(model: Model, i: int, rows: dict, osim_types: dict, ind: str) -> 
     cpos = getattr(body, "child_position", np.zeros(3))
     crot = getattr(body, "child_rotation", np.eye(3))
     out.append(f"{i2}<frames>\n")
-    out.append(_frame_xml(pname, _body_path(parent), body.rotation, body.position, i3))
+    out.append(_frame_xml(pname, _body_path(parent), prot, ppos, i3))
     out.append(_frame_xml(cname, _body_path(body.name), crot, cpos, i3))
     out.append(f"{i2}</frames>\n")
     if otype == "CustomJoint":

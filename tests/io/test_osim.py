@@ -369,6 +369,14 @@ def test_locked_coordinate_is_fixed_at_its_default_with_a_note(tmp_path):
     np.testing.assert_allclose(kin.rotations[0], _xyz(0, 0, 0.3), atol=1e-15)
     t = osim_coordinates(m)
     assert t.loc["angle", "locked"] and t.loc["angle", "default_value"] == 0.3
+    # written back as a WeldJoint whose parent offset frame holds the fixed pose
+    text = write_osim(m, tmp_path / "w.osim").read_text()
+    assert '<WeldJoint name="pin">' in text and "CustomJoint" not in text
+    m2 = _read(tmp_path / "w.osim")
+    assert m2.bodies[0].joint.type == "fixed"
+    np.testing.assert_allclose(
+        forward_kinematics(m2, np.zeros(0)).rotations[0], _xyz(0, 0, 0.3), atol=1e-15
+    )
 
 
 def test_non_physical_inertia_is_replaced_by_the_nearest_valid_one(tmp_path):

@@ -203,6 +203,24 @@ def test_locked_coordinates_match_opensim(tmp_path):
     path.write_text(text)
     model, _, _ = _compare(path)
     assert "pin_q" not in model.coordinate_names and model.nq == 20
+    # written back: the pin without coordinates is a WeldJoint (OpenSim 4.6 crashes in
+    # initSystem on a CustomJoint without coordinates); the same model in OpenSim. (Not with
+    # custom_add locked: its constant, non-zero middle rotation makes OpenSim's own body
+    # velocities differ from the derivative of its own poses by ~1e-2 rad/s.)
+    text = (DATA / "all_joints.osim").read_text()
+    for name in ("pin_q", "free_ty"):
+        text = text.replace(
+            f'<Coordinate name="{name}">', f'<Coordinate name="{name}"><locked>true</locked>'
+        ).replace(
+            f'<Coordinate name="{name}" />',
+            f'<Coordinate name="{name}"><locked>true</locked></Coordinate>',
+        )
+    path = tmp_path / "locked2.osim"
+    path.write_text(text)
+    written = write_osim(_read(path), tmp_path / "locked_written.osim")
+    back = _read(written)
+    assert back.bodies[back.body_index("pin_body")].joint.type == "fixed"
+    _compare(written)
 
 
 def test_coupler_of_a_locked_coordinate_matches_opensim(tmp_path):
