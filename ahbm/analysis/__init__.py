@@ -21,7 +21,8 @@ docs/api-rules.md); gait events are :class:`ahbm.types.Event` objects.
   velocity and acceleration, COM acceleration from segment poses).
 - Energetics (:mod:`ahbm.analysis.energetics`): :func:`segment_energies`,
   :func:`model_segment_energies`, :func:`winter_work`, :func:`internal_work`,
-  :func:`external_work`, :func:`segment_power_flow`, :func:`model_power_flow`.
+  :func:`external_work`, :func:`work_of_power`, :func:`segment_power_flow`,
+  :func:`model_power_flow`.
 """
 
 from ahbm.analysis.cycles import (
@@ -49,6 +50,7 @@ from ahbm.analysis.energetics import (
     segment_energies,
     segment_power_flow,
     winter_work,
+    work_of_power,
 )
 from ahbm.analysis.events import (
     detect_gait_events,
@@ -106,6 +108,7 @@ __all__ = [
     "segment_energies",
     "segment_power_flow",
     "winter_work",
+    "work_of_power",
 ]
 
 

@@ -75,6 +75,7 @@ __all__ = [
     "winter_work",
     "external_work",
     "internal_work",
+    "work_of_power",
     "segment_power_flow",
     "model_power_flow",
 ]
@@ -522,12 +523,41 @@ def external_work(force, com_velocity, *, rate=None, time=None) -> ExternalWork:
             f"Expected `force` and `com_velocity` of shape (n_frames, 3), got {F.shape} and "
             f"{v.shape}"
         )
-    t = sample_times(F.shape[0], rate=rate, time=time)
     P = np.einsum("ni,ni->n", F, v)
-    Pf = np.where(np.isfinite(P), P, 0.0)
-    pos = float(np.trapezoid(np.maximum(Pf, 0.0), t))
-    neg = float(np.trapezoid(np.minimum(Pf, 0.0), t))
-    return ExternalWork(P, pos, neg)
+    return ExternalWork(P, *work_of_power(P, rate=rate, time=time))
+
+
+def work_of_power(power, *, rate=None, time=None, start=None, stop=None) -> tuple:
+    """Positive and negative work of a power signal, J (trapezoidal rule).
+
+    Parameters
+    ----------
+    power : array_like, shape (n_frames,)
+        Power, W (NaN frames count as zero).
+    rate : float, optional
+        Frame rate, Hz. Give exactly one of `rate` and `time`.
+    time : array_like, shape (n_frames,), optional
+        Frame times, s.
+    start, stop : int, optional
+        Frame range ``[start, stop)`` (e.g. one cycle).
+
+    Returns
+    -------
+    tuple of float
+        ``(∫ max(P, 0) dt, ∫ min(P, 0) dt)``.
+
+    Examples
+    --------
+    >>> work_of_power(np.sin(np.linspace(0, 2 * np.pi, 2001)), time=np.linspace(0, 1, 2001))
+    (0.3183..., -0.3183...)
+    """
+    P = as_float_array(power, "power", allow_nan=True)
+    if P.ndim != 1:
+        raise DataError(f"Expected `power` to have shape (n_frames,), got {P.shape}")
+    t = sample_times(P.size, rate=rate, time=time)
+    sl = slice(start, stop)
+    P, t = np.where(np.isfinite(P), P, 0.0)[sl], t[sl]
+    return float(np.trapezoid(np.maximum(P, 0.0), t)), float(np.trapezoid(np.minimum(P, 0.0), t))
 
 
 def segment_power_flow(parent, loads: JointLoads, com, com_velocity, omega, *, f_ext=None):
@@ -555,10 +585,14 @@ def segment_power_flow(parent, loads: JointLoads, com, com_velocity, omega, *, f
     -----
     Winter (2009, ch. 6): the joint force power ``F · ṙ`` with the joint
     point's velocity as a point of the segment, ``ṙ = v_c + ω × (r − c)``,
-    and the moment power ``M · ω`` of the segment, at each end. Between two
-    segments sharing a joint centre the force powers cancel (energy passes
-    through the joint) and the moment powers add to the joint power
-    ``M · (ω_d − ω_p)``.
+    and the moment power ``M · ω`` of the segment, at each end, so that the
+    balance ``total = dE_i/dt`` holds for each segment whatever the
+    kinematics. Where the joint point moves as a point of both segments (a
+    multibody model) the force powers of the two sides of a joint cancel
+    (energy passes through the joint) and the moment powers add to the joint
+    power ``M · (ω_d − ω_p)``; with marker-based segments the two velocities
+    of the joint centre differ a little (soft tissue, differentiation), and so
+    do the two force powers.
 
     Examples
     --------

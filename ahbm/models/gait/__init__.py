@@ -24,7 +24,8 @@ composes them, with the processing options in one :class:`GaitSettings`:
 4. :func:`joint_angles` (angles.py): clinical angles, rad.
 5. :func:`assign_plates`, :func:`gait_events` (kinetics.py, events.py).
 6. :func:`joint_kinetics` (kinetics.py) -> :class:`GaitKinetics`.
-7. :func:`gait_cycles` (cycles.py); :class:`GaitResult` and
+7. :func:`gait_cycles` (cycles.py); :func:`gait_energetics` (energetics.py)
+   -> :class:`GaitEnergetics`; :class:`GaitResult` and
    :func:`save_gait_result` (result.py).
 
 Every angle inside the result objects is in radians; degrees appear only in
@@ -67,6 +68,7 @@ Suntay, W.J. (1983) J. Biomech. Eng. 105:136-144. AHBM report §4.4 and §5.1.
 
 from ahbm.models.gait.angles import ANGLE_NAMES, joint_angles
 from ahbm.models.gait.cycles import gait_cycles
+from ahbm.models.gait.energetics import GaitEnergetics, gait_energetics
 from ahbm.models.gait.events import gait_events
 from ahbm.models.gait.frames import SegmentFrames, foot_offsets, segment_frames
 from ahbm.models.gait.kinetics import GaitKinetics, assign_plates, joint_kinetics
@@ -82,6 +84,7 @@ __all__ = [
     "ANGLE_NAMES",
     "MARKER_SETS",
     "PLUG_IN_GAIT_MARKERS",
+    "GaitEnergetics",
     "GaitKinetics",
     "GaitMarkers",
     "GaitResult",
@@ -92,6 +95,7 @@ __all__ = [
     "assign_plates",
     "foot_offsets",
     "gait_cycles",
+    "gait_energetics",
     "gait_events",
     "gait_markers",
     "joint_angles",

@@ -164,25 +164,12 @@ def joint_kinetics(
     settings = GaitSettings() if settings is None else settings
     if assignment is None:
         raise DataError("`assignment` is None: no force plate load is assigned to the feet")
-    mk, time, rate = markers.as_dict(), markers.time, markers.rate
-    masses, inertia, R, com, joint_pts = _segment_model(mk, frames, subject, settings.sex)
-    motion = segment_motion(R, com, time=time)
-    f_ext = assignment.f_ext
-    if settings.grf_cutoff is not None:
-        f_ext = butter_filtfilt(f_ext, rate=rate, cutoff=settings.grf_cutoff)
-    loads = newton_euler(
-        list(PARENT), masses, inertia, motion, joint_pts, gravity=(0.0, 0.0, -G), f_ext=f_ext
-    )
-    stance = _stance_masks(events, time)
-    margin = int(np.ceil(0.03 * rate))
+    _, _, motion, _, loads = segment_loads(markers, frames, subject, assignment, settings)
+    unknown = unknown_load_frames(events, assignment, markers.time, markers.rate)
     moments, powers, forces = {}, {}, {}
     for side, p in SIDES:
         ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
-        foot = ids[2]
-        contact = assignment.contact[:, foot]
-        bad = assignment.ambiguous[:, foot] | (stance[side] & ~contact)
-        # near the ends of a contact the load is below the plate threshold: unknown
-        bad = _dilate(bad, margin) | (_dilate(contact, margin) & ~contact)
+        bad = unknown[side]
         for joint, i in zip(JOINTS, ids, strict=True):
             prox = PARENT[i]
             Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]
@@ -203,6 +190,46 @@ def joint_kinetics(
         "rotator positive; JCS projection",
     }
     return GaitKinetics(moments, powers, forces, notes)
+
+
+def segment_loads(markers, frames, subject, assignment, settings):
+    """Segment model, motion, ground loads and Newton-Euler joint loads of :data:`SEGMENTS`.
+
+    Returns ``(masses, inertia, motion, f_ext, loads)``: masses (kg) and
+    inertias (ISB segment axes) by de Leva, the :class:`SegmentMotion`, the
+    (filtered) plate loads on the feet and the :class:`JointLoads`, lab frame;
+    ``f_ext`` and ``loads`` are None when `assignment` is None.
+    """
+    mk, time, rate = markers.as_dict(), markers.time, markers.rate
+    masses, inertia, R, com, joint_pts = _segment_model(mk, frames, subject, settings.sex)
+    motion = segment_motion(R, com, time=time)
+    if assignment is None:
+        return masses, inertia, motion, None, None
+    f_ext = assignment.f_ext
+    if settings.grf_cutoff is not None:
+        f_ext = butter_filtfilt(f_ext, rate=rate, cutoff=settings.grf_cutoff)
+    loads = newton_euler(
+        list(PARENT), masses, inertia, motion, joint_pts, gravity=(0.0, 0.0, -G), f_ext=f_ext
+    )
+    return masses, inertia, motion, f_ext, loads
+
+
+def unknown_load_frames(events, assignment, time, rate) -> dict:
+    """Per side: True in the frames where the leg's joint loads are unknown.
+
+    The foot is on the ground (by the events) but on no plate, its plate
+    cannot be attributed to it, or the frame is within 0.03 s of a plate
+    contact's ends (the load there is below the plate threshold).
+    """
+    stance = _stance_masks(events, time)
+    margin = int(np.ceil(0.03 * rate))
+    out = {}
+    for side, _ in SIDES:
+        foot = SEGMENTS.index(f"foot_{side}")
+        contact = assignment.contact[:, foot]
+        bad = assignment.ambiguous[:, foot] | (stance[side] & ~contact)
+        out[side] = _dilate(bad, margin) | (_dilate(contact, margin) & ~contact)
+    return out
 
 
 def _segment_model(mk, frames: SegmentFrames, subj: SubjectParameters, sex: str):

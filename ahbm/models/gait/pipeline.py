@@ -7,6 +7,7 @@ from ahbm.analysis.cycles import spatiotemporal_parameters
 from ahbm.errors import DataError
 from ahbm.models.gait.angles import joint_angles
 from ahbm.models.gait.cycles import gait_cycles
+from ahbm.models.gait.energetics import gait_energetics
 from ahbm.models.gait.events import gait_events
 from ahbm.models.gait.frames import foot_offsets, segment_frames
 from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
@@ -96,7 +97,8 @@ def analyze_gait(
     :func:`joint_angles` (Grood-Suntay) -> :func:`assign_plates` (the foot
     over each plate's centre of pressure) -> :func:`gait_events` (Zeni,
     refined by the plates) -> :func:`joint_kinetics` (Newton-Euler from the
-    feet up, AHBM §4.4) -> :func:`gait_cycles` and
+    feet up, AHBM §4.4) -> :func:`gait_cycles`, :func:`gait_energetics`
+    (segment energies, power flow, Winter's work per cycle) and
     :func:`ahbm.analysis.spatiotemporal_parameters`. A leg's kinetics are NaN
     where its foot is on the ground (by the gait events) but on no plate, or
     where a plate cannot be attributed to one foot.
@@ -143,6 +145,10 @@ def analyze_gait(
         cycled.update(kinetics.moments)
         cycled.update(kinetics.powers)
     cycles = gait_cycles(events, cycled, time=markers.time)
+    energetics = gait_energetics(
+        markers, frames, subject, events, assignment if kinetics is not None else None,
+        settings=settings,
+    )  # fmt: skip
     names = list(markers.names)
 
     def heel(p):
@@ -168,6 +174,7 @@ def analyze_gait(
         subject=subject,
         joint_centres={k: v @ Q for k, v in frames.joint_centres.items()},
         source=str(tr.source or ""),
+        energetics=energetics.to_results(),
     )
 
 

@@ -94,6 +94,11 @@ class GaitResult(ResultRepr):
         ``"LHJC"`` ... ``"RAJC"`` -> (n_frames, 3), m, lab frame.
     source : str
         Name of the analysed trial (reports, titles).
+    energetics : dict
+        Segment energies (J), total mechanical energy (J), joint power flow
+        per segment (W) per frame and Winter's work per cycle (J)
+        (:meth:`GaitEnergetics.to_results <ahbm.models.gait.energetics.GaitEnergetics.to_results>`);
+        not divided by body mass.
     """
 
     time: np.ndarray
@@ -108,6 +113,7 @@ class GaitResult(ResultRepr):
     subject: SubjectParameters
     joint_centres: dict = field(default_factory=dict)
     source: str = ""
+    energetics: dict = field(default_factory=dict)
 
     def to_results(self) -> dict:
         """The documented ``trial.results`` layout (docs/hdf5-schema.md, gait results).
@@ -139,6 +145,8 @@ class GaitResult(ResultRepr):
             side: {k: np.asarray(v, dtype=float) for k, v in cyc.items()}
             for side, cyc in self.cycles.items()
         }
+        if self.energetics:
+            res["energetics"] = self.energetics
         res["gait_settings"] = _plain(self.settings)
         res["gait_subject"] = self.subject.to_dict()
         return res
@@ -202,6 +210,8 @@ def _unit_of(keys, value) -> str:
     top, last = keys[0], keys[-1]
     if top == "events":
         return "s"
+    if top == "energetics":  # J and W, not divided by body mass
+        return "W" if last.endswith("power") else "J"
     if top == "spatiotemporal":
         return _SPATIOTEMPORAL_UNITS.get(last, "1")
     if top == "gait_settings":
