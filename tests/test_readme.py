@@ -22,6 +22,9 @@ def test_readme_has_examples():
 def test_readme_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "gait-raw.c3d").write_bytes((DATA / "c3d" / "gait-raw.c3d").read_bytes())
+    for f in (DATA / "opensim").iterdir():  # the OpenSim walking trial of the OpenSim block
+        if f.is_file():
+            (tmp_path / f.name).write_bytes(f.read_bytes())
     namespace: dict = {}
     for i, block in enumerate(python_blocks()):
         try:
@@ -29,3 +32,4 @@ def test_readme_examples_run(tmp_path, monkeypatch):
         except Exception as err:  # pragma: no cover - the message is the point
             pytest.fail(f"README python block {i + 1} failed: {type(err).__name__}: {err}")
     assert (tmp_path / "walk.h5").exists()
+    assert (tmp_path / "Results" / "subject01_walk_ID.sto").exists()
