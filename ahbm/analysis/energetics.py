@@ -604,8 +604,14 @@ def segment_power_flow(parent, loads: JointLoads, com, com_velocity, omega, *, f
     >>> p.total.round(2).tolist()
     [[9.81]]
     """
-    par = np.asarray(parent, dtype=int).ravel()
+    parf = as_float_array(parent, "parent").ravel()
+    par = parf.astype(int)
     n_seg = par.size
+    if np.any(parf != par) or np.any(par >= np.arange(n_seg)) or np.any(par < -1):
+        raise DataError(
+            f"`parent` must hold segment indices with -1 <= parent[i] < i (proximal segments "
+            f"first), got {parf.tolist()}"
+        )
     if not isinstance(loads, JointLoads):
         raise DataError(f"Expected `loads` to be a JointLoads, got {type(loads).__name__}")
     arrs = []

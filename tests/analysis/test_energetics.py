@@ -107,6 +107,38 @@ def test_segment_power_balance_on_model(make):
     )
 
 
+def test_energy_balance_on_simulated_floating_base_model():
+    """A free-floating 15-segment model (quaternion root, nq != nv), simulated by ahbm."""
+    from ahbm.dynamics import simulate
+    from ahbm.kinematics.configuration import neutral_q
+    from ahbm.models import human15
+
+    m = human15()
+    rng = np.random.default_rng(0)
+    q0, qd0 = neutral_q(m), rng.normal(size=m.nv) * 0.3
+    tau = rng.normal(size=m.nv) * 0.5
+    tau[:6] = 0.0  # no actuation of the free root joint
+    t = np.linspace(0.0, 0.2, 801)
+    kw = dict(t_eval=t, rtol=1e-11, atol=1e-12)
+    # passive: the total mechanical energy is conserved while the kinetic energy changes
+    r0 = simulate(m, (0.0, 0.2), q0, qd0, **kw)
+    e0 = model_segment_energies(m, r0.q, r0.qd)
+    assert np.ptp(e0.kinetic.sum(-1)) > 10.0
+    assert np.ptp(e0.total) < 1e-8
+    # driven: dE/dt = Σ τ·q̇ with τ from RNEA (equal to the applied torques)
+    r = simulate(m, (0.0, 0.2), q0, qd0, tau=tau, **kw)
+    tr = rnea(m, r.q, r.qd, r.qdd)
+    np.testing.assert_allclose(tr, np.broadcast_to(tau, tr.shape), atol=1e-8)
+    e = model_segment_energies(m, r.q, r.qd)
+    P = np.sum(tr * r.qd, -1)
+    dE = np.gradient(e.total, t, edge_order=2)
+    np.testing.assert_allclose(dE[2:-2], P[2:-2], atol=1e-4 * np.abs(P).max())
+    pf = model_power_flow(m, r.q, r.qd, r.qdd)
+    dEi = np.gradient(e.segment_total, t, axis=0, edge_order=2)
+    np.testing.assert_allclose(pf.total[2:-2], dEi[2:-2], atol=1e-3 * np.abs(dEi).max())
+    np.testing.assert_allclose(pf.total.sum(-1), P, atol=1e-9 * np.abs(P).max())
+
+
 def test_segment_power_balance_from_finite_difference_kinematics():
     """Winter's power balance with kinematics differentiated from poses (gait-lab route)."""
     from ahbm.analysis import central_difference, segment_motion
@@ -196,6 +228,8 @@ def test_bad_input_raises():
         segment_power_flow([-1], None, np.zeros((2, 1, 3)), np.zeros((2, 1, 3)),
                            np.zeros((2, 1, 3)))  # fmt: skip
     L = JointLoads(np.zeros((2, 1, 3)), np.zeros((2, 1, 3)), np.zeros((2, 1, 3)))
+    with pytest.raises(DataError, match="parent"):
+        segment_power_flow([0], L, np.zeros((2, 1, 3)), np.zeros((2, 1, 3)), np.zeros((2, 1, 3)))
     with pytest.raises(DataError, match="omega"):
         segment_power_flow([-1], L, np.zeros((2, 1, 3)), np.zeros((2, 1, 3)), np.zeros((3, 1, 3)))
 
