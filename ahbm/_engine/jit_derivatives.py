@@ -324,14 +324,15 @@ def rnea_derivatives_world_kernel(
       external force) to the rows in the subtree and ``ξ ×* F^x_J`` above.
 
     ``fx`` (N, n, 6) are node forces in node coordinates (see
-    ``rnea_derivatives_kernel``). Returns 0, or 1 on a non-finite input or a
-    zero quaternion.
+    ``rnea_derivatives_kernel``). ``dq``, ``dqd`` and ``M`` must be zero on
+    entry: only the entries of coordinates on one path of the tree (an
+    ancestor and a descendant, or one node) are written. Returns 0, or 1 on a
+    non-finite input or a zero quaternion.
     """
     parent, kind, principal, qi, vi, nvj, plain, massive, t, axis = _unpack(ints, tax)
     if not _inputs_ok(kind, qi, q, qd, qdd):
         return 1
     n = parent.shape[0]
-    nv = qd.shape[1]
     R = np.empty((n, 3, 3))
     p = np.empty((n, 3))
     Rw = np.empty((n, 3, 3))
@@ -358,7 +359,6 @@ def rnea_derivatives_world_kernel(
     e = np.empty(6)
     y = np.empty(6)
     yd = np.empty(6)
-    ym = np.empty(6)
     xi_ = np.empty(6)
     Jo = np.empty((3, 3))
     for fr in range(q.shape[0]):
@@ -467,19 +467,25 @@ def rnea_derivatives_world_kernel(
                 _matvec6(Ik, v[k], Iv, 1.0, False)
                 _matvec6(Ik, a[k], F[k], 1.0, False)
                 _crf_add(v[k], Iv, F[k])
+                # N = A + Aᵀ − (Iv)⊼ with A = I (v×) (−(v×*) I = (v×)ᵀ I = Aᵀ, I symmetric);
+                # row r of A: [I_r,ω × w + I_r,u × u_v, I_r,u × w] (v = [w; u_v])
                 Nk = Nc[k]
-                for c in range(6):
-                    for r in range(6):
-                        col[r] = 1.0 if r == c else 0.0
-                    _cross_m(v[k], col, tmp)  # column c of (v×)
-                    _matvec6(Ik, tmp, y, 1.0, False)
-                    for r in range(6):
-                        col[r] = Ik[r, c]
-                    for r in range(6):
-                        tmp[r] = 0.0
-                    _crf_add(v[k], col, tmp)  # column c of (v×*) I
-                    for r in range(6):
-                        Nk[r, c] = y[r] - tmp[r]
+                w0, w1, w2 = v[k, 0], v[k, 1], v[k, 2]
+                u0, u1, u2 = v[k, 3], v[k, 4], v[k, 5]
+                for r in range(6):
+                    x0, x1, x2 = Ik[r, 0], Ik[r, 1], Ik[r, 2]
+                    z0, z1, z2 = Ik[r, 3], Ik[r, 4], Ik[r, 5]
+                    Nk[r, 0] = x1 * w2 - x2 * w1 + z1 * u2 - z2 * u1
+                    Nk[r, 1] = x2 * w0 - x0 * w2 + z2 * u0 - z0 * u2
+                    Nk[r, 2] = x0 * w1 - x1 * w0 + z0 * u1 - z1 * u0
+                    Nk[r, 3] = z1 * w2 - z2 * w1
+                    Nk[r, 4] = z2 * w0 - z0 * w2
+                    Nk[r, 5] = z0 * w1 - z1 * w0
+                for r in range(6):
+                    for c in range(r + 1):
+                        sym = Nk[r, c] + Nk[c, r]
+                        Nk[r, c] = sym
+                        Nk[c, r] = sym
                 # − (Iv)⊼ : x ↦ x ×* Iv = [−ñ ω − f̃ u; −f̃ ω] with Iv = [n; f]
                 n0, n1, n2, f0, f1, f2 = Iv[0], Iv[1], Iv[2], Iv[3], Iv[4], Iv[5]
                 Nk[0, 1] -= n2
@@ -549,12 +555,8 @@ def rnea_derivatives_world_kernel(
                     _crf_add(Sk, Fx[k], tmp)
                     for r in range(6):
                         r3[k, cc, r] = -tmp[r]
-        for r in range(nv):
-            for c in range(nv):
-                dq[fr, r, c] = 0.0
-                dqd[fr, r, c] = 0.0
-                M[fr, r, c] = 0.0
-        # ---- one column per node coordinate
+        # ---- one column per node coordinate (entries off the paths stay zero)
+        wfx = fx_world and use_fx
         for jn in range(n):
             lam = parent[jn]
             vl = zero6 if lam < 0 else v[lam]
@@ -571,6 +573,7 @@ def rnea_derivatives_world_kernel(
                     gam[r] -= tmp[r]
                     col[r] = v[jn, r] + vl[r]
                 _cross_m(col, xi, e)
+                # rows in the subtree of J; M is symmetric: M_ij and M_ji at once
                 for ii in range(sub_ptr[jn], sub_ptr[jn + 1]):
                     i = sub_idx[ii]
                     ji = vi[i]
@@ -581,37 +584,37 @@ def rnea_derivatives_world_kernel(
                         for r in range(6):  # (indexing, not views: no reference counting)
                             a1 = r1[i, cc, r]
                             a2 = r2[i, cc, r]
-                            s1 += a1 * u[r] - a2 * gam[r] + r3[i, cc, r] * xi_[r]
+                            s1 += a1 * u[r] - a2 * gam[r]
                             s2 += a2 * e[r] - a1 * xi_[r]
                             s3 += a2 * xi_[r]
+                        if wfx:
+                            for r in range(6):
+                                s1 += r3[i, cc, r] * xi_[r]
                         dq[fr, ji + cc, cl] = s1
                         dqd[fr, ji + cc, cl] = s2
                         M[fr, ji + cc, cl] = s3
+                        M[fr, cl, ji + cc] = s3
                 if lam < 0:
                     continue
-                # rows above J
+                # rows above J (their M entries are those of the subtree loops above)
                 _matvec6(Nc[jn], u, y, 1.0, False)
                 _matvec6(Ic[jn], gam, y, -1.0, True)
                 _crf_add(xi, F[jn], y)
-                if fx_world and use_fx:
+                if wfx:
                     _crf_add(xi, Fx[jn], y)
                 _matvec6(Ic[jn], e, yd, 1.0, False)
                 _matvec6(Nc[jn], xi, yd, -1.0, True)
-                _matvec6(Ic[jn], xi, ym, 1.0, False)
                 i = lam
                 while i >= 0:
                     ji = vi[i]
                     for cc in range(nvj[i]):
                         s1 = 0.0
                         s2 = 0.0
-                        s3 = 0.0
                         for r in range(6):
                             sr = S[i, cc, r]
                             s1 += sr * y[r]
                             s2 += sr * yd[r]
-                            s3 += sr * ym[r]
                         dq[fr, ji + cc, cl] = s1
                         dqd[fr, ji + cc, cl] = s2
-                        M[fr, ji + cc, cl] = s3
                     i = parent[i]
     return 0
