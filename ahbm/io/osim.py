@@ -29,7 +29,7 @@ import os
 import re
 import warnings
 import xml.parsers.expat as expat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
@@ -386,19 +386,26 @@ def _is_object(node: _Node) -> bool:
 
 def _element_json(node: _Node):
     """A property element: leaf value, list of objects, or a nested dict."""
-    if not node.children:
+    children = node.children
+    if not children:
         return _leaf_value(node.text)
-    if all(_is_object(c) for c in node.children):
-        return [_object_json(c) for c in node.children]
+    if all(c.tag[:1].isupper() for c in children):  # all objects (see _is_object)
+        return [_object_json(c) for c in children]
     return _object_json(node, with_type=False)
 
 
 def _object_json(node: _Node, with_type=True) -> dict:
     d = {"type": node.tag} if with_type else {}
-    if node.name is not None:
-        d["name"] = node.name
+    name = node.attrib.get("name")
+    if name is not None:
+        d["name"] = name
     for c in node.children:
-        value = _object_json(c) if _is_object(c) else _element_json(c)
+        if c.tag[:1].isupper():  # an object (see _is_object)
+            value = _object_json(c)
+        elif not c.children:  # a leaf property (as _element_json)
+            value = _leaf_value(c.text)
+        else:
+            value = _element_json(c)
         if c.tag in d:
             prev = d[c.tag]
             d[c.tag] = (prev if isinstance(prev, list) and c.tag[:1].isupper() else [prev]) + [
@@ -448,6 +455,10 @@ def _json_xml(tag: str, value, indent: str) -> str:
     return f"{indent}<{tag}>{escape(text)}</{tag}>\n"
 
 
+#: marks an OsimItem whose top-level body is not cached
+_UNKNOWN = object()
+
+
 @dataclass(frozen=True, repr=False)
 class OsimItem:
     """One element of an OpenSim model kept as data (model-file section ``"opensim"``).
@@ -475,6 +486,9 @@ class OsimItem:
 
     kind: str
     _data: str
+    #: the top-level ``"body"`` when it is a str or None (what the section check reads,
+    #: without decoding the whole item); ``_UNKNOWN`` otherwise
+    _body: object = field(default=_UNKNOWN, compare=False)
 
     @classmethod
     def make(cls, kind: str, data: dict) -> OsimItem:
@@ -483,7 +497,15 @@ class OsimItem:
             text = json.dumps(data)
         except (TypeError, ValueError) as err:
             raise ModelError(f"opensim section item {kind!r} must be JSON-able") from err
-        return cls(str(kind), text)
+        body = data.get("body") if isinstance(data, dict) else _UNKNOWN
+        return cls(str(kind), text, body if body is None or type(body) is str else _UNKNOWN)
+
+    def _top_body(self):
+        """The top-level ``"body"`` of the data (None if absent)."""
+        if self._body is not _UNKNOWN:
+            return self._body
+        d = self.data
+        return d.get("body") if isinstance(d, dict) else None
 
     @property
     def data(self) -> dict:
@@ -531,7 +553,7 @@ def _check_section(items, model):
             raise ModelError(
                 f"the {OSIM_SECTION!r} section holds OsimItem objects, got {type(it).__name__}"
             )
-        body = it.data.get("body")
+        body = it._top_body()
         if body is not None and body not in names:
             raise ModelError(
                 f"{OSIM_SECTION} item {it!r} is attached to body {body!r}, which the model "
@@ -577,13 +599,15 @@ class _Doc:
     def _walk(self, node: _Node, path: str):
         for c in node.children:
             p = path
-            if c.name is not None and c.tag not in _FUNCTION_TYPES:
-                p = f"{path}/{c.name}"
+            name = c.attrib.get("name")
+            if name is not None and c.tag not in _FUNCTION_TYPES:
+                p = f"{path}/{name}"
                 self.paths.setdefault(p, c)
                 self.node_path[id(c)] = p
                 if c.tag in _FRAME_TAGS:
-                    self.frames_by_name.setdefault(c.name, []).append(c)
-            self._walk(c, p)
+                    self.frames_by_name.setdefault(name, []).append(c)
+            if c.children:
+                self._walk(c, p)
 
     def path_of(self, node: _Node) -> str:
         return self.node_path.get(id(node), "")
