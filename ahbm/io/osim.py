@@ -459,7 +459,7 @@ def _json_xml(tag: str, value, indent: str) -> str:
 _UNKNOWN = object()
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)
 class OsimItem:
     """One element of an OpenSim model kept as data (model-file section ``"opensim"``).
 
@@ -480,15 +480,17 @@ class OsimItem:
     --------
     >>> it = OsimItem.make("wrap_object", {"type": "WrapSphere", "name": "knee",
     ...                                    "body": "femur_r", "translation": [0, -0.4, 0]})
-    >>> it.kind, it.name, it.data["body"]
-    ('wrap_object', 'knee', 'femur_r')
+    >>> it.kind, it.name, it.data["body"], it.get("translation")
+    ('wrap_object', 'knee', 'femur_r', [0, -0.4, 0])
     """
 
     kind: str
-    _data: str
+    #: the JSON text, or (items made by read_osim) a dict this item owns and nothing else
+    #: refers to, encoded on first use
+    _src: str | dict
     #: the top-level ``"body"`` when it is a str or None (what the section check reads,
     #: without decoding the whole item); ``_UNKNOWN`` otherwise
-    _body: object = field(default=_UNKNOWN, compare=False)
+    _body: object = field(default=_UNKNOWN)
 
     @classmethod
     def make(cls, kind: str, data: dict) -> OsimItem:
@@ -497,8 +499,22 @@ class OsimItem:
             text = json.dumps(data)
         except (TypeError, ValueError) as err:
             raise ModelError(f"opensim section item {kind!r} must be JSON-able") from err
-        body = data.get("body") if isinstance(data, dict) else _UNKNOWN
-        return cls(str(kind), text, body if body is None or type(body) is str else _UNKNOWN)
+        return cls(str(kind), text, _known_body(data))
+
+    @classmethod
+    def _own(cls, kind: str, data: dict) -> OsimItem:
+        """An item that takes `data` over (no copy): for dicts built by the reader from
+        XML text (str, finite numbers, bools, None, lists, dicts: JSON-able by
+        construction) that no one else keeps."""
+        return cls(kind, data, _known_body(data))
+
+    @property
+    def _data(self) -> str:
+        src = self._src
+        if not isinstance(src, str):
+            src = json.dumps(src)
+            object.__setattr__(self, "_src", src)
+        return src
 
     def _top_body(self):
         """The top-level ``"body"`` of the data (None if absent)."""
@@ -512,18 +528,53 @@ class OsimItem:
         """The content (a new copy at each access)."""
         return json.loads(self._data)
 
+    def get(self, key: str, default=None):
+        """The value of one top-level property of :attr:`data` (a copy), or `default`.
+
+        Cheaper than ``item.data.get(key)`` for one property of a large item
+        (a muscle with its path).
+        """
+        src = self._src
+        if isinstance(src, str):
+            d = json.loads(src)
+            return d.get(key, default) if isinstance(d, dict) else default
+        if key not in src:
+            return default
+        value = src[key]
+        if value is None or isinstance(value, (str, int, float)):  # immutable
+            return value
+        return json.loads(json.dumps(value))
+
     @property
     def name(self):
         """The element's ``"name"`` (None if it has none)."""
-        return self.data.get("name")
+        return self.get("name")
 
     def to_dict(self) -> dict:
         """The model-file form ``{"kind": ..., **data}``."""
         return {"kind": self.kind, **self.data}
 
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.kind == other.kind and self._data == other._data
+
+    def __hash__(self):
+        return hash((self.kind, self._data))
+
+    def __reduce__(self):  # pickle and copy: the JSON text
+        if self._body is _UNKNOWN:
+            return (self.__class__, (self.kind, self._data))
+        return (self.__class__, (self.kind, self._data, self._body))
+
     def __repr__(self) -> str:
-        d = self.data
-        return f"OsimItem({self.kind!r}, type={d.get('type')!r}, name={d.get('name')!r})"
+        return f"OsimItem({self.kind!r}, type={self.get('type')!r}, name={self.get('name')!r})"
+
+
+def _known_body(data):
+    """The top-level ``"body"`` of `data` if it is a str or None, else ``_UNKNOWN``."""
+    body = data.get("body") if isinstance(data, dict) else _UNKNOWN
+    return body if body is None or type(body) is str else _UNKNOWN
 
 
 _KINDS = ("coordinate", "force", "wrap_object", "contact_geometry", "geometry", "joint")
@@ -854,8 +905,13 @@ def _physical_inertia(inertia):
     I = 0.5 * (I + I.T)
     if not np.all(np.isfinite(I)):
         return None
-    eig, V = np.linalg.eigh(I)
     tol = 1e-10 * max(1.0, float(np.abs(I).max()))  # the tolerance of Model.add_body
+    # I1 + I2 >= I3 <=> trace >= 2 I3, and I3 <= the largest Gershgorin row bound: when
+    # trace >= 2 * that bound the inequality holds (no eigen-decomposition needed)
+    a = np.abs(I)
+    if np.trace(I) - 2.0 * float((np.diag(I) + a.sum(axis=1) - np.diag(a)).max()) >= tol:
+        return None
+    eig, V = np.linalg.eigh(I)
     excess = eig[2] - eig[0] - eig[1]
     if eig[0] < -tol or excess <= tol:
         return None  # valid, or not positive semi-definite (the model reports that)
@@ -1561,11 +1617,13 @@ def _build(d: _Description, source: str) -> Model:
         )
     if constraints:
         model.constraints = constraints
-    items = [OsimItem.make("joint", {"name": j["name"], "type": j["type"]}) for j in order]
+    # the reader's dicts are JSON-able by construction and not kept elsewhere: the items
+    # take them over (encoded to JSON when first used)
+    items = [OsimItem._own("joint", {"name": j["name"], "type": j["type"]}) for j in order]
     for j in order:  # in q order
         for c in j["coordinates"]:
             info = {k: v for k, v in c.items() if k != "line"}
-            items.append(OsimItem.make("coordinate", info))
+            items.append(OsimItem._own("coordinate", info))
     rank = {"ground": -1, **{b: k for k, b in enumerate(model.body_names)}}
     per_body = ("geometry", "wrap_object")  # in body order, as write_osim writes them
     kept = sorted(
@@ -1576,7 +1634,7 @@ def _build(d: _Description, source: str) -> Model:
         if body is not None and body != "ground" and body not in placed:
             d.unsupported.append(f"{kind} {data.get('name')!r} (on the skipped body '{body}')")
             continue
-        items.append(OsimItem.make(kind, data))
+        items.append(OsimItem._own(kind, data))
     model.set_section(OSIM_SECTION, items)
     return model
 

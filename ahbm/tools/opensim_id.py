@@ -648,10 +648,11 @@ def active_model_forces(model: Model, forces_to_exclude=()) -> list:
     for item in items:
         if getattr(item, "kind", None) != "force":
             continue
-        data = item.data
-        typ, name = str(data.get("type", "")), str(data.get("name", ""))
-        applies = str(data.get("appliesForce", "true")).lower() not in ("false", "0")
-        disabled = str(data.get("isDisabled", "false")).lower() in ("true", "1")
+        # top-level properties only (not a copy of the whole muscle with its path)
+        get = item.get
+        typ, name = str(get("type", "")), str(get("name", ""))
+        applies = str(get("appliesForce", "true")).lower() not in ("false", "0")
+        disabled = str(get("isDisabled", "false")).lower() in ("true", "1")
         if not applies or disabled:
             continue
         low = typ.lower()

@@ -729,6 +729,40 @@ def test_relative_socket_paths(tmp_path):
     assert _same_model(m, _read(ALL))
 
 
+def test_items_read_are_the_items_made_from_their_data():
+    """read_osim's items take the reader's dicts over (JSON encoded on first use): they
+    equal OsimItem.make of their data, survive pickle/deepcopy, and get() copies."""
+    import copy
+    import pickle
+
+    m = _read(LEGACY)
+    items = m.section("opensim")
+    assert any(it.kind == "force" for it in items)
+    fresh = _read(LEGACY).section("opensim")  # get() before anything encodes the items
+    assert all(isinstance(it._src, dict) for it in fresh)
+    keys = [list(it.to_dict()) for it in items]
+    got = [{k: it.get(k) for k in ks if k != "kind"} for it, ks in zip(fresh, keys, strict=True)]
+    assert got == [it.data for it in items]
+    for it in items:
+        made = OsimItem.make(it.kind, it.data)
+        assert it == made and hash(it) == hash(made) and it.to_dict() == made.to_dict()
+        assert it.get("name") == it.data.get("name") and it.get("nope", 5) == 5
+        for key, value in it.data.items():
+            assert it.get(key) == value
+    force = next(it for it in items if it.kind == "force")
+    key = next(k for k, v in force.data.items() if isinstance(v, (list, dict)) and v)
+    force.get(key).clear()
+    assert force.get(key) == force.data[key] and force.get(key)  # a copy was cleared
+    bodies = [it.data.get("body") for it in items]
+    for other in (
+        pickle.loads(pickle.dumps(items)),
+        copy.deepcopy(items),
+        ahbm.load_model(m.to_dict()).section("opensim"),
+    ):
+        assert list(other) == list(items)
+        assert [it._top_body() for it in other] == bodies
+
+
 def test_opensim_section_is_checked_against_the_model():
     m = _read(LEGACY)
     wrap = OsimItem.make("wrap_object", {"type": "WrapSphere", "name": "w", "body": "arm"})
