@@ -362,20 +362,28 @@ _ADDED_KEYS = ("kind", "body")
 
 
 def _leaf_value(text: str):
+    """The JSON value of a leaf element's (stripped) text: None, a bool, a number or a list
+    of numbers (ints when every digit is a digit, as ``_INT_RE``), else the text."""
     if text == "":
         return None
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    tokens = text.split()
-    try:  # int when _INT_RE matches (str methods: 3x faster than the regex per token)
-        vals = [
-            int(t) if t.isdecimal() or (t[0] in "+-" and t[1:].isdecimal()) else float(t)
-            for t in tokens
-        ]
+    if len(text) <= 5:
+        low = text.lower()
+        if low == "true":
+            return True
+        if low == "false":
+            return False
+    vals = []
+    append = vals.append
+    try:  # str methods rather than the regex per token: 3x faster
+        for t in text.split():
+            if t.isdecimal() or (t[0] in "+-" and t[1:].isdecimal()):
+                append(int(t))  # exact, whatever its size (too many digits: ValueError)
+            else:
+                v = float(t)
+                if v - v != 0.0:  # inf or nan: kept as text
+                    return text
+                append(v)
     except ValueError:
-        return text
-    if not all(math.isfinite(v) for v in vals):
         return text
     return vals[0] if len(vals) == 1 else vals
 
@@ -972,7 +980,7 @@ def _keep_frames_of_body(rd, doc, d, node, body_name, wrap_tag="WrapObjectSet"):
 
 def _normalize_points(rd, d, data: dict, frame_of, where: _Node):
     """Give every path point of a kept force its body and its location in that body."""
-    for value in list(data.values()):
+    for value in data.values():  # (only nested dicts change in the loop, not `data`)
         if isinstance(value, dict):
             _normalize_points(rd, d, value, frame_of, where)
         elif isinstance(value, list):

@@ -763,6 +763,21 @@ def test_items_read_are_the_items_made_from_their_data():
         assert [it._top_body() for it in other] == bodies
 
 
+def test_kept_numbers_of_any_size_are_read(tmp_path):
+    """A 400-digit integer in a force is kept exactly (it used to raise OverflowError);
+    non-finite numbers stay text."""
+    text = LEGACY.read_text()
+    a = text.index("<max_isometric_force>")
+    b = text.index("</max_isometric_force>", a)
+    big = "1" * 400
+    text = text[:a] + f"<max_isometric_force>{big}</max_isometric_force>" + text[b + 22 :]
+    text = text.replace("<optimal_fiber_length>", "<optimal_fiber_length>1e999 ", 1)
+    m = _read(_write(tmp_path, text))
+    force = next(it for it in m.section("opensim") if it.kind == "force")
+    assert force.get("max_isometric_force") == int(big)
+    assert force.data["optimal_fiber_length"].startswith("1e999 ")
+
+
 def test_opensim_section_is_checked_against_the_model():
     m = _read(LEGACY)
     wrap = OsimItem.make("wrap_object", {"type": "WrapSphere", "name": "w", "body": "arm"})
