@@ -923,11 +923,9 @@ def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="world
     N = th.shape[0]
     nth = thd.shape[1]
     tau = np.zeros((N, nth))  # rows of custom-joint coordinates have no node
-    # zeros (pages the OS hands out zeroed): the world kernel writes only the entries of
-    # coordinate pairs on one path of the tree, the others stay zero
-    dq = np.zeros((N, nth, nth))
-    dqd = np.zeros((N, nth, nth))
-    M = np.zeros((N, nth, nth))
+    dq = np.empty((N, nth, nth))  # the kernels write every entry
+    dqd = np.empty((N, nth, nth))
+    M = np.empty((N, nth, nth))
     use_fx = fx is not None
     fxa = _c(fx) if use_fx else np.zeros((1, 1, 6))
     ptr, idx = _subtrees(model, p)
