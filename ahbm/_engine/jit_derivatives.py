@@ -603,13 +603,20 @@ def rnea_derivatives_world_kernel(
                 if lam < 0:
                     continue
                 # rows above J (their M entries are those of the subtree loops above)
-                _matvec6(Nc[jn], u, y, 1.0, False)
-                _matvec6(Ic[jn], gam, y, -1.0, True)
+                # y = N^c u − I^c γ + ξ ×* F, yd = I^c e − N^c ξ (one pass over N^c, I^c)
+                for r in range(6):
+                    s1 = 0.0
+                    s2 = 0.0
+                    for c in range(6):
+                        nrc = Nc[jn, r, c]
+                        irc = Ic[jn, r, c]
+                        s1 += nrc * u[c] - irc * gam[c]
+                        s2 += irc * e[c] - nrc * xi[c]
+                    y[r] = s1
+                    yd[r] = s2
                 _crf_add(xi, F[jn], y)
                 if wfx:
                     _crf_add(xi, Fx[jn], y)
-                _matvec6(Ic[jn], e, yd, 1.0, False)
-                _matvec6(Nc[jn], xi, yd, -1.0, True)
                 i = lam
                 while i >= 0:
                     ji = vi[i]
