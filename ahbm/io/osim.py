@@ -1864,7 +1864,7 @@ def _coordinate_rows(model: Model) -> list[dict]:
     return rows
 
 
-def osim_coordinates(model: Model):
+def osim_coordinates(model: Model, *, records: bool = False):
     """The coordinate table of a model, as OpenSim describes coordinates.
 
     Parameters
@@ -1872,10 +1872,14 @@ def osim_coordinates(model: Model):
     model : Model
         A model from :func:`read_osim` (its ``"opensim"`` section holds the
         table) or any ahbm model (the table is derived from its joints).
+    records : bool
+        Return the rows as a list of dicts ``{"name": ..., column: value}``
+        (plain Python values, the same as the DataFrame's) instead of a
+        DataFrame (default False): no pandas object is built.
 
     Returns
     -------
-    pandas.DataFrame
+    pandas.DataFrame or list of dict
         One row per coordinate, indexed by name, in ``q`` order, then the
         coordinates that :func:`read_osim` removed (locked ones, and those a
         coupler ties to a locked one). Columns:
@@ -1895,9 +1899,9 @@ def osim_coordinates(model: Model):
     >>> row = t.loc["a"]
     >>> row.motion_type, float(row.range_min), float(row.range_max), bool(row.clamped)
     ('rotational', -1.0, 2.0, True)
+    >>> osim_coordinates(m, records=True)[0]["motion_type"]
+    'rotational'
     """
-    import pandas as pd
-
     if not isinstance(model, Model):
         raise ModelError(f"osim_coordinates expects a Model, got {type(model).__name__}")
     rows = _coordinate_rows(model)
@@ -1912,6 +1916,12 @@ def osim_coordinates(model: Model):
         "locked": [bool(r["locked"]) for r in rows],
         "prescribed": [bool(r.get("prescribed", False)) for r in rows],
     }
+    if records:
+        return [
+            {"name": r["name"], **{c: v[k] for c, v in data.items()}} for k, r in enumerate(rows)
+        ]
+    import pandas as pd
+
     return pd.DataFrame(data, index=pd.Index([r["name"] for r in rows], name="name"))
 
 

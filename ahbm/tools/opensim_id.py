@@ -126,7 +126,7 @@ def _osim_rows(model: Model) -> list:
             rows = []
         else:
             try:
-                rows = _coordinate_rows(osim_coordinates(model))
+                rows = osim_coordinates(model, records=True)
             except (ModelError, DataError, TypeError, ValueError, KeyError):
                 rows = []
         cache[_CACHE_KEY] = rows

@@ -182,6 +182,11 @@ def test_coordinates_table_and_limits():
     # only clamped coordinates bound the coordinates (ahbm IK, like OpenSim IK)
     assert m.bodies[m.body_index("pin_body")].joint.limits == {"pin_q": [-2.0, 2.0]}
     assert m.bodies[m.body_index("slider_body")].joint.limits is None
+    # records=True: the same rows as plain dicts (types included), no DataFrame
+    for model in (m, _read(LEGACY)):
+        rows = osim_coordinates(model, records=True)
+        assert rows == osim_coordinates(model).reset_index().to_dict("records")
+        assert {type(v) for r in rows for v in r.values()} == {str, float, bool}
 
 
 def test_coordinate_coupler_becomes_a_coupling_constraint():
