@@ -76,17 +76,19 @@ with mass, P = Σ_j (|subtree(J)| · nv_J) pairs below, A = Σ_j depth(J) above)
 
 ========================================  ====================================
 RNEA pass (world), per node               ≈ 250 (+ ≈ 250 inertia to world)
-N_k (per node with mass)                  ≈ 600
+N_k (per node with mass)                  ≈ 220 (A + Aᵀ − (Iv)⊼, A = I (v×))
 subtree sums I^c, N^c, F                  ≈ 80 per node
 S_iᵀ N^c_i, I^c_i S_i per column          ≈ 150
 per pair in a subtree (∂q, ∂q̇, M)        ≈ 60 (5 dot products)
-per coordinate: u, γ, e and y's           ≈ 300; per ancestor pair ≈ 36
-all derivatives                           ≈ 1,300 n + 300 nv + 60 P + 36 A
+per coordinate: u, γ, e and y's           ≈ 300; per ancestor pair ≈ 24
+all derivatives                           ≈ 900 n + 300 nv + 60 P + 24 A
 ========================================  ====================================
 
-(34-DOF humanoid of ``benchmarks/bench_derivatives.py``: ≈ 90,000 flops per
-frame, comparable to Pinocchio's computeRNEADerivatives.) The spatial-vector
-RNEA alone takes ≈ 380 flops per node (node-frame kernel: ≈ 210 ×, 170 +).
+(34-DOF humanoid of ``benchmarks/bench_derivatives.py``: ≈ 65,000 flops per
+frame, comparable to Pinocchio's computeRNEADerivatives; ``M_ij`` above the
+diagonal path is copied from ``M_ji``. Each frame's three matrices are built
+in cache-resident buffers and copied contiguously into the outputs.) The
+spatial-vector RNEA alone takes ≈ 380 flops per node (node-frame kernel: ≈ 210 ×, 170 +).
 
 For comparison, the operation counts of inverse dynamics that Chung (2009,
 Tables 3.1–3.2) reports for ``n`` transformation matrices:
