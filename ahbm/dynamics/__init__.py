@@ -21,6 +21,7 @@ from ahbm.dynamics.balance import (
     zmp,
     zmp_from_grf,
 )
+from ahbm.dynamics.cartesian_forces import shape_ground_contacts
 from ahbm.dynamics.constrained import (
     compute_impulse,
     constrained_forward_dynamics,
@@ -141,6 +142,7 @@ __all__: list[str] = [
     "GravityOverride",
     "JointStop",
     "PenaltyGroundContact",
+    "shape_ground_contacts",
     "PointSpringDamper",
     "RotationalSpringDamper",
     "total_generalized_force",

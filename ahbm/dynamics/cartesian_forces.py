@@ -31,6 +31,7 @@ from ahbm.dynamics.force_element import (
     _vec3,
 )
 from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.geometry import CollisionShape, collision_shapes
 from ahbm.kinematics.rotations import matrix_to_rotvec
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "BodyForce",
     "BodyTorque",
     "PenaltyGroundContact",
+    "shape_ground_contacts",
     "GravityOverride",
 ]
 
@@ -361,7 +363,8 @@ class PenaltyGroundContact(ForceElement):
     ----------
     body : str or int
     points : array_like, shape (k, 3)
-        Contact points in the body frame (e.g. heel and toe), m.
+        Contact points in the body frame (e.g. heel and toe), m; with `radii`,
+        the centres of contact spheres.
     stiffness : float
         ``k`` in N/m**exponent.
     damping : float, optional
@@ -376,14 +379,26 @@ class PenaltyGroundContact(ForceElement):
         Ground normal (world), default ``(0, 0, 1)``.
     height : float, optional
         Ground height along the normal, m.
+    radii : array_like, shape (k,), optional
+        Radius of each contact sphere, m (>= 0; default 0: the points
+        themselves touch the ground). :func:`shape_ground_contacts` builds
+        the spheres from a model's collision shapes.
     name : str, optional
 
     Notes
     -----
-    Penetration ``δ = h − n·p``, rate ``δ̇ = −n·ṗ``. Normal force
+    Penetration ``δ = h + ρ − n·c`` of the sphere of radius ``ρ`` about the
+    body point ``c`` (``δ = h − n·p`` for a point). The force acts at the
+    sphere's lowest point ``p = c − ρ n``; its velocity ``ṗ`` and Jacobian
+    ``J_p`` are those of the body point that coincides with ``p`` in the
+    current configuration (body-frame position ``r_c − ρ Rᵀ n``, per frame), so
+    a sphere rolling without slip has ``ṗ = 0`` and feels no friction. Rate
+    ``δ̇ = −n·ṗ`` (equal to ``−n·ċ``). Normal force
     ``F_n = max(0, k δ^e (1 + c δ̇))`` for ``δ > 0`` (Hunt & Crossley 1975);
     friction ``F_t = −μ F_n v_t / sqrt(|v_t|² + v_s²)`` with the tangential
-    velocity ``v_t``. ``τ = Σ J_pᵀ (F_n n + F_t)``.
+    velocity ``v_t`` of ``p``. ``τ = Σ J_pᵀ (F_n n + F_t)``; since
+    ``n·J_p = n·J_c``, the elastic part is ``−∂V/∂q`` with
+    ``V = Σ k δ^(e+1) / (e+1)``.
 
     Examples
     --------
@@ -396,13 +411,24 @@ class PenaltyGroundContact(ForceElement):
 
     def __init__(
         self, body, points, *, stiffness, damping=0.0, exponent=1.5, friction=0.0,
-        slip_velocity=0.01, normal=(0.0, 0.0, 1.0), height=0.0, name=None,
+        slip_velocity=0.01, normal=(0.0, 0.0, 1.0), height=0.0, radii=None, name=None,
     ):  # fmt: skip
         pts = as_float_array(points, "points")
         if pts.ndim == 1:
             pts = pts[None]
         if pts.ndim != 2 or pts.shape[1] != 3:
             raise DataError(f"Expected `points` to have shape (k, 3), got {pts.shape}")
+        if radii is None:
+            rad = np.zeros(len(pts))
+        else:
+            rad = as_float_array(radii, "radii").reshape(-1)
+            if rad.shape != (len(pts),):
+                raise DataError(
+                    f"Expected `radii` to have one radius per point ({len(pts)}), got "
+                    f"{np.shape(radii)}"
+                )
+            if np.any(rad < 0):
+                raise DataError(f"Expected `radii` to be >= 0 m, got {rad.tolist()}")
         n = _vec3(normal, "normal")
         if np.linalg.norm(n) < 1e-12:
             raise DataError("`normal` must be a non-zero vector")
@@ -412,7 +438,7 @@ class PenaltyGroundContact(ForceElement):
         slip_velocity = as_positive_float(slip_velocity, "slip_velocity", unit="m/s")
         exponent = as_positive_float(exponent, "exponent")
         height = as_finite_float(height, "height", unit="m")
-        self.body, self.points = body, pts
+        self.body, self.points, self.radii = body, pts, rad
         self.k, self.c, self.e = float(stiffness), float(damping), float(exponent)
         self.mu, self.vs = float(friction), float(slip_velocity)
         self.n = n / np.linalg.norm(n)
@@ -425,11 +451,12 @@ class PenaltyGroundContact(ForceElement):
         b = _body(kin.model, self.body, f"force element '{self.name}'")
         n = self.n[:, None]
         out = []
-        for r in self.points:
+        for r, rho in zip(self.points, self.radii, strict=True):
             r = r[:, None]
-            p = _st.point_bl(kin, b, r)
+            depth = self.h + rho - np.sum(n * _st.point_bl(kin, b, r), axis=0)
+            if rho > 0:  # the body point at the sphere's lowest point, per frame
+                r = r - rho * mtv_bl(_st.rotation_bl(kin, b), n)
             v = _st.point_velocity_bl(kin, b, r)
-            depth = self.h - np.sum(n * p, axis=0)
             rate = -np.sum(n * v, axis=0)
             pen = np.maximum(depth, 0.0)
             Fn = np.maximum(self.k * pen**self.e * (1.0 + self.c * rate), 0.0)
@@ -450,6 +477,90 @@ class PenaltyGroundContact(ForceElement):
         for r, _, F in out:
             tau += _gen(_st.point_jacobian_bl(kin, b, r), F)
         return tau
+
+
+def shape_ground_contacts(model, shapes=None, *, stiffness, **options) -> list:
+    """Ground contact of a model's collision shapes: one :class:`PenaltyGroundContact` per body.
+
+    Parameters
+    ----------
+    model : Model
+    shapes : sequence of CollisionShape or str, optional
+        Shapes (or names of the model's shapes); default all of
+        :func:`ahbm.kinematics.geometry.collision_shapes` ``(model)``, e.g. the
+        heel spheres and forefoot capsules of
+        :func:`ahbm.kinematics.geometry.foot_contact_shapes`.
+    stiffness : float
+        ``k`` in N/m**exponent of every contact sphere.
+    **options
+        Further keywords of :class:`PenaltyGroundContact` (``damping``,
+        ``exponent``, ``friction``, ``slip_velocity``, ``normal``, ``height``).
+
+    Returns
+    -------
+    list of PenaltyGroundContact
+        One element per body carrying shapes, in the model's body order, named
+        ``contact_<body>``; pass them to ``simulate(..., forces=[...])``.
+
+    Notes
+    -----
+    A swept-sphere shape's lowest point over a plane lies on the sphere about
+    one of its core's vertices (the height is linear along the core), so each
+    shape becomes the spheres about its vertices: a sphere gives one, a
+    capsule its two end spheres, a lozenge its three corner spheres. The
+    first touch and the deepest penetration are exact; when a capsule (line)
+    lies flat on the ground its end spheres penetrate equally and share the
+    load, ``F = 2 k δ^e`` (the load of the line is carried by its ends rather
+    than spread along it, as for Felis' (2015) forefoot line).
+
+    Examples
+    --------
+    >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.kinematics.geometry import foot_contact_shapes
+    >>> m = Model("foot")
+    >>> _ = m.add_body("foot", "ground", "free", mass=1.0, inertia=np.eye(3) * 0.01)
+    >>> m.collision = foot_contact_shapes("foot", length=0.26, height=0.08, posterior=0.06)
+    >>> [c.radii.tolist() for c in shape_ground_contacts(m, stiffness=1e6)]
+    [[0.04, 0.02, 0.02]]
+    """
+    own = {s.name: s for s in collision_shapes(model)}
+    if shapes is None:
+        shapes = list(own.values())
+    elif isinstance(shapes, (str, CollisionShape)):
+        shapes = [shapes]
+    by_body: dict[str, tuple[list, list]] = {}
+    for k, s in enumerate(shapes):
+        if isinstance(s, str):
+            if s not in own:
+                raise ModelError(
+                    f"shapes[{k}]: the model has no collision shape {s!r}; its shapes are "
+                    f"{sorted(own)}"
+                )
+            s = own[s]
+        if not isinstance(s, CollisionShape):
+            raise DataError(
+                f"shapes[{k}]: expected a CollisionShape or a shape name, got {type(s).__name__}"
+            )
+        if s.body not in model.body_names:
+            raise ModelError(
+                f"collision shape {s.name!r}: unknown body {s.body!r}; the model's bodies are "
+                f"{list(model.body_names)}"
+            )
+        pts, rad = by_body.setdefault(s.body, ([], []))
+        pts.extend(s.points)
+        rad.extend([s.radius] * len(s.points))
+    if not by_body:
+        raise ModelError(
+            "no collision shapes to make contacts of; add them with model.collision = [...] "
+            "(e.g. foot_contact_shapes) or pass `shapes`"
+        )
+    out = []
+    for body in model.body_names:
+        if body in by_body:
+            pts, rad = by_body[body]
+            out.append(PenaltyGroundContact(body, np.array(pts), radii=rad, stiffness=stiffness,
+                                            name=f"contact_{body}", **options))  # fmt: skip
+    return out
 
 
 class GravityOverride(ForceElement):
