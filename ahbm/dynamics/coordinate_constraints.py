@@ -16,7 +16,7 @@ from ahbm._validation import as_finite_float, as_float_array, as_int
 from ahbm.dynamics.force_element import _coordinate
 from ahbm.dynamics.geometric_constraints import Constraint
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.functions import Function, as_function
+from ahbm.kinematics.functions import Constant, Function, LinearFunction, as_function
 from ahbm.kinematics.tree import integrate_q
 
 __all__ = ["CoordinateCoupling", "PrescribedCoordinate", "UserConstraint"]
@@ -27,6 +27,23 @@ def _times(t, kin):
     return np.broadcast_to(t, kin.batch_shape).reshape(kin.n_frames)
 
 
+class _Derivative:
+    """``x -> f^(k)(x)`` for k = 1, 2: exact for a :mod:`ahbm.kinematics.functions` function,
+    central differences (step 1e-4) for a callable. A class rather than a closure, so that
+    constraints (and the models holding them) can be pickled, e.g. for process pools."""
+
+    def __init__(self, f, order: int):
+        self.f, self.order = f, order
+
+    def __call__(self, x):
+        f, h = self.f, 1e-4
+        if isinstance(f, Function):
+            return f.value(x, self.order)
+        if self.order == 1:
+            return (f(x + h) - f(x - h)) / (2 * h)
+        return (f(x + h) - 2 * f(x) + f(x - h)) / (h * h)
+
+
 def _function_of(spec, what):
     """(f, f', f'') vectorized: exact for a function of :mod:`ahbm.kinematics.functions` (or
     its dict), a cubic spline through a table, finite differences for a callable."""
@@ -35,17 +52,9 @@ def _function_of(spec, what):
             fn = as_function(spec, what)
         except ModelError as err:
             raise DataError(f"`{what}`: {err}") from err
-        return fn, lambda x: fn.value(x, 1), lambda x: fn.value(x, 2)
+        return fn, _Derivative(fn, 1), _Derivative(fn, 2)
     if callable(spec):
-        h = 1e-4
-
-        def d1(x):
-            return (spec(x + h) - spec(x - h)) / (2 * h)
-
-        def d2(x):
-            return (spec(x + h) - 2 * spec(x) + spec(x - h)) / (h * h)
-
-        return spec, d1, d2
+        return spec, _Derivative(spec, 1), _Derivative(spec, 2)
     arr = as_float_array(spec, what)
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] < 2:
         raise DataError(f"`{what}` must be a table of shape (n, 2) (n >= 2) or a callable")
@@ -100,8 +109,7 @@ class CoordinateCoupling(Constraint):
             relation = _function_of(relation, "relation")[0]
         self.relation = relation
         if relation is None:
-            r, o = self.ratio, self.offset
-            self._f = (lambda x: r * x + o, lambda x: np.full_like(x, r), np.zeros_like)
+            self._f = _function_of(LinearFunction(self.ratio, self.offset), "ratio")
         else:
             self._f = _function_of(relation, "relation")
         self.name = name or f"coupling_{coordinate}"
@@ -192,8 +200,7 @@ class PrescribedCoordinate(Constraint):
         else:
             arr = as_float_array(trajectory, "trajectory")
             if arr.ndim == 0:
-                v = float(arr)
-                self._s = (lambda t: np.full_like(t, v), np.zeros_like, np.zeros_like)
+                self._s = _function_of(Constant(float(arr)), "trajectory")
             else:
                 self._s = _function_of(arr, "trajectory")
         self.name = name or f"prescribed_{coordinate}"

@@ -135,6 +135,29 @@ def test_values():
     assert cs.row_names(m)[0].startswith("point_pendulum2")
 
 
+def test_coordinate_constraints_pickle_with_their_model():
+    # process pools (ahbm.batch) pickle models: linear, table, function and constant
+    # relations must survive, with the same residuals, Jacobians and bias terms
+    import pickle
+
+    from ahbm.kinematics.functions import SimmSpline
+
+    m = double_pendulum_3d()
+    m.constraints = [
+        CoordinateCoupling("euler_rx", "pin", ratio=2.0, offset=-0.8),
+        CoordinateCoupling("euler_ry", "pin", relation=[[0, 0], [1, 1], [2, 3]]),
+        CoordinateCoupling("euler_rz", "pin", relation=SimmSpline([-1, 0, 1, 2], [0, 1, 0, 2])),
+        PrescribedCoordinate("pin", 0.5),
+    ]
+    m2 = pickle.loads(pickle.dumps(m))
+    cs, cs2 = ConstraintSet(m.constraints), ConstraintSet(m2.constraints)
+    rng = np.random.default_rng(3)
+    q, qd = rng.normal(size=(5, m.nq)), rng.normal(size=(5, m.nv))
+    np.testing.assert_array_equal(cs.position(m, q), cs2.position(m2, q))
+    np.testing.assert_array_equal(cs.jacobian(m, q), cs2.jacobian(m2, q))
+    np.testing.assert_array_equal(cs.gamma(m, q, qd), cs2.gamma(m2, q, qd))
+
+
 def test_user_constraint_with_analytic_jacobian_matches_fd():
     m = double_pendulum_3d()
     f = lambda t, q: np.array([q[0] * q[1] - 0.2])  # noqa: E731
