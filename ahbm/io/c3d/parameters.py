@@ -38,11 +38,13 @@ def _s8(b: int) -> int:
     return b - 256 if b > 127 else b
 
 
-_NAME_RE = re.compile(rb"[!-~]+")
+# Lenient on names (writers emit "Splines Fitted", accented letters, ...): any bytes but
+# control characters, not all spaces; sizes and offsets stay strictly checked.
+_NAME_RE = re.compile(rb"[ -~\x80-\xff]*[!-~\x80-\xff][ -~\x80-\xff]*")
 
 
 def _valid_name(raw: bytes) -> bool:
-    """True if `raw` is a non-empty run of printable ASCII without spaces."""
+    """True if `raw` is a non-empty run of printable bytes (ASCII or latin-1), not all spaces."""
     return _NAME_RE.fullmatch(raw) is not None
 
 
@@ -163,11 +165,11 @@ def _parse_parameters(buf: bytes, start: int, source: str):
         nxt = body - 2 + offset if offset != 0 else None
         if not _valid_name(raw_name):
             _warn(
-                f"{source}: malformed parameter record at byte {pos} (name {raw_name!r} is "
-                "not printable ASCII); the rest of the parameter section is ignored"
+                f"{source}: malformed parameter record at byte {pos} (name {raw_name!r} holds "
+                "control characters or only spaces); the rest of the parameter section is ignored"
             )
             break
-        name = raw_name.decode("ascii").upper()
+        name = raw_name.decode("latin-1").upper()
         if nxt is not None and nxt <= body:
             _warn(
                 f"{source}: parameter record {name!r} at byte {pos} has a bogus offset "

@@ -1,0 +1,90 @@
+"""C3D files as gait labs hold them: parameter names with spaces, missing markers stored
+as zeros, and model outputs (angles, moments, powers, forces, scalars) in their units."""
+
+from __future__ import annotations
+
+import struct
+import warnings
+
+import numpy as np
+
+from ahbm.io import read_c3d
+
+
+def _param(gid, name, ptype, dims, data, desc=b""):
+    nb = name.encode("latin-1")
+    body = struct.pack("<bB", ptype, len(dims)) + bytes(dims) + data + bytes([len(desc)]) + desc
+    return struct.pack("<bb", len(nb), gid) + nb + struct.pack("<h", 2 + len(body)) + body
+
+
+def _group(gid, name):
+    nb = name.encode("latin-1")
+    return struct.pack("<bb", len(nb), -gid) + nb + struct.pack("<h", 3) + b"\x00"
+
+
+def _chars(strings, width):
+    return b"".join(s.encode("latin-1").ljust(width) for s in strings)
+
+
+def _text(gid, name, strings):
+    width = max(1, *(len(s) for s in strings))
+    return _param(gid, name, -1, [width, len(strings)], _chars(strings, width))
+
+
+def _build(points_raw, labels, *, scale=0.1, records=()):
+    """An Intel integer C3D built byte by byte (independent of write_c3d).
+
+    `records` are extra group/parameter records appended after the POINT group (id 1).
+    """
+    n_frames, n_points, _ = points_raw.shape
+    recs = [_group(1, "POINT")]
+    recs.append(_param(1, "USED", 2, [], struct.pack("<H", n_points)))
+    recs.append(_param(1, "SCALE", 4, [], struct.pack("<f", scale)))
+    recs.append(_param(1, "RATE", 4, [], struct.pack("<f", 100.0)))
+    recs.append(_param(1, "UNITS", -1, [2], b"mm"))
+    recs.append(_text(1, "LABELS", labels))
+    recs.extend(records)
+    body = b"".join(recs) + b"\x00\x00"
+    n_pb = (4 + len(body) + 511) // 512
+    psec = (bytes([1, 0x50, n_pb, 84]) + body).ljust(512 * n_pb, b"\x00")
+    hdr = bytearray(512)
+    hdr[0], hdr[1] = 2, 0x50
+    struct.pack_into("<HHHHHfHHf", hdr, 2, n_points, 0, 1, n_frames, 0, scale, 2 + n_pb, 0, 100.0)
+    data = np.ascontiguousarray(points_raw, dtype="<i2")
+    return bytes(hdr) + psec + data.tobytes()
+
+
+def _raw(n_frames=4, n_points=2, seed=0):
+    rng = np.random.default_rng(seed)
+    raw = rng.integers(-3000, 3000, size=(n_frames, n_points, 4)).astype(np.int16)
+    raw[..., 3] = rng.integers(1, 256, size=(n_frames, n_points))  # valid, residual > 0
+    return raw
+
+
+# ---------------------------------------------------------------------------
+# 1. parameter names with spaces or other printable bytes
+# ---------------------------------------------------------------------------
+
+
+def test_parameter_name_with_space_keeps_the_rest_of_the_section():
+    records = [
+        _group(3, "PROCESSING"),
+        _param(3, "Splines Fitted", 2, [], struct.pack("<h", 1)),
+        _param(3, "Bodymass", 4, [], struct.pack("<f", 56.5)),
+        _param(3, "Caf\xe9 R\xe9sum\xe9", 4, [], struct.pack("<f", 2.0)),
+        _group(4, "Model Info"),
+        _param(4, "NAME", -1, [3], b"PiG"),
+        _group(5, "SUBJECTS"),
+        _text(5, "NAMES", ["Jane"]),
+    ]
+    content = _build(_raw(), ["A", "B"], records=records)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing about a malformed record
+        t = read_c3d(content)
+    proc = t.parameters["PROCESSING"]
+    assert int(np.asarray(proc["SPLINES FITTED"]).reshape(-1)[0]) == 1
+    assert float(np.asarray(proc["BODYMASS"]).reshape(-1)[0]) == 56.5
+    assert "CAF\xc9 R\xc9SUM\xc9" in proc
+    assert t.parameters["MODEL INFO"]["NAME"] == ["PiG"]
+    assert t.subject["name"] == "Jane"
+    assert t.subject["mass"] == 56.5
