@@ -74,7 +74,8 @@ def _ez(name):
 @needs_data
 @pytest.mark.parametrize("name", EZC3D_FILES)
 def test_points_and_mask_match_ezc3d(name):
-    t = _read(name, units=None)
+    # ezc3d follows the specification only (a negative residual word marks a gap)
+    t = _read(name, units=None, zero_is_missing=False)
     c = _ez(name)
     p = c["data"]["points"][:3].transpose(2, 1, 0)
     assert t.points.shape == p.shape
@@ -445,7 +446,7 @@ def test_trial_fields_give_more_than_65535_frames():
     content = _build_int_c3d(
         raw, np.zeros((n, 1, 1)), scale=1.0, labels=["A"], unsigned=False, trial_frames=(1, n)
     )
-    t = read_c3d(content, units=None)
+    t = read_c3d(content, units=None, zero_is_missing=False)  # frame 0 is (0, 0, 0)
     assert t.n_frames == n
     np.testing.assert_array_equal(t.points[:, 0, 0], np.arange(n) % 1000)
 

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ahbm.io import read_c3d
+from ahbm.io import Trial, read_c3d, write_c3d
 
 
 def _param(gid, name, ptype, dims, data, desc=b""):
@@ -88,3 +88,47 @@ def test_parameter_name_with_space_keeps_the_rest_of_the_section():
     assert t.parameters["MODEL INFO"]["NAME"] == ["PiG"]
     assert t.subject["name"] == "Jane"
     assert t.subject["mass"] == 56.5
+
+
+# ---------------------------------------------------------------------------
+# 2. missing markers stored as (0, 0, 0) with a non-negative residual word
+# ---------------------------------------------------------------------------
+
+
+def test_zero_markers_with_positive_residual_are_missing():
+    raw = _raw(n_frames=5, n_points=3, seed=3)
+    raw[1, 0, :3] = 0  # a gap written as zeros, residual word 1..255 (valid by the word)
+    raw[1, 0, 3] = (5 << 8) | 17
+    raw[3, 2, :3] = 0
+    raw[3, 2, 3] = 0  # residual word 0 exactly
+    raw[2, 1, :3] = (0, 0, 40)  # one zero coordinate only: a real position
+    content = _build(raw, ["A", "B", "C"], scale=0.5)
+    t = read_c3d(content, units=None)
+    assert np.isnan(t.points[1, 0]).all() and np.isnan(t.points[3, 2]).all()
+    assert np.isnan(t.point_residuals[1, 0]) and np.isnan(t.point_residuals[3, 2])
+    assert t.results["camera_masks"][1, 0] == 0
+    expected_mask = np.ones((5, 3), bool)
+    expected_mask[1, 0] = expected_mask[3, 2] = False
+    np.testing.assert_array_equal(t.point_mask, expected_mask)
+    np.testing.assert_array_equal(t.points[2, 1], [0.0, 0.0, 20.0])
+    ok = expected_mask
+    np.testing.assert_array_equal(t.points[ok], raw[..., :3][ok] * 0.5)
+
+    kept = read_c3d(content, units=None, zero_is_missing=False)
+    assert kept.point_mask.all()
+    np.testing.assert_array_equal(kept.points[1, 0], [0.0, 0.0, 0.0])
+    assert kept.point_residuals[1, 0] == 17 * 0.5
+    np.testing.assert_array_equal(kept.points, raw[..., :3] * 0.5)
+
+
+def test_zero_markers_in_a_float_file_are_missing(tmp_path):
+
+    pts = np.random.default_rng(4).normal(size=(4, 2, 3))
+    pts[2, 1] = 0.0
+    path = tmp_path / "zeros.c3d"
+    write_c3d(Trial(points=pts, point_labels=["A", "B"], point_rate=100.0), path)
+    t = read_c3d(path)
+    assert not t.point_mask[2, 1] and t.point_mask.sum() == 7
+    assert np.isnan(t.points[2, 1]).all()
+    np.testing.assert_allclose(t.points[t.point_mask], pts[t.point_mask], atol=1e-6)
+    assert read_c3d(path, zero_is_missing=False).point_mask.all()

@@ -21,7 +21,7 @@ from ahbm.io.trial import Trial
 __all__ = ["read_c3d"]
 
 
-def read_c3d(path, *, units: str | None = "m") -> Trial:
+def read_c3d(path, *, units: str | None = "m", zero_is_missing: bool = True) -> Trial:
     """Read a C3D file into a :class:`~ahbm.io.trial.Trial`.
 
     Parameters
@@ -32,12 +32,20 @@ def read_c3d(path, *, units: str | None = "m") -> Trial:
         Length unit of the returned points and residuals (default metres).
         ``None`` keeps the unit of the file (POINT:UNITS). Force plate
         outputs are always in SI units (N, N m, m).
+    zero_is_missing : bool, optional
+        If True (default), a point sample whose three coordinates are exactly
+        0 is missing data (NaN in ``points``, False in ``point_mask``, NaN
+        residual), whatever its residual word says: Vicon and other writers
+        store gaps as (0, 0, 0) with a non-negative residual. False keeps such
+        samples as valid coordinates (only a negative residual word marks a
+        gap, as the C3D specification says).
 
     Returns
     -------
     Trial
         ``points`` (n_frames, n_points, 3) with NaN where the file marks a
-        sample invalid, ``point_mask`` (True where valid), ``point_residuals``,
+        sample invalid (or stores it as zeros, see `zero_is_missing`),
+        ``point_mask`` (True where valid), ``point_residuals``,
         ``analogs`` (n_samples, n_channels) with ``(raw - OFFSET) * SCALE *
         GEN_SCALE`` applied, labels, units, descriptions, rates, the first
         frame number, force plates, events, subject metadata, and the full
@@ -88,7 +96,7 @@ def read_c3d(path, *, units: str | None = "m") -> Trial:
         )
     buf, source = _load(path)
     try:
-        return _read(buf, source, units)
+        return _read(buf, source, units, bool(zero_is_missing))
     except (AhbmError, AhbmWarning):
         raise
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, MemoryError) as err:
@@ -118,7 +126,7 @@ def _parameter_start(buf: bytes, source: str) -> int:
     return (pblock - 1) * _BLOCK
 
 
-def _read(buf: bytes, source: str, units: str | None) -> Trial:
+def _read(buf: bytes, source: str, units: str | None, zero_is_missing: bool = True) -> Trial:
     """The stages: parameters and header -> data layout -> decoding -> interpretation."""
     pstart = _parameter_start(buf, source)
     fmt, n_pblocks, groups, params = _parse_parameters(buf, pstart, source)
@@ -128,7 +136,7 @@ def _read(buf: bytes, source: str, units: str | None) -> Trial:
 
     lay = _layout(buf, h, P, pstart, source)
     raw_p, raw_a = _decode_frames(buf, lay, fmt, P, source)
-    xyz, residuals, valid, camera = _decode_points(raw_p, lay, fmt)
+    xyz, residuals, valid, camera = _decode_points(raw_p, lay, fmt, zero_is_missing)
     file_units, out_units = _convert_units(xyz, residuals, P, units, source)
     araw = _decode_analogs(raw_a, lay, fmt)
     analogs = _calibrate_analogs(araw, P, types, lay.n_channels, source)
