@@ -72,6 +72,12 @@ class Trial:
         Reconstruction residuals (same units as points); NaN where invalid.
     point_mask : ndarray of bool or None, shape (n_frames, n_points)
         True where the sample was valid in the file.
+    point_kinds : dict of str to (str, str)
+        Points that are not marker positions: ``{label: (kind, unit)}`` with
+        kind one of "angle", "moment", "power", "force", "scalar" (C3D model
+        outputs such as ``LKneeAngles``), e.g. ``{"LKneeAngles": ("angle",
+        "rad")}``. Their columns of `points` are in that unit, not in
+        `point_units`; labels not listed are marker positions. Default empty.
     analogs : ndarray, shape (n_samples, n_channels)
         Analog channels in their physical units (scale and offset applied).
     analog_labels, analog_units, analog_descriptions : list of str
@@ -113,6 +119,7 @@ class Trial:
     parameters: dict[str, Any] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    point_kinds: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def n_frames(self) -> int:

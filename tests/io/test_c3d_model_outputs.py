@@ -132,3 +132,79 @@ def test_zero_markers_in_a_float_file_are_missing(tmp_path):
     assert np.isnan(t.points[2, 1]).all()
     np.testing.assert_allclose(t.points[t.point_mask], pts[t.point_mask], atol=1e-6)
     assert read_c3d(path, zero_is_missing=False).point_mask.all()
+
+
+# ---------------------------------------------------------------------------
+# 3. model outputs read in their declared units
+# ---------------------------------------------------------------------------
+
+
+def _model_file(angle_unit="deg", *, scalar_unit="mm"):
+    """Markers A, B (mm) and PiG-like outputs; integer file, POINT:SCALE 0.1."""
+    labels = ["A", "LKneeAngles", "LHipMoment", "LAnklePower", "LGRF", "LLegLen", "B"]
+    raw = _raw(n_frames=3, n_points=len(labels), seed=5)
+    raw[0, 1, :3] = (579, -31, 0) if angle_unit == "deg" else (10, -1, 0)  # x 0.1
+    raw[0, 2, :3] = (12345, 0, -2000)  # N mm
+    raw[0, 3, :3] = (0, 0, 0)  # power exactly 0 at heel strike: not a gap
+    raw[0, 4, :3] = (15, -20, 6000)  # N
+    raw[0, 5, :3] = (9000, 0, 0)
+    raw[0, 6, :3] = (0, 0, 0)  # a marker gap
+    records = [
+        _text(1, "ANGLES", ["LKneeAngles"]),
+        _text(1, "ANGLE_UNITS", [angle_unit]),
+        _text(1, "MOMENTS", ["LHipMoment"]),
+        _text(1, "MOMENT_UNITS", ["Nmm"]),
+        _text(1, "POWERS", ["LAnklePower"]),
+        _text(1, "POWER_UNITS", ["W"]),
+        _text(1, "FORCES", ["LGRF"]),
+        _text(1, "FORCE_UNITS", ["N"]),
+        _text(1, "SCALARS", ["LLegLen"]),
+        _text(1, "SCALAR_UNITS", [scalar_unit]),
+    ]
+    return raw, labels, _build(raw, labels, scale=0.1, records=records)
+
+
+def test_model_outputs_are_read_in_si_units_with_their_kind():
+    raw, labels, content = _model_file()
+    t = read_c3d(content)
+    file_values = raw[..., :3] * 0.1  # what the file stores, in each point's own unit
+    knee = t.points[:, 1]
+    np.testing.assert_allclose(knee[0, 0], 1.0105456, rtol=1e-6)  # 57.9 deg
+    np.testing.assert_allclose(knee, np.deg2rad(file_values[:, 1]), rtol=1e-6)
+    np.testing.assert_allclose(t.points[:, 2], file_values[:, 2] * 1e-3, rtol=1e-6)  # N m
+    np.testing.assert_allclose(t.points[0, 2], [1.2345, 0.0, -0.2], rtol=1e-5)
+    np.testing.assert_allclose(t.points[:, 3], file_values[:, 3], rtol=1e-6)  # W
+    np.testing.assert_allclose(t.points[:, 4], file_values[:, 4], rtol=1e-6)  # N
+    np.testing.assert_allclose(t.points[:, 5], file_values[:, 5] * 1e-3, rtol=1e-6)  # m
+    np.testing.assert_allclose(t.points[:, 0], file_values[:, 0] * 1e-3, rtol=1e-6)  # marker
+    assert t.point_kinds == {
+        "LKneeAngles": ("angle", "rad"),
+        "LHipMoment": ("moment", "N m"),
+        "LAnklePower": ("power", "W"),
+        "LGRF": ("force", "N"),
+        "LLegLen": ("scalar", "m"),
+    }
+    assert t.point_units == "m"
+    # a zero model output is a value; a zero marker is a gap
+    assert t.point_mask[0, 3] and not t.point_mask[0, 6]
+    np.testing.assert_array_equal(t.points[0, 3], [0.0, 0.0, 0.0])
+    assert np.isnan(t.points[0, 6]).all()
+
+
+def test_model_outputs_in_radians_and_file_units():
+    raw, labels, content = _model_file("rad", scalar_unit="deg/s")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = read_c3d(content, units="mm")
+    np.testing.assert_allclose(t.points[:, 1], raw[:, 1, :3] * 0.1, rtol=1e-6)  # rad kept
+    np.testing.assert_allclose(t.points[:, 2], raw[:, 2, :3] * 1e-4, rtol=1e-6)  # N m
+    np.testing.assert_allclose(t.points[:, 0], raw[:, 0, :3] * 0.1, rtol=1e-6)  # mm marker
+    # an unknown scalar unit is kept as the file says, with a warning naming the point
+    np.testing.assert_allclose(t.points[:, 5], raw[:, 5, :3] * 0.1, rtol=1e-6)
+    assert t.point_kinds["LLegLen"] == ("scalar", "deg/s")
+    assert any("LLegLen" in str(w.message) for w in caught)
+    # units=None keeps every point in the file's units
+    k = read_c3d(content, units=None)
+    np.testing.assert_allclose(k.points[:, 2], raw[:, 2, :3] * 0.1, rtol=1e-6)
+    assert k.point_kinds["LHipMoment"] == ("moment", "Nmm")
+    assert k.point_kinds["LKneeAngles"] == ("angle", "rad")

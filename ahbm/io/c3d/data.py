@@ -165,13 +165,14 @@ def _decode_frames(buf: bytes, lay: _Layout, fmt: _Format, P: _Params, source: s
     return raw_p, np.zeros((lay.n_frames, lay.spf, lay.n_channels), dtype=adt)
 
 
-def _decode_points(raw_p, lay: _Layout, fmt: _Format, zero_is_missing: bool = True):
+def _decode_points(raw_p, lay: _Layout, fmt: _Format, zero_is_missing=True):
     """Points (NaN where invalid), residuals, validity and camera masks (file units).
 
     The fourth word holds the camera mask (high byte) and the residual divided
     by ``|POINT:SCALE|`` (low byte); a negative word marks an invalid sample.
-    With `zero_is_missing`, a sample whose three coordinates are exactly 0 is
-    invalid too, whatever its residual word (Vicon and others write gaps so).
+    With `zero_is_missing` (a bool, or a bool per point), a sample whose three
+    coordinates are exactly 0 is invalid too, whatever its residual word
+    (Vicon and others write gaps so).
     """
     if lay.is_float:
         pvals = fmt.floats(raw_p)
@@ -184,8 +185,8 @@ def _decode_points(raw_p, lay: _Layout, fmt: _Format, zero_is_missing: bool = Tr
         rw = raw_p[..., 3].astype(np.int64)
         valid = rw >= 0
         word = np.where(valid, rw, 0)
-    if zero_is_missing:
-        valid &= ~np.all(xyz == 0.0, axis=-1)
+    if np.any(zero_is_missing):
+        valid &= ~(np.all(xyz == 0.0, axis=-1) & np.asarray(zero_is_missing, dtype=bool))
         word = np.where(valid, word, 0)
     residuals = (word & 0xFF).astype(np.float64) * abs(lay.scale)
     camera = ((word >> 8) & 0x7F).astype(np.uint8)

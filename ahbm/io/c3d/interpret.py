@@ -199,3 +199,78 @@ def _subject(P: _Params) -> dict[str, Any]:
             # Vicon stores the height in mm; anything above 3 is taken as mm
             subject["height"] = height / 1000.0 if height > 3.0 else height
     return subject
+
+
+#: C3D model-output groups: POINT label group -> (kind, unit parameter, default file unit).
+_MODEL_OUTPUTS = {
+    "ANGLES": ("angle", "ANGLE_UNITS", "deg"),
+    "MOMENTS": ("moment", "MOMENT_UNITS", "Nmm"),
+    "POWERS": ("power", "POWER_UNITS", "W"),
+    "FORCES": ("force", "FORCE_UNITS", "N"),
+    "SCALARS": ("scalar", "SCALAR_UNITS", ""),
+}
+#: Known model-output units (spaces, dots, '*' and '·' removed, lower case) -> (SI unit, factor).
+_SI_UNITS = {
+    "angle": {"deg": ("rad", math.pi / 180.0), "degree": ("rad", math.pi / 180.0),
+              "degrees": ("rad", math.pi / 180.0), "rad": ("rad", 1.0),
+              "radian": ("rad", 1.0), "radians": ("rad", 1.0)},
+    "moment": {"nmm": ("N m", 1e-3), "nm": ("N m", 1.0), "knm": ("N m", 1e3)},
+    "power": {"w": ("W", 1.0), "mw": ("W", 1e-3), "kw": ("W", 1e3)},
+    "force": {"n": ("N", 1.0), "kn": ("N", 1e3)},
+}  # fmt: skip
+
+
+def _si_unit(kind: str, unit: str):
+    """(SI unit, factor) of a model-output unit, or None when unknown."""
+    key = "".join(c for c in unit.lower() if c not in " .*·")
+    known = _SI_UNITS.get(kind, {}).get(key)
+    if known is None and kind == "scalar" and _unit_factor(unit) is not None:
+        return "m", _unit_factor(unit)
+    return known
+
+
+def _model_outputs(P: _Params, labels: list[str], source: str) -> dict[int, tuple]:
+    """Point columns that are model outputs: ``{index: (kind, file unit)}``.
+
+    A point is a model output when its label is listed in POINT:ANGLES,
+    MOMENTS, POWERS, FORCES or SCALARS (continuations ANGLES2, ... included);
+    its file unit is POINT:<KIND>_UNITS (Vicon's defaults when absent: deg,
+    Nmm, W, N).
+    """
+    where = {lab.strip(): i for i, lab in reversed(list(enumerate(labels)))}
+    out: dict[int, tuple] = {}
+    for group, (kind, unit_param, default) in _MODEL_OUTPUTS.items():
+        listed = P.concat_strings("POINT", group) if P.has("POINT", group) else None
+        if not listed:
+            continue
+        units = P.strings("POINT", unit_param) if P.has("POINT", unit_param) else None
+        unit = (units[0].strip() if units else "") or default
+        for lab in listed:
+            i = where.get(lab.strip())
+            if lab.strip() and i is not None and i not in out:
+                out[i] = (kind, unit)
+    return out
+
+
+def _convert_model_outputs(xyz, file_xyz, outputs: dict, labels, units, source) -> dict:
+    """Put model-output columns back from file values in their own units.
+
+    ``xyz`` (already scaled as lengths) gets each model output's file values
+    times its SI factor (or unscaled when `units` is None or the unit is
+    unknown); returns ``{label: (kind, unit)}``.
+    """
+    kinds = {}
+    for i, (kind, unit) in sorted(outputs.items()):
+        xyz[:, i] = file_xyz[:, i]
+        si = None if units is None else _si_unit(kind, unit)
+        if si is None:
+            if units is not None:
+                _warn(
+                    f"{source}: unknown {kind} unit {unit!r} of point {labels[i]!r}; "
+                    "its values are kept in the file's unit"
+                )
+            kinds[labels[i]] = (kind, unit)
+            continue
+        xyz[:, i] *= si[1]
+        kinds[labels[i]] = (kind, si[0])
+    return kinds

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ahbm.errors import AhbmError, AhbmWarning, DataError, FileFormatError
 from ahbm.io.c3d._common import _BLOCK, C3D_LENGTH_UNITS, _unit_factor
 from ahbm.io.c3d.data import _decode_analogs, _decode_frames, _decode_points, _layout
 from ahbm.io.c3d.header import _load, _read_header
 from ahbm.io.c3d.interpret import (
     _calibrate_analogs,
+    _convert_model_outputs,
     _convert_units,
     _events,
     _force_plates,
     _labels,
+    _model_outputs,
     _rates,
     _subject,
 )
@@ -72,6 +76,17 @@ def read_c3d(path, *, units: str | None = "m", zero_is_missing: bool = True) -> 
 
     Notes
     -----
+    Model outputs -- points whose labels POINT:ANGLES, MOMENTS, POWERS,
+    FORCES or SCALARS list -- are not marker positions: they are read in
+    their declared unit (POINT:ANGLE_UNITS, MOMENT_UNITS, POWER_UNITS,
+    FORCE_UNITS, SCALAR_UNITS; Vicon's deg, Nmm, W, N when absent) and
+    converted to SI, as everything inside ahbm (DESIGN.md): angles to rad,
+    N mm to N m, kW to W, length scalars to m (a 57.9 deg knee angle reads
+    1.0105). ``trial.point_kinds`` records ``{label: (kind, unit)}`` for
+    them. An unknown unit is kept as the file says (warning); ``units=None``
+    keeps every point in the file's units. A model output of exactly (0, 0,
+    0) is a value, not a gap (only markers follow `zero_is_missing`).
+
     Integer points are ``value * POINT:SCALE``; the fourth word of each
     point holds the camera mask (high byte) and the residual divided by
     ``|POINT:SCALE|`` (low byte); a negative word marks an invalid sample.
@@ -136,8 +151,21 @@ def _read(buf: bytes, source: str, units: str | None, zero_is_missing: bool = Tr
 
     lay = _layout(buf, h, P, pstart, source)
     raw_p, raw_a = _decode_frames(buf, lay, fmt, P, source)
-    xyz, residuals, valid, camera = _decode_points(raw_p, lay, fmt, zero_is_missing)
+    labels = _labels(P, lay.n_points, lay.n_channels, source)
+    outputs = _model_outputs(P, labels["point_labels"], source)
+    # zeros are gaps in marker positions only: a model output may be exactly 0
+    zero_cols = np.ones(lay.n_points, dtype=bool)
+    zero_cols[list(outputs)] = False
+    xyz, residuals, valid, camera = _decode_points(
+        raw_p, lay, fmt, zero_cols if zero_is_missing else False
+    )
+    file_xyz = xyz.copy() if outputs else None
     file_units, out_units = _convert_units(xyz, residuals, P, units, source)
+    kinds = {}
+    if outputs:
+        kinds = _convert_model_outputs(
+            xyz, file_xyz, outputs, labels["point_labels"], units, source
+        )
     araw = _decode_analogs(raw_a, lay, fmt)
     analogs = _calibrate_analogs(araw, P, types, lay.n_channels, source)
     point_rate, analog_rate = _rates(P, h, lay.spf, source)
@@ -170,7 +198,8 @@ def _read(buf: bytes, source: str, units: str | None, zero_is_missing: bool = Tr
         subject=_subject(P),
         parameters=parameters,
         source=source,
-        **_labels(P, lay.n_points, lay.n_channels, source),
+        point_kinds=kinds,
+        **labels,
     )
     trial.results["camera_masks"] = camera
     plates = _force_plates(trial, P, source)
