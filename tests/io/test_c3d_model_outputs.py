@@ -208,3 +208,40 @@ def test_model_outputs_in_radians_and_file_units():
     np.testing.assert_allclose(k.points[:, 2], raw[:, 2, :3] * 0.1, rtol=1e-6)
     assert k.point_kinds["LHipMoment"] == ("moment", "Nmm")
     assert k.point_kinds["LKneeAngles"] == ("angle", "rad")
+
+
+def test_model_outputs_survive_a_write_read_round_trip(tmp_path):
+    raw, labels, content = _model_file()
+    t = read_c3d(content)
+    path = tmp_path / "again.c3d"
+    write_c3d(t, path, units="mm")  # markers scaled to mm, model outputs untouched
+    u = read_c3d(path)
+    assert u.point_kinds == t.point_kinds
+    np.testing.assert_allclose(u.points, t.points, rtol=1e-6, atol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(u.points[0, 1, 0], np.deg2rad(57.9), rtol=1e-6)
+    np.testing.assert_array_equal(u.point_mask, t.point_mask)
+    assert read_c3d(path, units=None).point_kinds["LHipMoment"] == ("moment", "Nm")
+    # without kinds every point is a position, written and read back as such
+    plain = Trial(points=t.points, point_labels=t.point_labels, point_rate=100.0)
+    write_c3d(plain, tmp_path / "plain.c3d")
+    v = read_c3d(tmp_path / "plain.c3d", zero_is_missing=False)  # power is 0 in frame 0
+    assert v.point_kinds == {}
+    np.testing.assert_allclose(v.points, t.points, rtol=1e-6, atol=1e-9, equal_nan=True)
+
+
+def test_writer_rejects_mixed_units_of_one_kind(tmp_path):
+    import pytest
+
+    from ahbm.errors import DataError
+
+    t = Trial(
+        points=np.ones((2, 2, 3)),
+        point_labels=["LKneeAngles", "RKneeAngles"],
+        point_rate=100.0,
+        point_kinds={"LKneeAngles": ("angle", "rad"), "RKneeAngles": ("angle", "deg")},
+    )
+    with pytest.raises(DataError, match="ANGLE_UNITS"):
+        write_c3d(t, tmp_path / "x.c3d")
+    t.point_kinds = {"LKneeAngles": ("joint", "rad")}
+    with pytest.raises(DataError, match="point_kinds"):
+        write_c3d(t, tmp_path / "x.c3d")

@@ -48,7 +48,8 @@ def _char_param(values: list[str]) -> tuple[list[int], bytes]:
 _MANAGED = {
     "POINT": re.compile(
         r"(USED|SCALE|RATE|DATA_START|FRAMES|LONG_FRAMES|UNITS|"
-        r"(LABELS|DESCRIPTIONS)\d*)"
+        r"(LABELS|DESCRIPTIONS|ANGLES|MOMENTS|POWERS|FORCES|SCALARS)\d*|"
+        r"(ANGLE|MOMENT|POWER|FORCE|SCALAR)_UNITS)"
     ),
     "ANALOG": re.compile(
         r"(USED|RATE|GEN_SCALE|FORMAT|BITS|"
@@ -182,6 +183,11 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     force plates and metadata; entries that cannot be stored are skipped with
     an AhbmWarning. The residual word follows the C3D specification: a float
     holding ``camera_mask * 256 + round(residual / scale)``, -1 when invalid.
+    Points listed in ``trial.point_kinds`` (model outputs) are written as
+    held, in their own unit, never scaled as lengths, and declared in
+    POINT:ANGLES, MOMENTS, POWERS, FORCES, SCALARS with POINT:ANGLE_UNITS,
+    ... (one unit per kind, spaces removed: "N m" is written "Nm"); these
+    entries of ``trial.parameters`` are not copied.
 
     Examples
     --------
@@ -199,12 +205,17 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     pts, an, spf, labels, alabels = _checked_arrays(trial)
     n_frames, n_points = pts.shape[:2]
     n_channels = an.shape[1] if an.shape[0] else 0
+    kind_cols = _model_output_columns(trial, labels)
+    raw_pts = pts
     pts, units, factor, scale = _output_units(trial, pts, units, scale)
+    if kind_cols and pts is not raw_pts:
+        pts[:, kind_cols] = raw_pts[:, kind_cols]  # in their own units, not lengths
     valid, resid_word = _residual_words(trial, pts, factor, scale)
     n_first = int(trial.first_frame) if trial.first_frame >= 1 else 1
     n_last = n_first + n_frames - 1
     params = _ParameterWriter()
     _point_parameters(params, trial, labels, units, scale, n_frames)
+    _model_output_parameters(params, trial, labels)
     _analog_parameters(params, trial, alabels, n_channels)
     _trial_and_event_parameters(params, trial, n_first, n_last)
     _copy_parameters(trial.parameters, params.recs, params.gid)
@@ -400,6 +411,52 @@ def _point_parameters(w: _ParameterWriter, trial, labels, units, scale, n_frames
     w.add_text_list("POINT", "LABELS", labels, "point labels")
     desc = _per_item(trial.point_descriptions, n_points)
     w.add_text_list("POINT", "DESCRIPTIONS", desc, "point descriptions")
+
+
+_KIND_GROUPS = {
+    "angle": ("ANGLES", "ANGLE_UNITS"),
+    "moment": ("MOMENTS", "MOMENT_UNITS"),
+    "power": ("POWERS", "POWER_UNITS"),
+    "force": ("FORCES", "FORCE_UNITS"),
+    "scalar": ("SCALARS", "SCALAR_UNITS"),
+}
+
+
+def _model_output_columns(trial, labels) -> list[int]:
+    """Columns of the points that ``trial.point_kinds`` marks as model outputs."""
+    kinds = trial.point_kinds if isinstance(trial.point_kinds, dict) else {}
+    return [i for i, lab in enumerate(labels) if lab in kinds]
+
+
+def _model_output_parameters(w: _ParameterWriter, trial, labels):
+    """POINT:ANGLES, MOMENTS, ... and their units from ``trial.point_kinds``.
+
+    Model-output values are written as they are held (their own unit, not
+    scaled as lengths); every output of one kind must share one unit.
+    """
+    kinds = trial.point_kinds if isinstance(trial.point_kinds, dict) else {}
+    unknown = sorted(
+        str(lab)
+        for lab, v in kinds.items()
+        if not (isinstance(v, tuple | list) and len(v) == 2 and v[0] in _KIND_GROUPS)
+    )
+    if unknown:
+        raise DataError(
+            f"`trial.point_kinds` entries {unknown} must be (kind, unit) with kind one of "
+            f"{sorted(_KIND_GROUPS)}"
+        )
+    for kind, (group, unit_param) in _KIND_GROUPS.items():
+        listed = [lab for lab in labels if kinds.get(lab, ("", ""))[0] == kind]
+        if not listed:
+            continue
+        units = {str(kinds[lab][1]) for lab in listed}
+        if len(units) > 1:
+            raise DataError(
+                f"`trial.point_kinds` gives the {kind} outputs several units {sorted(units)}; "
+                f"a C3D file holds one POINT:{unit_param}: convert them to one unit first"
+            )
+        w.add_text_list("POINT", group, listed, f"{kind} outputs")
+        w.add_text("POINT", unit_param, [units.pop().replace(" ", "")], f"{kind} unit")
 
 
 def _analog_parameters(w: _ParameterWriter, trial, alabels, n_channels):
