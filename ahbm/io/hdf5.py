@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import shutil
 import tempfile
@@ -432,6 +433,11 @@ def _write_trial_group(parent, name: str, trial: Trial) -> None:
     g.attrs["analog_rate"] = float(trial.analog_rate)
     g.attrs["first_frame"] = int(trial.first_frame)
     g.attrs["source"] = str(trial.source)
+    if trial.point_kinds:
+        # model outputs (angles, moments, ...) among the points: {label: [kind, unit]}
+        g.attrs["point_kinds"] = json.dumps(
+            {str(k): [str(v[0]), str(v[1])] for k, v in trial.point_kinds.items()}
+        )
 
     pts = np.asarray(trial.points, dtype=np.float64)
     if pts.ndim != 3 or pts.shape[2] != 3:
@@ -549,6 +555,7 @@ def _read_trial_group(st: SafeStore, g, where: str) -> Trial:
         "source": st.attr(g, "source", where, "str"),
         **rates,
     }
+    kwargs["point_kinds"] = _read_point_kinds(st, g, where, kwargs["point_labels"])
     per_frame = (n_frames, n_points)
     res = ds(g, "point_residuals", where, required=False)
     kwargs["point_residuals"] = (
@@ -580,6 +587,31 @@ def _read_trial_group(st: SafeStore, g, where: str) -> Trial:
         parameters=_read_dict(st, g, "parameters", where),
         results=_read_dict(st, g, "results", where),
     )
+
+
+def _read_point_kinds(st: SafeStore, g, where: str, labels) -> dict:
+    """The ``point_kinds`` attribute ({label: [kind, unit]}, JSON) checked against the labels."""
+    text = st.attr(g, "point_kinds", where, "str", required=False, default=None)
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise st.error(where, f"attribute 'point_kinds' is not valid JSON ({err})") from None
+    known = set(labels)
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str)
+        and k in known
+        and isinstance(v, list)
+        and len(v) == 2
+        and all(isinstance(x, str) for x in v)
+        for k, v in value.items()
+    ):
+        raise st.error(
+            where,
+            "attribute 'point_kinds' must map point labels to [kind, unit] string pairs",
+        )
+    return {k: (v[0], v[1]) for k, v in value.items()}
 
 
 def _read_dict(st: SafeStore, g, key: str, where: str, *, required: bool = True) -> dict:

@@ -245,3 +245,30 @@ def test_writer_rejects_mixed_units_of_one_kind(tmp_path):
     t.point_kinds = {"LKneeAngles": ("joint", "rad")}
     with pytest.raises(DataError, match="point_kinds"):
         write_c3d(t, tmp_path / "x.c3d")
+
+
+def test_model_output_kinds_survive_hdf5(tmp_path):
+    # C3D -> HDF5 -> C3D keeps the model outputs' kinds, so angles are not written as lengths
+    import h5py
+
+    from ahbm.errors import FileFormatError
+    from ahbm.io import load_trial, save_trial
+
+    raw, labels, content = _model_file()
+    t = read_c3d(content)
+    save_trial(t, tmp_path / "s.h5", name="walk")
+    u = load_trial(tmp_path / "s.h5", "walk")
+    assert u.point_kinds == t.point_kinds and u.point_kinds
+    np.testing.assert_array_equal(u.points, t.points)
+    write_c3d(u, tmp_path / "back.c3d")
+    np.testing.assert_allclose(
+        read_c3d(tmp_path / "back.c3d").points[0, 1, 0], np.deg2rad(57.9), rtol=1e-6
+    )
+    with h5py.File(tmp_path / "s.h5", "r+") as f:  # a kind naming no point is refused
+        f["trials/walk"].attrs["point_kinds"] = '{"nope": ["angle", "rad"]}'
+    try:
+        load_trial(tmp_path / "s.h5", "walk")
+    except FileFormatError as err:
+        assert "point_kinds" in str(err)
+    else:  # pragma: no cover
+        raise AssertionError("a point kind naming no point was accepted")
