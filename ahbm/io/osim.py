@@ -28,7 +28,6 @@ import math
 import os
 import re
 import warnings
-import xml.parsers.expat as expat
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -37,6 +36,7 @@ import numpy as np
 
 from ahbm._files import atomic_path
 from ahbm._validation import output_path
+from ahbm._xml import XmlNode, parse_xml
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.kinematics.model_file import register_model_section
 from ahbm.kinematics.tree import Model
@@ -88,99 +88,12 @@ _EYE3 = np.eye(3)
 # ----------------------------------------------------------------------------
 
 
-class _Node:
-    """An XML element: tag, attributes, children, text and its line in the file."""
-
-    __slots__ = ("tag", "attrib", "children", "text", "line", "parent")
-
-    def __init__(self, tag, attrib, line, parent):
-        self.tag, self.attrib, self.line, self.parent = tag, attrib, line, parent
-        self.children: list[_Node] = []
-        self.text = ""
-
-    @property
-    def name(self):
-        return self.attrib.get("name")
-
-    def find(self, tag):
-        for c in self.children:
-            if c.tag == tag:
-                return c
-        return None
-
-    def findall(self, tag):
-        return [c for c in self.children if c.tag == tag]
-
-    def iter(self):
-        yield self
-        for c in self.children:
-            yield from c.iter()
-
-    def label(self) -> str:
-        name = self.name
-        return f"<{self.tag}{f' name={name!r}' if name is not None else ''}> at line {self.line}"
+_Node = XmlNode
 
 
-class _Refused(Exception):
-    pass
-
-
-#: Deepest nesting of XML elements read (an OpenSim model file nests about 12 levels).
-_MAX_XML_DEPTH = 128
-
-
-def _parse_xml(data: bytes, source: str) -> _Node:
-    """Parse `data` into a tree of :class:`_Node` (FileFormatError on malformed XML)."""
-    parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    parser.buffer_text = True  # one call per run of text (not per line): 20 % of the parse
-    root = _Node("#document", {}, 0, None)
-    stack = [root]
-
-    def start(tag, attrib):
-        if len(stack) > _MAX_XML_DEPTH:  # everything that walks the tree recurses per level
-            raise _Refused(parser.CurrentLineNumber, "depth")
-        node = _Node(tag, attrib, parser.CurrentLineNumber, stack[-1])
-        stack[-1].children.append(node)
-        stack.append(node)
-
-    def end(tag):
-        node = stack.pop()
-        node.text = node.text.strip()
-
-    def data_(text):
-        stack[-1].text += text
-
-    def refuse(*args):
-        raise _Refused(parser.CurrentLineNumber)
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = data_
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
-    try:
-        parser.Parse(data, True)
-    except _Refused as err:
-        if err.args[1:] == ("depth",):
-            raise FileFormatError(
-                f"{source}: line {err.args[0]}: elements nested more than {_MAX_XML_DEPTH} "
-                "levels deep; an OpenSim model nests about 12 (the file is damaged or crafted)"
-            ) from None
-        raise FileFormatError(
-            f"{source}: line {err.args[0]}: the file declares a DOCTYPE or an ENTITY; OpenSim "
-            "model files have neither, and ahbm does not expand entities (remove the "
-            "declaration)"
-        ) from None
-    except expat.ExpatError as err:
-        raise FileFormatError(
-            f"{source}: malformed XML at line {err.lineno}, column {err.offset}: "
-            f"{expat.ErrorString(err.code)}"
-        ) from None
-    if not root.children:
-        raise FileFormatError(f"{source}: the file holds no XML element")
-    return root.children[0]
+def _parse_xml(data: bytes, source: str) -> XmlNode:
+    """Parse `data` into a tree of nodes (FileFormatError on malformed or refused XML)."""
+    return parse_xml(data, source, max_depth=128, usual="an OpenSim model nests about 12")
 
 
 # ----------------------------------------------------------------------------

@@ -276,7 +276,7 @@ def _set_owner(node: XmlElement, tag: str, folder: Path) -> XmlElement:
     el = _set_element(node, tag, folder)
     if el is None or el is node.find(tag):
         return node
-    return XmlElement(node.tag, {}, el.line, el.source, [el])
+    return XmlElement(node.tag, {}, el.line, source=el.source, children=[el])
 
 
 def _scaler(node: XmlElement, folder: Path) -> ModelScalerSetup:

@@ -1,0 +1,136 @@
+"""The one safe XML reader of ahbm (``.osim`` models, OpenSim setup and loads files).
+
+Parses with ``xml.parsers.expat`` into :class:`XmlNode` trees that keep each
+element's line, so errors can name the element and the line. A document type
+declaration (``<!DOCTYPE``), an entity declaration or an external entity
+reference is refused before anything is expanded (no "billion laughs", no
+external entities; OpenSim never writes them), and nesting is capped.
+"""
+
+from __future__ import annotations
+
+from xml.parsers import expat
+
+from ahbm.errors import FileFormatError
+
+__all__ = ["XmlNode", "parse_xml"]
+
+
+class XmlNode:
+    """An XML element: tag, attributes, children, text (stripped), line and source file."""
+
+    __slots__ = ("tag", "attrib", "children", "text", "line", "parent", "source")
+
+    def __init__(self, tag, attrib, line, parent=None, *, source="", children=None):
+        self.tag, self.attrib, self.line, self.parent = tag, attrib, line, parent
+        self.source = source
+        self.children: list[XmlNode] = list(children or [])
+        self.text = ""
+
+    @property
+    def name(self):
+        return self.attrib.get("name")
+
+    def find(self, tag):
+        """First child element with this tag, or None."""
+        for c in self.children:
+            if c.tag == tag:
+                return c
+        return None
+
+    def findall(self, tag):
+        """All child elements with this tag."""
+        return [c for c in self.children if c.tag == tag]
+
+    def iter(self):
+        yield self
+        for c in self.children:
+            yield from c.iter()
+
+    def label(self) -> str:
+        """``<tag name='x'> at line 12`` for error messages."""
+        name = self.name
+        return f"<{self.tag}{f' name={name!r}' if name is not None else ''}> at line {self.line}"
+
+    def where(self) -> str:
+        """``'x.xml', line 12, element <tag>`` for error messages."""
+        return f"'{self.source}', line {self.line}, element <{self.tag}>"
+
+
+class _Refused(Exception):
+    pass
+
+
+def parse_xml(data: bytes, source: str, *, label=None, max_depth: int = 128, usual: str = ""):
+    """Parse `data` into a tree of :class:`XmlNode` and return the root element.
+
+    Parameters
+    ----------
+    data : bytes
+    source : str
+        The file name kept in every node (``node.source``).
+    label : str, optional
+        How messages name the file (default `source`).
+    max_depth : int
+        Deepest nesting accepted.
+    usual : str
+        What nesting is normal, for the message (e.g. "an OpenSim model nests about 12").
+
+    Raises
+    ------
+    FileFormatError
+        Malformed XML (line and column), a DOCTYPE/ENTITY declaration, an external
+        entity reference, nesting deeper than `max_depth`, or no element at all.
+    """
+    label = source if label is None else label
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.buffer_text = True  # one call per run of text (not per line)
+    root = XmlNode("#document", {}, 0, None, source=source)
+    stack = [root]
+    texts: list[list[str]] = [[]]
+
+    def start(tag, attrib):
+        if len(stack) > max_depth:  # everything that walks the tree recurses per level
+            raise _Refused(parser.CurrentLineNumber, "depth")
+        node = XmlNode(tag, attrib, parser.CurrentLineNumber, stack[-1], source=source)
+        stack[-1].children.append(node)
+        stack.append(node)
+        texts.append([])
+
+    def end(tag):
+        stack.pop().text = "".join(texts.pop()).strip()
+
+    def data_(text):
+        texts[-1].append(text)
+
+    def refuse(*args):
+        raise _Refused(parser.CurrentLineNumber)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = data_
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.UnparsedEntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse
+    try:
+        parser.Parse(data, True)
+    except _Refused as err:
+        if err.args[1:] == ("depth",):
+            raise FileFormatError(
+                f"{label}: line {err.args[0]}: elements nested more than {max_depth} levels "
+                f"deep{f'; {usual}' if usual else ''} (the file is damaged or crafted)"
+            ) from None
+        raise FileFormatError(
+            f"{label}: line {err.args[0]}: the file declares a DOCTYPE or an ENTITY; OpenSim "
+            "files have neither, and ahbm does not expand entities (remove the declaration)"
+        ) from None
+    except expat.ExpatError as err:
+        raise FileFormatError(
+            f"{label}: malformed XML at line {err.lineno}, column {err.offset + 1}: "
+            f"{expat.ErrorString(err.code)} (the file is not well-formed XML)"
+        ) from None
+    if not root.children:
+        raise FileFormatError(f"{label}: the file holds no XML element")
+    return root.children[0]
