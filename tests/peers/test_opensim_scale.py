@@ -219,6 +219,8 @@ def _rel(a, b):
 def runs(request, tmp_path_factory):
     from ahbm.tools.opensim_scale import run_scale
 
+    if not MODEL.is_file() or not STATIC.is_file():
+        pytest.skip(f"shared OpenSim walking trial not available ({DATA})")
     preserve = request.param
     ah_dir, os_dir = tmp_path_factory.mktemp("ahbm"), tmp_path_factory.mktemp("opensim")
     res = run_scale(_setup(ah_dir, preserve=preserve))
