@@ -31,13 +31,14 @@ from ahbm.io.c3d import read_c3d, write_c3d
 from ahbm.io.forceplates import force_plates_from_c3d
 from ahbm.io.trial import Trial
 from ahbm.kinematics.forward import forward_kinematics
-from ahbm.kinematics.jcs import foot_progression_angles, lab_reference_frame, pelvis_angles
+from ahbm.kinematics.jcs import lab_reference_frame, pelvis_angles
 from ahbm.kinematics.rotations import (
     euler_rates_to_omega,
     euler_to_matrix,
     matrix_to_quat,
 )
 from ahbm.models.gait import analyze_gait, lower_extremity_model, save_gait_result
+from ahbm.models.gait.angles import pig_foot_progression_angles
 from ahbm.models.gait_command import write_gait_report
 from ahbm.types import ResultRepr
 
@@ -367,7 +368,8 @@ def _true_angles_and_moments(model, q, tau, T, mass):
     angles, moments = {}, {}
     for side, p, s in (("Right", "R", 1.0), ("Left", "L", -1.0)):
         signs = {"Hip": (1.0, s, s), "Knee": (-1.0, s, s), "Ankle": (1.0, s, s)}
-        msign = {"Hip": (-1.0, -s, s), "Knee": (1.0, -s, s), "Ankle": (-1.0, -s, s)}
+        # Plug-in Gait signs: extensor/plantarflexor, abductor/evertor, external rotator +
+        msign = {"Hip": (-1.0, -s, -s), "Knee": (1.0, -s, -s), "Ankle": (-1.0, -s, -s)}
         for joint, body in (("Hip", "thigh"), ("Knee", "shank"), ("Ankle", "foot")):
             b = model.body_index(f"{body}_{p.lower()}")
             qi, vi = model.q_index[b], model.v_index[b]
@@ -376,7 +378,7 @@ def _true_angles_and_moments(model, q, tau, T, mass):
         Rp = T[:, 0, :3, :3]
         angles[f"{p}PelvisAngles"] = pelvis_angles(Rp, side=side)
         Rf = T[:, model.body_index(f"foot_{p.lower()}"), :3, :3]
-        angles[f"{p}FootProgressAngles"] = foot_progression_angles(Rf, side=side)
+        angles[f"{p}FootProgressAngles"] = pig_foot_progression_angles(Rf, side=side)
     return angles, moments
 
 

@@ -13,10 +13,42 @@ from ahbm.models.gait.frames import SegmentFrames
 from ahbm.models.gait.markersets import SIDES
 from ahbm.models.gait.subject import SubjectParameters
 
-__all__ = ["ANGLE_NAMES", "joint_angles"]
+__all__ = ["ANGLE_NAMES", "joint_angles", "pig_foot_progression_angles"]
 
 #: Angle variables per side (Plug-in Gait names, without the side prefix).
 ANGLE_NAMES = ("HipAngles", "KneeAngles", "AnkleAngles", "PelvisAngles", "FootProgressAngles")
+
+
+def pig_foot_progression_angles(R_foot, *, side: str, forward=(1.0, 0.0, 0.0)) -> np.ndarray:
+    """Foot progression angles with Plug-in Gait's signs, rad.
+
+    Parameters
+    ----------
+    R_foot : array_like, shape (..., 3, 3)
+        ``lab_R_foot`` (ISB axes: x heel -> toe, y up, z right), Z-up lab.
+    side : {"Left", "Right"}
+    forward : array_like, shape (3,)
+        Horizontal direction of progression.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        (foot tilt, **toes down** positive; foot roll, inversion positive;
+        foot progression angle, internal = toe-in positive): the sagittal
+        component of :func:`ahbm.kinematics.jcs.foot_progression_angles`
+        (toes up positive) with Plug-in Gait's sign, the other two as there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.jcs import lab_reference_frame
+    >>> from ahbm.kinematics.rotations import rot_z
+    >>> # right foot pitched 0.2 rad toes down (about its own z, pointing right)
+    >>> R = lab_reference_frame() @ rot_z(-0.2)
+    >>> (np.round(pig_foot_progression_angles(R, side="Right"), 12) + 0.0).tolist()
+    [0.2, 0.0, 0.0]
+    """
+    return foot_progression_angles(R_foot, side=side, forward=forward) * np.array([-1.0, 1, 1])
 
 
 def joint_angles(frames: SegmentFrames, subject: SubjectParameters) -> dict:
@@ -35,7 +67,9 @@ def joint_angles(frames: SegmentFrames, subject: SubjectParameters) -> dict:
         ``"LHipAngles"`` ... ``"RFootProgressAngles"`` -> (n_frames, 3), rad:
         (sagittal, frontal, transverse) components with Plug-in Gait's
         clinical signs (flexion, adduction, internal rotation positive; ankle
-        dorsiflexion positive). NaN where a frame is missing.
+        dorsiflexion positive; foot progression: toes down, inversion,
+        toe-in positive, :func:`pig_foot_progression_angles`). NaN where a
+        frame is missing.
 
     Notes
     -----
@@ -70,7 +104,7 @@ def joint_angles(frames: SegmentFrames, subject: SubjectParameters) -> dict:
             angles[p + "KneeAngles"] = grood_suntay_angles(Rt, Rk, side=side, joint="knee")
             angles[p + "AnkleAngles"] = grood_suntay_angles(Rs, Rf, side=side, joint="ankle")
             angles[p + "PelvisAngles"] = pelvis_angles(Rp, side=side, forward=frames.forward)
-            angles[p + "FootProgressAngles"] = foot_progression_angles(
+            angles[p + "FootProgressAngles"] = pig_foot_progression_angles(
                 Rf, side=side, forward=frames.forward
             )
     return {k: np.asarray(v, dtype=float) for k, v in angles.items()}

@@ -8,7 +8,7 @@ distal segment frame, all divided by body mass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,7 +31,14 @@ from ahbm.models.gait.settings import GaitSettings
 from ahbm.models.gait.subject import SubjectParameters, _median_dist
 from ahbm.types import ResultRepr
 
-__all__ = ["GaitKinetics", "assign_plates", "joint_kinetics", "JOINTS"]
+__all__ = [
+    "GaitKinetics",
+    "PIG_MOMENT_SIGNS",
+    "assign_plates",
+    "joint_kinetics",
+    "pig_moments",
+    "JOINTS",
+]
 
 #: Joints of each leg, proximal first.
 JOINTS = ("Hip", "Knee", "Ankle")
@@ -40,6 +47,52 @@ PARENT = (-1, 0, 1, 2, 0, 4, 5)
 # ahbm.bsp axes (x anterior, y left, z up) -> ISB segment axes (x anterior, y up, z right)
 _BSP_TO_ISB = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])
 _SIDE_KEY = {"Right": "_r", "Left": "_l"}
+#: Factors from the clinical components of :func:`ahbm.dynamics.segmental.clinical_moments`
+#: (internal rotator positive) to Plug-in Gait's (external rotator positive).
+PIG_MOMENT_SIGNS = np.array([1.0, 1.0, -1.0])
+
+
+def pig_moments(moment, r_proximal, r_distal, *, joint: str, side: str) -> np.ndarray:
+    """Internal joint moments as Plug-in Gait reports their components.
+
+    Parameters
+    ----------
+    moment : array_like, shape (..., 3)
+        Internal moment of the proximal on the distal segment, lab frame
+        (N·m or N·m/kg).
+    r_proximal, r_distal : array_like, shape (..., 3, 3)
+        ``lab_R_segment`` of the two segments (ISB axes, both sides).
+    joint : {"hip", "knee", "ankle"}
+    side : {"Left", "Right"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        (sagittal, frontal, transverse) on the joint coordinate system axes:
+        extensor (hip, knee) / plantarflexor (ankle) positive; abductor (hip),
+        valgus (knee), evertor (ankle) positive; **external rotator positive**
+        (Plug-in Gait's sign of the transverse moment at hip, knee and ankle,
+        opposite to the internal rotation angle).
+
+    Notes
+    -----
+    :func:`ahbm.dynamics.segmental.clinical_moments` times
+    :data:`PIG_MOMENT_SIGNS`. Plug-in Gait's transverse component is the
+    moment about the distal segment's long axis with the lateral rotation of
+    its anterior face positive on both sides (pyCGM2's Vicon-compatible
+    clinical descriptors: left ``+M·z``, right ``−M·z`` with z proximal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.eye(3)  # segments aligned: x anterior, y up, z right
+    >>> # a pure internal-rotation moment on the right thigh (about +y, toes turned medially)
+    >>> (pig_moments([0.0, 10.0, 0.0], R, R, joint="hip", side="Right") + 0.0).tolist()
+    [0.0, 0.0, -10.0]
+    """
+    return clinical_moments(moment, r_proximal, r_distal, joint=joint, side=side) * (
+        PIG_MOMENT_SIGNS
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -49,11 +102,16 @@ class GaitKinetics(ResultRepr):
     Attributes
     ----------
     moments : dict
-        ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg, internal moments:
-        extensor / plantarflexor, abductor, internal rotator positive.
+        ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg, internal moments with
+        Plug-in Gait's signs (:func:`pig_moments`): extensor / plantarflexor,
+        abductor / valgus / evertor, external rotator positive.
     powers : dict
         ``"LHipPower"`` ... -> (n_frames, 3), W/kg, the joint power split on
         the JCS axes (their sum is the total power).
+    total_powers : dict
+        ``"LHipPower"`` ... -> (n_frames,), W/kg, the total joint power
+        ``M·(ω_distal − ω_proximal)`` (Plug-in Gait stores it as the Z
+        component of ``LHipPower``).
     forces : dict
         ``"LHipForce"`` ... -> (n_frames, 3), N/kg, force of the proximal on the
         distal segment in the distal segment frame.
@@ -65,6 +123,7 @@ class GaitKinetics(ResultRepr):
     powers: dict
     forces: dict
     notes: dict
+    total_powers: dict = field(default_factory=dict)
 
 
 def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None):
@@ -166,7 +225,7 @@ def joint_kinetics(
         raise DataError("`assignment` is None: no force plate load is assigned to the feet")
     _, _, motion, _, loads = segment_loads(markers, frames, subject, assignment, settings)
     unknown = unknown_load_frames(events, assignment, markers.time, markers.rate)
-    moments, powers, forces = {}, {}, {}
+    moments, powers, forces, totals = {}, {}, {}, {}
     for side, p in SIDES:
         ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
         bad = unknown[side]
@@ -174,22 +233,27 @@ def joint_kinetics(
             prox = PARENT[i]
             Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]
             M = loads.moment[:, i] / subject.mass
-            clin = clinical_moments(M, Rprox, Rdist, joint=joint.lower(), side=side)
-            pw = _power_components(M, motion.omega[:, i] - motion.omega[:, prox], Rprox, Rdist)
+            clin = pig_moments(M, Rprox, Rdist, joint=joint.lower(), side=side)
+            w_rel = motion.omega[:, i] - motion.omega[:, prox]
+            pw = _power_components(M, w_rel, Rprox, Rdist)
+            total = np.sum(M * w_rel, axis=-1)
             fr = loads_in_frame(loads.force[:, i] / subject.mass, Rdist)
-            for arr in (clin, pw, fr):
+            for arr in (clin, pw, fr, total):
                 arr[bad] = np.nan
             moments[f"{p}{joint}Moment"] = clin
             powers[f"{p}{joint}Power"] = pw
+            totals[f"{p}{joint}Power"] = total
             forces[f"{p}{joint}Force"] = fr
     notes = {
         "bsp_table": f"de_leva ({settings.sex}); foot COM at mid AJC-TOE",
         "grf_cutoff_hz": "none" if settings.grf_cutoff is None else float(settings.grf_cutoff),
         "force_threshold_n": float(settings.threshold),
-        "moment_convention": "internal; extensor/plantarflexor, abductor, internal "
-        "rotator positive; JCS projection",
+        "moment_convention": "internal; Plug-in Gait signs: extensor/plantarflexor, "
+        "abductor/valgus/evertor, external rotator positive; JCS projection",
+        "power_convention": "total M.(w_distal - w_proximal) (Plug-in Gait's Z) and its "
+        "split on the JCS axes",
     }
-    return GaitKinetics(moments, powers, forces, notes)
+    return GaitKinetics(moments, powers, forces, notes, totals)
 
 
 def segment_loads(markers, frames, subject, assignment, settings):

@@ -175,6 +175,7 @@ def analyze_gait(
         joint_centres={k: v @ Q for k, v in frames.joint_centres.items()},
         source=str(tr.source or ""),
         energetics=energetics.to_results(),
+        total_powers={} if kinetics is None else kinetics.total_powers,
     )
 
 

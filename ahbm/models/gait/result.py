@@ -69,8 +69,9 @@ class GaitResult(ResultRepr):
         ``"LHipAngles"`` ... ``"RFootProgressAngles"`` -> (n_frames, 3), rad,
         (sagittal, frontal, transverse) with clinical signs.
     moments : dict
-        ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg, internal moments:
-        extensor / plantarflexor, abductor, internal rotator positive.
+        ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg, internal moments with
+        Plug-in Gait's signs: extensor / plantarflexor, abductor / valgus /
+        evertor, **external** rotator positive.
     powers : dict
         ``"LHipPower"`` ... -> (n_frames, 3), W/kg, the joint power split on the
         JCS axes (sagittal, frontal, transverse); their sum is the total power.
@@ -99,6 +100,9 @@ class GaitResult(ResultRepr):
         per segment (W) per frame and Winter's work per cycle (J)
         (:meth:`GaitEnergetics.to_results <ahbm.models.gait.energetics.GaitEnergetics.to_results>`);
         not divided by body mass.
+    total_powers : dict
+        ``"LHipPower"`` ... -> (n_frames,), W/kg, total joint power (Plug-in
+        Gait's Z component of ``LHipPower``; the sum of `powers`).
     """
 
     time: np.ndarray
@@ -114,6 +118,28 @@ class GaitResult(ResultRepr):
     joint_centres: dict = field(default_factory=dict)
     source: str = ""
     energetics: dict = field(default_factory=dict)
+    total_powers: dict = field(default_factory=dict)
+
+    def as_plug_in_gait(self) -> dict:
+        """The variables in Plug-in Gait's layout, SI units (rad, N·m/kg, W/kg, N/kg).
+
+        Returns
+        -------
+        dict
+            ``{"LHipAngles": (n_frames, 3), ..., "LHipMoment": ..., "LHipPower":
+            (n_frames, 3) with the total power in Z and 0 in X and Y, ...}``,
+            directly comparable with the model outputs that
+            :func:`ahbm.io.read_c3d` reads from a Vicon file (converted to SI).
+        """
+        out = {k: np.asarray(v, dtype=float) for k, v in self.angles.items()}
+        out.update({k: np.asarray(v, dtype=float) for k, v in self.moments.items()})
+        out.update({k: np.asarray(v, dtype=float) for k, v in self.forces.items()})
+        for k, v in self.total_powers.items():
+            arr = np.zeros((np.size(v), 3))
+            arr[:, 2] = v
+            arr[~np.isfinite(v)] = np.nan
+            out[k] = arr
+        return out
 
     def to_results(self) -> dict:
         """The documented ``trial.results`` layout (docs/hdf5-schema.md, gait results).
@@ -130,6 +156,10 @@ class GaitResult(ResultRepr):
             ev[side] = {
                 key: np.array([e.time for e in self.events if e.context == side and e.label == lab])
                 for key, lab in (("foot_strike", "Foot Strike"), ("foot_off", "Foot Off"))
+            }
+        if self.total_powers:
+            res["total_power"] = {
+                k: np.asarray(v, dtype=float) for k, v in self.total_powers.items()
             }
         res["events"] = ev
         sp: dict[str, Any] = {}
