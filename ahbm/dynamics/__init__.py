@@ -42,6 +42,13 @@ from ahbm.dynamics.constraints import (
     load_model_with_constraints,
     save_model_with_constraints,
 )
+from ahbm.dynamics.controllers import (
+    ComputedTorqueController,
+    DesiredTrajectory,
+    PIDController,
+    ReplayController,
+    TrackingController,
+)
 from ahbm.dynamics.derivatives import (
     ABADerivatives,
     RNEADerivatives,
@@ -119,6 +126,12 @@ __all__: list[str] = [
     "RNEADerivatives",
     "aba_derivatives",
     "rnea_derivatives",
+    # controllers for simulate (controllers.py)
+    "ComputedTorqueController",
+    "DesiredTrajectory",
+    "PIDController",
+    "ReplayController",
+    "TrackingController",
     "compute_impulse",
     "constrained_forward_dynamics",
     "project_positions",
