@@ -1,0 +1,655 @@
+"""Muscle wrapping over cylinders, spheres and ellipsoids, as OpenSim computes it.
+
+One straight path segment from ``p`` to ``s`` (the path points before and after
+a wrap object, in the wrap object's own frame) either passes the object (the
+wrap is *inactive*) or wraps over it: the path runs straight from ``p`` to a
+first tangent point ``t1``, along the surface to a second tangent point
+``t2``, and straight on to ``s``. :func:`wrap_path_segment` computes this
+for a whole batch of segments at once, with OpenSim 4's algorithms
+(``WrapCylinder``, ``WrapSphere``, ``WrapEllipsoid``): the same tests for
+when a wrap is active, the same quadrant (side) constraint, the same
+cylinder length limits, the same tangent points and the same surface length,
+so that muscle lengths agree with OpenSim's. Where OpenSim's result depends
+on the history of earlier calls (a line through the centre of a sphere) or
+only converges to a tolerance (the ellipsoid's tangent points) the notes of
+:func:`wrap_path_segment` say what ahbm does instead.
+
+Wrap frames follow OpenSim: the cylinder's axis is its z axis and it spans
+``-length/2 <= z <= length/2``; sphere and ellipsoid are centred at the
+origin, the ellipsoid's semi-axes along x, y, z.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ahbm._validation import as_choice, as_vector_array, broadcast_batch
+from ahbm.errors import DataError
+
+__all__ = ["WrapResult", "wrap_path_segment", "wrap_length_gradient", "WRAP_KINDS"]
+
+WRAP_KINDS = ("cylinder", "sphere", "ellipsoid")
+"""The wrap-object kinds :func:`wrap_path_segment` computes."""
+
+_METHODS = ("hybrid", "midpoint", "axial")
+_QUADRANTS = {
+    "-x": (0, -1),
+    "x": (0, 1),
+    "+x": (0, 1),
+    "-y": (1, -1),
+    "y": (1, 1),
+    "+y": (1, 1),
+    "-z": (2, -1),
+    "z": (2, 1),
+    "+z": (2, 1),
+    "all": (0, 0),
+    "unassigned": (0, 0),
+}
+_EPS = np.finfo(float).eps  # SimTK::Eps, below which a vector normalizes to zero
+_ROUNDOFF = 2e-13  # OpenSim's ROUNDOFF_ERROR
+
+
+class WrapResult(NamedTuple):
+    """The wrap of a batch of path segments over one wrap object.
+
+    All arrays have the batch shape ``B`` of the segments (the broadcast
+    leading axes of ``p`` and ``s``); points are in the wrap object's frame.
+
+    Attributes
+    ----------
+    active : ndarray of bool, shape B
+        True where the segment wraps over the object (OpenSim's return codes
+        ``wrapped`` and ``mandatoryWrap``), False where the straight segment
+        is kept (``noWrap``, ``insideRadius``).
+    t1, t2 : ndarray, shape B + (3,)
+        The tangent points (m): the path leaves the straight line from ``p``
+        at ``t1`` and rejoins the straight line to ``s`` at ``t2``.
+        **Inactive convention**: NaN where ``active`` is False.
+    arc_length : ndarray, shape B
+        The length on the surface from ``t1`` to ``t2`` (m); 0 where inactive.
+    length : ndarray, shape B
+        The wrapped length of the segment (m): ``|p - t1| + arc_length +
+        |t2 - s|`` where active, ``|p - s|`` where inactive.
+    mandatory : ndarray of bool, shape B
+        True where the straight segment itself cuts the object (OpenSim's
+        ``mandatoryWrap``): when a path wrap may apply to several segments,
+        OpenSim takes the first mandatory one, else the active one whose
+        wrap lengthens its segment least.
+    """
+
+    active: np.ndarray
+    t1: np.ndarray
+    t2: np.ndarray
+    arc_length: np.ndarray
+    length: np.ndarray
+    mandatory: np.ndarray
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _dot(a, b):
+    return np.einsum("...i,...i->...", a, b)
+
+
+def _norm(a):
+    return np.sqrt(_dot(a, a))
+
+
+def _unit(a):
+    """``a / |a|``, or zero where ``|a| < eps`` (OpenSim's NormalizeOrZero)."""
+    n = _norm(a)
+    ok = n >= _EPS
+    return np.where(ok[..., None], a / np.where(ok, n, 1.0)[..., None], 0.0), n
+
+
+def _sign(x):
+    """OpenSim's DSIGN: +1 for x >= 0, -1 otherwise (and for NaN)."""
+    return np.where(x >= 0.0, 1, -1)
+
+
+def _sel(mask, a, b):
+    """``a`` where ``mask`` (batch shape) else ``b``, for (..., 3) vectors."""
+    return np.where(mask[..., None], a, b)
+
+
+def _acos(x):
+    return np.arccos(np.clip(x, -1.0, 1.0))
+
+
+def _pick_closest_pair(c1a, c1b, c2a, c2b, r1a, r1b, r2a, r2b):
+    """Tangent points of the pair of candidates with the largest cosine.
+
+    ``c..`` are the candidates' unit radial directions; ties resolve as in
+    OpenSim (a strict comparison chain: (a, a), (a, b), (b, a), else (b, b)).
+    """
+    j1, j2, j3, j4 = _dot(c1a, c2a), _dot(c1a, c2b), _dot(c1b, c2a), _dot(c1b, c2b)
+    k1 = (j1 > j2) & (j1 > j3) & (j1 > j4)
+    k2 = ~k1 & (j2 > j3) & (j2 > j4)
+    k3 = ~k1 & ~k2 & (j3 > j4)
+    first_a = k1 | k2
+    second_a = k1 | k3
+    return _sel(first_a, r1a, r1b), _sel(second_a, r2a, r2b)
+
+
+# --------------------------------------------------------------------------- sphere
+
+
+def _sphere(radius, p1, p2, axis, sign):
+    """OpenSim's WrapSphere::wrapLine on batches; returns (active, mandatory, r1, r2, arc)."""
+    R = radius
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d1 = _norm(p1)
+        d2 = _norm(p2)
+        inside = (d1 < R) | (d2 < R)
+        ri = p1 - p2
+        a = _dot(ri, ri)
+        b = 2.0 * _dot(p2, ri)
+        c = _dot(p2, p2) - R * R
+        disc = b * b - 4.0 * a * c
+        sq = np.sqrt(np.maximum(disc, 0.0))
+        l1 = (-b + sq) / (2.0 * a)
+        l2 = (-b - sq) / (2.0 * a)
+        hit = (disc >= 0.0) & (l1 > 0) & (l1 < 1) & (l2 > 0) & (l2 < 1) & ~(l1 < l2) & (a > 0)
+        go = ~inside & hit
+
+        u12, _ = _unit(ri)  # unit p1 - p2
+        np2, _ = _unit(p2)
+        hp2 = np.cross(u12, np2)
+        degenerate = _norm(hp2) < 1e-5
+        # A line through the centre: OpenSim reuses the previous frame's wrap; ahbm
+        # takes the plane of the segment and the coordinate axis least aligned with it.
+        k = np.argmin(np.abs(u12), axis=-1)
+        e = np.zeros_like(u12)
+        np.put_along_axis(e, k[..., None], 1.0, axis=-1)
+        hp2 = np.where(degenerate[..., None], np.cross(u12, e), hp2)
+        n, _ = _unit(hp2)
+
+        def candidates(P, dist):
+            y, _ = _unit(-P)
+            z = np.cross(n, y)
+            ang = np.arcsin(np.clip(R / dist, -1.0, 1.0))
+            ca, sa = np.cos(ang)[..., None], np.sin(ang)[..., None]
+            lt = (dist * np.cos(ang))[..., None]
+            return P + (ca * y - sa * z) * lt, P + (ca * y + sa * z) * lt
+
+        r1a, r1b = candidates(p1, d1)
+        r2a, r2b = candidates(p2, d2)
+        c1a, c1b, c2a, c2b = (_unit(v)[0] for v in (r1a, r1b, r2a, r2b))
+        r1, r2 = _pick_closest_pair(c1a, c1b, c2a, c2b, r1a, r1b, r2a, r2b)
+        mandatory = np.zeros(go.shape, bool)  # unconstrained spheres return "wrapped"
+        far = np.zeros(go.shape, bool)
+
+        if sign != 0:
+            s1, s2 = _sign(p1[..., axis]), _sign(p2[..., axis])
+            on_side = ~degenerate & ((s1 == sign) | (s2 == sign))
+            # closest point of the line to the centre (tt in metres, as in OpenSim)
+            tt = _dot(p1, u12)
+            mm = p1 - tt[..., None] * u12
+            cut = (_dot(mm, mm) < R * R) & (tt > 0.0) & (tt < 1.0)
+            possible = (s1 != s2) & (_sign(mm[..., axis]) != sign)
+            go = go & ~(on_side & ~cut & ~possible)
+            mandatory = go & on_side & cut
+            constrain = ~degenerate & ((s1 != sign) | (s2 != sign))
+            wa = np.zeros(3)
+            wa[axis] = sign
+            sm, _ = _unit(-p1 - p2)
+            pick1 = _dot(c1a, sm) > _dot(c1b, sm)
+            pick2 = _dot(c2a, sm) > _dot(c2b, sm)
+            q1, q11 = _sel(pick1, r1a, r1b), _sel(pick1, r1b, r1a)
+            q2, q22 = _sel(pick2, r2a, r2b), _sel(pick2, r2b, r2a)
+            sm, _ = _unit((q1 - p1) + (q2 - p2))
+            flip = _dot(sm, wa) < 0.0
+            q1, q2 = _sel(flip, q11, q1), _sel(flip, q22, q2)
+            sm = (q1 - p1) + (q2 - p2)
+            far = constrain & (_dot(q1 + q2, sm) < 0.0)
+            r1, r2 = _sel(constrain, q1, r1), _sel(constrain, q2, r2)
+
+        angle = _acos(_dot(_unit(r1)[0], _unit(r2)[0]))
+        # OpenSim 4 takes the long way round as a negative angle (-(2 pi - angle)).
+        angle = np.where(far, -(2.0 * np.pi - angle), angle)
+        arc = R * angle
+    return go, mandatory & go, r1, r2, arc
+
+
+# --------------------------------------------------------------------------- cylinder
+
+_DN = np.array([0.0, 0.0, 1.0])
+
+
+def _axis_point(P):
+    """The point of the cylinder axis (z) closest to ``P``."""
+    out = np.zeros_like(P)
+    out[..., 2] = P[..., 2]
+    return out
+
+
+def _closest_on_line(pt, line_pt, line):
+    """OpenSim's GetClosestPointOnLineToPoint: closest point and its parameter."""
+    v1, mag = _unit(pt - line_pt)
+    v2, mag2 = _unit(line)
+    t = _dot(v1, v2) * mag
+    closest = line_pt + t[..., None] * v2
+    return closest, t / mag2
+
+
+def _intersect_lines(p1, p2, p3, p4):
+    """OpenSim's IntersectLines: closest points of lines p1-p2 and p3-p4 and parameters."""
+    v1, mag1 = _unit(p2 - p1)
+    v2, mag2 = _unit(p4 - p3)
+    cr = np.cross(v1, v2)
+    denom = _dot(cr, cr)
+    parallel = np.abs(denom) <= _ROUNDOFF
+    d = np.where(parallel, 1.0, denom)
+    w = p3 - p1
+    t = _dot(w, np.cross(v1, cr)) / d  # det of the rows (w, v1, cr)
+    s = _dot(w, np.cross(v2, cr)) / d
+    pint2 = p3 + t[..., None] * v2
+    pint1 = p1 + s[..., None] * v1
+    s = np.where(parallel, np.nan, s / mag1)
+    t = np.where(parallel, np.nan, t / mag2)
+    nan3 = np.full_like(pint1, np.nan)
+    return _sel(parallel, nan3, pint1), s, _sel(parallel, nan3, pint2), t
+
+
+def _intersect_vertical_with_plane(r, normal, d):
+    """OpenSim's IntersectLineSegPlane for the segment r -/+ 10 dn (along the axis)."""
+    ra = r - 10.0 * _DN
+    vec = 20.0 * _DN
+    dp = _dot(vec, normal)
+    ok = np.abs(dp) >= 1e-5
+    t = (-d - _dot(normal, ra)) / np.where(ok, dp, 1.0)
+    ok = ok & (t >= -1e-5) & (t <= 1.0 + 1e-5)
+    return ok, ra + t[..., None] * vec
+
+
+def _adjust_tangent_point(pt, r, w):
+    """OpenSim's _adjust_tangent_point: slide ``r`` along the axis toward tangency."""
+    pr, _ = _unit(r - pt)
+    rw, _ = _unit(w - r)
+    alpha = _acos(pr[..., 2])
+    omega = _acos(rw[..., 2])
+    adjust = np.abs(alpha - omega) > 0.1 * np.pi / 180.0
+    pa = r + ((pt - r)[..., 2])[..., None] * _DN
+    wa = r + ((w - r)[..., 2])[..., None] * _DN
+    _, _, inter, _ = _intersect_lines(pt, w, pa, wa)
+    moved = r + 1.5 * (inter - r)
+    return adjust, _sel(adjust, moved, r)
+
+
+def _spiral(radius, r1, r2, long_wrap):
+    """Angle, axial distance and helix length from r1 to r2 on the cylinder."""
+    axial = r2[..., 2] - r1[..., 2]
+    u = r1 * np.array([1.0, 1.0, 0.0])
+    v = r2 * np.array([1.0, 1.0, 0.0])
+    theta = np.arctan2(u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0], _dot(u, v))
+    theta = np.where(long_wrap, 2.0 * np.pi - theta, theta)
+    return theta, axial, np.hypot(radius * theta, axial)
+
+
+def _spiral_point(r1, theta, axial, sense, t):
+    """A point of the helix from r1: rotated by sense*t*theta about z, lifted t*axial."""
+    ang = sense * t * theta
+    c, s = np.cos(ang), np.sin(ang)
+    x = c * r1[..., 0] - s * r1[..., 1]
+    y = s * r1[..., 0] + c * r1[..., 1]
+    return np.stack([x, y, r1[..., 2] + t * axial], axis=-1)
+
+
+def _cylinder(radius, length, p1, p2, axis, sign, single_wrap):
+    """OpenSim's WrapCylinder::wrapLine on batches."""
+    R = radius
+    r2_ = R * R
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho1 = p1[..., 0] ** 2 + p1[..., 1] ** 2
+        rho2 = p2[..., 0] ** 2 + p2[..., 1] ** 2
+        inside = (rho1 < r2_) | (rho2 < r2_)
+        cs = np.array([0.0, 0.0, -0.5 * length])
+        ce = np.array([0.0, 0.0, 0.5 * length])
+        near12, t12, near00, _ = _intersect_lines(p1, p2, cs, ce)
+        d12 = near12 - near00
+        cut = (_dot(d12, d12) < r2_) & (t12 > 0.0) & (t12 < 1.0)
+        constrained = sign != 0
+        go = ~inside
+        if not constrained:
+            go = go & cut
+            mandatory = go.copy()
+
+        p11, p22 = _axis_point(p1), _axis_point(p2)
+
+        def candidates(P, Pa):
+            vv, dist0 = _unit(P - Pa)
+            sin_t = R / dist0
+            dist = R * sin_t
+            pp = Pa + dist[..., None] * vv
+            h = np.sqrt(r2_ - dist * dist)[..., None]
+            uu = np.cross(_DN, vv)
+            return pp + h * uu, pp - h * uu, dist0
+
+        r1a, r1b, p11_dist = candidates(p1, p11)
+        r2a, r2b, p22_dist = candidates(p2, p22)
+        far = np.zeros(go.shape, bool)
+        long_wrap = np.zeros(go.shape, bool)
+
+        if constrained:
+            s1, s2 = _sign(p1[..., axis]), _sign(p2[..., axis])
+            on_side = (s1 == sign) | (s2 == sign)
+            possible = (s1 != s2) & (_sign(near12[..., axis]) != sign)
+            go = go & ~(on_side & ~cut & ~possible)
+            mandatory = go & on_side & cut
+            r1am, r1bm, r2am, r2bm = r1a - p11, r1b - p11, r2a - p22, r2b - p22
+            alpha = _acos(_dot(r1am, r2bm) / (_norm(r1am) * _norm(r2bm)))
+            beta = _acos(_dot(r1bm, r2am) / (_norm(r1bm) * _norm(r2am)))
+            ab = alpha > beta
+            A1 = _sign(r1a[..., axis]) == sign
+            B1 = _sign(r1b[..., axis]) == sign
+            A2 = _sign(r2a[..., axis]) == sign
+            B2 = _sign(r2b[..., axis]) == sign
+            # choice "ba": r1 = r1b, r2 = r2a (far when alpha <= beta);
+            # choice "ab": r1 = r1a, r2 = r2b (far when alpha > beta)
+            both = A1 & B1
+            none = ~A1 & ~B1
+            use_ba = (both & A2) | (~A1 & B1) | (none & A2)
+            use_ab = (both & ~A2) | (A1 & ~B1) | (none & ~A2 & B2)
+            neither = none & ~A2 & ~B2
+            use_ab = use_ab | (neither & ab)
+            use_ba = use_ba | (neither & ~ab)
+            r1 = _sel(use_ab, r1a, r1b)
+            r2 = _sel(use_ab, r2b, r2a)
+            far = np.where(use_ab, ab, ~ab) | neither
+            sum_musc = (r1 - p1) + (r2 - p2)
+            sum_r = (r1 - p11) + (r2 - p22)
+            long_wrap = _dot(sum_r, sum_musc) < 0.0
+        else:
+            c1a, c1b = _unit(r1a - p11)[0], _unit(r1b - p11)[0]
+            c2a, c2b = _unit(r2a - p22)[0], _unit(r2b - p22)[0]
+            r1, r2 = _pick_closest_pair(c1a, c1b, c2a, c2b, r1a, r1b, r2a, r2b)
+
+        # apex of the wrap, then slide r1/r2 along the axis into the plane (p1, p2, apex)
+        tt = p11_dist / (p11_dist + p22_dist)
+        mpt = p1 + tt[..., None] * (p2 - p1)
+        axispt = _axis_point(mpt)
+        l1, _ = _unit(p1 - axispt)
+        l2, _ = _unit(p2 - axispt)
+        pn = np.cross(l1, l2)
+        pn = pn / _norm(pn)[..., None]
+        vert1, _ = _unit(np.cross(_DN, pn))
+        vert2, _ = _unit(np.cross(pn, _DN))
+        apex1 = axispt + R * vert1
+        apex2 = axispt + R * vert2
+        dist1 = _dot(mpt - apex1, mpt - apex1)
+        dist2 = _dot(mpt - apex2, mpt - apex2)
+        first = (dist1 < dist2) != far
+        apex = _sel(first, apex1, apex2)
+        uu, _ = _unit(p1 - apex)
+        vv, _ = _unit(p2 - apex)
+        pn = np.cross(uu, vv)
+        pn = pn / _norm(pn)[..., None]
+        d = -_dot(p1, pn)
+        ok1, r1p = _intersect_vertical_with_plane(r1, pn, d)
+        ok2, r2p = _intersect_vertical_with_plane(r2, pn, d)
+        c1, _ = _closest_on_line(r1p, p11, p22)
+        ok1 = ok1 & (_dot(c1 - p22, c1 - p22) < _dot(p11 - p22, p11 - p22))
+        c2, _ = _closest_on_line(r2p, p22, p11)
+        ok2 = ok2 & (_dot(c2 - p11, c2 - p11) < _dot(p22 - p11, p22 - p11))
+        r1 = _sel(ok1, r1p, r1)
+        r2 = _sel(ok2, r2p, r2)
+
+        half = 0.5 * length
+        out1 = (r1[..., 2] < -half) | (r1[..., 2] > half)
+        out2 = (r2[..., 2] < -half) | (r2[..., 2] > half)
+        go = go & ~(out1 & out2)
+
+        theta, axial, arc = _spiral(R, r1, r2, long_wrap)
+        if not single_wrap:
+            # OpenSim slides the tangent points (up to 100 times) until the straight
+            # lines meet the helix sampled every 2 mm within 0.1 degree.
+            sense = np.where(long_wrap, -1.0, 1.0)
+            todo = go.copy()
+            for _ in range(100):
+                nseg = np.maximum(np.floor(arc / 0.002), 1.0)
+                todo = todo & (nseg >= 2)
+                if not todo.any():
+                    break
+                t = 1.0 / np.where(todo, nseg, 2.0)
+                w1 = _spiral_point(r1, theta, axial, sense, t)
+                adj1, r1n = _adjust_tangent_point(p1, r1, w1)
+                r1n = _sel(todo, r1n, r1)
+                w2 = _spiral_point(r1n, theta, axial, sense, 1.0 - t)
+                adj2, r2n = _adjust_tangent_point(p2, r2, w2)
+                r2n = _sel(todo, r2n, r2)
+                todo = todo & (adj1 | adj2)
+                r1, r2 = r1n, r2n
+                th, ax, ar = _spiral(R, r1, r2, long_wrap)
+                theta = np.where(todo, th, theta)
+                axial = np.where(todo, ax, axial)
+                arc = np.where(todo, ar, arc)
+    return go, mandatory & go, r1, r2, arc
+
+
+# --------------------------------------------------------------------------- public
+
+
+def _check_dimensions(kind, dimensions):
+    want = {"cylinder": 2, "sphere": 1, "ellipsoid": 3}[kind]
+    what = {"cylinder": "(radius, length)", "sphere": "(radius,)", "ellipsoid": "(rx, ry, rz)"}
+    try:
+        dims = np.asarray(dimensions, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise DataError(
+            f"Expected `dimensions` of a {kind} to be {what[kind]} in m, got {dimensions!r}"
+        ) from err
+    if dims.size != want or not np.all(np.isfinite(dims)):
+        raise DataError(
+            f"Expected `dimensions` of a {kind} to be {what[kind]} in m (finite), "
+            f"got {dimensions!r}"
+        )
+    if kind == "cylinder":
+        ok = dims[0] > 0 and dims[1] >= 0
+    else:
+        ok = bool(np.all(dims > 0))
+    if not ok:
+        raise DataError(
+            f"Expected `dimensions` of a {kind} to be {what[kind]} with positive radii"
+            f"{' and length >= 0' if kind == 'cylinder' else ''}, got {dimensions!r}"
+        )
+    return dims
+
+
+def _check_quadrant(quadrant):
+    if not isinstance(quadrant, str) or quadrant.strip().lower() not in _QUADRANTS:
+        raise DataError(
+            "Expected `quadrant` to be one of 'all', '+x', '-x', '+y', '-y', '+z', '-z' "
+            f"(OpenSim's WrapObject quadrant), got {quadrant!r}"
+        )
+    return _QUADRANTS[quadrant.strip().lower()]
+
+
+def wrap_path_segment(
+    kind, dimensions, quadrant, p, s, *, method="hybrid", single_wrap=True
+) -> WrapResult:
+    """Wrap the straight path segments ``p`` → ``s`` over a wrap object, as OpenSim does.
+
+    Parameters
+    ----------
+    kind : {"cylinder", "sphere", "ellipsoid"}
+        The wrap object's shape (OpenSim's WrapCylinder, WrapSphere,
+        WrapEllipsoid).
+    dimensions : sequence of float
+        Cylinder ``(radius, length)``, sphere ``(radius,)``, ellipsoid
+        ``(rx, ry, rz)`` (m).
+    quadrant : str
+        OpenSim's quadrant: ``"all"`` or a side ``"+x"``, ``"-x"``, ``"+y"``,
+        ``"-y"``, ``"+z"``, ``"-z"`` (``"x"`` means ``"+x"``; case ignored):
+        the path may only wrap over that half of the object.
+    p, s : array_like, shape (..., 3)
+        The path points before and after the wrap (m), in the wrap object's
+        frame (cylinder axis = z, centred at the origin). Batch axes broadcast.
+    method : {"hybrid", "midpoint", "axial"}, optional
+        The ellipsoid's wrapping method (OpenSim's PathWrap method); ignored
+        for cylinders and spheres.
+    single_wrap : bool, optional
+        True (default) when the muscle has this one path wrap only. OpenSim
+        then keeps the cylinder's first tangent points; with several path
+        wraps it slides them along the axis toward tangency with the helix
+        (up to 100 steps, 2 mm samples, 0.1 degree). Only cylinders depend on it.
+
+    Returns
+    -------
+    WrapResult
+        ``active``, tangent points ``t1``/``t2`` (NaN where inactive),
+        ``arc_length`` (0 where inactive), the segment's wrapped ``length``
+        and ``mandatory``, each with the batch shape.
+
+    Raises
+    ------
+    DataError
+        An unknown ``kind``, ``quadrant`` or ``method``, dimensions of the
+        wrong size or not positive, or ``p``/``s`` not (..., 3) finite arrays.
+
+    Notes
+    -----
+    OpenSim's rules, which this function follows:
+
+    - A path point inside the object (inside the cylinder's infinite radius)
+      turns the wrap off: the straight segment is kept.
+    - Sphere and ellipsoid wrap only when the straight segment cuts the
+      object. A cylinder with ``quadrant="all"`` likewise only when the
+      segment passes the axis within the radius between ``p`` and ``s``;
+      with a side given it also wraps when ``p`` and ``s`` lie on
+      opposite sides of that axis and the segment passes the other half.
+    - The cylinder is finite: when both tangent points lie beyond
+      ``|z| > length/2`` the wrap is off.
+    - The cylinder's path is a helix whose tangent points OpenSim places by
+      intersecting the vertical tangent lines with the plane through ``p``,
+      ``s`` and the wrap's apex; this is OpenSim's approximation, not the exact
+      shortest path (the two agree where the segment is symmetric).
+    - Sphere arcs are great circles; where a side constraint forces the long
+      way round, OpenSim 4 counts that arc as ``-(2 pi - angle) * radius``
+      (a negative length) and so does this function.
+    - Ellipsoid paths follow OpenSim's planar-section approximation (the
+      ``method`` chooses the plane); the surface length is OpenSim's polyline
+      of ~1 mm chords. OpenSim solves the tangent-point equations only to a
+      residual of 1e-8 (normalized units); ahbm solves the same equations
+      to machine precision from the same start, so ellipsoid lengths agree
+      to about 1e-6 m rather than to round-off.
+    - For a sphere segment through the centre (no unique plane) OpenSim
+      reuses its previous result; ahbm takes the plane containing the
+      segment and the coordinate axis least aligned with it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.muscles import wrap_path_segment
+    >>> r = wrap_path_segment("sphere", (0.05,), "all", [-0.1, 0.01, 0.0], [0.1, 0.01, 0.0])
+    >>> bool(r.active), round(float(r.length), 4)
+    (True, 0.2165)
+    """
+    kind = as_choice(kind, "kind", WRAP_KINDS)
+    dims = _check_dimensions(kind, dimensions)
+    axis, sign = _check_quadrant(quadrant)
+    method = as_choice(method, "method", _METHODS)
+    if not isinstance(single_wrap, (bool, np.bool_)):
+        raise DataError(f"Expected `single_wrap` to be True or False, got {single_wrap!r}")
+    p = as_vector_array(p, 3, "p")
+    s = as_vector_array(s, 3, "s")
+    shape = broadcast_batch(("p", p, 1), ("s", s, 1))
+    p = np.broadcast_to(p, shape + (3,))
+    s = np.broadcast_to(s, shape + (3,))
+    if kind == "sphere":
+        active, mandatory, t1, t2, arc = _sphere(float(dims[0]), p, s, axis, sign)
+    elif kind == "cylinder":
+        active, mandatory, t1, t2, arc = _cylinder(
+            float(dims[0]), float(dims[1]), p, s, axis, sign, bool(single_wrap)
+        )
+    else:
+        from ahbm.muscles.wrap_ellipsoid import ellipsoid_wrap
+
+        active, mandatory, t1, t2, arc = ellipsoid_wrap(dims, p, s, axis, sign, method)
+    active = np.asarray(active & np.all(np.isfinite(t1), -1) & np.all(np.isfinite(t2), -1))
+    active &= np.isfinite(arc)
+    t1 = _sel(active, t1, np.nan)
+    t2 = _sel(active, t2, np.nan)
+    arc = np.where(active, arc, 0.0)
+    with np.errstate(invalid="ignore"):
+        wrapped = _norm(p - t1) + arc + _norm(t2 - s)
+    length = np.where(active, wrapped, _norm(p - s))
+    return WrapResult(active, t1, t2, arc, length, np.asarray(mandatory & active))
+
+
+def wrap_length_gradient(
+    kind, dimensions, quadrant, p, s, *, method="hybrid", single_wrap=True, step=1e-7
+):
+    """Derivatives of the wrapped segment length with respect to its end points.
+
+    Parameters
+    ----------
+    kind, dimensions, quadrant, p, s, method, single_wrap
+        As for :func:`wrap_path_segment`.
+    step : float, optional
+        Central-difference step (m) for the cylinder and the ellipsoid.
+
+    Returns
+    -------
+    dl_dp, dl_ds : ndarray, shape (..., 3)
+        d(length)/dp and d(length)/ds (dimensionless), in the wrap frame.
+
+    Notes
+    -----
+    For an active sphere wrap the tangent points and the great-circle arc
+    make the path locally shortest, so by the envelope theorem
+    ``dl/dp = (p - t1)/|p - t1|`` and ``dl/ds = (s - t2)/|s - t2|`` exactly;
+    an inactive segment gives the unit vectors along ``p - s`` and
+    ``s - p``. OpenSim's cylinder and ellipsoid paths are not exactly
+    shortest (their tangent points come from a plane construction), so the
+    envelope formula is only close there; these derivatives are then central
+    differences of :func:`wrap_path_segment`'s own length (all 12 perturbed
+    segments in one batched call), consistent with the lengths it returns.
+
+    Examples
+    --------
+    >>> from ahbm.muscles import wrap_length_gradient
+    >>> gp, gs = wrap_length_gradient("sphere", (0.05,), "all", [-0.1, 0.01, 0], [0.1, 0.01, 0])
+    >>> gp.shape, gs.shape
+    ((3,), (3,))
+    """
+    kind = as_choice(kind, "kind", WRAP_KINDS)
+    p = as_vector_array(p, 3, "p")
+    s = as_vector_array(s, 3, "s")
+    shape = broadcast_batch(("p", p, 1), ("s", s, 1))
+    p = np.broadcast_to(p, shape + (3,))
+    s = np.broadcast_to(s, shape + (3,))
+    if not (isinstance(step, (int, float)) and np.isfinite(step) and step > 0):
+        raise DataError(f"Expected `step` to be a positive length in m, got {step!r}")
+    if kind == "sphere":
+        r = wrap_path_segment(kind, dimensions, quadrant, p, s, method=method)
+        a = r.active[..., None]
+        gp, _ = _unit(np.where(a, p - np.where(a, r.t1, 0.0), p - s))
+        gs, _ = _unit(np.where(a, s - np.where(a, r.t2, 0.0), s - p))
+        return gp, gs
+    h = np.eye(3) * step
+    # perturbed end points: (..., 12, 3): p +h, p -h, then s +h, s -h
+    pp = np.concatenate(
+        [
+            p[..., None, :] + h,
+            p[..., None, :] - h,
+            np.broadcast_to(p[..., None, :], shape + (6, 3)),
+        ],
+        axis=-2,
+    )
+    ss = np.concatenate(
+        [
+            np.broadcast_to(s[..., None, :], shape + (6, 3)),
+            s[..., None, :] + h,
+            s[..., None, :] - h,
+        ],
+        axis=-2,
+    )
+    L = wrap_path_segment(
+        kind, dimensions, quadrant, pp, ss, method=method, single_wrap=single_wrap
+    ).length
+    gp = (L[..., 0:3] - L[..., 3:6]) / (2 * step)
+    gs = (L[..., 6:9] - L[..., 9:12]) / (2 * step)
+    return gp, gs
