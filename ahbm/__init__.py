@@ -24,8 +24,10 @@ from ahbm.errors import (
 from ahbm.kinematics.model_file import load_model, save_model
 
 # The model-file sections of the layers above kinematics register themselves
-# on import, so that `ahbm.load_model` reads all of a model file ("constraints").
+# on import, so that `ahbm.load_model` reads all of a model file ("constraints",
+# "muscles", "wrap_objects").
 import ahbm.dynamics.constraints  # noqa: E402, F401  isort: skip
+import ahbm.muscles.path_elements  # noqa: E402, F401  isort: skip
 
 
 def _osim_section(name):

@@ -6,4 +6,35 @@ Layered above :mod:`ahbm.dynamics` (see ``DESIGN.md``). Muscles belong to the
 ``"muscles"``) and are read from OpenSim models by :func:`ahbm.io.read_osim`.
 """
 
-__all__: list[str] = []
+# musculotendon paths (path_elements.py, paths.py)
+from ahbm.muscles.path_elements import (
+    ConditionalPathPoint,
+    MovingPathPoint,
+    Muscle,
+    PathPoint,
+    PathWrap,
+    WrapObject,
+)
+
+# wrapping (wrapping.py, wrap_ellipsoid.py)
+from ahbm.muscles.wrapping import (
+    WRAP_KINDS,
+    WrapResult,
+    wrap_length_gradient,
+    wrap_path_segment,
+)
+
+__all__: list[str] = [
+    # paths
+    "ConditionalPathPoint",
+    "MovingPathPoint",
+    "Muscle",
+    "PathPoint",
+    "PathWrap",
+    "WrapObject",
+    # wrapping
+    "WRAP_KINDS",
+    "WrapResult",
+    "wrap_length_gradient",
+    "wrap_path_segment",
+]
