@@ -16,6 +16,20 @@ from ahbm.muscles.path_elements import (
     WrapObject,
 )
 
+# Hill-type muscle models (hill.py)
+from ahbm.muscles.hill import (
+    CURVES,
+    MuscleParameters,
+    MuscleState,
+    active_force_length,
+    activation_rate,
+    force_coefficients,
+    force_velocity,
+    muscle_equilibrium,
+    passive_force_length,
+    tendon_force_length,
+)
+
 # wrapping (wrapping.py, wrap_ellipsoid.py)
 from ahbm.muscles.wrapping import (
     WRAP_KINDS,
@@ -32,6 +46,17 @@ __all__: list[str] = [
     "PathPoint",
     "PathWrap",
     "WrapObject",
+    # Hill-type muscle models
+    "CURVES",
+    "MuscleParameters",
+    "MuscleState",
+    "active_force_length",
+    "activation_rate",
+    "force_coefficients",
+    "force_velocity",
+    "muscle_equilibrium",
+    "passive_force_length",
+    "tendon_force_length",
     # wrapping
     "WRAP_KINDS",
     "WrapResult",

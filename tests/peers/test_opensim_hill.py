@@ -1,0 +1,254 @@
+"""Hill-type muscles against OpenSim's Thelen2003Muscle and DeGrooteFregly2016Muscle.
+
+OpenSim runs in a child process (:mod:`opensim_oracle`): a one-muscle model (a body on a
+slider joint, the path from the ground origin to the body origin, so the path length is
+the coordinate and the lengthening speed its speed), activation set in the state,
+``equilibrateMuscles``, then the muscle's tendon force, fiber length, active and passive
+fiber forces, fiber velocity and pennation angle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from opensim_oracle import opensim_run
+
+from ahbm.muscles import MuscleParameters, force_coefficients, muscle_equilibrium
+
+_SCRIPT = """
+def build(case):
+    m = osim.Model()
+    m.setGravity(osim.Vec3(0))
+    body = osim.Body("b", 1.0, osim.Vec3(0), osim.Inertia(0.1))
+    m.addBody(body)
+    m.addJoint(osim.SliderJoint("s", m.getGround(), osim.Vec3(0), osim.Vec3(0),
+                                body, osim.Vec3(0), osim.Vec3(0)))
+    F0, lopt, lts, pen, vmax = case["params"]
+    if case["kind"] == "thelen2003":
+        mus = osim.Thelen2003Muscle("m", F0, lopt, lts, pen)
+    else:
+        mus = osim.DeGrooteFregly2016Muscle()
+        mus.setName("m")
+        mus.setMaxIsometricForce(F0)
+        mus.setOptimalFiberLength(lopt)
+        mus.setTendonSlackLength(lts)
+        mus.setPennationAngleAtOptimalFiberLength(pen)
+        mus.set_ignore_tendon_compliance(case["rigid"])
+    mus.setMaxContractionVelocity(vmax)
+    for k, v in case["extra"].items():
+        getattr(mus, "set_" + k)(v)
+    mus.addNewPathPoint("o", m.getGround(), osim.Vec3(0, 0, 0))
+    mus.addNewPathPoint("i", body, osim.Vec3(0, 0, 0))
+    m.addForce(mus)
+    s = m.initSystem()
+    return m, s, mus
+
+rows = []
+for case in INPUTS["cases"]:
+    m, s, mus = build(case)
+    c = m.getCoordinateSet().get(0)
+    c.setValue(s, case["lmt"])
+    c.setSpeedValue(s, case["vmt"])
+    mus.setActivation(s, case["a"])
+    m.equilibrateMuscles(s)
+    m.realizeDynamics(s)
+    rows.append([mus.getLength(s), mus.getLengtheningSpeed(s), mus.getTendonForce(s),
+                 mus.getFiberLength(s), mus.getActiveFiberForce(s),
+                 mus.getPassiveFiberForce(s), mus.getFiberVelocity(s),
+                 mus.getPennationAngle(s),
+                 mus.calcInextensibleTendonActiveFiberForce(s, case["a"]),
+                 mus.calcInextensibleTendonActiveFiberForce(s, 1.0)])
+OUT["rows"] = rows
+"""
+
+_COLUMNS = (
+    "mt_length",
+    "mt_speed",
+    "tendon_force",
+    "fiber_length",
+    "active_fiber_force",
+    "passive_fiber_force",
+    "fiber_velocity",
+    "pennation_angle",
+    "inextensible_active",
+    "inextensible_active_1",
+)
+
+_EXTRAS = {
+    "thelen2003": [
+        {},
+        {"FmaxTendonStrain": 0.033, "KshapeActive": 0.5, "Af": 0.3, "Flen": 1.8},
+        {"FmaxMuscleStrain": 0.5, "KshapePassive": 4.0, "activation_time_constant": 0.01},
+    ],
+    "degroote2016": [
+        {},
+        {"tendon_strain_at_one_norm_force": 0.04, "passive_fiber_strain_at_one_norm_force": 0.7},
+        {"active_force_width_scale": 1.5},
+    ],
+}
+_NAMES = {  # OpenSim property -> MuscleParameters field
+    "FmaxTendonStrain": "tendon_strain",
+    "FmaxMuscleStrain": "passive_strain",
+    "KshapeActive": "kshape_active",
+    "KshapePassive": "kshape_passive",
+    "Af": "af",
+    "Flen": "flen",
+    "activation_time_constant": "activation_time_constant",
+    "tendon_strain_at_one_norm_force": "tendon_strain",
+    "passive_fiber_strain_at_one_norm_force": "passive_strain",
+    "active_force_width_scale": "active_force_width_scale",
+}
+
+
+def _cases(kind, rigid, n, seed, *, zero_speed=False):
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(n):
+        f0 = rng.uniform(200.0, 3000.0)
+        lopt = rng.uniform(0.05, 0.2)
+        lts = rng.uniform(0.05, 0.4)
+        pen = rng.choice([0.0, rng.uniform(0.05, 0.45)])
+        vmax = rng.uniform(6.0, 12.0)
+        ln = rng.uniform(0.6, 1.45)
+        strain = rng.uniform(0.0, 0.03)
+        h = lopt * np.sin(pen)
+        lmt = lts * (1 + strain) + np.sqrt(max((lopt * ln) ** 2 - h**2, 1e-6))
+        vmt = 0.0 if zero_speed else rng.uniform(-0.4, 0.4) * vmax * lopt
+        cases.append(
+            dict(
+                kind=kind,
+                rigid=rigid,
+                params=[f0, lopt, lts, pen, vmax],
+                extra=_EXTRAS[kind][i % len(_EXTRAS[kind])],
+                a=float(rng.uniform(0.02, 1.0)),
+                lmt=float(lmt),
+                vmt=float(vmt),
+            )
+        )
+    return cases
+
+
+def _ours(case, *, rigid):
+    f0, lopt, lts, pen, vmax = case["params"]
+    kw = {_NAMES[k]: v for k, v in case["extra"].items()}
+    p = MuscleParameters(
+        max_isometric_force=f0,
+        optimal_fiber_length=lopt,
+        tendon_slack_length=lts,
+        pennation_angle=pen,
+        max_contraction_velocity=vmax,
+        **kw,
+    )
+    s = muscle_equilibrium(
+        p, [case["a"]], [case["lmt"]], [case["vmt"]], curves=case["kind"], rigid_tendon=rigid
+    )
+    return p, s
+
+
+def _relerr(ours, theirs, scale):
+    return abs(ours - theirs) / scale
+
+
+def _run(cases):
+    out = opensim_run(_SCRIPT, cases=cases)
+    return [dict(zip(_COLUMNS, row)) for row in out["rows"]]
+
+
+@pytest.mark.parametrize("kind", ["thelen2003", "degroote2016"])
+def test_elastic_tendon_equilibrium_matches_opensim(kind):
+    cases = _cases(kind, False, 18, seed=11) + _cases(kind, False, 6, seed=12, zero_speed=True)
+    worst = {}
+    for case, ref in zip(cases, _run(cases)):
+        assert ref["mt_length"] == pytest.approx(case["lmt"], abs=1e-12)
+        assert ref["mt_speed"] == pytest.approx(case["vmt"], abs=1e-12)
+        p, s = _ours(case, rigid=False)
+        f0 = case["params"][0]
+        # relative to the force itself, floored at 1 % of F0 (tiny forces near slack)
+        scale = max(abs(ref["tendon_force"]), 0.01 * f0)
+        errs = {
+            "tendon_force": _relerr(s.tendon_force[0], ref["tendon_force"], scale),
+            "active_fiber_force": _relerr(
+                s.active_fiber_force[0], ref["active_fiber_force"], scale
+            ),
+            "passive_fiber_force": _relerr(
+                s.passive_fiber_force[0], ref["passive_fiber_force"], scale
+            ),
+            "fiber_length": _relerr(s.fiber_length[0], ref["fiber_length"], ref["fiber_length"]),
+            "pennation_angle": abs(s.pennation_angle[0] - ref["pennation_angle"]),
+            "fiber_velocity": _relerr(
+                s.fiber_velocity[0], ref["fiber_velocity"], case["params"][1] * case["params"][4]
+            ),
+        }
+        for k, v in errs.items():
+            worst[k] = max(worst.get(k, 0.0), v)
+    print(kind, {k: f"{v:.1e}" for k, v in worst.items()})
+    assert max(worst.values()) < 1e-6, worst
+
+
+@pytest.mark.parametrize("kind", ["thelen2003", "degroote2016"])
+def test_rigid_tendon_matches_opensim(kind):
+    """De Groote: ignore_tendon_compliance; Thelen (no rigid option in OpenSim): the
+    inextensible-tendon active force OpenSim's static optimization uses."""
+    cases = _cases(kind, kind == "degroote2016", 16, seed=21)
+    worst = 0.0
+    for case, ref in zip(cases, _run(cases)):
+        p, s = _ours(case, rigid=True)
+        f0 = case["params"][0]
+        cos = np.cos(s.pennation_angle[0])
+        act, _ = force_coefficients(
+            p, [case["lmt"]], [case["vmt"]], curves=kind, force_length_velocity=True
+        )
+        if kind == "degroote2016":
+            pairs = [
+                (s.tendon_force[0], ref["tendon_force"]),
+                (s.active_fiber_force[0], ref["active_fiber_force"]),
+                (s.passive_fiber_force[0], ref["passive_fiber_force"]),
+                (s.fiber_length[0] * f0, ref["fiber_length"] * f0),
+                # OpenSim's De Groote returns the inextensible active force along the fiber
+                (act[0] / cos, ref["inextensible_active_1"]),
+                (s.active_fiber_force[0], ref["inextensible_active"]),
+            ]
+        else:
+            pairs = [
+                (s.active_fiber_force[0] * cos, ref["inextensible_active"]),
+                (act[0], ref["inextensible_active_1"]),
+            ]
+        for ours, theirs in pairs:
+            worst = max(worst, abs(ours - theirs) / max(abs(theirs), 0.01 * f0))
+    print(kind, f"rigid worst relative error {worst:.1e}")
+    assert worst < 1e-6
+
+
+@pytest.mark.parametrize("kind", ["thelen2003", "degroote2016"])
+def test_optimal_length_identity_in_opensim_and_ahbm(kind):
+    """Rigid tendon, optimal fiber length, zero speed: active force along the tendon is
+    a·F0·cos(α0), in OpenSim and in ahbm (Thelen's passive force is 0 there too)."""
+    rng = np.random.default_rng(5)
+    cases = []
+    for _ in range(5):
+        f0, lopt, lts = rng.uniform(300, 2000), rng.uniform(0.05, 0.2), rng.uniform(0.1, 0.4)
+        pen = rng.uniform(0.0, 0.4)
+        cases.append(
+            dict(
+                kind=kind,
+                rigid=kind == "degroote2016",
+                params=[f0, lopt, lts, pen, 10.0],
+                extra={},
+                a=float(rng.uniform(0.05, 1.0)),
+                lmt=float(lts + lopt * np.cos(pen)),
+                vmt=0.0,
+            )
+        )
+    for case, ref in zip(cases, _run(cases)):
+        f0, lopt, lts, pen, _ = case["params"]
+        expected = case["a"] * f0 * np.cos(pen)
+        _, s = _ours(case, rigid=True)
+        along = s.active_fiber_force[0] * np.cos(s.pennation_angle[0])
+        assert along == pytest.approx(expected, rel=1e-12)
+        assert s.pennation_angle[0] == pytest.approx(pen, abs=1e-12)
+        if kind == "thelen2003":
+            assert s.tendon_force[0] == pytest.approx(expected, rel=1e-12)
+            assert ref["inextensible_active"] == pytest.approx(expected, rel=1e-9)
+        else:
+            passive_along = ref["passive_fiber_force"] * np.cos(ref["pennation_angle"])
+            assert ref["tendon_force"] - passive_along == pytest.approx(expected, rel=1e-9)
