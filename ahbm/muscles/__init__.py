@@ -30,6 +30,14 @@ from ahbm.muscles.hill import (
     tendon_force_length,
 )
 
+# static optimization and joint reaction loads (static_optimization.py, joint_reaction.py)
+from ahbm.muscles.static_optimization import (
+    StaticOptimizationResult,
+    load_sharing,
+    reserve_array,
+    static_optimization,
+)
+
 # wrapping (wrapping.py, wrap_ellipsoid.py)
 from ahbm.muscles.wrapping import (
     WRAP_KINDS,
@@ -57,6 +65,11 @@ __all__: list[str] = [
     "muscle_equilibrium",
     "passive_force_length",
     "tendon_force_length",
+    # static optimization and joint reaction loads
+    "StaticOptimizationResult",
+    "load_sharing",
+    "reserve_array",
+    "static_optimization",
     # wrapping
     "WRAP_KINDS",
     "WrapResult",

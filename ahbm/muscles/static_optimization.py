@@ -1,0 +1,686 @@
+"""Static optimization: muscle activations that reproduce the inverse-dynamics forces.
+
+For every frame of a trial, :func:`static_optimization` finds the muscle
+activations ``a`` (and the controls ``u`` of optional reserve actuators) that
+
+.. math::
+
+    \\min_{a, u} \\; \\sum_m a_m^p + \\sum_k |u_k|^p
+    \\quad \\text{s.t.} \\quad
+    \\sum_m r_{mk} (a_m F^a_m + F^p_m) + u_k R_k = \\tau_k \\;\\; (k = 1..n_v),
+    \\qquad 0 \\le a_m \\le 1,
+
+with ``τ`` the inverse-dynamics generalized forces
+(:func:`ahbm.dynamics.rnea`, with the external loads), ``r = −∂l/∂q`` the
+moment arms (:func:`ahbm.muscles.paths.moment_arms`), ``F^a`` the force
+along the tendon at full activation and ``F^p`` the passive force
+(:func:`ahbm.muscles.hill.force_coefficients`, rigid tendon: linear in
+``a``) and ``R_k`` the optimal force of the reserve actuator of coordinate
+``k`` (OpenSim's ``CoordinateActuator``). :func:`load_sharing` is the same
+optimization for moment arms and forces computed elsewhere.
+
+The solver
+----------
+The problem is separable and strictly convex in ``(a, u)``, with one
+equality per degree of freedom (``n_v``, ~10-40) and simple bounds: its dual
+has only ``n_v`` unknowns ``λ``. With ``s = Aᵀλ`` the primal minimizer is
+explicit, ``x_j(λ) = clip(sign(s_j)|s_j|^{1/(p−1)}, lb_j, ub_j)``, and the
+dual function ``g(λ) = λᵀb − Σ_j φ*_j(s_j)`` is concave and piecewise smooth
+with gradient ``b − A x(λ)`` (the constraint residual). A semismooth Newton
+method with the generalized Hessian ``A D Aᵀ`` (``D = ∂x/∂s``, zero for
+activations at a bound) and an Armijo line search on ``g`` solves all
+frames of a trial at once, as stacked ``n_v × n_v`` linear systems (numpy's
+batched ``solve``): no Python loop over frames. For ``p = 2`` it stops in
+finitely many steps once the set of saturated muscles is found (an
+active-set method on the dual), to round-off in the constraints. Frames are
+warm-started: every 8th frame is solved first from the minimum-norm
+multipliers, the others start from the multipliers interpolated between
+them. A frame whose constraints cannot be met (not enough muscle strength
+and no reserve) has an unbounded dual; it stops after ``max_iterations``,
+keeps its last iterate and is reported in ``failed`` and ``residuals`` and
+by a warning, never silently clipped.
+
+References
+----------
+Crowninshield, R.D. & Brand, R.A. (1981) A physiologically based criterion
+of muscle force prediction in locomotion. *J Biomech* 14, 793-801.
+Anderson, F.C. & Pandy, M.G. (2001) Static and dynamic optimization
+solutions for gait are practically equivalent. *J Biomech* 34, 153-161.
+OpenSim's ``StaticOptimization`` analysis (OpenSim 4, Delp et al. 2007).
+Qi, L. & Sun, J. (1993) A nonsmooth version of Newton's method. *Math.
+Program.* 58, 353-367 (semismooth Newton).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ahbm._validation import (
+    as_choice,
+    as_float_array,
+    as_int,
+    as_positive_float,
+    check_model,
+    check_trailing_shape,
+)
+from ahbm.errors import AhbmWarning, DataError, ModelError
+from ahbm.types import ResultRepr
+
+__all__ = ["StaticOptimizationResult", "load_sharing", "reserve_array", "static_optimization"]
+
+# OpenSim class name -> ahbm curve set (ahbm.muscles.hill)
+_CURVES_OF_MODEL = {
+    "Thelen2003Muscle": "thelen2003",
+    "DeGrooteFregly2016Muscle": "degroote2016",
+}
+_CURVES = ("thelen2003", "degroote2016")
+_WARM_STRIDE = 8
+
+
+@dataclass(frozen=True, repr=False)
+class StaticOptimizationResult(ResultRepr):
+    """Result of :func:`static_optimization` and :func:`load_sharing`.
+
+    Attributes
+    ----------
+    activations : ndarray, shape (..., n_muscles)
+        Muscle activations in ``[min_activation, max_activation]``.
+    muscle_forces : ndarray, shape (..., n_muscles)
+        Tendon forces ``a F^a + F^p``, N.
+    reserve_controls : ndarray, shape (..., nv)
+        Controls ``u`` of the reserve actuators (0 where a coordinate has none).
+    reserve_loads : ndarray, shape (..., nv)
+        Generalized forces of the reserves ``u R``, N m (rotational) or N.
+    tau : ndarray, shape (..., nv)
+        The generalized forces to reproduce (inverse dynamics), N m or N.
+    residuals : ndarray, shape (..., nv)
+        ``Σ_m r_m F_m + u R − τ``: the constraint violation of each frame.
+    cost : ndarray, shape (...,)
+        ``Σ a^p + Σ |u|^p`` at the solution.
+    failed : ndarray of bool, shape (...,)
+        Frames whose residual exceeds the tolerance (constraints that the
+        muscles and reserves cannot meet within their bounds).
+    iterations : ndarray of int, shape (...,)
+        Newton iterations of each frame.
+    muscle_names : tuple of str
+    coordinate_names : tuple of str
+    exponent : float
+    """
+
+    activations: np.ndarray
+    muscle_forces: np.ndarray
+    reserve_controls: np.ndarray
+    reserve_loads: np.ndarray
+    tau: np.ndarray
+    residuals: np.ndarray
+    cost: np.ndarray
+    failed: np.ndarray
+    iterations: np.ndarray
+    muscle_names: tuple = ()
+    coordinate_names: tuple = ()
+    exponent: float = 2.0
+
+    @property
+    def failed_frames(self) -> np.ndarray:
+        """Indices of the failed frames, shape (n_failed, n_batch_axes) (``np.argwhere``)."""
+        return np.argwhere(self.failed)
+
+    def __repr__(self) -> str:
+        n = int(np.prod(self.failed.shape)) if self.failed.ndim else 1
+        worst = float(np.max(np.abs(self.residuals))) if self.residuals.size else 0.0
+        return (
+            f"StaticOptimizationResult(frames={self.failed.shape}, muscles="
+            f"{self.activations.shape[-1]}, nv={self.tau.shape[-1]}, exponent={self.exponent:g}, "
+            f"failed={int(np.count_nonzero(self.failed))}/{n}, max|residual|={worst:.3g})"
+        )
+
+
+# --- the solver ---------------------------------------------------------------------------
+
+
+def _primal(s, lb, ub, p):
+    """x(s) = clip(sign(s)|s|^(1/(p-1)), lb, ub) and D = dx/ds (0 at the bounds)."""
+    if p == 2.0:
+        x = np.clip(s, lb, ub)
+        d = ((s > lb) & (s < ub)).astype(float)
+        return x, d
+    e = 1.0 / (p - 1.0)
+    a = np.abs(s)
+    y = np.sign(s) * a**e
+    x = np.clip(y, lb, ub)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = e * a ** (e - 1.0)
+    d = np.clip(np.nan_to_num(d, nan=1e10, posinf=1e10), 1e-10, 1e10)
+    d = np.where((y > lb) & (y < ub), d, 0.0)
+    return x, d
+
+
+def _primal_of(lam, A, lb, ub, p):
+    """x(λ) and D at s = Aᵀλ."""
+    return _primal(np.einsum("nkj,nk->nj", A, lam), lb, ub, p)
+
+
+def _line_search(A, b, lb, ub, p, lam, step, bisections=52):
+    """Exact line search: the maximizer t > 0 of the concave g(λ + tΔ), per frame.
+
+    ``g'(t) = Δᵀb − wᵀ x(s + t w)`` with ``w = AᵀΔ`` decreases with t; it is
+    bracketed by doubling from t = 1 and its root found by bisection (the
+    frames in one vectorized pass; each evaluation costs O(n)).
+    """
+    s = np.einsum("nkj,nk->nj", A, lam)
+    w = np.einsum("nkj,nk->nj", A, step)
+    db = np.einsum("nk,nk->n", step, b)
+
+    def slope(t):
+        return db - np.einsum("nj,nj->n", w, _primal(s + t[:, None] * w, lb, ub, p)[0])
+
+    lo = np.zeros(lam.shape[0])
+    hi = np.ones(lam.shape[0])
+    for _ in range(30):  # bracket the root
+        up = slope(hi) > 0
+        if not up.any():
+            break
+        lo = np.where(up, hi, lo)
+        hi = np.where(up, 2.0 * hi, hi)
+    # g still rising at t = 2^30: the dual is unbounded, the constraints infeasible
+    unbounded = slope(hi) > 0
+    for _ in range(bisections):
+        mid = 0.5 * (lo + hi)
+        up = slope(mid) > 0
+        lo = np.where(up, mid, lo)
+        hi = np.where(up, hi, mid)
+    return 0.5 * (lo + hi), unbounded
+
+
+def _newton(A, b, lb, ub, p, lam, tol, max_iterations):
+    """Semismooth Newton on the dual of all frames at once.
+
+    A (N, m, n), b (N, m), lb/ub (N, n), lam (N, m) initial multipliers,
+    tol (N,). Returns (lam, x (N, n), iterations (N,)).
+    """
+    N, m, _ = A.shape
+    its = np.zeros(N, dtype=int)
+    x, d = _primal_of(lam, A, lb, ub, p)
+    alive = np.ones(N, dtype=bool)
+    eye = np.eye(m)
+    for _ in range(max_iterations):
+        act = np.flatnonzero(alive)
+        ra = b[act] - np.einsum("nkj,nj->nk", A[act], x[act])
+        stop = np.max(np.abs(ra), axis=-1) <= tol[act]
+        alive[act[stop]] = False
+        act, ra = act[~stop], ra[~stop]
+        if act.size == 0:
+            break
+        its[act] += 1
+        Aa, lba, uba = A[act], lb[act], ub[act]
+        H = np.einsum("nkj,nj,nlj->nkl", Aa, d[act], Aa)
+        diag = np.einsum("nkk->nk", H)
+        scale = np.maximum(diag.mean(axis=-1), 1e-300)
+        # a tiny ridge, and a unit one on a coordinate that nothing free actuates
+        H += ((1e-11 * scale)[:, None] + (diag <= 0) * scale[:, None])[..., None] * eye
+        step = np.linalg.solve(H, ra[..., None])[..., 0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            t, unbounded = _line_search(Aa, b[act], lba, uba, p, lam[act], step)
+            new = lam[act] + t[:, None] * step
+            xn, dn = _primal_of(new, Aa, lba, uba, p)
+        ok = np.isfinite(xn).all(axis=-1) & np.isfinite(new).all(axis=-1)
+        # an infeasible frame: the dual grows without bound; stop it at its last finite point
+        alive[act[unbounded | ~ok]] = False
+        keep = act[ok]
+        lam[keep], x[keep], d[keep] = new[ok], xn[ok], dn[ok]
+    return lam, x, its
+
+
+def _minimum_norm_multipliers(A, b):
+    """λ of the minimum-norm solution of A x = b (the p = 2 problem without bounds)."""
+    m = A.shape[1]
+    H = np.einsum("nkj,nlj->nkl", A, A)
+    scale = np.maximum(np.einsum("nkk->n", H) / m, 1e-300)
+    H += (1e-11 * scale)[:, None, None] * np.eye(m)
+    H += ((np.einsum("nkk->nk", H) <= 0) * scale[:, None])[..., None] * np.eye(m)
+    return np.linalg.solve(H, b[..., None])[..., 0]
+
+
+def _solve(A, b, lb, ub, p, tol, max_iterations, warm_start):
+    """All frames: (x (N, n), iterations (N,))."""
+    N = A.shape[0]
+    lam = _minimum_norm_multipliers(A, b)
+    x = np.empty((N, A.shape[2]))
+    its = np.zeros(N, dtype=int)
+    first = np.arange(0, N, _WARM_STRIDE)
+    if warm_start and N > 2 * _WARM_STRIDE:
+        if first[-1] != N - 1:
+            first = np.append(first, N - 1)
+        rest = np.setdiff1d(np.arange(N), first)
+        groups = (first, rest)
+    else:
+        groups = (np.arange(N),)
+    for k, idx in enumerate(groups):
+        if k == 1:  # warm start: the multipliers interpolated between the solved frames
+            for j in range(lam.shape[1]):
+                lam[idx, j] = np.interp(idx, first, lam[first, j])
+        lam_k, x_k, its_k = _newton(
+            A[idx], b[idx], lb[idx], ub[idx], p, lam[idx].copy(), tol[idx], max_iterations
+        )
+        lam[idx], x[idx], its[idx] = lam_k, x_k, its_k
+    return x, its
+
+
+# --- public functions -----------------------------------------------------------------------
+
+
+def load_sharing(
+    tau,
+    moment_arms,
+    max_forces,
+    *,
+    passive_forces=None,
+    reserves=None,
+    exponent=2.0,
+    min_activation=0.0,
+    max_activation=1.0,
+    tolerance=1e-8,
+    max_iterations=100,
+    warm_start=True,
+    muscle_names=None,
+    coordinate_names=None,
+    warn=True,
+) -> StaticOptimizationResult:
+    """Static optimization for given moment arms and muscle strengths (all frames at once).
+
+    Parameters
+    ----------
+    tau : array_like, shape (..., nv)
+        Generalized forces to reproduce (inverse dynamics), N m or N.
+    moment_arms : array_like, shape (..., n_muscles, nv)
+        ``r = −∂l/∂q`` of each muscle for each generalized velocity, m (or
+        dimensionless for translational coordinates).
+    max_forces : array_like, shape (..., n_muscles) or (n_muscles,)
+        Tendon force at full activation ``F^a`` (e.g. ``F0 fl fv cos α``), N, >= 0.
+    passive_forces : array_like, shape (..., n_muscles), optional
+        Activation-independent tendon force ``F^p``, N (default none).
+    reserves : array_like, shape (nv,) or (..., nv), optional
+        Optimal force ``R_k`` of a reserve actuator on each coordinate (N m or
+        N; 0: no reserve). Default: no reserves.
+    exponent : float
+        ``p > 1`` of the cost ``Σ a^p + Σ |u|^p`` (default 2).
+    min_activation, max_activation : float
+        Bounds of the activations (default 0 and 1).
+    tolerance : float
+        A frame has converged when ``max_k |residual_k| <= tolerance * max(1,
+        max_k |τ_k|)`` (N m).
+    max_iterations : int
+        Newton iterations per frame (default 100).
+    warm_start : bool
+        Solve every 8th frame first and start the others from the multipliers
+        interpolated between them (default True; the frames are taken in the
+        order of the flattened batch axes).
+    muscle_names, coordinate_names : sequence of str, optional
+        Kept in the result and used in messages.
+    warn : bool
+        Warn (:class:`~ahbm.errors.AhbmWarning`) when frames fail (default True).
+
+    Returns
+    -------
+    StaticOptimizationResult
+
+    Raises
+    ------
+    DataError
+        Shapes that do not match, non-finite values, negative strengths, bad options.
+
+    Notes
+    -----
+    Solves ``min Σ a^p + Σ |u|^p`` s.t. ``Σ_m r_mk (a_m F^a_m + F^p_m) + u_k R_k
+    = τ_k`` and ``a_min <= a <= a_max`` by a semismooth Newton method on the
+    dual (see the module docstring). Frames whose constraints cannot be met
+    are flagged in ``failed`` with their ``residuals``.
+
+    Examples
+    --------
+    Two muscles with moment arms 0.05 m and 0.025 m share a 30 N m moment;
+    with ``p = 2`` the activations are proportional to ``r F0``:
+
+    >>> res = load_sharing([30.0], [[0.05], [0.025]], [1000.0, 1000.0])
+    >>> res.activations.round(4).tolist(), res.residuals.round(9).tolist()
+    ([0.48, 0.24], [0.0])
+    """
+    p = as_positive_float(exponent, "exponent")
+    if not p > 1.0:
+        raise DataError(f"`exponent` must be > 1 (a strictly convex cost), got {exponent!r}")
+    tau = as_float_array(tau, "tau")
+    if tau.ndim < 1:
+        raise DataError(f"Expected `tau` to have shape (..., nv), got {tau.shape}")
+    nv = tau.shape[-1]
+    R = as_float_array(moment_arms, "moment_arms")
+    if R.ndim < 2 or R.shape[-1] != nv:
+        raise DataError(
+            f"Expected `moment_arms` to have shape (..., n_muscles, {nv}) (nv from `tau`), "
+            f"got {R.shape}"
+        )
+    nm = R.shape[-2]
+    F = as_float_array(max_forces, "max_forces")
+    check_trailing_shape(F, (nm,), "max_forces")
+    if np.any(F < 0):
+        j = int(np.argwhere(F < 0)[0][-1])
+        raise DataError(
+            f"`max_forces` must be >= 0 N; muscle {_name(muscle_names, j)} has "
+            f"{float(F[..., j].min()):g}"
+        )
+    Fp = (
+        np.zeros(nm) if passive_forces is None else as_float_array(passive_forces, "passive_forces")
+    )
+    check_trailing_shape(Fp, (nm,), "passive_forces")
+    res = np.zeros(nv) if reserves is None else as_float_array(reserves, "reserves")
+    check_trailing_shape(res, (nv,), "reserves")
+    if np.any(res < 0):
+        raise DataError("`reserves` (optimal forces of the reserve actuators) must be >= 0")
+    lo = float(as_float_array(min_activation, "min_activation"))
+    hi = float(as_float_array(max_activation, "max_activation"))
+    if not 0.0 <= lo < hi:
+        raise DataError(
+            f"need 0 <= `min_activation` < `max_activation`, got {min_activation!r} and "
+            f"{max_activation!r}"
+        )
+    tol = as_positive_float(tolerance, "tolerance")
+    iters = as_int(max_iterations, "max_iterations", minimum=1)
+    for names, n, what in (
+        (muscle_names, nm, "muscle_names"),
+        (coordinate_names, nv, "coordinate_names"),
+    ):
+        if names is not None and len(names) != n:
+            raise DataError(f"Expected `{what}` to hold {n} names, got {len(names)}")
+    try:
+        batch = np.broadcast_shapes(
+            tau.shape[:-1], R.shape[:-2], F.shape[:-1], Fp.shape[:-1], res.shape[:-1]
+        )
+    except ValueError as err:
+        raise DataError(
+            f"the batch shapes of `tau` {tau.shape[:-1]}, `moment_arms` {R.shape[:-2]}, "
+            f"`max_forces` {F.shape[:-1]}, `passive_forces` {Fp.shape[:-1]} and `reserves` "
+            f"{res.shape[:-1]} do not broadcast"
+        ) from err
+    N = int(np.prod(batch, dtype=int))
+    Rf = np.broadcast_to(R, batch + (nm, nv)).reshape(N, nm, nv)
+    Ff = np.broadcast_to(F, batch + (nm,)).reshape(N, nm)
+    Fpf = np.broadcast_to(Fp, batch + (nm,)).reshape(N, nm)
+    resf = np.broadcast_to(res, batch + (nv,)).reshape(N, nv)
+    tauf = np.broadcast_to(tau, batch + (nv,)).reshape(N, nv)
+    # unknowns x = [a (nm); u (nv)]; A x = b
+    has = resf > 0
+    A = np.concatenate(
+        [np.swapaxes(Rf, 1, 2) * Ff[:, None, :], resf[:, :, None] * np.eye(nv)], axis=2
+    )
+    b = tauf - np.einsum("nmk,nm->nk", Rf, Fpf)
+    lb = np.concatenate([np.full((N, nm), lo), np.where(has, -np.inf, 0.0)], axis=1)
+    ub = np.concatenate([np.full((N, nm), hi), np.where(has, np.inf, 0.0)], axis=1)
+    tolf = tol * np.maximum(1.0, np.max(np.abs(tauf), axis=-1)) if N else np.zeros(0)
+    if N:
+        x, its = _solve(A, b, lb, ub, p, tolf, iters, bool(warm_start))
+    else:
+        x, its = np.zeros((0, nm + nv)), np.zeros(0, dtype=int)
+    a, u = x[:, :nm], x[:, nm:]
+    forces = a * Ff + Fpf
+    loads = u * resf
+    resid = np.einsum("nmk,nm->nk", Rf, forces) + loads - tauf
+    failed = ~(np.max(np.abs(resid), axis=-1, initial=0.0) <= tolf)
+    cost = (np.abs(a) ** p).sum(axis=-1) + (np.abs(u) ** p).sum(axis=-1)
+    if warn and failed.any():
+        _warn_failed(failed, resid, batch, coordinate_names, tolf)
+    shape = lambda z: z.reshape(batch + z.shape[1:])  # noqa: E731
+    return StaticOptimizationResult(
+        activations=shape(a),
+        muscle_forces=shape(forces),
+        reserve_controls=shape(u),
+        reserve_loads=shape(loads),
+        tau=shape(tauf.copy()),
+        residuals=shape(resid),
+        cost=shape(cost),
+        failed=shape(failed),
+        iterations=shape(its),
+        muscle_names=tuple(muscle_names) if muscle_names is not None else (),
+        coordinate_names=tuple(coordinate_names) if coordinate_names is not None else (),
+        exponent=p,
+    )
+
+
+def _name(names, j: int) -> str:
+    return f"'{names[j]}'" if names is not None else f"#{j}"
+
+
+def _warn_failed(failed, resid, batch, coordinate_names, tolf) -> None:
+    idx = np.flatnonzero(failed)
+    first = idx[:5]
+    parts = []
+    for i in first:
+        k = int(np.argmax(np.abs(resid[i])))
+        frame = np.unravel_index(int(i), batch) if len(batch) > 1 else int(i)
+        parts.append(f"frame {frame}: {resid[i, k]:.4g} on coordinate {_name(coordinate_names, k)}")
+    warnings.warn(
+        f"static optimization: {idx.size} frame(s) cannot meet the inverse-dynamics forces "
+        f"with the muscles' strength and the reserves ({'; '.join(parts)}"
+        f"{' ...' if idx.size > 5 else ''}); they are flagged in `failed` with their "
+        "`residuals`. Add reserve actuators (`reserves=`) on those coordinates or check the "
+        "model's muscles",
+        AhbmWarning,
+        stacklevel=3,
+    )
+
+
+def _curves_for(muscles, curves) -> str:
+    if curves is not None:
+        return as_choice(curves, "curves", _CURVES)
+    kinds = {m.model for m in muscles}
+    unknown = sorted(k for k in kinds if k not in _CURVES_OF_MODEL)
+    if unknown or len({_CURVES_OF_MODEL[k] for k in kinds}) > 1:
+        raise ModelError(
+            f"the muscles are of the OpenSim types {sorted(kinds)}; ahbm implements the curves of "
+            f"{sorted(_CURVES_OF_MODEL)} ({_CURVES}); pass `curves=` to choose one for all "
+            "muscles"
+        )
+    return _CURVES_OF_MODEL[kinds.pop()] if kinds else "thelen2003"
+
+
+def reserve_array(model, reserves) -> np.ndarray:
+    """Optimal forces of the reserve actuators per generalized velocity, shape (nv,).
+
+    Parameters
+    ----------
+    model : Model
+    reserves : None, float, dict or array_like (nv,)
+        None: no reserves; a number: the same optimal force on every
+        coordinate; ``{coordinate_name: optimal_force}``; or one value per
+        generalized velocity (0: none). N m or N.
+
+    Examples
+    --------
+    >>> from ahbm.models import double_pendulum_3d
+    >>> reserve_array(double_pendulum_3d(), 1.0).shape
+    (4,)
+    """
+    nv = model.nv
+    if reserves is None:
+        return np.zeros(nv)
+    if isinstance(reserves, dict):
+        out = np.zeros(nv)
+        names = list(model.coordinate_names)
+        if model.nq != model.nv:
+            raise ModelError(
+                f"model '{model.name}' has quaternion joints (nq != nv); give `reserves` as an "
+                f"array of {nv} values"
+            )
+        for key, value in reserves.items():
+            if key not in names:
+                raise DataError(
+                    f"`reserves` names coordinate {key!r}, which model '{model.name}' does not "
+                    f"have; coordinates: {names}"
+                )
+            out[names.index(key)] = as_positive_float(value, f"reserves[{key!r}]")
+        return out
+    arr = as_float_array(reserves, "reserves")
+    if arr.ndim == 0:
+        return np.full(nv, as_positive_float(float(arr), "reserves"))
+    check_trailing_shape(arr, (nv,), "reserves")
+    return arr
+
+
+def static_optimization(
+    model,
+    q,
+    qd,
+    qdd,
+    *,
+    f_ext=None,
+    f_ext_frame="world",
+    tau=None,
+    exponent=2.0,
+    reserves=None,
+    force_length_velocity=True,
+    passive_forces=False,
+    muscles=None,
+    curves=None,
+    tolerance=1e-8,
+    max_iterations=100,
+    warm_start=True,
+) -> StaticOptimizationResult:
+    """Muscle activations and forces that reproduce a motion, frame by frame (whole trial).
+
+    Parameters
+    ----------
+    model : Model
+        With muscles (``model.muscles``, e.g. from :func:`ahbm.io.read_osim`).
+    q : array_like, shape (..., nq)
+        Generalized coordinates (rad, m).
+    qd, qdd : array_like, shape (..., nv)
+        Generalized velocities and accelerations.
+    f_ext : array_like, shape (..., n_bodies, 6), optional
+        External loads (ground reactions) as in :func:`ahbm.dynamics.rnea`.
+    f_ext_frame : {"world", "local"}
+        Frame of ``f_ext``.
+    tau : array_like, shape (..., nv), optional
+        The generalized forces to reproduce when already known (then
+        ``f_ext`` must be None); default ``rnea(model, q, qd, qdd, f_ext=f_ext)``.
+    exponent : float
+        ``p`` of the cost ``Σ a^p`` (default 2, OpenSim's ``activation_exponent``).
+    reserves : None, float, dict or array_like (nv,)
+        Reserve actuators (OpenSim's ``CoordinateActuator``) by their optimal
+        force, see :func:`reserve_array`; their controls enter the cost like
+        activations, unbounded.
+    force_length_velocity : bool
+        True (default): the strength at full activation is ``F0 fl(l̃) fv(ṽ)
+        cos α`` at the fiber length and velocity of a rigid tendon (OpenSim's
+        ``use_muscle_physiology``); False: ``F0``.
+    passive_forces : bool
+        Add the passive fiber force (activation independent) to the muscle
+        forces. Default False, as OpenSim's StaticOptimization, which neglects it.
+    muscles : sequence of str, optional
+        Muscles to use (default all of ``model.muscles``, in model order).
+    curves : {"thelen2003", "degroote2016"}, optional
+        Force-length-velocity curves; default from the muscles' OpenSim type
+        (Thelen2003Muscle, DeGrooteFregly2016Muscle).
+    tolerance, max_iterations, warm_start
+        Solver options, see :func:`load_sharing`.
+
+    Returns
+    -------
+    StaticOptimizationResult
+        Activations, muscle forces, reserve loads, ``tau``, per-frame
+        residuals, failed frames.
+
+    Raises
+    ------
+    ModelError
+        A model without muscles, muscle types without curves in ahbm.
+    DataError
+        Bad states, loads or options.
+
+    Notes
+    -----
+    ``min Σ a^p + Σ |u|^p`` s.t. ``R(q)ᵀ (a ∘ F^a + F^p) + u ∘ R_res = τ``, ``0 <= a <= 1``,
+    with ``τ`` from the recursive Newton-Euler algorithm, the moment arms
+    ``R = −∂l/∂q`` of :func:`ahbm.muscles.paths.moment_arms`, and
+    ``F^a, F^p`` from :func:`ahbm.muscles.hill.force_coefficients` at the
+    musculotendon lengths and lengthening speeds of the frame (rigid tendon,
+    so the forces are linear in ``a``). Solver: :func:`load_sharing`.
+
+    Examples
+    --------
+    >>> from ahbm.io import read_osim                        # doctest: +SKIP
+    >>> model = read_osim("subject01.osim")                  # doctest: +SKIP
+    >>> res = static_optimization(model, q, qd, qdd, f_ext=f_ext,
+    ...                           reserves={"pelvis_tx": 1000.0})  # doctest: +SKIP
+    >>> res.activations.shape                                # doctest: +SKIP
+    (151, 18)
+    """
+    from ahbm.dynamics import rnea
+    from ahbm.muscles.hill import MuscleParameters, force_coefficients
+    from ahbm.muscles.paths import lengthening_speeds, moment_arms, muscle_lengths
+
+    check_model(model)
+    chosen = _select_muscles(model, muscles)
+    names = [m.name for m in chosen]
+    kind = _curves_for(chosen, curves)
+    q = as_float_array(q, "q")
+    if tau is None:
+        tau = rnea(model, q, qd, qdd, f_ext=f_ext, f_ext_frame=f_ext_frame)
+    else:
+        if f_ext is not None:
+            raise DataError("give `tau` or `f_ext`, not both (`tau` already holds the loads)")
+        tau = as_float_array(tau, "tau")
+        check_trailing_shape(tau, (model.nv,), "tau")
+    qd = np.zeros(q.shape[:-1] + (model.nv,)) if qd is None else qd
+    params = MuscleParameters.from_muscles(chosen)
+    R = moment_arms(model, q, muscles=names)
+    if force_length_velocity or passive_forces:
+        lmt = muscle_lengths(model, q, muscles=names)
+        vmt = lengthening_speeds(model, q, qd, muscles=names)
+        active, passive = force_coefficients(
+            params, lmt, vmt, curves=kind, force_length_velocity=bool(force_length_velocity)
+        )
+    if not force_length_velocity:
+        active = np.asarray(params.max_isometric_force, dtype=float)
+    return load_sharing(
+        tau,
+        R,
+        active,
+        passive_forces=passive if passive_forces else None,
+        reserves=reserve_array(model, reserves),
+        exponent=exponent,
+        tolerance=tolerance,
+        max_iterations=max_iterations,
+        warm_start=warm_start,
+        muscle_names=names,
+        coordinate_names=_velocity_names(model),
+    )
+
+
+def _velocity_names(model) -> list:
+    names = list(model.coordinate_names)
+    return names if len(names) == model.nv else [f"v{k}" for k in range(model.nv)]
+
+
+def _select_muscles(model, muscles) -> list:
+    try:
+        items = list(model.muscles)
+    except (AttributeError, KeyError, ModelError):
+        items = []
+    if not items:
+        raise ModelError(
+            f"model '{model.name}' has no muscles (model.muscles is empty); read an OpenSim "
+            "model with muscles (ahbm.io.read_osim) or add the 'muscles' section"
+        )
+    if muscles is None:
+        return items
+    if isinstance(muscles, str):
+        muscles = [muscles]
+    by_name = {m.name: m for m in items}
+    missing = [n for n in muscles if n not in by_name]
+    if missing:
+        raise DataError(
+            f"`muscles` names {missing}, which model '{model.name}' does not have; muscles: "
+            f"{list(by_name)}"
+        )
+    return [by_name[n] for n in muscles]

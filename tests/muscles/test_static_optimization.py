@@ -1,0 +1,213 @@
+"""Static optimization: the solver against closed forms, SLSQP and identities."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from ahbm.errors import AhbmWarning, DataError
+from ahbm.muscles.static_optimization import load_sharing
+
+
+def _random_problem(rng, n_frames=40, nm=12, nv=6, density=0.4):
+    pattern = rng.random((1, nm, nv)) < density
+    pattern[0, np.arange(nv) % nm, np.arange(nv)] = True  # every coordinate has a muscle
+    R = rng.normal(0.0, 0.04, (n_frames, nm, nv)) * pattern
+    F = rng.uniform(300.0, 3000.0, (n_frames, nm))
+    tau = rng.normal(0.0, 40.0, (n_frames, nv))
+    return tau, R, F
+
+
+def _slsqp(tau, R, F, reserves, p, x0):
+    nm, nv = R.shape
+    A = np.concatenate([R.T * F, np.diag(reserves)], axis=1)
+    bounds = [(0.0, 1.0)] * nm + [(None, None)] * nv
+    sol = minimize(
+        lambda x: np.sum(np.abs(x) ** p),
+        x0,
+        jac=lambda x: p * np.abs(x) ** (p - 1) * np.sign(x),
+        constraints=[{"type": "eq", "fun": lambda x: A @ x - tau, "jac": lambda x: A}],
+        bounds=bounds,
+        method="SLSQP",
+        options={"ftol": 1e-12, "maxiter": 2000},
+    )
+    # status 8 ("positive directional derivative") is SLSQP at its round-off floor
+    assert sol.success or sol.status == 8, sol.message
+    np.testing.assert_allclose(A @ sol.x, tau, atol=1e-6 * np.abs(tau).max())
+    return sol.x[:nm], sol.x[nm:]
+
+
+def test_two_muscles_one_joint_closed_form():
+    # min a1² + a2² s.t. r1 F1 a1 + r2 F2 a2 = τ  ->  a_i = c_i τ / Σ c², c = r F
+    c = np.array([0.05 * 1000.0, 0.025 * 1000.0])
+    res = load_sharing([30.0], [[0.05], [0.025]], [1000.0, 1000.0])
+    np.testing.assert_allclose(res.activations, c * 30.0 / np.sum(c**2), rtol=1e-9)
+    np.testing.assert_allclose(res.muscle_forces, res.activations * 1000.0, rtol=1e-14)
+    assert not res.failed and res.iterations == 0  # the minimum-norm start is the solution
+
+
+def test_one_muscle_per_coordinate_with_reserves_closed_form():
+    # diagonal problem: per coordinate min a² + u² s.t. c a + R u = τ, 0 <= a <= 1
+    rng = np.random.default_rng(1)
+    nv, n = 5, 200
+    r = np.diag(rng.uniform(0.02, 0.06, nv))  # muscle k acts on coordinate k only
+    F = rng.uniform(500.0, 2000.0, nv)
+    Rres = rng.uniform(1.0, 50.0, nv)
+    tau = rng.normal(0.0, 80.0, (n, nv))
+    res = load_sharing(tau, r, F, reserves=Rres)
+    c = np.diag(r) * F
+    a = np.clip(c * tau / (c**2 + Rres**2), 0.0, 1.0)
+    u = (tau - c * a) / Rres
+    assert (a == 0).any() and (a == 1).any()  # both bounds are exercised
+    np.testing.assert_allclose(res.activations, a, atol=1e-10)
+    np.testing.assert_allclose(res.reserve_controls, u, atol=1e-9)
+    np.testing.assert_allclose(res.reserve_loads, u * Rres, atol=1e-8)
+    assert not res.failed.any()
+
+
+@pytest.mark.parametrize("p", [2.0, 3.0, 1.5])
+def test_matches_slsqp(p):
+    rng = np.random.default_rng(2)
+    tau, R, F = _random_problem(rng, n_frames=8)
+    reserves = np.full(R.shape[-1], 2.0)
+    res = load_sharing(tau, R, F, reserves=reserves, exponent=p)
+    assert not res.failed.any()
+    for i in range(tau.shape[0]):
+        # SLSQP from a perturbed start: it would find a lower cost if ours were not optimal
+        x0 = np.concatenate([res.activations[i], res.reserve_controls[i]])
+        x0 = x0 + rng.normal(0.0, 0.05, x0.shape)
+        x0[: R.shape[1]] = np.clip(x0[: R.shape[1]], 0.0, 1.0)
+        a, u = _slsqp(tau[i], R[i], F[i], reserves, p, x0)
+        cost = np.sum(np.abs(a) ** p) + np.sum(np.abs(u) ** p)
+        # our cost is not above SLSQP's (whose constraints hold to ~1e-6 only)
+        assert res.cost[i] <= cost * (1 + 1e-6)
+        if p == 2:  # (for p != 2 SLSQP stops early where the cost is flat near a = 0)
+            np.testing.assert_allclose(res.activations[i], a, atol=1e-6)
+        _assert_kkt(tau[i], R[i], F[i], reserves, p, res.activations[i], res.reserve_controls[i])
+
+
+def _assert_kkt(tau, R, F, reserves, p, a, u):
+    """First-order optimality: ∇cost = Aᵀλ on free variables, the right sign at the bounds."""
+    A = np.concatenate([R.T * F, np.diag(reserves)], axis=1)
+    x = np.concatenate([a, u])
+    grad = p * np.abs(x) ** (p - 1) * np.sign(x)
+    nm = a.size
+    free = np.concatenate([(a > 1e-9) & (a < 1 - 1e-9), np.ones(u.size, bool)])
+    lam = np.linalg.lstsq(A[:, free].T, grad[free], rcond=None)[0]
+    s = A.T @ lam
+    np.testing.assert_allclose(grad[free], s[free], atol=1e-6 * (1 + np.abs(grad).max()))
+    at0 = np.flatnonzero(a <= 1e-9)
+    at1 = np.flatnonzero(a >= 1 - 1e-9)
+    assert np.all(s[at0] <= grad[at0] + 1e-6)  # increasing a would not pay
+    assert np.all(s[at1] >= grad[at1] - 1e-6)  # a capped at 1 would like more
+    assert nm == R.shape[0]
+
+
+def test_constraints_hold_to_solver_tolerance():
+    # identity: Σ muscle moments + reserves = inverse-dynamics forces
+    rng = np.random.default_rng(3)
+    tau, R, F = _random_problem(rng, n_frames=300, nm=18, nv=10)
+    res = load_sharing(tau, R, F, reserves=np.full(10, 1.0), tolerance=1e-10)
+    moments = np.einsum("nmk,nm->nk", R, res.muscle_forces) + res.reserve_loads
+    np.testing.assert_allclose(moments, tau, atol=1e-10 * np.abs(tau).max())
+    np.testing.assert_allclose(res.residuals, moments - tau, atol=1e-12)
+    assert res.activations.min() >= 0.0 and res.activations.max() <= 1.0
+    assert (res.activations == 1.0).any()  # saturated muscles in some frames
+
+
+def test_warm_start_gives_the_same_solution():
+    rng = np.random.default_rng(4)
+    tau, R, F = _random_problem(rng, n_frames=100)
+    # a smooth trial: frames correlated in time
+    t = np.linspace(0, 1, 100)[:, None]
+    tau = 60 * np.sin(2 * np.pi * (t + np.arange(tau.shape[1]) / 7))
+    R = np.broadcast_to(R[0], R.shape) * (1 + 0.2 * np.sin(3 * t))[..., None]
+    a = load_sharing(tau, R, F, reserves=np.ones(6), warm_start=True)
+    b = load_sharing(tau, R, F, reserves=np.ones(6), warm_start=False)
+    np.testing.assert_allclose(a.activations, b.activations, atol=1e-7)
+
+
+def test_passive_forces_move_to_the_right_hand_side():
+    rng = np.random.default_rng(5)
+    tau, R, F = _random_problem(rng, n_frames=20)
+    Fp = rng.uniform(0.0, 100.0, F.shape)
+    res = load_sharing(tau, R, F, passive_forces=Fp, reserves=np.ones(6))
+    ref = load_sharing(tau - np.einsum("nmk,nm->nk", R, Fp), R, F, reserves=np.ones(6))
+    np.testing.assert_allclose(res.activations, ref.activations, atol=1e-9)
+    np.testing.assert_allclose(res.muscle_forces, res.activations * F + Fp, rtol=1e-12)
+
+
+def test_batch_axes():
+    rng = np.random.default_rng(6)
+    tau, R, F = _random_problem(rng, n_frames=12)
+    flat = load_sharing(tau, R, F, reserves=np.ones(6))
+    shaped = load_sharing(
+        tau.reshape(3, 4, 6), R.reshape(3, 4, 12, 6), F.reshape(3, 4, 12), reserves=np.ones(6)
+    )
+    assert shaped.activations.shape == (3, 4, 12) and shaped.failed.shape == (3, 4)
+    np.testing.assert_allclose(shaped.activations.reshape(12, 12), flat.activations, atol=1e-9)
+    # strengths shared by all frames broadcast
+    same = load_sharing(tau, R, F[0], reserves=np.ones(6))
+    assert same.activations.shape == (12, 12)
+
+
+def test_infeasible_frames_are_reported_not_clipped():
+    rng = np.random.default_rng(7)
+    nv, n = 4, 30
+    R = np.zeros((nm := 2 * nv, nv))
+    R[2 * np.arange(nv), np.arange(nv)] = 0.05  # an agonist and an antagonist per coordinate
+    R[2 * np.arange(nv) + 1, np.arange(nv)] = -0.04
+    F = np.full(nm, 1000.0)
+    tau = rng.uniform(-30.0, 30.0, (n, nv))
+    tau[[4, 17]] *= 100.0  # far beyond the muscles' strength, no reserves
+    with pytest.warns(AhbmWarning, match=r"2 frame\(s\) cannot meet.*frame 4"):
+        res = load_sharing(tau, R, F)
+    assert res.failed[[4, 17]].all()
+    assert res.failed_frames.ravel().tolist() == [4, 17]
+    assert np.all(np.abs(res.residuals[[4, 17]]).max(axis=-1) > 1.0)
+    assert np.isfinite(res.activations).all()
+    assert "failed=" in repr(res)
+    # without the warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = load_sharing(tau, R, F, warn=False)
+    assert quiet.failed[[4, 17]].all()
+
+
+def test_coordinate_without_actuator_fails_only_where_loaded():
+    R = np.zeros((3, 1, 2))
+    R[:, 0, 0] = 0.05
+    tau = np.array([[10.0, 0.0], [10.0, 5.0], [-10.0, 0.0]])
+    with pytest.warns(AhbmWarning, match="coordinate 'b'"):
+        res = load_sharing(tau, R, [1000.0], coordinate_names=["a", "b"])
+    assert res.failed.tolist() == [False, True, True]  # frame 2: a muscle cannot push
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"exponent": 1.0}, "exponent"),
+        ({"exponent": "2"}, "exponent"),
+        ({"reserves": [-1.0]}, "reserves"),
+        ({"min_activation": 0.5, "max_activation": 0.2}, "min_activation"),
+        ({"tolerance": 0.0}, "tolerance"),
+        ({"muscle_names": ["a"]}, "muscle_names"),
+    ],
+)
+def test_bad_options(kwargs, match):
+    with pytest.raises(DataError, match=match):
+        load_sharing([1.0], [[0.05], [0.02]], [100.0, 100.0], **kwargs)
+
+
+def test_bad_arrays():
+    with pytest.raises(DataError, match="moment_arms"):
+        load_sharing([1.0, 2.0], [[0.05], [0.02]], [100.0, 100.0])
+    with pytest.raises(DataError, match="max_forces"):
+        load_sharing([1.0], [[0.05], [0.02]], [100.0])
+    with pytest.raises(DataError, match="max_forces"):
+        load_sharing([1.0], [[0.05], [0.02]], [100.0, -1.0])
+    with pytest.raises(DataError, match="tau"):
+        load_sharing([np.nan], [[0.05]], [100.0])
