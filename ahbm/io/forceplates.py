@@ -53,7 +53,7 @@ from ahbm._validation import (
     check_trailing_shape,
 )
 from ahbm.errors import DataError, FileFormatError
-from ahbm.io.c3d._common import _warn
+from ahbm.io.c3d._common import _unit_factor, _warn
 from ahbm.io.trial import ForcePlate, Trial
 from ahbm.types import ResultRepr, TupleResult
 
@@ -68,9 +68,6 @@ __all__ = [
 ]
 
 _N_CHANNELS = {1: 6, 2: 6, 3: 8, 4: 6}
-
-
-_LENGTH = {"mm": 1e-3, "cm": 1e-2, "dm": 1e-1, "m": 1.0, "in": 0.0254, "ft": 0.3048}
 
 
 @dataclass(frozen=True, repr=False)
@@ -471,8 +468,10 @@ def force_plates_from_c3d(
     if n_plates > 255:
         raise FileFormatError(f"{src}: FORCE_PLATFORM:USED = {n_plates} is not plausible")
     header = tree.get("__header__", {})
-    unit = str(header.get("point_units", "mm")).strip().lower()
-    pos_scale = _LENGTH.get(unit)
+    unit = str(header.get("point_units", "mm"))
+    # the same lenient reading of POINT:UNITS as the points (C3D User Guide: plate
+    # corners, origins and moments are in the point unit), so they never disagree
+    pos_scale = _unit_factor(unit, lenient=True)
     if pos_scale is None:
         _warn(f"{src}: unknown POINT:UNITS {unit!r}; force plate positions taken as mm")
         pos_scale = 1e-3
@@ -527,6 +526,7 @@ def force_plates_from_c3d(
             R, center, origin = frame.R, frame.center, frame.origin
         except DataError as err:
             raise FileFormatError(f"{src}: force plate {i + 1}: {err}") from None
+        _check_plate_size(corners * pos_scale, i, unit, src)
         cal_i = None
         if ptype == 4:
             cal_i = _cal_matrix(cal, i, src)
@@ -570,6 +570,28 @@ def force_plates_from_c3d(
         target = trial.point_rate if rate == "point" else float(rate)
         plates = [resample_force_plate(p, target, cop_threshold=cop_threshold) for p in plates]
     return plates
+
+
+#: Side lengths (m) of the force plates in use: 0.1 m (small stair plates) to 3 m (walkways).
+_PLATE_SIDE = (0.1, 3.0)
+
+
+def _check_plate_size(corners, i, unit, src) -> None:
+    """Warn when a plate's sides (corners in m) are outside `_PLATE_SIDE`.
+
+    A plate of 0.9 mm x 0.6 mm or 600 m x 400 m means that POINT:UNITS does not
+    say the unit the corners were written in.
+    """
+    sides = np.linalg.norm(corners[[0, 0]] - corners[[1, 3]], axis=1)
+    lo, hi = _PLATE_SIDE
+    if np.all((sides >= lo) & (sides <= hi)):
+        return
+    _warn(
+        f"{src}: force plate {i + 1} measures {sides[0]:.4g} m x {sides[1]:.4g} m from "
+        f"FORCE_PLATFORM:CORNERS read in POINT:UNITS {unit!r}; plates are {lo:g}-{hi:g} m "
+        "wide, so POINT:UNITS probably does not give the unit of the corners (and of the "
+        "points); check the file's POINT:UNITS"
+    )
 
 
 def _cal_matrix(cal, i, src):

@@ -332,8 +332,12 @@ def test_truncated_data_section():
 def test_bogus_frame_count_is_checked_before_allocating():
     raw = bytearray((DATA / "pc_real.c3d").read_bytes())
     struct.pack_into("<HH", raw, 6, 1, 65535)  # claim 65535 frames
+    # 65535 is how the header says "more frames than a word holds"; POINT:FRAMES gives the
+    # count that the data section holds, and it is read
+    assert read_c3d(bytes(raw)).n_frames == _read("pc_real.c3d").n_frames
+    # with the data section cut short, no declared count fits: refused before allocating
     with pytest.raises(FileFormatError, match="needs .* bytes"):
-        read_c3d(bytes(raw))
+        read_c3d(bytes(raw[:-1024]))
 
 
 # ---------------------------------------------------------------------------

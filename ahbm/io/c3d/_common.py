@@ -50,8 +50,40 @@ _PROCESSORS = {84: "Intel", 85: "DEC", 86: "MIPS"}
 _TYPE_SIZES = {-1: 1, 1: 1, 2: 2, 4: 4}
 
 
-def _unit_factor(units: str | None) -> float | None:
-    """Metres per unit of a length unit name (None if unknown)."""
+#: Spelled-out length units that a file may store truncated ('mete', 'millim', 'centi').
+_LONG_LENGTH_UNITS: dict[str, float] = {
+    "millimeters": 1e-3,
+    "millimetres": 1e-3,
+    "centimeters": 1e-2,
+    "centimetres": 1e-2,
+    "decimeters": 1e-1,
+    "decimetres": 1e-1,
+    "meters": 1.0,
+    "metres": 1.0,
+    "inches": 0.0254,
+    "feet": 0.3048,
+    "foot": 0.3048,
+}
+
+
+def _unit_factor(units: str | None, *, lenient: bool = False) -> float | None:
+    """Metres per unit of a length unit name (None if unknown).
+
+    With `lenient` (unit strings read from a file), case, surrounding blanks and
+    NUL bytes, a trailing dot and truncation are forgiven: any prefix of at least
+    three letters of a spelled-out unit reads as that unit, so POINT:UNITS
+    'mete' (a 4-character field holding 'meters') is metres and 'milli' is
+    millimetres. A prefix shared by two units of different sizes stays unknown.
+    """
     if not isinstance(units, str):
         return None
-    return C3D_LENGTH_UNITS.get(units.strip().lower())
+    key = units.strip().lower()
+    known = C3D_LENGTH_UNITS.get(key)
+    if known is not None or not lenient:
+        return known
+    key = key.strip("\x00 \t.")
+    known = C3D_LENGTH_UNITS.get(key)
+    if known is not None or len(key) < 3:
+        return known
+    factors = {f for name, f in _LONG_LENGTH_UNITS.items() if name.startswith(key)}
+    return factors.pop() if len(factors) == 1 else None

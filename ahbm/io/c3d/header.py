@@ -13,7 +13,6 @@ from ahbm._validation import check_read_size
 from ahbm.errors import FileFormatError
 from ahbm.io.c3d._common import _warn
 from ahbm.io.c3d.numbers import _Format
-from ahbm.io.c3d.parameters import _Params
 
 
 def _load(path) -> tuple[bytes, str]:
@@ -78,31 +77,3 @@ def _read_header(buf: bytes, fmt: _Format, source: str) -> dict[str, Any]:
         )
     h["events"] = events
     return h
-
-
-def _frame_count(h, P: _Params, source) -> tuple[int, int]:
-    """First frame number (1-based) and number of frames."""
-    first = h["first_frame"]
-    last = h["last_frame"]
-    n = last - first + 1 if last >= first else 0
-    start_field = P.numbers("TRIAL", "ACTUAL_START_FIELD")
-    end_field = P.numbers("TRIAL", "ACTUAL_END_FIELD")
-    if start_field is not None and end_field is not None:
-        if start_field.size >= 2 and end_field.size >= 2:
-            s = start_field.reshape(-1)[:2].astype(np.int64) & 0xFFFF
-            e = end_field.reshape(-1)[:2].astype(np.int64) & 0xFFFF
-            first_t = int(s[0] + 65536 * s[1])
-            last_t = int(e[0] + 65536 * e[1])
-            n_t = last_t - first_t + 1
-            if n_t > 0 and n_t != n:
-                if last == 65535 or last_t > 65535:
-                    return max(first_t, 1), n_t
-                _warn(
-                    f"{source}: TRIAL:ACTUAL_START_FIELD/ACTUAL_END_FIELD ({first_t}-{last_t}) "
-                    f"disagree with the header frames ({first}-{last}); the header is used"
-                )
-    long_frames = P.scalar("POINT", "LONG_FRAMES")
-    if long_frames is not None and math.isfinite(long_frames) and long_frames > n:
-        if last == 65535 and long_frames < 2**40:
-            return max(first, 1), int(long_frames)
-    return max(first, 1), n

@@ -10,6 +10,7 @@ import numpy as np
 
 from ahbm.errors import AhbmError
 from ahbm.io.c3d._common import _unit_factor, _warn
+from ahbm.io.c3d.data import _analog_format
 from ahbm.io.c3d.parameters import _fit_length, _Params
 from ahbm.types import Event
 
@@ -22,7 +23,7 @@ def _convert_units(xyz, residuals, P: _Params, units: str | None, source: str):
         _warn(f"{source}: POINT:UNITS is missing; millimetres assumed")
     if units is None:
         return file_units, file_units
-    f_in = _unit_factor(file_units)
+    f_in = _unit_factor(file_units, lenient=True)
     if f_in is None:
         _warn(f"{source}: unknown POINT:UNITS {file_units!r}; points are kept in file units")
         return file_units, file_units
@@ -36,11 +37,23 @@ def _convert_units(xyz, residuals, P: _Params, units: str | None, source: str):
 def _calibrate_analogs(araw, P: _Params, types: dict, n_channels: int, source: str):
     """``(raw - OFFSET) * SCALE * GEN_SCALE`` per channel.
 
-    A negative OFFSET word is read as unsigned 16-bit (writers store 32768 as
-    -32768; 16-bit converters need offsets of 32768 and more).
+    OFFSET words are unsigned 16-bit when the samples are (ANALOG:FORMAT
+    "UNSIGNED", see :func:`~ahbm.io.c3d.data._analog_format`; writers store 32768
+    as -32768), signed otherwise. Raw integer samples outside the range of
+    ANALOG:BITS warn (the file's FORMAT or BITS is then wrong).
     """
     if not n_channels:
         return araw
+    unsigned, bits = _analog_format(P, n_channels, source)
+    if bits is not None and bits < 16 and araw.size:
+        lo, hi = (0, 2**bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        outside = int(np.count_nonzero((araw < lo) | (araw > hi)))
+        if outside:
+            _warn(
+                f"{source}: {outside} raw analog samples lie outside the {lo}..{hi} range of "
+                f"ANALOG:BITS = {bits} ({'un' if unsigned else ''}signed); they are calibrated "
+                "as stored, but ANALOG:BITS or ANALOG:FORMAT is probably wrong"
+            )
     ch_scale = P.concat_numbers("ANALOG", "SCALE")
     ch_offset = P.concat_numbers("ANALOG", "OFFSET")
     gen = P.scalar("ANALOG", "GEN_SCALE")
@@ -54,7 +67,7 @@ def _calibrate_analogs(araw, P: _Params, types: dict, n_channels: int, source: s
         source,
     )
     off_list = None if ch_offset is None else ch_offset.astype(np.int64)
-    if off_list is not None and types.get("ANALOG:OFFSET") == 2:
+    if off_list is not None and types.get("ANALOG:OFFSET") == 2 and unsigned:
         off_list = off_list & 0xFFFF
     off = _fit_length(
         None if off_list is None else list(off_list.astype(float)),
@@ -224,8 +237,8 @@ def _si_unit(kind: str, unit: str):
     """(SI unit, factor) of a model-output unit, or None when unknown."""
     key = "".join(c for c in unit.lower() if c not in " .*·")
     known = _SI_UNITS.get(kind, {}).get(key)
-    if known is None and kind == "scalar" and _unit_factor(unit) is not None:
-        return "m", _unit_factor(unit)
+    if known is None and kind == "scalar" and _unit_factor(unit, lenient=True) is not None:
+        return "m", _unit_factor(unit, lenient=True)
     return known
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm.errors import AhbmError, AhbmWarning, DataError, FileFormatError
-from ahbm.io.c3d._common import _BLOCK, C3D_LENGTH_UNITS, _unit_factor
+from ahbm.io.c3d._common import _BLOCK, C3D_LENGTH_UNITS, _unit_factor, _warn
 from ahbm.io.c3d.data import _decode_analogs, _decode_frames, _decode_points, _layout
 from ahbm.io.c3d.header import _load, _read_header
 from ahbm.io.c3d.interpret import (
@@ -90,10 +90,38 @@ def read_c3d(path, *, units: str | None = "m", zero_is_missing: bool = True) -> 
     Integer points are ``value * POINT:SCALE``; the fourth word of each
     point holds the camera mask (high byte) and the residual divided by
     ``|POINT:SCALE|`` (low byte); a negative word marks an invalid sample.
-    Analogs are ``(raw - OFFSET) * SCALE * GEN_SCALE``; raw integers are
-    unsigned when ANALOG:FORMAT is "UNSIGNED", and a negative OFFSET word is
-    read as an unsigned 16-bit value (writers store 32768 as -32768; ezc3d
-    takes the absolute value, which agrees for that value).
+    Analogs are ``(raw - OFFSET) * SCALE * GEN_SCALE`` per channel (SCALE2,
+    OFFSET2, ... continue the lists). As the C3D User Guide says, raw integers
+    and OFFSET are unsigned when ANALOG:FORMAT is "UNSIGNED" and signed
+    otherwise; without FORMAT, an OFFSET below the signed range of ANALOG:BITS
+    (e.g. -32768, a 16-bit converter's mid-scale written as a signed word)
+    makes them unsigned, as BTK reads it (warning). Raw samples outside the
+    range of ANALOG:BITS warn. (ezc3d reads every sample as signed and takes
+    the absolute value of OFFSET: on unsigned 16-bit files it differs.)
+
+    **Header against parameters.** The header repeats the point count (word
+    2), the analog values and samples per frame (words 3 and 10) and the
+    first and last frames (words 4, 5) that POINT:USED, ANALOG:USED,
+    ANALOG:RATE / POINT:RATE, POINT:FRAMES (or POINT:LONG_FRAMES) and
+    TRIAL:ACTUAL_START_FIELD / ACTUAL_END_FIELD also give. The C3D User Guide
+    makes the parameters the reference (the copies "must always be
+    identical"; ANALOG:USED is word 3 / word 10); of the major readers ezc3d
+    and c3d.py read the parameters, BTK mostly the header. ahbm reads the
+    parameters first and lets the data section decide when they disagree:
+    the first layout (parameters before header) whose frames end within the
+    file's last 512-byte block is read, else the first one the file holds,
+    else the file is refused as truncated. So a header word 3 that is not a
+    multiple of word 10 is read with ANALOG:USED; a stale POINT:FRAMES
+    smaller than the data is overruled by the header; the first frame
+    number is TRIAL:ACTUAL_START_FIELD's when present (BTK, c3d.py). When
+    each frame stores more points than POINT:USED, the frames are read with
+    the stored count and the points that POINT:USED marks unused are left
+    out. Each disagreement warns, naming both values and the one read.
+
+    POINT:UNITS is read leniently (case, blanks, a truncated 'mete' for
+    'meters', 'milli', ...), and force plate corners, origins and moments
+    are in the same unit; a plate whose sides come out outside 0.1-3 m
+    warns that POINT:UNITS is probably wrong.
     Frame counts above 65535 come from TRIAL:ACTUAL_START_FIELD /
     ACTUAL_END_FIELD (two 16-bit words each) or POINT:LONG_FRAMES.
     DEC floats are converted as in :func:`_dec_to_float`.
@@ -141,6 +169,26 @@ def _parameter_start(buf: bytes, source: str) -> int:
     return (pblock - 1) * _BLOCK
 
 
+def _used_points(raw_p, lay, P, source: str):
+    """The stored points that POINT:USED declares (all of them when it is absent).
+
+    When the data section proves that each frame stores more points than
+    POINT:USED (the header's count fits the file, the parameter's does not),
+    the frames are read with the header's count and the points beyond
+    POINT:USED, which the parameters mark unused (no labels, no descriptions),
+    are left out, as readers that follow the parameters (ezc3d, c3d.py) return.
+    """
+    used = P.scalar("POINT", "USED", unsigned=True)
+    if used is None or not 0 <= used < lay.n_points:
+        return raw_p, lay.n_points
+    used = int(used)
+    _warn(
+        f"{source}: each frame stores {lay.n_points} points but POINT:USED = {used} marks "
+        f"points {used + 1}-{lay.n_points} unused; they are not returned"
+    )
+    return raw_p[:, :used], used
+
+
 def _read(buf: bytes, source: str, units: str | None, zero_is_missing: bool = True) -> Trial:
     """The stages: parameters and header -> data layout -> decoding -> interpretation."""
     pstart = _parameter_start(buf, source)
@@ -151,10 +199,11 @@ def _read(buf: bytes, source: str, units: str | None, zero_is_missing: bool = Tr
 
     lay = _layout(buf, h, P, pstart, source)
     raw_p, raw_a = _decode_frames(buf, lay, fmt, P, source)
-    labels = _labels(P, lay.n_points, lay.n_channels, source)
+    raw_p, n_points = _used_points(raw_p, lay, P, source)
+    labels = _labels(P, n_points, lay.n_channels, source)
     outputs = _model_outputs(P, labels["point_labels"], source)
     # zeros are gaps in marker positions only: a model output may be exactly 0
-    zero_cols = np.ones(lay.n_points, dtype=bool)
+    zero_cols = np.ones(n_points, dtype=bool)
     zero_cols[list(outputs)] = False
     xyz, residuals, valid, camera = _decode_points(
         raw_p, lay, fmt, zero_cols if zero_is_missing else False
