@@ -21,12 +21,13 @@ origin, the ellipsoid's semi-axes along x, y, z.
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from ahbm._validation import as_choice, as_vector_array, broadcast_batch
-from ahbm.errors import DataError
+from ahbm.errors import AhbmWarning, DataError
 
 __all__ = ["WrapResult", "wrap_path_segment", "wrap_length_gradient", "WRAP_KINDS"]
 
@@ -535,6 +536,10 @@ def wrap_path_segment(
       residual of 1e-8 (normalized units); ahbm solves the same equations
       to machine precision from the same start, so ellipsoid lengths agree
       to about 1e-6 m rather than to round-off.
+    - Where OpenSim's construction itself fails (an ellipsoid section whose
+      sampling rays start outside the ellipsoid, about 0.5 % of random wraps)
+      OpenSim's length is NaN; so is ``length`` here (``active`` True), with
+      an :class:`~ahbm.errors.AhbmWarning`.
     - For a sphere segment through the centre (no unique plane) OpenSim
       reuses its previous result; ahbm takes the plane containing the
       segment and the coordinate axis least aligned with it.
@@ -568,8 +573,16 @@ def wrap_path_segment(
         from ahbm.muscles.wrap_ellipsoid import ellipsoid_wrap
 
         active, mandatory, t1, t2, arc = ellipsoid_wrap(dims, p, s, axis, sign, method)
-    active = np.asarray(active & np.all(np.isfinite(t1), -1) & np.all(np.isfinite(t2), -1))
-    active &= np.isfinite(arc)
+    active = np.asarray(active)
+    failed = active & ~(np.isfinite(arc) & np.all(np.isfinite(t1) & np.isfinite(t2), axis=-1))
+    if failed.any():
+        warnings.warn(
+            f"{int(failed.sum())} of {failed.size} segments wrap over the {kind} but OpenSim's "
+            "construction fails for them (e.g. an ellipsoid's section rays start outside it); "
+            "their length is NaN, as in OpenSim",
+            AhbmWarning,
+            stacklevel=2,
+        )
     t1 = _sel(active, t1, np.nan)
     t2 = _sel(active, t2, np.nan)
     arc = np.where(active, arc, 0.0)
