@@ -18,7 +18,7 @@ import pandas as pd
 from ahbm._files import atomic_path
 from ahbm._validation import as_path, output_path
 from ahbm.errors import DataError, FileFormatError
-from ahbm.io.trial import Event, ForcePlate, Trial, check_trial
+from ahbm.io.trial import Event, ForcePlate, Trial, check_trial, point_kinds_from
 
 __all__ = ["write_mat", "read_mat"]
 
@@ -255,6 +255,12 @@ def _trial_tree(trial: Trial) -> dict:
         "parameters": dict(trial.parameters),
         "results": dict(trial.results),
         "source": str(trial.source),
+        # a struct of columns: labels need not be MATLAB identifiers
+        "point_kinds": {
+            "label": list(trial.point_kinds),
+            "kind": [str(v[0]) for v in trial.point_kinds.values()],
+            "unit": [str(v[1]) for v in trial.point_kinds.values()],
+        },
         "extra": {k: v for k, v in vars(trial).items() if k not in _KNOWN_FIELDS},
     }
 
@@ -276,9 +282,18 @@ def _tree_to_trial(tree: dict) -> Trial:
     ]
     plates = [ForcePlate(**p) for p in tree.get("force_plates", [])]
     kwargs = {
-        k: tree[k] for k in _KNOWN_FIELDS if k in tree and k not in ("events", "force_plates")
+        k: tree[k]
+        for k in _KNOWN_FIELDS
+        if k in tree and k not in ("events", "force_plates", "point_kinds")
     }
     trial = Trial(**kwargs, events=events, force_plates=plates)
+    pk = tree.get("point_kinds") or {}
+    pairs = zip(pk.get("label", []), pk.get("kind", []), pk.get("unit", []), strict=True)
+    trial.point_kinds = point_kinds_from(
+        {str(lab): (str(k), str(u)) for lab, k, u in pairs},
+        trial.point_labels,
+        where="trial.point_kinds",
+    )
     for k, v in (tree.get("extra") or {}).items():
         if hasattr(trial, k):
             setattr(trial, k, v)
@@ -293,6 +308,8 @@ def write_mat(trial: Trial, path) -> None:
     trial : Trial
         Every field is written; ``force_plates`` as a cell array of structs,
         ``events`` as a struct of columns (label, time, context, description),
+        ``point_kinds`` (model outputs, in their own units) as a struct of
+        columns (label, kind, unit),
         ``parameters``/``subject``/``results`` as nested structs.
     path : str or path-like
         Target (MATLAB 5 format, compressed); written atomically.

@@ -24,7 +24,7 @@ from ahbm._files import atomic_path
 from ahbm._validation import as_float_array, as_path, as_positive_float, output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.matfile import read_mat, write_mat
-from ahbm.io.trial import Trial, check_trial
+from ahbm.io.trial import Trial, check_trial, point_kinds_from
 
 __all__ = [
     "trial_to_dataframe",
@@ -60,7 +60,9 @@ def trial_to_dataframe(trial: Trial) -> pd.DataFrame:
         Index: time in s (``trial.time``, or frame numbers when the rate is
         unknown), named ``"time"`` (``"frame"``). Columns: MultiIndex
         (marker, axis), level names ``("marker", "axis")``. ``attrs``:
-        ``point_rate``, ``point_units``, ``first_frame``, ``source``.
+        ``point_rate``, ``point_units``, ``first_frame``, ``source``, and
+        ``point_kinds`` (``{label: [kind, unit]}``) when the trial has model
+        outputs, whose columns are in that unit, not in ``point_units``.
 
     Examples
     --------
@@ -90,6 +92,10 @@ def trial_to_dataframe(trial: Trial) -> pd.DataFrame:
         first_frame=int(trial.first_frame),
         source=str(trial.source),
     )
+    if trial.point_kinds:
+        df.attrs["point_kinds"] = {
+            str(k): [str(v[0]), str(v[1])] for k, v in trial.point_kinds.items()
+        }
     return df
 
 
@@ -173,7 +179,8 @@ def dataframe_to_trial(
     -------
     Trial
         With ``first_frame = round(t0 * point_rate) + 1`` (``t0`` the first
-        time), or from ``attrs`` when given.
+        time), or from ``attrs`` when given; ``point_kinds`` from
+        ``attrs["point_kinds"]`` (model outputs and their units).
 
     Raises
     ------
@@ -256,6 +263,9 @@ def dataframe_to_trial(
         point_units=str(units),
         first_frame=first,
         source=str(attrs.get("source", "")),
+        point_kinds=point_kinds_from(
+            attrs.get("point_kinds"), labels, where='`points.attrs["point_kinds"]`'
+        ),
     )
     if analogs is not None:
         if not isinstance(analogs, pd.DataFrame):

@@ -432,12 +432,74 @@ def check_trial(trial, *, name: str = "trial") -> Trial:
                 raise DataError(f"`trial.events[{i}].{part}` must be str, got {ev!r}")
         if isinstance(ev.time, (bool, str, bytes)) or not np.isfinite(_float_or_nan(ev.time)):
             raise DataError(f"`trial.events[{i}].time` must be a finite time in s, got {ev!r}")
+    point_kinds_from(trial.point_kinds, trial.point_labels, where="`trial.point_kinds`")
     for attr in ("subject", "parameters", "results"):
         if not isinstance(getattr(trial, attr), dict):
             raise DataError(
                 f"Expected `trial.{attr}` to be a dict, got {type(getattr(trial, attr)).__name__}"
             )
     return trial
+
+
+#: The kinds of points that are not marker positions (C3D model outputs).
+POINT_KINDS = ("angle", "moment", "power", "force", "scalar")
+
+
+def point_kinds_from(value, labels, *, where: str) -> dict[str, tuple[str, str]]:
+    """Check a ``point_kinds`` mapping read from a file or given by a user.
+
+    Parameters
+    ----------
+    value : dict or None
+        ``{label: (kind, unit)}`` (pairs may be lists, as JSON and MATLAB
+        return them); None or empty for none.
+    labels : list of str
+        The point labels the mapping must refer to.
+    where : str
+        What holds the mapping (a file, an argument), for messages.
+
+    Returns
+    -------
+    dict of str to (str, str)
+
+    Raises
+    ------
+    DataError
+        If an entry is not a (kind, unit) pair of strings, its kind is not one
+        of `POINT_KINDS`, or its label is not a point label.
+
+    Examples
+    --------
+    >>> point_kinds_from({"LKneeAngles": ["angle", "rad"]}, ["LKneeAngles"], where="x")
+    {'LKneeAngles': ('angle', 'rad')}
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise DataError(
+            f"{where}: point_kinds must map point labels to (kind, unit), got "
+            f"{type(value).__name__}"
+        )
+    known = set(labels)
+    out = {}
+    for label, pair in value.items():
+        ok = (
+            isinstance(pair, tuple | list)
+            and len(pair) == 2
+            and all(isinstance(x, str) for x in pair)
+        )
+        if not ok or pair[0] not in POINT_KINDS:
+            raise DataError(
+                f"{where}: point_kinds[{label!r}] = {pair!r}; expected (kind, unit) with kind "
+                f"one of {list(POINT_KINDS)}"
+            )
+        if label not in known:
+            raise DataError(
+                f"{where}: point_kinds names {label!r}, which is not a point label; give kinds "
+                "only for the points the trial holds"
+            )
+        out[str(label)] = (str(pair[0]), str(pair[1]))
+    return out
 
 
 def _float_or_nan(value) -> float:
