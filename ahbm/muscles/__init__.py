@@ -31,6 +31,11 @@ from ahbm.muscles.hill import (
 )
 
 # static optimization and joint reaction loads (static_optimization.py, joint_reaction.py)
+from ahbm.muscles.joint_reaction import (
+    JointReactionResult,
+    joint_reaction_loads,
+    muscle_body_forces,
+)
 from ahbm.muscles.static_optimization import (
     StaticOptimizationResult,
     load_sharing,
@@ -66,8 +71,11 @@ __all__: list[str] = [
     "passive_force_length",
     "tendon_force_length",
     # static optimization and joint reaction loads
+    "JointReactionResult",
     "StaticOptimizationResult",
+    "joint_reaction_loads",
     "load_sharing",
+    "muscle_body_forces",
     "reserve_array",
     "static_optimization",
     # wrapping
