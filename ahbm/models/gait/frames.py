@@ -18,7 +18,14 @@ from ahbm.models.gait.markersets import SIDES
 from ahbm.models.gait.subject import SubjectParameters
 from ahbm.types import ResultRepr
 
-__all__ = ["SegmentFrames", "segment_frames", "foot_offsets", "progression_direction"]
+__all__ = [
+    "SegmentFrames",
+    "segment_frames",
+    "foot_offsets",
+    "progression_direction",
+    "signed_angle_about",
+    "turn_about_line",
+]
 
 #: Segment names in the order of the kinetic chain (pelvis, right leg, left leg).
 SEGMENTS = ("pelvis",) + tuple(
@@ -72,9 +79,14 @@ def segment_frames(markers: dict, subject: SubjectParameters, *, foot_offset=Non
 
     Notes
     -----
-    Hip centres by Davis et al. (1991) in the pelvis frame; knee and ankle
-    centres by the chord function, or mid-epicondyle / mid-malleolus when the
-    medial markers are present.
+    Hip centres by Davis et al. (1991) in the pelvis frame (with the
+    subject's ASIS-trochanter distance when known); knee and ankle centres by
+    the chord function, or mid-epicondyle / mid-malleolus when the medial
+    markers are present. Before the chord constructions the THI marker is
+    turned about the HJC-KNE line by ``-s·thigh_rotation`` and the TIB marker
+    about the KJC-ANK line by ``s·(tibial_torsion + shank_rotation)``
+    (``s = +1`` right, ``-1`` left), as Plug-in Gait turns them; the shank
+    frame's z axis (the ankle axis) then runs from the corrected AJC to ANK.
 
     Examples
     --------
@@ -141,6 +153,7 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None):
             inter_asis_distance=subj.inter_asis_distance,
             side=side.lower(),
             marker_radius=subj.marker_radius,
+            asis_trochanter_distance=subj.asis_trochanter_distance.get(side),
         )
         hjc = np.einsum("nij,j->ni", Rp, h_local) + mid
         with warnings.catch_warnings():
@@ -148,20 +161,24 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None):
             if p + "KNM" in mk:  # medial epicondyle available: mid-epicondyle centre
                 kjc = 0.5 * (mk[p + "KNE"] + mk[p + "KNM"])
             else:
+                # the thigh wand turned back into the plane of HJC, KNE and KJC
+                thi = turn_about_line(
+                    mk[p + "THI"], hjc, mk[p + "KNE"], -s * subj.thigh_rotation.get(side, 0.0)
+                )
                 kjc = chord_joint_centre(
-                    hjc,
-                    mk[p + "KNE"],
-                    mk[p + "THI"],
-                    subj.knee_width[side],
-                    marker_radius=subj.marker_radius,
+                    hjc, mk[p + "KNE"], thi, subj.knee_width[side], marker_radius=subj.marker_radius
                 )
             if p + "ANM" in mk:  # medial malleolus available: mid-malleolar centre
                 ajc = 0.5 * (mk[p + "ANK"] + mk[p + "ANM"])
             else:
+                # Plug-in Gait: TIB turned about the KJC-ANK line by the tibial torsion
+                # (and the shank wand's own rotation) before the chord construction
+                turn = subj.tibial_torsion.get(side, 0.0) + subj.shank_rotation.get(side, 0.0)
+                tib = turn_about_line(mk[p + "TIB"], kjc, mk[p + "ANK"], s * turn)
                 ajc = chord_joint_centre(
                     kjc,
                     mk[p + "ANK"],
-                    mk[p + "TIB"],
+                    tib,
                     subj.ankle_width[side],
                     marker_radius=subj.marker_radius,
                 )
@@ -179,6 +196,65 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None):
         out[f"foot_{side}"] = (Rf, ajc)
         jc[p + "HJC"], jc[p + "KJC"], jc[p + "AJC"] = hjc, kjc, ajc
     return out, jc
+
+
+def turn_about_line(point, a, b, angle):
+    """`point` rotated by `angle` (rad, right-handed) about the line from `a` to `b`.
+
+    Parameters
+    ----------
+    point, a, b : array_like, shape (n, 3)
+        m; NaN frames give NaN.
+    angle : float or array_like, shape (n,)
+
+    Returns
+    -------
+    ndarray, shape (n, 3)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.zeros((1, 3))
+    >>> turn_about_line([[1.0, 0, 0]], z, [[0, 0, 1.0]], np.pi / 2).round(12).tolist()
+    [[0.0, 1.0, 0.0]]
+    """
+    point = np.asarray(point, dtype=float)
+    if np.all(np.asarray(angle) == 0):
+        return point
+    a = np.asarray(a, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = _unit(np.asarray(b, dtype=float) - a)
+    v = point - a
+    c, sn = np.cos(angle), np.sin(angle)
+    c = np.asarray(c)[..., None] if np.ndim(c) else c
+    sn = np.asarray(sn)[..., None] if np.ndim(sn) else sn
+    along = np.sum(u * v, axis=-1, keepdims=True) * u
+    return a + along + c * (v - along) + sn * np.cross(u, v)
+
+
+def signed_angle_about(u, v, axis):
+    """Angle (rad) from `u` to `v` about `axis`, both projected on the plane normal to it.
+
+    Parameters
+    ----------
+    u, v, axis : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (...)
+        In (-pi, pi], right-handed about `axis`.
+
+    Examples
+    --------
+    >>> round(float(signed_angle_about([1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0])), 6)
+    1.570796
+    """
+    n = _unit(np.asarray(axis, dtype=float))
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    up = u - np.sum(u * n, -1, keepdims=True) * n
+    vp = v - np.sum(v * n, -1, keepdims=True) * n
+    return np.arctan2(np.sum(np.cross(up, vp) * n, -1), np.sum(up * vp, -1))
 
 
 def foot_offsets(static_mk, subj: SubjectParameters) -> dict:

@@ -23,7 +23,15 @@ from ahbm.io.opensim import OpenSimTable, read_mot, table_to_grf
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 from ahbm.io.trial import ForcePlate, Trial, check_trial
 from ahbm.kinematics.markers import fit_segment_pose, static_local_markers
-from ahbm.models.gait.markersets import MARKER_SETS, OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS
+from ahbm.models.gait.markersets import (
+    ALIASES,
+    MARKER_SETS,
+    OPTIONAL_MARKERS,
+    PLUG_IN_GAIT_MARKERS,
+    STATIC_ALIASES,
+    STATIC_MARKERS,
+    marker_set_requirements,
+)
 from ahbm.models.gait.settings import GaitSettings
 from ahbm.types import ResultRepr
 
@@ -132,7 +140,10 @@ def gait_markers(
             "units='m' (the default of read_c3d/read_trc)"
         )
     mapping, clusters = resolve_marker_set(settings.marker_set, settings.marker_map)
-    raw = collect_markers(tr, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, src)
+    raw = collect_markers(
+        tr, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, src,
+        marker_set=settings.marker_set,
+    )  # fmt: skip
     names = tuple(raw)
     pts = np.stack([raw[n] for n in names], axis=1)
     plates = list(tr.force_plates) if grf is None else plates_from_grf(grf, time=tr.time)
@@ -168,9 +179,11 @@ def gait_markers(
 def static_markers(static, settings: GaitSettings, up) -> dict:
     """Canonical markers of a static trial (unfiltered) in the Z-up frame of `up`."""
     mapping, _ = resolve_marker_set(settings.marker_set, settings.marker_map)
+    optional = tuple(dict.fromkeys(OPTIONAL_MARKERS + STATIC_MARKERS))
     mk = collect_markers(
-        static, mapping, {}, None, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, static.source
-    )
+        static, mapping, {}, None, PLUG_IN_GAIT_MARKERS, optional, static.source or "static",
+        aliases={**ALIASES, **STATIC_ALIASES}, marker_set=settings.marker_set,
+    )  # fmt: skip
     pts, _, _ = rotate_to_z_up(np.stack([mk[n] for n in mk], 1), [], up)
     return {n: pts[:, i] for i, n in enumerate(mk)}
 
@@ -227,24 +240,52 @@ def _get(trial, labels, mapping, name, *, prefix=""):
     return np.asarray(arr, dtype=float)
 
 
-def collect_markers(trial, mapping, clusters, static, names, optional, source):
+def _label_prefixes(trial) -> list:
+    """Label prefixes to try: none, the trial's SUBJECTS:LABEL_PREFIXES, and any ``Name:``."""
+    prefixes = [""]
+    subject = trial.subject if isinstance(trial.subject, dict) else {}
+    for p in subject.get("label_prefixes", []) or []:
+        if p and str(p) not in prefixes:
+            prefixes.append(str(p))
+    for label in trial.point_labels:
+        if ":" in label:
+            pre = label[: label.rindex(":") + 1]
+            if pre not in prefixes:
+                prefixes.append(pre)
+    return prefixes
+
+
+def collect_markers(
+    trial, mapping, clusters, static, names, optional, source, *, aliases=None, marker_set=None
+):
     """Canonical markers ``{name: (n_frames, 3)}`` of `trial`; DataError lists the missing ones.
 
     `names` are required, `optional` taken when present; a name in `clusters`
     missing from `trial` is rebuilt from its cluster using the `static` trial.
-    SACR is the mid-PSIS point when only LPSI and RPSI are present.
+    SACR is the mid-PSIS point when only LPSI and RPSI are present. Labels may
+    carry a subject prefix (``Name:LASI``, or the trial's
+    ``SUBJECTS:LABEL_PREFIXES``); a canonical name that is not mapped and not
+    found is also looked for under its `aliases` (default
+    :data:`~ahbm.models.gait.markersets.ALIASES`: ``VSAC`` for SACR, ``LSHA`` for
+    LTIB, ...).
     """
+    aliases = ALIASES if aliases is None else aliases
     labels = list(trial.point_labels)
-    prefixes = [""]
-    for p in trial.subject.get("label_prefixes", []) or []:
-        if p:
-            prefixes.append(str(p))
+    prefixes = _label_prefixes(trial)
     out = {}
     for name in list(names) + list(optional):
-        for pre in prefixes:
-            arr = _get(trial, labels, mapping, name, prefix=pre)
-            if arr is not None:
-                out[name] = arr
+        candidates = [mapping]
+        if name not in mapping and name[1:] in aliases and name[0] in "LR":
+            candidates += [{name: name[0] + a} for a in aliases[name[1:]]]
+        elif name not in mapping and name in aliases:
+            candidates += [{name: a} for a in aliases[name]]
+        for cand in candidates:
+            for pre in prefixes:
+                arr = _get(trial, labels, cand, name, prefix=pre)
+                if arr is not None:
+                    out[name] = arr
+                    break
+            if name in out:
                 break
     # calibrated anatomical landmarks from clusters and the static trial
     for name, cluster in clusters.items():
@@ -265,10 +306,18 @@ def collect_markers(trial, mapping, clusters, static, names, optional, source):
         shown = ", ".join(
             f"{n} (looked for {mapping.get(n.split()[0], n.split()[0])!r})" for n in need
         )
+        hint = ""
+        if clusters and static is None and any(n in clusters for n in need):
+            rebuilt = sorted(n for n in need if n in clusters)
+            hint = (
+                f" The marker set rebuilds {', '.join(rebuilt)} from clusters: it needs a "
+                "static trial (`static=`, CLI --static)."
+            )
         raise DataError(
-            f"{source}: required markers missing: {shown}. Trial markers: "
-            f"{', '.join(labels)}. Pass `marker_map={{'LASI': 'your label', ...}}` (CLI: "
-            "--map LASI=label) or `marker_set` to use another marker set"
+            f"{source}: required markers missing: {shown}.{hint} Trial markers: "
+            f"{', '.join(labels)}. The marker set needs "
+            f"{marker_set_requirements(marker_set)}. Pass `marker_map={{'LASI': 'your label', "
+            "...}` (CLI: --map LASI=label) or `marker_set` to use another marker set"
         )
     if "SACR" not in out:
         out["SACR"] = 0.5 * (out["LPSI"] + out["RPSI"])

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PLUG_IN_GAIT_MARKERS", "MARKER_SETS", "SIDES", "G"]
+__all__ = [
+    "PLUG_IN_GAIT_MARKERS",
+    "MARKER_SETS",
+    "SIDES",
+    "G",
+    "ALIASES",
+    "STATIC_ALIASES",
+    "STATIC_MARKERS",
+    "marker_set_requirements",
+]
 
 G = 9.81
 SIDES = (("Left", "L"), ("Right", "R"))
@@ -26,6 +35,13 @@ PLUG_IN_GAIT_MARKERS = (
     "RTOE",
 )
 OPTIONAL_MARKERS = ("LPSI", "RPSI", "LHEE", "RHEE", "LKNM", "RKNM", "LANM", "RANM")
+#: Markers used only in a static trial: the knee alignment device (KAD) and medial markers.
+STATIC_MARKERS = ("LKAX", "LKD1", "LKD2", "RKAX", "RKD1", "RKD2", "LKNM", "RKNM", "LANM", "RANM")
+#: Other labels of the same landmarks, tried when the canonical label is absent (the
+#: side letter comes first): Helen Hayes / Vicon legacy labels for the dynamic trial.
+ALIASES = {"SACR": ("VSAC", "SACRUM"), "TIB": ("SHA", "SHN"), "THI": ("THA",)}
+#: Aliases tried in a static trial only (medial malleolus and epicondyle labels).
+STATIC_ALIASES = {"ANM": ("MMA", "MAK", "MED", "MMAL"), "KNM": ("MKNE", "KNEM", "MEPI")}
 
 #: Marker-name mappings for other marker sets: ``{"map": {canonical: label or
 #: [labels averaged]}, "clusters": {canonical: [cluster labels]}}``. A canonical
@@ -68,3 +84,28 @@ MARKER_SETS: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+
+def marker_set_requirements(marker_set) -> str:
+    """What a marker set needs, in words (for error messages).
+
+    Examples
+    --------
+    >>> "static trial" in marker_set_requirements("opensim")
+    True
+    """
+    base = (
+        "Plug-in Gait lower-body markers LASI, RASI, SACR (or LPSI and RPSI), and per side "
+        "THI, KNE, TIB, ANK, TOE (HEE optional; legacy labels VSAC, SHA accepted)"
+    )
+    if isinstance(marker_set, str) and marker_set in MARKER_SETS:
+        ms = MARKER_SETS[marker_set]
+        if ms["clusters"]:
+            labels = sorted({v if isinstance(v, str) else "+".join(v) for v in ms["map"].values()})
+            rebuilt = ", ".join(sorted(ms["clusters"]))
+            return (
+                f"marker set {marker_set!r}: the labels {', '.join(labels)} and a static trial "
+                f"(`static=`, CLI --static), which it needs to rebuild {rebuilt} from their "
+                "clusters"
+            )
+    return base

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ahbm._deprecation import warn_deprecated
 from ahbm.analysis.cycles import spatiotemporal_parameters
 from ahbm.errors import DataError
 from ahbm.models.gait.angles import joint_angles
+from ahbm.models.gait.calibration import static_calibration
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import gait_energetics
 from ahbm.models.gait.events import gait_events
-from ahbm.models.gait.frames import foot_offsets, segment_frames
+from ahbm.models.gait.frames import segment_frames
 from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
 from ahbm.models.gait.markers import gait_markers, load_gait_trial, static_markers
 from ahbm.models.gait.result import GaitResult
@@ -129,10 +132,14 @@ def analyze_gait(
         marker_radius=settings.marker_radius,
         marker_set=settings.marker_set,
         marker_map=settings.marker_map,
+        need_mass=bool(settings.kinetics),
+        plates=markers.plates,
     )
     offsets = None
+    calibration = None
     if st is not None:
-        offsets = foot_offsets(static_markers(st, settings, markers.up), subject)
+        calibration = static_calibration(static_markers(st, settings, markers.up), subject)
+        subject, offsets = calibration.subject, calibration.foot_offset
     frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets)
     angles = joint_angles(frames, subject)
     assignment = assign_plates(markers, frames, settings=settings)
@@ -145,10 +152,12 @@ def analyze_gait(
         cycled.update(kinetics.moments)
         cycled.update(kinetics.powers)
     cycles = gait_cycles(events, cycled, time=markers.time)
-    energetics = gait_energetics(
-        markers, frames, subject, events, assignment if kinetics is not None else None,
-        settings=settings,
-    )  # fmt: skip
+    energetics = None
+    if np.isfinite(subject.mass):  # segment energies need the mass (kinematics only: none)
+        energetics = gait_energetics(
+            markers, frames, subject, events, assignment if kinetics is not None else None,
+            settings=settings,
+        )  # fmt: skip
     names = list(markers.names)
 
     def heel(p):
@@ -170,19 +179,28 @@ def analyze_gait(
         events=events,
         cycles=cycles,
         spatiotemporal=spt,
-        settings=_record(settings, markers, {} if kinetics is None else kinetics.notes),
+        settings=_record(
+            settings, markers, {} if kinetics is None else kinetics.notes, calibration
+        ),
         subject=subject,
         joint_centres={k: v @ Q for k, v in frames.joint_centres.items()},
         source=str(tr.source or ""),
-        energetics=energetics.to_results(),
+        energetics={} if energetics is None else energetics.to_results(),
         total_powers={} if kinetics is None else kinetics.total_powers,
     )
 
 
-def _record(settings: GaitSettings, markers, kinetics_notes: dict) -> dict:
+def _record(settings: GaitSettings, markers, kinetics_notes: dict, calibration=None) -> dict:
     """What was done, for reproducibility (stored with the results)."""
     ms = settings.marker_set
+    static = "none"
+    if calibration is not None:
+        static = "; ".join(
+            f"{side}: knee from {src['knee']}, ankle from {src['ankle']}"
+            for side, src in calibration.sources.items()
+        )
     return {
+        "static_calibration": static,
         "marker_cutoff_hz": float(settings.cutoff),
         "filter": "zero-lag Butterworth, 2 passes of order 2, Winter-corrected cutoff",
         "max_gap_frames": int(settings.max_gap),

@@ -247,7 +247,9 @@ def _unit_of(keys, value) -> str:
     if top == "gait_settings":
         return _SETTINGS_UNITS.get(last, "1")
     if top == "gait_subject":
-        if last.endswith("tibial_torsion"):
+        if last.endswith(
+            ("tibial_torsion", "thigh_rotation", "shank_rotation", "plantarflexion", "_rotation")
+        ):
             return "rad"
         return {"mass": "kg"}.get(last, "1" if isinstance(value, bool) else "m")
     return variable_units(last)

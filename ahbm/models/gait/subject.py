@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -33,8 +33,25 @@ class SubjectParameters(ResultRepr):
     tibial_torsion : dict
         ``{"Left": rad, "Right": rad}`` (rotation of the knee axis from the
         ankle axis about the shank's long axis; Plug-in Gait's TibialTorsion).
+        It turns the TIB marker about the knee-centre–ankle-marker line
+        before the ankle centre's chord construction and rotates the shank
+        frame used for the knee angles.
     estimated : list of str
         Names of the parameters that were estimated rather than given.
+    thigh_rotation, shank_rotation : dict
+        ``{"Left": rad, "Right": rad}``: angle of the thigh (THI) and shank
+        (TIB) wand markers out of the plane that the chord function needs
+        (Plug-in Gait's ThighRotation and ShankRotation, from a static trial
+        with a knee alignment device or medial markers, or from the file);
+        THI is turned back about the HJC–KNE line, TIB about the KJC–ANK line.
+        Default 0.
+    asis_trochanter_distance : dict
+        ``{"Left": m or None, "Right": ...}``: measured ASIS–greater
+        trochanter distance for the Davis hip centre (None: Plug-in Gait's
+        regression on the leg length).
+    static_plantarflexion, static_rotation : dict
+        ``{"Left": rad, "Right": rad}``: the foot offsets measured in a static
+        trial (:func:`~ahbm.models.gait.static_calibration`; 0 without one).
     """
 
     mass: float
@@ -46,6 +63,15 @@ class SubjectParameters(ResultRepr):
     marker_radius: float = 0.007
     tibial_torsion: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
     estimated: list = field(default_factory=list)
+    thigh_rotation: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
+    shank_rotation: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
+    asis_trochanter_distance: dict = field(default_factory=lambda: {"Left": None, "Right": None})
+    static_plantarflexion: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
+    static_rotation: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
+
+    def replace(self, **changes) -> SubjectParameters:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
 
     def to_dict(self) -> dict:
         """Plain dict (for HDF5 storage)."""
@@ -56,24 +82,81 @@ class SubjectParameters(ResultRepr):
             "marker_radius": float(self.marker_radius),
             "estimated": list(self.estimated) or ["none"],
         }
-        for key in ("leg_length", "knee_width", "ankle_width", "tibial_torsion"):
+        for key in (
+            "leg_length",
+            "knee_width",
+            "ankle_width",
+            "tibial_torsion",
+            "thigh_rotation",
+            "shank_rotation",
+            "asis_trochanter_distance",
+            "static_plantarflexion",
+            "static_rotation",
+        ):
             for side in ("Left", "Right"):
-                out[f"{side}_{key}"] = float(getattr(self, key)[side])
+                v = getattr(self, key).get(side)
+                out[f"{side}_{key}"] = float("nan") if v is None else float(v)
         return out
 
 
-def _processing(trial) -> dict:
-    """PROCESSING values of the C3D (Vicon names), lower-cased keys, lengths in m."""
-    proc = {}
-    raw = dict(trial.subject.get("processing", {})) if isinstance(trial.subject, dict) else {}
-    group = trial.parameters.get("PROCESSING", {}) if isinstance(trial.parameters, dict) else {}
+def _numbers(group) -> dict:
+    """Single-number entries of a parameter group, lower-cased keys."""
+    out = {}
+    if not isinstance(group, dict):
+        return out
     for k, v in group.items():
-        arr = np.asarray(v) if not isinstance(v, str) else np.array([])
-        if arr.size == 1 and arr.dtype.kind in "fiu":
-            raw.setdefault(k, float(arr.reshape(-1)[0]))
-    for k, v in raw.items():
-        proc[str(k).lower()] = float(v)
+        if isinstance(v, str) or str(k).startswith("__"):
+            continue
+        arr = np.asarray(v)
+        if arr.size == 1 and arr.dtype.kind in "fiu" and np.isfinite(arr).all():
+            out[str(k).lower()] = float(arr.reshape(-1)[0])
+    return out
+
+
+def _processing(trial) -> dict:
+    """Subject values of a C3D (Vicon names), lower-cased keys, in the file's units.
+
+    ``PROCESSING`` first, then the parameter group named after the subject
+    (``SUBJECTS:NAMES``; Vicon writes the subject's parameters there too),
+    then the reader's ``trial.subject["processing"]``.
+    """
+    params = trial.parameters if isinstance(trial.parameters, dict) else {}
+    subject = trial.subject if isinstance(trial.subject, dict) else {}
+    proc = _numbers(params.get("PROCESSING", {}))
+    names = subject.get("names") or ([subject["name"]] if subject.get("name") else [])
+    for name in names:
+        for key in (str(name), str(name).upper()):
+            if key != "PROCESSING" and isinstance(params.get(key), dict):
+                for k, v in _numbers(params[key]).items():
+                    proc.setdefault(k, v)
+    for k, v in dict(subject.get("processing", {}) or {}).items():
+        try:
+            proc.setdefault(str(k).lower(), float(v))
+        except (TypeError, ValueError):
+            continue
     return proc
+
+
+def _file_length(value):
+    """A length from a Vicon parameter: mm when above 3 (Vicon's unit), else m."""
+    if value is None or not np.isfinite(value) or value <= 0:
+        return None
+    return value / 1000.0 if value > 3.0 else value
+
+
+def _file_angle(value, name: str, source: str):
+    """An angle from a C3D parameter: rad (C3D PROCESSING), degrees when beyond pi (warned)."""
+    if value is None or not np.isfinite(value):
+        return None
+    if abs(value) > np.pi:
+        warnings.warn(
+            f"{source}: subject parameter {name} = {value:g} is beyond pi, read as degrees "
+            f"({np.radians(value):.4f} rad)",
+            AhbmWarning,
+            stacklevel=4,
+        )
+        return float(np.radians(value))
+    return float(value)
 
 
 def _median_dist(a, b):
@@ -130,14 +213,25 @@ def subject_parameters(
     marker_set="plug_in_gait",
     marker_map=None,
     warn: bool = True,
+    thigh_rotation=None,
+    shank_rotation=None,
+    inter_asis_distance=None,
+    asis_trochanter_distance=None,
+    need_mass: bool = True,
+    plates=None,
 ) -> SubjectParameters:
     """Subject parameters: the given values, the file's, or estimates (with a warning).
 
     Parameters
     ----------
     trial : Trial or path
-        The dynamic trial (its C3D PROCESSING group is read: Bodymass, Height,
-        LLegLength, RKneeWidth, ... in mm as Vicon writes them).
+        The dynamic trial. Its C3D ``PROCESSING`` group and the group named
+        after the subject (``SUBJECTS:NAMES``, as Vicon writes it) are read:
+        Bodymass (kg), Height, L/RLegLength, L/RKneeWidth, L/RAnkleWidth,
+        InterAsisDistance, L/RAsisTrocanterDistance (mm as Vicon writes them,
+        m when below 3) and L/RTibialTorsion, L/RThighRotation,
+        L/RShankRotation (rad; values beyond pi are taken as degrees, with a
+        warning).
     static : Trial or path, optional
         A static trial, preferred for the marker-based estimates.
     mass, height : float, optional
@@ -152,6 +246,18 @@ def subject_parameters(
         See :class:`~ahbm.models.gait.GaitSettings`.
     warn : bool
         Warn (AhbmWarning) listing the estimated parameters.
+    thigh_rotation, shank_rotation : float or dict, optional
+        rad (default: the file's, else 0); see :class:`SubjectParameters`.
+    inter_asis_distance : float, optional
+        m (default: the file's InterAsisDistance, else measured from the markers).
+    asis_trochanter_distance : float or dict, optional
+        m (default: the file's, else Plug-in Gait's regression).
+    need_mass : bool
+        False for kinematics only: without a mass given or in the file the
+        mass is NaN instead of estimated from the plates or an error.
+    plates : sequence of ForcePlate, optional
+        Baseline-corrected plates for the mass estimate and the check of the
+        given mass (default: the trial's own).
 
     Returns
     -------
@@ -163,7 +269,17 @@ def subject_parameters(
         Missing markers, or no mass given and none estimable (fewer than two
         overlapping force plate contacts), or a given value that is not a
         positive finite number (a negative, zero, NaN or text mass or height
-        is an error, never replaced by an estimate).
+        is an error, never replaced by an estimate), or a value outside its
+        plausible range, naming the argument (mass 5-400 kg, height 0.4-2.8 m,
+        leg length 0.2-1.5 m, knee width 0.03-0.3 m, ankle width 0.02-0.25 m,
+        inter-ASIS distance 0.1-0.5 m; ``leg_length=920`` is reported as
+        millimetres).
+
+    Warns
+    -----
+    AhbmWarning
+        Estimated parameters; a given (or file) mass more than 10 % away
+        from the weight the force plates measure during stance.
 
     Notes
     -----
@@ -177,13 +293,20 @@ def subject_parameters(
     --------
     >>> p = subject_parameters("gait-raw.c3d")  # doctest: +SKIP
     """
-    mass = None if mass is None else as_positive_float(mass, "mass", unit="kg")
+    mass = None if mass is None else check_mass(mass, "mass")
     height = None if height is None else as_positive_float(height, "height", unit="m")
     marker_radius = as_nonnegative_float(marker_radius, "marker_radius", unit="m")
     leg_length = _sided_option(leg_length, "leg_length", as_positive_float)
     knee_width = _sided_option(knee_width, "knee_width", as_positive_float)
     ankle_width = _sided_option(ankle_width, "ankle_width", as_positive_float)
     tibial_torsion = _sided_option(tibial_torsion, "tibial_torsion", as_finite_float)
+    thigh_rotation = _sided_option(thigh_rotation, "thigh_rotation", as_finite_float)
+    shank_rotation = _sided_option(shank_rotation, "shank_rotation", as_finite_float)
+    asis_trochanter_distance = _sided_option(
+        asis_trochanter_distance, "asis_trochanter_distance", as_positive_float
+    )
+    if inter_asis_distance is not None:
+        inter_asis_distance = as_positive_float(inter_asis_distance, "inter_asis_distance")
     tr = load_gait_trial(trial, "trial")
     st = load_gait_trial(static, "static") if static is not None else None
     mapping, clusters = resolve_marker_set(marker_set, marker_map)
@@ -202,8 +325,7 @@ def subject_parameters(
         for side, p in SIDES:
             v = value.get(side) if isinstance(value, dict) else value
             if v is None:
-                v = proc.get(f"{p.lower()}{key}")
-                v = v / 1000.0 if v is not None and v > 3.0 else v
+                v = _file_length(proc.get(f"{p.lower()}{key}"))
             if v is None or not np.isfinite(v) or v <= 0:
                 v = estimate(side, p)
                 estimated.append(f"{side} {name}")
@@ -229,27 +351,75 @@ def subject_parameters(
 
     kw = sided(knee_width, "kneewidth", est_kw, "knee width")
     aw = sided(ankle_width, "anklewidth", est_aw, "ankle width")
-    tt = {}
-    for side, _ in SIDES:
-        v = tibial_torsion.get(side, 0.0) if isinstance(tibial_torsion, dict) else tibial_torsion
-        tt[side] = float(v or 0.0)
-    m = mass if mass is not None else tr.subject.get("mass", proc.get("bodymass"))
-    if m is None or not np.isfinite(m) or m <= 0:
-        m = _mass_from_plates(tr.force_plates)
+    src_name = tr.source or "trial"
+
+    def angles_of(value, key, name):
+        out = {}
+        for side, p in SIDES:
+            v = value.get(side) if isinstance(value, dict) else value
+            if v is None:
+                v = _file_angle(proc.get(f"{p.lower()}{key}"), p + name, src_name)
+            out[side] = float(v or 0.0)
+        return out
+
+    tt = angles_of(tibial_torsion, "tibialtorsion", "TibialTorsion")
+    thr = angles_of(thigh_rotation, "thighrotation", "ThighRotation")
+    shr = angles_of(shank_rotation, "shankrotation", "ShankRotation")
+    atd = {}
+    for side, p in SIDES:
+        v = asis_trochanter_distance
+        v = v.get(side) if isinstance(v, dict) else v
+        if v is None:
+            v = _file_length(proc.get(f"{p.lower()}asistrocanterdistance"))
+        atd[side] = None if v is None else float(v)
+    plate_mass = _mass_from_plates(tr.force_plates if plates is None else plates)
+    m = mass
+    m_from = "`mass`"
+    if m is None and (tr.subject.get("mass") is not None or proc.get("bodymass") is not None):
+        m = tr.subject.get("mass", proc.get("bodymass"))
+        m_from = f"the file's Bodymass ({src_name})"
+        if m is not None and not (np.isfinite(m) and m > 0):
+            m = None
+        if m is not None:
+            check_mass(m, argname=m_from)
+    if m is None and need_mass:
+        m = plate_mass
         if m is None:
             raise DataError(
-                f"{tr.source or 'trial'}: no body mass given and none in the file, and it "
+                f"{src_name}: no body mass given and none in the file, and it "
                 "cannot be estimated (needs two successive, overlapping force plate "
                 "contacts); pass `mass` (CLI: --mass KG)"
             )
         estimated.append("mass")
+    elif m is not None and plate_mass is not None and "mass" not in estimated:
+        if abs(m - plate_mass) > 0.1 * plate_mass:
+            warnings.warn(
+                f"body mass {float(m):.1f} kg from {m_from} differs by "
+                f"{100.0 * (m - plate_mass) / plate_mass:+.0f} % from the "
+                f"{plate_mass:.1f} kg that the force plates weigh during stance; check the "
+                "mass (joint moments are divided by it) or the plates' zero offsets",
+                AhbmWarning,
+                stacklevel=2,
+            )
+    if m is None:
+        m = float("nan")  # kinematics only: no mass needed
     h = height if height is not None else tr.subject.get("height")
     if h is None or not np.isfinite(h) or h <= 0:
         h = 0.5 * (ll["Left"] + ll["Right"]) / 0.52
         estimated.append("height")
-    iad = _median_dist(mk["LASI"], mk["RASI"])
+    iad = inter_asis_distance
+    if iad is None:
+        iad = _file_length(proc.get("interasisdistance"))
+    if iad is None:
+        iad = _median_dist(mk["LASI"], mk["RASI"])
     if iad <= 0 or not np.isfinite(iad):
         raise DataError("the ASIS markers coincide or are never both visible")
+    _check_range(iad, "inter_asis_distance", "m", 0.1, 0.5)
+    for side, _ in SIDES:
+        _check_range(ll[side], f"leg_length ({side})", "m", 0.2, 1.5)
+        _check_range(kw[side], f"knee_width ({side})", "m", 0.03, 0.3)
+        _check_range(aw[side], f"ankle_width ({side})", "m", 0.02, 0.25)
+    _check_range(h, "height", "m", 0.4, 2.8)
     if warn and [e for e in estimated if e != "height"]:  # height is informational
         warnings.warn(
             f"subject parameters estimated (not given): {', '.join(estimated)} -- mass "
@@ -260,5 +430,60 @@ def subject_parameters(
             stacklevel=2,
         )
     return SubjectParameters(
-        float(m), float(h), ll, kw, aw, iad, float(marker_radius), tt, estimated
+        float(m),
+        float(h),
+        ll,
+        kw,
+        aw,
+        float(iad),
+        float(marker_radius),
+        tt,
+        estimated,
+        thigh_rotation=thr,
+        shank_rotation=shr,
+        asis_trochanter_distance=atd,
+    )
+
+
+#: Plausible ranges of the subject's measurements (SI), for the unit checks.
+_MASS_RANGE = (5.0, 400.0)
+
+
+def check_mass(mass, argname: str = "mass") -> float:
+    """A body mass in kg, checked: positive, finite and between 5 and 400 kg.
+
+    Raises
+    ------
+    DataError
+        Naming `argname`; a value above 400 is reported as probably grams.
+
+    Examples
+    --------
+    >>> check_mass(70.0)
+    70.0
+    """
+    m = as_positive_float(mass, argname, unit="kg")
+    lo, hi = _MASS_RANGE
+    if m > hi:
+        raise DataError(
+            f"{argname} = {m:g} kg is not a body mass (above {hi:g} kg); give it in kg "
+            f"({m / 1000.0:g} if that was grams)"
+        )
+    if m < lo:
+        raise DataError(f"{argname} = {m:g} kg is not a plausible body mass (below {lo:g} kg)")
+    return m
+
+
+def _check_range(value, argname: str, unit: str, lo: float, hi: float) -> None:
+    """DataError naming `argname` when `value` (m) is outside [lo, hi]; mm and cm are named."""
+    if lo <= value <= hi:
+        return
+    hint = ""
+    if value > hi:
+        for scale, name in ((1000.0, "millimetres"), (100.0, "centimetres")):
+            if lo <= value / scale <= hi:
+                hint = f"; it looks like {name}: give {value / scale:g} {unit}"
+                break
+    raise DataError(
+        f"`{argname}` = {value:g} {unit} is outside the plausible range {lo:g}-{hi:g} {unit}{hint}"
     )

@@ -1,0 +1,268 @@
+"""Static calibration of the gait model (Plug-in Gait's static offsets).
+
+:func:`static_calibration` measures, in a static standing trial, what the
+dynamic markers cannot show: the true knee axis and knee centre (from a knee
+alignment device, KAD, or a medial epicondyle marker), the true ankle centre
+and axis (from a medial malleolus marker), and the heel-toe foot. From them it
+derives, per side,
+
+* the **thigh rotation** offset: the angle, about the HJC-KNE line, by which
+  the THI wand marker lies out of the plane of HJC, KNE and the true knee
+  centre (the chord function needs it in that plane);
+* the **tibial torsion**: the angle of the knee axis from the ankle axis about
+  the shank's long axis;
+* the **shank rotation** offset: the angle, about the KJC-ANK line, of the TIB
+  wand marker out of the plane of KJC, ANK and the true ankle centre, beyond
+  the tibial torsion;
+* the **static plantarflexion** and **rotation** offsets of the foot: the
+  rotation from the uncorrected foot (ankle centre to toe) to the heel-toe
+  foot, used for the dynamic foot when the dynamic trial has no heel marker.
+
+:func:`~ahbm.models.gait.analyze_gait` applies them to the dynamic trial when
+a static trial is given (``static=``); the offsets are stored in the result's
+subject parameters and its processing record.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ahbm.errors import AhbmWarning, DataError
+from ahbm.kinematics.jcs import chord_joint_centre, hip_joint_centre_davis
+from ahbm.kinematics.markers import frame_from_landmarks
+from ahbm.models.gait.frames import foot_offsets, signed_angle_about, turn_about_line
+from ahbm.models.gait.markersets import SIDES
+from ahbm.models.gait.subject import SubjectParameters
+from ahbm.types import ResultRepr
+
+__all__ = ["StaticCalibration", "static_calibration", "kad_knee_axis"]
+
+
+@dataclass(frozen=True, repr=False)
+class StaticCalibration(ResultRepr):
+    """Output of :func:`static_calibration`.
+
+    Attributes
+    ----------
+    subject : SubjectParameters
+        The subject with ``thigh_rotation``, ``shank_rotation`` and
+        ``tibial_torsion`` set from the static trial (where it shows them).
+    foot_offset : dict
+        ``{side: (3, 3)}`` rotation from the ankle-toe foot frame to the
+        heel-toe one (:func:`~ahbm.models.gait.foot_offsets`).
+    offsets : dict
+        ``{"Left": {"thigh_rotation": rad, "shank_rotation": rad,
+        "tibial_torsion": rad, "static_plantarflexion": rad,
+        "static_rotation": rad}, "Right": {...}}``.
+    sources : dict
+        ``{"Left": {"knee": "KAD" | "medial epicondyle" | "none", "ankle":
+        "medial malleolus" | "none"}, ...}``: what the static trial showed.
+    """
+
+    subject: SubjectParameters
+    foot_offset: dict
+    offsets: dict
+    sources: dict
+
+
+def kad_knee_axis(kax, kd1, kd2, *, side: str, pelvis_right):
+    """Knee flexion axis and lateral knee point from the three markers of a knee alignment device.
+
+    Parameters
+    ----------
+    kax, kd1, kd2 : array_like, shape (n, 3)
+        The KAD's markers (KAX, or the lateral knee marker KNE that some labs
+        use for it, and the two arm markers KD1, KD2), m.
+    side : {"Left", "Right"}
+    pelvis_right : array_like, shape (n, 3)
+        The pelvis's right axis (z), to orient the axis medially.
+
+    Returns
+    -------
+    axis : ndarray, shape (n, 3)
+        Unit knee flexion axis pointing medially: the normal of the plane of
+        the three markers.
+    point : ndarray, shape (n, 3)
+        The centroid of the three markers, taken as the lateral knee marker
+        position (the device's hub sits on the lateral femoral epicondyle):
+        the knee centre is ``point + (knee_width / 2 + marker_radius) * axis``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[0.0, 0.05, 0.0]]); b = np.array([[0.04, -0.03, 0.0]])
+    >>> c = np.array([[-0.04, -0.03, 0.0]])
+    >>> axis, point = kad_knee_axis(a, b, c, side="Right", pelvis_right=[[0, 0, 1.0]])
+    >>> axis.round(6).tolist(), point.round(6).tolist()
+    ([[0.0, 0.0, -1.0]], [[0.0, -0.003333, 0.0]])
+    """
+    kax, kd1, kd2 = (np.asarray(x, dtype=float) for x in (kax, kd1, kd2))
+    n = np.cross(kd1 - kax, kd2 - kax)
+    norm = np.linalg.norm(n, axis=-1, keepdims=True)
+    if not np.all(norm > 1e-6):
+        raise DataError(
+            f"{side} knee alignment device: its three markers are collinear or coincide; "
+            "check the KAX/KNE, KD1 and KD2 labels of the static trial"
+        )
+    n = n / norm
+    s = 1.0 if side == "Right" else -1.0
+    flip = s * np.sum(n * np.asarray(pelvis_right, dtype=float), -1) > 0  # must point medially
+    n = np.where(flip[..., None], -n, n)
+    return n, (kax + kd1 + kd2) / 3.0
+
+
+def _mean(points):
+    p = np.asarray(points, dtype=float)
+    ok = np.isfinite(p).all(axis=-1)
+    if not ok.any():
+        return None
+    return p[ok].mean(axis=0)[None, :]
+
+
+def _wrap_plane(angle):
+    """A plane's angle about a line is defined modulo pi: wrap into (-pi/2, pi/2]."""
+    return (np.asarray(angle) + np.pi / 2) % np.pi - np.pi / 2
+
+
+def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: bool = True):
+    """Plug-in Gait's static offsets from a static standing trial.
+
+    Parameters
+    ----------
+    static_mk : dict
+        Canonical markers of the static trial ``{name: (n_frames, 3)}``, m,
+        Z-up (:func:`~ahbm.models.gait.markers.static_markers`); the mean
+        position of each marker over its valid frames is used. Used when
+        present: KAD markers (``?KD1``, ``?KD2`` with ``?KAX`` or ``?KNE``),
+        medial epicondyles (``?KNM``), medial malleoli (``?ANM``), heels
+        (``?HEE``).
+    subject : SubjectParameters
+        Widths, leg lengths, marker radius; its torsion and wand rotations
+        are kept where the static trial does not show them.
+    warn : bool
+        Warn when a side has neither a KAD nor medial markers (the offsets
+        of that side then stay as given).
+
+    Returns
+    -------
+    StaticCalibration
+
+    Notes
+    -----
+    Per side, with ``s = +1`` right and ``-1`` left:
+
+    1. Knee: with a KAD, the knee axis is the normal of the plane of its three
+       markers and the knee centre lies ``knee_width / 2 + marker_radius``
+       medial of their centroid (:func:`kad_knee_axis`); with a medial
+       epicondyle marker, the centre is the mid-epicondyle point and the axis
+       runs from KNE to KNM.
+    2. ``thigh_rotation = -s·θ`` with θ the angle, about the HJC→KNE line,
+       from THI to the true knee centre (a plane's angle, wrapped into
+       ±90°): the dynamic trial turns THI back by ``-s·thigh_rotation``.
+    3. Ankle: with a medial malleolus marker the centre is the mid-malleolar
+       point and the axis runs from ANK to ANM. ``tibial_torsion = s·φ`` with
+       φ the angle from the ankle axis to the knee axis about the shank's long
+       axis (AJC→KJC).
+    4. ``shank_rotation = s·ψ - tibial_torsion`` with ψ the angle, about the
+       KJC→ANK line, from TIB to the true ankle centre (wrapped into ±90°).
+    5. Foot offsets as :func:`~ahbm.models.gait.foot_offsets`, with the
+       calibrated knee and ankle centres; reported as the static
+       plantarflexion (about the foot's z axis, toes down positive) and
+       rotation (about its y axis) of the ankle-toe line from the heel-toe
+       line.
+
+    Examples
+    --------
+    >>> cal = static_calibration(static_mk, subject)  # doctest: +SKIP
+    >>> cal.offsets["Left"]["tibial_torsion"]  # doctest: +SKIP
+    0.31
+    """
+    mk = {k: m for k, v in static_mk.items() if (m := _mean(v)) is not None}
+    for need in ("LASI", "RASI", "SACR"):
+        if need not in mk:
+            raise DataError(f"static trial: marker {need} is never visible; it is needed")
+    mid = 0.5 * (mk["LASI"] + mk["RASI"])
+    T = frame_from_landmarks(mid, mk["RASI"], 2 * mid - mk["SACR"], axes="zx")
+    Rp = T[..., :3, :3]
+    thr, shr, tt = (dict(getattr(subject, k)) for k in ("thigh_rotation", "shank_rotation",
+                                                          "tibial_torsion"))  # fmt: skip
+    sources, missing = {}, []
+    r = subject.marker_radius
+    for side, p in SIDES:
+        s = 1.0 if side == "Right" else -1.0
+        src = {"knee": "none", "ankle": "none"}
+        h_local = hip_joint_centre_davis(
+            leg_length=subject.leg_length[side],
+            inter_asis_distance=subject.inter_asis_distance,
+            side=side.lower(),
+            marker_radius=r,
+            asis_trochanter_distance=subject.asis_trochanter_distance.get(side),
+        )
+        hjc = np.einsum("nij,j->ni", Rp, h_local) + mid
+        kne = mk.get(p + "KNE")
+        kjc = knee_axis = None
+        kad = [mk.get(p + k) for k in ("KD1", "KD2")]
+        hub = mk.get(p + "KAX", kne)
+        if hub is not None and all(x is not None for x in kad):
+            knee_axis, point = kad_knee_axis(hub, *kad, side=side, pelvis_right=Rp[..., :, 2])
+            kjc = point + (subject.knee_width[side] / 2 + r) * knee_axis
+            kne = point if kne is None or p + "KAX" in mk else kne
+            src["knee"] = "KAD"
+        elif kne is not None and p + "KNM" in mk:
+            kjc = 0.5 * (kne + mk[p + "KNM"])
+            knee_axis = (mk[p + "KNM"] - kne) / np.linalg.norm(mk[p + "KNM"] - kne)
+            src["knee"] = "medial epicondyle"
+        if kjc is not None and p + "THI" in mk:
+            theta = signed_angle_about(mk[p + "THI"] - hjc, kjc - hjc, kne - hjc)
+            thr[side] = float(-s * _wrap_plane(theta)[0])
+        if kjc is None:  # the dynamic construction with the given offsets
+            thi = turn_about_line(mk[p + "THI"], hjc, kne, -s * thr.get(side, 0.0))
+            kjc = chord_joint_centre(hjc, kne, thi, subject.knee_width[side], marker_radius=r)
+        ank = mk.get(p + "ANK")
+        if ank is not None and p + "ANM" in mk:
+            ajc = 0.5 * (ank + mk[p + "ANM"])
+            ankle_axis = mk[p + "ANM"] - ank
+            src["ankle"] = "medial malleolus"
+            if knee_axis is not None:
+                phi = signed_angle_about(ankle_axis, knee_axis, kjc - ajc)
+                tt[side] = float(s * phi[0])
+            if p + "TIB" in mk:
+                psi = signed_angle_about(mk[p + "TIB"] - kjc, ajc - kjc, ank - kjc)
+                shr[side] = float(s * _wrap_plane(psi)[0] - tt[side])
+        if src["knee"] == "none" and src["ankle"] == "none":
+            missing.append(side)
+        sources[side] = src
+    cal_subject = subject.replace(thigh_rotation=thr, shank_rotation=shr, tibial_torsion=tt)
+    offsets_R = foot_offsets(static_mk, cal_subject)
+    offsets = {}
+    for side, _ in SIDES:
+        s = 1.0 if side == "Right" else -1.0
+        R = offsets_R.get(side)
+        pf = rot = 0.0
+        if R is not None:  # heel-toe x axis seen from the ankle-toe foot frame
+            x = R[:, 0]
+            pf = float(-np.arctan2(x[1], x[0]))  # ankle-toe line toes down of heel-toe: +
+            rot = float(s * np.arctan2(-x[2], np.hypot(x[0], x[1])))
+        offsets[side] = {
+            "thigh_rotation": thr[side],
+            "shank_rotation": shr[side],
+            "tibial_torsion": tt[side],
+            "static_plantarflexion": pf,
+            "static_rotation": rot,
+        }
+    cal_subject = cal_subject.replace(
+        static_plantarflexion={k: v["static_plantarflexion"] for k, v in offsets.items()},
+        static_rotation={k: v["static_rotation"] for k, v in offsets.items()},
+    )
+    if warn and missing:
+        warnings.warn(
+            f"static trial: no knee alignment device (KD1, KD2 with KAX or KNE) and no "
+            f"medial knee or ankle markers (KNM, ANM) on the {' and '.join(missing)} side(s); "
+            "the thigh/shank rotation and tibial torsion stay as given (0 by default)",
+            AhbmWarning,
+            stacklevel=2,
+        )
+    return StaticCalibration(cal_subject, offsets_R, offsets, sources)
