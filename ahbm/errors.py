@@ -12,6 +12,7 @@ __all__ = [
     "DataError",
     "FileFormatError",
     "SimulationError",
+    "MissingDependencyError",
     "AhbmWarning",
 ]
 
@@ -34,6 +35,10 @@ class FileFormatError(AhbmError, ValueError):
 
 class SimulationError(AhbmError, RuntimeError):
     """A simulation cannot proceed (integrator failure, singular system, ...)."""
+
+
+class MissingDependencyError(AhbmError, ImportError):
+    """An optional dependency (an extra such as ``ahbm[optimize]``) is not installed."""
 
 
 class AhbmWarning(UserWarning):

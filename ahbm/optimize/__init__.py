@@ -8,4 +8,84 @@ and constraints. CasADi is the ``optimize`` extra (``pip install
 extra.
 """
 
-__all__: list[str] = []
+from ahbm.optimize.collocation import HermiteSimpson, Trapezoidal
+from ahbm.optimize.problem import (
+    AverageSpeed,
+    BoundaryConstraint,
+    ContactPoint,
+    Continuity,
+    CustomCost,
+    Effort,
+    FinalTime,
+    Impact,
+    Jerk,
+    NonPenetration,
+    OptimalControlProblem,
+    PathConstraint,
+    PeakTorque,
+    Periodic,
+    Phase,
+    Symmetry,
+    TrackCoordinates,
+    TrackGRF,
+    TrackMarkers,
+    Waypoint,
+    ZMPInSupport,
+)
+from ahbm.optimize.result import OptimalControlResult, PhaseResult
+from ahbm.optimize.solve import constraint_violations, solve
+from ahbm.optimize.symbolic import CasadiOps, SymbolicDynamics, require_casadi, symbolic_dynamics
+from ahbm.optimize.transcription import (
+    NLP,
+    PhaseGrid,
+    PhaseSolution,
+    Transcription,
+    Variables,
+    register_transcription,
+    transcriptions,
+)
+
+__all__: list[str] = [
+    # symbolic dynamics (symbolic.py; CasADi imported on first use)
+    "require_casadi",
+    "CasadiOps",
+    "SymbolicDynamics",
+    "symbolic_dynamics",
+    # problem description (problem.py)
+    "Phase",
+    "OptimalControlProblem",
+    "ContactPoint",
+    "NonPenetration",
+    "ZMPInSupport",
+    "PathConstraint",
+    "BoundaryConstraint",
+    "Waypoint",
+    "Effort",
+    "Jerk",
+    "TrackCoordinates",
+    "TrackMarkers",
+    "TrackGRF",
+    "FinalTime",
+    "PeakTorque",
+    "CustomCost",
+    "Continuity",
+    "Impact",
+    "Periodic",
+    "Symmetry",
+    "AverageSpeed",
+    # transcriptions (transcription.py, collocation.py)
+    "NLP",
+    "PhaseGrid",
+    "PhaseSolution",
+    "Transcription",
+    "Variables",
+    "register_transcription",
+    "transcriptions",
+    "Trapezoidal",
+    "HermiteSimpson",
+    # solving and results (solve.py, result.py)
+    "solve",
+    "constraint_violations",
+    "OptimalControlResult",
+    "PhaseResult",
+]

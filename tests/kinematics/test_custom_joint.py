@@ -336,95 +336,14 @@ def test_constrained_dynamics_of_custom_joints_keep_the_constraint(batch):
     assert np.abs(point_acceleration(m, q, qd, free, b, p)).max() > 1e-3  # not trivially zero
 
 
-class _CasadiOps:
-    """The ``ops`` of ahbm.dynamics.reference on CasADi SX (a test of the ops contract)."""
-
-    def __init__(self, ca):
-        self.ca = ca
-
-    def _m(self, x):
-        ca = self.ca
-        return x if isinstance(x, (ca.SX, ca.DM)) else ca.SX(float(x))
-
-    def input(self, x, shape, name):
-        return x
-
-    def const(self, x):
-        return self.ca.DM(np.asarray(x, dtype=float))
-
-    def sin(self, x):
-        return self.ca.sin(x)
-
-    def cos(self, x):
-        return self.ca.cos(x)
-
-    def sqrt(self, x):
-        return self.ca.sqrt(x)
-
-    def zeros(self, rows, cols=None):
-        return self.ca.SX.zeros(rows, 1 if cols is None else cols)
-
-    def eye(self, n):
-        return self.ca.SX.eye(n)
-
-    def vector(self, items):
-        return self.ca.vertcat(*[self._m(v) for v in items])
-
-    def concat(self, vectors):
-        return self.ca.vertcat(*vectors)
-
-    def columns(self, vectors):
-        return self.ca.horzcat(*vectors)
-
-    def block(self, rows):
-        return self.ca.vertcat(*[self.ca.horzcat(*[self._m(v) for v in row]) for row in rows])
-
-    def matmul(self, a, b):
-        return self.ca.mtimes(a, b)
-
-    def transpose(self, a):
-        return a.T
-
-    def solve(self, a, b):
-        return self.ca.solve(a, b)
-
-    def function(self, f, x, derivative):
-        """Piecewise cubics from the values and derivatives at the knots (exact for these)."""
-        ca = self.ca
-        if isinstance(f, fn.MultiplierFunction):
-            return f.scale * self.function(f.function, x, derivative)
-        if isinstance(f, (fn.Constant, fn.LinearFunction, fn.PolynomialFunction)):
-            c = {"Constant": lambda: [f.constant], "LinearFunction": lambda: [f.slope, f.intercept],
-                 "PolynomialFunction": lambda: list(f.coefficients)}[f.type_name]()  # fmt: skip
-            c = np.polyder(c, derivative) if derivative else np.asarray(c)
-            out = 0.0
-            for ci in np.atleast_1d(c):
-                out = out * x + float(ci)
-            return out
-        xs = f.x
-        y, b = f.value(xs, 0), f.value(xs, 1)
-        # outside: the end lines; inside interval k: y + b dx + c dx² + d dx³
-        lo = [y[0] + b[0] * (x - xs[0]), b[0], 0.0][derivative]
-        out = [y[-1] + b[-1] * (x - xs[-1]), b[-1], 0.0][derivative]
-        for k in range(len(xs) - 2, -1, -1):
-            h = xs[k + 1] - xs[k]
-            right = f.value(xs[k + 1] - 1e-12 * h, 2)
-            bk = f.value(xs[k] + 1e-12 * h, 1)
-            ck = f.value(xs[k] + 1e-12 * h, 2) / 2.0
-            dk = (right - 2.0 * ck) / (6.0 * h)
-            dx = x - xs[k]
-            piece = [y[k] + dx * (bk + dx * (ck + dx * dk)), bk + dx * (2 * ck + 3 * dx * dk),
-                     2 * ck + 6 * dx * dk][derivative]  # fmt: skip
-            out = ca.if_else(x < xs[k + 1], piece, out)
-        return ca.if_else(x < xs[0], lo, out)
-
-
 def test_reference_recursions_run_on_casadi_with_custom_joints():
     ca = pytest.importorskip("casadi")
+    from ahbm.optimize.symbolic import CasadiOps
+
     m, rng = _random(8)
     kinds = {ax.function.type_name for b in m.bodies for ax in (b.joint.transform or ())}
     assert {"NaturalCubicSpline", "PiecewiseLinearFunction", "MultiplierFunction"} <= kinds
-    ops = _CasadiOps(ca)
+    ops = CasadiOps()
     q = ca.SX.sym("q", m.nq)
     qd, qdd = ca.SX.sym("qd", m.nv), ca.SX.sym("qdd", m.nv)
     tau = ca.Function("tau", [q, qd, qdd], [reference.rnea(m, q, qd, qdd, ops=ops)])
