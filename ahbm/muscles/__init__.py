@@ -6,16 +6,6 @@ Layered above :mod:`ahbm.dynamics` (see ``DESIGN.md``). Muscles belong to the
 ``"muscles"``) and are read from OpenSim models by :func:`ahbm.io.read_osim`.
 """
 
-# musculotendon paths (path_elements.py, paths.py)
-from ahbm.muscles.path_elements import (
-    ConditionalPathPoint,
-    MovingPathPoint,
-    Muscle,
-    PathPoint,
-    PathWrap,
-    WrapObject,
-)
-
 # Hill-type muscle models (hill.py)
 from ahbm.muscles.hill import (
     CURVES,
@@ -36,6 +26,17 @@ from ahbm.muscles.joint_reaction import (
     joint_reaction_loads,
     muscle_body_forces,
 )
+
+# musculotendon paths (path_elements.py, paths.py)
+from ahbm.muscles.path_elements import (
+    ConditionalPathPoint,
+    MovingPathPoint,
+    Muscle,
+    PathPoint,
+    PathWrap,
+    WrapObject,
+)
+from ahbm.muscles.paths import lengthening_speeds, moment_arms, muscle_lengths, path_points
 from ahbm.muscles.static_optimization import (
     StaticOptimizationResult,
     load_sharing,
@@ -59,6 +60,10 @@ __all__: list[str] = [
     "PathPoint",
     "PathWrap",
     "WrapObject",
+    "lengthening_speeds",
+    "moment_arms",
+    "muscle_lengths",
+    "path_points",
     # Hill-type muscle models
     "CURVES",
     "MuscleParameters",

@@ -1,0 +1,753 @@
+"""Musculotendon path kinematics: lengths, lengthening speeds, moment arms, world points.
+
+The paths are the :class:`~ahbm.muscles.Muscle` objects of a model
+(``model.muscles``): ordered points fixed in bodies
+(:class:`~ahbm.muscles.PathPoint`), via points active over a coordinate range
+(:class:`~ahbm.muscles.ConditionalPathPoint`), points whose location is a
+function of a coordinate (:class:`~ahbm.muscles.MovingPathPoint`), and wraps
+over cylinders, spheres and ellipsoids (:class:`~ahbm.muscles.PathWrap` over
+the model's :class:`~ahbm.muscles.WrapObject` items). Every function takes a
+whole trial at once: batch axes of ``q`` first, one pass of the compiled
+forward kinematics (``kin=`` may pass it in), loops over muscles and points,
+never over frames.
+
+Definitions
+-----------
+- **Length** (m): OpenSim's ``GeometryPath`` length. The active points, in
+  order, then each path wrap in the order of ``Muscle.wraps`` (OpenSim's
+  ``PathWrapSet``) inserts its two tangent points into the segment it wraps
+  (within its ``range``; the first segment that cuts the object, else the
+  wrapped segment whose length grows least); the length is the sum of the
+  straight segments plus the surface lengths between tangent points. With
+  two or more wraps the wraps are applied again, up to 8 passes, until the
+  length changes by less than 0.5 mm (as OpenSim does).
+- **Moment arm** (m per unit of generalized velocity: m/rad or m/m):
+  ``r = -∂l/∂q`` per generalized velocity ``qd`` (shape ``(..., n_muscles,
+  nv)``), so that a muscle tension ``F`` exerts the generalized forces
+  ``tau = r F``. This is the definition consistent with generalized forces;
+  OpenSim's ``computeMomentArm`` departs from it on wrapping paths (by up to
+  1.7 cm on Rajagopal's model, 8.7 mm on arm26), so ahbm matches OpenSim's
+  path *lengths* and its moment arms are checked against finite differences
+  of those lengths.
+- **Lengthening speed** (m/s): ``dl/dt = (∂l/∂q) qd = -r qd``.
+
+Derivatives are analytic: each straight segment pulls its end points along
+its unit vector, whose generalized force follows from the body motion
+columns of the forward kinematics (``S^T [p × g; g]`` per body); a moving
+point adds its function's derivative along its coordinate. A wrapped
+segment between two path points uses the derivative of the wrapped length
+with respect to its end points (:func:`ahbm.muscles.wrap_length_gradient`)
+and, because that length depends only on the end points seen from the wrap
+object, the opposite load on the wrap object's body. Where a wrap's end
+point is a tangent point of another wrap, the tangent points are taken as
+fixed on their objects (exact for shortest paths, such as sphere arcs).
+
+Examples
+--------
+>>> import numpy as np
+>>> from ahbm.kinematics.tree import Model
+>>> from ahbm.muscles import Muscle, PathPoint, muscle_lengths, moment_arms
+>>> m = Model("elbow")
+>>> _ = m.add_body("forearm", "ground", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0,
+...                inertia=np.eye(3) * 0.01)
+>>> m.muscles = [Muscle("flexor", (PathPoint("o", "ground", (0.0, 0.3, 0.0)),
+...                                PathPoint("i", "forearm", (0.05, 0.0, 0.0))),
+...                      max_isometric_force=500.0, optimal_fiber_length=0.1,
+...                      tendon_slack_length=0.15)]
+>>> q = np.array([[0.0], [0.5]])
+>>> muscle_lengths(m, q).round(4)
+array([[0.3041],
+       [0.2795]])
+>>> moment_arms(m, q).shape
+(2, 1, 1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ahbm._engine import state as _st
+from ahbm._engine.batch import cross
+from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.tree import Model
+from ahbm.muscles.path_elements import (
+    CONDITIONAL_TOLERANCE,
+    ConditionalPathPoint,
+    MovingPathPoint,
+    Muscle,
+    WrapObject,
+    _coordinate_indices,
+)
+
+__all__ = ["muscle_lengths", "lengthening_speeds", "moment_arms", "path_points"]
+
+#: OpenSim's convergence test of the repeated wrapping passes (m) and their number
+_WRAP_TOLERANCE = 0.0005
+_WRAP_PASSES = 8
+
+
+# ----------------------------------------------------------------------------
+# plans: what the computation needs of the muscles, built once per model version
+# ----------------------------------------------------------------------------
+
+
+class _PointPlan:
+    __slots__ = ("body", "location", "condition", "axes")
+
+    def __init__(self, body, location, condition, axes):
+        self.body = body  # body index, -1 for the ground
+        self.location = location  # (3,) array
+        self.condition = condition  # None or (q index, lower, upper)
+        self.axes = axes  # () or tuple of (axis, q index, v index, function, range or None)
+
+
+class _WrapPlan:
+    __slots__ = ("body", "R", "t", "obj", "first", "last", "method")
+
+    def __init__(self, body, obj: WrapObject, first, last, method):
+        self.body = body
+        self.R = np.array(obj.rotation)
+        self.t = np.array(obj.translation)
+        self.obj = obj
+        self.first, self.last = first, last
+        self.method = method
+
+
+class _MusclePlan:
+    __slots__ = ("name", "points", "wraps", "simple")
+
+    def __init__(self, name, points, wraps):
+        self.name = name
+        self.points = points
+        self.wraps = wraps
+        # every point always active and fixed in its body: the fast path
+        self.simple = not wraps and all(p.condition is None and not p.axes for p in points)
+
+
+def _body_index(model: Model, body: str) -> int:
+    return -1 if body == "ground" else model.body_index(body)
+
+
+def _plan(model: Model, names: tuple) -> list:
+    key = ("muscle_path_plan", names)
+    cache = model.cache
+    if key in cache:
+        return cache[key]
+    by_name = {m.name: m for m in model.muscles}
+    coords = _coordinate_indices(model)
+    wraps = {w.name: w for w in model.wrap_objects}
+    plans = []
+    for name in names:
+        m: Muscle = by_name[name]
+        points = []
+        for p in m.points:
+            condition, axes = None, ()
+            if isinstance(p, ConditionalPathPoint):
+                condition = (coords[p.coordinate][0], *p.range)
+            elif isinstance(p, MovingPathPoint):
+                axes = tuple(
+                    (k, *coords[spec[0]], spec[1], spec[2] if len(spec) == 3 else None)
+                    for k, spec in enumerate(p.axes)
+                    if spec is not None
+                )
+            points.append(_PointPlan(_body_index(model, p.body), np.array(p.location), condition,
+                                     axes))  # fmt: skip
+        wplans = []
+        for pw in m.wraps:
+            obj = wraps[pw.wrap_object]
+            if not obj.active:
+                continue
+            first, last = pw.point_range(len(m.points))
+            wplans.append(_WrapPlan(_body_index(model, obj.body), obj, first, last, pw.method))
+        plans.append(_MusclePlan(name, points, wplans))
+    cache[key] = plans
+    return plans
+
+
+def _names(model: Model, muscles) -> tuple:
+    if not isinstance(model, Model):
+        raise ModelError(f"expected a Model as `model`, got {type(model).__name__}")
+    known = [m.name for m in model.muscles]
+    if muscles is None:
+        return tuple(known)
+    if isinstance(muscles, str):
+        muscles = [muscles]
+    if isinstance(muscles, (bytes, dict)) or not hasattr(muscles, "__iter__"):
+        raise DataError(f"Expected `muscles` to be None or a list of muscle names, got {muscles!r}")
+    names = tuple(muscles)
+    for n in names:
+        if not isinstance(n, str) or n not in known:
+            raise DataError(
+                f"`muscles`: {n!r:.60} is not a muscle of model '{model.name}' "
+                f"(muscles: {known[:20]}{' ...' if len(known) > 20 else ''})"
+            )
+    return names
+
+
+# ----------------------------------------------------------------------------
+# points in the world frame
+# ----------------------------------------------------------------------------
+
+
+def _moving_location(kin, pt: _PointPlan, qb: np.ndarray, with_derivative: bool):
+    """Body-frame location (3, N) of a moving point and, per axis, (axis, v index, d/dq (N,))."""
+    N = kin.n_frames
+    r = np.repeat(pt.location[:, None], N, axis=1)
+    derivs = []
+    for axis, qi, vi, fn, rng in pt.axes:
+        x = qb[qi]
+        inside = None
+        if rng is not None:
+            inside = (x >= rng[0]) & (x <= rng[1])
+            x = np.clip(x, rng[0], rng[1])
+        if with_derivative:
+            val, der = fn.value_and_derivatives(x, 1)
+            if inside is not None:
+                der = np.where(inside, der, 0.0)
+            derivs.append((axis, vi, der))
+        else:
+            val = fn.value(x)
+        r[axis] = val
+    return r, derivs
+
+
+def _world_points(kin, plans: list, with_derivative: bool):
+    """World points (n_p, 3, N), activity (n_p, N) and moving-point derivatives, per muscle."""
+    N = kin.n_frames
+    qb = _st.q_bl(kin)
+    # fixed points, grouped by body: one compiled pass per body
+    groups: dict[int, list] = {}
+    for mi, mp in enumerate(plans):
+        for k, pt in enumerate(mp.points):
+            if not pt.axes:
+                groups.setdefault(pt.body, []).append((mi, k))
+    pts = [np.empty((len(mp.points), 3, N)) for mp in plans]
+    for b, members in groups.items():
+        locs = np.array([plans[mi].points[k].location for mi, k in members])[:, :, None]
+        world = _st.point_bl(kin, b, locs)
+        for (mi, k), w in zip(members, world, strict=True):
+            pts[mi][k] = w
+    out = []
+    for mi, mp in enumerate(plans):
+        active = None
+        moving = []
+        for k, pt in enumerate(mp.points):
+            if pt.axes:
+                r, derivs = _moving_location(kin, pt, qb, with_derivative)
+                pts[mi][k] = _st.point_bl(kin, pt.body, r)
+                if derivs:
+                    moving.append((k, derivs))
+            if pt.condition is not None:
+                qi, lo, hi = pt.condition
+                x = qb[qi]
+                if active is None:
+                    active = np.ones((len(mp.points), N), dtype=bool)
+                active[k] = (x >= lo - CONDITIONAL_TOLERANCE) & (x <= hi + CONDITIONAL_TOLERANCE)
+        out.append((pts[mi], active, moving))
+    return out
+
+
+# ----------------------------------------------------------------------------
+# one path: its node sequence per frame, length and gradient with respect to the nodes
+# ----------------------------------------------------------------------------
+
+
+def _unit(d):
+    """Unit vectors and norms of d (3, ...) along axis 0 (zero where the norm is 0)."""
+    n = np.sqrt(np.einsum("i...,i...->...", d, d))
+    return d / np.where(n > 0, n, 1.0), n
+
+
+def _compact(keep: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Per frame (column), the entries of `order` where `keep`, moved to the top; -1 below."""
+    idx = np.argsort(~keep, axis=0, kind="stable")
+    out = np.take_along_axis(order, idx, axis=0)
+    out[np.take_along_axis(~keep, idx, axis=0)] = -1
+    return out
+
+
+class _Path:
+    """The node sequence of one muscle path for every frame (wrap machinery).
+
+    Nodes: the path points 0..n_p-1, then for wrap w its tangent points
+    ``n_p + 2w`` and ``n_p + 2w + 1``. ``order`` (L, N) lists the node ids of
+    each frame's path, -1 after its end; ``X`` (n_nodes, 3, N) their world
+    positions; ``arc`` (n_w, N) the surface lengths.
+    """
+
+    def __init__(self, pts, active, n_wraps):
+        n_p, _, N = pts.shape
+        self.n_p = n_p
+        self.N = N
+        self.X = np.concatenate([pts, np.full((2 * n_wraps, 3, N), np.nan)])
+        self.arc = np.zeros((n_wraps, N))
+        L = n_p + 2 * n_wraps
+        order = np.full((L, N), -1, dtype=np.int64)
+        if active is None:
+            order[:n_p] = np.arange(n_p)[:, None]
+        else:
+            order[:n_p] = _compact(active, np.broadcast_to(np.arange(n_p)[:, None], (n_p, N)))
+        self.order = order
+        self.cols = np.arange(N)
+
+    def count(self) -> np.ndarray:
+        return (self.order >= 0).sum(axis=0)
+
+    def remove_wrap(self, w: int, frames: np.ndarray) -> None:
+        t1 = self.n_p + 2 * w
+        hit = ((self.order == t1) | (self.order == t1 + 1)) & frames[None, :]
+        if hit.any():
+            self.order = _compact((self.order >= 0) & ~hit, self.order)
+
+    def insert_wrap(self, w: int, at: np.ndarray, frames: np.ndarray) -> None:
+        """Insert t1, t2 of wrap w at positions at, at+1 (per frame) where `frames`."""
+        t1 = self.n_p + 2 * w
+        L = self.order.shape[0]
+        j = np.arange(L)[:, None]
+        src = np.where(j < at, j, j - 2)
+        new = np.take_along_axis(self.order, np.clip(src, 0, L - 1), axis=0)
+        new = np.where(j == at, t1, np.where(j == at + 1, t1 + 1, new))
+        self.order = np.where(frames[None, :], new, self.order)
+
+    def segments(self):
+        """Per position j: node ids a, b (N,), whether a→b is a segment, whether it is an arc."""
+        o = self.order
+        for j in range(o.shape[0] - 1):
+            a, b = o[j], o[j + 1]
+            valid = (a >= 0) & (b >= 0)
+            arc = valid & (a >= self.n_p) & (b == a + 1) & ((a - self.n_p) % 2 == 0)
+            yield j, a, b, valid, arc
+
+    def node(self, ids: np.ndarray) -> np.ndarray:
+        """World positions (3, N) of node ids (N,) (ids < 0 give node 0)."""
+        return self.X[np.maximum(ids, 0), :, self.cols].T
+
+    def length(self) -> np.ndarray:
+        total = np.zeros(self.N)
+        for _, a, b, valid, arc in self.segments():
+            if not valid.any():
+                continue
+            d = self.node(b) - self.node(a)
+            straight = np.sqrt(np.einsum("ij,ij->j", d, d))
+            if arc.any():
+                w = np.clip((a - self.n_p) // 2, 0, len(self.arc) - 1)
+                straight = np.where(arc, self.arc[w, self.cols], straight)
+            total += np.where(valid, straight, 0.0)
+        return total
+
+    def node_gradient(self) -> np.ndarray:
+        """∂l/∂x (n_nodes, 3, N) with the arcs' lengths held fixed."""
+        G = np.zeros_like(self.X)
+        for _, a, b, valid, arc in self.segments():
+            straight = valid & ~arc
+            if not straight.any():
+                continue
+            u, _ = _unit(self.node(b) - self.node(a))
+            u = np.where(straight, u, 0.0)
+            G[np.maximum(b, 0), :, self.cols] += u.T
+            G[np.maximum(a, 0), :, self.cols] -= u.T
+        return G
+
+
+def _wrap_frame(kin, wp: _WrapPlan):
+    """World rotation (3, 3, N) and origin (3, N) of a wrap object's frame."""
+    R_b = _st.rotation_bl(kin, wp.body)
+    R = np.einsum("ijN,jk->ikN", R_b, wp.R)
+    o = _st.point_bl(kin, wp.body, wp.t[:, None])
+    return R, o
+
+
+def _to_wrap(R, o, x):
+    """World points x (..., 3, N) -> wrap frame, (..., N, 3)."""
+    return np.moveaxis(np.einsum("jiN,...jN->...iN", R, x - o), -2, -1)
+
+
+def _from_wrap(R, o, y):
+    """Wrap-frame points y (N, 3) -> world (3, N)."""
+    return np.einsum("ijN,Nj->iN", R, y) + o
+
+
+def _apply_wraps(kin, path: _Path, wraps: list, frames_R):
+    """OpenSim's GeometryPath::applyWrapObjects for every frame; returns the path length."""
+    from ahbm.muscles.wrapping import wrap_path_segment
+
+    N, n_p = path.N, path.n_p
+    n_w = len(wraps)
+    passes = 1 if n_w < 2 else _WRAP_PASSES
+    single = n_w == 1
+    live = np.ones(N, dtype=bool)  # frames still iterating
+    stopped = np.zeros(N, dtype=bool)  # frames where OpenSim returns early (no active point)
+    last = np.full(N, np.inf)
+    length = None
+    for _ in range(passes):
+        for w, wp in enumerate(wraps):
+            todo = live & ~stopped
+            path.remove_wrap(w, todo)
+            order = path.order
+            is_real = (order >= 0) & (order < n_p)
+            # first and last active path points of the wrap's range, and their positions
+            in_range = is_real & (order >= wp.first) & (order <= wp.last)
+            none = ~in_range.any(axis=0)
+            stopped |= none & todo
+            todo &= ~none
+            if not todo.any():
+                continue
+            L = order.shape[0]
+            start = np.argmax(in_range, axis=0)
+            end = L - 1 - np.argmax(in_range[::-1], axis=0)
+            R, o = frames_R[w]
+            cand = []
+            for j, a, b, valid, arc in path.segments():
+                ok = valid & ~arc & (j >= start) & (j < end) & todo
+                if ok.any():
+                    cand.append((j, a, b, ok))
+            if not cand:
+                continue
+            A = np.stack([path.node(a) for _, a, _, _ in cand])  # (J, 3, N)
+            B = np.stack([path.node(b) for _, _, b, _ in cand])
+            ok = np.stack([c[3] for c in cand])  # (J, N)
+            obj = wp.obj
+            res = wrap_path_segment(
+                obj.kind, obj.dimensions, obj.quadrant, _to_wrap(R, o, A), _to_wrap(R, o, B),
+                method=wp.method, single_wrap=single,
+            )  # fmt: skip
+            mandatory = res.mandatory & ok
+            wrapped = res.active & ok
+            straight = np.sqrt(np.einsum("jiN,jiN->jN", B - A, B - A))
+            change = np.where(wrapped, res.length - straight, np.inf)
+            best = np.where(mandatory.any(axis=0), np.argmax(mandatory, axis=0),
+                            np.argmin(change, axis=0))  # fmt: skip
+            hit = (mandatory.any(axis=0) | wrapped.any(axis=0)) & todo
+            if not hit.any():
+                continue
+            cols = path.cols
+            pos = np.array([c[0] for c in cand])[best] + 1
+            t1 = _from_wrap(R, o, res.t1[best, cols])
+            t2 = _from_wrap(R, o, res.t2[best, cols])
+            k = n_p + 2 * w
+            path.X[k] = np.where(hit, t1, path.X[k])
+            path.X[k + 1] = np.where(hit, t2, path.X[k + 1])
+            path.arc[w] = np.where(hit, res.arc_length[best, cols], path.arc[w])
+            path.insert_wrap(w, pos, hit)
+        new = path.length()
+        length = new if length is None else np.where(live, new, length)
+        live &= ~(np.abs(new - last) < _WRAP_TOLERANCE)
+        last = new
+        if not live.any():
+            break
+    return length if length is not None else path.length()
+
+
+def _exact_wrap_gradient(kin, path: _Path, wraps: list, frames_R, G, extra):
+    """Replace the fixed-tangent-point gradient of each wrap between two path points by the
+    derivative of the wrapped length (wrap_length_gradient); loads on the wrap bodies go to
+    `extra` as (body, wrench (6, N))."""
+    from ahbm.muscles.wrapping import wrap_length_gradient
+
+    n_p, cols = path.n_p, path.cols
+    order = path.order
+    L = order.shape[0]
+    for w, wp in enumerate(wraps):
+        k = n_p + 2 * w
+        present = order == k
+        if not present.any():
+            continue
+        at = np.argmax(present, axis=0)
+        inserted = present.any(axis=0)
+        prev = np.take_along_axis(order, np.clip(at - 1, 0, L - 1)[None], axis=0)[0]
+        nxt = np.take_along_axis(order, np.clip(at + 2, 0, L - 1)[None], axis=0)[0]
+        exact = inserted & (at >= 1) & (prev >= 0) & (prev < n_p) & (nxt >= 0) & (nxt < n_p)
+        if not exact.any():
+            continue
+        R, o = frames_R[w]
+        a, b = path.node(prev), path.node(nxt)
+        t1, t2 = path.X[k], path.X[k + 1]
+        obj = wp.obj
+        gp, gs = wrap_length_gradient(
+            obj.kind, obj.dimensions, obj.quadrant, _to_wrap(R, o, a), _to_wrap(R, o, b),
+            method=wp.method, single_wrap=len(wraps) == 1,
+        )  # fmt: skip
+        ga = np.einsum("ijN,Nj->iN", R, gp)
+        gb = np.einsum("ijN,Nj->iN", R, gs)
+        u1, _ = _unit(t1 - a)
+        u2, _ = _unit(b - t2)
+        m = exact
+        # remove the straight pieces a→t1, t2→b, add the wrapped segment's derivative
+        G[np.maximum(prev, 0), :, cols] += np.where(m, ga + u1, 0.0).T
+        G[np.maximum(nxt, 0), :, cols] += np.where(m, gb - u2, 0.0).T
+        G[k] = np.where(m, 0.0, G[k])
+        G[k + 1] = np.where(m, 0.0, G[k + 1])
+        ga, gb = np.where(m, ga, 0.0), np.where(m, gb, 0.0)
+        wrench = -np.concatenate([cross(a, ga, axis=-2) + cross(b, gb, axis=-2), ga + gb])
+        extra.append((wp.body, wrench))
+
+
+def _muscle_path(kin, mp: _MusclePlan, pts, active, need_grad: bool):
+    """Length (N,) and, if asked, the node gradient and the extra wrap-body wrenches."""
+    if mp.simple:
+        d = np.diff(pts, axis=0)
+        u, n = _unit(np.moveaxis(d, 1, 0))  # (3, n_p-1, N)
+        length = n.sum(axis=0)
+        if not need_grad:
+            return length, None, None
+        G = np.zeros_like(pts)
+        G[1:] += np.moveaxis(u, 0, 1)
+        G[:-1] -= np.moveaxis(u, 0, 1)
+        return length, (None, G), []
+    path = _Path(pts, active, len(mp.wraps))
+    if mp.wraps:
+        frames_R = [_wrap_frame(kin, wp) for wp in mp.wraps]
+        length = _apply_wraps(kin, path, mp.wraps, frames_R)
+    else:
+        length = path.length()
+    if not need_grad:
+        return length, path, None
+    G = path.node_gradient()
+    extra = []
+    if mp.wraps:
+        _exact_wrap_gradient(kin, path, mp.wraps, frames_R, G, extra)
+        # tangent points move with their wrap objects
+        for w, wp in enumerate(mp.wraps):
+            k = path.n_p + 2 * w
+            for node in (k, k + 1):
+                g = G[node]
+                x = np.nan_to_num(path.X[node])
+                extra.append((wp.body, np.concatenate([cross(x, g, axis=-2), g])))
+    return length, (path, G), extra
+
+
+# ----------------------------------------------------------------------------
+# driver
+# ----------------------------------------------------------------------------
+
+
+def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False):
+    names = _names(model, muscles)
+    kin = _st.resolve(model, kin, q, qd, needs_qd=needs_qd, columns=need_grad)
+    plans = _plan(model, names)
+    N, nv = kin.n_frames, model.nv
+    lengths = np.empty((len(plans), N))
+    grad = np.zeros((len(plans), nv, N)) if need_grad else None
+    if not plans:
+        return kin, lengths, grad
+    geo = _world_points(kin, plans, need_grad)
+    wrenches: dict[int, dict] = {}  # body -> {muscle index: wrench (6, N)}
+
+    def add(b, mi, wrench):
+        if b >= 0:
+            per = wrenches.setdefault(b, {})
+            per[mi] = per[mi] + wrench if mi in per else wrench
+
+    for mi, (mp, (pts, active, moving)) in enumerate(zip(plans, geo, strict=True)):
+        length, state, extra = _muscle_path(kin, mp, pts, active, need_grad)
+        lengths[mi] = length
+        if not need_grad:
+            continue
+        G = state[1]
+        for k, pt in enumerate(mp.points):
+            if pt.body >= 0:
+                g = G[k]
+                add(pt.body, mi, np.concatenate([cross(pts[k], g, axis=-2), g]))
+        for b, wrench in extra:
+            add(b, mi, wrench)
+        for k, derivs in moving:
+            R = _st.rotation_bl(kin, mp.points[k].body)
+            for axis, vi, der in derivs:
+                grad[mi, vi] += np.einsum("iN,iN->N", G[k], R[:, axis]) * der
+    if need_grad:
+        Sw = kin._Sw_flat  # (N, 6, nv)
+        for b, items in wrenches.items():
+            dofs = model.support_dofs[b]
+            if not dofs.size:
+                continue
+            idx = np.fromiter(items, dtype=np.int64, count=len(items))
+            W = np.stack(list(items.values()))  # (k, 6, N)
+            grad[idx[:, None], dofs[None, :]] += np.einsum("nid,kin->kdn", Sw[:, :, dofs], W)
+    return kin, lengths, grad
+
+
+def _out(kin, x: np.ndarray, tail: int = 1) -> np.ndarray:
+    """(k..., N) -> (batch..., k...)."""
+    return np.moveaxis(x, -1, 0).reshape(kin.batch_shape + x.shape[:-1])
+
+
+# ----------------------------------------------------------------------------
+# public functions
+# ----------------------------------------------------------------------------
+
+
+def muscle_lengths(model: Model, q, *, muscles=None, kin=None) -> np.ndarray:
+    """Musculotendon path lengths of the model's muscles.
+
+    Parameters
+    ----------
+    model : Model
+        With ``model.muscles`` (and ``model.wrap_objects`` they wrap over).
+    q : array_like, shape (..., nq), or None with ``kin``
+        Generalized coordinates; leading axes are frames.
+    muscles : sequence of str, optional
+        Names of the muscles, in the order wanted; None (default): all of
+        ``model.muscles``, in model order.
+    kin : Kinematics, optional
+        A state from :func:`ahbm.kinematics.forward_kinematics` to reuse.
+
+    Returns
+    -------
+    ndarray, shape (..., n_muscles)
+        Path lengths, m (OpenSim's GeometryPath length; see the module notes).
+
+    Raises
+    ------
+    DataError
+        ``q`` of the wrong shape or not finite, or an unknown muscle name.
+    ModelError
+        ``model`` is not a Model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.muscles import Muscle, PathPoint
+    >>> m = Model("slider")
+    >>> _ = m.add_body("block", "ground", {"type": "prismatic", "axis": [1, 0, 0]}, mass=1.0)
+    >>> m.muscles = [Muscle("spring", (PathPoint("o", "ground", (0, 0, 0)),
+    ...                                PathPoint("i", "block", (0.1, 0, 0))),
+    ...                      model="PathActuator", max_isometric_force=1.0,
+    ...                      optimal_fiber_length=float("nan"),
+    ...                      tendon_slack_length=float("nan"))]
+    >>> muscle_lengths(m, [[0.0], [0.2]]).tolist()
+    [[0.1], [0.30000000000000004]]
+    """
+    kin, lengths, _ = _compute(model, q, muscles, kin, need_grad=False)
+    return _out(kin, lengths)
+
+
+def moment_arms(model: Model, q, *, muscles=None, kin=None) -> np.ndarray:
+    """Moment arms ``r = -∂l/∂q`` of the muscles about every generalized velocity.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+    muscles : sequence of str, optional
+        As :func:`muscle_lengths`.
+    kin : Kinematics, optional
+        A state from :func:`ahbm.kinematics.forward_kinematics` (made with any
+        arguments; the motion columns are computed if it lacks them).
+
+    Returns
+    -------
+    ndarray, shape (..., n_muscles, nv)
+        m per unit of generalized velocity (m/rad for rotations,
+        dimensionless for translations). A muscle tension ``F`` (N) exerts
+        the generalized forces ``r[..., i, :] * F``.
+
+    Notes
+    -----
+    Analytic (see the module notes): ``∂l/∂q = Σ_b S_b^T [p × g; g]`` over
+    the path points and wrap objects with ``g`` the derivative of the length
+    with respect to each point (sum of the unit vectors of its segments),
+    ``S_b`` the world motion columns of the body's supporting joints, plus
+    ``g · R_b f'(q_c)`` for the moving points. This is the definition
+    consistent with generalized forces, not OpenSim's ``computeMomentArm``
+    (which differs on wrapping paths); it is tested against finite
+    differences of the lengths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.muscles import Muscle, PathPoint
+    >>> m = Model("elbow")
+    >>> _ = m.add_body("forearm", "ground", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0,
+    ...                inertia=np.eye(3) * 0.01)
+    >>> m.muscles = [Muscle("flexor", (PathPoint("o", "ground", (0.0, 0.3, 0.0)),
+    ...                                PathPoint("i", "forearm", (0.05, 0.0, 0.0))),
+    ...                      max_isometric_force=500.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.15)]
+    >>> float(moment_arms(m, [0.0])[0, 0].round(4))  # 0.05 * 0.3 / |(0.05, -0.3)|
+    0.0493
+    """
+    kin, _, grad = _compute(model, q, muscles, kin, need_grad=True)
+    return _out(kin, -grad)
+
+
+def lengthening_speeds(model: Model, q, qd, *, muscles=None, kin=None) -> np.ndarray:
+    """Lengthening speeds ``dl/dt = (∂l/∂q) qd`` of the muscle paths.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+    qd : array_like, shape (..., nv), or None with ``kin``
+        Generalized velocities (None without ``kin``: zeros).
+    muscles : sequence of str, optional
+        As :func:`muscle_lengths`.
+    kin : Kinematics, optional
+        A state with velocities from :func:`ahbm.kinematics.forward_kinematics`.
+
+    Returns
+    -------
+    ndarray, shape (..., n_muscles)
+        m/s, positive when the path lengthens (``= -r qd`` with the moment
+        arms of :func:`moment_arms`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.muscles import Muscle, PathPoint
+    >>> m = Model("slider")
+    >>> _ = m.add_body("block", "ground", {"type": "prismatic", "axis": [1, 0, 0]}, mass=1.0)
+    >>> m.muscles = [Muscle("spring", (PathPoint("o", "ground", (0, 0, 0)),
+    ...                                PathPoint("i", "block", (0.1, 0, 0))),
+    ...                      max_isometric_force=1.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.1)]
+    >>> lengthening_speeds(m, [0.0], [2.0]).tolist()
+    [2.0]
+    """
+    kin, _, grad = _compute(model, q, muscles, kin, need_grad=True, qd=qd, needs_qd=True)
+    qdb = _st.qd_bl(kin)  # (nv, N)
+    return _out(kin, np.einsum("mvN,vN->mN", grad, qdb))
+
+
+def path_points(model: Model, q, muscle: str, *, kin=None) -> np.ndarray:
+    """World positions of one muscle's path points (for drawing).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+    muscle : str
+        Muscle name.
+    kin : Kinematics, optional
+
+    Returns
+    -------
+    ndarray, shape (..., n_points, 3)
+        The points of ``Muscle.points`` in the world frame, m; NaN where a
+        conditional point is inactive (the wrap tangent points are not
+        included).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.muscles import Muscle, PathPoint
+    >>> m = Model("slider")
+    >>> _ = m.add_body("block", "ground", {"type": "prismatic", "axis": [1, 0, 0]}, mass=1.0)
+    >>> m.muscles = [Muscle("spring", (PathPoint("o", "ground", (0, 0, 0)),
+    ...                                PathPoint("i", "block", (0.1, 0, 0))),
+    ...                      max_isometric_force=1.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.1)]
+    >>> path_points(m, [0.5], "spring").tolist()
+    [[0.0, 0.0, 0.0], [0.6, 0.0, 0.0]]
+    """
+    if not isinstance(muscle, str):
+        raise DataError(f"Expected `muscle` to be a muscle name (str), got {muscle!r:.60}")
+    names = _names(model, [muscle])
+    kin = _st.resolve(model, kin, q)
+    ((pts, active, _),) = _world_points(kin, _plan(model, names), False)
+    if active is not None:
+        pts = np.where(active[:, None, :], pts, np.nan)
+    return _out(kin, pts)
