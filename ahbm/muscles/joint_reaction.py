@@ -122,7 +122,7 @@ def muscle_body_forces(model, q, muscle_forces, *, muscles=None) -> np.ndarray:
     -----
     For each pair of consecutive active points ``P_k`` (on body ``A``) and
     ``P_j`` (on body ``B``) of a path (:func:`ahbm.muscles.paths.path_points`,
-    wrap tangent points included), the tension ``F`` pulls ``A`` at ``P_k``
+    with the wrap tangent points where it gives them), the tension ``F`` pulls ``A`` at ``P_k``
     with ``F e`` and ``B`` at ``P_j`` with ``−F e``, ``e = (P_j − P_k)/|P_j − P_k|``.
     Segments within one body cancel. Their generalized force is
     ``Σ Jᵀ f = F r`` with the moment arms ``r = −∂l/∂q``.
@@ -153,8 +153,15 @@ def muscle_body_forces(model, q, muscle_forces, *, muscles=None) -> np.ndarray:
 def _path_points_and_bodies(model, q, muscle, path_points):
     """World points (..., P, 3) of a path and the body index of each (-1 for the ground)."""
     result = path_points(model, q, muscle.name)
-    if isinstance(result, tuple):  # (points, bodies) when the path has wrap tangent points
+    if isinstance(result, tuple):  # (points, bodies) with the wrap tangent points
         pts, names = result
+    elif muscle.wraps:
+        raise ModelError(
+            f"muscle '{muscle.name}' wraps over {[w.wrap_object for w in muscle.wraps]}: "
+            "ahbm.muscles.paths.path_points does not give the wrap tangent points that its "
+            "forces act at, so its joint reaction loads are not computed; leave it out "
+            "(`muscles=`) or remove its PathWraps"
+        )
     else:
         pts, names = result, [pp.body for pp in muscle.points]
     bodies = np.array(

@@ -653,13 +653,8 @@ def static_optimization(
         max_iterations=max_iterations,
         warm_start=warm_start,
         muscle_names=names,
-        coordinate_names=_velocity_names(model),
+        coordinate_names=list(model.velocity_names),
     )
-
-
-def _velocity_names(model) -> list:
-    names = list(model.coordinate_names)
-    return names if len(names) == model.nv else [f"v{k}" for k in range(model.nv)]
 
 
 def _select_muscles(model, muscles) -> list:
@@ -667,6 +662,9 @@ def _select_muscles(model, muscles) -> list:
         items = list(model.muscles)
     except (AttributeError, KeyError, ModelError):
         items = []
+    by_name = {m.name: m for m in items}
+    # path actuators and springs share the section; only muscles have activations
+    items = [m for m in items if str(m.model).endswith("Muscle")]
     if not items:
         raise ModelError(
             f"model '{model.name}' has no muscles (model.muscles is empty); read an OpenSim "
@@ -676,11 +674,10 @@ def _select_muscles(model, muscles) -> list:
         return items
     if isinstance(muscles, str):
         muscles = [muscles]
-    by_name = {m.name: m for m in items}
     missing = [n for n in muscles if n not in by_name]
     if missing:
         raise DataError(
             f"`muscles` names {missing}, which model '{model.name}' does not have; muscles: "
-            f"{list(by_name)}"
+            f"{[m.name for m in items]}"
         )
     return [by_name[n] for n in muscles]

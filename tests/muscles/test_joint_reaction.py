@@ -129,3 +129,47 @@ def test_bad_arguments():
         joint_reaction_loads(model, q, None, None, f_ext=np.zeros((2, 6)))
     with pytest.raises(ModelError, match="no muscles"):
         joint_reaction_loads(model, q, None, None, np.zeros(2))
+
+
+def test_muscle_forces_act_through_their_moment_arms():
+    from test_static_optimization import _arm_model, _arm_motion
+
+    from ahbm.muscles import moment_arms, muscle_body_forces
+
+    model = _arm_model()
+    q, qd, qdd = _arm_motion(20)
+    rng = np.random.default_rng(6)
+    tension = rng.uniform(0.0, 500.0, (20, len(model.muscles)))
+    fm = muscle_body_forces(model, q, tension)
+    R = moment_arms(model, q)
+    # Σ_b J_bᵀ f_b = Σ_m r_m F_m  (rnea subtracts the external loads' generalized forces)
+    tau0 = rnea(model, q, qd, qdd)
+    np.testing.assert_allclose(
+        tau0 - rnea(model, q, qd, qdd, f_ext=fm), np.einsum("nmk,nm->nk", R, tension), atol=1e-9
+    )
+    # the joints transmit what the muscles do not: Sᵀ f_i = τ − Σ_m r_m F_m
+    res = joint_reaction_loads(model, q, qd, qdd, tension, frame="ground")
+    kin = forward_kinematics(model, q)
+    np.testing.assert_allclose(
+        _joint_generalized_forces(model, kin, res),
+        tau0 - np.einsum("nmk,nm->nk", R, tension),
+        atol=1e-9,
+    )
+    # a muscle between two bodies exerts no net force on the pair
+    one = np.zeros_like(tension)
+    one[:, 3] = 100.0  # brachialis: upper arm -> forearm
+    f = muscle_body_forces(model, q, one)
+    np.testing.assert_allclose(f.sum(axis=1), 0.0, atol=1e-10)
+    assert np.all(np.linalg.norm(f[:, 0, 3:], axis=-1) > 99.0)
+
+
+def test_muscle_body_forces_checks():
+    from test_static_optimization import _arm_model
+
+    from ahbm.muscles import muscle_body_forces
+
+    model = _arm_model()
+    with pytest.raises(DataError, match="muscle_forces"):
+        muscle_body_forces(model, np.zeros(2), np.zeros(3))
+    sub = muscle_body_forces(model, np.zeros(2), [10.0], muscles=["biceps"])
+    assert sub.shape == (2, 6)

@@ -211,3 +211,137 @@ def test_bad_arrays():
         load_sharing([1.0], [[0.05], [0.02]], [100.0, -1.0])
     with pytest.raises(DataError, match="tau"):
         load_sharing([np.nan], [[0.05]], [100.0])
+
+
+# --- static_optimization on a model with muscles -----------------------------------------
+
+
+def _arm_model(muscle_type="Thelen2003Muscle"):
+    """A planar two-joint arm (shoulder, elbow about z, gravity -y) with straight muscles."""
+    from ahbm.kinematics import Model
+    from ahbm.muscles import Muscle, PathPoint
+
+    m = Model("arm", gravity=(0.0, -9.81, 0.0))
+    z = {"type": "revolute", "axis": [0, 0, 1]}
+    m.add_body("upper", "ground", {**z, "coordinates": ["shoulder"]}, mass=2.0,
+               com=[0.15, 0, 0], inertia=np.diag([0.002, 0.02, 0.02]))  # fmt: skip
+    m.add_body("fore", "upper", {**z, "coordinates": ["elbow"]}, position=[0.3, 0, 0],
+               mass=1.2, com=[0.12, 0, 0], inertia=np.diag([0.001, 0.01, 0.01]))  # fmt: skip
+
+    def muscle(name, a, b, f0, lopt, lts):
+        return Muscle(name, (PathPoint(f"{name}_o", *a), PathPoint(f"{name}_i", *b)),
+                      model=muscle_type, max_isometric_force=f0, optimal_fiber_length=lopt,
+                      tendon_slack_length=lts, pennation_angle=0.1)  # fmt: skip
+
+    m.muscles = [
+        muscle("flexor", ("ground", (0.02, 0.06, 0)), ("upper", (0.1, 0.02, 0)), 900, 0.1, 0.05),
+        muscle(
+            "extensor", ("ground", (0.02, -0.06, 0)), ("upper", (0.1, -0.02, 0)), 900, 0.1, 0.05
+        ),  # fmt: skip
+        muscle(
+            "biceps", ("ground", (-0.02, 0.04, 0)), ("fore", (0.04, 0.02, 0)), 600, 0.15, 0.2
+        ),  # fmt: skip
+        muscle(
+            "brachialis", ("upper", (0.15, 0.02, 0)), ("fore", (0.03, 0.015, 0)), 800, 0.1, 0.08
+        ),  # fmt: skip
+        muscle(
+            "triceps", ("upper", (0.1, -0.02, 0)), ("fore", (-0.02, -0.01, 0)), 1000, 0.1, 0.12
+        ),  # fmt: skip
+    ]
+    return m
+
+
+def _arm_motion(n=60):
+    t = np.linspace(0.0, 1.0, n)[:, None]
+    q = np.hstack([0.3 + 0.4 * np.sin(2 * np.pi * t), 1.0 + 0.5 * np.sin(2 * np.pi * t + 1)])
+    w = 2 * np.pi
+    qd = np.hstack([0.4 * w * np.cos(w * t), 0.5 * w * np.cos(w * t + 1)])
+    qdd = np.hstack([-0.4 * w**2 * np.sin(w * t), -0.5 * w**2 * np.sin(w * t + 1)])
+    return q, qd, qdd
+
+
+@pytest.mark.parametrize("kind", ["Thelen2003Muscle", "DeGrooteFregly2016Muscle"])
+def test_static_optimization_reproduces_inverse_dynamics(kind):
+    from ahbm.dynamics import rnea
+    from ahbm.muscles import force_coefficients, moment_arms, static_optimization
+    from ahbm.muscles.hill import MuscleParameters
+    from ahbm.muscles.paths import lengthening_speeds, muscle_lengths
+
+    model = _arm_model(kind)
+    q, qd, qdd = _arm_motion()
+    res = static_optimization(model, q, qd, qdd, reserves=1.0)
+    tau = rnea(model, q, qd, qdd)
+    R = moment_arms(model, q)
+    # identity: Σ muscle moments + reserves = inverse-dynamics forces (solver tolerance)
+    moments = np.einsum("nmk,nm->nk", R, res.muscle_forces) + res.reserve_loads
+    np.testing.assert_allclose(moments, tau, atol=1e-8 * np.abs(tau).max())
+    np.testing.assert_allclose(res.tau, tau)
+    assert not res.failed.any() and res.muscle_names == tuple(m.name for m in model.muscles)
+    assert res.coordinate_names == ("shoulder", "elbow")
+    # the strengths are the rigid-tendon active forces at a = 1 (OpenSim's SO)
+    curves = "thelen2003" if kind.startswith("Thelen") else "degroote2016"
+    active, _ = force_coefficients(
+        MuscleParameters.from_muscles(model.muscles),
+        muscle_lengths(model, q),
+        lengthening_speeds(model, q, qd),
+        curves=curves,
+    )
+    np.testing.assert_allclose(res.muscle_forces, res.activations * active, rtol=1e-12)
+    ref = load_sharing(tau, R, active, reserves=np.ones(2))
+    np.testing.assert_allclose(res.activations, ref.activations, atol=1e-12)
+    # muscles do the work: the reserves carry a small part
+    assert np.abs(res.reserve_loads).max() < 0.05 * np.abs(tau).max()
+
+
+def test_one_muscle_per_coordinate_closed_form():
+    # one muscle per degree of freedom, no reserves: a = τ / (r F^a) exactly
+    from ahbm.dynamics import rnea
+    from ahbm.muscles import moment_arms, static_optimization
+
+    model = _arm_model()
+    model.muscles = [model.muscles[0], model.muscles[3]]  # flexor (shoulder), brachialis (elbow)
+    q, qd, qdd = _arm_motion(40)
+    qdd = qdd * 0.0
+    qd = qd * 0.0
+    q[:, 0] = -0.8  # arm down: gravity pulls it back, the flexor holds it
+    q[:, 1] = 0.0
+    tau = rnea(model, q, qd, qdd)
+    r = moment_arms(model, q)
+    res = static_optimization(model, q, qd, qdd, force_length_velocity=False)
+    F0 = np.array([m.max_isometric_force for m in model.muscles])
+    expected = np.stack([tau[:, 0] / (r[:, 0, 0] * F0[0]), tau[:, 1] / (r[:, 1, 1] * F0[1])], 1)
+    assert np.allclose(r[:, 0, 1], 0.0)  # the shoulder muscle does not cross the elbow
+    assert np.all((expected >= 0) & (expected <= 1))
+    np.testing.assert_allclose(res.activations, expected, rtol=1e-9)
+
+
+def test_static_optimization_options_and_errors():
+    from ahbm.errors import ModelError
+    from ahbm.muscles import static_optimization
+
+    model = _arm_model()
+    q, qd, qdd = _arm_motion(10)
+    sub = static_optimization(model, q, qd, qdd, reserves={"shoulder": 1.0, "elbow": 1.0},
+                              muscles=["biceps", "triceps", "flexor", "extensor"])  # fmt: skip
+    assert sub.activations.shape == (10, 4) and sub.muscle_names[0] == "biceps"
+    withp = static_optimization(model, q, qd, qdd, reserves=1.0, passive_forces=True)
+    assert np.all(withp.muscle_forces >= withp.activations * 0)  # tensions, never pushing
+    with pytest.raises(DataError, match="not both"):
+        static_optimization(model, q, qd, qdd, tau=np.zeros(2), f_ext=np.zeros((2, 6)))
+    with pytest.raises(DataError, match="nope"):
+        static_optimization(model, q, qd, qdd, muscles=["nope"])
+    with pytest.raises(DataError, match="reserves"):
+        static_optimization(model, q, qd, qdd, reserves={"wrist": 1.0})
+    with pytest.raises(DataError, match="curves"):
+        static_optimization(model, q, qd, qdd, curves="hill1938")
+    bare = _arm_model()
+    bare.muscles = []
+    with pytest.raises(ModelError, match="no muscles"):
+        static_optimization(bare, q, qd, qdd)
+    millard = _arm_model("Millard2012EquilibriumMuscle")
+    with pytest.raises(ModelError, match="curves="):
+        static_optimization(millard, q, qd, qdd)
+    assert (
+        static_optimization(millard, q, qd, qdd, curves="thelen2003", reserves=1.0).failed.sum()
+        == 0
+    )
