@@ -8,6 +8,13 @@ and constraints. CasADi is the ``optimize`` extra (``pip install
 extra.
 """
 
+from ahbm.optimize.bspline import (
+    BSplineTranscription,
+    bspline_basis,
+    bspline_curve,
+    bspline_fit,
+    clamped_knots,
+)
 from ahbm.optimize.collocation import HermiteSimpson, Trapezoidal
 from ahbm.optimize.problem import (
     AverageSpeed,
@@ -33,6 +40,7 @@ from ahbm.optimize.problem import (
     ZMPInSupport,
 )
 from ahbm.optimize.result import OptimalControlResult, PhaseResult
+from ahbm.optimize.shooting import MultipleShooting
 from ahbm.optimize.solve import constraint_violations, solve
 from ahbm.optimize.symbolic import CasadiOps, SymbolicDynamics, require_casadi, symbolic_dynamics
 from ahbm.optimize.transcription import (
@@ -83,6 +91,13 @@ __all__: list[str] = [
     "transcriptions",
     "Trapezoidal",
     "HermiteSimpson",
+    # multiple shooting and B-splines (shooting.py, bspline.py)
+    "MultipleShooting",
+    "BSplineTranscription",
+    "clamped_knots",
+    "bspline_basis",
+    "bspline_curve",
+    "bspline_fit",
     # solving and results (solve.py, result.py)
     "solve",
     "constraint_violations",
