@@ -44,6 +44,13 @@ from ahbm.muscles.static_optimization import (
     static_optimization,
 )
 
+# muscle-driven simulation (simulate.py)
+from ahbm.muscles.simulate import (
+    MuscleSimulationResult,
+    muscle_tendon_forces,
+    simulate_muscles,
+)
+
 # wrapping (wrapping.py, wrap_ellipsoid.py)
 from ahbm.muscles.wrapping import (
     WRAP_KINDS,
@@ -75,6 +82,10 @@ __all__: list[str] = [
     "muscle_equilibrium",
     "passive_force_length",
     "tendon_force_length",
+    # muscle-driven simulation
+    "MuscleSimulationResult",
+    "muscle_tendon_forces",
+    "simulate_muscles",
     # static optimization and joint reaction loads
     "JointReactionResult",
     "StaticOptimizationResult",
