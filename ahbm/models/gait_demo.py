@@ -24,7 +24,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_int, as_nonnegative_float, as_positive_float
+from ahbm._validation import as_finite_float, as_int, as_nonnegative_float, as_positive_float
 from ahbm.dynamics.inverse import rnea
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io.c3d import read_c3d, write_c3d
@@ -42,7 +42,13 @@ from ahbm.models.gait.angles import pig_foot_progression_angles
 from ahbm.models.gait_command import write_gait_report
 from ahbm.types import ResultRepr
 
-__all__ = ["GaitTruth", "synthetic_walking_trial", "recovery_errors", "run_gait_demo"]
+__all__ = [
+    "GaitTruth",
+    "synthetic_walking_trial",
+    "synthetic_static_trial",
+    "recovery_errors",
+    "run_gait_demo",
+]
 
 _STANCE = 0.62  # stance fraction of the stride (toe off at 62 %)
 _DS = 0.12  # double-support fraction after each strike
@@ -204,6 +210,8 @@ def synthetic_walking_trial(
     noise: float = 0.0005,
     gap: tuple | None = ("LTHI", 6),
     rng=None,
+    anatomy: dict | None = None,
+    heel_markers: bool = True,
 ):
     """A walking trial of the lower-extremity model with two force plates, and its truth.
 
@@ -227,6 +235,16 @@ def synthetic_walking_trial(
         Marker and number of frames removed in the middle of the trial.
     rng : numpy.random.Generator, optional
         Noise source (seeded by default).
+    anatomy : dict, optional
+        Subject geometry beyond the defaults, keywords of
+        :func:`~ahbm.models.gait.lower_extremity_model`: ``tibial_torsion``,
+        ``thigh_wand_rotation``, ``shank_wand_rotation`` (rad),
+        ``foot_marker_lateral`` (m). They are not written to the trial's
+        PROCESSING group: a static trial (:func:`synthetic_static_trial`)
+        shows them.
+    heel_markers : bool
+        Keep the heel markers in the walking trial (False: the foot is the
+        uncorrected ankle-toe foot, corrected by a static trial's offsets).
 
     Returns
     -------
@@ -274,8 +292,7 @@ def synthetic_walking_trial(
         raise DataError(f"Expected `gap` to be (marker label, n_frames) or None, got {gap!r}")
     if gap is not None:
         gap = (gap[0], as_int(gap[1], "gap[1]", minimum=0))
-    legs = 2 * (0.1416 + 0.0433 + 0.0137)
-    model, params = lower_extremity_model(mass=mass, height=height, pelvis_mass_fraction=1.0 - legs)
+    model, params = _demo_model(mass, height, anatomy)
     n = int(round(duration * rate))
     t = np.arange(n) / rate
     wts = _weights(t, stride)
@@ -288,6 +305,9 @@ def synthetic_walking_trial(
         plates_def, cops, forces, t, rate * analog_factor, analog_factor
     )
     params_tree = {"FORCE_PLATFORM": fp_tree, "PROCESSING": _processing_group(params, mass, height)}
+    if not heel_markers:
+        keep = [i for i, lab in enumerate(labels) if not lab.endswith("HEE")]
+        pts, labels = pts[:, keep], [labels[i] for i in keep]
     noisy = pts + rng.normal(scale=noise, size=pts.shape) if noise > 0 else pts.copy()
     if gap is not None and gap[0] in labels:
         j = labels.index(gap[0])
@@ -310,6 +330,97 @@ def synthetic_walking_trial(
     trial.force_plates = force_plates_from_c3d(trial)
     truth = GaitTruth(t, angles, moments, on_plate, loaded, params)
     return trial, truth
+
+
+_ANATOMY = ("tibial_torsion", "thigh_wand_rotation", "shank_wand_rotation", "foot_marker_lateral")
+
+
+def _demo_model(mass, height, anatomy, *, static_markers=False):
+    """The demo's lower-extremity model (the pelvis carries the upper body's mass)."""
+    anatomy = dict(anatomy or {})
+    unknown = sorted(set(anatomy) - set(_ANATOMY))
+    if unknown:
+        raise DataError(
+            f"`anatomy` has unknown key(s) {', '.join(unknown)}; use {', '.join(_ANATOMY)}"
+        )
+    legs = 2 * (0.1416 + 0.0433 + 0.0137)
+    return lower_extremity_model(
+        mass=mass,
+        height=height,
+        pelvis_mass_fraction=1.0 - legs,
+        static_markers=static_markers,
+        **{k: as_finite_float(v, f"anatomy[{k!r}]") for k, v in anatomy.items()},
+    )
+
+
+def synthetic_static_trial(
+    *,
+    duration: float = 1.0,
+    rate: float = 100.0,
+    mass: float = 70.0,
+    height: float = 1.75,
+    anatomy: dict | None = None,
+    noise: float = 0.0,
+    rng=None,
+):
+    """A static standing trial of the demo subject with static-only markers.
+
+    Parameters
+    ----------
+    duration, rate : float
+        s and Hz.
+    mass, height : float
+        kg and m (as :func:`synthetic_walking_trial`).
+    anatomy : dict, optional
+        As :func:`synthetic_walking_trial` (the same subject).
+    noise : float
+        Standard deviation of the marker noise, m.
+    rng : numpy.random.Generator, optional
+
+    Returns
+    -------
+    Trial
+        Markers (m) of the subject standing with every joint angle 0, the
+        knee alignment devices (``?KAX``, ``?KD1``, ``?KD2``), the medial
+        malleoli (``?ANM``) and the heels; no force plates. Its PROCESSING
+        group holds the leg lengths and widths, not the torsion or the wand
+        rotations.
+
+    Examples
+    --------
+    >>> st = synthetic_static_trial(anatomy={"tibial_torsion": 0.3})
+    >>> "LKD1" in st.point_labels and "RANM" in st.point_labels
+    True
+    """
+    duration = as_positive_float(duration, "duration", unit="s")
+    rate = as_positive_float(rate, "rate", unit="Hz")
+    noise = as_nonnegative_float(noise, "noise", unit="m")
+    rng = np.random.default_rng(11) if rng is None else rng
+    model, params = _demo_model(mass, height, anatomy, static_markers=True)
+    n = max(int(round(duration * rate)), 2)
+    q = np.zeros((n, model.nq))
+    q[:, 3:7] = matrix_to_quat(lab_reference_frame())
+    T = forward_kinematics(model, q).transforms
+    labels, pts = [], []
+    for b, body in enumerate(model.bodies):
+        for name, local in body.markers.items():
+            labels.append(name)
+            pts.append(np.einsum("nij,j->ni", T[:, b, :3, :3], local) + T[:, b, :3, 3])
+    pts = np.stack(pts, axis=1)
+    sole = [labels.index(k) for k in ("RHEE", "RTOE", "LHEE", "LTOE")]
+    pts[..., 2] += params.marker_radius - np.min(pts[:, sole, 2])
+    if noise > 0:
+        pts = pts + rng.normal(scale=noise, size=pts.shape)
+    trial = Trial(
+        points=pts,
+        point_labels=labels,
+        point_rate=float(rate),
+        point_units="m",
+        parameters={"PROCESSING": _processing_group(params, mass, height)},
+        subject={"name": "synthetic", "mass": float(mass), "height": float(height)},
+        source="synthetic static trial",
+    )
+    return trial
 
 
 def _walking_motion(model, params, t, stride, wts):

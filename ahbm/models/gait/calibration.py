@@ -170,9 +170,9 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
        KJC→ANK line, from TIB to the true ankle centre (wrapped into ±90°).
     5. Foot offsets as :func:`~ahbm.models.gait.foot_offsets`, with the
        calibrated knee and ankle centres; reported as the static
-       plantarflexion (about the foot's z axis, toes down positive) and
-       rotation (about its y axis) of the ankle-toe line from the heel-toe
-       line.
+       plantarflexion (about the foot's z axis: the ankle-toe line toes down
+       of the heel-toe line positive) and rotation (about its y axis: the
+       ankle-toe line turned medially, toe-in, positive).
 
     Examples
     --------
@@ -244,8 +244,8 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
         pf = rot = 0.0
         if R is not None:  # heel-toe x axis seen from the ankle-toe foot frame
             x = R[:, 0]
-            pf = float(-np.arctan2(x[1], x[0]))  # ankle-toe line toes down of heel-toe: +
-            rot = float(s * np.arctan2(-x[2], np.hypot(x[0], x[1])))
+            pf = float(np.arctan2(x[1], x[0]))  # ankle-toe line toes down of heel-toe: +
+            rot = float(s * np.arctan2(x[2], np.hypot(x[0], x[1])))  # ankle-toe toe-in: +
         offsets[side] = {
             "thigh_rotation": thr[side],
             "shank_rotation": shr[side],

@@ -8,7 +8,9 @@ from ahbm._validation import as_nonnegative_float, as_positive_float
 from ahbm.bsp.tables import segment_parameters
 from ahbm.errors import DataError
 from ahbm.kinematics.jcs import hip_joint_centre_davis
+from ahbm.kinematics.rotations import rot_y
 from ahbm.kinematics.tree import Model
+from ahbm.models.gait.frames import turn_about_line
 from ahbm.models.gait.markersets import G
 from ahbm.models.gait.subject import SubjectParameters
 
@@ -22,6 +24,11 @@ def lower_extremity_model(
     sex: str = "male",
     marker_radius: float = 0.007,
     pelvis_mass_fraction: float = 0.1117,
+    tibial_torsion: float = 0.0,
+    thigh_wand_rotation: float = 0.0,
+    shank_wand_rotation: float = 0.0,
+    foot_marker_lateral: float = 0.0,
+    static_markers: bool = False,
 ):
     """The seven-segment model as a multibody tree with Plug-in Gait markers.
 
@@ -35,6 +42,26 @@ def lower_extremity_model(
         m.
     pelvis_mass_fraction : float
         Pelvis mass / body mass (de Leva's lower trunk).
+    tibial_torsion : float
+        rad: the ankle joint's axes are the shank's turned about its y axis
+        by ``-s·tibial_torsion`` (``s = +1`` right, ``-1`` left), so the knee
+        axis is the ankle axis turned by ``+s·tibial_torsion``
+        (:class:`~ahbm.models.gait.SubjectParameters`); ANK, TIB and the
+        medial malleolus sit on the ankle axis's plane.
+    thigh_wand_rotation, shank_wand_rotation : float
+        rad: THI turned by ``+s·thigh_wand_rotation`` about the HJC-KNE line
+        out of the plane of HJC, KNE and KJC; TIB turned by
+        ``-s·(tibial_torsion + shank_wand_rotation)`` about the KJC-ANK line
+        out of the plane of KJC, ANK and AJC (Plug-in Gait's ThighRotation and
+        ShankRotation; 0 places the wands where the pipeline expects them).
+    foot_marker_lateral : float
+        m: HEE and TOE moved laterally by this much (the heel-toe line stays
+        parallel to the foot's x axis, the ankle-toe line turns out of it).
+    static_markers : bool
+        Also place the static-trial markers: a knee alignment device per
+        side (``?KAX``, ``?KD1``, ``?KD2``, 50 mm from the lateral knee
+        marker's position in the plane normal to the knee axis) and the
+        medial malleoli ``?ANM``.
 
     Returns
     -------
@@ -111,6 +138,16 @@ def lower_extremity_model(
         th = par["thigh_" + side]
         sh = par["shank_" + side]
         ft = par["foot_" + side]
+        kne = np.array([0.0, -thigh_len, s * dk])
+        thi = turn_about_line(
+            [[0.0, -0.5 * thigh_len, s * (dk + 0.06)]], np.zeros((1, 3)), [kne],
+            s * thigh_wand_rotation,
+        )[0]  # fmt: skip
+        thigh_markers = {p + "THI": thi, p + "KNE": kne}
+        if static_markers:  # knee alignment device around the lateral knee marker's position
+            for name, a in (("KAX", 90.0), ("KD1", 210.0), ("KD2", 330.0)):
+                r = np.radians(a)
+                thigh_markers[p + name] = kne + 0.05 * np.array([np.cos(r), np.sin(r), 0.0])
         model.add_body(
             f"thigh_{side}",
             "pelvis",
@@ -119,11 +156,18 @@ def lower_extremity_model(
             mass=th.mass,
             com=P @ th.com,
             inertia=P @ th.inertia @ P.T,
-            markers={
-                p + "THI": [0.0, -0.5 * thigh_len, s * (dk + 0.06)],
-                p + "KNE": [0.0, -thigh_len, s * dk],
-            },
+            markers=thigh_markers,
         )
+        Rt = rot_y(-s * tibial_torsion)  # shank_R_ankle-joint (the torsioned tibia)
+        ajc = np.array([0.0, -shank_len, 0.0])
+        ank = ajc + Rt @ [0.0, 0.0, s * da]
+        tib = np.array([0.0, -0.5 * shank_len, 0.0]) + Rt @ [0.0, 0.0, s * (da + 0.05)]
+        tib = turn_about_line(
+            [tib], np.zeros((1, 3)), [ank], -s * (tibial_torsion + shank_wand_rotation)
+        )[0]
+        shank_markers = {p + "TIB": tib, p + "ANK": ank}
+        if static_markers:
+            shank_markers[p + "ANM"] = ajc + Rt @ [0.0, 0.0, -s * da]
         model.add_body(
             f"shank_{side}",
             f"thigh_{side}",
@@ -132,20 +176,22 @@ def lower_extremity_model(
             mass=sh.mass,
             com=P @ sh.com,
             inertia=P @ sh.inertia @ P.T,
-            markers={
-                p + "TIB": [0.0, -0.5 * shank_len, s * (da + 0.05)],
-                p + "ANK": [0.0, -shank_len, s * da],
-            },
+            markers=shank_markers,
         )
+        lat = np.array([0.0, 0.0, s * foot_marker_lateral])
         model.add_body(
             f"foot_{side}",
             f"shank_{side}",
             {"type": "euler", "sequence": "ZXY"},
-            position=[0, -shank_len, 0],
+            position=ajc,
+            rotation=Rt,
             mass=ft.mass,
-            com=toe / 2,
+            com=(toe + lat) / 2,
             inertia=P @ ft.inertia @ P.T,
-            markers={p + "HEE": [-0.05 * s_h, -ajc_h + marker_radius, 0.0], p + "TOE": toe},
+            markers={
+                p + "HEE": np.array([-0.05 * s_h, -ajc_h + marker_radius, 0.0]) + lat,
+                p + "TOE": toe + lat,
+            },
         )
     params = SubjectParameters(
         mass=float(mass),
@@ -155,5 +201,8 @@ def lower_extremity_model(
         ankle_width={"Left": ankle_w, "Right": ankle_w},
         inter_asis_distance=inter_asis,
         marker_radius=marker_radius,
+        tibial_torsion={"Left": float(tibial_torsion), "Right": float(tibial_torsion)},
+        thigh_rotation={"Left": float(thigh_wand_rotation), "Right": float(thigh_wand_rotation)},
+        shank_rotation={"Left": float(shank_wand_rotation), "Right": float(shank_wand_rotation)},
     )
     return model, params
