@@ -70,7 +70,8 @@ def _add_convert(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="number of worker processes (default: one per CPU; 1 runs in this process)",
+        help="number of files converted at once, each in a worker process (default: one per "
+        "CPU; 1 converts one file at a time in this process)",
     )
     parser.add_argument(
         "--overwrite", action="store_true", help="replace the trial in existing outputs"
@@ -88,21 +89,24 @@ def _add_convert(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_convert(args: argparse.Namespace) -> int:
-    import concurrent.futures as cf
+    """Exit status 0 if every input named files and all converted, 1 if a file failed or
+    an input named no file, 2 if no input named any file."""
+    import os
 
     from ahbm.batch import convert, process_pool
 
-    executor = None
-    if args.jobs is not None:
-        if args.jobs < 1:
-            raise DataError(f"--jobs must be at least 1, got {args.jobs}")
-        executor = (
-            cf.ThreadPoolExecutor(max_workers=1) if args.jobs == 1 else process_pool(args.jobs)
-        )
+    jobs, executor = args.jobs, None
+    if jobs is not None and jobs < 1:
+        raise DataError(f"--jobs must be at least 1, got {jobs}")
+    if jobs != 1 and not args.isolate:
+        # this command's main module is import-safe, so a process pool is: one CPU each
+        executor = process_pool(jobs or os.cpu_count() or 1)
+        jobs = None
     try:
         report = convert(
             args.inputs,
             args.output,
+            jobs=jobs,
             executor=executor,
             on_error="raise" if args.stop_on_error else "continue",
             progress=not args.no_progress,
@@ -113,7 +117,14 @@ def _run_convert(args: argparse.Namespace) -> int:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
     print(report)
-    return 0 if report.ok else 1
+    if report.nothing_matched:
+        print(
+            "ahbm convert: no input file matched "
+            + ", ".join(repr(str(p)) for p in report.unmatched),
+            file=sys.stderr,
+        )
+        return 2
+    return 0 if report.ok and not report.unmatched else 1
 
 
 def _add_info(parser: argparse.ArgumentParser) -> None:
