@@ -252,3 +252,123 @@ def test_optimal_length_identity_in_opensim_and_ahbm(kind):
         else:
             passive_along = ref["passive_fiber_force"] * np.cos(ref["pennation_angle"])
             assert ref["tendon_force"] - passive_along == pytest.approx(expected, rel=1e-9)
+
+
+_FORWARD_SCRIPT = """
+m = osim.Model()
+m.setGravity(osim.Vec3(-9.81, 0, 0))
+body = osim.Body("b", INPUTS["mass"], osim.Vec3(0), osim.Inertia(0.1))
+m.addBody(body)
+m.addJoint(osim.SliderJoint("s", m.getGround(), osim.Vec3(0), osim.Vec3(0),
+                            body, osim.Vec3(0), osim.Vec3(0)))
+F0, lopt, lts, pen, vmax = INPUTS["params"]
+if INPUTS["kind"] == "thelen2003":
+    mus = osim.Thelen2003Muscle("m", F0, lopt, lts, pen)
+else:
+    mus = osim.DeGrooteFregly2016Muscle()
+    mus.setName("m")
+    mus.setMaxIsometricForce(F0)
+    mus.setOptimalFiberLength(lopt)
+    mus.setTendonSlackLength(lts)
+    mus.setPennationAngleAtOptimalFiberLength(pen)
+    mus.set_ignore_tendon_compliance(INPUTS["rigid"])
+mus.setMaxContractionVelocity(vmax)
+mus.addNewPathPoint("o", m.getGround(), osim.Vec3(INPUTS["origin"], 0, 0))
+mus.addNewPathPoint("i", body, osim.Vec3(0, 0, 0))
+m.addForce(mus)
+brain = osim.PrescribedController()
+brain.addActuator(mus)
+f = osim.PiecewiseLinearFunction()
+for t, u in zip(INPUTS["time"], INPUTS["u"]):
+    f.addPoint(t, u)
+brain.prescribeControlForActuator("m", f)
+m.addController(brain)
+s = m.initSystem()
+c = m.getCoordinateSet().get(0)
+c.setValue(s, INPUTS["q0"])
+c.setSpeedValue(s, 0.0)
+mus.setActivation(s, INPUTS["u"][0])
+m.equilibrateMuscles(s)
+manager = osim.Manager(m)
+manager.setIntegratorAccuracy(1e-10)
+s.setTime(0.0)
+manager.initialize(s)
+rows = []
+for t in INPUTS["t_eval"]:
+    if t > 0:
+        s = manager.integrate(t)
+    m.realizeDynamics(s)
+    rows.append([s.getTime(), c.getValue(s), c.getSpeedValue(s), mus.getActivation(s),
+                 mus.getTendonForce(s), mus.getFiberLength(s)])
+OUT["rows"] = rows
+"""
+
+
+@pytest.mark.parametrize(
+    "kind, rigid", [("thelen2003", False), ("degroote2016", False), ("degroote2016", True)]
+)
+def test_forward_simulation_matches_opensim(kind, rigid):
+    """A 20 kg mass hanging on one muscle along a slider, excitation 0.2 -> 0.8 ramp:
+    OpenSim's Manager (accuracy 1e-10) against simulate_muscles (rtol 1e-10)."""
+    from ahbm.kinematics.tree import Model
+    from ahbm.muscles import Muscle, PathPoint, simulate_muscles
+
+    params = [1000.0, 0.1, 0.2, 0.2, 10.0]
+    origin = 0.2 + 0.1 * np.cos(0.2)  # the fiber starts at optimal length
+    tt, uu = [0.0, 0.1, 0.15, 1.0], [0.2, 0.2, 0.8, 0.8]
+    t_eval = np.linspace(0.0, 0.4, 9)
+    ref = np.array(
+        opensim_run(
+            _FORWARD_SCRIPT,
+            kind=kind,
+            rigid=rigid,
+            mass=20.0,
+            params=params,
+            origin=origin,
+            time=tt,
+            u=uu,
+            q0=0.0,
+            t_eval=t_eval,
+        )["rows"]
+    )
+    m = Model("hanging mass", gravity=(-9.81, 0.0, 0.0))
+    m.add_body("b", "ground", {"type": "prismatic", "axis": [1, 0, 0]}, mass=20.0)
+    m.muscles = [
+        Muscle(
+            "m",
+            (PathPoint("o", "ground", (origin, 0, 0)), PathPoint("i", "b", (0, 0, 0))),
+            model="Thelen2003Muscle" if kind == "thelen2003" else "DeGrooteFregly2016Muscle",
+            max_isometric_force=params[0],
+            optimal_fiber_length=params[1],
+            tendon_slack_length=params[2],
+            pennation_angle=params[3],
+            max_contraction_velocity=params[4],
+            deactivation_time_constant=0.05 if kind == "thelen2003" else 0.06,
+        )
+    ]
+    r = simulate_muscles(
+        m,
+        (0.0, 0.4),
+        [0.0],
+        excitations=np.array(uu)[:, None],
+        excitation_time=tt,
+        curves=kind,
+        rigid_tendon=rigid,
+        rtol=1e-10,
+        atol=1e-12,
+        t_eval=t_eval,
+    )
+    np.testing.assert_allclose(ref[:, 0], r.t, atol=1e-12)
+    q_err = np.max(np.abs(r.q[:, 0] - ref[:, 1]))
+    qd_err = np.max(np.abs(r.qd[:, 0] - ref[:, 2]))
+    a_err = np.max(np.abs(r.activation[:, 0] - ref[:, 3]))
+    f_err = np.max(np.abs(r.tendon_force[:, 0] - ref[:, 4])) / params[0]
+    lm_err = np.max(np.abs(r.fiber_length[:, 0] - ref[:, 5]))
+    print(
+        kind,
+        rigid,
+        f"q {q_err:.1e} m, qd {qd_err:.1e} m/s, a {a_err:.1e}, "
+        f"F/F0 {f_err:.1e}, lM {lm_err:.1e} m; q range {np.ptp(ref[:, 1]):.3f} m",
+    )
+    assert np.ptp(ref[:, 1]) > 0.005  # the mass moves
+    assert q_err < 1e-8 and qd_err < 1e-7 and a_err < 1e-8 and f_err < 1e-7 and lm_err < 1e-8
