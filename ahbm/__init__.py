@@ -52,6 +52,44 @@ if "opensim" not in ahbm.kinematics.model_file.model_sections():
 
 __version__ = "0.1.0"
 
+#: Subpackages and public modules reachable as ``ahbm.<name>`` after ``import ahbm``;
+#: those not imported yet load on first access (module ``__getattr__``, PEP 562).
+_SUBMODULES = (
+    "analysis",
+    "batch",
+    "bsp",
+    "cli",
+    "demo",
+    "dynamics",
+    "errors",
+    "graphics",
+    "io",
+    "kinematics",
+    "models",
+    "muscles",
+    "optimize",
+    "testing",
+    "tools",
+    "types",
+)
+
+
+def __getattr__(name: str):
+    """Import ``ahbm.<name>`` on first access (``ahbm.io.read_c3d`` after ``import ahbm``)."""
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"ahbm.{name}")
+    raise AttributeError(
+        f"module 'ahbm' has no attribute {name!r}; its subpackages are {', '.join(_SUBMODULES)}"
+    )
+
+
+def __dir__() -> list[str]:
+    """Names for tab completion: the top-level functions and every subpackage."""
+    return sorted(set(globals()) | set(_SUBMODULES))
+
+
 __all__ = [
     "AhbmError",
     "AhbmWarning",
