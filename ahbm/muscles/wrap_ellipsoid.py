@@ -55,23 +55,32 @@ def _sign(x):
 # ------------------------------------------------------------- closest points (Eberly)
 
 
-def _newton_t(f_and_fp, t0):
-    """64 Newton steps on t with OpenSim's stop rule |f| < 1e-9 (per element)."""
+def _newton_t(f_and_fp, t0, tol):
+    """64 Newton steps on t, stopping per element at |f| < tol (OpenSim: 1e-9).
+
+    ``tol=0`` iterates to round-off instead (a step below 1e-15 relative).
+    """
     t = t0.copy()
     t_used = t0.copy()
     done = np.zeros(t.shape, bool)
     for _ in range(64):
         f, fp = f_and_fp(t)
         t_used = np.where(done, t_used, t)
-        done = done | (np.abs(f) < 1e-9)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = f / fp
+        if tol > 0:
+            done = done | (np.abs(f) < tol)
+        else:
+            done = done | ~(np.abs(step) > 1e-15 * (1.0 + np.abs(t)))
         if done.all():
             break
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(done, t, t - f / fp)
+        t = np.where(done, t, t - step)
+    if tol == 0:
+        t_used = np.where(done, t_used, t)
     return t_used
 
 
-def _closest_on_ellipse(a, b, u, v):
+def _closest_on_ellipse(a, b, u, v, tol=1e-9):
     """Closest point (x, y) of the ellipse (x/a)^2 + (y/b)^2 = 1 to (u, v); arrays."""
     a = np.broadcast_to(a, u.shape)
     b = np.broadcast_to(b, u.shape)
@@ -88,7 +97,7 @@ def _closest_on_ellipse(a, b, u, v):
         fp = 2.0 * (P * Q * (P + Q) - a2u2 * Q - b2v2 * P)
         return f, fp
 
-    t = _newton_t(fun, t0)
+    t = _newton_t(fun, t0, tol)
     with np.errstate(divide="ignore", invalid="ignore"):
         x = a2 * u / (t + a2)
         y = b2 * v / (t + b2)
@@ -108,7 +117,7 @@ def _closest_on_ellipse(a, b, u, v):
     return x, y
 
 
-def _closest_on_ellipsoid(a, pt, dims, special=None):
+def _closest_on_ellipsoid(a, pt, dims, special=None, tol=1e-9):
     """Closest point of the ellipsoid with semi-axes ``a`` to ``pt`` (..., 3).
 
     ``special`` forces the plane section x_i = pt_i (OpenSim's specialCaseAxis);
@@ -138,14 +147,14 @@ def _closest_on_ellipsoid(a, pt, dims, special=None):
     general = special_ax < 0
     out = pt.copy()
     if general.any():
-        t = _newton_t(fun, t0)
+        t = _newton_t(fun, t0, tol)
         with np.errstate(divide="ignore", invalid="ignore"):
             g = np.stack([a2 * u / (t + a2), b2 * v / (t + b2), c2 * w / (t + c2)], axis=-1)
         out = np.where(general[..., None], g, out)
     for ax, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
         m = special_ax == ax
         if m.any():
-            x, y = _closest_on_ellipse(a[i], a[j], pt[..., i], pt[..., j])
+            x, y = _closest_on_ellipse(a[i], a[j], pt[..., i], pt[..., j], tol)
             sec = pt.copy()
             sec[..., i] = x
             sec[..., j] = y
@@ -239,15 +248,47 @@ def _tangent_points(pe, r, p, vs, vs4, a):
     return np.where(skip[..., None], p, r)
 
 
+def _polish_tangent_points(pe, r, p, vs, vs4, a, steps=6):
+    """Newton steps on OpenSim's four tangency equations, to machine precision."""
+    skip = np.abs(pe) < 0.0001
+    d1 = -_dot(2.0 * r / a**2, r)
+    a2 = a**2
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for _ in range(steps):
+            ee, _ = _residuals(r, d1, p, vs, vs4, a)
+            J = np.zeros(r.shape[:-1] + (4, 4))  # J[j, i] = d e_j / d (r_0, r_1, r_2, d1)_i
+            J[..., 0, :3] = vs
+            J[..., 1, :3] = 2.0 * r / a2
+            J[..., 2, :3] = 4.0 * r / a2
+            J[..., 3, :3] = 2.0 * p / a2
+            J[..., 2, 3] = 1.0
+            J[..., 3, 3] = 1.0
+            ok = np.isfinite(J).all(axis=(-2, -1)) & (
+                np.abs(np.linalg.det(np.where(np.isfinite(J), J, 0.0))) > 1e-300
+            )
+            Js = np.where(ok[..., None, None], J, np.eye(4))
+            step = np.linalg.solve(Js, -np.where(ok[..., None], ee, 0.0)[..., None])[..., 0]
+            r = r + step[..., :3]
+            d1 = d1 + step[..., 3]
+    return np.where(skip[..., None], p, r)
+
+
 # ------------------------------------------------------------- surface length
 
 
-def _surface_path(r1, r2, a, vs, vs4, far, factor):
-    """OpenSim's CalcDistanceOnEllipsoid: (normalized length, w1, w2, n_points)."""
+def _surface_path(r1, r2, a, vs, vs4, far, factor, smooth=False):
+    """OpenSim's CalcDistanceOnEllipsoid: (normalized length, w1, w2, n_points).
+
+    ``smooth`` samples every section with the most chords (499) instead of
+    OpenSim's ~1 mm ones, so the length has no jumps where their number changes.
+    """
     chord = np.sqrt(_dot(r1 - r2, r1 - r2))
     short = chord / factor < 0.001
     nseg = np.clip(np.floor(chord / factor / 0.001), 1, _MAX_SEGMENTS).astype(int)
     nseg = np.where(short, 1, nseg)
+    if smooth:
+        short = np.zeros_like(short)
+        nseg = np.full(nseg.shape, _MAX_SEGMENTS)
     imax = np.argmax(np.abs(vs), axis=-1)
     vsi = np.take_along_axis(vs, imax[..., None], axis=-1)[..., 0]
     a0 = np.zeros_like(r1)
@@ -283,17 +324,22 @@ def _surface_path(r1, r2, a, vs, vs4, far, factor):
 # ------------------------------------------------------------- the wrap
 
 
-def ellipsoid_wrap(dims, P, S, axis, sign, method):
+def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
     """OpenSim's WrapEllipsoid::wrapLine on batches.
 
     Returns (active, mandatory, r1, r2, arc) in the caller's units (m).
+    ``smooth`` solves the tangent points to machine precision and samples
+    the surface path finely: a length without OpenSim's small jumps (its
+    solver tolerance, its chord count), for derivatives.
     """
+    P, S = np.broadcast_arrays(P, S)
     shape = P.shape[:-1]
     P = P.reshape(-1, 3)
     S = S.reshape(-1, 3)
     n = P.shape[0]
     factor = 3.0 / float(np.sum(dims))
     a = np.asarray(dims, float) * factor
+    tol = 0.0 if smooth else 1e-9  # closest points: OpenSim's Newton tolerance, or round-off
     p1 = P * factor
     p2 = S * factor
     active = np.zeros(n, bool)
@@ -337,7 +383,8 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method):
         t = -r1 / r1r2  # chord parameter where coordinate i crosses 0
         t_sv = r1[:, None, :] + t[:, :, None] * r1r2[:, None, :]  # (m, 3 axes, 3)
         t_c1 = np.stack(
-            [_closest_on_ellipsoid(a, t_sv[:, i], dims, special=i) for i in range(3)], axis=1
+            [_closest_on_ellipsoid(a, t_sv[:, i], dims, special=i, tol=tol) for i in range(3)],
+            axis=1,
         )
         best = np.argmax(mu, axis=-1)
         rows = np.arange(m)
@@ -371,19 +418,19 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method):
                     tt = np.arange(1, _NUM_FAN_SAMPLES - 1) / _NUM_FAN_SAMPLES
                     fi = np.nonzero(fan)[0]
                     samples = r1[fi, None, :] + tt[None, :, None] * r1r2[fi, None, :]
-                    normals = _unit(_closest_on_ellipsoid(a, samples, dims) - samples)
+                    normals = _unit(_closest_on_ellipsoid(a, samples, dims, tol=tol) - samples)
                     v_sum = _unit(normals.sum(axis=1))
                     target = sv_mid[fi] + v_sum
-                    c_fan = _closest_on_ellipsoid(a, target, dims)
+                    c_fan = _closest_on_ellipsoid(a, target, dims, tol=tol)
                     pure = mu_b[fi] <= _MU_BLEND_MIN
                     w = (mu_b[fi] - _MU_BLEND_MIN) / (_MU_BLEND_MAX - _MU_BLEND_MIN)
                     mixed = _closest_on_ellipsoid(
-                        a, w[:, None] * c1[fi] + (1.0 - w[:, None]) * c_fan, dims
+                        a, w[:, None] * c1[fi] + (1.0 - w[:, None]) * c_fan, dims, tol=tol
                     )
                     c1[fi] = np.where(pure[:, None], c_fan, mixed)
                     fan_weight[fi] = np.where(pure, 1.0, 1.0 - w)
         else:
-            c1 = _closest_on_ellipsoid(a, r1 + 0.5 * r1r2, dims)
+            c1 = _closest_on_ellipsoid(a, r1 + 0.5 * r1r2, dims, tol=tol)
         use_c1 = (t_b > 0.0) & (t_b < 1.0) if method == "axial" else np.full(m, True)
         r1 = np.where(use_c1[:, None], c1, r1)
         r2 = np.where(use_c1[:, None], c1, r2)
@@ -401,22 +448,25 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method):
             bisection = 0.5 * (orig + c1f[:, axis])
             moved[:, axis] = c1f[:, axis] + fw * (bisection - c1f[:, axis])
             if bis.any():
-                moved[bis] = _closest_on_ellipsoid(a, moved[bis], dims)
+                moved[bis] = _closest_on_ellipsoid(a, moved[bis], dims, tol=tol)
             c1 = np.where(bis[:, None], moved, np.where(flip[:, None], c1f, c1))
 
         vs = _unit(np.cross(p1p2, p1 - c1))
         vs4 = -_dot(vs, c1)
         r1 = _tangent_points(p1e, r1, p1, vs, vs4, a)
         r2 = _tangent_points(p2e, r2, p2, vs, vs4, a)
+        if smooth:
+            r1 = _polish_tangent_points(p1e, r1, p1, vs, vs4, a)
+            r2 = _polish_tangent_points(p2e, r2, p2, vs, vs4, a)
         far = np.zeros(m, bool)
-        length, w1, w2, npts = _surface_path(r1, r2, a, vs, vs4, far, factor)
+        length, w1, w2, npts = _surface_path(r1, r2, a, vs, vs4, far, factor, smooth)
         if sign != 0:
             back = (npts > 2) & (
                 (_dot(_unit(p1 - r1), _unit(w1 - r1)) > 0.0)
                 | (_dot(_unit(p2 - r2), _unit(w2 - r2)) > 0.0)
             )
             if back.any():
-                length_far, *_ = _surface_path(r1, r2, a, vs, vs4, back, factor)
+                length_far, *_ = _surface_path(r1, r2, a, vs, vs4, back, factor, smooth)
                 length = np.where(back, length_far, length)
     active[idx] = True
     r1_out[idx] = r1 / factor
