@@ -8,8 +8,11 @@ decision variables (Betts 2010, §4.5):
 
     x_{k+1} − x_k − h/2 (f_k + f_{k+1}) = 0,      ∫ L dt ≈ Σ h/2 (L_k + L_{k+1})
 
-**Hermite–Simpson**, separated form (midpoint states and controls are
-variables too; states cubic, controls quadratic)::
+**Hermite–Simpson**, separated form (midpoint states are variables too,
+states cubic; the midpoint controls are the mean of the node controls, as in
+OpenSim Moco, so that no control escapes the path constraints, which hold at
+the nodes; ``HermiteSimpson(interpolate_controls=False)`` makes them
+variables)::
 
     x_m − (x_k + x_{k+1})/2 − h/8 (f_k − f_{k+1}) = 0
     x_{k+1} − x_k − h/6 (f_k + 4 f_m + f_{k+1}) = 0,   ∫ L dt ≈ Σ h/6 (L_k + 4 L_m + L_{k+1})
@@ -69,7 +72,11 @@ class _Collocation(Transcription):
             tm = 0.5 * (tl[:-1] + tl[1:])
             Xmg, Umg = guess(tm)
             Xm = var.add(f"{phase.name}.xm", (phase.nx, n - 1), xlo, xhi, Xmg, names)
-            Um = var.add(f"{phase.name}.um", (phase.nu, n - 1), ulo, uhi, Umg, phase.control_names)
+            if self.options.get("interpolate_controls", True):
+                Um = 0.5 * (U[:, : n - 1] + U[:, 1:])
+            else:
+                Um = var.add(f"{phase.name}.um", (phase.nu, n - 1), ulo, uhi, Umg,
+                             phase.control_names)  # fmt: skip
             for k in range(n - 1):
                 Fm = ode(Xm[:, k], Um[:, k], p)
                 d1 = Xm[:, k] - 0.5 * (X[:, k] + X[:, k + 1]) - h / 8 * (F[k] - F[k + 1])

@@ -90,6 +90,8 @@ class OptimalControlResult(ResultRepr):
         Raw decoded phases (for warm starts: ``solve(..., guess=result)``).
     x : ndarray
         The NLP's solution vector.
+    multipliers : tuple or None
+        IPOPT's bound and constraint multipliers ``(lam_x, lam_g)`` (warm starts).
     """
 
     status: str
@@ -108,6 +110,7 @@ class OptimalControlResult(ResultRepr):
     build_time: float = 0.0
     phase_solutions: list = field(default_factory=list, repr=False)
     x: np.ndarray = field(default=None, repr=False)
+    multipliers: tuple | None = field(default=None, repr=False)
 
     def _cat(self, key):
         return np.concatenate([getattr(p, key) for p in self.phases], axis=0)

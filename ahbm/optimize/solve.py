@@ -54,7 +54,7 @@ def constraint_violations(nlp: NLP, w, *, tol: float = 1e-6) -> tuple[float, lis
     return (float(v.max()) if v.size else 0.0), violated
 
 
-def _ipopt(nlp: NLP, *, hessian, options, verbose, max_iter, tol):
+def _ipopt(nlp: NLP, *, hessian, options, verbose, max_iter, tol, warm=None):
     ca = require_casadi()
     opts = {
         "ipopt.print_level": 5 if verbose else 0,
@@ -66,16 +66,24 @@ def _ipopt(nlp: NLP, *, hessian, options, verbose, max_iter, tol):
     }
     if hessian == "limited-memory":
         opts["ipopt.hessian_approximation"] = "limited-memory"
+    multipliers = {}
+    if warm is not None:  # the previous primal-dual point: IPOPT's warm start
+        opts.update({"ipopt.warm_start_init_point": "yes", "ipopt.mu_init": 1e-7,
+                     "ipopt.warm_start_bound_push": 1e-9, "ipopt.warm_start_mult_bound_push": 1e-9,
+                     "ipopt.warm_start_slack_bound_push": 1e-9})  # fmt: skip
+        multipliers = {"lam_x0": warm[0], "lam_g0": warm[1]}
     for k, v in (options or {}).items():
         opts[k if "." in k or k in ("print_time", "expand") else f"ipopt.{k}"] = v
     S = ca.nlpsol("solver", "ipopt", {"x": nlp.x, "f": nlp.f, "g": nlp.g}, opts)
     t0 = time.perf_counter()
-    sol = S(x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg)
+    sol = S(x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg, **multipliers)
     wall = time.perf_counter() - t0
     st = S.stats()
     w = np.asarray(sol["x"], float).ravel()
-    return w, float(sol["f"]), st.get("return_status", "unknown"), bool(st.get("success")), \
-        int(st.get("iter_count", -1)), wall  # fmt: skip
+    lam = (np.asarray(sol["lam_x"], float).ravel(), np.asarray(sol["lam_g"], float).ravel())
+    status = st.get("return_status", "unknown")
+    return w, float(sol["f"]), status, bool(st.get("success")), int(st.get("iter_count", -1)), \
+        wall, lam  # fmt: skip
 
 
 def _scipy(nlp: NLP, *, method, options, verbose, max_iter, tol):
@@ -145,6 +153,7 @@ def _scipy(nlp: NLP, *, method, options, verbose, max_iter, tol):
         bool(res.success),
         iters,
         wall,
+        None,
     )
 
 
@@ -202,7 +211,9 @@ def solve(
         solver bundled with CasADi), or scipy's SLSQP / trust-constr (dense;
         for small problems).
     guess : optional
-        Initial guess: a previous :class:`OptimalControlResult` (warm start),
+        Initial guess: a previous :class:`OptimalControlResult` (interpolated
+        onto the new grid; with the same transcription and grid, IPOPT is
+        warm-started from its primal and dual solution),
         a list with one entry per phase, or a dict / object with ``t``, ``q``
         (and ``qd``, ``tau``) arrays (e.g. a motion or a simulation result);
         default the linear interpolation of each phase's boundary values.
@@ -259,12 +270,30 @@ def solve(
     tr = get_transcription(method)
     t0 = time.perf_counter()
     nlp = tr.build(problem, guess)
+    warm = None
+    prev = getattr(guess, "multipliers", None)
+    same = (
+        isinstance(guess, OptimalControlResult)
+        and prev is not None
+        and guess.x.size == nlp.x0.size
+        and prev[1].size == nlp.lbg.size
+        and guess.method == getattr(tr, "name", None)
+    )
+    if same:
+        nlp.x0 = np.clip(guess.x, nlp.lbx, nlp.ubx)  # same transcription: the exact point
+        warm = prev
     if solver == "ipopt":
-        w, f, status, success, iters, wall = _ipopt(
-            nlp, hessian=hessian, options=options, verbose=verbose, max_iter=max_iter, tol=tol
+        w, f, status, success, iters, wall, lam = _ipopt(
+            nlp,
+            hessian=hessian,
+            options=options,
+            verbose=verbose,
+            max_iter=max_iter,
+            tol=tol,
+            warm=warm,
         )
     else:
-        w, f, status, success, iters, wall = _scipy(
+        w, f, status, success, iters, wall, lam = _scipy(
             nlp, method=solver, options=options, verbose=verbose, max_iter=max_iter, tol=tol
         )
     build = time.perf_counter() - t0 - wall
@@ -283,7 +312,7 @@ def solve(
         wall_time=wall, constraint_violation=viol, violated=violated, phases=phases,
         method=getattr(tr, "name", str(method)), solver=solver, model=problem.phases[0].model,
         coordinate_names=list(problem.phases[0].coordinate_names), build_time=build,
-        phase_solutions=sols, x=w,
+        phase_solutions=sols, x=w, multipliers=lam,
     )  # fmt: skip
     if verbose:
         print(res.summary())
