@@ -56,6 +56,7 @@ __all__ = [
     "MuscleState",
     "active_force_length",
     "activation_rate",
+    "activation_to_excitation",
     "force_coefficients",
     "force_velocity",
     "muscle_equilibrium",
@@ -797,6 +798,55 @@ def activation_rate(excitation, activation, params, *, curves="thelen2003") -> n
     f = 0.5 * np.tanh(params.activation_smoothing * (u - a))
     rate = (f + 0.5) / (t_act * factor) + (0.5 - f) * factor / t_deact
     return rate * (u - a)
+
+
+def activation_to_excitation(activation, rate, params, *, curves="thelen2003") -> np.ndarray:
+    """Excitation that makes the activation change at a given rate (inverse dynamics).
+
+    Parameters
+    ----------
+    activation : array_like, (..., n)
+        Activation ``a``.
+    rate : array_like, (..., n)
+        Wanted ``da/dt``, 1/s (e.g. the time derivative of static-optimization
+        activations).
+    params : MuscleParameters
+    curves : {"thelen2003", "degroote2016"}
+
+    Returns
+    -------
+    ndarray, (..., n)
+        The excitation ``u`` in [0, 1] with ``activation_rate(u, a) = rate``; where no
+        excitation in [0, 1] reaches the rate, the nearest bound (0 or 1).
+
+    Notes
+    -----
+    ``activation_rate`` increases monotonically with ``u`` for both curve sets; ``u`` is
+    found by bisection on [0, 1] to machine precision, on whole arrays.
+
+    Examples
+    --------
+    >>> p = MuscleParameters(max_isometric_force=1000.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.2)
+    >>> u = activation_to_excitation([0.5], [10.0], p)
+    >>> activation_rate(u, [0.5], p).round(9)
+    array([10.])
+    """
+    curves = _check_curves(curves)
+    params = _check_params(params)
+    a = _muscle_array(activation, "activation", params.n)
+    r = _muscle_array(rate, "rate", params.n)
+    shape = np.broadcast_shapes(a.shape, r.shape, (params.n,))
+    a, r = np.broadcast_to(a, shape), np.broadcast_to(r, shape)
+    lo, hi = np.zeros(shape), np.ones(shape)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        below = activation_rate(mid, a, params, curves=curves) < r
+        lo = np.where(below, mid, lo)
+        hi = np.where(below, hi, mid)
+    u = 0.5 * (lo + hi)
+    u = np.where(activation_rate(np.ones(shape), a, params, curves=curves) <= r, 1.0, u)
+    return np.where(activation_rate(np.zeros(shape), a, params, curves=curves) >= r, 0.0, u)
 
 
 # ---------------------------------------------------------------------------------------

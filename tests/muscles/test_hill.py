@@ -16,6 +16,7 @@ from ahbm.errors import AhbmWarning, DataError
 from ahbm.muscles import (
     MuscleParameters,
     activation_rate,
+    activation_to_excitation,
     active_force_length,
     force_coefficients,
     force_velocity,
@@ -347,6 +348,23 @@ def test_degroote_activation_rate_blends_the_two_time_constants():
     np.testing.assert_allclose(
         activation_rate(u, a, steep, curves="degroote2016"), activation_rate(u, a, steep), rtol=1e-9
     )
+
+
+@pytest.mark.parametrize("curves", CURVES)
+def test_activation_to_excitation_inverts_activation_rate(curves):
+    p = _params(4, seed=16)
+    rng = np.random.default_rng(17)
+    a = rng.uniform(0.05, 0.95, (20, 4))
+    u_true = rng.uniform(0.0, 1.0, (20, 4))
+    rate = activation_rate(u_true, a, p, curves=curves)
+    np.testing.assert_allclose(
+        activation_to_excitation(a, rate, p, curves=curves), u_true, atol=1e-12
+    )
+    # unreachable rates give the bound
+    too_fast = activation_rate(np.ones((20, 4)), a, p, curves=curves) + 1.0
+    assert np.all(activation_to_excitation(a, too_fast, p, curves=curves) == 1.0)
+    too_slow = activation_rate(np.zeros((20, 4)), a, p, curves=curves) - 1.0
+    assert np.all(activation_to_excitation(a, too_slow, p, curves=curves) == 0.0)
 
 
 def _asdict(p):
