@@ -443,6 +443,45 @@ COMMANDS["ik"] = (IK_HELP, _add_ik, _run_ik)
 COMMANDS["id"] = (ID_HELP, _add_id, _run_id)
 
 
+# --- so: OpenSim's static optimization (ahbm.tools.opensim_so) ----------------------------
+
+SO_HELP = (
+    "run an OpenSim AnalyzeTool setup with StaticOptimization (and JointReaction): "
+    "activations and forces (.sto)"
+)
+
+
+def _add_so(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("setup", metavar="SETUP.xml", help="an OpenSim <AnalyzeTool> setup file")
+    parser.add_argument(
+        "-o",
+        "--output-dir",
+        type=Path,
+        default=None,
+        help="folder of the output files (default: the setup's <results_directory>)",
+    )
+
+
+def _run_so(args: argparse.Namespace) -> int:
+    from ahbm.tools.opensim_so import run_so_setup
+
+    res = run_so_setup(args.setup, output_dir=args.output_dir)
+    so = res.result
+    print(
+        f"SO: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
+        f"{len(so.muscle_names)} muscles, {len(res.actuator_names) - len(so.muscle_names)} "
+        f"other actuators; max |constraint residual| {np.abs(so.residuals).max():.3g}"
+    )
+    if so.failed.any():
+        print(f"warning: {int(so.failed.sum())} frame(s) cannot meet the generalized forces")
+    for path in res.outputs:
+        print(f"wrote {path}")
+    return 0
+
+
+COMMANDS["so"] = (SO_HELP, _add_so, _run_so)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``ahbm`` command."""
     from ahbm import __version__

@@ -282,6 +282,7 @@ def load_sharing(
     exponent=2.0,
     min_activation=0.0,
     max_activation=1.0,
+    reserve_limits=None,
     tolerance=1e-8,
     max_iterations=100,
     warm_start=True,
@@ -307,8 +308,13 @@ def load_sharing(
         N; 0: no reserve). Default: no reserves.
     exponent : float
         ``p > 1`` of the cost ``Σ a^p + Σ |u|^p`` (default 2).
-    min_activation, max_activation : float
-        Bounds of the activations (default 0 and 1).
+    min_activation, max_activation : float or array_like (n_muscles,)
+        Bounds of the activations (default 0 and 1; OpenSim's muscle
+        ``min_control`` and ``max_control``).
+    reserve_limits : tuple of array_like (nv,), optional
+        ``(lower, upper)`` bounds of the reserve controls ``u`` (OpenSim's
+        ``min_control``, ``max_control`` of a CoordinateActuator; default
+        unbounded).
     tolerance : float
         A frame has converged when ``max_k |residual_k| <= tolerance * max(1,
         max_k |τ_k|)`` (N m).
@@ -378,13 +384,27 @@ def load_sharing(
     check_trailing_shape(res, (nv,), "reserves")
     if np.any(res < 0):
         raise DataError("`reserves` (optimal forces of the reserve actuators) must be >= 0")
-    lo = float(as_float_array(min_activation, "min_activation"))
-    hi = float(as_float_array(max_activation, "max_activation"))
-    if not 0.0 <= lo < hi:
+    lo = np.broadcast_to(as_float_array(min_activation, "min_activation"), (nm,))
+    hi = np.broadcast_to(as_float_array(max_activation, "max_activation"), (nm,)) + 0.0
+    if not (np.all(lo >= 0.0) and np.all(lo < hi)):
         raise DataError(
             f"need 0 <= `min_activation` < `max_activation`, got {min_activation!r} and "
             f"{max_activation!r}"
         )
+    if reserve_limits is None:
+        r_lo, r_hi = np.full(nv, -np.inf), np.full(nv, np.inf)
+    else:
+        if not isinstance(reserve_limits, (tuple, list)) or len(reserve_limits) != 2:
+            raise DataError("Expected `reserve_limits` to be a pair (lower, upper) of arrays (nv,)")
+        r_lo, r_hi = (
+            np.broadcast_to(as_float_array(v, f"reserve_limits[{k}]", allow_nan=True), (nv,))
+            for k, v in enumerate(reserve_limits)
+        )
+        if not (np.all(r_lo <= 0.0) and np.all(r_hi >= 0.0)):  # (False for NaN)
+            raise DataError(
+                "`reserve_limits` must hold lower bounds <= 0 and upper bounds >= 0 (a reserve "
+                f"must be able to rest), got {reserve_limits!r}"
+            )
     tol = as_positive_float(tolerance, "tolerance")
     iters = as_int(max_iterations, "max_iterations", minimum=1)
     for names, n, what in (
@@ -415,8 +435,8 @@ def load_sharing(
         [np.swapaxes(Rf, 1, 2) * Ff[:, None, :], resf[:, :, None] * np.eye(nv)], axis=2
     )
     b = tauf - np.einsum("nmk,nm->nk", Rf, Fpf)
-    lb = np.concatenate([np.full((N, nm), lo), np.where(has, -np.inf, 0.0)], axis=1)
-    ub = np.concatenate([np.full((N, nm), hi), np.where(has, np.inf, 0.0)], axis=1)
+    lb = np.concatenate([np.broadcast_to(lo, (N, nm)), np.where(has, r_lo, 0.0)], axis=1)
+    ub = np.concatenate([np.broadcast_to(hi, (N, nm)), np.where(has, r_hi, 0.0)], axis=1)
     tolf = tol * np.maximum(1.0, np.max(np.abs(tauf), axis=-1)) if N else np.zeros(0)
     if N:
         x, its = _solve(A, b, lb, ub, p, tolf, iters, bool(warm_start))
@@ -542,6 +562,9 @@ def static_optimization(
     passive_forces=False,
     muscles=None,
     curves=None,
+    min_activation=None,
+    max_activation=None,
+    reserve_limits=None,
     tolerance=1e-8,
     max_iterations=100,
     warm_start=True,
@@ -581,6 +604,13 @@ def static_optimization(
     curves : {"thelen2003", "degroote2016"}, optional
         Force-length-velocity curves; default from the muscles' OpenSim type
         (Thelen2003Muscle, DeGrooteFregly2016Muscle).
+    min_activation, max_activation : float or array_like (n_muscles,), optional
+        Bounds of the activations. Default: each muscle's OpenSim ``min_control``
+        and ``max_control`` (``Muscle.parameters``), else OpenSim's defaults
+        (0.01 for Thelen2003Muscle and Millard2012EquilibriumMuscle, whose
+        activation never drops below it, 0 for the others; 1).
+    reserve_limits : tuple of array_like (nv,), optional
+        ``(lower, upper)`` bounds of the reserve controls (default unbounded).
     tolerance, max_iterations, warm_start
         Solver options, see :func:`load_sharing`.
 
@@ -642,12 +672,19 @@ def static_optimization(
         )
     if not force_length_velocity:
         active = np.asarray(params.max_isometric_force, dtype=float)
+    if min_activation is None:
+        min_activation = [_control(m, "min_control") for m in chosen]
+    if max_activation is None:
+        max_activation = [_control(m, "max_control") for m in chosen]
     return load_sharing(
         tau,
         R,
         active,
         passive_forces=passive if passive_forces else None,
         reserves=reserve_array(model, reserves),
+        min_activation=min_activation,
+        max_activation=max_activation,
+        reserve_limits=reserve_limits,
         exponent=exponent,
         tolerance=tolerance,
         max_iterations=max_iterations,
@@ -655,6 +692,18 @@ def static_optimization(
         muscle_names=names,
         coordinate_names=list(model.velocity_names),
     )
+
+
+# OpenSim's default min_control of the muscle classes (their minimum activation)
+_MIN_CONTROL = {"Thelen2003Muscle": 0.01, "Millard2012EquilibriumMuscle": 0.01}
+
+
+def _control(muscle, key: str) -> float:
+    """A muscle's OpenSim min_control / max_control (its parameters, else the class default)."""
+    value = muscle.parameters.get(key) if isinstance(muscle.parameters, dict) else None
+    if value is None:
+        return _MIN_CONTROL.get(muscle.model, 0.0) if key == "min_control" else 1.0
+    return float(value)
 
 
 def _select_muscles(model, muscles) -> list:

@@ -7,6 +7,9 @@
   forward and backward, quintic spline and its derivatives).
 - :mod:`ahbm.tools.opensim_id` and :mod:`ahbm.tools.opensim_ik` run the setups
   (``ahbm id SETUP.xml``, ``ahbm ik SETUP.xml``) and write OpenSim's files.
+- :mod:`ahbm.tools.opensim_so` runs OpenSim's AnalyzeTool setups with a
+  StaticOptimization (and JointReaction) analysis (``ahbm so SETUP.xml``)
+  and writes OpenSim's activation, force and reaction-load files.
 - :mod:`ahbm.tools.opensim_scale` reads and runs OpenSim's Scale setups
   (``ahbm scale SETUP.xml``): scale factors from marker pairs, model scaling,
   marker placement.
@@ -52,6 +55,16 @@ from ahbm.tools.opensim_setup import (
     read_id_setup,
     read_ik_setup,
 )
+from ahbm.tools.opensim_so import (
+    CoordinateActuatorSpec,
+    JointReactionSpec,
+    SOSetup,
+    SOToolResult,
+    StaticOptimizationSpec,
+    read_actuators,
+    read_so_setup,
+    run_so_setup,
+)
 
 __all__ = [
     "ExternalForceSpec",
@@ -84,4 +97,12 @@ __all__ = [
     "read_scale_setup",
     "run_scale",
     "write_scale_factors",
+    "CoordinateActuatorSpec",
+    "JointReactionSpec",
+    "SOSetup",
+    "SOToolResult",
+    "StaticOptimizationSpec",
+    "read_actuators",
+    "read_so_setup",
+    "run_so_setup",
 ]
