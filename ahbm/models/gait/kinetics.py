@@ -8,6 +8,7 @@ distal segment frame, all divided by body mass.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +22,7 @@ from ahbm.dynamics.segmental import (
     loads_in_frame,
     newton_euler,
 )
-from ahbm.errors import DataError
+from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.jcs import jcs_axes
 from ahbm.models.gait.events import FOOT_INDEX
 from ahbm.models.gait.frames import SEGMENTS, SegmentFrames
@@ -168,9 +169,12 @@ def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None)
         if p + "HEE" in mk:
             pts_f.insert(0, mk[p + "HEE"])
         feet[FOOT_INDEX[side]] = np.stack(pts_f, axis=1)
+    plates = drop_loads_under_no_foot(
+        markers.plates, list(feet.values()), markers.time, threshold=settings.threshold
+    )
     try:
         return assign_force_plates(
-            list(markers.plates),
+            plates,
             feet,
             time=markers.time,
             n_segments=len(SEGMENTS),
@@ -180,6 +184,111 @@ def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None)
         if settings.kinetics:
             raise
         return None
+
+
+def drop_loads_under_no_foot(
+    plates, feet, time, *, threshold: float = 20.0, max_distance: float = 0.12, warn=True
+):
+    """Plates without the loads that lie under no foot (with a warning naming plate and frames).
+
+    Parameters
+    ----------
+    plates : sequence of ForcePlate
+        Z-up lab frame, sample 0 at ``time[0]``.
+    feet : sequence of ndarray, shape (n_frames, n_points, 3)
+        Points spanning each foot (heel or ankle centre, then toe), m.
+    time : ndarray, shape (n_frames,)
+        Frame times, s.
+    threshold : float
+        N: samples with ``|Fz|`` above it are loads.
+    max_distance : float
+        m: a load whose centre of pressure is farther than this (horizontally)
+        from every foot's heel-toe line, while every foot is visible, is
+        under no foot.
+
+    Returns
+    -------
+    list of ForcePlate
+        Copies with those samples set to zero force (COP NaN); plates without
+        such samples are returned unchanged.
+
+    Notes
+    -----
+    A plate with a zero offset, a spike or a load from something else (a
+    walking aid, the other subject) would otherwise make its frames
+    ambiguous and blank the kinetics of both legs.
+    """
+    from dataclasses import replace
+
+    time = np.asarray(time, dtype=float)
+    out = []
+    for k, plate in enumerate(plates):
+        F = np.asarray(plate.force, dtype=float)
+        cop = np.asarray(plate.cop, dtype=float)
+        ts = time[0] + np.arange(F.shape[0]) / float(plate.rate)
+        idx = np.clip(np.searchsorted(time, ts + 1e-9, side="right") - 1, 0, time.size - 1)
+        loaded = np.abs(F[:, 2]) > threshold
+        loaded &= np.isfinite(cop[:, :2]).all(axis=1)
+        if not loaded.any():
+            out.append(plate)
+            continue
+        dist = np.full((F.shape[0], len(feet)), np.nan)
+        for j, pts in enumerate(feet):
+            dist[:, j] = _horizontal_distance(cop, pts[idx])
+        seen = np.isfinite(dist).all(axis=1)
+        none = loaded & seen
+        none[seen] &= dist[seen].min(axis=1) > max_distance
+        if not none.any():
+            out.append(plate)
+            continue
+        frames = np.unique(idx[none])
+        if warn:
+            warnings.warn(
+                f"force plate {k}: a load of up to {np.nanmax(np.abs(F[none, 2])):.0f} N lies "
+                f"under no foot (more than {max_distance} m from both feet) in {frames.size} "
+                f"frame(s) {_ranges(frames)} (t = {time[frames[0]]:.3f}-"
+                f"{time[frames[-1]]:.3f} s); ignored (a plate offset, a spike or another "
+                "load), the feet's kinetics are kept",
+                AhbmWarning,
+                stacklevel=3,
+            )
+        keep = ~none[:, None]
+        out.append(
+            replace(
+                plate,
+                force=np.where(keep, F, 0.0),
+                moment=np.where(keep, plate.moment, 0.0),
+                cop=np.where(keep, cop, np.nan),
+                free_moment=np.where(keep, plate.free_moment, 0.0),
+            )
+        )
+    return out
+
+
+def _horizontal_distance(p, pts):
+    """Horizontal distance (n,) from points `p` (n, 3) to the polyline `pts` (n, k, 3)."""
+    best = np.full(p.shape[0], np.inf)
+    for a, b in zip(np.moveaxis(pts[:, :-1], 1, 0), np.moveaxis(pts[:, 1:], 1, 0), strict=True):
+        a2, b2, p2 = a[:, :2], b[:, :2], p[:, :2]
+        ab = b2 - a2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            u = np.clip(np.sum((p2 - a2) * ab, 1) / np.sum(ab * ab, 1), 0.0, 1.0)
+        d = np.linalg.norm(p2 - (a2 + u[:, None] * ab), axis=1)
+        best = np.fmin(best, d)
+    best[~np.isfinite(pts).all(axis=(1, 2))] = np.nan
+    return best
+
+
+def _ranges(frames) -> str:
+    """'3-7, 12' for frame indices [3, 4, 5, 6, 7, 12] (at most 4 ranges shown)."""
+    runs, start = [], frames[0]
+    for a, b in zip(frames[:-1], frames[1:], strict=True):
+        if b != a + 1:
+            runs.append((start, a))
+            start = b
+    runs.append((start, frames[-1]))
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:4])
+    return text + (f" and {len(runs) - 4} more" if len(runs) > 4 else "")
 
 
 def joint_kinetics(

@@ -42,6 +42,7 @@ __all__ = [
     "plates_from_grf",
     "resolve_marker_set",
     "collect_markers",
+    "plate_baselines",
 ]
 
 
@@ -73,6 +74,11 @@ class GaitMarkers(ResultRepr):
         Canonical name -> trial label(s) used.
     source : str
         The trial's source (for messages).
+    plate_offsets : tuple of dict
+        Per plate, the unloaded offset removed from its signals
+        (:func:`plate_baselines`): ``{"force": (3,) N, "moment": (3,) N·m,
+        "samples": int}`` (zeros and 0 samples when the plate has no
+        unloaded stretch to measure it on).
     """
 
     time: np.ndarray
@@ -86,6 +92,7 @@ class GaitMarkers(ResultRepr):
     gaps: tuple
     mapping: dict
     source: str = "trial"
+    plate_offsets: tuple = ()
 
     def as_dict(self, *, filtered: bool = True) -> dict:
         """``{name: (n_frames, 3)}`` of the filtered (default) or filled trajectories."""
@@ -149,6 +156,16 @@ def gait_markers(
     plates = list(tr.force_plates) if grf is None else plates_from_grf(grf, time=tr.time)
     up = _detect_up(raw) if isinstance(settings.up, str) else np.asarray(settings.up, float)
     pts, plates, Q = rotate_to_z_up(pts, plates, up)
+    plates, offsets = plate_baselines(plates, threshold=settings.threshold)
+    for k, o in enumerate(offsets):
+        if abs(o["force"][2]) > 10.0:
+            warnings.warn(
+                f"{src}: force plate {k} reads {o['force'][2]:.1f} N with nothing on it "
+                f"(median of {o['samples']} unloaded samples); that offset is removed from its "
+                "force and moment before the contact threshold and the kinetics",
+                AhbmWarning,
+                stacklevel=2,
+            )
     rate = float(tr.point_rate)
     filled, report = fill_gaps(
         pts,
@@ -173,7 +190,93 @@ def gait_markers(
         gaps=tuple(report),
         mapping=mapping,
         source=src,
+        plate_offsets=tuple(offsets),
     )
+
+
+def plate_baselines(plates, *, threshold: float = 20.0, band: float = 10.0):
+    """Remove each force plate's unloaded offset (zero drift) from its signals.
+
+    Parameters
+    ----------
+    plates : sequence of ForcePlate
+        Plates in a Z-up lab frame (``moment`` about ``origin``, lab axes).
+    threshold : float
+        Contact threshold, N: the centre of pressure and free moment are
+        recomputed from the corrected signals where ``|Fz|`` exceeds it (NaN
+        and 0 elsewhere).
+    band : float
+        N: samples whose vertical force lies within `band` of the plate's 5th
+        percentile form its unloaded stretch.
+
+    Returns
+    -------
+    plates : list of ForcePlate
+        Corrected copies (unchanged when no offset could be measured).
+    offsets : list of dict
+        ``{"force": (3,), "moment": (3,), "samples": int}`` per plate: the
+        median of force and moment over the unloaded stretch (used only if
+        that stretch holds at least 5 % of the samples and its vertical force
+        is below 150 N; a plate loaded all along keeps its signals).
+
+    Notes
+    -----
+    A plate whose zero has drifted by 20-45 N keeps that force on every
+    sample: against a 20 N threshold it is "loaded" all the time, the centre
+    of pressure wanders over the plate and the mass estimate is off. The
+    offset is measured where the plate is evidently unloaded (the flat
+    stretch at its lowest force) and subtracted from force and moment.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.io.trial import ForcePlate
+    >>> n = 200; f = np.zeros((n, 3)); f[:, 2] = 30.0; f[80:120, 2] += 700.0
+    >>> fp = ForcePlate(f, np.zeros((n, 3)), np.full((n, 3), np.nan), np.zeros((n, 3)),
+    ...                 np.zeros((4, 3)), np.zeros(3), rate=100.0)
+    >>> out, off = plate_baselines([fp])
+    >>> off[0]["force"].tolist(), float(out[0].force[100, 2])
+    ([0.0, 0.0, 30.0], 700.0)
+    """
+    out, offsets = [], []
+    for plate in plates:
+        F = np.asarray(plate.force, dtype=float)
+        M = np.asarray(plate.moment, dtype=float)
+        fz = F[:, 2]
+        ok = np.isfinite(F).all(axis=1) & np.isfinite(M).all(axis=1)
+        zero = {"force": np.zeros(3), "moment": np.zeros(3), "samples": 0}
+        if ok.sum() < 10:
+            out.append(plate)
+            offsets.append(zero)
+            continue
+        low = float(np.percentile(fz[ok], 5))
+        quiet = ok & (np.abs(fz - low) <= band)
+        if quiet.sum() < 0.05 * ok.sum() or abs(low) > 150.0:
+            out.append(plate)
+            offsets.append(zero)
+            continue
+        oF = np.median(F[quiet], axis=0)
+        oM = np.median(M[quiet], axis=0)
+        offsets.append({"force": oF, "moment": oM, "samples": int(quiet.sum())})
+        if not np.any(np.abs(oF) > 1e-9) and not np.any(np.abs(oM) > 1e-9):
+            out.append(plate)
+            continue
+        F2, M2 = F - oF, M - oM
+        origin = np.asarray(plate.origin, dtype=float)
+        n = M2 + np.cross(origin, F2)  # about the lab origin
+        corners = np.asarray(plate.corners, dtype=float)
+        h = float(np.mean(corners[:, 2])) if np.isfinite(corners).all() else float(origin[2])
+        loaded = np.abs(F2[:, 2]) > threshold
+        cop = np.full_like(F2, np.nan)
+        free = np.zeros_like(F2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cx = (h * F2[:, 0] - n[:, 1]) / F2[:, 2]
+            cy = (n[:, 0] + h * F2[:, 1]) / F2[:, 2]
+            tz = n[:, 2] - (cx * F2[:, 1] - cy * F2[:, 0])
+        cop[loaded] = np.stack([cx, cy, np.full_like(cx, h)], axis=1)[loaded]
+        free[loaded, 2] = tz[loaded]
+        out.append(replace(plate, force=F2, moment=M2, cop=cop, free_moment=free))
+    return out, offsets
 
 
 def static_markers(static, settings: GaitSettings, up) -> dict:

@@ -199,7 +199,15 @@ def _record(settings: GaitSettings, markers, kinetics_notes: dict, calibration=N
             f"{side}: knee from {src['knee']}, ankle from {src['ankle']}"
             for side, src in calibration.sources.items()
         )
+    plate_offsets = [
+        f"plate {k}: Fz {o['force'][2]:.1f} N, Fx {o['force'][0]:.1f} N, Fy {o['force'][1]:.1f} N "
+        f"removed ({o['samples']} unloaded samples)"
+        if o["samples"]
+        else f"plate {k}: none measured (no unloaded stretch)"
+        for k, o in enumerate(markers.plate_offsets)
+    ]
     return {
+        "plate_offsets_n": plate_offsets or ["no plates"],
         "static_calibration": static,
         "marker_cutoff_hz": float(settings.cutoff),
         "filter": "zero-lag Butterworth, 2 passes of order 2, Winter-corrected cutoff",
