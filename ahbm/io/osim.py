@@ -321,7 +321,7 @@ def _object_json(node: _Node, with_type=True) -> dict:
     if name is not None:
         d["name"] = name
     for c in node.children:
-        if c.tag[:1].isupper():  # an object (see _is_object)
+        if c.tag[:1].isupper() and (c.children or not c.text):  # an object (see _is_object)
             value = _object_json(c)
         elif not c.children:  # a leaf property (as _element_json)
             value = _leaf_value(c.text)
@@ -791,6 +791,8 @@ class _Description:
         self.items: list[tuple[str, dict]] = []
         self.unsupported: list[str] = []
         self.notes: list[str] = []
+        #: resolver of frame paths (4.x): path -> (body, R, p) or None
+        self.frame_of = None
 
 
 _KEEP_SETS = {"ForceSet": "force", "ContactGeometrySet": "contact_geometry"}
@@ -1008,6 +1010,7 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description):
             return None
         return doc.pose(node, node)
 
+    d.frame_of = frame_of
     for mk in _set_objects(model, "MarkerSet") + _components(model, "marker"):
         if mk.tag != "Marker":
             d.unsupported.append(f"{mk.label()} (not a Marker)")
@@ -1557,7 +1560,29 @@ def _build(d: _Description, source: str) -> Model:
             continue
         items.append(OsimItem._own(kind, data))
     model.set_section(OSIM_SECTION, items)
+    _set_muscles(model, d, kept, order, forced)
     return model
+
+
+def _set_muscles(model: Model, d: _Description, kept: list, order: list, forced: dict) -> None:
+    """model.wrap_objects and model.muscles from the kept forces and wrap objects."""
+    from ahbm.muscles.path_osim import muscles_from_osim
+
+    coords = [c for j in order for c in j["coordinates"]]
+    fixed = {c["name"]: c["default_value"] for c in coords if c["locked"]} | forced
+    ranges = {c["name"]: tuple(c["range"]) for c in coords}
+    bodies = set(model.body_names) | {"ground"}
+    wraps, muscles, notes = muscles_from_osim(
+        model,
+        [data for kind, data in kept if kind == "force"],
+        [data for kind, data in kept if kind == "wrap_object" and data.get("body") in bodies],
+        frame_of=d.frame_of,
+        fixed_values=fixed,
+        ranges=ranges,
+    )
+    d.unsupported.extend(f"{note} (not in model.muscles)" for note in notes)
+    model.wrap_objects = wraps
+    model.muscles = muscles
 
 
 def read_osim(path) -> Model:
@@ -1578,7 +1603,10 @@ def read_osim(path) -> Model:
         markers on their bodies; gravity;
         ``model.constraints`` with a
         :class:`~ahbm.dynamics.CoordinateCoupling` per
-        ``CoordinateCouplerConstraint``; and the section ``"opensim"``
+        ``CoordinateCouplerConstraint``; ``model.muscles`` and
+        ``model.wrap_objects`` (:class:`ahbm.muscles.Muscle` and
+        :class:`ahbm.muscles.WrapObject`: every force with a path, see
+        :mod:`ahbm.muscles.path_osim`); and the section ``"opensim"``
         (:class:`OsimItem` objects, ``model.section("opensim")``).
 
     Raises
