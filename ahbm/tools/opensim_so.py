@@ -153,6 +153,7 @@ class SOSetup:
     lowpass_cutoff_frequency : float
         Hz; negative: no filtering.
     static_optimization : StaticOptimizationSpec
+        ``on=False`` when the setup only computes joint reactions from force files.
     joint_reactions : tuple of JointReactionSpec
     other_analyses : tuple of str
         Analyses of the setup that ahbm does not run (``"Kinematics (name)"``).
@@ -263,12 +264,23 @@ def read_so_setup(path) -> SOSetup:
             jrs.append(_jr_spec(el, folder))
         else:
             other.append(f"{el.tag} ({el.attrib.get('name', '')})")
-    if so is None or not so.on:
+    jrs = [j for j in jrs if j.on]
+    if (so is None or not so.on) and not jrs:
         where = analyses.where() if analyses is not None else node.where()
         raise FileFormatError(
-            f"{where}: the AnalyzeTool setup has no <StaticOptimization> analysis that is on; "
-            "add one (ahbm so runs static optimization)"
+            f"{where}: the AnalyzeTool setup has no <StaticOptimization> or <JointReaction> "
+            "analysis that is on; add one (ahbm so runs these two)"
         )
+    if so is None:
+        so = StaticOptimizationSpec(on=False)
+    if not so.on:
+        for j in jrs:
+            if j.forces_file is None:
+                raise FileFormatError(
+                    f"AnalyzeTool setup '{path}': JointReaction '{j.name}' has no <forces_file> "
+                    "and no StaticOptimization runs to give the muscle forces; name the force "
+                    "file of a static optimization"
+                )
     loads_file = _file(node, "external_loads_file", folder)
     rd = _child_text(node, "results_directory")
     files = []
@@ -289,7 +301,7 @@ def read_so_setup(path) -> SOSetup:
         final_time=_opt_float(node, "final_time", math.inf),
         lowpass_cutoff_frequency=_opt_float(node, "lowpass_cutoff_frequency_for_coordinates", -1.0),
         static_optimization=so,
-        joint_reactions=tuple(j for j in jrs if j.on),
+        joint_reactions=tuple(jrs),
         other_analyses=tuple(other),
     )
 
@@ -368,8 +380,9 @@ class SOToolResult(ResultRepr):
     Attributes
     ----------
     time : ndarray, shape (n_frames,)
-    result : StaticOptimizationResult
-        Activations, muscle forces, reserve loads, residuals, failed frames.
+    result : StaticOptimizationResult or None
+        Activations, muscle forces, reserve loads, residuals, failed frames
+        (None when the setup's StaticOptimization is off).
     actuator_names : list of str
         Columns of the activation and force files (OpenSim's actuator order).
     controls : ndarray, shape (n_frames, n_actuators)
@@ -650,35 +663,37 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
             f"AnalyzeTool setup '{setup.path}': no frame of '{setup.coordinates_file}' lies in "
             f"[{t0}, {t1}] s"
         )
-    res = static_optimization(
-        model,
-        ids.q[frames],
-        ids.qd[frames],
-        ids.qdd[frames],
-        tau=ids.tau[frames],
-        exponent=spec.activation_exponent,
-        reserves=opt,
-        reserve_limits=limits,
-        force_length_velocity=spec.use_muscle_physiology,
-        muscles=[m.name for m in muscles],
-    )
     time = ids.time[frames]
-    # OpenSim's actuator order: the model's force set (muscles, its actuators), then the files
-    names = [m.name for m in muscles] + [a.name for a in actuators]
-    controls = np.concatenate([res.activations, res.reserve_controls[:, reserve_index]], axis=1)
-    forces = np.concatenate([res.muscle_forces, res.reserve_loads[:, reserve_index]], axis=1)
+    muscle_names = [m.name for m in muscles]
+    if spec.on:
+        res = static_optimization(
+            model,
+            ids.q[frames],
+            ids.qd[frames],
+            ids.qdd[frames],
+            tau=ids.tau[frames],
+            exponent=spec.activation_exponent,
+            reserves=opt,
+            reserve_limits=limits,
+            force_length_velocity=spec.use_muscle_physiology,
+            muscles=muscle_names,
+        )
+        # OpenSim's actuator order: the model's force set (muscles, its actuators), the files
+        names = muscle_names + [a.name for a in actuators]
+        controls = np.concatenate([res.activations, res.reserve_controls[:, reserve_index]], 1)
+        forces = np.concatenate([res.muscle_forces, res.reserve_loads[:, reserve_index]], 1)
+        tensions = res.muscle_forces
+    else:
+        res, names = None, []
+        controls = forces = np.zeros((time.size, 0))
+        tensions = None  # every JointReaction reads its forces file
     jr = {}
     for j in setup.joint_reactions:
         sel = _select_frames(
             time, max(t0, j.start_time), min(t1, j.end_time), j.step_interval
         )  # fmt: skip
         jr[j.name] = _joint_reactions(
-            model,
-            j,
-            ids,
-            frames[sel],
-            res.muscle_forces[sel],
-            [m.name for m in muscles],
+            model, j, ids, frames[sel], None if tensions is None else tensions[sel], muscle_names
         )
     out = SOToolResult(time, res, names, controls, forces, jr)
     if not write:
@@ -686,12 +701,14 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
     folder = Path(output_dir) if output_dir is not None else setup.results_directory
     _make_folder(folder)
     stem = f"{setup.name}_{spec.name}"
-    written = [
-        _sto(controls, names, time, folder / f"{stem}_activation.sto", "Static Optimization",
-             "This file contains static optimization results."),  # fmt: skip
-        _sto(forces, names, time, folder / f"{stem}_force.sto", "Static Optimization",
-             "This file contains the forces of the actuators found by static optimization."),
-    ]  # fmt: skip
+    written = []
+    if spec.on:
+        written += [
+            _sto(controls, names, time, folder / f"{stem}_activation.sto", "Static Optimization",
+                 "This file contains static optimization results."),  # fmt: skip
+            _sto(forces, names, time, folder / f"{stem}_force.sto", "Static Optimization",
+                 "This file contains the forces of the actuators found by static optimization."),
+        ]  # fmt: skip
     for j in setup.joint_reactions:
         t, r = jr[j.name]
         written.append(

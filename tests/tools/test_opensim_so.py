@@ -90,9 +90,11 @@ def write_setup(path: Path, model: Path, reserves: Path, *, t0=0.5, t1=1.2, jr="
     return path
 
 
-def joint_reaction_xml(forces_file="", joints="ALL", on="child", frame="child", t0=0.5, t1=1.2):
+def joint_reaction_xml(
+    forces_file="", joints="ALL", on="child", frame="child", t0=0.5, t1=1.2, name="JointReaction"
+):
     return (
-        f'<JointReaction name="JointReaction"><on>true</on><start_time>{t0}</start_time>'
+        f'<JointReaction name="{name}"><on>true</on><start_time>{t0}</start_time>'
         f"<end_time>{t1}</end_time><step_interval>1</step_interval>"
         f"<forces_file>{forces_file}</forces_file><joint_names>{joints}</joint_names>"
         f"<apply_on_bodies>{on}</apply_on_bodies><express_in_frame>{frame}</express_in_frame>"
