@@ -253,17 +253,6 @@ def bspline_fit(knots, degree: int, t, values) -> np.ndarray:
 # ----------------------------------------------------------------------------
 
 
-def _quadrature_weights(n: int) -> np.ndarray:
-    """Weights of a uniform grid of n points on [0, 1]: Simpson (n odd) or trapezoid."""
-    if n >= 3 and n % 2 == 1:
-        w = np.ones(n)
-        w[1:-1:2], w[2:-1:2] = 4.0, 2.0
-        return w / (3.0 * (n - 1))
-    w = np.full(n, 1.0 / (n - 1))
-    w[[0, -1]] *= 0.5
-    return w
-
-
 def _gauss_points(knots, degree: int, order: int):
     """Gauss–Legendre points and weights on every non-empty knot span."""
     x, w = np.polynomial.legendre.leggauss(order)
@@ -281,13 +270,17 @@ class BSplineTranscription(Transcription):
     degree : int, optional
         Spline degree ``p`` (default 5: continuous jerk; Chung uses 3).
     control_points : int, optional
-        Control points per coordinate (default ``max(p + 1, (nodes + 1) // 2)``).
+        Control points per coordinate (default ``max(p + 1, (nodes + 1) // 2)``;
+        ``nodes`` for phases with contacts: their positions and the unactuated
+        torques are held at every collocation point, which needs at least as
+        many control points).
 
     Notes
     -----
     The design variables are the control points ``P`` (nq, n) of the
-    coordinates (and the contact forces at the collocation points, when the
-    phase has contacts). With the normalized time ``s = (t − t0)/T`` and the
+    coordinates and, when the phase has contacts, those of the contact forces
+    (B-splines on the same knots; non-negative normal control points keep the
+    normal force non-negative everywhere, by the convex-hull property). With the normalized time ``s = (t − t0)/T`` and the
     basis ``N_i(s)`` on :func:`clamped_knots` over ``[0, 1]``, at the
     ``nodes`` uniform collocation points ``s_j``:
 
@@ -298,8 +291,10 @@ class BSplineTranscription(Transcription):
     equations of motion are embedded, there are no defects). State and
     torque bounds become inequality constraints at the collocation points
     (unactuated coordinates: ``τ = 0``). The running cost is integrated by
-    Simpson's rule on the collocation grid (trapezoidal for an even number
-    of points); a :class:`~ahbm.optimize.problem.Jerk` objective is
+    Gauss–Legendre quadrature with ``p + 1`` points on every knot span (the
+    torques there by the same inverse dynamics), so that the optimizer cannot
+    exploit quadrature errors between the collocation points; a
+    :class:`~ahbm.optimize.problem.Jerk` objective is
     integrated exactly from the spline's third derivative (Gauss–Legendre,
     ``p − 2`` points per knot span). Clamped knots make the end states
     ``q(0) = P_0``, ``q̇(0) = p (P_1 − P_0)/(k_{p+1} T)``.
@@ -332,7 +327,9 @@ class BSplineTranscription(Transcription):
         ca = require_casadi()
         deg = self.options["degree"]
         n = phase.nodes
-        nc = self.options["control_points"] or max(deg + 1, (n + 1) // 2)
+        nc = self.options["control_points"] or (
+            max(deg + 1, n) if phase.contacts else max(deg + 1, (n + 1) // 2)
+        )
         nq, nv, nf = phase.nq, phase.nv, phase.nf
         knots = clamped_knots(nc, deg)
         s = np.linspace(0.0, 1.0, n)
@@ -345,10 +342,14 @@ class BSplineTranscription(Transcription):
         QD = ca.mtimes(P, ca.DM(B[1].T)) / T
         QDD = ca.mtimes(P, ca.DM(B[2].T)) / T**2
         ulo, uhi = phase.control_bounds()
-        if nf:
-            F = var.add(f"{phase.name}.F", (nf, n), ulo[nv : nv + nf], uhi[nv : nv + nf],
-                        Ug[nv : nv + nf], phase.control_names[nv : nv + nf])  # fmt: skip
+        if nf:  # contact forces: B-splines on the same knots (control points >= 0 if normal)
+            Fs = bspline_fit(knots, deg, s, Ug[nv : nv + nf].T).T
+            C = var.add(f"{phase.name}.F", (nf, nc), ulo[nv : nv + nf], uhi[nv : nv + nf],
+                        np.clip(Fs, ulo[nv : nv + nf, None], uhi[nv : nv + nf, None]),
+                        phase.control_names[nv : nv + nf])  # fmt: skip
+            F = ca.mtimes(C, ca.DM(B[0].T))
         else:
+            C = ca.SX(nf, nc)
             F = ca.SX(0, n)
         # torques by inverse dynamics at the collocation points
         q, qd, qdd = ca.SX.sym("q", nq), ca.SX.sym("qd", nv), ca.SX.sym("qdd", nv)
@@ -356,8 +357,12 @@ class BSplineTranscription(Transcription):
         parts = [ca.SX.zeros(nv), f] + ([qdd] if phase.dynamics == "implicit" else [])
         u = ca.vertcat(*parts)
         tau = phase.inverse_dynamics(q, qd, qdd, u if nf else None)
-        idf = ca.Function("id", [q, qd, qdd, f], [tau]).map(n)
-        TAU = idf(Q, QD, QDD, F)
+        implicit = phase.dynamics == "implicit"
+        if implicit:  # torques are variables; the base imposes ID(q, q̇, q̈) = τ at the points
+            TAU = var.add(f"{phase.name}.tau", (nv, n), ulo[:nv], uhi[:nv], Ug[:nv],
+                          phase.control_names[:nv])  # fmt: skip
+        else:
+            TAU = ca.Function("id", [q, qd, qdd, f], [tau]).map(n)(Q, QD, QDD, F)
         X = ca.vertcat(Q, QD)
         U = ca.vertcat(TAU, F, *([QDD] if phase.dynamics == "implicit" else []))
         times = [t0 + T * float(sj) for sj in s]
@@ -369,32 +374,27 @@ class BSplineTranscription(Transcription):
             (range(phase.nu), U, ulo, uhi, phase.control_names),
         ):
             for i in rows:
-                if (M is U and nv <= i < nv + nf) or not (
+                if (M is U and implicit and i < nv) or not (
                     np.isfinite(blo[i]) or np.isfinite(bhi[i])
                 ):
-                    continue  # force variables carry their own bounds
+                    continue  # implicit torques are bounded variables
                 nm = [f"{phase.name}[{j}] bound {names[i]}" for j in range(n)]
                 items.append((M[i, :].T, np.full(n, blo[i]), np.full(n, bhi[i]), nm))
         # running cost: Gauss-Legendre on every knot span (exact for polynomial integrands of
-        # degree <= 2p - 1); with contact forces (variables at the collocation points only)
-        # Simpson's rule on the collocation grid
+        # degree <= 2p - 1), the torques there by the same inverse dynamics
         fns = self.phase_functions(phase)
         costs = {}
         if fns["cost_names"]:
-            if nf:
-                Xc, Uc, tc, w = X, U, times, _quadrature_weights(n)
-            else:
-                sg, w = _gauss_points(knots, deg, deg + 1)
-                Bg = [ca.DM(bspline_basis(knots, deg, sg, d).T) for d in range(3)]
-                Qg = ca.mtimes(P, Bg[0])
-                QDg = ca.mtimes(P, Bg[1]) / T
-                QDDg = ca.mtimes(P, Bg[2]) / T**2
-                TAUg = ca.Function("id", [q, qd, qdd, f], [tau]).map(sg.size)(
-                    Qg, QDg, QDDg, ca.SX(0, sg.size)
-                )
-                Xc = ca.vertcat(Qg, QDg)
-                Uc = ca.vertcat(TAUg, *([QDDg] if phase.dynamics == "implicit" else []))
-                tc = [t0 + T * float(v) for v in sg]
+            sg, w = _gauss_points(knots, deg, deg + 1)
+            Bg = [ca.DM(bspline_basis(knots, deg, sg, d).T) for d in range(3)]
+            Qg = ca.mtimes(P, Bg[0])
+            QDg = ca.mtimes(P, Bg[1]) / T
+            QDDg = ca.mtimes(P, Bg[2]) / T**2
+            Fg = ca.mtimes(C, Bg[0]) if nf else ca.SX(0, sg.size)
+            TAUg = ca.Function("id", [q, qd, qdd, f], [tau]).map(sg.size)(Qg, QDg, QDDg, Fg)
+            Xc = ca.vertcat(Qg, QDg)
+            Uc = ca.vertcat(TAUg, Fg, *([QDDg] if implicit else []))
+            tc = [t0 + T * float(v) for v in sg]
             m = len(tc)
             vals = fns["cost"].map(m)(Xc, Uc, ca.repmat(p, 1, m), ca.horzcat(*tc))
             vals = vals if isinstance(vals, (list, tuple)) else [vals]
