@@ -36,6 +36,7 @@ _TINY = 1e-8
 _ROUNDOFF = 2e-13
 _EPS = np.finfo(float).eps
 _MAX_SEGMENTS = 499
+_SMOOTH_SEGMENTS = 128
 
 
 def _dot(a, b):
@@ -55,29 +56,31 @@ def _sign(x):
 # ------------------------------------------------------------- closest points (Eberly)
 
 
-def _newton_t(f_and_fp, t0, tol):
+def _newton_t(fun, t0, tol):
     """64 Newton steps on t, stopping per element at |f| < tol (OpenSim: 1e-9).
 
-    ``tol=0`` iterates to round-off instead (a step below 1e-15 relative).
+    ``fun(t, idx)`` returns f and f' for the flat elements ``idx``; only the
+    elements still iterating are evaluated. ``tol=0`` iterates to round-off
+    instead (a step below 1e-15 relative).
     """
-    t = t0.copy()
-    t_used = t0.copy()
-    done = np.zeros(t.shape, bool)
-    for _ in range(64):
-        f, fp = f_and_fp(t)
-        t_used = np.where(done, t_used, t)
-        with np.errstate(divide="ignore", invalid="ignore"):
+    shape = t0.shape
+    t = np.array(t0, float).ravel()
+    t_used = t.copy()
+    live = np.arange(t.size)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(64):
+            if live.size == 0:
+                break
+            tl = t[live]
+            f, fp = fun(tl, live)
+            t_used[live] = tl
             step = f / fp
-        if tol > 0:
-            done = done | (np.abs(f) < tol)
-        else:
-            done = done | ~(np.abs(step) > 1e-15 * (1.0 + np.abs(t)))
-        if done.all():
-            break
-        t = np.where(done, t, t - step)
+            stop = np.abs(f) < tol if tol > 0 else ~(np.abs(step) > 1e-15 * (1.0 + np.abs(tl)))
+            t[live] = np.where(stop, tl, tl - step)
+            live = live[~stop]
     if tol == 0:
-        t_used = np.where(done, t_used, t)
-    return t_used
+        t_used[live] = t[live]  # not converged in 64 steps: the latest iterate
+    return t_used.reshape(shape)
 
 
 def _closest_on_ellipse(a, b, u, v, tol=1e-9):
@@ -91,10 +94,13 @@ def _closest_on_ellipse(a, b, u, v, tol=1e-9):
     inside = (u / a) ** 2 + (v / b) ** 2 < 1.0
     t0 = np.where(inside, 0.0, np.maximum(a, b) * np.sqrt(u * u + v * v))
 
-    def fun(t):
-        P, Q = t + a2, t + b2
-        f = P * P * Q * Q - a2u2 * Q * Q - b2v2 * P * P
-        fp = 2.0 * (P * Q * (P + Q) - a2u2 * Q - b2v2 * P)
+    fa2, fb2, fA, fB = (np.ravel(x) for x in (a2, b2, a2u2, b2v2))
+
+    def fun(t, i):
+        P, Q = t + fa2[i], t + fb2[i]
+        A, B = fA[i], fB[i]
+        f = P * P * Q * Q - A * Q * Q - B * P * P
+        fp = 2.0 * (P * Q * (P + Q) - A * Q - B * P)
         return f, fp
 
     t = _newton_t(fun, t0, tol)
@@ -137,8 +143,11 @@ def _closest_on_ellipsoid(a, pt, dims, special=None, tol=1e-9):
     inside = (u / a[0]) ** 2 + (v / a[1]) ** 2 + (w / a[2]) ** 2 < 1.0
     t0 = np.where(inside, 0.0, np.max(a) * np.sqrt(u * u + v * v + w * w))
 
-    def fun(t):
+    fA, fB, fC = np.ravel(A), np.ravel(B), np.ravel(C)
+
+    def fun(t, i):
         P, Q, R = t + a2, t + b2, t + c2
+        A, B, C = fA[i], fB[i], fC[i]
         f = P * P * Q * Q * R * R - A * Q * Q * R * R - B * P * P * R * R - C * P * P * Q * Q
         PQ, PR, QR, PQR = P * Q, P * R, Q * R, P * Q * R
         fp = 2.0 * (PQR * (QR + PR + PQ) - A * QR * (Q + R) - B * PR * (P + R) - C * PQ * (P + Q))
@@ -279,8 +288,9 @@ def _polish_tangent_points(pe, r, p, vs, vs4, a, steps=6):
 def _surface_path(r1, r2, a, vs, vs4, far, factor, smooth=False):
     """OpenSim's CalcDistanceOnEllipsoid: (normalized length, w1, w2, n_points).
 
-    ``smooth`` samples every section with the most chords (499) instead of
-    OpenSim's ~1 mm ones, so the length has no jumps where their number changes.
+    ``smooth`` samples every section with the same number of chords (128)
+    instead of OpenSim's ~1 mm ones, so the length has no jumps where their
+    number changes.
     """
     chord = np.sqrt(_dot(r1 - r2, r1 - r2))
     short = chord / factor < 0.001
@@ -288,7 +298,7 @@ def _surface_path(r1, r2, a, vs, vs4, far, factor, smooth=False):
     nseg = np.where(short, 1, nseg)
     if smooth:
         short = np.zeros_like(short)
-        nseg = np.full(nseg.shape, _MAX_SEGMENTS)
+        nseg = np.full(nseg.shape, _SMOOTH_SEGMENTS)
     imax = np.argmax(np.abs(vs), axis=-1)
     vsi = np.take_along_axis(vs, imax[..., None], axis=-1)[..., 0]
     a0 = np.zeros_like(r1)
@@ -299,7 +309,7 @@ def _surface_path(r1, r2, a, vs, vs4, far, factor, smooth=False):
     dphi = np.where(far, -(2.0 * np.pi - phi0), phi0) / nseg
     vsz = _unit(np.cross(ar1, ar2))
     vsy = np.cross(vsz, ar1)
-    k = np.arange(1, _MAX_SEGMENTS)  # interior point numbers 1..498
+    k = np.arange(1, max(int(nseg.max(initial=1)), 2))  # interior point numbers
     phi = k * dphi[..., None]  # (..., 498)
     ray = np.cos(phi)[..., None] * ar1[..., None, :] + np.sin(phi)[..., None] * vsy[..., None, :]
     f1 = ray / a

@@ -9,10 +9,11 @@ for a whole batch of segments at once, with OpenSim 4's algorithms
 (``WrapCylinder``, ``WrapSphere``, ``WrapEllipsoid``): the same tests for
 when a wrap is active, the same quadrant (side) constraint, the same
 cylinder length limits, the same tangent points and the same surface length,
-so that muscle lengths agree with OpenSim's. Where OpenSim's result depends
-on the history of earlier calls (a line through the centre of a sphere) or
-only converges to a tolerance (the ellipsoid's tangent points) the notes of
-:func:`wrap_path_segment` say what ahbm does instead.
+so that muscle lengths agree with OpenSim's (to round-off in the tests).
+Where OpenSim's result depends on the history of earlier calls (a line
+through the centre of a sphere) the notes of :func:`wrap_path_segment` say
+what ahbm does instead; :func:`wrap_length_gradient` gives the derivatives
+of the wrapped length with respect to the end points.
 
 Wrap frames follow OpenSim: the cylinder's axis is its z axis and it spans
 ``-length/2 <= z <= length/2``; sphere and ellipsoid are centred at the
@@ -532,10 +533,9 @@ def wrap_path_segment(
       (a negative length) and so does this function.
     - Ellipsoid paths follow OpenSim's planar-section approximation (the
       ``method`` chooses the plane); the surface length is OpenSim's polyline
-      of ~1 mm chords. OpenSim solves the tangent-point equations only to a
-      residual of 1e-8 (normalized units); ahbm solves the same equations
-      to machine precision from the same start, so ellipsoid lengths agree
-      to about 1e-6 m rather than to round-off.
+      of ~1 mm chords, and the tangent points come from OpenSim's damped
+      Gauss-Newton iteration step for step (it stops at a residual of 1e-8 in
+      normalized units, so the tangent points are that accurate only).
     - Where OpenSim's construction itself fails (an ellipsoid section whose
       sampling rays start outside the ellipsoid, about 0.5 % of random wraps)
       OpenSim's length is NaN; so is ``length`` here (``active`` True), with
@@ -636,8 +636,8 @@ def wrap_length_gradient(
     solver stops at a residual of 1e-8, its surface polyline changes its
     number of ~1 mm chords), so the ellipsoid's derivatives are those of the
     same construction with the tangent points solved to machine precision
-    and the section sampled with 499 chords, which differs from OpenSim's
-    length by about 1e-6 m and is smooth.
+    and the section sampled with 128 chords, which differs from OpenSim's
+    length by about 1e-6 m (more next to its jumps) and is smooth.
 
     Examples
     --------
