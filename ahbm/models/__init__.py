@@ -3,6 +3,7 @@ extremity gait model, the head-neck sled model, the 15-segment whole body.
 """
 
 from ahbm.models.airbag import HeadLoad, airbag_force, airbag_test, estimate_head_load
+from ahbm.models.arm import ARM_MUSCLES, arm_model
 from ahbm.models.gait import (
     MARKER_SETS,
     GaitResult,
@@ -39,6 +40,9 @@ from ahbm.models.whole_body import (
 )
 
 __all__: list[str] = [
+    # two-joint arm with six muscles (arm.py)
+    "ARM_MUSCLES",
+    "arm_model",
     "HUMAN15_PARAMETERS",
     "double_pendulum_3d",
     "human15",

@@ -338,8 +338,9 @@ class MuscleParameters(ResultRepr):
         kw = {}
         for name, default in _MODEL_DEFAULTS[curves].items():
             a = getattr(self, name)
-            kw[name] = np.where(np.isnan(a), default, a)
-        return dataclasses.replace(self, **kw)
+            if np.isnan(a).any():
+                kw[name] = np.where(np.isnan(a), default, a)
+        return dataclasses.replace(self, **kw) if kw else self
 
     @classmethod
     def from_muscles(cls, muscles) -> MuscleParameters:

@@ -24,7 +24,6 @@ from ahbm._validation import (
 )
 from ahbm.dynamics import aba, q_rate, total_generalized_force
 from ahbm.errors import DataError, SimulationError
-from ahbm.kinematics import forward_kinematics
 from ahbm.muscles.hill import (
     _DG_C1,
     _DG_C2,
@@ -32,6 +31,7 @@ from ahbm.muscles.hill import (
     _DG_D4,
     MuscleParameters,
     _check_curves,
+    _degroote_rigid,
     _dg_fal,
     _dg_fpe,
     _dg_ft_inverse,
@@ -40,10 +40,12 @@ from ahbm.muscles.hill import (
     _dg_kt,
     _Pennation,
     _thelen_from_fiber_length,
+    _thelen_rigid,
     activation_rate,
     muscle_equilibrium,
 )
-from ahbm.muscles.paths import moment_arms, muscle_lengths
+from ahbm.muscles.paths import _compute as _path_compute
+from ahbm.muscles.paths import _out as _path_out
 from ahbm.types import ResultRepr
 
 __all__ = ["MuscleSimulationResult", "simulate_muscles", "muscle_tendon_forces"]
@@ -392,9 +394,9 @@ def simulate_muscles(
         as_positive_float(v, name)
 
     def path(q, qd):
-        kin = forward_kinematics(model, q)
-        lmt = muscle_lengths(model, q, muscles=names, kin=kin)
-        r = moment_arms(model, q, muscles=names, kin=kin)
+        # lengths and moment arms in one pass (muscle_lengths and moment_arms share it)
+        kin, lengths, grad = _path_compute(model, q, names, None, need_grad=True)
+        lmt, r = _path_out(kin, lengths), _path_out(kin, -grad)
         vmt = -np.einsum("...mv,...v->...m", r, qd)
         return lmt, vmt, r
 
@@ -419,10 +421,11 @@ def simulate_muscles(
 
     def forces_of(a, lmt, vmt, z):
         if rigid_tendon:
-            s = muscle_equilibrium(
-                p, np.clip(a, 0.0, 1.0), lmt, vmt, curves=curves, rigid_tendon=True
-            )
-            return s.tendon_force, np.zeros(0)
+            if curves == "thelen2003":
+                out = _thelen_rigid(p, np.clip(a, p.minimum_activation, 1.0), lmt, vmt)
+            else:
+                out = _degroote_rigid(p, np.clip(a, 0.0, 1.0), lmt, vmt)
+            return out["tendon_force"], np.zeros(0)
         f, _, zdot = _elastic(p, curves, a, lmt, vmt, z)
         return f, zdot
 
