@@ -374,14 +374,13 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
         l2 = (-bb - sq) / (2.0 * aa)
         ok &= (disc >= 0.0) & (l1 > 0) & (l1 < 1) & (l2 > 0) & (l2 < 1)
     idx = np.nonzero(ok)[0]
+
+    def result():  # every wrap over an ellipsoid is "mandatory" in OpenSim
+        r1, r2 = r1_out.reshape(shape + (3,)), r2_out.reshape(shape + (3,))
+        return active.reshape(shape), active.reshape(shape), r1, r2, arc_out.reshape(shape)
+
     if idx.size == 0:
-        return (
-            active.reshape(shape),
-            active.reshape(shape),
-            r1_out.reshape(shape + (3,)),
-            r2_out.reshape(shape + (3,)),
-            arc_out.reshape(shape),
-        )
+        return result()
     p1, p2, p1p2, l1, l2 = p1[idx], p2[idx], p1p2[idx], l1[idx], l2[idx]
     p1e, p2e = p1e[idx], p2e[idx]
     m = idx.size
@@ -482,10 +481,4 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
     r1_out[idx] = r1 / factor
     r2_out[idx] = r2 / factor
     arc_out[idx] = length / factor
-    return (
-        active.reshape(shape),
-        active.reshape(shape),
-        r1_out.reshape(shape + (3,)),
-        r2_out.reshape(shape + (3,)),
-        arc_out.reshape(shape),
-    )
+    return result()

@@ -552,21 +552,23 @@ def wrap_path_segment(
     >>> bool(r.active), round(float(r.length), 4)
     (True, 0.2165)
     """
+    args = _arguments(kind, dimensions, quadrant, p, s, method, single_wrap)
+    return _wrap(*args, False)
+
+
+def _arguments(kind, dimensions, quadrant, p, s, method, single_wrap):
+    """The checked arguments of the public functions, in _wrap's order."""
     kind = as_choice(kind, "kind", WRAP_KINDS)
     dims = _check_dimensions(kind, dimensions)
     axis, sign = _check_quadrant(quadrant)
     method = as_choice(method, "method", _METHODS)
     if not isinstance(single_wrap, (bool, np.bool_)):
         raise DataError(f"Expected `single_wrap` to be True or False, got {single_wrap!r}")
-    p, s = _end_points(p, s)
-    return _wrap(kind, dims, axis, sign, p, s, method, bool(single_wrap), False)
-
-
-def _end_points(p, s):
     p = as_vector_array(p, 3, "p")
     s = as_vector_array(s, 3, "s")
     shape = broadcast_batch(("p", p, 1), ("s", s, 1))
-    return np.broadcast_to(p, shape + (3,)), np.broadcast_to(s, shape + (3,))
+    p, s = np.broadcast_to(p, shape + (3,)), np.broadcast_to(s, shape + (3,))
+    return kind, dims, axis, sign, p, s, method, bool(single_wrap)
 
 
 def _wrap(kind, dims, axis, sign, p, s, method, single_wrap, smooth) -> WrapResult:
@@ -622,22 +624,23 @@ def wrap_length_gradient(
 
     Notes
     -----
-    For an active sphere wrap the tangent points and the great-circle arc
-    make the path locally shortest, so by the envelope theorem
-    ``dl/dp = (p - t1)/|p - t1|`` and ``dl/ds = (s - t2)/|s - t2|`` exactly;
-    an inactive segment gives the unit vectors along ``p - s`` and
-    ``s - p``. OpenSim's cylinder and ellipsoid paths are not exactly
-    shortest (their tangent points come from a plane construction), so the
-    envelope formula is only close there (off by 0.3 % in the median for
-    cylinders, more for ellipsoids); these derivatives are then central
-    differences of the wrapped length (all 12 perturbed segments in one
-    batched call). For the cylinder that is :func:`wrap_path_segment`'s own
-    length. OpenSim's ellipsoid length has small jumps (its tangent-point
+    For an active sphere wrap the tangent points and the great-circle arc make
+    the path locally shortest, so by the envelope theorem
+    ``dl/dp = (p - t1)/|p - t1|`` and ``dl/ds = (s - t2)/|s - t2|`` exactly; an inactive
+    segment gives the unit vectors along ``p - s`` and ``s - p`` (a sphere
+    wrap forced the long way round, whose arc OpenSim counts negative, is
+    differentiated numerically as below). OpenSim's cylinder and ellipsoid
+    paths are not exactly shortest (their tangent points come from a plane
+    construction), so the envelope formula is only close there (off by 0.3 %
+    in the median for cylinders, more for ellipsoids); these derivatives are
+    then central differences of the wrapped length (all 12 perturbed segments
+    in one batched call). For the cylinder that is :func:`wrap_path_segment`'s
+    own length. OpenSim's ellipsoid length has small jumps (its tangent-point
     solver stops at a residual of 1e-8, its surface polyline changes its
     number of ~1 mm chords), so the ellipsoid's derivatives are those of the
-    same construction with the tangent points solved to machine precision
-    and the section sampled with 128 chords, which differs from OpenSim's
-    length by about 1e-6 m (more next to its jumps) and is smooth.
+    same construction with the tangent points solved to machine precision and
+    the section sampled with 128 chords, which differs from OpenSim's length
+    by about 1e-6 m (more next to its jumps) and is smooth.
 
     Examples
     --------
@@ -646,24 +649,39 @@ def wrap_length_gradient(
     >>> gp.shape, gs.shape
     ((3,), (3,))
     """
-    kind = as_choice(kind, "kind", WRAP_KINDS)
-    dims = _check_dimensions(kind, dimensions)
-    axis, sign = _check_quadrant(quadrant)
-    method = as_choice(method, "method", _METHODS)
-    if not isinstance(single_wrap, (bool, np.bool_)):
-        raise DataError(f"Expected `single_wrap` to be True or False, got {single_wrap!r}")
-    p, s = _end_points(p, s)
-    shape = p.shape[:-1]
+    args = _arguments(kind, dimensions, quadrant, p, s, method, single_wrap)
+    kind, dims, axis, sign, p, s, method, single_wrap = args
     if step is None:
         step = 1e-6 if kind == "ellipsoid" else 1e-7
     if not (isinstance(step, (int, float)) and np.isfinite(step) and step > 0):
         raise DataError(f"Expected `step` to be a positive length in m, got {step!r}")
-    if kind == "sphere":
-        r = _wrap(kind, dims, axis, sign, p, s, method, True, False)
-        a = r.active[..., None]
-        gp, _ = _unit(np.where(a, p - np.where(a, r.t1, 0.0), p - s))
-        gs, _ = _unit(np.where(a, s - np.where(a, r.t2, 0.0), s - p))
-        return gp, gs
+    if kind != "sphere":
+        return _central_differences(kind, dims, axis, sign, p, s, method, single_wrap, step)
+    r = _wrap(kind, dims, axis, sign, p, s, method, True, False)
+    a = r.active[..., None]
+    gp, _ = _unit(np.where(a, p - np.where(a, r.t1, 0.0), p - s))
+    gs, _ = _unit(np.where(a, s - np.where(a, r.t2, 0.0), s - p))
+    # OpenSim's negative far-side arcs are not shortest paths: differentiate those
+    odd = r.active & (r.arc_length < 0)
+    if odd.any():
+        fp, fs = _central_differences(kind, dims, axis, sign, p[odd], s[odd], method, True, step)
+        gp[odd], gs[odd] = fp, fs
+    return gp, gs
+
+
+def _central_differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
+    """d(length)/dp, d(length)/ds by central differences, 12 segments per one in one call."""
+    shape = p.shape[:-1]
+    h = np.eye(3) * step
+    # perturbed end points: (..., 12, 3): p +h, p -h, then s +h, s -h
+    p6 = np.broadcast_to(p[..., None, :], shape + (6, 3))
+    s6 = np.broadcast_to(s[..., None, :], shape + (6, 3))
+    pp = np.concatenate([p[..., None, :] + h, p[..., None, :] - h, p6], axis=-2)
+    ss = np.concatenate([s6, s[..., None, :] + h, s[..., None, :] - h], axis=-2)
+    L = _wrap(kind, dims, axis, sign, pp, ss, method, single_wrap, True).length
+    gp = (L[..., 0:3] - L[..., 3:6]) / (2 * step)
+    gs = (L[..., 6:9] - L[..., 9:12]) / (2 * step)
+    return gp, gs
     h = np.eye(3) * step
     # perturbed end points: (..., 12, 3): p +h, p -h, then s +h, s -h
     pp = np.concatenate(

@@ -425,3 +425,22 @@ def test_bad_points():
         wrap_path_segment("sphere", (0.1,), "all", np.zeros((4, 3)), np.ones((5, 3)))
     with pytest.raises(DataError, match="step"):
         wrap_length_gradient("cylinder", (0.1, 0.2), "all", [0.2, 0, 0], [-0.2, 0, 0], step=0)
+
+
+def test_sphere_gradient_of_negative_far_side_arcs():
+    """OpenSim counts a sphere arc forced the long way round as negative; that length
+    is not a shortest path, so its gradient is differentiated, and matches differences."""
+    rng = np.random.default_rng(12)
+    p = rng.normal(size=(3000, 3))
+    p *= rng.uniform(1.05, 3.0, (3000, 1)) * R / np.linalg.norm(p, axis=1)[:, None]
+    s = -p * rng.uniform(0.5, 1.5, (3000, 1)) + rng.normal(0, 0.6 * R, (3000, 3))
+    r = wrap_path_segment("sphere", (R,), "-x", p, s)
+    odd = r.active & (r.arc_length < 0)
+    assert odd.sum() >= 3
+    gp, gs = wrap_length_gradient("sphere", (R,), "-x", p[odd], s[odd])
+    fp, fs = _fd("sphere", (R,), "-x", p[odd], s[odd], 1e-6)
+    np.testing.assert_allclose(gp, fp, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gs, fs, rtol=1e-5, atol=1e-6)
+    # the unit vector toward the tangent point would be wrong here
+    env = (p[odd] - r.t1[odd]) / np.linalg.norm(p[odd] - r.t1[odd], axis=1)[:, None]
+    assert np.abs(env - gp).max() > 0.5
