@@ -37,7 +37,13 @@ from ahbm.muscles.path_elements import (
     PathWrap,
     WrapObject,
 )
-from ahbm.muscles.paths import lengthening_speeds, moment_arms, muscle_lengths, path_points
+from ahbm.muscles.paths import (
+    lengthening_speeds,
+    moment_arms,
+    muscle_lengths,
+    path_loads,
+    path_points,
+)
 from ahbm.muscles.static_optimization import (
     StaticOptimizationResult,
     load_sharing,
@@ -71,6 +77,7 @@ __all__: list[str] = [
     "lengthening_speeds",
     "moment_arms",
     "muscle_lengths",
+    "path_loads",
     "path_points",
     # Hill-type muscle models
     "CURVES",

@@ -79,7 +79,7 @@ from ahbm.muscles.path_elements import (
     _coordinate_indices,
 )
 
-__all__ = ["muscle_lengths", "lengthening_speeds", "moment_arms", "path_points"]
+__all__ = ["muscle_lengths", "lengthening_speeds", "moment_arms", "path_loads", "path_points"]
 
 #: OpenSim's convergence test of the repeated wrapping passes (m) and their number
 _WRAP_TOLERANCE = 0.0005
@@ -521,13 +521,19 @@ def _muscle_path(kin, mp: _MusclePlan, pts, active, need_grad: bool):
 # ----------------------------------------------------------------------------
 
 
-def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False):
+def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False, loads=None):
+    """Lengths (n_m, N) and ∂l/∂q (n_m, nv, N); with `loads` (a dict) also the body wrenches
+    ``loads["body"]`` (n_m, n_bodies, 6, N) and the moving-point terms ``loads["coordinate"]``
+    (n_m, nv, N) of ∂l/∂q."""
     names = _names(model, muscles)
     kin = _st.resolve(model, kin, q, qd, needs_qd=needs_qd, columns=need_grad)
     plans = _plan(model, names)
     N, nv = kin.n_frames, model.nv
     lengths = np.empty((len(plans), N))
     grad = np.zeros((len(plans), nv, N)) if need_grad else None
+    if loads is not None:
+        loads["body"] = np.zeros((len(plans), model.n_bodies, 6, N))
+        loads["coordinate"] = np.zeros((len(plans), nv, N))
     if not plans:
         return kin, lengths, grad
     geo = _world_points(kin, plans, need_grad)
@@ -554,14 +560,18 @@ def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False
             R = _st.rotation_bl(kin, mp.points[k].body)
             for axis, vi, der in derivs:
                 grad[mi, vi] += np.einsum("iN,iN->N", G[k], R[:, axis]) * der
+    if loads is not None:
+        loads["coordinate"] += grad
     if need_grad:
         Sw = kin._Sw_flat  # (N, 6, nv)
         for b, items in wrenches.items():
+            idx = np.fromiter(items, dtype=np.int64, count=len(items))
+            W = np.stack(list(items.values()))  # (k, 6, N)
+            if loads is not None:
+                loads["body"][idx, b] = W
             dofs = model.support_dofs[b]
             if not dofs.size:
                 continue
-            idx = np.fromiter(items, dtype=np.int64, count=len(items))
-            W = np.stack(list(items.values()))  # (k, 6, N)
             grad[idx[:, None], dofs[None, :]] += np.einsum("nid,kin->kdn", Sw[:, :, dofs], W)
     return kin, lengths, grad
 
@@ -709,6 +719,59 @@ def lengthening_speeds(model: Model, q, qd, *, muscles=None, kin=None) -> np.nda
     kin, _, grad = _compute(model, q, muscles, kin, need_grad=True, qd=qd, needs_qd=True)
     qdb = _st.qd_bl(kin)  # (nv, N)
     return _out(kin, np.einsum("mvN,vN->mN", grad, qdb))
+
+
+def path_loads(model: Model, q, *, muscles=None, kin=None) -> tuple[np.ndarray, np.ndarray]:
+    """Loads that a unit tension in each muscle path applies to the bodies (and coordinates).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq), or None with ``kin``
+    muscles : sequence of str, optional
+        As :func:`muscle_lengths`.
+    kin : Kinematics, optional
+
+    Returns
+    -------
+    body_loads : ndarray, shape (..., n_muscles, n_bodies, 6)
+        World spatial force ``[moment about the world origin; force]`` (N·m, N per
+        newton of tension) on each body: the tension pulls each path point along its
+        segments, and a wrap object's body takes the load of the path pressing on it
+        (the ``f_ext`` convention of :func:`ahbm.dynamics.rnea`,
+        ``f_ext_frame="world"``).
+    coordinate_forces : ndarray, shape (..., n_muscles, nv)
+        Generalized forces per newton of tension that are not body loads: a moving
+        path point's location depends on a coordinate, and the tension does work
+        along it (OpenSim applies it as a mobility force). Zero without moving points.
+
+    Notes
+    -----
+    ``Σ_b J_bᵀ body_loads[b] + coordinate_forces = r`` (the moment arms of
+    :func:`moment_arms`), with ``J_b`` the world spatial Jacobian of body ``b``.
+    The loads are ``-[p × g; g]`` summed over each body's path points and wrap
+    tangent points (``g = ∂l/∂p``); a wrap between two path points loads its
+    object with ``[p × g_p + s × g_s; g_p + g_s]`` (the wrapped length depends
+    only on the end points seen from the object).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.muscles import Muscle, PathPoint
+    >>> m = Model("slider")
+    >>> _ = m.add_body("block", "ground", {"type": "prismatic", "axis": [1, 0, 0]}, mass=1.0)
+    >>> m.muscles = [Muscle("spring", (PathPoint("o", "ground", (0, 0, 0)),
+    ...                                PathPoint("i", "block", (0.1, 0, 0))),
+    ...                      max_isometric_force=1.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.1)]
+    >>> body, coord = path_loads(m, [0.0])
+    >>> body[0, 0].tolist()  # pulls the block toward the origin
+    [0.0, 0.0, 0.0, -1.0, 0.0, 0.0]
+    """
+    loads: dict = {}
+    kin, _, _ = _compute(model, q, muscles, kin, need_grad=True, loads=loads)
+    return _out(kin, 0.0 - loads["body"]), _out(kin, 0.0 - loads["coordinate"])
 
 
 def path_points(model: Model, q, muscle: str, *, kin=None) -> np.ndarray:

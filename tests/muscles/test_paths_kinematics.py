@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ahbm.errors import DataError
-from ahbm.kinematics import forward_kinematics, point_position
+from ahbm.kinematics import body_jacobian, forward_kinematics, point_position
 from ahbm.kinematics.configuration import integrate_q
 from ahbm.kinematics.functions import LinearFunction, PolynomialFunction, SimmSpline
 from ahbm.kinematics.tree import Model
@@ -19,6 +19,7 @@ from ahbm.muscles import (
     lengthening_speeds,
     moment_arms,
     muscle_lengths,
+    path_loads,
     path_points,
     wrap_path_segment,
 )
@@ -405,3 +406,24 @@ def test_inactive_wrap_objects_are_ignored(wrapped):
     pts = path_points(m2, q, "psoas")
     straight = np.linalg.norm(np.diff(pts, axis=1), axis=-1).sum(-1)
     np.testing.assert_allclose(muscle_lengths(m2, q, muscles=["psoas"])[:, 0], straight, atol=1e-15)
+
+
+@pytest.mark.parametrize("wraps", [False, True])
+def test_path_loads_give_the_moment_arms_through_the_body_jacobians(model, wrapped, wraps):
+    m = wrapped if wraps else model
+    q = states(m, 12, np.random.default_rng(9))
+    body, coord = path_loads(m, q)
+    assert body.shape == (12, len(m.muscles), m.n_bodies, 6)
+    tau = coord.copy()
+    for b in range(m.n_bodies):
+        J = body_jacobian(m, q, b, frame="world")  # (N, 6, nv)
+        tau += np.einsum("niv,nmi->nmv", J, body[:, :, b])
+    np.testing.assert_allclose(tau, moment_arms(m, q), atol=1e-13)
+    # a path between moving bodies loads them with no net force (ground_to_foot: the ground
+    # takes the rest)
+    free = [k for k, mu in enumerate(m.muscles) if "ground" not in mu.bodies()]
+    np.testing.assert_allclose(body[:, free].sum(axis=2)[..., 3:], 0.0, atol=1e-13)
+    if not wraps:
+        assert np.abs(body[:, 4].sum(axis=1)[..., 3:]).max() > 0.5
+    if not wraps:
+        assert np.any(coord != 0.0)  # moving points
