@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -348,3 +349,25 @@ def test_static_optimization_options_and_errors():
         static_optimization(millard, q, qd, qdd, curves="thelen2003", reserves=1.0).failed.sum()
         == 0
     )
+
+
+_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "static_optimization_walk.py"
+_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+
+
+@pytest.mark.skipif(not _DATA.is_dir(), reason=f"shared data not found at {_DATA}")
+def test_walking_example(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("static_optimization_walk", _EXAMPLE)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    numbers = example.run(tmp_path, quick=True)
+    assert numbers["figure"].stat().st_size > 20_000
+    assert numbers["frames"] == 151 and numbers["failed_frames"] == 0
+    assert numbers["max_residual_Nm"] < 1e-6
+    # the muscles carry the leg joints; the 1 N m reserves stay below 1 % of each joint's peak
+    assert numbers["leg_reserve_share"] < 0.01
+    # the knee contact force peaks at several body weights (implants: 2-3 BW; this model ~5)
+    assert 2.0 < numbers["peak_knee_r_BW"] < 6.0
+    assert 0.2 < numbers["peak_soleus_r"] < 1.0
