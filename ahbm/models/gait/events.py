@@ -5,12 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm.analysis.events import force_plate_events, zeni_events
+from ahbm.errors import DataError
 from ahbm.models.gait.frames import SEGMENTS, SegmentFrames
 from ahbm.models.gait.markers import GaitMarkers
 from ahbm.models.gait.markersets import SIDES
 from ahbm.types import Event
 
-__all__ = ["gait_events", "FOOT_INDEX"]
+__all__ = [
+    "EVENT_SOURCES",
+    "FOOT_INDEX",
+    "event_problems",
+    "file_gait_events",
+    "gait_events",
+    "select_gait_events",
+]
 
 #: Side -> index of its foot in :data:`~ahbm.models.gait.frames.SEGMENTS`.
 FOOT_INDEX = {side: SEGMENTS.index(f"foot_{side}") for side, _ in SIDES}
@@ -110,3 +118,118 @@ def _merge_plate_events(events, plates, assign, time, threshold):
                 ]
                 out.append(ev)
     return sorted(out, key=lambda x: x.time)
+
+
+#: Event sources of :func:`select_gait_events` (``analyze_gait(events=...)``).
+EVENT_SOURCES = ("auto", "file", "force_plates", "kinematic")
+
+
+def file_gait_events(trial_events, time) -> list:
+    """The trial's own foot strikes and foot offs (e.g. from the C3D EVENT group).
+
+    Parameters
+    ----------
+    trial_events : sequence of Event
+        ``trial.events``; labels other than "Foot Strike" / "Foot Off" and
+        contexts other than "Left" / "Right" (any case) are ignored.
+    time : ndarray, shape (n_frames,)
+        The trial's frame times, s (events outside them are dropped).
+
+    Returns
+    -------
+    list of Event
+        Sorted, ``description`` "file".
+    """
+    out = []
+    t0, t1 = float(time[0]), float(time[-1])
+    for e in trial_events or []:
+        label = str(getattr(e, "label", "")).strip().lower()
+        ctx = str(getattr(e, "context", "")).strip().capitalize()
+        if ctx not in ("Left", "Right") or label not in ("foot strike", "foot off"):
+            continue
+        t = float(e.time)
+        if t0 - 1e-9 <= t <= t1 + 1e-9:
+            out.append(
+                Event("Foot Strike" if label == "foot strike" else "Foot Off", t, ctx, "file")
+            )
+    return sorted(out, key=lambda x: x.time)
+
+
+def event_problems(events) -> list:
+    """Why a list of foot events cannot be a walking trial's events (empty when fine).
+
+    Checks per side: at least one foot strike, strikes and offs alternate,
+    no two events of one side closer than 0.1 s.
+
+    Examples
+    --------
+    >>> event_problems([Event("Foot Strike", 0.0, "Left"), Event("Foot Strike", 0.05, "Left")])
+    ['Left: two foot strikes in a row at 0.000 and 0.050 s', 'Right: no foot strike']
+    """
+    problems = []
+    for side, _ in SIDES:
+        ev = sorted((e.time, e.label) for e in events if e.context == side)
+        if not any(lab == "Foot Strike" for _, lab in ev):
+            problems.append(f"{side}: no foot strike")
+            continue
+        for (ta, la), (tb, lb) in zip(ev[:-1], ev[1:], strict=True):
+            if la == lb:
+                problems.append(f"{side}: two {la.lower()}s in a row at {ta:.3f} and {tb:.3f} s")
+                break
+            if tb - ta < 0.1:
+                problems.append(f"{side}: {la} and {lb} only {tb - ta:.3f} s apart at {ta:.3f} s")
+                break
+    return problems
+
+
+def select_gait_events(
+    source, markers, frames, *, trial_events=(), assignment=None, threshold: float = 20.0
+):
+    """Foot events from the chosen source, and what was used.
+
+    Parameters
+    ----------
+    source : {"auto", "file", "force_plates", "kinematic"}
+        ``"file"``: the trial's own events (DataError when it has none or
+        they fail :func:`event_problems`); ``"force_plates"``: kinematic
+        events replaced by the plate contacts attributed to one foot;
+        ``"kinematic"``: Zeni et al. only; ``"auto"``: the file's events when
+        they pass the checks, else the plates' (when a plate contact is
+        attributed), else kinematic.
+    markers, frames, assignment, threshold :
+        As :func:`gait_events`.
+    trial_events : sequence of Event
+        ``trial.events``.
+
+    Returns
+    -------
+    events : list of Event
+    used : str
+        ``"file"``, ``"force_plates"`` or ``"kinematic"``, with the reason
+        when ``"auto"`` passed over the file's events.
+    """
+    if source not in EVENT_SOURCES:
+        raise DataError(
+            f"`events` must be one of {', '.join(map(repr, EVENT_SOURCES))}, got {source!r}"
+        )
+    if source in ("file", "auto"):
+        ev = file_gait_events(trial_events, markers.time)
+        problems = event_problems(ev) if ev else ["none in the file"]
+        if not problems:
+            return ev, "file"
+        if source == "file":
+            raise DataError(
+                f"{markers.source}: events='file' but the file's events cannot be used: "
+                f"{'; '.join(problems)}; use events='auto', 'force_plates' or 'kinematic'"
+            )
+        why = "; ".join(problems)
+    if source == "kinematic" or assignment is None:
+        used = "kinematic"
+        ev = gait_events(markers, frames, threshold=threshold)
+    else:
+        ev = gait_events(markers, frames, assignment=assignment, threshold=threshold)
+        used = "force_plates" if any(e.description.startswith("force plate") for e in ev) else (
+            "kinematic")  # fmt: skip
+    if source == "auto":
+        used = f"{used} (file events not used: {why})"
+    return ev, used

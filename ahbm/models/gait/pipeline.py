@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ahbm._deprecation import warn_deprecated
+from ahbm._validation import as_positive_float
 from ahbm.analysis.cycles import spatiotemporal_parameters
-from ahbm.errors import DataError
+from ahbm.errors import AhbmWarning, DataError
 from ahbm.models.gait.angles import joint_angles
 from ahbm.models.gait.calibration import static_calibration
+from ahbm.models.gait.checks import (
+    belt_speed_from_feet,
+    check_cycles,
+    detect_treadmill,
+    treadmill_heels,
+)
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import gait_energetics
-from ahbm.models.gait.events import gait_events
+from ahbm.models.gait.events import select_gait_events
 from ahbm.models.gait.frames import segment_frames
 from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
 from ahbm.models.gait.markers import gait_markers, load_gait_trial, static_markers
@@ -48,6 +57,8 @@ def analyze_gait(
     height=None,
     static=None,
     grf=None,
+    events: str = "auto",
+    belt_speed=None,
     settings: GaitSettings | None = None,
     **deprecated,
 ) -> GaitResult:
@@ -71,6 +82,19 @@ def analyze_gait(
         ``*force_v*``, ``*force_p*``, ``*torque_*`` in the trial's lab frame),
         used as force plates (each force one plate, resampled onto the trial's
         time axis) in place of the trial's own plates.
+    events : {"auto", "file", "force_plates", "kinematic"}
+        Source of the foot strikes and foot offs: ``"file"`` the trial's own
+        events (e.g. the C3D's EVENT group; an error when it has none or they
+        do not alternate), ``"force_plates"`` kinematic events (Zeni)
+        replaced by the plate contacts attributed to one foot,
+        ``"kinematic"`` Zeni only, ``"auto"`` (default) the file's events
+        when they pass the checks, else the plates', else kinematic. What was
+        used is in ``result.settings["events"]``.
+    belt_speed : float, optional
+        Treadmill belt speed, m/s. A treadmill trial (the pelvis travels less
+        than 0.5 m while the feet step) has its stride and step lengths
+        computed in the belt's frame with this speed, else with the speed
+        estimated from the feet in stance, else omitted (NaN, flagged).
     settings : GaitSettings, optional
         Processing settings (marker set, filter cutoffs, gap limit, BSP table,
         contact threshold, kinetics on/off, vertical axis, subject
@@ -90,7 +114,18 @@ def analyze_gait(
     DataError
         Missing markers (listed, with the mapping option), a marker gap longer
         than ``settings.max_gap``, no force plate contact with kinetics on, no
-        mass.
+        mass (kinetics only), a mass or measurement outside its plausible
+        range, ``events="file"`` without usable file events.
+
+    Warns
+    -----
+    AhbmWarning
+        Estimated subject parameters; a mass 10 % away from the plates'
+        weight; a plate zero offset beyond 10 N; a load under no foot; failed
+        plausibility checks of the events and cycles
+        (:func:`~ahbm.models.gait.checks.check_cycles`, stride time asymmetry,
+        cadence, stance fraction, stride vs step lengths) or a treadmill
+        trial without belt speed -- those also go to ``result.flags``.
 
     Notes
     -----
@@ -114,6 +149,8 @@ def analyze_gait(
     >>> r.angles["LKneeAngles"].shape, r.moments
     ((360, 3), {})
     """
+    if belt_speed is not None:
+        belt_speed = as_positive_float(belt_speed, "belt_speed", unit="m/s")
     if settings is not None and not isinstance(settings, GaitSettings):
         raise DataError(f"`settings` must be a GaitSettings, got {type(settings).__name__}")
     settings = _settings_from_keywords(settings, deprecated)
@@ -143,7 +180,10 @@ def analyze_gait(
     frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets)
     angles = joint_angles(frames, subject)
     assignment = assign_plates(markers, frames, settings=settings)
-    events = gait_events(markers, frames, assignment=assignment, threshold=settings.threshold)
+    events, events_used = select_gait_events(
+        events, markers, frames, trial_events=tr.events, assignment=assignment,
+        threshold=settings.threshold,
+    )  # fmt: skip
     kinetics = None
     if settings.kinetics:
         kinetics = joint_kinetics(markers, frames, subject, events, assignment, settings=settings)
@@ -165,10 +205,46 @@ def analyze_gait(
             return markers.filled[:, names.index(p + "HEE")]
         return frames.joint_centres[p + "AJC"]
 
+    heels = {"Left": heel("L"), "Right": heel("R")}
+    flags = []
+    treadmill, travel = detect_treadmill(
+        frames.origin["pelvis"], markers.time,
+        [markers.filled[:, names.index(p + "TOE")] for p in ("L", "R")],
+    )  # fmt: skip
+    lengths = "heel positions at the events, lab frame"
+    if treadmill:
+        speed, how = belt_speed, "given"
+        if speed is None:
+            speed, how = belt_speed_from_feet(heels, events, markers.time, frames.forward), (
+                "estimated from the feet in stance")  # fmt: skip
+        if speed is not None:
+            heels = treadmill_heels(heels, markers.time, frames.forward, speed)
+            lengths = f"treadmill: heels in the belt's frame, belt speed {speed:.3f} m/s ({how})"
+        else:
+            lengths = "treadmill: no belt speed (not given, none measurable from the feet)"
+            flags.append(
+                f"treadmill walking (the pelvis travels {travel:.2f} m): stride and step "
+                "lengths and walking speed are omitted (NaN): pass belt_speed= (CLI "
+                "--belt-speed) or events with stance phases to estimate it"
+            )
     spt = spatiotemporal_parameters(
-        events, heel_left=heel("L"), heel_right=heel("R"), time=markers.time,
+        events, heel_left=heels["Left"], heel_right=heels["Right"], time=markers.time,
         direction=frames.forward,
     )  # fmt: skip
+    if treadmill and "no belt speed" in lengths:
+        for d in (spt.get("Left", {}), spt.get("Right", {}), spt):
+            for key in ("stride_length", "step_length", "walking_speed"):
+                if key in d:
+                    d[key] = float("nan")
+    flags += check_cycles(spt)
+    if flags:
+        warnings.warn(
+            f"{markers.source}: the gait checks failed ({events_used} events): "
+            + "; ".join(flags)
+            + ". The result is marked (GaitResult.flags)",
+            AhbmWarning,
+            stacklevel=2,
+        )
     Q = markers.rotation
     return GaitResult(
         time=markers.time,
@@ -179,14 +255,17 @@ def analyze_gait(
         events=events,
         cycles=cycles,
         spatiotemporal=spt,
-        settings=_record(
-            settings, markers, {} if kinetics is None else kinetics.notes, calibration
-        ),
+        settings={
+            **_record(settings, markers, {} if kinetics is None else kinetics.notes, calibration),
+            "events": events_used,
+            "spatiotemporal_lengths": lengths,
+        },
         subject=subject,
         joint_centres={k: v @ Q for k, v in frames.joint_centres.items()},
         source=str(tr.source or ""),
         energetics={} if energetics is None else energetics.to_results(),
         total_powers={} if kinetics is None else kinetics.total_powers,
+        flags=tuple(flags),
     )
 
 
@@ -223,7 +302,6 @@ def _record(settings: GaitSettings, markers, kinetics_notes: dict, calibration=N
             k: (v if isinstance(v, str) else "+".join(v)) for k, v in markers.mapping.items()
         },
         "vertical_axis": [float(x) for x in markers.up],
-        "events": "kinematic (Zeni) refined by force plates",
         "kinetics": bool(settings.kinetics),
         **kinetics_notes,
     }

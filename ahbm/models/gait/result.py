@@ -103,6 +103,9 @@ class GaitResult(ResultRepr):
     total_powers : dict
         ``"LHipPower"`` ... -> (n_frames,), W/kg, total joint power (Plug-in
         Gait's Z component of ``LHipPower``; the sum of `powers`).
+    flags : tuple of str
+        Failed plausibility checks of the events and cycles (empty when
+        fine); also warned and printed by :meth:`summary`.
     """
 
     time: np.ndarray
@@ -119,6 +122,7 @@ class GaitResult(ResultRepr):
     source: str = ""
     energetics: dict = field(default_factory=dict)
     total_powers: dict = field(default_factory=dict)
+    flags: tuple = ()
 
     def as_plug_in_gait(self) -> dict:
         """The variables in Plug-in Gait's layout, SI units (rad, N·m/kg, W/kg, N/kg).
@@ -178,6 +182,7 @@ class GaitResult(ResultRepr):
         if self.energetics:
             res["energetics"] = self.energetics
         res["gait_settings"] = _plain(self.settings)
+        res["gait_flags"] = list(self.flags) or ["none"]
         res["gait_subject"] = self.subject.to_dict()
         return res
 
@@ -198,6 +203,7 @@ class GaitResult(ResultRepr):
                 line += f", peak ankle plantarflexor moment {peak:.2f} N·m/kg"
             lines.append(line)
         lines.append(f"cadence {self.spatiotemporal.get('cadence', np.nan):.1f} steps/min")
+        lines += [f"CHECK FAILED: {f}" for f in self.flags]
         return "\n".join(lines)
 
 
