@@ -128,6 +128,14 @@ class EnsembleStats(ResultRepr):
     sd: np.ndarray
     n: np.ndarray
 
+    def __repr__(self) -> str:
+        n = np.asarray(self.n)
+        if n.size and n.min() != n.max():
+            cycles = f"{n.min()}..{n.max()}"
+        else:
+            cycles = f"{n.flat[0]}" if n.size else "0"
+        return f"{ResultRepr.__repr__(self)[:-1]}; {cycles} cycles per point)"
+
 
 def ensemble_stats(cycles) -> EnsembleStats:
     """Ensemble mean +/- SD of time-normalized cycles.

@@ -447,6 +447,19 @@ class ResidualAnalysis(ResultRepr):
     cutoff: np.ndarray
     fit_range: tuple[float, float]
 
+    def __repr__(self) -> str:
+        cut = np.asarray(self.cutoff, dtype=float)
+        if cut.size == 1:
+            suggested = f"{float(cut.reshape(-1)[0]):.3g} Hz"
+        elif cut.size and np.isfinite(cut).any():
+            suggested = (
+                f"{np.nanmin(cut):.3g}..{np.nanmax(cut):.3g} Hz over {cut.size} channels "
+                f"(median {np.nanmedian(cut):.3g})"
+            )
+        else:
+            suggested = f"none over {cut.size} channels"
+        return f"{ResultRepr.__repr__(self)[:-1]}; suggested cutoff {suggested})"
+
 
 @positional_to_keyword("residual_analysis", 1, ("rate",), "residual_analysis(x, rate=...)")
 def residual_analysis(

@@ -61,6 +61,12 @@ class SimulationResult(ResultRepr):
     status: int = 0
     message: str = ""
 
+    def __repr__(self) -> str:
+        n = int(np.shape(self.t)[0])
+        span = f"t={self.t[0]:.4g}..{self.t[-1]:.4g} s" if n else "no samples"
+        name = getattr(self.model, "name", type(self.model).__name__)
+        return f"{ResultRepr.__repr__(self)[:-1]}; model {name!r}, {span})"
+
     def to_dataframe(self):
         """Table of the result: one row per output time.
 

@@ -110,6 +110,17 @@ class OpenSimTable:
     def __len__(self) -> int:
         return len(self.data)
 
+    def __repr__(self) -> str:
+        cols = self.columns
+        shown = ", ".join(cols[:8]) + (f", ... (+{len(cols) - 8} more)" if len(cols) > 8 else "")
+        t = self.time if len(self) else np.zeros(0)
+        span = f"{t[0]:.4g}..{t[-1]:.4g} s" if t.size else "no rows"
+        source = self.source if len(self.source) <= 60 else "..." + self.source[-57:]
+        return (
+            f"OpenSimTable(name={self.name[:40]!r}, {len(self)} rows {span}, {len(cols)} "
+            f"columns [{shown}], in_degrees={self.in_degrees}, source={source!r})"
+        )
+
 
 def _is_angle_column(name: str) -> bool:
     """Guess whether a MOT/STO column holds a rotational coordinate (or its speed)."""

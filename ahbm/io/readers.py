@@ -38,7 +38,7 @@ def read_trial(path):
     >>> from ahbm.io import Trial, write_trc
     >>> write_trc(Trial(points=np.ones((3, 1, 3)), point_labels=["A"], point_rate=60.0), "w.trc")
     >>> read_trial("w.trc")
-    Trial(source='w.trc', frames=3, points=1 @ 60 Hz, ...)
+    Trial(source='w.trc', frames=3, points=1 @ 60 Hz [m], ...)
     """
     path = as_path(path)
     suffix = path.suffix.lower()

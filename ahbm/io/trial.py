@@ -50,6 +50,22 @@ class ForcePlate:
     rate: float
     plate_type: int = 0
 
+    def __repr__(self) -> str:
+        n = int(np.shape(self.force)[0]) if np.ndim(self.force) == 2 else 0
+        try:
+            corners = np.asarray(self.corners, dtype=float)
+            sides = np.linalg.norm(corners[[0, 0]] - corners[[1, 3]], axis=1)
+            size = f"{sides[0]:.3g} x {sides[1]:.3g} m"
+            centre = ", ".join(f"{v:.3g}" for v in np.asarray(self.origin, dtype=float))
+        except (ValueError, IndexError, TypeError):
+            size, centre = "?", "?"
+        fz = np.asarray(self.force, dtype=float)[:, 2] if n else np.zeros(0)
+        peak = f", peak Fz {np.nanmax(fz):.4g} N" if fz.size and np.isfinite(fz).any() else ""
+        return (
+            f"ForcePlate(type {self.plate_type}, {n} samples @ {self.rate:g} Hz, {size}, "
+            f"centre ({centre}) m{peak})"
+        )
+
 
 @dataclass
 class Trial:
@@ -268,12 +284,15 @@ class Trial:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
+        source = self.source if len(self.source) <= 60 else "..." + self.source[-57:]
+        kinds = f" + {len(self.point_kinds)} model outputs" if self.point_kinds else ""
+        results = f", results={len(self.results)}" if self.results else ""
         return (
-            f"Trial(source={self.source!r}, frames={self.n_frames}, "
-            f"points={self.n_points} @ {self.point_rate:g} Hz, "
+            f"Trial(source={source!r}, frames={self.n_frames}, "
+            f"points={self.n_points} @ {self.point_rate:g} Hz [{self.point_units}{kinds}], "
             f"analogs={self.analogs.shape[1] if self.analogs.ndim == 2 else 0} "
             f"@ {self.analog_rate:g} Hz, force_plates={len(self.force_plates)}, "
-            f"events={len(self.events)})"
+            f"events={len(self.events)}{results})"
         )
 
 

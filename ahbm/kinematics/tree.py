@@ -606,7 +606,14 @@ class Model:
         )
 
     def __repr__(self) -> str:
-        return f"Model(name={self.name!r}, n_bodies={self.n_bodies}, nq={self.nq}, nv={self.nv})"
+        names = self.body_names
+        shown = names[:12]
+        more = f", ... (+{len(names) - 12} more)" if len(names) > 12 else ""
+        bodies = ", ".join(n if len(n) <= 30 else n[:27] + "..." for n in shown)
+        return (
+            f"Model(name={self.name!r}, n_bodies={self.n_bodies}, nq={self.nq}, nv={self.nv}, "
+            f"bodies=[{bodies}{more}])"
+        )
 
     # -- dict / JSON ----------------------------------------------------------
 
