@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_float_array
+from ahbm._validation import as_choice, as_float_array, as_int, as_positive_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import ResultRepr
 
@@ -234,6 +234,11 @@ class MuscleParameters(ResultRepr):
             arrays[f.name] = arr
         sizes = {a.size for a in arrays.values() if a.ndim == 1}
         if self.names is not None:
+            if isinstance(self.names, (str, bytes)) or not hasattr(self.names, "__iter__"):
+                raise DataError(
+                    f"Expected `names` to be a sequence of str (one per muscle), got "
+                    f"{type(self.names).__name__}"
+                )
             names = tuple(self.names)
             if not all(isinstance(s, str) for s in names):
                 raise DataError("Expected `names` to be a sequence of str (one per muscle)")
@@ -312,8 +317,15 @@ class MuscleParameters(ResultRepr):
 
     def select(self, muscles) -> MuscleParameters:
         """The parameters of a subset of the muscles (names or indices, in that order)."""
+        if isinstance(muscles, (str, bytes)) or not hasattr(muscles, "__iter__"):
+            raise DataError(
+                f"Expected `muscles` to be a sequence of names or indices, got "
+                f"{type(muscles).__name__}"
+            )
         idx = []
         for m in muscles:
+            if not isinstance(m, (str, int, np.integer)) or isinstance(m, (bool, np.bool_)):
+                raise DataError(f"Expected muscle names (str) or indices (int), got {m!r}")
             if isinstance(m, str):
                 if m not in self.names:
                     raise DataError(
@@ -368,6 +380,11 @@ class MuscleParameters(ResultRepr):
             ``FmaxTendonStrain`` gets 0.04, a ``DeGrooteFregly2016Muscle`` 0.049; other
             classes keep NaN (the curve set's default).
         """
+        if isinstance(muscles, (str, bytes, dict)) or not hasattr(muscles, "__iter__"):
+            raise DataError(
+                f"Expected `muscles` to be a sequence of Muscle objects (model.muscles), got "
+                f"{type(muscles).__name__}"
+            )
         muscles = list(muscles)
         if not muscles:
             raise DataError("Expected `muscles` to hold at least one muscle, got none")
@@ -994,6 +1011,9 @@ def muscle_equilibrium(
     curves, params, shape, (a, lmt, vmt) = _state_inputs(
         params, activation, mt_length, mt_speed, curves
     )
+    rigid_tendon = as_choice(rigid_tendon, "rigid_tendon", (True, False))
+    tol = as_positive_float(tol, "tol")
+    max_iterations = as_int(max_iterations, "max_iterations", minimum=1)
     if curves == "thelen2003":
         a = np.clip(a, params.minimum_activation, 1.0)
         if rigid_tendon:
@@ -1364,6 +1384,7 @@ def force_coefficients(
     curves, params, shape, (_, lmt, vmt) = _state_inputs(
         params, np.ones(()), mt_length, mt_speed, curves
     )
+    force_length_velocity = as_choice(force_length_velocity, "force_length_velocity", (True, False))
     if not force_length_velocity:
         return np.broadcast_to(params.max_isometric_force, shape) + 0.0, np.zeros(shape)
     ones = np.ones(shape)

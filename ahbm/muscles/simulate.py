@@ -39,6 +39,7 @@ from ahbm.muscles.hill import (
     _dg_geometry,
     _dg_kt,
     _Pennation,
+    _state_inputs,
     _thelen_from_fiber_length,
     _thelen_rigid,
     activation_rate,
@@ -150,25 +151,23 @@ def muscle_tendon_forces(
     >>> float(f[0]), round(float(lm[0]), 12)
     (1000.0, 0.1)
     """
-    curves = _check_curves(curves)
-    if not isinstance(params, MuscleParameters):
-        raise DataError("Expected `params` to be a MuscleParameters")
-    n = params.n
-    a, lmt, vmt = (
-        np.broadcast_to(as_float_array(x, name), np.broadcast_shapes(np.shape(x), (n,)))
-        for x, name in (
-            (activation, "activation"),
-            (mt_length, "mt_length"),
-            (mt_speed, "mt_speed"),
-        )
-    )
-    p = params.resolved(curves)
+    curves, p, shape, (a, lmt, vmt) = _state_inputs(
+        params, np.clip(as_float_array(activation, "activation"), 0.0, 1.0), mt_length, mt_speed,
+        curves,
+    )  # fmt: skip
+    rigid_tendon = as_choice(rigid_tendon, "rigid_tendon", (True, False))
     if rigid_tendon:
         s = muscle_equilibrium(p, np.clip(a, 0.0, 1.0), lmt, vmt, curves=curves, rigid_tendon=True)
         return s.tendon_force, s.fiber_length, np.zeros(s.fiber_length.shape)
     if fiber_state is None:
         raise DataError("an elastic tendon needs `fiber_state` (fiber length or tendon force)")
     z = as_float_array(fiber_state, "fiber_state")
+    try:
+        z = np.broadcast_to(z, shape)
+    except ValueError as err:
+        raise DataError(
+            f"Expected `fiber_state` to broadcast to the muscle states {shape}, got {z.shape}"
+        ) from err
     return _elastic(p, curves, a, lmt, vmt, z)
 
 
@@ -365,7 +364,11 @@ def simulate_muscles(
     if muscles is None:
         names = tuple(m.name for m in all_muscles)
     else:
+        if isinstance(muscles, (str, bytes)) or not hasattr(muscles, "__iter__"):
+            raise DataError("Expected `muscles` to be a sequence of muscle names")
         names = tuple(muscles)
+        if not all(isinstance(x, str) for x in names):
+            raise DataError(f"Expected `muscles` to be muscle names (str), got {list(names)}")
         unknown = [m for m in names if m not in by_name]
         if unknown:
             raise DataError(f"unknown muscles {unknown}; the model has {list(by_name)}")
@@ -462,6 +465,17 @@ def simulate_muscles(
     y0 = np.concatenate([q0, qd0, a0, z0])
     if t_eval is not None:
         t_eval = as_float_array(t_eval, "t_eval")
+        if (
+            t_eval.ndim != 1
+            or t_eval.size == 0
+            or np.any(np.diff(t_eval) <= 0)
+            or t_eval[0] < t_span[0]
+            or t_eval[-1] > t_span[1]
+        ):
+            raise DataError(
+                "Expected `t_eval` to be increasing output times within `t_span`, got shape "
+                f"{t_eval.shape}"
+            )
     sol = solve_ivp(
         rhs,
         tuple(t_span),

@@ -450,5 +450,19 @@ def test_bad_input():
         muscle_equilibrium({"max_isometric_force": 1}, [0.5], [0.3])
     with pytest.raises(DataError, match="mt_length"):
         force_coefficients(p, [0.3, None])
+    with pytest.raises(DataError, match="rigid_tendon"):
+        muscle_equilibrium(p, [0.5, 0.5], [0.3, 0.3], rigid_tendon=np.zeros(0))
+    with pytest.raises(DataError, match="tol"):
+        muscle_equilibrium(p, [0.5, 0.5], [0.3, 0.3], tol="x")
+    with pytest.raises(DataError, match="max_iterations"):
+        muscle_equilibrium(p, [0.5, 0.5], [0.3, 0.3], max_iterations=None)
+    with pytest.raises(DataError, match="names"):
+        MuscleParameters(
+            max_isometric_force=1, optimal_fiber_length=0.1, tendon_slack_length=0.2, names="abc"
+        )
+    with pytest.raises(DataError, match="muscles"):
+        MuscleParameters.from_muscles(None)
+    with pytest.raises(DataError, match="muscle names"):
+        p.select([1.5])
     with pytest.raises(DataError, match="has no `optimal_fiber_length`"):
         MuscleParameters.from_muscles([SimpleNamespace(name="x", max_isometric_force=1.0)])

@@ -21,6 +21,7 @@ from ahbm.muscles import (
     moment_arms,
     muscle_equilibrium,
     muscle_lengths,
+    muscle_tendon_forces,
     passive_force_length,
     simulate_muscles,
 )
@@ -231,7 +232,35 @@ def test_bad_input():
         simulate_muscles(m, (0, 0.1), [0, 0, 0], excitations=np.zeros(3))
     with pytest.raises(DataError, match="controller"):
         simulate_muscles(m, (0, 0.1), [0, 0], controller=lambda t, q, qd, a: "x")
+    with pytest.raises(DataError, match="t_eval"):
+        simulate_muscles(m, (0, 0.1), [0, 0], excitations=np.zeros(3), t_eval=[0.0, 0.5])
+    with pytest.raises(DataError, match="muscle names"):
+        simulate_muscles(m, (0, 0.1), [0, 0], excitations=[0.1], muscles=[1])
+    p = MuscleParameters.from_muscles(m.muscles)
+    with pytest.raises(DataError, match="fiber_state"):
+        muscle_tendon_forces(p, [0.5] * 3, [0.3] * 3, [0.0] * 3, [0.1, 0.1])
+    with pytest.raises(DataError, match="fiber_state"):
+        muscle_tendon_forces(p, [0.5] * 3, [0.3] * 3, [0.0] * 3)
     bare = Model("bare")
     bare.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0)
     with pytest.raises(DataError, match="no muscles"):
         simulate_muscles(bare, (0, 0.1), [0.0], excitations=[0.1])
+
+
+@pytest.mark.parametrize("curves", ["thelen2003", "degroote2016"])
+def test_fiber_state_rate_vanishes_at_equilibrium(curves):
+    """At the equilibrium of muscle_equilibrium the fiber state does not move (at rest for
+    Thelen; De Groote's equilibrium keeps the tendon force constant at any speed)."""
+    m = _arm()
+    p = MuscleParameters.from_muscles(m.muscles).resolved(curves)
+    rng = np.random.default_rng(3)
+    lmt = muscle_lengths(m, rng.uniform(0.0, 1.0, (4, 2)))
+    a = rng.uniform(0.1, 0.9, (4, 3))
+    vmt = np.zeros((4, 3)) if curves == "thelen2003" else rng.uniform(-0.2, 0.2, (4, 3))
+    s = muscle_equilibrium(p, a, lmt, vmt, curves=curves)
+    z = s.fiber_length if curves == "thelen2003" else s.tendon_force / p.max_isometric_force
+    f, lm, rate = muscle_tendon_forces(p, a, lmt, vmt, z, curves=curves)
+    np.testing.assert_allclose(f, s.tendon_force, rtol=1e-12)
+    np.testing.assert_allclose(lm, s.fiber_length, rtol=1e-12)
+    scale = p.optimal_fiber_length * p.max_contraction_velocity if curves == "thelen2003" else 1
+    assert np.all(np.abs(rate) < 1e-6 * scale)
