@@ -164,7 +164,9 @@ def test_result_is_a_frozen_dataclass_with_angles_in_radians(walk):
     assert isinstance(r, GaitResult)
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.source = "x"
-    assert "angles=dict[10]" in repr(r) and "array(" in repr(r)
+    text = repr(r)
+    assert "angles=dict[10] rad" in text and "array(" in text and len(text) < 2000
+    assert "moments=dict[6] N·m/kg" in text and "cycles=(Left " in text
     knee = r.angles["LKneeAngles"][20:-20, 0]
     assert 0.8 < np.nanmax(knee) < 1.3  # ~60 degrees of swing flexion, in rad
     np.testing.assert_allclose(knee, truth.angles["LKneeAngles"][20:-20, 0], atol=np.radians(1))

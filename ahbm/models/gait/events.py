@@ -117,7 +117,32 @@ def _merge_plate_events(events, plates, assign, time, threshold):
                     )
                 ]
                 out.append(ev)
-    return sorted(out, key=lambda x: x.time)
+    return _drop_conflicting_kinematic(sorted(out, key=lambda x: x.time))
+
+
+def _drop_conflicting_kinematic(events, min_gap: float = 0.1) -> list:
+    """Drop kinematic events that break a side's strike/off alternation next to plate events.
+
+    A kinematic event within `min_gap` s of the side's previous event, or of the same kind
+    as a neighbouring plate event (e.g. a Zeni "strike" just after the plate's foot off at
+    the end of a trial), cannot be right; the plate event is kept.
+    """
+    out = list(events)
+    for side, _ in SIDES:
+        changed = True
+        while changed:
+            changed = False
+            ev = [e for e in out if e.context == side]
+            for a, b in zip(ev[:-1], ev[1:], strict=True):
+                if a.label != b.label and b.time - a.time >= min_gap:
+                    continue
+                plate = [e for e in (a, b) if e.description.startswith("force plate")]
+                kin = [e for e in (a, b) if not e.description.startswith("force plate")]
+                if len(plate) == 1 and len(kin) == 1:
+                    out.remove(kin[0])
+                    changed = True
+                    break
+    return out
 
 
 #: Event sources of :func:`select_gait_events` (``analyze_gait(events=...)``).

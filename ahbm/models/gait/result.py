@@ -124,6 +124,27 @@ class GaitResult(ResultRepr):
     total_powers: dict = field(default_factory=dict)
     flags: tuple = ()
 
+    def __repr__(self) -> str:
+        """A short summary: shapes, units, cycles and a few key numbers (< 2,000 characters)."""
+        t = np.asarray(self.time)
+        span = f"{t[0]:.2f}-{t[-1]:.2f} s" if t.size else "empty"
+        sp = self.spatiotemporal or {}
+        cyc = ", ".join(
+            f"{side} {len(next(iter(c.values()), []))}" for side, c in self.cycles.items()
+        )
+        src = self.source if len(self.source) <= 60 else "..." + self.source[-57:]
+        flags = "none" if not self.flags else f"{len(self.flags)}: {self.flags[0][:120]}"
+        events = str(self.settings.get("events", "?")).split(" (")[0]
+        return (
+            f"GaitResult(source={src!r}, time=array{t.shape} {span}, "
+            f"angles=dict[{len(self.angles)}] rad, moments=dict[{len(self.moments)}] N·m/kg, "
+            f"powers=dict[{len(self.powers)}] W/kg, forces=dict[{len(self.forces)}] N/kg, "
+            f"events=list[{len(self.events)}] ({events}), cycles=({cyc}), "
+            f"speed={sp.get('walking_speed', np.nan):.2f} m/s, "
+            f"cadence={sp.get('cadence', np.nan):.1f} steps/min, "
+            f"mass={self.subject.mass:.1f} kg, flags={flags})"
+        )
+
     def as_plug_in_gait(self) -> dict:
         """The variables in Plug-in Gait's layout, SI units (rad, N·m/kg, W/kg, N/kg).
 
