@@ -516,6 +516,57 @@ def _muscle_path(kin, mp: _MusclePlan, pts, active, need_grad: bool):
     return length, (path, G), extra
 
 
+def _straight_paths(kin, plans, geo, need_grad: bool):
+    """Lengths and node gradients of paths without wraps, all muscles at once.
+
+    Points of all the paths are stacked (k, 3, N); per frame, the segment ending at
+    an active point starts at the last active point before it in the same path.
+    Returns the lengths (n_m, N) and, if asked, the gradients with respect to each
+    path's points (list of (n_p, 3, N)).
+    """
+    N = kin.n_frames
+    sizes = [len(mp.points) for mp in plans]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    P = np.concatenate([g[0] for g in geo])  # (k, 3, N)
+    n_k = P.shape[0]
+    first = np.repeat(starts, sizes)  # first point of each point's path
+    if all(g[1] is None for g in geo):
+        prev = np.broadcast_to((np.arange(n_k) - 1)[:, None], (n_k, N))
+        valid = np.broadcast_to((np.arange(n_k) > first)[:, None], (n_k, N))
+    else:
+        active = np.concatenate(
+            [np.ones((n, N), dtype=bool) if g[1] is None else g[1] for n, g in zip(sizes, geo,
+                                                                                    strict=True)]
+        )  # fmt: skip
+        # running maximum of the active indices, floored at the point before the path
+        mark = np.where(active, np.arange(n_k)[:, None], (first - 1)[:, None])
+        run = np.maximum.accumulate(mark, axis=0)
+        prev = np.empty_like(run)
+        prev[0] = -1
+        prev[1:] = run[:-1]
+        valid = active & (prev >= first[:, None])
+    # the segment ending at point k starts at k - 1 unless points in between are inactive
+    Pprev = np.empty_like(P)
+    Pprev[1:] = P[:-1]
+    Pprev[0] = P[0]
+    odd_k, odd_n = np.nonzero(valid & (prev != np.arange(n_k)[:, None] - 1))
+    if odd_k.size:
+        Pprev[odd_k, :, odd_n] = P[prev[odd_k, odd_n], :, odd_n]
+    d = P - Pprev
+    n = np.sqrt(np.einsum("kiN,kiN->kN", d, d))
+    seg = np.where(valid, n, 0.0)
+    lengths = np.add.reduceat(seg, starts, axis=0) if n_k else np.zeros((len(plans), N))
+    if not need_grad:
+        return lengths, None
+    u = d / np.where(valid & (n > 0), n, np.inf)[:, None, :]  # 0 where not a segment
+    G = u.copy()
+    regular = valid[1:] & (prev[1:] == np.arange(n_k - 1)[:, None])
+    G[:-1] -= np.where(regular[:, None, :], u[1:], 0.0)
+    if odd_k.size:
+        G[prev[odd_k, odd_n], :, odd_n] -= u[odd_k, :, odd_n]
+    return lengths, G
+
+
 # ----------------------------------------------------------------------------
 # driver
 # ----------------------------------------------------------------------------
@@ -544,16 +595,34 @@ def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False
             per = wrenches.setdefault(b, {})
             per[mi] = per[mi] + wrench if mi in per else wrench
 
+    straight = [mi for mi, mp in enumerate(plans) if not mp.wraps]
+    node_grads, point_wrenches = {}, {}
+    if straight:
+        sub = [geo[i] for i in straight]
+        ls, G_all = _straight_paths(kin, [plans[i] for i in straight], sub, need_grad)
+        lengths[straight] = ls
+        if need_grad:  # [p × g; g] of every point of these paths at once
+            P_all = np.concatenate([g[0] for g in sub])
+            W_all = np.concatenate([cross(P_all, G_all, axis=-2), G_all], axis=1)
+            cuts = np.cumsum([len(plans[i].points) for i in straight])[:-1]
+            for mi, G, W in zip(straight, np.split(G_all, cuts), np.split(W_all, cuts),
+                                strict=True):  # fmt: skip
+                node_grads[mi], point_wrenches[mi] = G, W
     for mi, (mp, (pts, active, moving)) in enumerate(zip(plans, geo, strict=True)):
-        length, state, extra = _muscle_path(kin, mp, pts, active, need_grad)
-        lengths[mi] = length
-        if not need_grad:
+        if mp.wraps:
+            length, state, extra = _muscle_path(kin, mp, pts, active, need_grad)
+            lengths[mi] = length
+            if not need_grad:
+                continue
+            G = state[1][: len(mp.points)]  # the path points (then the tangent points)
+            W = np.concatenate([cross(pts, G, axis=-2), G], axis=1)
+        elif need_grad:
+            G, W, extra = node_grads[mi], point_wrenches[mi], ()
+        else:
             continue
-        G = state[1]
         for k, pt in enumerate(mp.points):
             if pt.body >= 0:
-                g = G[k]
-                add(pt.body, mi, np.concatenate([cross(pts[k], g, axis=-2), g]))
+                add(pt.body, mi, W[k])
         for b, wrench in extra:
             add(b, mi, wrench)
         for k, derivs in moving:
