@@ -15,8 +15,9 @@ the load of the proximal segment on the distal one), on the bodies of a
 - the joint centre of body ``i`` is the origin of its joint's child frame
   (OpenSim's child offset frame: ``body.child_position``);
 - the muscle forces become external spatial forces on the bodies
-  (:func:`muscle_body_forces`): each straight segment of a path between
-  points on two bodies pulls each body towards the other with the tension.
+  (:func:`muscle_body_forces`, from :func:`ahbm.muscles.paths.path_loads`):
+  each straight part of a path pulls the bodies at its ends towards each
+  other with the tension, and wrap objects' bodies take the path's pressure.
 
 What is reported is OpenSim's JointReaction: the load on the ``child`` (or
 the ``parent``) body, at the origin of the joint's child (or parent) frame,
@@ -120,12 +121,12 @@ def muscle_body_forces(model, q, muscle_forces, *, muscles=None) -> np.ndarray:
 
     Notes
     -----
-    For each pair of consecutive active points ``P_k`` (on body ``A``) and
-    ``P_j`` (on body ``B``) of a path (:func:`ahbm.muscles.paths.path_points`,
-    with the wrap tangent points where it gives them), the tension ``F`` pulls ``A`` at ``P_k``
-    with ``F e`` and ``B`` at ``P_j`` with ``−F e``, ``e = (P_j − P_k)/|P_j − P_k|``.
-    Segments within one body cancel. Their generalized force is
-    ``Σ Jᵀ f = F r`` with the moment arms ``r = −∂l/∂q``.
+    ``f_b = Σ_m F_m L_mb`` with ``L`` the loads of a unit tension of
+    :func:`ahbm.muscles.paths.path_loads`: each straight part of a path pulls
+    the bodies at its ends towards each other, and a wrap object's body takes
+    the load of the path pressing on it. The generalized forces of moving path
+    points (a point whose location depends on a coordinate) are no body loads:
+    they act inside the joint of that coordinate, as OpenSim's mobility forces.
 
     Examples
     --------
@@ -133,77 +134,21 @@ def muscle_body_forces(model, q, muscle_forces, *, muscles=None) -> np.ndarray:
     >>> f.shape                                             # doctest: +SKIP
     (151, 12, 6)
     """
-    from ahbm.muscles.paths import path_points
+    from ahbm.muscles.paths import path_loads
 
     check_model(model)
-    chosen = _muscle_list(model, muscles)
+    names = [m.name for m in _muscle_list(model, muscles)]
     q = as_float_array(q, "q")
     F = as_float_array(muscle_forces, "muscle_forces")
-    check_trailing_shape(F, (len(chosen),), "muscle_forces")
-    batch = np.broadcast_shapes(q.shape[:-1], F.shape[:-1])
-    q = np.broadcast_to(q, batch + q.shape[-1:])
-    F = np.broadcast_to(F, batch + F.shape[-1:]).reshape(-1, len(chosen))
-    out = np.zeros((F.shape[0], model.n_bodies, 6))
-    for m, muscle in enumerate(chosen):
-        pts, bodies = _path_points_and_bodies(model, q, muscle, path_points)
-        _add_path_forces(out, pts.reshape(F.shape[0], -1, 3), bodies, F[:, m])
-    return out.reshape(batch + (model.n_bodies, 6))
-
-
-def _path_points_and_bodies(model, q, muscle, path_points):
-    """World points (..., P, 3) of a path and the body index of each (-1 for the ground)."""
-    result = path_points(model, q, muscle.name)
-    if isinstance(result, tuple):  # (points, bodies) with the wrap tangent points
-        pts, names = result
-    elif muscle.wraps:
-        raise ModelError(
-            f"muscle '{muscle.name}' wraps over {[w.wrap_object for w in muscle.wraps]}: "
-            "ahbm.muscles.paths.path_points does not give the wrap tangent points that its "
-            "forces act at, so its joint reaction loads are not computed; leave it out "
-            "(`muscles=`) or remove its PathWraps"
-        )
-    else:
-        pts, names = result, [pp.body for pp in muscle.points]
-    bodies = np.array(
-        [-1 if str(n).lower() == "ground" else model.body_index(n) for n in names], dtype=int
-    )
-    return np.asarray(pts, dtype=float), bodies
-
-
-def _add_path_forces(out, pts, bodies, tension) -> None:
-    """Accumulate the forces of one path: pts (N, P, 3) with NaN rows inactive, tension (N,)."""
-    N, P, _ = pts.shape
-    active = np.isfinite(pts).all(axis=-1)
-    # index of the next active point after k (per frame), P if none
-    nxt = np.full((N, P), P, dtype=int)
-    following = np.full(N, P, dtype=int)
-    for k in range(P - 1, -1, -1):
-        nxt[:, k] = following
-        following = np.where(active[:, k], k, following)
-    rows = np.arange(N)
-    for k in range(P - 1):
-        j = nxt[:, k]
-        use = active[:, k] & (j < P)
-        if not use.any():
-            continue
-        jj = np.where(use, j, k)
-        a = pts[rows, k]
-        b = pts[rows, jj]
-        d = np.where(use[:, None], b - a, 0.0)
-        length = np.linalg.norm(d, axis=-1)
-        e = np.divide(d, length[:, None], out=np.zeros_like(d), where=length[:, None] > 0)
-        f = tension[:, None] * e
-        ba = bodies[k]
-        if ba >= 0:
-            out[use, ba, 3:] += f[use]
-            out[use, ba, :3] += np.cross(a[use], f[use])
-        bb = bodies[jj]  # body of the next point, per frame
-        for body in np.unique(bb[use]):
-            if body < 0:
-                continue
-            sel = use & (bb == body)
-            out[sel, body, 3:] -= f[sel]
-            out[sel, body, :3] -= np.cross(b[sel], f[sel])
+    check_trailing_shape(F, (len(names),), "muscle_forces")
+    loads, _ = path_loads(model, q, muscles=names)  # (..., n_muscles, n_bodies, 6)
+    try:
+        return np.einsum("...mbk,...m->...bk", loads, F)
+    except ValueError as err:
+        raise DataError(
+            f"batch shape of `muscle_forces` {F.shape[:-1]} does not broadcast to that of q "
+            f"{q.shape[:-1]}"
+        ) from err
 
 
 def _body_motion(model, kin) -> SegmentMotion:

@@ -173,3 +173,33 @@ def test_muscle_body_forces_checks():
         muscle_body_forces(model, np.zeros(2), np.zeros(3))
     sub = muscle_body_forces(model, np.zeros(2), [10.0], muscles=["biceps"])
     assert sub.shape == (2, 6)
+
+
+def test_wrapping_muscle_loads_the_wrap_body():
+    # the triceps wraps over a cylinder at the elbow: Sᵀ f = τ − r F still holds
+    import dataclasses
+
+    from test_static_optimization import _arm_model, _arm_motion
+
+    from ahbm.muscles import PathWrap, WrapObject, moment_arms, muscle_lengths
+
+    model = _arm_model()
+    plain = muscle_lengths(model, _arm_motion(30)[0])
+    model.wrap_objects = [
+        WrapObject("elbow", "upper", "cylinder", (0.3, -0.01, 0.0), np.eye(3), (0.012, 0.2))
+    ]
+    muscles = list(model.muscles)
+    muscles[4] = dataclasses.replace(muscles[4], wraps=(PathWrap("elbow"),))
+    model.muscles = muscles
+    q, qd, qdd = _arm_motion(30)
+    wrapped = muscle_lengths(model, q)
+    assert (wrapped[:, 4] > plain[:, 4] + 1e-5).sum() >= 5  # the wrap is active in some frames
+    tension = np.full((30, 5), 200.0)
+    res = joint_reaction_loads(model, q, qd, qdd, tension, frame="ground")
+    R = moment_arms(model, q)
+    kin = forward_kinematics(model, q)
+    np.testing.assert_allclose(
+        _joint_generalized_forces(model, kin, res),
+        rnea(model, q, qd, qdd) - np.einsum("nmk,nm->nk", R, tension),
+        atol=1e-8,
+    )
