@@ -1076,6 +1076,23 @@ def _thelen_fv_args(params):
     return params.af, params.flen, params.fv_extrapolation_threshold
 
 
+def _state_fields(tendon_force, fiber_force, active, passive, lm, lt, vm, ln, vn, phi, ok):
+    """The fields of a MuscleState (all but the activation) as a dict."""
+    return dict(
+        tendon_force=tendon_force,
+        fiber_force=fiber_force,
+        active_fiber_force=active,
+        passive_fiber_force=passive,
+        fiber_length=lm,
+        fiber_velocity=vm,
+        normalized_fiber_length=ln,
+        normalized_fiber_velocity=vn,
+        pennation_angle=phi,
+        tendon_length=np.broadcast_to(lt, np.shape(lm)) + 0.0,
+        converged=ok,
+    )
+
+
 def _thelen_rigid(params, a, lmt, vmt):
     pen = _Pennation(params)
     f0, lopt = params.max_isometric_force, params.optimal_fiber_length
@@ -1091,18 +1108,9 @@ def _thelen_rigid(params, a, lmt, vmt):
     active = np.where(lm > pen.lmin, f0 * a * fal * fv, 0.0)
     passive = f0 * fpe
     fiber = active + passive
-    return dict(
-        tendon_force=fiber * cos,
-        fiber_force=fiber,
-        active_fiber_force=active,
-        passive_fiber_force=passive,
-        fiber_length=lm,
-        fiber_velocity=vm,
-        normalized_fiber_length=ln,
-        normalized_fiber_velocity=vn,
-        pennation_angle=phi,
-        tendon_length=np.broadcast_to(params.tendon_slack_length, lm.shape) + 0.0,
-        converged=np.isfinite(fiber),
+    lts = params.tendon_slack_length
+    return _state_fields(
+        fiber * cos, fiber, active, passive, lm, lts, vm, ln, vn, phi, np.isfinite(fiber)
     )
 
 
@@ -1223,18 +1231,9 @@ def _thelen_from_fiber_length(params, pen, a, lmt, vmt, lm, ok):
     active = np.where(clamped, 0.0, afalfv * f0)
     passive = fpe * f0
     fiber = np.where(clamped, 0.0, active + passive)
-    return dict(
-        tendon_force=fse * f0,
-        fiber_force=fiber,
-        active_fiber_force=active,
-        passive_fiber_force=passive,
-        fiber_length=lm,
-        fiber_velocity=vn * params.max_contraction_velocity * lopt,
-        normalized_fiber_length=ln,
-        normalized_fiber_velocity=vn,
-        pennation_angle=phi,
-        tendon_length=lt,
-        converged=ok & np.isfinite(fse),
+    vm = vn * params.max_contraction_velocity * lopt
+    return _state_fields(
+        fse * f0, fiber, active, passive, lm, lt, vm, ln, vn, phi, ok & np.isfinite(fse)
     )
 
 
@@ -1269,18 +1268,8 @@ def _degroote_rigid(params, a, lmt, vmt):
     vm = vmt * cos
     ln, vn, active, passive = _dg_forces(params, a, lm, cos, vm)
     fiber = active + passive
-    return dict(
-        tendon_force=fiber * cos,
-        fiber_force=fiber,
-        active_fiber_force=active,
-        passive_fiber_force=passive,
-        fiber_length=lm,
-        fiber_velocity=vm,
-        normalized_fiber_length=ln,
-        normalized_fiber_velocity=vn,
-        pennation_angle=phi,
-        tendon_length=np.broadcast_to(lts, lm.shape) + 0.0,
-        converged=np.isfinite(fiber),
+    return _state_fields(
+        fiber * cos, fiber, active, passive, lm, lts, vm, ln, vn, phi, np.isfinite(fiber)
     )
 
 
@@ -1312,19 +1301,7 @@ def _degroote_elastic(params, a, lmt, vmt):
                 break
         ft = 0.5 * (lo + hi)
         _, (lt, lm, cos, phi, vm, ln, vn, active, passive) = evaluate(ft)
-    return dict(
-        tendon_force=ft * f0,
-        fiber_force=active + passive,
-        active_fiber_force=active,
-        passive_fiber_force=passive,
-        fiber_length=lm,
-        fiber_velocity=vm,
-        normalized_fiber_length=ln,
-        normalized_fiber_velocity=vn,
-        pennation_angle=phi,
-        tendon_length=lt,
-        converged=ok,
-    )
+    return _state_fields(ft * f0, active + passive, active, passive, lm, lt, vm, ln, vn, phi, ok)
 
 
 # ---------------------------------------------------------------------------------------

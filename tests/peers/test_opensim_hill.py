@@ -15,11 +15,12 @@ from opensim_oracle import opensim_run
 
 from ahbm.muscles import MuscleParameters, force_coefficients, muscle_equilibrium
 
-_SCRIPT = """
-def build(case):
+_BUILD = """
+def one_muscle_model(case, *, mass=1.0, gravity=0.0, origin=0.0):
+    # a body on a slider along x; the path from (origin, 0, 0) in the ground to the body
     m = osim.Model()
-    m.setGravity(osim.Vec3(0))
-    body = osim.Body("b", 1.0, osim.Vec3(0), osim.Inertia(0.1))
+    m.setGravity(osim.Vec3(gravity, 0, 0))
+    body = osim.Body("b", mass, osim.Vec3(0), osim.Inertia(0.1))
     m.addBody(body)
     m.addJoint(osim.SliderJoint("s", m.getGround(), osim.Vec3(0), osim.Vec3(0),
                                 body, osim.Vec3(0), osim.Vec3(0)))
@@ -35,17 +36,21 @@ def build(case):
         mus.setPennationAngleAtOptimalFiberLength(pen)
         mus.set_ignore_tendon_compliance(case["rigid"])
     mus.setMaxContractionVelocity(vmax)
-    for k, v in case["extra"].items():
+    for k, v in case.get("extra", {}).items():
         getattr(mus, "set_" + k)(v)
-    mus.addNewPathPoint("o", m.getGround(), osim.Vec3(0, 0, 0))
+    mus.addNewPathPoint("o", m.getGround(), osim.Vec3(origin, 0, 0))
     mus.addNewPathPoint("i", body, osim.Vec3(0, 0, 0))
     m.addForce(mus)
-    s = m.initSystem()
-    return m, s, mus
+    return m, mus
+"""
 
+_SCRIPT = (
+    _BUILD
+    + """
 rows = []
 for case in INPUTS["cases"]:
-    m, s, mus = build(case)
+    m, mus = one_muscle_model(case)
+    s = m.initSystem()
     c = m.getCoordinateSet().get(0)
     c.setValue(s, case["lmt"])
     c.setSpeedValue(s, case["vmt"])
@@ -60,6 +65,7 @@ for case in INPUTS["cases"]:
                  mus.calcInextensibleTendonActiveFiberForce(s, 1.0)])
 OUT["rows"] = rows
 """
+)
 
 _COLUMNS = (
     "mt_length",
@@ -254,28 +260,10 @@ def test_optimal_length_identity_in_opensim_and_ahbm(kind):
             assert ref["tendon_force"] - passive_along == pytest.approx(expected, rel=1e-9)
 
 
-_FORWARD_SCRIPT = """
-m = osim.Model()
-m.setGravity(osim.Vec3(-9.81, 0, 0))
-body = osim.Body("b", INPUTS["mass"], osim.Vec3(0), osim.Inertia(0.1))
-m.addBody(body)
-m.addJoint(osim.SliderJoint("s", m.getGround(), osim.Vec3(0), osim.Vec3(0),
-                            body, osim.Vec3(0), osim.Vec3(0)))
-F0, lopt, lts, pen, vmax = INPUTS["params"]
-if INPUTS["kind"] == "thelen2003":
-    mus = osim.Thelen2003Muscle("m", F0, lopt, lts, pen)
-else:
-    mus = osim.DeGrooteFregly2016Muscle()
-    mus.setName("m")
-    mus.setMaxIsometricForce(F0)
-    mus.setOptimalFiberLength(lopt)
-    mus.setTendonSlackLength(lts)
-    mus.setPennationAngleAtOptimalFiberLength(pen)
-    mus.set_ignore_tendon_compliance(INPUTS["rigid"])
-mus.setMaxContractionVelocity(vmax)
-mus.addNewPathPoint("o", m.getGround(), osim.Vec3(INPUTS["origin"], 0, 0))
-mus.addNewPathPoint("i", body, osim.Vec3(0, 0, 0))
-m.addForce(mus)
+_FORWARD_SCRIPT = (
+    _BUILD
+    + """
+m, mus = one_muscle_model(INPUTS, mass=INPUTS["mass"], gravity=-9.81, origin=INPUTS["origin"])
 brain = osim.PrescribedController()
 brain.addActuator(mus)
 f = osim.PiecewiseLinearFunction()
@@ -302,6 +290,7 @@ for t in INPUTS["t_eval"]:
                  mus.getTendonForce(s), mus.getFiberLength(s)])
 OUT["rows"] = rows
 """
+)
 
 
 @pytest.mark.parametrize(
