@@ -1,0 +1,164 @@
+"""Muscle path lengths read by ``ahbm.io.read_osim`` against OpenSim's GeometryPath.
+
+OpenSim runs in a child process (``opensim_oracle``). At random states within the
+coordinates' ranges:
+
+- ``subject01.osim`` (the shared walking model: 18 muscles with conditional and
+  moving points): every path length to 1e-9 m;
+- ``tests/data/osim/muscles_leg.osim`` (authored: every path element, points on
+  offset frames, conditional points on a locked coordinate, a moving point on a
+  translated offset frame, and wraps over cylinders, a sphere and an ellipsoid,
+  with quadrants, ranges and two wraps on one path): the paths without wrapping
+  to 1e-9 m, those with a wrap object to 1e-4 m (and most of the states wrap).
+
+Moment arms are ahbm's ``r = -∂l/∂q`` (OpenSim's ``computeMomentArm`` differs
+on wrapping paths): they are compared with central differences of OpenSim's
+own lengths, and the lengthening speeds with ``-r qd``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from opensim_oracle import opensim_run
+
+from ahbm.errors import AhbmWarning
+from ahbm.io import osim_coordinates, read_osim
+from ahbm.muscles import lengthening_speeds, moment_arms, muscle_lengths, path_points
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
+LEG = DATA / "muscles_leg.osim"
+SUBJECT01 = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim"
+             / "subject01.osim").resolve()  # fmt: skip
+
+ORACLE = """
+m = osim.Model(INPUTS["path"])
+s = m.initSystem()
+cs = m.getCoordinateSet()
+names = INPUTS["names"]
+fs = m.getForceSet()
+muscles = INPUTS["muscles"]
+paths = [osim.PathActuator.safeDownCast(fs.get(n)) for n in muscles]
+
+def lengths(q):
+    for n, v in zip(names, q):
+        cs.get(n).setValue(s, v, False)
+    m.realizePosition(s)
+    return [p.getLength(s) for p in paths]
+
+OUT["lengths"] = [lengths(q) for q in INPUTS["q"]]
+h = INPUTS["h"]
+fd = []
+for q in INPUTS["q_fd"]:
+    rows = []
+    for j in range(len(names)):
+        qp = list(q); qp[j] += h
+        qm = list(q); qm[j] -= h
+        lp, lm = np.array(lengths(qp)), np.array(lengths(qm))
+        rows.append(((lp - lm) / (2 * h)).tolist())
+    fd.append(rows)
+OUT["dl_dq"] = fd
+"""
+
+
+def _read(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AhbmWarning)  # notes (locked coordinates)
+        return read_osim(path)
+
+
+def _states(model, n, rng):
+    """Random states within the ranges of the model's (free, scalar) coordinates."""
+    table = osim_coordinates(model, records=True)
+    rows = {r["name"]: r for r in table}
+    q = np.empty((n, model.nq))
+    for k, c in enumerate(model.coordinate_names):
+        lo, hi = rows[c]["range_min"], rows[c]["range_max"]
+        q[:, k] = rng.uniform(lo, hi, n)
+    return q
+
+
+def _oracle(path, model, q, q_fd, h=1e-6):
+    out = opensim_run(
+        ORACLE,
+        path=str(path),
+        names=model.coordinate_names,
+        muscles=[m.name for m in model.muscles],
+        q=q,
+        q_fd=q_fd,
+        h=h,
+    )
+    return np.array(out["lengths"]), np.array(out["dl_dq"]).transpose(0, 2, 1)
+
+
+@pytest.fixture(scope="module")
+def subject01():
+    if not SUBJECT01.is_file():
+        pytest.skip(f"the shared walking model is absent ({SUBJECT01})")
+    model = _read(SUBJECT01)
+    q = _states(model, 20, np.random.default_rng(16))
+    lengths, dl_dq = _oracle(SUBJECT01, model, q, q[:4])
+    return model, q, lengths, dl_dq
+
+
+@pytest.fixture(scope="module")
+def leg():
+    model = _read(LEG)
+    q = _states(model, 40, np.random.default_rng(17))
+    lengths, dl_dq = _oracle(LEG, model, q, q[:8])
+    return model, q, lengths, dl_dq
+
+
+def test_subject01_has_its_18_muscles_with_conditional_and_moving_points(subject01):
+    model = subject01[0]
+    assert len(model.muscles) == 18
+    kinds = {type(p).__name__ for m in model.muscles for p in m.points}
+    assert kinds == {"PathPoint", "ConditionalPathPoint", "MovingPathPoint"}
+
+
+def test_subject01_lengths_match_opensim(subject01):
+    model, q, lengths, _ = subject01
+    np.testing.assert_allclose(muscle_lengths(model, q), lengths, rtol=0, atol=1e-9)
+
+
+def test_subject01_moment_arms_are_minus_opensims_length_derivatives(subject01):
+    model, q, _, dl_dq = subject01
+    r = moment_arms(model, q[:4])
+    # central differences of OpenSim's lengths (h = 1e-6): truncation ~1e-12, round-off ~1e-10
+    np.testing.assert_allclose(r, -dl_dq, rtol=0, atol=2e-8)
+    qd = np.random.default_rng(3).normal(size=(4, model.nv))
+    np.testing.assert_allclose(
+        lengthening_speeds(model, q[:4], qd), np.einsum("nmv,nv->nm", dl_dq, qd), atol=1e-7
+    )
+
+
+def _wrapping(model):
+    return np.array([bool(m.wraps) for m in model.muscles])
+
+
+def test_authored_model_lengths_match_opensim(leg):
+    model, q, lengths, _ = leg
+    ours = muscle_lengths(model, q)
+    wraps = _wrapping(model)
+    np.testing.assert_allclose(ours[:, ~wraps], lengths[:, ~wraps], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(ours[:, wraps], lengths[:, wraps], rtol=0, atol=1e-4)
+    # the wraps are active in most states
+    for k in np.flatnonzero(wraps):
+        pts = path_points(model, q, model.muscles[k].name)
+        d = np.linalg.norm(np.diff(pts, axis=1), axis=-1)
+        straight = np.nansum(d, axis=-1)
+        assert np.mean(lengths[:, k] > straight + 1e-6) > 0.3, model.muscles[k].name
+
+
+def test_authored_model_moment_arms_against_opensims_lengths(leg):
+    model, q, _, dl_dq = leg
+    r = moment_arms(model, q[:8])
+    wraps = _wrapping(model)
+    np.testing.assert_allclose(r[:, ~wraps], -dl_dq[:, ~wraps], rtol=0, atol=2e-8)
+    # wrapped paths: a wrap's on/off switch or OpenSim's ellipsoid construction makes a few
+    # derivatives kinks; elsewhere agree to 1e-4 m/rad
+    err = np.abs(r[:, wraps] + dl_dq[:, wraps]).max(axis=-1)
+    assert np.mean(err < 1e-4) > 0.85, err
