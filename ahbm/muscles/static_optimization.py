@@ -351,8 +351,8 @@ def load_sharing(
     with ``p = 2`` the activations are proportional to ``r F0``:
 
     >>> res = load_sharing([30.0], [[0.05], [0.025]], [1000.0, 1000.0])
-    >>> res.activations.round(4).tolist(), res.residuals.round(9).tolist()
-    ([0.48, 0.24], [0.0])
+    >>> res.activations.round(4).tolist(), bool(abs(res.residuals[0]) < 1e-6)
+    ([0.48, 0.24], True)
     """
     p = as_positive_float(exponent, "exponent")
     if not p > 1.0:
