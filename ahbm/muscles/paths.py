@@ -164,10 +164,14 @@ def _plan(model: Model, names: tuple) -> list:
     return plans
 
 
-def _names(model: Model, muscles) -> tuple:
+def _model_muscles(model: Model) -> tuple:
     if not isinstance(model, Model):
         raise ModelError(f"expected a Model as `model`, got {type(model).__name__}")
-    known = [m.name for m in model.muscles]
+    return model.muscles
+
+
+def _names(model: Model, muscles) -> tuple:
+    known = [m.name for m in _model_muscles(model)]
     if muscles is None:
         return tuple(known)
     if isinstance(muscles, str):
@@ -877,7 +881,13 @@ def path_points(model: Model, q, muscle: str, *, kin=None) -> np.ndarray:
     """
     if not isinstance(muscle, str):
         raise DataError(f"Expected `muscle` to be a muscle name (str), got {muscle!r:.60}")
-    names = _names(model, [muscle])
+    known = [m.name for m in _model_muscles(model)]
+    if muscle not in known:
+        raise DataError(
+            f"`muscle`: {muscle!r:.60} is not a muscle of model '{model.name}' "
+            f"(muscles: {known[:20]}{' ...' if len(known) > 20 else ''})"
+        )
+    names = (muscle,)
     kin = _st.resolve(model, kin, q)
     ((pts, active, _),) = _world_points(kin, _plan(model, names), False)
     if active is not None:

@@ -255,6 +255,8 @@ def test_bad_arguments_raise_data_errors(model):
         muscle_lengths(model, np.zeros(model.nq + 1))
     with pytest.raises(DataError, match="`muscle`"):
         path_points(model, q, 3)
+    with pytest.raises(DataError, match="`muscle`: 'soleus' is not a muscle"):
+        path_points(model, q, "soleus")
     with pytest.raises(DataError, match="qd"):
         lengthening_speeds(model, q, np.zeros(model.nv + 2))
 
