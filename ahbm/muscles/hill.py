@@ -1115,99 +1115,130 @@ def _thelen_rigid(params, a, lmt, vmt):
 
 
 def _thelen_elastic(params, a, lmt, vmt, tol, max_iterations):
-    """OpenSim's Thelen2003Muscle::initMuscleState on whole arrays (masked Newton)."""
+    """OpenSim's Thelen2003Muscle::initMuscleState on whole arrays.
+
+    Every entry follows OpenSim's iteration exactly; each pass works on the entries that
+    have not converged yet (index compaction), so a few slow entries cost little.
+    """
+    shape = lmt.shape
     pen = _Pennation(params)
-    f0 = params.max_isometric_force
-    lopt, lts = params.optimal_fiber_length, params.tendon_slack_length
-    vmax = params.max_contraction_velocity
-    e0t, e0m = params.tendon_strain, params.passive_strain
-    kact, kpe = params.kshape_active, params.kshape_passive
-    fvargs = _thelen_fv_args(params)
-    h = pen.h
-    tol_f = np.maximum(tol * f0, _SIGNIFICANT * 10.0)
 
-    def position(lm):
-        phi = pen.angle(lm)
+    def flat(x):
+        return np.array(np.broadcast_to(x, shape), dtype=float).ravel()
+
+    P = {
+        "f0": params.max_isometric_force,
+        "lopt": params.optimal_fiber_length,
+        "lts": params.tendon_slack_length,
+        "vmax": params.max_contraction_velocity,
+        "e0t": params.tendon_strain,
+        "e0m": params.passive_strain,
+        "kact": params.kshape_active,
+        "kpe": params.kshape_passive,
+        "af": params.af,
+        "flen": params.flen,
+        "thr": params.fv_extrapolation_threshold,
+        "h": pen.h,
+        "lmin": pen.lmin,
+        "lmin_at": pen.lmin_at,
+        "alpha0": pen.alpha0,
+        "alpha_max": pen.alpha_max,
+        "sin_max": pen.sin_max,
+        "a": a,
+        "lmt": lmt,
+        "vmt": vmt,
+    }
+    P = {k: flat(v) for k, v in P.items()}
+    tol_f = np.maximum(tol * P["f0"], _SIGNIFICANT * 10.0)
+
+    def angle(S, lm):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sn = S["h"] / lm
+            phi = np.where((lm > S["lmin"]) & (sn < S["sin_max"]), np.arcsin(sn), S["alpha_max"])
+        return np.where(S["alpha0"] > _EPS, phi, 0.0)
+
+    def position(S, lm):
+        phi = angle(S, lm)
         cos = np.cos(phi)
-        lt = lmt - lm * cos
-        return phi, cos, lt / lts, lm / lopt, lt
+        lt = S["lmt"] - lm * cos
+        ltn, ln = lt / S["lts"], lm / S["lopt"]
+        mult = _th_fse(ltn, S["e0t"]), _th_fal(ln, S["kact"]), _th_fpe(ln, S["e0m"], S["kpe"])
+        return (phi, cos, lt, ltn, ln) + mult
 
-    def multipliers(ltn, ln):
-        return _th_fse(ltn, e0t), _th_fal(ln, kact), _th_fpe(ln, e0m, kpe)
+    def error(S, fse, fal, fpe, fv, cos):
+        fm = (S["a"] * fal * fv + fpe) * S["f0"]
+        return fm, fm * cos - fse * S["f0"]
 
-    def partials(lm, phi, cos, lt, ln, ltn, fv, fm):
-        d_fm = (a * fv * _th_dfal(ln, kact) + _th_dfpe(ln, e0m, kpe)) * f0 / lopt
+    def partials(S, lm, pos, fv, fm):
+        phi, cos, lt, ltn, ln = pos[:5]
+        f0, lts, h = S["f0"], S["lts"], S["h"]
+        d_fm = (S["a"] * fv * _th_dfal(ln, S["kact"]) + _th_dfpe(ln, S["e0m"], S["kpe"])) * (
+            f0 / S["lopt"]
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             dcos = h**2 / (lm**3 * np.sqrt(1.0 - h**2 / lm**2))
             d_fmat = d_fm * cos + fm * dcos
             dphi = -h / (lm * lm * np.sqrt(1.0 - (h / lm) ** 2))
         dlt_dlm = -np.cos(phi) + lm * np.sin(phi) * dphi
-        dfse = _th_dfse(ltn, e0t)
-        d_ft_dlt = dfse * f0 / lts
-        d_ft_dlm = dfse * dlt_dlm * f0 / lts
-        return d_fmat, d_fmat * cos, d_ft_dlt, d_ft_dlm
+        dfse = _th_dfse(ltn, S["e0t"])
+        return d_fmat, d_fmat * cos, dfse * f0 / lts, dfse * dlt_dlm * f0 / lts
 
-    def velocity(cos, lt, fal, d_fmat_at, d_ft_dlt):
-        den = d_fmat_at + d_ft_dlt
-        split = (np.abs(den) > _SIGNIFICANT) & (lt > lts)
+    def velocity(S, pos, d_fmat_at, d_ft_dlt):
+        cos, lt = pos[1], pos[2]
+        vmt, den = S["vmt"], d_fmat_at + d_ft_dlt
+        split = (np.abs(den) > _SIGNIFICANT) & (lt > S["lts"])
         with np.errstate(divide="ignore", invalid="ignore"):
             vt = np.where(split, d_fmat_at / den * vmt, vmt)
-        vm = (vmt - vt) * cos
-        vn = vm / (vmax * lopt)
-        return _th_fv(vn, a, *fvargs)
+        vn = (vmt - vt) * cos / (S["vmax"] * S["lopt"])
+        return _th_fv(vn, S["a"], S["af"], S["flen"], S["thr"])
 
-    def error(fse, fal, fpe, fv, cos):
-        fm = (a * fal * fv + fpe) * f0
-        return fm, fm * cos - fse * f0
-
-    # initial guess: tendon at 1.01 slack length
-    lm = pen.fiber_length(lmt, 1.01 * lts)
-    phi, cos, ltn, ln, lt = position(lm)
-    fse, fal, fpe = multipliers(ltn, ln)
-    fv = np.ones_like(lm)
-    fm = np.zeros_like(lm)
-    d_fmat, d_fmat_at, d_ft_dlt, d_ft_dlm = partials(lm, phi, cos, lt, ln, ltn, fv, fm)
-    fv = velocity(cos, lt, fal, d_fmat_at, d_ft_dlt)
-    fm, ferr = error(fse, fal, fpe, fv, cos)
-    d_fmat, d_fmat_at, d_ft_dlt, d_ft_dlm = partials(lm, phi, cos, lt, ln, ltn, fv, fm)
-    ferr_prev, lm_prev = ferr, lm
-    iters = np.zeros(lm.shape, dtype=int)
     with np.errstate(divide="ignore", invalid="ignore"):
-        while True:
-            act = (np.abs(ferr) > tol_f) & (iters < max_iterations)
-            if not act.any():
+        # initial guess: tendon at 1.01 slack length
+        at0 = P["lmt"] - 1.01 * P["lts"]
+        lm = np.where(at0 >= P["lmin_at"], np.sqrt(P["h"] ** 2 + at0**2), P["lmin"])
+        pos = position(P, lm)
+        fv = np.ones_like(lm)
+        d = partials(P, lm, pos, fv, np.zeros_like(lm))
+        fv = velocity(P, pos, d[1], d[2])
+        fm, ferr = error(P, *pos[5:], fv, pos[1])
+        d_fmat, _, _, d_ft_dlm = partials(P, lm, pos, fv, fm)
+        ferr_prev, lm_prev = ferr.copy(), lm.copy()
+        iters = 0
+        while iters < max_iterations:
+            idx = np.flatnonzero(np.abs(ferr) > tol_f)
+            if not idx.size:
                 break
-            dferr = d_fmat - d_ft_dlm
-            step = np.ones_like(lm)
-            inner = act.copy()
-            while inner.any():
-                delta = -step * ferr_prev / dferr
+            S = {k: v[idx] for k, v in P.items()}
+            dferr = d_fmat[idx] - d_ft_dlm[idx]
+            lm0, e0 = lm_prev[idx], ferr_prev[idx]
+            lm_i, fm_i, ferr_i, fv_i = lm[idx], fm[idx], ferr[idx], fv[idx]
+            step = np.ones(idx.size)
+            inner = np.arange(idx.size)
+            while inner.size:
+                Si = {k: v[inner] for k, v in S.items()}
+                delta = -step[inner] * e0[inner] / dferr[inner]
                 big = np.abs(delta) > _SIGNIFICANT
-                cand = np.where(big, lm_prev + delta, lm_prev - np.sign(delta) * _SQRT_EPS)
-                step = np.where(inner & ~big, 0.0, step)
-                cand = np.maximum(cand, pen.lmin)
-                lm = np.where(inner, cand, lm)
-                phi, cos, ltn, ln, lt = position(lm)
-                fse, fal, fpe = multipliers(ltn, ln)
-                fm_new, ferr_new = error(fse, fal, fpe, fv, cos)
-                fm = np.where(inner, fm_new, fm)
-                ferr = np.where(inner, ferr_new, ferr)
-                done = step <= _SQRT_EPS
-                step = np.where(inner & ~done, 0.5 * step, step)
-                inner = inner & ~done & (np.abs(ferr) >= np.abs(ferr_prev))
-            ferr_prev = np.where(act, ferr, ferr_prev)
-            lm_prev = np.where(act, lm, lm_prev)
-            new = partials(lm, phi, cos, lt, ln, ltn, fv, fm)
-            d_fmat, d_fmat_at, d_ft_dlt, d_ft_dlm = (
-                np.where(act, x, y)
-                for x, y in zip(new, (d_fmat, d_fmat_at, d_ft_dlt, d_ft_dlm), strict=True)
-            )
-            fv = np.where(act, velocity(cos, lt, fal, d_fmat_at, d_ft_dlt), fv)
-            iters = iters + act
+                cand = np.where(big, lm0[inner] + delta, lm0[inner] - np.sign(delta) * _SQRT_EPS)
+                step[inner] = np.where(big, step[inner], 0.0)
+                cand = np.maximum(cand, Si["lmin"])
+                pos_i = position(Si, cand)
+                fm_n, ferr_n = error(Si, *pos_i[5:], fv_i[inner], pos_i[1])
+                lm_i[inner], fm_i[inner], ferr_i[inner] = cand, fm_n, ferr_n
+                done = step[inner] <= _SQRT_EPS
+                step[inner] = np.where(done, step[inner], 0.5 * step[inner])
+                inner = inner[~done & (np.abs(ferr_n) >= np.abs(e0[inner]))]
+            pos_s = position(S, lm_i)
+            d_s = partials(S, lm_i, pos_s, fv_i, fm_i)
+            lm[idx], fm[idx], ferr[idx] = lm_i, fm_i, ferr_i
+            lm_prev[idx], ferr_prev[idx] = lm_i, ferr_i
+            d_fmat[idx], d_ft_dlm[idx] = d_s[0], d_s[3]
+            fv[idx] = velocity(S, pos_s, d_s[1], d_s[2])
+            iters += 1
     converged = np.abs(ferr) < tol_f
-    at_min = ~converged & (lm <= pen.lmin)
-    lm = np.where(at_min, pen.lmin, lm)
-    return _thelen_from_fiber_length(params, pen, a, lmt, vmt, lm, converged | at_min)
+    at_min = ~converged & (lm <= P["lmin"])
+    lm = np.where(at_min, P["lmin"], lm).reshape(shape)
+    ok = (converged | at_min).reshape(shape)
+    return _thelen_from_fiber_length(params, pen, a, lmt, vmt, lm, ok)
 
 
 def _thelen_from_fiber_length(params, pen, a, lmt, vmt, lm, ok):

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from opensim_oracle import opensim_run
 
+from ahbm.errors import AhbmWarning
 from ahbm.muscles import MuscleParameters, force_coefficients, muscle_equilibrium
 
 _BUILD = """
@@ -361,3 +362,63 @@ def test_forward_simulation_matches_opensim(kind, rigid):
     )
     assert np.ptp(ref[:, 1]) > 0.005  # the mass moves
     assert q_err < 1e-8 and qd_err < 1e-7 and a_err < 1e-8 and f_err < 1e-7 and lm_err < 1e-8
+
+
+_FAILURE_SCRIPT = (
+    _BUILD
+    + """
+OUT["ok"] = []
+for case in INPUTS["cases"]:
+    m, mus = one_muscle_model(case)
+    s = m.initSystem()
+    c = m.getCoordinateSet().get(0)
+    c.setValue(s, case["lmt"])
+    c.setSpeedValue(s, case["vmt"])
+    mus.setActivation(s, case["a"])
+    try:
+        m.equilibrateMuscles(s)
+        OUT["ok"].append(True)
+    except Exception:
+        OUT["ok"].append(False)
+"""
+)
+
+
+def test_thelen_equilibrium_fails_where_opensim_fails():
+    """Fast shortening with a compliant tendon: OpenSim's iteration gives up on some
+    states (equilibrateMuscles throws); ahbm, running the same iteration, reports those
+    as not converged (NaN, warning) and converges on the others."""
+    rng = np.random.default_rng(0)
+    n, frames = 18, 600
+    p = MuscleParameters(
+        max_isometric_force=rng.uniform(300, 3000, n),
+        optimal_fiber_length=rng.uniform(0.05, 0.2, n),
+        tendon_slack_length=rng.uniform(0.05, 0.4, n),
+        pennation_angle=rng.uniform(0, 0.4, n),
+    )
+    h = p.optimal_fiber_length * np.sin(p.pennation_angle)
+    ln = rng.uniform(0.6, 1.4, (frames, n))
+    lmt = p.tendon_slack_length * (1 + rng.uniform(0, 0.03, (frames, n))) + np.sqrt(
+        (p.optimal_fiber_length * ln) ** 2 - h**2
+    )
+    vmt = rng.uniform(-0.3, 0.3, (frames, n))
+    a = rng.uniform(0.02, 1, (frames, n))
+    with pytest.warns(AhbmWarning, match="no equilibrium"):
+        s = muscle_equilibrium(p, a, lmt, vmt)
+    bad = np.argwhere(~s.converged)[:6]
+    good = np.argwhere(s.converged)[::997][:6]
+    assert len(bad) >= 3
+    cases = [
+        dict(
+            kind="thelen2003",
+            rigid=False,
+            params=[p.max_isometric_force[j], p.optimal_fiber_length[j],
+                    p.tendon_slack_length[j], p.pennation_angle[j], 10.0],
+            a=float(a[i, j]),
+            lmt=float(lmt[i, j]),
+            vmt=float(vmt[i, j]),
+        )
+        for i, j in np.concatenate([bad, good])
+    ]  # fmt: skip
+    ok = opensim_run(_FAILURE_SCRIPT, cases=cases)["ok"]
+    assert ok == [False] * len(bad) + [True] * len(good)
