@@ -11,9 +11,9 @@ from ahbm.muscles.hill import (
     CURVES,
     MuscleParameters,
     MuscleState,
-    active_force_length,
     activation_rate,
     activation_to_excitation,
+    active_force_length,
     force_coefficients,
     force_velocity,
     muscle_equilibrium,
@@ -21,7 +21,7 @@ from ahbm.muscles.hill import (
     tendon_force_length,
 )
 
-# static optimization and joint reaction loads (static_optimization.py, joint_reaction.py)
+# joint reaction loads (joint_reaction.py)
 from ahbm.muscles.joint_reaction import (
     JointReactionResult,
     joint_reaction_loads,
@@ -44,18 +44,20 @@ from ahbm.muscles.paths import (
     path_loads,
     path_points,
 )
-from ahbm.muscles.static_optimization import (
-    StaticOptimizationResult,
-    load_sharing,
-    reserve_array,
-    static_optimization,
-)
 
 # muscle-driven simulation (simulate.py)
 from ahbm.muscles.simulate import (
     MuscleSimulationResult,
     muscle_tendon_forces,
     simulate_muscles,
+)
+
+# static optimization (static_optimization.py)
+from ahbm.muscles.static_optimization import (
+    StaticOptimizationResult,
+    load_sharing,
+    reserve_array,
+    static_optimization,
 )
 
 # wrapping (wrapping.py, wrap_ellipsoid.py)

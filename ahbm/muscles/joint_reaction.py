@@ -349,6 +349,8 @@ def _joint_indices(model, joints) -> list:
         return list(range(model.n_bodies))
     if isinstance(joints, str):
         joints = [joints]
+    if not isinstance(joints, (list, tuple)) or not all(isinstance(j, str) for j in joints):
+        raise DataError(f"Expected `joints` to be a list of joint names (str), got {joints!r:.80}")
     out = []
     for j in joints:
         if j not in names:

@@ -407,6 +407,9 @@ def load_sharing(
             )
     tol = as_positive_float(tolerance, "tolerance")
     iters = as_int(max_iterations, "max_iterations", minimum=1)
+    for flag, what in ((warm_start, "warm_start"), (warn, "warn")):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise DataError(f"Expected `{what}` to be True or False, got {flag!r:.40}")
     for names, n, what in (
         (muscle_names, nm, "muscle_names"),
         (coordinate_names, nv, "coordinate_names"),
@@ -521,6 +524,7 @@ def reserve_array(model, reserves) -> np.ndarray:
     >>> reserve_array(double_pendulum_3d(), 1.0).shape
     (4,)
     """
+    check_model(model)
     nv = model.nv
     if reserves is None:
         return np.zeros(nv)
@@ -723,6 +727,10 @@ def _select_muscles(model, muscles) -> list:
         return items
     if isinstance(muscles, str):
         muscles = [muscles]
+    if not isinstance(muscles, (list, tuple)) or not all(isinstance(n, str) for n in muscles):
+        raise DataError(
+            f"Expected `muscles` to be a list of muscle names (str), got {muscles!r:.80}"
+        )
     missing = [n for n in muscles if n not in by_name]
     if missing:
         raise DataError(

@@ -121,6 +121,8 @@ def test_bad_arguments():
     q = np.zeros(model.nq)
     with pytest.raises(ModelError, match="joints"):
         joint_reaction_loads(model, q, None, None, joints=["nope"])
+    with pytest.raises(DataError, match="joints"):
+        joint_reaction_loads(model, q, None, None, joints=5)
     with pytest.raises(ModelError, match="frame"):
         joint_reaction_loads(model, q, None, None, frame="nope")
     with pytest.raises(DataError, match="on"):

@@ -10,7 +10,7 @@ import pytest
 from scipy.optimize import minimize
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.muscles.static_optimization import load_sharing
+from ahbm.muscles.static_optimization import load_sharing, reserve_array
 
 
 def _random_problem(rng, n_frames=40, nm=12, nv=6, density=0.4):
@@ -338,10 +338,18 @@ def test_static_optimization_options_and_errors():
         static_optimization(model, q, qd, qdd, reserves={"wrist": 1.0})
     with pytest.raises(DataError, match="curves"):
         static_optimization(model, q, qd, qdd, curves="hill1938")
+    with pytest.raises(DataError, match="muscles"):
+        static_optimization(model, q, qd, qdd, muscles=3)
+    with pytest.raises(DataError, match="warm_start"):
+        static_optimization(model, q, qd, qdd, warm_start="no")
+    with pytest.raises(DataError, match="reserve_limits"):
+        static_optimization(model, q, qd, qdd, reserves=1.0, reserve_limits=(1.0, 2.0))
     bare = _arm_model()
     bare.muscles = []
     with pytest.raises(ModelError, match="no muscles"):
         static_optimization(bare, q, qd, qdd)
+    with pytest.raises(ModelError, match="model"):
+        reserve_array(None, 1.0)
     millard = _arm_model("Millard2012EquilibriumMuscle")
     with pytest.raises(ModelError, match="curves="):
         static_optimization(millard, q, qd, qdd)
@@ -371,3 +379,19 @@ def test_walking_example(tmp_path):
     # the knee contact force peaks at several body weights (implants: 2-3 BW; this model ~5)
     assert 2.0 < numbers["peak_knee_r_BW"] < 6.0
     assert 0.2 < numbers["peak_soleus_r"] < 1.0
+
+
+def test_reserve_limits_and_per_muscle_bounds():
+    # a reserve capped at |u| <= 2 (R = 5 N m): the muscle must take the rest
+    c = 0.05 * 1000.0
+    tau = np.array([[40.0], [-8.0]])
+    res = load_sharing(tau, [[[0.05]], [[0.05]]], [1000.0], reserves=[5.0],
+                       reserve_limits=([-2.0], [2.0]))  # fmt: skip
+    free = load_sharing(tau, [[[0.05]], [[0.05]]], [1000.0], reserves=[5.0])
+    a_free = c * tau[0, 0] / (c**2 + 25.0)
+    assert free.activations[0, 0] == pytest.approx(a_free)
+    assert res.reserve_controls[0, 0] == pytest.approx(min(2.0, (tau[0, 0] - c * a_free) / 5))
+    # the muscle cannot push: the negative moment goes to the reserve, capped at -2 -> fails
+    assert res.failed.tolist() == [False, True] or res.reserve_controls[1, 0] == pytest.approx(-1.6)
+    lo = load_sharing([[10.0]], [[0.05], [0.05]], [1000.0, 1000.0], min_activation=[0.0, 0.15])
+    np.testing.assert_allclose(lo.activations, [[0.05, 0.15]], atol=1e-9)
