@@ -1,10 +1,14 @@
 """The ``ahbm gait`` command and the one-page gait report.
 
-``ahbm gait TRIAL.c3d [--static STATIC.c3d] [--mass KG] [--out results.h5]
-[--report report.png|pdf]`` runs :func:`ahbm.models.gait.analyze_gait`,
+``ahbm gait TRIAL.c3d [--static STATIC.c3d] [--mass KG] [--events auto|file|force_plates|
+kinematic] [--belt-speed M/S] [--out results.h5] [--report report.png|pdf]`` runs
+:func:`ahbm.models.gait.analyze_gait`,
 prints a summary, stores the trial with its results in an ahbm HDF5 file and
 draws the report (angles, moments and powers over the normalized gait cycle for
-both sides, and the spatiotemporal table). Registered in :data:`ahbm.cli.COMMANDS`
+both sides, and the spatiotemporal table). With several trials (``ahbm gait
+trials/*.c3d --static static.c3d --out results.h5 --jobs 4``) every trial goes
+into the one HDF5 file and a summary table lists them, failures included (exit
+status 1 when any failed or a pattern matched nothing). Registered in :data:`ahbm.cli.COMMANDS`
 as ``COMMANDS["gait"] = (GAIT_HELP, add_gait_arguments, run_gait)``.
 """
 
@@ -24,6 +28,7 @@ from ahbm.models.gait import (
     load_gait_trial,
     save_gait_result,
 )
+from ahbm.models.gait.batch import analyze_gait_files
 
 __all__ = ["GAIT_HELP", "add_gait_arguments", "run_gait", "write_gait_report"]
 
@@ -128,7 +133,13 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
 
 def add_gait_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``ahbm gait``."""
-    parser.add_argument("trial", metavar="TRIAL", help="walking trial (.c3d or .trc)")
+    parser.add_argument(
+        "trial",
+        metavar="TRIAL",
+        nargs="+",
+        help="walking trial(s) (.c3d or .trc; several files or glob patterns: one combined "
+        "--out file and a summary table)",
+    )
     parser.add_argument("--static", default=None, metavar="STATIC", help="static trial")
     parser.add_argument(
         "--grf",
@@ -168,6 +179,19 @@ def add_gait_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cutoff", type=float, default=6.0, help="marker low-pass cutoff, Hz")
     parser.add_argument("--max-gap", type=int, default=10, help="longest gap filled, frames")
     parser.add_argument("--no-kinetics", action="store_true", help="kinematics only")
+    parser.add_argument(
+        "--events",
+        default="auto",
+        choices=("auto", "file", "force_plates", "kinematic"),
+        help="foot events: the file's, the plates', kinematic (Zeni), or auto (file, then "
+        "plates, then kinematic)",
+    )
+    parser.add_argument(
+        "--belt-speed", type=float, default=None, metavar="M/S", help="treadmill belt speed"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="worker processes for many trials"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
 
 
@@ -195,28 +219,40 @@ def run_gait(args: argparse.Namespace) -> int:
         max_gap=args.max_gap,
         kinetics=not args.no_kinetics,
     )
-    trial = load_gait_trial(args.trial, "TRIAL")
+    kwargs = {
+        "mass": args.mass,
+        "height": args.height,
+        "grf": args.grf,
+        "events": args.events,
+        "belt_speed": args.belt_speed,
+        "settings": settings,
+    }
+    if len(args.trial) > 1 or any(c in args.trial[0] for c in "*?[") or args.jobs:
+        if args.report is not None:
+            raise DataError("--report draws one trial's report; give a single TRIAL with it")
+        res = analyze_gait_files(args.trial, args.out, static=args.static, jobs=args.jobs, **kwargs)
+        if not args.quiet:
+            for row in res.rows:
+                for w in row["warnings"]:
+                    print(f"warning: {Path(row['trial']).name}: {w}")
+        print(res.table())
+        return 1 if res.n_failed else 0
+    path = args.trial[0]
+    trial = load_gait_trial(path, "TRIAL")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AhbmWarning)
-        result = analyze_gait(
-            trial,
-            mass=args.mass,
-            height=args.height,
-            static=args.static,
-            grf=args.grf,
-            settings=settings,
-        )
-    result = replace(result, source=str(args.trial))
+        result = analyze_gait(trial, static=args.static, **kwargs)
+    result = replace(result, source=str(path))
     if not args.quiet:
         for w in caught:
             if issubclass(w.category, AhbmWarning):
                 print(f"warning: {w.message}")
-    print(f"{args.trial}: {len(trial.point_labels)} markers, {trial.n_frames} frames")
+    print(f"{path}: {len(trial.point_labels)} markers, {trial.n_frames} frames")
     print(result.summary())
     if args.out is not None:
         name = save_gait_result(trial, result, args.out)
         print(f"results: {args.out} (trial {name!r}, group results/)")
     if args.report is not None:
-        write_gait_report(result, args.report, title=f"Gait report: {Path(args.trial).name}")
+        write_gait_report(result, args.report, title=f"Gait report: {Path(path).name}")
         print(f"report: {args.report}")
     return 0

@@ -22,11 +22,17 @@ composes them, with the processing options in one :class:`GaitSettings`:
 3. :func:`segment_frames` (frames.py): joint centres, segment frames,
    direction of progression -> :class:`SegmentFrames`.
 4. :func:`joint_angles` (angles.py): clinical angles, rad.
-5. :func:`assign_plates`, :func:`gait_events` (kinetics.py, events.py).
+   With a static trial, :func:`static_calibration` (calibration.py): thigh
+   and shank wand rotations, tibial torsion (knee alignment device or medial
+   markers) and foot offsets, applied to the dynamic trial.
+5. :func:`assign_plates` (plate zero offsets removed, loads under no foot
+   ignored), :func:`select_gait_events` (the file's, the plates' or kinematic
+   events) (kinetics.py, events.py).
 6. :func:`joint_kinetics` (kinetics.py) -> :class:`GaitKinetics`.
 7. :func:`gait_cycles` (cycles.py); :func:`gait_energetics` (energetics.py)
-   -> :class:`GaitEnergetics`; :class:`GaitResult` and
-   :func:`save_gait_result` (result.py).
+   -> :class:`GaitEnergetics`; :func:`check_cycles` and treadmill handling
+   (checks.py); :class:`GaitResult` and :func:`save_gait_result` (result.py);
+   :func:`analyze_gait_files` for many trials (batch.py).
 
 Every angle inside the result objects is in radians; degrees appear only in
 the report, the figures and the text summary, which say so.
@@ -38,7 +44,8 @@ Segment frames (ISB axes, both sides, as :mod:`ahbm.kinematics.jcs`)
 * thigh: origin knee centre (KJC); y from KJC to the hip centre (HJC); z along
   the knee flexion axis (KJC to KNE on the right, KNE to KJC on the left).
 * shank: origin ankle centre (AJC); y from AJC to KJC; z along the ankle axis
-  (AJC and ANK); knee angles use it rotated about y by the tibial torsion.
+  (AJC and ANK); knee angles use it rotated about y by the tibial torsion,
+  which also turns TIB about the KJC-ANK line before the ankle chord.
 * foot: origin AJC; x from the heel to the toe marker when heel markers are
   available (dynamic trial, else a constant offset measured in the static
   trial), otherwise from AJC to TOE (the uncorrected Plug-in Gait foot, whose
@@ -66,12 +73,15 @@ product guide*. de Leva, P. (1996) J. Biomech. 29:1223-1230. Grood, E.S. &
 Suntay, W.J. (1983) J. Biomech. Eng. 105:136-144. AHBM report §4.4 and §5.1.
 """
 
-from ahbm.models.gait.angles import ANGLE_NAMES, joint_angles
+from ahbm.models.gait.angles import ANGLE_NAMES, joint_angles, pig_foot_progression_angles
+from ahbm.models.gait.batch import GaitBatchResult, analyze_gait_files
+from ahbm.models.gait.calibration import StaticCalibration, static_calibration
+from ahbm.models.gait.checks import check_cycles
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import GaitEnergetics, gait_energetics
-from ahbm.models.gait.events import gait_events
+from ahbm.models.gait.events import gait_events, select_gait_events
 from ahbm.models.gait.frames import SegmentFrames, foot_offsets, segment_frames
-from ahbm.models.gait.kinetics import GaitKinetics, assign_plates, joint_kinetics
+from ahbm.models.gait.kinetics import GaitKinetics, assign_plates, joint_kinetics, pig_moments
 from ahbm.models.gait.markers import GaitMarkers, gait_markers, load_gait_trial
 from ahbm.models.gait.markersets import MARKER_SETS, PLUG_IN_GAIT_MARKERS
 from ahbm.models.gait.model import lower_extremity_model
@@ -84,6 +94,14 @@ __all__ = [
     "ANGLE_NAMES",
     "MARKER_SETS",
     "PLUG_IN_GAIT_MARKERS",
+    "GaitBatchResult",
+    "StaticCalibration",
+    "analyze_gait_files",
+    "check_cycles",
+    "pig_foot_progression_angles",
+    "pig_moments",
+    "select_gait_events",
+    "static_calibration",
     "GaitEnergetics",
     "GaitKinetics",
     "GaitMarkers",
