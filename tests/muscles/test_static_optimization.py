@@ -382,16 +382,20 @@ def test_walking_example(tmp_path):
 
 
 def test_reserve_limits_and_per_muscle_bounds():
-    # a reserve capped at |u| <= 2 (R = 5 N m): the muscle must take the rest
+    # a reserve capped at |u| <= 2 (R = 5 N m) next to one muscle (r F0 = 50 N m)
     c = 0.05 * 1000.0
-    tau = np.array([[40.0], [-8.0]])
-    res = load_sharing(tau, [[[0.05]], [[0.05]]], [1000.0], reserves=[5.0],
-                       reserve_limits=([-2.0], [2.0]))  # fmt: skip
-    free = load_sharing(tau, [[[0.05]], [[0.05]]], [1000.0], reserves=[5.0])
-    a_free = c * tau[0, 0] / (c**2 + 25.0)
-    assert free.activations[0, 0] == pytest.approx(a_free)
-    assert res.reserve_controls[0, 0] == pytest.approx(min(2.0, (tau[0, 0] - c * a_free) / 5))
-    # the muscle cannot push: the negative moment goes to the reserve, capped at -2 -> fails
-    assert res.failed.tolist() == [False, True] or res.reserve_controls[1, 0] == pytest.approx(-1.6)
+    tau = np.array([[40.0], [-8.0], [-20.0]])
+    R = np.full((3, 1, 1), 0.05)
+    with pytest.warns(AhbmWarning, match="frame 2"):
+        res = load_sharing(tau, R, [1000.0], reserves=[5.0], reserve_limits=([-2.0], [2.0]))
+    a_free = c * 40.0 / (c**2 + 25.0)  # interior: the limit is not reached
+    assert res.activations[0, 0] == pytest.approx(a_free)
+    assert res.reserve_controls[0, 0] == pytest.approx((40.0 - c * a_free) / 5.0)
+    # the muscle cannot push: the reserve takes -8 N m (u = -1.6), but not -20 N m
+    assert res.activations[1, 0] == pytest.approx(0.0, abs=1e-12)
+    assert res.reserve_controls[1, 0] == pytest.approx(-1.6)
+    assert res.failed.tolist() == [False, False, True]
+    assert res.reserve_controls[2, 0] == pytest.approx(-2.0)  # at its limit, residual 10 N m
+    assert res.residuals[2, 0] == pytest.approx(10.0)
     lo = load_sharing([[10.0]], [[0.05], [0.05]], [1000.0, 1000.0], min_activation=[0.0, 0.15])
     np.testing.assert_allclose(lo.activations, [[0.05, 0.15]], atol=1e-9)
