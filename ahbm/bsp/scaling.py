@@ -968,7 +968,11 @@ def _scale_points(node, s: dict) -> None:
                 key = f"{axis}_location"
                 if key in node and node[key] is not None:
                     node[key] = _scale_location_function(node[key], float(f[k]))
-        if typ.startswith("Wrap") and _is_vec3(node.get("translation")):
+                spec = node.get(axis)  # ahbm.muscles.MovingPathPoint: {coordinate, function}
+                if isinstance(spec, dict) and isinstance(spec.get("function"), dict):
+                    spec["function"] = _scale_location_function(spec["function"], float(f[k]))
+        wrap = typ.startswith("Wrap") or node.get("kind") in ("cylinder", "sphere", "ellipsoid")
+        if wrap and _is_vec3(node.get("translation")):  # OpenSim's or ahbm.muscles.WrapObject
             node["translation"] = (np.asarray(node["translation"], float) * f).tolist()
         for geom in node.get("attached_geometry") or ():  # display geometry of the body
             if isinstance(geom, dict) and _is_vec3(geom.get("scale_factors")):

@@ -12,7 +12,7 @@ from ahbm.io import read_osim
 from ahbm.kinematics import point_position
 from ahbm.kinematics.tree import Model
 from ahbm.muscles import ConditionalPathPoint, MovingPathPoint, PathPoint, muscle_lengths
-from ahbm.muscles.path_osim import muscles_from_osim, wrap_objects_from_osim
+from ahbm.muscles.path_osim import _function, muscles_from_osim, wrap_objects_from_osim
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 LEG = DATA / "muscles_leg.osim"
@@ -160,3 +160,45 @@ def test_read_osim_warns_about_muscles_it_leaves_out(tmp_path):
     ):
         m = read_osim(p)
     assert "gastroc" not in [x.name for x in m.muscles]
+
+
+def test_scaled_models_scale_the_muscle_paths_as_the_opensim_data(leg):
+    """scale_segments moves model.muscles' points and wrap objects with their bodies, as it
+    scales the OpenSim data kept in the "opensim" section."""
+    from ahbm.bsp.scaling import scale_segments
+
+    factors = {"femur": (1.1, 1.2, 0.9), "tibia": 0.8, "calcn": (1.3, 1.0, 1.1)}
+    scaled = scale_segments(leg, factors)
+    kept_leg = {
+        p["name"]: p
+        for it in leg.section("opensim")
+        if it.kind == "force"
+        for p in it.data["GeometryPath"]["PathPointSet"]["objects"]
+    }
+    kept = {
+        p["name"]: p
+        for it in scaled.section("opensim")
+        if it.kind == "force"
+        for p in it.data["GeometryPath"]["PathPointSet"]["objects"]
+    }
+    q = np.zeros(leg.nq)
+    q[leg.coordinate_names.index("knee_angle")] = -0.7
+    for mus in scaled.muscles:
+        for p in mus.points:
+            d = kept[p.name]
+            if "body" not in d:
+                continue  # a moving point on an offset frame (the kept data stays in its frame)
+            if isinstance(p, MovingPathPoint):
+                ref = _function(d["x_location"], "x")
+                assert float(p.x[1](-0.7)) == pytest.approx(float(ref(-0.7)), abs=1e-15)
+                assert p.x[1](-0.7) != pytest.approx(
+                    float(_function(kept_leg[p.name]["x_location"], "x")(-0.7))
+                )
+            elif d["type"] == "PathPoint":
+                np.testing.assert_allclose(p.location, d["location"], atol=1e-15)
+    wraps = {it.name: it.data for it in scaled.section("opensim") if it.kind == "wrap_object"}
+    for w in scaled.wrap_objects:
+        np.testing.assert_allclose(w.translation, wraps[w.name]["translation"], atol=1e-15)
+    knee = next(w for w in scaled.wrap_objects if w.name == "knee_cyl")
+    np.testing.assert_allclose(knee.translation, np.array([0.0, -0.4, 0.0]) * [1.1, 1.2, 0.9])
+    assert muscle_lengths(scaled, q).shape == (len(scaled.muscles),)
