@@ -38,7 +38,8 @@ What is computed
 
 Differences from OpenSim, said rather than hidden: only the
 StaticOptimization and JointReaction analyses run (others are named in a
-warning); only CoordinateActuators are read from actuator files (Point and
+warning); OpenSim's ``_controls.xml`` (the activations as a ControlSet for a
+forward simulation) is not written; only CoordinateActuators are read from actuator files (Point and
 Torque actuators raise a FileFormatError naming them); model forces other
 than muscles and CoordinateActuators are not applied (warning, as ``ahbm id``).
 """
@@ -501,12 +502,29 @@ def _muscle_tensions(table: OpenSimTable, muscles, times, source) -> np.ndarray:
     return np.stack([np.interp(times, t, data[:, k]) for k in range(data.shape[1])], axis=-1)
 
 
-def _joint_reactions(model, spec: JointReactionSpec, ids, frames, forces, muscles):
-    """Run one JointReaction analysis; returns (time, JointReactionResult-like dict of arrays)."""
+def _jointset_order(model, model_file) -> list:
+    """The model's joints in the order of the .osim JointSet (OpenSim's "ALL"), else body order."""
+    names = list(model.joint_names)
+    if model_file is None:
+        return names
+    try:
+        root = parse_xml_file(model_file, "OpenSim model")
+    except FileFormatError:
+        return names
+    order = []
+    for node in root.iter():
+        if node.tag == "JointSet":
+            order = [el.attrib.get("name") for el in _objects(node)]
+            break
+    known = [n for n in order if n in names]
+    return known + [n for n in names if n not in known]
+
+
+def _joint_reactions(model, spec: JointReactionSpec, ids, frames, forces, muscles, all_joints):
+    """Run one JointReaction analysis; returns (time, JointReactionResult)."""
     from ahbm.muscles import joint_reaction_loads
     from ahbm.muscles.joint_reaction import JointReactionResult
 
-    all_joints = list(model.joint_names)
     joints = all_joints if [j.lower() for j in spec.joint_names] == ["all"] else list(
         spec.joint_names
     )  # fmt: skip
@@ -688,12 +706,19 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
         controls = forces = np.zeros((time.size, 0))
         tensions = None  # every JointReaction reads its forces file
     jr = {}
+    all_joints = _jointset_order(model, setup.model_file) if setup.joint_reactions else []
     for j in setup.joint_reactions:
         sel = _select_frames(
             time, max(t0, j.start_time), min(t1, j.end_time), j.step_interval
         )  # fmt: skip
         jr[j.name] = _joint_reactions(
-            model, j, ids, frames[sel], None if tensions is None else tensions[sel], muscle_names
+            model,
+            j,
+            ids,
+            frames[sel],
+            None if tensions is None else tensions[sel],
+            muscle_names,
+            all_joints,
         )
     out = SOToolResult(time, res, names, controls, forces, jr)
     if not write:
