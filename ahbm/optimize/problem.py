@@ -65,6 +65,7 @@ __all__ = [
     "Waypoint",
     "Effort",
     "Jerk",
+    "ControlRate",
     "TrackCoordinates",
     "TrackMarkers",
     "TrackGRF",
@@ -181,6 +182,13 @@ class ContactPoint:
     path constraints hold the point at ``(anchor, height)`` (no slip and no
     penetration, Chung eqs 7.20–7.28), the normal force is non-negative and,
     with `friction`, inside the friction cone ``|F_t| ≤ μ F_n``.
+
+    Only the first contact point of a body in a phase is anchored
+    horizontally; the body's further points are held on the ground (their
+    horizontal no-slip follows from the body's rigidity, and repeating it
+    would make the constraints linearly dependent). In 3-D this leaves a flat
+    body free to turn about the vertical through its first point: add a
+    :class:`PathConstraint` on its yaw where that matters.
 
     Parameters
     ----------
@@ -349,6 +357,26 @@ class Jerk:
 
 
 @dataclass(frozen=True)
+class ControlRate:
+    """``w ∫ Σ (u̇_i / s)² dt`` by finite differences of the node controls (a smoothness term).
+
+    Parameters
+    ----------
+    weight : float
+    controls : sequence of str, optional
+        Prefixes of :attr:`Phase.control_names` (e.g. ``["F:", "tau:"]``);
+        default all controls.
+    scale : float
+        Control scale ``s``.
+    """
+
+    weight: float = 1.0
+    controls: tuple | None = None
+    scale: float = 1.0
+    name: str = "control_rate"
+
+
+@dataclass(frozen=True)
 class TrackCoordinates:
     """``w ∫ Σ (q_i(t) − q_ref,i(t))² dt`` with the reference linearly interpolated.
 
@@ -451,7 +479,7 @@ class Phase:
         Bounds of the accelerations (implicit dynamics only).
     contacts : sequence of ContactPoint, optional
     objectives : sequence, optional
-        :class:`Effort`, :class:`Jerk`, :class:`TrackCoordinates`,
+        :class:`Effort`, :class:`Jerk`, :class:`ControlRate`, :class:`TrackCoordinates`,
         :class:`TrackMarkers`, :class:`TrackGRF`, :class:`FinalTime`,
         :class:`PeakTorque`, :class:`CustomCost`. None is the zero objective
         (a feasibility problem).
@@ -587,10 +615,21 @@ class Phase:
     @functools.cached_property
     def parameter_names(self) -> list[str]:
         out = []
-        for c in self.contacts:
+        for c in self.anchored_contacts:
             if c.anchor is None:
                 out += [f"anchor:{c.label}:{a}" for a in c.axes[:-1]]
         out += [f"peak:{o.name}" for o in self.objectives if isinstance(o, PeakTorque)]
+        return out
+
+    @functools.cached_property
+    def anchored_contacts(self) -> list:
+        """The first contact point of each body (held horizontally; the others only vertically)."""
+        seen, out = set(), []
+        for c in self.contacts:
+            b = self.model.body_index(c.body)
+            if b not in seen:
+                seen.add(b)
+                out.append(c)
         return out
 
     @property
@@ -680,8 +719,8 @@ class Phase:
     def f_ext(self, q, u):
         """External spatial forces (n_bodies, 6) of the contact forces (world, about the origin)."""
         ca = require_casadi()
-        rows = [ca.SX.zeros(1, 6) if not isinstance(q, ca.MX) else ca.MX.zeros(1, 6)
-                for _ in range(self.model.n_bodies)]  # fmt: skip
+        kind = ca.MX if isinstance(q, ca.MX) else ca.SX if isinstance(q, ca.SX) else ca.DM
+        rows = [kind.zeros(1, 6) for _ in range(self.model.n_bodies)]
         forces = self.contact_forces(u)
         for c in self.contacts:
             b = self.model.body_index(c.body)
@@ -689,6 +728,20 @@ class Phase:
             F = forces[c.label]
             rows[b] = rows[b] + ca.vertcat(ca.cross(p, F), F).T
         return ca.vertcat(*rows)
+
+    @functools.cached_property
+    def _contact_jacobian(self):
+        ca = require_casadi()
+        q = ca.SX.sym("q", self.nq)
+        rows = []
+        for c in self.contacts:
+            J = ca.jacobian(self.point_position(q, c.body, c.point), q)
+            rows += [J[_AXES[a], :] for a in c.axes]
+        return ca.Function("contact_jacobian", [q], [ca.vertcat(*rows)])
+
+    def contact_jacobian(self, q):
+        """Jacobian (nf, nv) of the contact points along their force axes (numbers or symbols)."""
+        return self._contact_jacobian(q)
 
     def accelerations(self, x, u):
         """``q̈`` of a state and control (ABA for explicit dynamics, the controls otherwise)."""
@@ -786,7 +839,8 @@ class Phase:
         forces = self.contact_forces(u)
         for c in self.contacts:
             pos = self.point_position(q, c.body, c.point)
-            for j, a in enumerate(c.axes[:-1]):
+            anchored = any(c is a for a in self.anchored_contacts)
+            for j, a in enumerate(c.axes[:-1] if anchored else ()):
                 target = (c.anchor[j] if c.anchor is not None
                           else self._param(p, f"anchor:{c.label}:{a}"))  # fmt: skip
                 items.append((pos[_AXES[a]] - target, 0.0, 0.0, [f"{c.label} no slip {a}"]))
@@ -890,6 +944,19 @@ class Phase:
                     d = ca.vertcat(*[(acc[k + 1][i] - acc[k][i]) for i in idx]) / h
                     total = total + ca.sumsqr(d) * h
                 costs[o.name] = o.weight * total
+            elif isinstance(o, ControlRate):
+                names = self.control_names
+                pre = tuple(o.controls) if o.controls is not None else ("",)
+                idx = [i for i, nm in enumerate(names) if nm.startswith(pre)]
+                if not idx:
+                    raise DataError(f"ControlRate: no control starts with {list(pre)}; "
+                                    f"the phase's controls are {names}")  # fmt: skip
+                total = 0.0
+                for k in range(n - 1):
+                    h = t[k + 1] - t[k]
+                    d = ca.vertcat(*[U[i, k + 1] - U[i, k] for i in idx]) / o.scale
+                    total = total + ca.sumsqr(d) / h
+                costs[o.name] = o.weight * total
         for k in self.constraints:
             if isinstance(k, Waypoint):
                 if self.free_duration:
@@ -952,7 +1019,7 @@ class Phase:
     def parameter_guess(self, q0, p=None):
         """Parameter guess: contact anchors where the points are at ``q0``; `p` (or 0) elsewhere."""
         p = np.zeros(self.np) if p is None else np.array(p, float)
-        for c in self.contacts:
+        for c in self.anchored_contacts:
             if c.anchor is None:
                 pos = np.asarray(self.point_position(np.asarray(q0, float), c.body, c.point))
                 pos = pos.astype(float).ravel()
@@ -985,14 +1052,11 @@ class Impact:
     weight: float = 0.0
 
     def post_velocity(self, b: Phase, q, qd):
+        """``(q̇⁺, Λ)`` after the impact of phase `b`'s contact points at ``(q, q̇⁻)``."""
         ca = require_casadi()
         if not b.contacts:
             raise DataError(f"an Impact into phase '{b.name}' needs contacts in that phase")
-        rows = []
-        for c in b.contacts:
-            J = ca.jacobian(b.point_position(q, c.body, c.point), q)
-            rows += [J[_AXES[a], :] for a in c.axes]
-        J = ca.vertcat(*rows)
+        J = b.contact_jacobian(q)
         M = b.sd.mass_matrix(q)
         MiJt = ca.solve(M, J.T)
         lam = -ca.solve(ca.mtimes(J, MiJt), ca.mtimes(J, qd))
@@ -1063,6 +1127,11 @@ class OptimalControlProblem:
     symmetric : Symmetry, optional
         The first state is the mirror of the last (half cycle of a gait).
     constraints : sequence of AverageSpeed, optional
+    per_duration : bool, optional
+        Divide the objective by the total duration ``Σ T`` (the mean rate of
+        effort; with a prescribed :class:`AverageSpeed` the effort per
+        distance travelled, as in Falisse et al. 2019), so that free
+        durations are not shrunk only to shorten the integrals.
 
     Examples
     --------
@@ -1075,7 +1144,10 @@ class OptimalControlProblem:
     1
     """
 
-    def __init__(self, phases, *, links=None, periodic=False, symmetric=None, constraints=()):
+    def __init__(
+        self, phases, *, links=None, periodic=False, symmetric=None, constraints=(),
+        per_duration=False,
+    ):  # fmt: skip
         phases = [phases] if isinstance(phases, Phase) else list(phases)
         if not phases or not all(isinstance(p, Phase) for p in phases):
             raise DataError("`phases` must be a Phase or a non-empty list of Phase objects")
@@ -1100,6 +1172,7 @@ class OptimalControlProblem:
         if symmetric is not None and not isinstance(symmetric, Symmetry):
             raise DataError(f"`symmetric` must be a Symmetry, got {symmetric!r}")
         self.symmetric = symmetric
+        self.per_duration = bool(per_duration)
         self.constraints = tuple(constraints)
         for c in self.constraints:
             if not isinstance(c, AverageSpeed):

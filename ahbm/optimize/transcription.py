@@ -306,9 +306,16 @@ class Transcription:
             n = grid.X.shape[1]
             lb, ub = fns["path_bounds"]
             if len(fns["path_names"]):
+                skip = _continued_contact_rows(problem, k, fns["path_names"])
                 for j in range(n):
                     gj = fns["path"](grid.X[:, j], grid.U[:, j], p, grid.t[j])
-                    g_items.append((gj, lb, ub, [f"{ph.name}[{j}] {s}" for s in fns["path_names"]]))
+                    names = [f"{ph.name}[{j}] {s}" for s in fns["path_names"]]
+                    if j == 0 and skip:
+                        keep = [i for i in range(len(names)) if i not in skip]
+                        gj, names = gj[keep], [names[i] for i in keep]
+                        g_items.append((gj, np.asarray(lb)[keep], np.asarray(ub)[keep], names))
+                    else:
+                        g_items.append((gj, lb, ub, names))
             X0, Xf = grid.X[:, 0], grid.X[:, n - 1]
             g_items.append(ph.boundary_constraints(X0, Xf, T, p))
             nc, ng = ph.node_terms(grid.t, grid.X, grid.U, p)
@@ -325,6 +332,9 @@ class Transcription:
             t0 = t0 + T
         extra, glob = problem.global_constraints(x0s, xfs, Ts, ps)
         costs.update(extra)
+        if problem.per_duration:
+            total = sum(Ts[1:], Ts[0])
+            costs = {k: c / total for k, c in costs.items()}
         g_items.append(glob)
         w, lbx, ubx, w0 = var.vector()
         g_items = [it for it in g_items if it[0].shape[0]]
@@ -370,6 +380,59 @@ class Transcription:
         if n != 1:
             raise DataError(f"`guess` for a {n}-phase problem must be a list or a previous result")
         return [guess]
+
+
+def _continued_contact_rows(problem: OptimalControlProblem, k: int, names) -> set:
+    """Rows of phase k's first-node path constraints that hold already at the junction.
+
+    A contact point that stays on the ground across a junction (the same
+    body point in contact at the end of the phase before; for the first
+    phase of a periodic problem, at the end of the last phase; of a symmetric
+    one, its mirror image there) is not held on the ground again at the
+    shared state: the repeated height rows would be linearly dependent (LICQ
+    fails and the interior-point steps break down). Its horizontal no-slip
+    rows stay: they define the phase's own anchor.
+    """
+    phases = problem.phases
+    ph = phases[k]
+    if not ph.contacts:
+        return set()
+    prev, mirror = None, None
+    if k > 0:
+        prev = phases[k - 1]
+    elif problem.periodic is not None:
+        prev = phases[-1]
+    elif problem.symmetric is not None:
+        prev = phases[-1]
+        mirror = _mirror_bodies(problem, ph)
+    if prev is None:
+        return set()
+    before = {(prev.model.body_index(c.body), tuple(np.asarray(c.point, float)))
+              for c in prev.contacts}  # fmt: skip
+    skip = set()
+    for c in ph.contacts:
+        b = ph.model.body_index(c.body)
+        b = mirror.get(b, b) if mirror is not None else b
+        if (b, tuple(np.asarray(c.point, float))) in before:
+            skip |= {i for i, n in enumerate(names) if n == f"{c.label} on ground"}
+    return skip
+
+
+def _mirror_bodies(problem: OptimalControlProblem, ph: Phase) -> dict:
+    """Body -> its mirror body from the Symmetry's coordinate pairs (same joint coordinates)."""
+    perm, _, _, _ = problem.symmetry_map(ph)
+    m = ph.model
+    out = {}
+    for i in range(m.n_bodies):
+        k, nv = int(m.v_index[i]), int(m.joint_nv[i])
+        if nv == 0:
+            continue
+        image = {int(perm[j]) for j in range(k, k + nv)}
+        for b in range(m.n_bodies):
+            kb, nb = int(m.v_index[b]), int(m.joint_nv[b])
+            if nb == nv and set(range(kb, kb + nb)) == image:
+                out[i] = b
+    return out
 
 
 def register_transcription(name: str, cls) -> None:

@@ -1,0 +1,243 @@
+"""The problem API: sizes, bounds, contact and impact terms, symmetry, ZMP, multi-phase problems."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+ca = pytest.importorskip("casadi")
+
+from ahbm import dynamics, kinematics  # noqa: E402
+from ahbm.dynamics.geometric_constraints import PointConstraint  # noqa: E402
+from ahbm.errors import DataError, ModelError  # noqa: E402
+from ahbm.kinematics.configuration import random_model, random_q  # noqa: E402
+from ahbm.kinematics.tree import Model  # noqa: E402
+from ahbm.models import single_pendulum  # noqa: E402
+from ahbm.optimize import (  # noqa: E402
+    ContactPoint,
+    ControlRate,
+    Effort,
+    FinalTime,
+    Impact,
+    NonPenetration,
+    OptimalControlProblem,
+    Phase,
+    Symmetry,
+    Transcription,
+    Waypoint,
+    ZMPInSupport,
+    register_transcription,
+    solve,
+    transcriptions,
+)
+
+
+def _slider(gravity=(0.0, 0.0, 0.0)):
+    m = Model(gravity=gravity)
+    m.add_body("mass", "ground", {"type": "prismatic", "axis": [1, 0, 0], "limits": [-2, 2]},
+               mass=1.0)  # fmt: skip
+    return m
+
+
+def _floating(seed=0):
+    rng = np.random.default_rng(seed)
+    m = random_model(4, rng=rng, joint_types=("revolute", "euler"))
+    f = Model("floating")
+    for i, b in enumerate(m.bodies):
+        parent = "ground" if i == 0 else m.body_names[max(int(m.parent[i]), 0)]
+        joint = {"type": "free_euler", "sequence": "ZYX"} if i == 0 else b.joint
+        f.add_body(b.name, parent, joint, position=b.position, mass=b.mass, com=b.com,
+                   inertia=b.inertia)  # fmt: skip
+    return f, rng
+
+
+def test_sizes_names_and_bounds_from_the_model():
+    m = _slider()
+    ph = Phase(m, nodes=5, duration=(0.5, 2.0), objectives=[FinalTime()])
+    assert (ph.nx, ph.nu, ph.np, ph.free_duration) == (2, 1, 0, True)
+    assert ph.state_names == ["q:mass", "qd:mass"] and ph.control_names == ["tau:mass"]
+    lo, hi = ph.state_bounds()
+    np.testing.assert_array_equal(lo, [-2, -np.inf])  # the joint limits
+    np.testing.assert_array_equal(hi, [2, np.inf])
+    c = ContactPoint("mass", [0.1, 0, 0], name="p", axes="xz", friction=0.5)
+    ph = Phase(m, nodes=5, contacts=[c], dynamics="implicit")
+    assert ph.nu == 1 + 2 + 1 and ph.parameter_names == ["anchor:p:x"]
+    assert ph.control_names == ["tau:mass", "F:p:x", "F:p:z", "qdd:mass"]
+    lo, hi = ph.control_bounds()
+    assert lo[2] == 0.0 and np.isinf(lo[1])  # the normal force pushes only
+
+
+def test_bad_input_is_rejected_with_named_arguments():
+    m = _slider()
+    with pytest.raises(ModelError, match="quaternion"):
+        Phase(random_model(2, rng=np.random.default_rng(0), joint_types=("spherical",)))
+    with pytest.raises(DataError, match="duration"):
+        Phase(m, duration=-1.0)
+    with pytest.raises(DataError, match="FinalTime"):
+        Phase(m, duration=1.0, objectives=[FinalTime()])
+    with pytest.raises(DataError, match="unknown coordinate 'knee'"):
+        Phase(m, actuated=["knee"])
+    with pytest.raises(DataError, match="q_bounds"):
+        Phase(m, q_bounds={"mass": (1.0, 0.0)})
+    with pytest.raises(DataError, match="initial"):
+        Phase(m, initial={"x": [0.0]})
+    with pytest.raises(DataError, match="axes"):
+        ContactPoint("mass", axes="xy")
+    with pytest.raises(DataError, match="links"):
+        OptimalControlProblem([Phase(m), Phase(m)], links=[])
+    with pytest.raises(DataError, match="unknown `method`"):
+        solve(Phase(m), method="nope", verbose=False)
+    with pytest.raises(DataError, match="Transcription subclass"):
+        register_transcription("x", object)
+    with pytest.raises(DataError, match="callable"):
+        from ahbm.optimize import PathConstraint
+
+        PathConstraint(3.0)
+
+
+def test_contact_forces_enter_the_dynamics_as_point_forces():
+    """Phase.inverse_dynamics with contact forces = RNEA − J_pᵀ F (point Jacobian, numeric)."""
+    m, rng = _floating(1)
+    pts = [(1, np.array([0.1, -0.05, 0.2])), (3, np.array([0.0, 0.1, -0.1]))]
+    cs = [ContactPoint(m.body_names[b], tuple(r), name=f"c{i}") for i, (b, r) in enumerate(pts)]
+    ph = Phase(m, contacts=cs)
+    q = random_q(m, rng=rng)
+    qd, qdd = rng.normal(size=(2, m.nv))
+    F = rng.normal(size=(2, 3)) * 50
+    u = np.r_[np.zeros(m.nv), F.ravel()]
+    got = np.asarray(ph.inverse_dynamics(q, qd, qdd, u), float).ravel()
+    want = dynamics.rnea(m, q, qd, qdd)
+    for (b, r), f in zip(pts, F, strict=True):
+        want = want - kinematics.point_jacobian(m, q, b, r).T @ f
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-9)
+    # explicit dynamics: ABA with the same forces gives back qdd
+    tau = got
+    x = np.r_[q, qd]
+    u = np.r_[tau, F.ravel()]
+    np.testing.assert_allclose(np.asarray(ph.accelerations(x, u), float).ravel(), qdd, atol=1e-8)
+
+
+def test_impact_matches_compute_impulse():
+    m, rng = _floating(2)
+    cs = [ContactPoint(m.body_names[2], (0.1, 0.0, -0.2), name="a"),
+          ContactPoint(m.body_names[3], (0.0, 0.1, 0.0), name="b", axes="xz")]  # fmt: skip
+    ph = Phase(m, contacts=cs)
+    q = random_q(m, rng=rng)
+    qd = rng.normal(size=m.nv)
+    got, lam = Impact().post_velocity(ph, ca.DM(q), ca.DM(qd))
+    pc = [PointConstraint(m.body_names[2], [0.1, 0.0, -0.2],
+                          other_point=kinematics.point_position(m, q, 2, [0.1, 0, -0.2])),
+          PointConstraint(m.body_names[3], [0.0, 0.1, 0.0], axes="xz",
+                          other_point=kinematics.point_position(m, q, 3, [0, 0.1, 0]))]  # fmt: skip
+    want = dynamics.compute_impulse(m, q, qd, pc)
+    np.testing.assert_allclose(np.asarray(got, float).ravel(), want, rtol=1e-9, atol=1e-9)
+    v = kinematics.point_velocity(m, q, want, 2, [0.1, 0, -0.2])
+    np.testing.assert_allclose(v, 0.0, atol=1e-9)
+
+
+def test_zmp_constraint_rows_against_the_numeric_zmp():
+    m, rng = _floating(3)
+    feet = [(m.body_names[1], (0.0, 0.0, 0.0)), (m.body_names[2], (0.0, 0.0, 0.0)),
+            (m.body_names[3], (0.0, 0.0, 0.0))]  # fmt: skip
+    ph = Phase(m, constraints=[ZMPInSupport(feet)], dynamics="implicit")
+    q = random_q(m, rng=rng)
+    qd, qdd = rng.normal(size=(2, m.nv))
+    x, u = np.r_[q, qd], np.r_[np.zeros(m.nv), qdd]
+    g, lb, ub, names = ph.path_constraints(ca.DM(x), ca.DM(u), ca.DM.zeros(0), 0.0)
+    g = np.asarray(g, float).ravel()
+    r = dynamics.zmp(m, q, qd, qdd, threshold=-np.inf)
+    P = [kinematics.point_position(m, q, b, p) for b, p in feet]
+    for i in range(3):
+        a, b = P[i], P[(i + 1) % 3]
+        d = b - a
+        want = (d[0] * (r[1] - a[1]) - d[1] * (r[0] - a[0])) / np.hypot(d[0], d[1])
+        assert names[i] == f"zmp inside edge {i}"
+        np.testing.assert_allclose(g[i], want, rtol=1e-9, atol=1e-9)
+    assert names[3:] == [f"dynamics {n}" for n in m.coordinate_names]
+
+
+def test_symmetry_rows_vanish_for_mirrored_states():
+    m = Model(gravity=(0, 0, 0))
+    m.add_body("a", "ground", {"type": "prismatic", "axis": [1, 0, 0], "name": "tx"}, mass=1.0)
+    m.add_body("l", "a", {"type": "revolute", "axis": [0, 1, 0], "name": "hip_l"}, mass=1.0)
+    m.add_body("r", "a", {"type": "revolute", "axis": [0, 1, 0], "name": "hip_r"}, mass=1.0)
+    ph = Phase(m)
+    prob = OptimalControlProblem(ph, symmetric=Symmetry(pairs=[("hip_l", "hip_r")],
+                                                        exclude=["tx"]))  # fmt: skip
+    xf = np.array([3.0, 0.2, -0.4, 1.0, 0.5, -0.7])
+    x0 = np.array([0.0, -0.4, 0.2, 1.0, -0.7, 0.5])  # swapped hips; tx free; its rate kept
+    _, (g, lb, ub, names) = prob.global_constraints([ca.DM(x0)], [ca.DM(xf)], [1.0], [ca.DM()])
+    np.testing.assert_allclose(np.asarray(g, float).ravel(), 0.0)
+    assert "symmetry q:hip_l" in names and not any("q:tx" in n for n in names)
+
+
+def test_minimum_time_two_phases_bang_bang():
+    """|u| ≤ 1 from rest at 0 to rest at 1: T = 2 s, switching at 1 s (two free phases)."""
+    m = _slider()
+    kw = dict(nodes=15, duration=(0.2, 3.0), tau_bounds=(-1.0, 1.0), objectives=[FinalTime()])
+    a = Phase(m, name="accelerate", initial={"q": [0.0], "qd": [0.0]}, **kw)
+    b = Phase(m, name="brake", final={"q": [1.0], "qd": [0.0]}, **kw)
+    r = solve(OptimalControlProblem([a, b]), method="hermite-simpson", verbose=False)
+    assert r.success, r.summary()
+    np.testing.assert_allclose([p.duration for p in r.phases], [1.0, 1.0], atol=1e-6)
+    np.testing.assert_allclose(r.phases[0].tau, 1.0, atol=1e-4)
+    np.testing.assert_allclose(r.phases[1].tau, -1.0, atol=1e-4)
+    assert set(r.cost_terms) == {"accelerate.final_time", "brake.final_time"}
+
+
+def test_waypoint_hermite_interpolation_is_exact_for_cubics():
+    m = _slider()
+    T = 1.0
+    # min energy through q(0.3) = 0.5 from rest to rest at 0: HS gives the exact cubic pieces
+    ph = Phase(m, nodes=11, duration=T, objectives=[Effort()], constraints=[
+        Waypoint(0.3, {"mass": 0.5})], initial={"q": [0.0], "qd": [0.0]},
+        final={"q": [0.0], "qd": [0.0]})  # fmt: skip
+    r = solve(ph, method="hermite-simpson", verbose=False)
+    assert r.success
+    # cubic Hermite between the nodes at 0.3 (a node): the value itself
+    k = int(np.argmin(abs(r.t - 0.3)))
+    np.testing.assert_allclose(r.q[k, 0], 0.5, atol=1e-9)
+
+
+def test_standing_block_on_two_contacts_carries_its_weight():
+    """A planar block standing on two points: no torques, forces = weight, no slip."""
+    m = Model(gravity=(0, 0, -9.81))
+    R = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
+    m.add_body("block", "ground", {"type": "planar"}, rotation=R, child_rotation=R, mass=2.0,
+               com=[0.05, 0, 0.1], inertia=np.eye(3) * 0.01)  # fmt: skip
+    cs = [ContactPoint("block", (-0.1, 0, 0), name="heel", axes="xz", friction=0.5, anchor=(-0.1,)),
+          ContactPoint("block", (0.2, 0, 0), name="toe", axes="xz", friction=0.5)]  # fmt: skip
+    ph = Phase(m, nodes=6, duration=0.3, contacts=cs, actuated=[], dynamics="implicit",
+               objectives=[ControlRate(controls=["F:"], scale=100.0)],
+               initial={"qd": [0.0, 0.0, 0.0]})  # fmt: skip
+    r = solve(ph, verbose=False)
+    assert r.success, r.summary()
+    F = r.phases[0].forces
+    np.testing.assert_allclose(r.grf[:, 2], 2.0 * 9.81, rtol=1e-8)
+    # moments about the COM: heel carries (0.2-0.05)/0.3 of the weight
+    np.testing.assert_allclose(F["heel"][:, 2], 2 * 9.81 * 0.15 / 0.3, rtol=1e-6)
+    np.testing.assert_allclose(r.q, 0.0, atol=1e-9)
+    assert r.phases[0].parameters == {}  # a fixed anchor; the toe is not anchored again
+
+
+def test_non_penetration_and_periodic_pendulum():
+    m = single_pendulum()
+    ph = Phase(m, nodes=21, duration=1.0, objectives=[Effort()],
+               constraints=[NonPenetration("rod", (0.4, 0, 0), height=-0.3, name="tip above")],
+               initial={"q": [-0.5]})  # fmt: skip
+    r = solve(OptimalControlProblem(ph, periodic=True), verbose=False)
+    assert r.success, r.summary()
+    np.testing.assert_allclose(r.q[0], r.q[-1], atol=1e-9)
+    np.testing.assert_allclose(r.qd[0], r.qd[-1], atol=1e-9)
+    tip = kinematics.point_position(m, r.q, "rod", [0.4, 0, 0])[:, 2]
+    assert tip.min() >= -0.3 - 1e-8
+
+
+def test_registered_transcriptions_include_collocation():
+    assert {"trapezoidal", "hermite-simpson"} <= set(transcriptions())
+
+    class Nothing(Transcription):
+        name = "nothing"
+
+    with pytest.raises(NotImplementedError):
+        Nothing().discretize(None, 0, None, 1.0, None, 0.0, None)
