@@ -25,25 +25,27 @@ from ahbm._validation import (
 from ahbm.dynamics import aba, q_rate, total_generalized_force
 from ahbm.errors import DataError, SimulationError
 from ahbm.muscles.hill import (
-    _DG_C1,
-    _DG_C2,
-    _DG_D1,
-    _DG_D4,
-    MuscleParameters,
-    _check_curves,
     _degroote_rigid,
-    _dg_fal,
-    _dg_fpe,
-    _dg_ft_inverse,
-    _dg_fv_inverse,
     _dg_geometry,
-    _dg_kt,
     _Pennation,
     _state_inputs,
     _thelen_from_fiber_length,
     _thelen_rigid,
     activation_rate,
     muscle_equilibrium,
+)
+from ahbm.muscles.hill_curves import (
+    _DG_C1,
+    _DG_C2,
+    _DG_D1,
+    _DG_D4,
+    MuscleParameters,
+    _check_curves,
+    _dg_fal,
+    _dg_fpe,
+    _dg_ft_inverse,
+    _dg_fv_inverse,
+    _dg_kt,
 )
 from ahbm.muscles.paths import _compute as _path_compute
 from ahbm.muscles.paths import _out as _path_out

@@ -20,7 +20,7 @@ from ahbm.muscles import (
     active_force_length,
     force_coefficients,
     force_velocity,
-    hill,
+    hill_curves,
     muscle_equilibrium,
     passive_force_length,
     tendon_force_length,
@@ -65,7 +65,7 @@ def test_thelen_published_points():
         np.testing.assert_allclose(
             tendon_force_length([[0.99], [1.0], [1 + e0]], params=p).ravel(), [0, 0, 1], atol=1e-14
         )
-        etoe, klin = hill._th_toe(e0)
+        etoe, klin = hill_curves._th_toe(e0)
         # the paper's rounded constants: eps_toe = 0.609 eps0, k_lin = 1.712 / eps0
         assert etoe == pytest.approx(0.609 * e0, rel=1e-3)
         assert klin == pytest.approx(1.712 / e0, rel=1e-3)
@@ -135,15 +135,15 @@ def test_thelen_derivatives_by_finite_differences():
         return (f(x + h) - f(x - h)) / (2 * h)
 
     np.testing.assert_allclose(
-        hill._th_dfal(x, 0.45), fd(lambda y: hill._th_fal(y, 0.45)), atol=1e-7
+        hill_curves._th_dfal(x, 0.45), fd(lambda y: hill_curves._th_fal(y, 0.45)), atol=1e-7
     )
     np.testing.assert_allclose(
-        hill._th_dfpe(x, 0.6, 5.0), fd(lambda y: hill._th_fpe(y, 0.6, 5.0)), atol=1e-6
+        hill_curves._th_dfpe(x, 0.6, 5.0), fd(lambda y: hill_curves._th_fpe(y, 0.6, 5.0)), atol=1e-6
     )
     lt = np.linspace(0.99, 1.06, 41) + 1e-4
     np.testing.assert_allclose(
-        hill._th_dfse(lt, 0.04),
-        (hill._th_fse(lt + 1e-8, 0.04) - hill._th_fse(lt - 1e-8, 0.04)) / 2e-8,
+        hill_curves._th_dfse(lt, 0.04),
+        (hill_curves._th_fse(lt + 1e-8, 0.04) - hill_curves._th_fse(lt - 1e-8, 0.04)) / 2e-8,
         rtol=1e-5,
         atol=1e-5,
     )
@@ -153,19 +153,21 @@ def test_thelen_derivatives_by_finite_differences():
 def test_thelen_force_velocity_inverts_opensims_velocity_relation(a):
     args = (0.25, 1.4, 0.95)
     fv = np.concatenate([np.linspace(1e-6, 0.999, 50), np.linspace(1.001, 2.0, 50)])
-    v = hill._th_dlce_norm(a, fv, *args)
-    np.testing.assert_allclose(hill._th_fv(v, a, *args), fv, rtol=1e-12, atol=1e-15)
+    v = hill_curves._th_dlce_norm(a, fv, *args)
+    np.testing.assert_allclose(hill_curves._th_fv(v, a, *args), fv, rtol=1e-12, atol=1e-15)
     # continuous across the branches (isometric and the extrapolation threshold)
-    for b in (0.0, hill._th_dlce_norm(a, 0.95 * 1.4, *args)):
-        lo, hi = hill._th_fv(b - 1e-9, a, *args), hill._th_fv(b + 1e-9, a, *args)
+    for b in (0.0, hill_curves._th_dlce_norm(a, 0.95 * 1.4, *args)):
+        lo, hi = hill_curves._th_fv(b - 1e-9, a, *args), hill_curves._th_fv(b + 1e-9, a, *args)
         assert abs(hi - lo) < 1e-7
 
 
 def test_degroote_inverses():
     v = np.linspace(-1, 1, 41)
-    np.testing.assert_allclose(hill._dg_fv_inverse(hill._dg_fv(v)), v, atol=1e-12)
+    np.testing.assert_allclose(hill_curves._dg_fv_inverse(hill_curves._dg_fv(v)), v, atol=1e-12)
     lt = np.linspace(1.0, 1.06, 13)
-    np.testing.assert_allclose(hill._dg_ft_inverse(hill._dg_ft(lt, 0.049), 0.049), lt, rtol=1e-13)
+    np.testing.assert_allclose(
+        hill_curves._dg_ft_inverse(hill_curves._dg_ft(lt, 0.049), 0.049), lt, rtol=1e-13
+    )
 
 
 # --- equilibrium ------------------------------------------------------------------------
