@@ -5,6 +5,18 @@ Every signal function takes its time axis as ``f(x, *, rate=None,
 time=None)`` with exactly one of `rate` (Hz) and `time` (s) given (see
 docs/api-rules.md); gait events are :class:`ahbm.types.Event` objects.
 
+Labelled recordings: the filters (:func:`butter_filtfilt`,
+:func:`critically_damped_filtfilt`, :func:`moving_average`), :func:`fill_gaps`,
+the derivatives (:func:`central_difference`, :func:`spline_derivative`,
+:func:`savgol_derivative`) and :func:`time_normalize` also take a
+:class:`ahbm.io.Trial` and return a Trial (``time_normalize``: one per cycle):
+its points (markers and model outputs) are processed on ``trial.time``, which
+includes the first-frame offset that its events carry, and the labels, rates,
+first frame, events, units (``m/s`` for a derivative), model-output kinds,
+analogs, force plates and subject come along. Give neither `rate` nor `time`
+with a Trial. Analog channels, at their own rate, are not processed: pass
+``trial.analogs`` with ``rate=trial.analog_rate``.
+
 - Filters (:mod:`ahbm.analysis.filters`): :func:`butter_filtfilt` (zero-lag
   Butterworth with Winter's cutoff correction), :func:`critically_damped_filtfilt`,
   :func:`moving_average`, :func:`residual_analysis`, :func:`gcv_spline`.

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 import numpy as np
 
 from ahbm._validation import as_int, as_positive_float
-from ahbm.errors import DataError
+from ahbm.errors import AhbmWarning, DataError
+
+
+def warn_caller(message: str) -> None:
+    """Issue an AhbmWarning attributed to the first caller outside ahbm.analysis.
+
+    The signal functions sit under decorators (deprecated positional arguments,
+    Trial handling), so a fixed ``stacklevel`` would point inside ahbm.
+    """
+    frame, level = sys._getframe(1), 2
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(
+        ("ahbm.analysis", "ahbm._deprecation")
+    ):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, AhbmWarning, stacklevel=level)
 
 
 def check_rate(rate, name: str = "rate") -> float:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array, as_int, check_not_empty, sample_times
-from ahbm.analysis._common import check_axis
-from ahbm.errors import AhbmWarning, DataError
+from ahbm.analysis._common import check_axis, warn_caller
+from ahbm.analysis._labelled import accepts_labelled, event_times
+from ahbm.errors import DataError
 from ahbm.types import ResultRepr
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
 ]
 
 
+@accepts_labelled("cycles")
 @positional_to_keyword(
     "time_normalize", 2, ("n_points",), "time_normalize(x, events, n_points=...)"
 )
@@ -29,12 +30,17 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
 
     Parameters
     ----------
-    x : array_like, shape (n_samples, ...)
-        Signal(s), time along `axis`.
-    events : array_like, shape (n_events,)
+    x : array_like, shape (n_samples, ...), or Trial
+        Signal(s), time along `axis`; or a :class:`~ahbm.io.Trial`, whose
+        points (markers and model outputs) are cut on ``trial.time``, the
+        recording's own time axis that starts at ``(first_frame - 1) /
+        point_rate``, the axis its events are on (then give neither `rate` nor
+        `time`).
+    events : array_like, shape (n_events,), or sequence of Event
         Increasing cycle boundaries (e.g. successive foot strikes of one
-        side): times in s if `rate` or `time` is given, otherwise sample
-        indices (fractional allowed). ``n_events - 1`` cycles result.
+        side): times in s if `rate` or `time` is given or `x` is a Trial,
+        otherwise sample indices (fractional allowed); Event objects give
+        their times. ``n_events - 1`` cycles result.
     n_points : int, optional
         Samples per normalized cycle (default 101: 0, 1, ..., 100 %).
     rate : float, optional
@@ -47,8 +53,14 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
 
     Returns
     -------
-    ndarray, shape (n_cycles, n_points, ...)
-        The cycles; trailing axes are the other axes of `x`.
+    ndarray, shape (n_cycles, n_points, ...), or list of Trial
+        The cycles; trailing axes are the other axes of `x`. For a Trial, one
+        Trial per cycle: `n_points` frames whose ``time`` is the percentage of
+        the cycle (0 to 100; ``point_rate = (n_points - 1) / 100``, first
+        frame 1), the same labels, units and model outputs, the events of the
+        cycle re-timed in percent, and ``results["cycle_time"]`` the original
+        time (s) of each frame; analogs and force plates (on the original
+        time axis) are left out.
 
     Raises
     ------
@@ -58,6 +70,10 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
 
     Notes
     -----
+    With `rate`, sample 0 is at 0 s (docs/api-rules.md); event times read
+    from a file include the file's first-frame offset, so pass
+    ``time=trial.time`` or the Trial itself, not ``rate=trial.point_rate``.
+
     Cycle ``k`` is sampled at ``e_k + p (e_{k+1} - e_k)``,
     ``p = 0, 1/(n-1), ..., 1``, by linear interpolation between the two
     neighbouring samples. A NaN sample makes the normalized points that
@@ -70,6 +86,12 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
     >>> x = np.arange(11.0)
     >>> time_normalize(x, [0, 10], n_points=3)
     array([[ 0.,  5., 10.]])
+    >>> from ahbm.io import Trial
+    >>> t = Trial(points=np.zeros((11, 1, 3)), point_labels=["A"], point_rate=10.0,
+    ...           first_frame=6)   # frames at 0.5 ... 1.5 s
+    >>> cycles = time_normalize(t, [0.5, 1.5], n_points=3)
+    >>> len(cycles), cycles[0].time.tolist(), cycles[0].results["cycle_time"].tolist()
+    (1, [0.0, 50.0, 100.0], [0.5, 1.0, 1.5])
     """
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
@@ -77,7 +99,7 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
     moved = np.moveaxis(arr, ax, 0)
     n = moved.shape[0]
     t = sample_times(n, rate=rate, time=time, required=False)
-    ev = as_float_array(events, "events").ravel()
+    ev = as_float_array(event_times(events), "events").ravel()
     if ev.size < 2:
         raise DataError(f"`events` needs at least 2 cycle boundaries, got {ev.size}")
     if np.any(np.diff(ev) <= 0):
@@ -101,11 +123,9 @@ def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis
     out = np.where(w == 0, x0, np.where(w == 1, x1, (1 - w) * x0 + w * x1))
     bad = np.isnan(out).reshape(out.shape[0], -1).any(axis=1)
     if bad.any():
-        warnings.warn(
+        warn_caller(
             f"time_normalize: {int(bad.sum())} of {bad.size} cycles contain NaN (from missing "
-            "samples of `x`); fill gaps first or drop those cycles",
-            AhbmWarning,
-            stacklevel=2,
+            "samples of `x`); fill gaps first or drop those cycles"
         )
     return out
 

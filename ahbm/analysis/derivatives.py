@@ -13,6 +13,7 @@ from scipy import interpolate, signal
 from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_choice, as_float_array, as_int, sample_rate, sample_times
 from ahbm.analysis._common import check_axis
+from ahbm.analysis._labelled import accepts_labelled
 from ahbm.errors import DataError
 
 __all__ = [
@@ -39,15 +40,19 @@ def _fd_weights(nodes: np.ndarray, x0: np.ndarray, deriv: int) -> np.ndarray:
     return np.linalg.solve(a, rhs[..., None])[..., 0]
 
 
+@accepts_labelled("derivative")
 @positional_to_keyword("central_difference", 1, ("time",), "central_difference(x, time=...)")
 def central_difference(x, *, rate=None, time=None, order: int = 1, axis: int = 0):
     """First or second derivative by central differences, for uniform or non-uniform time.
 
     Parameters
     ----------
-    x : array_like
+    x : array_like or Trial
         Samples, time along `axis`. NaN propagates only to the derivative
         samples whose stencil touches it.
+        A :class:`~ahbm.io.Trial` instead gives a Trial of the derivatives of its
+        points on ``trial.time``, units ``m/s`` (``rad/s``, ...; ``/s^2`` for
+        order 2), labels and events kept (see :mod:`ahbm.analysis`).
     rate : float, optional
         Sample rate, Hz (uniform sampling). Give exactly one of `rate` and
         `time`.
@@ -132,14 +137,18 @@ def central_difference(x, *, rate=None, time=None, order: int = 1, axis: int = 0
     return np.moveaxis(out, 0, ax)
 
 
+@accepts_labelled("derivative")
 @positional_to_keyword("spline_derivative", 1, ("time",), "spline_derivative(x, time=...)")
 def spline_derivative(x, *, rate=None, time=None, order: int = 1, degree: int = 5, axis: int = 0):
     """Derivative of the interpolating spline through the samples.
 
     Parameters
     ----------
-    x : array_like
+    x : array_like or Trial
         Samples, time along `axis`, no NaN (fill gaps first).
+        A :class:`~ahbm.io.Trial` instead gives a Trial of the derivatives of its
+        points on ``trial.time``, units ``m/s`` (``rad/s``, ...; ``/s^2`` for
+        order 2), labels and events kept (see :mod:`ahbm.analysis`).
     rate : float, optional
         Sample rate, Hz. Give exactly one of `rate` and `time`.
     time : array_like, shape (n_samples,), optional
@@ -186,6 +195,7 @@ def spline_derivative(x, *, rate=None, time=None, order: int = 1, degree: int = 
     return np.moveaxis(spl(t, int(order)), 0, ax)
 
 
+@accepts_labelled("derivative")
 @positional_to_keyword("savgol_derivative", 1, ("rate",), "savgol_derivative(x, rate=...)")
 def savgol_derivative(
     x, *, rate=None, time=None, window: int, polyorder: int = 3, order: int = 1, axis: int = 0
@@ -194,8 +204,11 @@ def savgol_derivative(
 
     Parameters
     ----------
-    x : array_like
+    x : array_like or Trial
         Samples, time along `axis`, no NaN.
+        A :class:`~ahbm.io.Trial` instead gives a Trial of the derivatives of its
+        points on ``trial.time``, units ``m/s`` (``rad/s``, ...; ``/s^2`` for
+        order 2), labels and events kept (see :mod:`ahbm.analysis`).
     rate : float, optional
         Sample rate, Hz. Give exactly one of `rate` and `time`.
     time : array_like, shape (n_samples,), optional

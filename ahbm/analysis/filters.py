@@ -8,7 +8,6 @@ function documents what it does with them.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,8 +24,9 @@ from ahbm._validation import (
     sample_rate,
     sample_times,
 )
-from ahbm.analysis._common import check_axis, nan_runs
-from ahbm.errors import AhbmWarning, DataError
+from ahbm.analysis._common import check_axis, nan_runs, warn_caller
+from ahbm.analysis._labelled import accepts_labelled
+from ahbm.errors import DataError
 from ahbm.types import ResultRepr
 
 __all__ = [
@@ -145,10 +145,11 @@ def _apply_along_axis_nan(func, x: np.ndarray, axis: int, nan_policy: str, name:
     msg = f"`{name}`: {n_nan} NaN samples kept as NaN; each finite stretch was filtered separately"
     if dropped:
         msg += f"; {dropped} samples in stretches shorter than {min_len} samples were set to NaN"
-    warnings.warn(msg, AhbmWarning, stacklevel=4)  # caller of the decorated filter
+    warn_caller(msg)
     return np.moveaxis(out.reshape(shape), 0, axis)
 
 
+@accepts_labelled("signal")
 @positional_to_keyword(
     "butter_filtfilt", 1, ("rate", "cutoff", "order"), "butter_filtfilt(x, rate=..., cutoff=...)"
 )
@@ -170,8 +171,11 @@ def butter_filtfilt(
 
     Parameters
     ----------
-    x : array_like, shape (..., n_samples, ...)
+    x : array_like or Trial, shape (..., n_samples, ...)
         Signal(s); time along `axis`.
+        A :class:`~ahbm.io.Trial` instead gives a Trial: its points (markers and
+        model outputs) processed on ``trial.time``, labels, units, events and
+        the rest kept (see :mod:`ahbm.analysis`; give neither `rate` nor `time`).
     rate : float, optional
         Sample rate, Hz. Give exactly one of `rate` and `time`.
     time : array_like, shape (n_samples,), optional
@@ -280,6 +284,7 @@ def butter_filtfilt(
     return _apply_along_axis_nan(run, arr, ax, nan_policy, "x", pl + 1)
 
 
+@accepts_labelled("signal")
 @positional_to_keyword(
     "critically_damped_filtfilt",
     1,
@@ -300,8 +305,11 @@ def critically_damped_filtfilt(
 
     Parameters
     ----------
-    x : array_like
+    x : array_like or Trial
         Signal(s), time along `axis`.
+        A :class:`~ahbm.io.Trial` instead gives a Trial: its points (markers and
+        model outputs) processed on ``trial.time``, labels, units, events and
+        the rest kept (see :mod:`ahbm.analysis`; give neither `rate` nor `time`).
     rate : float, optional
         Sample rate, Hz. Give exactly one of `rate` and `time`.
     time : array_like, shape (n_samples,), optional
@@ -362,13 +370,17 @@ def critically_damped_filtfilt(
     return _apply_along_axis_nan(run, arr, ax, nan_policy, "x", pl + 1)
 
 
+@accepts_labelled("signal")
 def moving_average(x, window: int, *, axis: int = 0, keep_nan: bool = True):
     """Centred moving average that ignores missing samples.
 
     Parameters
     ----------
-    x : array_like
+    x : array_like or Trial
         Signal(s), time along `axis`; NaN marks missing samples.
+        A :class:`~ahbm.io.Trial` instead gives a Trial: its points (markers and
+        model outputs) processed on ``trial.time``, labels, units, events and
+        the rest kept (see :mod:`ahbm.analysis`; give neither `rate` nor `time`).
     window : int
         Odd window length in samples (>= 1).
     axis : int, optional

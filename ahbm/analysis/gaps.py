@@ -15,6 +15,7 @@ from scipy import interpolate
 
 from ahbm._validation import as_float_array, as_int, sample_times
 from ahbm.analysis._common import nan_runs
+from ahbm.analysis._labelled import accepts_labelled
 from ahbm.errors import DataError
 
 __all__ = ["Gap", "GapFill", "find_gaps", "fill_gaps", "fill_gaps_rigid"]
@@ -135,6 +136,7 @@ def _label(labels, j: int) -> str:
     return str(labels[j])
 
 
+@accepts_labelled("fill")
 def fill_gaps(
     x,
     *,
@@ -149,8 +151,10 @@ def fill_gaps(
 
     Parameters
     ----------
-    x : array_like, shape (n_frames,), (n_frames, n_channels) or (n_frames, n_markers, 3)
+    x : array_like or Trial, shape (n_frames,), (n_frames, n_channels) or (n_frames, n_markers, 3)
         Data with NaN for missing samples (m for markers).
+        A :class:`~ahbm.io.Trial` instead gives ``(filled Trial, report)``, the
+        report naming the trial's labels (see :mod:`ahbm.analysis`).
     max_gap : int
         Longest gap (in frames) that may be filled.
     method : {"spline", "linear"}

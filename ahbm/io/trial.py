@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ahbm.errors import DataError
+from ahbm.errors import DataError, MissingDependencyError
 from ahbm.types import Event
 
 __all__ = ["Trial", "ForcePlate", "Event", "check_trial"]
@@ -193,6 +194,114 @@ class Trial:
                 f"{', '.join(self.analog_labels)}"
             ) from None
         return self.analogs[:, i]
+
+    # -- the labelled-signal protocol of ahbm.analysis (see ahbm/analysis/_labelled.py) --
+
+    def __ahbm_signal__(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """``(points, time, labels)``: what ahbm.analysis functions process in a Trial."""
+        pts = np.asarray(self.points, dtype=np.float64)
+        if pts.ndim != 3 or pts.shape[-1] != 3:
+            raise DataError(
+                f"`trial.points` has shape {pts.shape}; expected (n_frames, n_points, 3)"
+            )
+        if self.n_frames and self.point_rate <= 0:
+            raise DataError(
+                f"trial {self.source or '(in memory)'} has no point_rate; set it (Hz) before "
+                "processing the trial"
+            )
+        time = self.time if self.n_frames else np.zeros(0)
+        return pts, time, list(self.point_labels)
+
+    def __ahbm_with_signal__(
+        self, points, *, derivative: int = 0, rate=None, events=None, results=None
+    ) -> Trial:
+        """A copy holding `points` instead of ``self.points``.
+
+        Labels, units, events, analogs, force plates, subject and parameters
+        are kept; ``point_mask`` is where `points` is finite; residuals are kept
+        for a filtered or gap-filled signal (NaN where the new value is),
+        dropped for a derivative, whose units get ``/s`` (order 1) or ``/s^k``
+        -- markers and model outputs (``point_kinds``) alike. With `rate` the
+        frames are on a new time axis (a time-normalized cycle: frame 1 at 0,
+        `rate` frames per unit): analogs and force plates, on the old axis, are
+        left out, and `events` and `results` replace the trial's.
+        """
+        pts = np.asarray(points, dtype=np.float64)
+        valid = np.isfinite(pts).all(axis=-1)
+        suffix = "" if derivative == 0 else ("/s" if derivative == 1 else f"/s^{derivative}")
+        residuals = None
+        if derivative == 0 and rate is None and self.point_residuals is not None:
+            residuals = np.where(valid, np.asarray(self.point_residuals, dtype=float), np.nan)
+        changes: dict[str, Any] = {}
+        if rate is not None:
+            changes = dict(
+                point_rate=float(rate),
+                first_frame=1,
+                analogs=np.zeros((0, 0)),
+                analog_labels=[],
+                analog_units=[],
+                analog_descriptions=[],
+                analog_rate=0.0,
+                force_plates=[],
+            )
+        return dataclasses.replace(
+            self,
+            points=pts,
+            point_mask=valid,
+            point_residuals=residuals,
+            point_units=self.point_units + suffix,
+            point_kinds={k: (kind, unit + suffix) for k, (kind, unit) in self.point_kinds.items()},
+            results=dict(self.results) if results is None else results,
+            events=list(self.events) if events is None else list(events),
+            **changes,
+        )
+
+    def to_xarray(self):
+        """Marker trajectories as an ``xarray.DataArray`` (xarray is optional).
+
+        Returns
+        -------
+        xarray.DataArray, dims ``("time", "point", "axis")``
+            Coordinates: ``time`` (s, ``trial.time``, with the first-frame
+            offset), ``point`` (labels), ``axis`` (``"x"``, ``"y"``, ``"z"``);
+            ``attrs``: ``units``, ``point_rate``, ``first_frame``, ``source``,
+            ``point_kinds`` (``{label: [kind, unit]}``) and ``events``
+            (``[[label, context, time], ...]``).
+
+        Raises
+        ------
+        MissingDependencyError
+            If xarray is not installed (it is not a dependency of ahbm:
+            ``pip install xarray``).
+
+        Examples
+        --------
+        >>> t = Trial(points=np.zeros((2, 1, 3)), point_labels=["A"], point_rate=100.0)
+        >>> t.to_xarray().dims                               # doctest: +SKIP
+        ('time', 'point', 'axis')
+        """
+        try:
+            import xarray
+        except ImportError as err:
+            raise MissingDependencyError(
+                "Trial.to_xarray needs the optional package xarray, which ahbm does not "
+                "install: `pip install xarray` (or use Trial.to_dataframe, pandas)"
+            ) from err
+        pts, time, labels = self.__ahbm_signal__()
+        return xarray.DataArray(
+            pts,
+            dims=("time", "point", "axis"),
+            coords={"time": time, "point": labels, "axis": ["x", "y", "z"]},
+            name="points",
+            attrs={
+                "units": self.point_units,
+                "point_rate": float(self.point_rate),
+                "first_frame": int(self.first_frame),
+                "source": self.source,
+                "point_kinds": {k: [v[0], v[1]] for k, v in self.point_kinds.items()},
+                "events": [[e.label, e.context, float(e.time)] for e in self.events],
+            },
+        )
 
     def to_dataframe(self):
         """Marker trajectories as a DataFrame (see :func:`ahbm.io.tables.trial_to_dataframe`).
