@@ -847,7 +847,7 @@ def path_loads(model: Model, q, *, muscles=None, kin=None) -> tuple[np.ndarray, 
     return _out(kin, 0.0 - loads["body"]), _out(kin, 0.0 - loads["coordinate"])
 
 
-def path_points(model: Model, q, muscle: str, *, kin=None) -> np.ndarray:
+def path_points(model: Model, q, muscle: str, *, wrap_points=False, kin=None) -> np.ndarray:
     """World positions of one muscle's path points (for drawing).
 
     Parameters
@@ -856,14 +856,20 @@ def path_points(model: Model, q, muscle: str, *, kin=None) -> np.ndarray:
     q : array_like, shape (..., nq), or None with ``kin``
     muscle : str
         Muscle name.
+    wrap_points : bool, optional
+        False (default): the muscle's points, in the order of
+        ``Muscle.points``. True: the path as it is drawn, frame by frame: the
+        active points with the wrap tangent points inserted where the path
+        wraps, in path order, NaN rows after the end.
     kin : Kinematics, optional
 
     Returns
     -------
-    ndarray, shape (..., n_points, 3)
-        The points of ``Muscle.points`` in the world frame, m; NaN where a
-        conditional point is inactive (the wrap tangent points are not
-        included).
+    ndarray, shape (..., n_points, 3) or (..., n_points + 2 n_wraps, 3)
+        World positions, m. Without ``wrap_points``: NaN where a conditional
+        point is inactive. With it: consecutive rows are the straight segments
+        of the path, except from a wrap's first tangent point to its second,
+        which the path joins over the wrap surface.
 
     Examples
     --------
@@ -887,9 +893,20 @@ def path_points(model: Model, q, muscle: str, *, kin=None) -> np.ndarray:
             f"`muscle`: {muscle!r:.60} is not a muscle of model '{model.name}' "
             f"(muscles: {known[:20]}{' ...' if len(known) > 20 else ''})"
         )
+    if not isinstance(wrap_points, (bool, np.bool_)):
+        raise DataError(f"Expected `wrap_points` to be True or False, got {wrap_points!r:.40}")
     names = (muscle,)
     kin = _st.resolve(model, kin, q)
-    ((pts, active, _),) = _world_points(kin, _plan(model, names), False)
-    if active is not None:
-        pts = np.where(active[:, None, :], pts, np.nan)
-    return _out(kin, pts)
+    (mp,) = _plan(model, names)
+    ((pts, active, _),) = _world_points(kin, [mp], False)
+    if not wrap_points:
+        if active is not None:
+            pts = np.where(active[:, None, :], pts, np.nan)
+        return _out(kin, pts)
+    path = _Path(pts, active, len(mp.wraps))
+    if mp.wraps:
+        _apply_wraps(kin, path, mp.wraps, [_wrap_frame(kin, wp) for wp in mp.wraps])
+    order = path.order  # (L, N) node ids in path order, -1 after the end
+    X = path.X[np.maximum(order, 0), :, path.cols].transpose(0, 2, 1)  # (L, 3, N)
+    X = np.where((order >= 0)[:, None, :], X, np.nan)
+    return _out(kin, X)

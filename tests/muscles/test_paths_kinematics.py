@@ -429,3 +429,34 @@ def test_path_loads_give_the_moment_arms_through_the_body_jacobians(model, wrapp
         assert np.abs(body[:, 4].sum(axis=1)[..., 3:]).max() > 0.5
     if not wraps:
         assert np.any(coord != 0.0)  # moving points
+
+
+def test_path_points_with_the_wrap_tangent_points(model, wrapped):
+    # without wraps: the active points in order, NaN rows after the end
+    q = states(model, 30, np.random.default_rng(10))
+    plain = path_points(model, q, "rect_fem")
+    drawn = path_points(model, q, "rect_fem", wrap_points=True)
+    assert drawn.shape == plain.shape
+    for n in range(len(q)):
+        rows = plain[n][~np.isnan(plain[n, :, 0])]
+        np.testing.assert_array_equal(drawn[n, : len(rows)], rows)
+        assert np.isnan(drawn[n, len(rows) :]).all()
+    # a cylinder wrap: (origin, t1, t2, insertion) where it wraps; t1, t2 on the surface
+    q = states(wrapped, 30, np.random.default_rng(11))
+    drawn = path_points(wrapped, q, "vasti", wrap_points=True)
+    assert drawn.shape == (30, 4, 3)
+    on = ~np.isnan(drawn[:, 3, 0])
+    assert 5 < on.sum() < 30
+    cyl = wrapped.wrap_objects[0]
+    lengths = muscle_lengths(wrapped, q, muscles=["vasti"])[:, 0]
+    for n in np.flatnonzero(on):
+        R, o = _world_to_wrap(wrapped, q[n], cyl)
+        for t in drawn[n, 1:3]:
+            local = R.T @ (t - o)
+            assert np.hypot(local[0], local[1]) == pytest.approx(cyl.dimensions[0], abs=1e-12)
+        d = np.linalg.norm(np.diff(drawn[n], axis=0), axis=-1)
+        arc = lengths[n] - d[0] - d[2]
+        assert arc >= d[1] - 1e-12  # the surface path is no shorter than its chord
+    np.testing.assert_allclose(
+        np.linalg.norm(drawn[~on][:, 1] - drawn[~on][:, 0], axis=-1), lengths[~on], atol=1e-14
+    )
