@@ -683,6 +683,7 @@ def force_coefficients(
     *,
     curves="thelen2003",
     force_length_velocity=True,
+    convention="tendon",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rigid-tendon tendon force as ``activation * active + passive`` (static optimization).
 
@@ -698,6 +699,12 @@ def force_coefficients(
         True: the muscles' force-length-velocity properties (OpenSim's
         ``use_model_force_length_velocity``); False: ideal force generators,
         ``active = F0`` and ``passive = 0``.
+    convention : {"tendon", "opensim"}, optional
+        ``"tendon"`` (default): forces along the tendon, as below. ``"opensim"``:
+        exactly what OpenSim's StaticOptimization multiplies the activations by,
+        ``calcInextensibleTendonActiveFiberForce(s, 1.0)``: the active force along the
+        tendon for Thelen's muscle but along the fiber (without ``cos α``) for De
+        Groote's; ``passive`` is then 0 (OpenSim applies no passive force there).
 
     Returns
     -------
@@ -714,8 +721,8 @@ def force_coefficients(
     -----
     OpenSim's StaticOptimization multiplies each activation by the active force at
     ``a = 1`` (``calcInextensibleTendonActiveFiberForce``) and applies no passive fiber
-    force; to reproduce it use ``active`` alone. OpenSim's De Groote muscle returns that
-    force along the fiber, without ``cos α``: ``active / cos α`` reproduces it.
+    force; OpenSim's De Groote muscle returns that force along the fiber, without
+    ``cos α`` (``convention="opensim"`` reproduces both).
 
     Examples
     --------
@@ -729,6 +736,7 @@ def force_coefficients(
         params, np.ones(()), mt_length, mt_speed, curves
     )
     force_length_velocity = as_choice(force_length_velocity, "force_length_velocity", (True, False))
+    convention = as_choice(convention, "convention", ("tendon", "opensim"))
     if not force_length_velocity:
         return np.broadcast_to(params.max_isometric_force, shape) + 0.0, np.zeros(shape)
     ones = np.ones(shape)
@@ -737,4 +745,7 @@ def force_coefficients(
     else:
         out = _degroote_rigid(params, ones, lmt, vmt)
     cos = np.cos(out["pennation_angle"])
+    if convention == "opensim":
+        active = out["active_fiber_force"] * (cos if curves == "thelen2003" else 1.0)
+        return active, np.zeros(shape)
     return out["active_fiber_force"] * cos, out["passive_fiber_force"] * cos

@@ -305,6 +305,12 @@ def test_force_coefficients(curves):
     act, pas = force_coefficients(p, lmt, vmt, curves=curves)
     s1 = muscle_equilibrium(p, np.ones_like(a), lmt, vmt, curves=curves, rigid_tendon=True)
     np.testing.assert_allclose(act + pas, s1.tendon_force, rtol=1e-12)
+    os_act, os_pas = force_coefficients(p, lmt, vmt, curves=curves, convention="opensim")
+    cos = np.cos(s1.pennation_angle)
+    np.testing.assert_allclose(os_act, act if curves == "thelen2003" else act / cos, rtol=1e-12)
+    np.testing.assert_array_equal(os_pas, 0.0)
+    with pytest.raises(DataError, match="convention"):
+        force_coefficients(p, lmt, curves=curves, convention="fiber")
     f0, zero = force_coefficients(p, lmt, vmt, curves=curves, force_length_velocity=False)
     np.testing.assert_array_equal(f0, np.broadcast_to(p.max_isometric_force, (7, 3)))
     np.testing.assert_array_equal(zero, 0.0)
