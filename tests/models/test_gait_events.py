@@ -1,7 +1,6 @@
 """Gait events: the file's events, plates or kinematics by choice; plausibility checks that
 flag wrong events; treadmill walking with the belt speed given or estimated."""
 
-import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,17 +22,14 @@ DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 OPENSIM = DATA / "opensim"
 KIN = GaitSettings(kinetics=False)
 
-
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", AhbmWarning)
-        return func(*args, **kwargs)
+# warnings are asserted where they are the point (pytest.warns); elsewhere quiet
+pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
 
 
 @pytest.fixture(scope="module")
 def walk():
     trial, truth = synthetic_walking_trial(duration=3.6, noise=0.0, gap=None)
-    return trial, truth, _quiet(analyze_gait, trial)
+    return trial, truth, analyze_gait(trial)
 
 
 def _true_events(trial, stride=1.1, stance=0.62):
@@ -52,7 +48,7 @@ def test_file_events_are_used_when_present(walk):
     trial, _, _ = walk
     ev = _true_events(trial)
     with_events = replace(trial, events=ev)
-    r = _quiet(analyze_gait, with_events)
+    r = analyze_gait(with_events)
     assert r.settings["events"] == "file"
     assert [(e.label, e.time, e.context) for e in r.events] == [
         (e.label, e.time, e.context) for e in ev
@@ -62,10 +58,10 @@ def test_file_events_are_used_when_present(walk):
     for side in ("Left", "Right"):
         assert r.spatiotemporal[side]["stride_time"] == pytest.approx(1.1, abs=1e-9)
     # other sources on request
-    kin = _quiet(analyze_gait, with_events, events="kinematic", settings=KIN)
+    kin = analyze_gait(with_events, events="kinematic", settings=KIN)
     assert kin.settings["events"] == "kinematic"
     assert all(e.description.startswith("zeni") for e in kin.events)
-    plates = _quiet(analyze_gait, with_events, events="force_plates")
+    plates = analyze_gait(with_events, events="force_plates")
     assert plates.settings["events"] == "force_plates"
     assert any(e.description.startswith("force plate") for e in plates.events)
 
@@ -73,13 +69,13 @@ def test_file_events_are_used_when_present(walk):
 def test_events_file_without_events_is_an_error_and_auto_says_why(walk):
     trial, _, full = walk
     with pytest.raises(DataError, match="events='file'.*none in the file"):
-        _quiet(analyze_gait, trial, events="file")
+        analyze_gait(trial, events="file")
     assert full.settings["events"] == "force_plates (file events not used: none in the file)"
     with pytest.raises(DataError, match="`events` must be one of"):
-        _quiet(analyze_gait, trial, events="zeni")
+        analyze_gait(trial, events="zeni")
     # file events that do not alternate are not used by "auto"
     bad = [Event("Foot Strike", 0.5, "Left"), Event("Foot Strike", 0.9, "Left")]
-    r = _quiet(analyze_gait, replace(trial, events=bad), settings=KIN)
+    r = analyze_gait(replace(trial, events=bad), settings=KIN)
     assert r.settings["events"].startswith("force_plates (file events not used: Left: two foot")
 
 
@@ -128,8 +124,8 @@ def test_treadmill_trial_uses_the_belt_speed(walk):
     trial, _, over = walk
     speed = over.spatiotemporal["walking_speed"]
     belt = _on_treadmill(trial, speed)
-    ref = _quiet(analyze_gait, trial, settings=KIN, events="kinematic")
-    given = _quiet(analyze_gait, belt, settings=KIN, belt_speed=speed)
+    ref = analyze_gait(trial, settings=KIN, events="kinematic")
+    given = analyze_gait(belt, settings=KIN, belt_speed=speed)
     assert given.settings["spatiotemporal_lengths"].startswith(
         "treadmill: heels in the belt's frame, belt speed"
     )
@@ -141,11 +137,11 @@ def test_treadmill_trial_uses_the_belt_speed(walk):
             ), (side, key)
     # estimated from the feet in stance (the synthetic feet slide by up to 0.7 m/s in
     # stance, so only roughly here; exact in the closed-form test below)
-    r = _quiet(analyze_gait, belt, settings=KIN)
+    r = analyze_gait(belt, settings=KIN)
     assert "estimated from the feet in stance" in r.settings["spatiotemporal_lengths"]
     assert r.spatiotemporal["walking_speed"] == pytest.approx(speed, rel=0.15)
     # the lab-frame heels alone give a stride of a few cm
-    flat = _quiet(analyze_gait, belt, settings=KIN, belt_speed=1e-6)
+    flat = analyze_gait(belt, settings=KIN, belt_speed=1e-6)
     assert flat.spatiotemporal["Left"]["stride_length"] < 0.1
 
 
@@ -167,8 +163,7 @@ def test_treadmill_detection_and_belt_speed_closed_form():
 
 @pytest.mark.skipif(not OPENSIM.is_dir(), reason="shared data folder not available")
 def test_opensim_treadmill_trial_gives_plausible_spatiotemporal_values():
-    r = _quiet(
-        analyze_gait,
+    r = analyze_gait(
         OPENSIM / "subject01_walk.trc",
         mass=72.6,
         static=OPENSIM / "subject01_static.trc",

@@ -12,17 +12,14 @@ from ahbm.io.trial import ForcePlate
 from ahbm.models.gait import GaitSettings, analyze_gait, subject_parameters
 from ahbm.models.gait_demo import synthetic_walking_trial
 
-
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", AhbmWarning)
-        return func(*args, **kwargs)
+# warnings are asserted where they are the point (pytest.warns); elsewhere quiet
+pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
 
 
 @pytest.fixture(scope="module")
 def walk():
     trial, truth = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
-    return trial, truth, _quiet(analyze_gait, trial)
+    return trial, truth, analyze_gait(trial)
 
 
 @pytest.mark.parametrize(
@@ -38,15 +35,15 @@ def walk():
 def test_absurd_mass_or_height_is_an_error_naming_the_argument(walk, kwargs, match):
     trial, _, _ = walk
     with pytest.raises(DataError, match=match):
-        _quiet(analyze_gait, trial, **kwargs)
+        analyze_gait(trial, **kwargs)
 
 
 def test_leg_length_in_millimetres_names_leg_length_not_height(walk):
     trial, _, _ = walk
     with pytest.raises(DataError, match=r"`leg_length \(Left\)` = 920 m .*millimetres: give 0.92"):
-        _quiet(analyze_gait, trial, settings=GaitSettings(leg_length=920.0))
+        analyze_gait(trial, settings=GaitSettings(leg_length=920.0))
     with pytest.raises(DataError, match=r"knee_width \(Right\).*centimetres|millimetres"):
-        _quiet(analyze_gait, trial, settings=GaitSettings(knee_width=105.0))
+        analyze_gait(trial, settings=GaitSettings(knee_width=105.0))
 
 
 def test_mass_is_compared_with_the_plates(walk):
@@ -73,17 +70,16 @@ def test_kinematics_only_needs_no_mass(walk):
         subject={},
         force_plates=[],
     )
-    r = _quiet(
-        analyze_gait,
+    r = analyze_gait(
         bare,
         settings=GaitSettings(kinetics=False, leg_length=0.92, knee_width=0.105, ankle_width=0.072),
     )
     assert np.isnan(r.subject.mass) and r.moments == {} and r.energetics == {}
     np.testing.assert_allclose(r.angles["LKneeAngles"], full.angles["LKneeAngles"], atol=1e-12)
     with pytest.raises(DataError, match="pass `mass`"):  # kinetics needs the mass
-        _quiet(analyze_gait, bare)
+        analyze_gait(bare)
     with pytest.raises(DataError, match="no force plates"):
-        _quiet(analyze_gait, bare, mass=70.0)
+        analyze_gait(bare, mass=70.0)
 
 
 def test_plate_zero_offset_is_removed_and_reported(walk):
@@ -99,7 +95,7 @@ def test_plate_zero_offset_is_removed_and_reported(walk):
     for key, m in clean.moments.items():
         np.testing.assert_allclose(r.moments[key], m, atol=1e-6, equal_nan=True, err_msg=key)
     # the plates' weight of the subject is right again
-    p = _quiet(subject_parameters, drifted, mass=70.0, plates=_quiet(_markers, drifted).plates)
+    p = subject_parameters(drifted, mass=70.0, plates=_markers(drifted).plates)
     assert p.mass == 70.0
 
 

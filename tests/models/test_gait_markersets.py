@@ -1,14 +1,13 @@
 """Marker sets of the gait pipeline: Helen Hayes legacy labels, subject prefixes, the
 OpenSim gait2354 set and what a marker set needs."""
 
-import warnings
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ahbm.errors import AhbmWarning, DataError
+from ahbm.errors import DataError
 from ahbm.models.gait import GaitSettings, analyze_gait
 from ahbm.models.gait.markersets import marker_set_requirements
 from ahbm.models.gait_demo import synthetic_walking_trial
@@ -17,17 +16,14 @@ DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 OPENSIM = DATA / "opensim"
 KIN = GaitSettings(kinetics=False)
 
-
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", AhbmWarning)
-        return func(*args, **kwargs)
+# warnings are asserted where they are the point (pytest.warns); elsewhere quiet
+pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
 
 
 @pytest.fixture(scope="module")
 def walk():
     trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
-    return trial, _quiet(analyze_gait, trial, settings=KIN)
+    return trial, analyze_gait(trial, settings=KIN)
 
 
 def _relabel(trial, mapping):
@@ -37,7 +33,7 @@ def _relabel(trial, mapping):
 def test_helen_hayes_legacy_labels(walk):
     trial, ref = walk
     legacy = _relabel(trial, {"SACR": "VSAC", "LTIB": "LSHA", "RTIB": "RSHA"})
-    r = _quiet(analyze_gait, legacy, settings=KIN)
+    r = analyze_gait(legacy, settings=KIN)
     for key, a in ref.angles.items():
         np.testing.assert_array_equal(r.angles[key], a)
 
@@ -45,7 +41,7 @@ def test_helen_hayes_legacy_labels(walk):
 def test_subject_prefixed_labels(walk):
     trial, ref = walk
     prefixed = replace(trial, point_labels=[f"Pat01:{lab}" for lab in trial.point_labels])
-    r = _quiet(analyze_gait, prefixed, settings=KIN)
+    r = analyze_gait(prefixed, settings=KIN)
     np.testing.assert_array_equal(r.angles["LKneeAngles"], ref.angles["LKneeAngles"])
     # the prefix of the file's SUBJECTS:LABEL_PREFIXES works too
     pre = replace(
@@ -53,14 +49,14 @@ def test_subject_prefixed_labels(walk):
         point_labels=[f"P_{lab}" for lab in trial.point_labels],
         subject={**trial.subject, "label_prefixes": ["P_"]},
     )
-    r = _quiet(analyze_gait, pre, settings=KIN)
+    r = analyze_gait(pre, settings=KIN)
     np.testing.assert_array_equal(r.angles["RHipAngles"], ref.angles["RHipAngles"])
 
 
 def test_missing_markers_message_lists_what_the_set_needs(walk):
     trial, _ = walk
     with pytest.raises(DataError) as err:
-        _quiet(analyze_gait, _relabel(trial, {"LKNE": "XKNE"}), settings=KIN)
+        analyze_gait(_relabel(trial, {"LKNE": "XKNE"}), settings=KIN)
     msg = str(err.value)
     assert "LKNE" in msg and "THI, KNE, TIB, ANK, TOE" in msg and "marker_map" in msg
 
@@ -74,8 +70,7 @@ def test_marker_set_requirements_name_the_static_trial():
 @pytest.mark.skipif(not OPENSIM.is_dir(), reason="shared data folder not available")
 def test_opensim_marker_set_without_static_says_it_needs_a_static_trial():
     with pytest.raises(DataError, match=r"it needs a static trial \(`static=`, CLI --static\)"):
-        _quiet(
-            analyze_gait,
+        analyze_gait(
             OPENSIM / "subject01_walk.trc",
             mass=72.6,
             settings=GaitSettings(marker_set="opensim", kinetics=False),

@@ -8,9 +8,8 @@ import pytest
 
 from ahbm.errors import AhbmWarning
 from ahbm.io.trial import ForcePlate, Trial
-from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.jcs import lab_reference_frame
-from ahbm.kinematics.rotations import matrix_to_quat, rot_x, rot_y, rot_z
+from ahbm.kinematics.rotations import rot_x, rot_y, rot_z
 from ahbm.models.gait import (
     GaitSettings,
     assign_plates,
@@ -21,6 +20,7 @@ from ahbm.models.gait import (
 )
 from ahbm.models.gait.angles import pig_foot_progression_angles
 from ahbm.models.gait.kinetics import pig_moments
+from ahbm.models.gait_demo import synthetic_static_trial
 
 I3 = np.eye(3)  # proximal and distal segments aligned: x anterior, y up, z right
 
@@ -80,18 +80,9 @@ def test_foot_progression_tilt_is_positive_toes_down():
 
 def _standing(n=40, rate=100.0):
     """The gait model standing upright (segments vertical), its markers on the floor."""
-    model, params = lower_extremity_model(mass=70.0, height=1.75)
-    q = np.zeros((n, model.nq))
-    q[:, 3:7] = matrix_to_quat(lab_reference_frame())
-    T = forward_kinematics(model, q).transforms
-    labels, pts = [], []
-    for b, body in enumerate(model.bodies):
-        for name, local in body.markers.items():
-            labels.append(name)
-            pts.append(np.einsum("nij,j->ni", T[:, b, :3, :3], local) + T[:, b, :3, 3])
-    pts = np.stack(pts, axis=1)
-    pts[..., 2] += params.marker_radius - pts[:, labels.index("RHEE"), 2][:, None]
-    return model, params, pts, labels, rate
+    static = synthetic_static_trial(duration=n / rate, rate=rate)
+    _, params = lower_extremity_model(mass=70.0, height=1.75)
+    return params, static.points, static.point_labels, rate
 
 
 def _plate(n, rate, force, cop, free):
@@ -106,7 +97,7 @@ def test_standing_subject_twisted_by_the_plate_needs_external_rotator_moments():
     turns the toes medially): hip, knee and ankle need an external-rotator moment, +T/m
     in Plug-in Gait's signs; a centre of pressure lateral of the ankle (everting the
     foot) needs an invertor moment, a negative ankle frontal moment -d Fz / m."""
-    _, params, pts, labels, rate = _standing()
+    params, pts, labels, rate = _standing()
     n = pts.shape[0]
     ajc_r = pts[:, labels.index("RANK")].mean(0)  # lateral malleolus marker
     d, Fz, Tfree = 0.03, 400.0, 6.0
