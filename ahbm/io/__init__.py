@@ -41,6 +41,7 @@ from ahbm.io.tables import (
     write_csv,
     write_mat,
 )
+from ahbm.io.solution import trial_from_solution
 from ahbm.io.trial import Event, ForcePlate, Trial
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "write_mat",
     "read_mat",
     "save_trial",
+    "trial_from_solution",
     "load_trial",
     "load_result_units",
     "list_trials",

@@ -85,3 +85,26 @@ def test_quick_walk_physics(walk, quick):
     inner = slice(2, -2)
     np.testing.assert_allclose(fz[inner], m.total_mass * (com_acc[inner] + 9.81),
                                rtol=0.15, atol=0.05 * 70 * 9.81)  # fmt: skip
+
+
+def test_walk_saves_to_hdf5_and_draws_in_the_stick_viewer(quick, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ahbm.graphics import stick_view
+    from ahbm.io import load_trial, save_trial, trial_from_solution
+
+    r = quick[0]["result"]
+    trial = trial_from_solution(r, rate=100.0)
+    assert trial.point_labels[:1] == ["head"] and trial.points.shape[1:] == (11, 3)
+    save_trial(trial, tmp_path / "walk.h5")
+    back = load_trial(tmp_path / "walk.h5")
+    np.testing.assert_allclose(back.results["q"], trial.results["q"])
+    np.testing.assert_allclose(back.results["grf"][:, 2].max(), r.grf[:, 2].max(), rtol=0.05)
+    assert back.parameters["OPTIMAL_CONTROL"]["COORDINATES"] == r.coordinate_names
+    assert set(back.results["cost_terms"]) == set(r.cost_terms)
+    viewer = stick_view(model=r.model, q=trial.results["q"], rate=100.0)
+    assert viewer.points.shape[0] == trial.points.shape[0]
+    plt.close(viewer.fig)
