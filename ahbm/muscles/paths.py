@@ -20,7 +20,9 @@ Definitions
   wrapped segment whose length grows least); the length is the sum of the
   straight segments plus the surface lengths between tangent points. With
   two or more wraps the wraps are applied again, up to 8 passes, until the
-  length changes by less than 0.5 mm (as OpenSim does).
+  length changes by less than 0.5 mm (as OpenSim does). Not reproduced:
+  OpenSim swaps the first two wraps for its later passes when the first
+  missed and the second had a path point inside its object.
 - **Moment arm** (m per unit of generalized velocity: m/rad or m/m):
   ``r = -∂l/∂q`` per generalized velocity ``qd`` (shape ``(..., n_muscles,
   nv)``), so that a muscle tension ``F`` exerts the generalized forces
