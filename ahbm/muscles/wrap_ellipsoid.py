@@ -25,6 +25,9 @@ iterates per segment. The algorithm (OpenSim's, after SIMM):
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+from ahbm._engine.jit_common import _CACHE
 
 __all__: list[str] = []
 
@@ -36,7 +39,6 @@ _TINY = 1e-8
 _ROUNDOFF = 2e-13
 _EPS = np.finfo(float).eps
 _MAX_SEGMENTS = 499
-_SMOOTH_SEGMENTS = 128
 
 
 def _dot(a, b):
@@ -56,12 +58,11 @@ def _sign(x):
 # ------------------------------------------------------------- closest points (Eberly)
 
 
-def _newton_t(fun, t0, tol):
-    """64 Newton steps on t, stopping per element at |f| < tol (OpenSim: 1e-9).
+def _newton_t(fun, t0):
+    """64 Newton steps on t, stopping per element at |f| < 1e-9 (OpenSim's rule).
 
     ``fun(t, idx)`` returns f and f' for the flat elements ``idx``; only the
-    elements still iterating are evaluated. ``tol=0`` iterates to round-off
-    instead (a step below 1e-15 relative).
+    elements still iterating are evaluated.
     """
     shape = t0.shape
     t = np.array(t0, float).ravel()
@@ -74,16 +75,47 @@ def _newton_t(fun, t0, tol):
             tl = t[live]
             f, fp = fun(tl, live)
             t_used[live] = tl
-            step = f / fp
-            stop = np.abs(f) < tol if tol > 0 else ~(np.abs(step) > 1e-15 * (1.0 + np.abs(tl)))
-            t[live] = np.where(stop, tl, tl - step)
+            stop = np.abs(f) < 1e-9
+            t[live] = np.where(stop, tl, tl - f / fp)
             live = live[~stop]
-    if tol == 0:
-        t_used[live] = t[live]  # not converged in 64 steps: the latest iterate
     return t_used.reshape(shape)
 
 
-def _closest_on_ellipse(a, b, u, v, tol=1e-9):
+@njit(cache=_CACHE, nogil=True)
+def _closest_general_kernel(a, pts, out):
+    """Eberly's Newton iteration point by point (OpenSim's findClosestPoint, general case).
+
+    The same steps as the numpy code it replaces: start at t = 0 inside, at
+    max(a) * |u| outside; at most 64 steps; stop at |f| < 1e-9.
+    """
+    a2, b2, c2 = a[0] * a[0], a[1] * a[1], a[2] * a[2]
+    amax = max(a[0], max(a[1], a[2]))
+    for n in range(pts.shape[0]):
+        u, v, w = pts[n, 0], pts[n, 1], pts[n, 2]
+        A, B, C = a2 * u * u, b2 * v * v, c2 * w * w
+        if (u / a[0]) ** 2 + (v / a[1]) ** 2 + (w / a[2]) ** 2 < 1.0:
+            t = 0.0
+        else:
+            t = amax * np.sqrt(u * u + v * v + w * w)
+        for _ in range(64):
+            P, Q, R = t + a2, t + b2, t + c2
+            f = P * P * Q * Q * R * R - A * Q * Q * R * R - B * P * P * R * R - C * P * P * Q * Q
+            if abs(f) < 1e-9:
+                break
+            PQ, PR, QR, PQR = P * Q, P * R, Q * R, P * Q * R
+            fp = 2.0 * (
+                PQR * (QR + PR + PQ) - A * QR * (Q + R) - B * PR * (P + R) - C * PQ * (P + Q)
+            )
+            t_next = t - f / fp
+            if _ == 63:
+                break  # OpenSim keeps the last t it evaluated
+            t = t_next
+        out[n, 0] = a2 * u / (t + a2)
+        out[n, 1] = b2 * v / (t + b2)
+        out[n, 2] = c2 * w / (t + c2)
+
+
+def _closest_on_ellipse(a, b, u, v):
     """Closest point (x, y) of the ellipse (x/a)^2 + (y/b)^2 = 1 to (u, v); arrays."""
     a = np.broadcast_to(a, u.shape)
     b = np.broadcast_to(b, u.shape)
@@ -103,7 +135,7 @@ def _closest_on_ellipse(a, b, u, v, tol=1e-9):
         fp = 2.0 * (P * Q * (P + Q) - A * Q - B * P)
         return f, fp
 
-    t = _newton_t(fun, t0, tol)
+    t = _newton_t(fun, t0)
     with np.errstate(divide="ignore", invalid="ignore"):
         x = a2 * u / (t + a2)
         y = b2 * v / (t + b2)
@@ -123,47 +155,32 @@ def _closest_on_ellipse(a, b, u, v, tol=1e-9):
     return x, y
 
 
-def _closest_on_ellipsoid(a, pt, dims, special=None, tol=1e-9):
+def _closest_on_ellipsoid(a, pt, dims, special=None):
     """Closest point of the ellipsoid with semi-axes ``a`` to ``pt`` (..., 3).
 
     ``special`` forces the plane section x_i = pt_i (OpenSim's specialCaseAxis);
     None detects a coordinate within round-off of zero as OpenSim does
     (choosing, among such axes, the one whose other two radii sum least).
     """
-    u, v, w = pt[..., 0], pt[..., 1], pt[..., 2]
     if special is None:
         sums = np.array([dims[1] + dims[2], dims[0] + dims[2], dims[0] + dims[1]])
         zero = np.abs(pt) <= _ROUNDOFF
         cand = np.where(zero, sums, np.inf)
         special_ax = np.where(zero.any(-1), np.argmin(cand, axis=-1), -1)
     else:
-        special_ax = np.full(u.shape, special)
-    a2, b2, c2 = a[0] ** 2, a[1] ** 2, a[2] ** 2
-    A, B, C = a2 * u * u, b2 * v * v, c2 * w * w
-    inside = (u / a[0]) ** 2 + (v / a[1]) ** 2 + (w / a[2]) ** 2 < 1.0
-    t0 = np.where(inside, 0.0, np.max(a) * np.sqrt(u * u + v * v + w * w))
-
-    fA, fB, fC = np.ravel(A), np.ravel(B), np.ravel(C)
-
-    def fun(t, i):
-        P, Q, R = t + a2, t + b2, t + c2
-        A, B, C = fA[i], fB[i], fC[i]
-        f = P * P * Q * Q * R * R - A * Q * Q * R * R - B * P * P * R * R - C * P * P * Q * Q
-        PQ, PR, QR, PQR = P * Q, P * R, Q * R, P * Q * R
-        fp = 2.0 * (PQR * (QR + PR + PQ) - A * QR * (Q + R) - B * PR * (P + R) - C * PQ * (P + Q))
-        return f, fp
-
+        special_ax = np.full(pt.shape[:-1], special)
     general = special_ax < 0
     out = pt.copy()
     if general.any():
-        t = _newton_t(fun, t0, tol)
+        flat = np.ascontiguousarray(pt[general], dtype=float)
+        g = np.empty_like(flat)
         with np.errstate(divide="ignore", invalid="ignore"):
-            g = np.stack([a2 * u / (t + a2), b2 * v / (t + b2), c2 * w / (t + c2)], axis=-1)
-        out = np.where(general[..., None], g, out)
+            _closest_general_kernel(np.asarray(a, float), flat, g)
+        out[general] = g
     for ax, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
         m = special_ax == ax
         if m.any():
-            x, y = _closest_on_ellipse(a[i], a[j], pt[..., i], pt[..., j], tol)
+            x, y = _closest_on_ellipse(a[i], a[j], pt[..., i], pt[..., j])
             sec = pt.copy()
             sec[..., i] = x
             sec[..., j] = y
@@ -257,48 +274,15 @@ def _tangent_points(pe, r, p, vs, vs4, a):
     return np.where(skip[..., None], p, r)
 
 
-def _polish_tangent_points(pe, r, p, vs, vs4, a, steps=6):
-    """Newton steps on OpenSim's four tangency equations, to machine precision."""
-    skip = np.abs(pe) < 0.0001
-    d1 = -_dot(2.0 * r / a**2, r)
-    a2 = a**2
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        for _ in range(steps):
-            ee, _ = _residuals(r, d1, p, vs, vs4, a)
-            J = np.zeros(r.shape[:-1] + (4, 4))  # J[j, i] = d e_j / d (r_0, r_1, r_2, d1)_i
-            J[..., 0, :3] = vs
-            J[..., 1, :3] = 2.0 * r / a2
-            J[..., 2, :3] = 4.0 * r / a2
-            J[..., 3, :3] = 2.0 * p / a2
-            J[..., 2, 3] = 1.0
-            J[..., 3, 3] = 1.0
-            ok = np.isfinite(J).all(axis=(-2, -1)) & (
-                np.abs(np.linalg.det(np.where(np.isfinite(J), J, 0.0))) > 1e-300
-            )
-            Js = np.where(ok[..., None, None], J, np.eye(4))
-            step = np.linalg.solve(Js, -np.where(ok[..., None], ee, 0.0)[..., None])[..., 0]
-            r = r + step[..., :3]
-            d1 = d1 + step[..., 3]
-    return np.where(skip[..., None], p, r)
-
-
 # ------------------------------------------------------------- surface length
 
 
-def _surface_path(r1, r2, a, vs, vs4, far, factor, smooth=False):
-    """OpenSim's CalcDistanceOnEllipsoid: (normalized length, w1, w2, n_points).
-
-    ``smooth`` samples every section with the same number of chords (128)
-    instead of OpenSim's ~1 mm ones, so the length has no jumps where their
-    number changes.
-    """
+def _surface_path(r1, r2, a, vs, vs4, far, factor):
+    """OpenSim's CalcDistanceOnEllipsoid: (normalized length, w1, w2, n_points)."""
     chord = np.sqrt(_dot(r1 - r2, r1 - r2))
     short = chord / factor < 0.001
     nseg = np.clip(np.floor(chord / factor / 0.001), 1, _MAX_SEGMENTS).astype(int)
     nseg = np.where(short, 1, nseg)
-    if smooth:
-        short = np.zeros_like(short)
-        nseg = np.full(nseg.shape, _SMOOTH_SEGMENTS)
     imax = np.argmax(np.abs(vs), axis=-1)
     vsi = np.take_along_axis(vs, imax[..., None], axis=-1)[..., 0]
     a0 = np.zeros_like(r1)
@@ -309,38 +293,45 @@ def _surface_path(r1, r2, a, vs, vs4, far, factor, smooth=False):
     dphi = np.where(far, -(2.0 * np.pi - phi0), phi0) / nseg
     vsz = _unit(np.cross(ar1, ar2))
     vsy = np.cross(vsz, ar1)
-    k = np.arange(1, max(int(nseg.max(initial=1)), 2))  # interior point numbers
-    phi = k * dphi[..., None]  # (..., 498)
-    ray = np.cos(phi)[..., None] * ar1[..., None, :] + np.sin(phi)[..., None] * vsy[..., None, :]
+    # the interior points of all sections, one after another (ragged: nseg - 1 each)
+    n_int = nseg - 1
+    seg = np.repeat(np.arange(nseg.size), n_int)
+    start = np.cumsum(n_int) - n_int
+    k = np.arange(seg.size) - start[seg] + 1
+    phi = k * dphi[seg]
+    ray = np.cos(phi)[:, None] * ar1[seg] + np.sin(phi)[:, None] * vsy[seg]
     f1 = ray / a
-    f2 = (a0 / a)[..., None, :]
+    f2 = a0[seg] / a
     aa = _dot(f1, f1)
     bb = 2.0 * _dot(f1, f2)
     cc = _dot(f2, f2) - 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
         mu3 = (-bb + np.sqrt(bb * bb - 4.0 * aa * cc)) / (2.0 * aa)
-    interior = a0[..., None, :] + mu3[..., None] * ray
-    keep = k < nseg[..., None]
-    pts = np.where(keep[..., None], interior, r2[..., None, :])
-    pts = np.concatenate([r1[..., None, :], pts, r2[..., None, :]], axis=-2)
-    seg = np.diff(pts, axis=-2)
-    length = np.sqrt(_dot(seg, seg)).sum(-1)
+    pts = a0[seg] + mu3[:, None] * ray
+    has = n_int > 0
+    first = np.where(has, start, 0).clip(max=max(seg.size - 1, 0))
+    last = np.where(has, start + n_int - 1, 0).clip(max=max(seg.size - 1, 0))
+    if seg.size:
+        w1 = np.where(has[:, None], pts[first], r2)
+        w2 = np.where(has[:, None], pts[last], r1)
+        step = np.sqrt(_dot(np.diff(pts, axis=0), np.diff(pts, axis=0)))
+        inner = np.bincount(seg[1:], weights=np.where(seg[1:] == seg[:-1], step, 0.0),
+                            minlength=nseg.size)  # fmt: skip
+    else:
+        w1, w2, inner = r2, r1, np.zeros(nseg.size)
+    length = np.sqrt(_dot(w1 - r1, w1 - r1)) + inner + np.sqrt(_dot(r2 - w2, r2 - w2))
+    length = np.where(has, length, chord)
     length = np.where(short, chord, length)
-    w1 = pts[..., 1, :]
-    w2 = np.take_along_axis(pts, (nseg - 1)[..., None, None], axis=-2)[..., 0, :]
     return length, w1, w2, np.where(short, 2, nseg + 1)
 
 
 # ------------------------------------------------------------- the wrap
 
 
-def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
+def ellipsoid_wrap(dims, P, S, axis, sign, method):
     """OpenSim's WrapEllipsoid::wrapLine on batches.
 
     Returns (active, mandatory, r1, r2, arc) in the caller's units (m).
-    ``smooth`` solves the tangent points to machine precision and samples
-    the surface path finely: a length without OpenSim's small jumps (its
-    solver tolerance, its chord count), for derivatives.
     """
     P, S = np.broadcast_arrays(P, S)
     shape = P.shape[:-1]
@@ -349,7 +340,6 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
     n = P.shape[0]
     factor = 3.0 / float(np.sum(dims))
     a = np.asarray(dims, float) * factor
-    tol = 0.0 if smooth else 1e-9  # closest points: OpenSim's Newton tolerance, or round-off
     p1 = P * factor
     p2 = S * factor
     active = np.zeros(n, bool)
@@ -392,7 +382,7 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
         t = -r1 / r1r2  # chord parameter where coordinate i crosses 0
         t_sv = r1[:, None, :] + t[:, :, None] * r1r2[:, None, :]  # (m, 3 axes, 3)
         t_c1 = np.stack(
-            [_closest_on_ellipsoid(a, t_sv[:, i], dims, special=i, tol=tol) for i in range(3)],
+            [_closest_on_ellipsoid(a, t_sv[:, i], dims, special=i) for i in range(3)],
             axis=1,
         )
         best = np.argmax(mu, axis=-1)
@@ -427,19 +417,19 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
                     tt = np.arange(1, _NUM_FAN_SAMPLES - 1) / _NUM_FAN_SAMPLES
                     fi = np.nonzero(fan)[0]
                     samples = r1[fi, None, :] + tt[None, :, None] * r1r2[fi, None, :]
-                    normals = _unit(_closest_on_ellipsoid(a, samples, dims, tol=tol) - samples)
+                    normals = _unit(_closest_on_ellipsoid(a, samples, dims) - samples)
                     v_sum = _unit(normals.sum(axis=1))
                     target = sv_mid[fi] + v_sum
-                    c_fan = _closest_on_ellipsoid(a, target, dims, tol=tol)
+                    c_fan = _closest_on_ellipsoid(a, target, dims)
                     pure = mu_b[fi] <= _MU_BLEND_MIN
                     w = (mu_b[fi] - _MU_BLEND_MIN) / (_MU_BLEND_MAX - _MU_BLEND_MIN)
                     mixed = _closest_on_ellipsoid(
-                        a, w[:, None] * c1[fi] + (1.0 - w[:, None]) * c_fan, dims, tol=tol
+                        a, w[:, None] * c1[fi] + (1.0 - w[:, None]) * c_fan, dims
                     )
                     c1[fi] = np.where(pure[:, None], c_fan, mixed)
                     fan_weight[fi] = np.where(pure, 1.0, 1.0 - w)
         else:
-            c1 = _closest_on_ellipsoid(a, r1 + 0.5 * r1r2, dims, tol=tol)
+            c1 = _closest_on_ellipsoid(a, r1 + 0.5 * r1r2, dims)
         use_c1 = (t_b > 0.0) & (t_b < 1.0) if method == "axial" else np.full(m, True)
         r1 = np.where(use_c1[:, None], c1, r1)
         r2 = np.where(use_c1[:, None], c1, r2)
@@ -457,25 +447,22 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method, smooth=False):
             bisection = 0.5 * (orig + c1f[:, axis])
             moved[:, axis] = c1f[:, axis] + fw * (bisection - c1f[:, axis])
             if bis.any():
-                moved[bis] = _closest_on_ellipsoid(a, moved[bis], dims, tol=tol)
+                moved[bis] = _closest_on_ellipsoid(a, moved[bis], dims)
             c1 = np.where(bis[:, None], moved, np.where(flip[:, None], c1f, c1))
 
         vs = _unit(np.cross(p1p2, p1 - c1))
         vs4 = -_dot(vs, c1)
         r1 = _tangent_points(p1e, r1, p1, vs, vs4, a)
         r2 = _tangent_points(p2e, r2, p2, vs, vs4, a)
-        if smooth:
-            r1 = _polish_tangent_points(p1e, r1, p1, vs, vs4, a)
-            r2 = _polish_tangent_points(p2e, r2, p2, vs, vs4, a)
         far = np.zeros(m, bool)
-        length, w1, w2, npts = _surface_path(r1, r2, a, vs, vs4, far, factor, smooth)
+        length, w1, w2, npts = _surface_path(r1, r2, a, vs, vs4, far, factor)
         if sign != 0:
             back = (npts > 2) & (
                 (_dot(_unit(p1 - r1), _unit(w1 - r1)) > 0.0)
                 | (_dot(_unit(p2 - r2), _unit(w2 - r2)) > 0.0)
             )
             if back.any():
-                length_far, *_ = _surface_path(r1, r2, a, vs, vs4, back, factor, smooth)
+                length_far, *_ = _surface_path(r1, r2, a, vs, vs4, back, factor)
                 length = np.where(back, length_far, length)
     active[idx] = True
     r1_out[idx] = r1 / factor

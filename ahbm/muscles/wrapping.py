@@ -553,7 +553,7 @@ def wrap_path_segment(
     (True, 0.2165)
     """
     args = _arguments(kind, dimensions, quadrant, p, s, method, single_wrap)
-    return _wrap(*args, False)
+    return _wrap(*args)
 
 
 def _arguments(kind, dimensions, quadrant, p, s, method, single_wrap):
@@ -571,8 +571,8 @@ def _arguments(kind, dimensions, quadrant, p, s, method, single_wrap):
     return kind, dims, axis, sign, p, s, method, bool(single_wrap)
 
 
-def _wrap(kind, dims, axis, sign, p, s, method, single_wrap, smooth) -> WrapResult:
-    """wrap_path_segment on validated arguments (``smooth``: see ellipsoid_wrap)."""
+def _wrap(kind, dims, axis, sign, p, s, method, single_wrap) -> WrapResult:
+    """wrap_path_segment on validated arguments."""
     if kind == "sphere":
         active, mandatory, t1, t2, arc = _sphere(float(dims[0]), p, s, axis, sign)
     elif kind == "cylinder":
@@ -582,9 +582,7 @@ def _wrap(kind, dims, axis, sign, p, s, method, single_wrap, smooth) -> WrapResu
     else:
         from ahbm.muscles.wrap_ellipsoid import ellipsoid_wrap
 
-        active, mandatory, t1, t2, arc = ellipsoid_wrap(
-            dims, p, s, axis, sign, method, smooth=smooth
-        )
+        active, mandatory, t1, t2, arc = ellipsoid_wrap(dims, p, s, axis, sign, method)
     active = np.asarray(active)
     failed = active & ~(np.isfinite(arc) & np.all(np.isfinite(t1) & np.isfinite(t2), axis=-1))
     if failed.any():
@@ -614,8 +612,8 @@ def wrap_length_gradient(
     kind, dimensions, quadrant, p, s, method, single_wrap
         As for :func:`wrap_path_segment`.
     step : float, optional
-        Central-difference step (m) for the cylinder (default 1e-7) and the
-        ellipsoid (default 1e-6).
+        Difference step (m) for the cylinder (default 1e-7) and the ellipsoid
+        (default 1e-6).
 
     Returns
     -------
@@ -633,14 +631,14 @@ def wrap_length_gradient(
     paths are not exactly shortest (their tangent points come from a plane
     construction), so the envelope formula is only close there (off by 0.3 %
     in the median for cylinders, more for ellipsoids); these derivatives are
-    then central differences of the wrapped length (all 12 perturbed segments
-    in one batched call). For the cylinder that is :func:`wrap_path_segment`'s
-    own length. OpenSim's ellipsoid length has small jumps (its tangent-point
-    solver stops at a residual of 1e-8, its surface polyline changes its
-    number of ~1 mm chords), so the ellipsoid's derivatives are those of the
-    same construction with the tangent points solved to machine precision and
-    the section sampled with 128 chords, which differs from OpenSim's length
-    by about 1e-6 m (more next to its jumps) and is smooth.
+    then differences of :func:`wrap_path_segment`'s own length (all 24
+    perturbed segments in one batched call), the slopes of the lengths OpenSim
+    reports. OpenSim's ellipsoid length has small jumps (its tangent-point
+    solver stops at a residual of 1e-8 in normalized units after a varying
+    number of steps, its surface polyline changes its number of ~1 mm
+    chords); the differences step around a jump next to the point (central
+    differences where the length is smooth, second-order one-sided ones on
+    the side without the jump).
 
     Examples
     --------
@@ -656,51 +654,49 @@ def wrap_length_gradient(
     if not (isinstance(step, (int, float)) and np.isfinite(step) and step > 0):
         raise DataError(f"Expected `step` to be a positive length in m, got {step!r}")
     if kind != "sphere":
-        return _central_differences(kind, dims, axis, sign, p, s, method, single_wrap, step)
-    r = _wrap(kind, dims, axis, sign, p, s, method, True, False)
+        return _differences(kind, dims, axis, sign, p, s, method, single_wrap, step)
+    r = _wrap(kind, dims, axis, sign, p, s, method, True)
     a = r.active[..., None]
     gp, _ = _unit(np.where(a, p - np.where(a, r.t1, 0.0), p - s))
     gs, _ = _unit(np.where(a, s - np.where(a, r.t2, 0.0), s - p))
     # OpenSim's negative far-side arcs are not shortest paths: differentiate those
     odd = r.active & (r.arc_length < 0)
     if odd.any():
-        fp, fs = _central_differences(kind, dims, axis, sign, p[odd], s[odd], method, True, step)
+        fp, fs = _differences(kind, dims, axis, sign, p[odd], s[odd], method, True, step)
         gp[odd], gs[odd] = fp, fs
     return gp, gs
 
 
-def _central_differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
-    """d(length)/dp, d(length)/ds by central differences, 12 segments per one in one call."""
+def _differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
+    """d(length)/dp, d(length)/ds by differences of the length, one batched call.
+
+    Each end point moves by -2h, -h, +h, +2h along each axis (24 segments per
+    segment). Where the length is smooth the backward and forward differences
+    agree as well as the forward ones among themselves, and the central
+    difference is taken; where a jump of the length lies in (0, h] (or
+    [-h, 0)) the forward (backward) pair disagrees and the second-order
+    one-sided difference of the other side is taken instead.
+    """
     shape = p.shape[:-1]
-    h = np.eye(3) * step
-    # perturbed end points: (..., 12, 3): p +h, p -h, then s +h, s -h
-    p6 = np.broadcast_to(p[..., None, :], shape + (6, 3))
-    s6 = np.broadcast_to(s[..., None, :], shape + (6, 3))
-    pp = np.concatenate([p[..., None, :] + h, p[..., None, :] - h, p6], axis=-2)
-    ss = np.concatenate([s6, s[..., None, :] + h, s[..., None, :] - h], axis=-2)
-    L = _wrap(kind, dims, axis, sign, pp, ss, method, single_wrap, True).length
-    gp = (L[..., 0:3] - L[..., 3:6]) / (2 * step)
-    gs = (L[..., 6:9] - L[..., 9:12]) / (2 * step)
-    return gp, gs
-    h = np.eye(3) * step
-    # perturbed end points: (..., 12, 3): p +h, p -h, then s +h, s -h
-    pp = np.concatenate(
-        [
-            p[..., None, :] + h,
-            p[..., None, :] - h,
-            np.broadcast_to(p[..., None, :], shape + (6, 3)),
-        ],
-        axis=-2,
-    )
-    ss = np.concatenate(
-        [
-            np.broadcast_to(s[..., None, :], shape + (6, 3)),
-            s[..., None, :] + h,
-            s[..., None, :] - h,
-        ],
-        axis=-2,
-    )
-    L = _wrap(kind, dims, axis, sign, pp, ss, method, bool(single_wrap), True).length
-    gp = (L[..., 0:3] - L[..., 3:6]) / (2 * step)
-    gs = (L[..., 6:9] - L[..., 9:12]) / (2 * step)
-    return gp, gs
+    k = np.array([-2.0, -1.0, 1.0, 2.0])
+    d = (k[:, None, None] * np.eye(3)[None] * step).reshape(12, 3)  # (k, axis) pairs
+    p12 = np.broadcast_to(p[..., None, :], shape + (12, 3))
+    s12 = np.broadcast_to(s[..., None, :], shape + (12, 3))
+    pp = np.concatenate([p12 + d, p12, p[..., None, :]], axis=-2)
+    ss = np.concatenate([s12, s12 + d, s[..., None, :]], axis=-2)
+    L = _wrap(kind, dims, axis, sign, pp, ss, method, single_wrap).length
+    L0 = L[..., 24:25]
+    grads = []
+    for half in (L[..., :12], L[..., 12:24]):
+        m2, m1, p1, p2 = (half[..., 3 * j : 3 * j + 3] for j in range(4))
+        fwd1, fwd2 = (p1 - L0) / step, (p2 - p1) / step
+        bwd1, bwd2 = (L0 - m1) / step, (m1 - m2) / step
+        central = (p1 - m1) / (2 * step)
+        forward = (-3 * L0 + 4 * p1 - p2) / (2 * step)
+        backward = (3 * L0 - 4 * m1 + m2) / (2 * step)
+        e_c = np.abs(fwd1 - bwd1)
+        e_f = np.abs(fwd1 - fwd2)
+        e_b = np.abs(bwd1 - bwd2)
+        use_c = e_c <= 1.5 * np.minimum(e_f, e_b) + 1e-9
+        grads.append(np.where(use_c, central, np.where(e_f < e_b, forward, backward)))
+    return grads[0], grads[1]
