@@ -31,6 +31,7 @@ from ahbm.io.c3d import read_c3d, write_c3d
 from ahbm.io.forceplates import force_plates_from_c3d
 from ahbm.io.trial import Trial
 from ahbm.kinematics.forward import forward_kinematics
+from ahbm.kinematics.ik import model_markers
 from ahbm.kinematics.jcs import lab_reference_frame, pelvis_angles
 from ahbm.kinematics.rotations import (
     euler_rates_to_omega,
@@ -400,13 +401,7 @@ def synthetic_static_trial(
     n = max(int(round(duration * rate)), 2)
     q = np.zeros((n, model.nq))
     q[:, 3:7] = matrix_to_quat(lab_reference_frame())
-    T = forward_kinematics(model, q).transforms
-    labels, pts = [], []
-    for b, body in enumerate(model.bodies):
-        for name, local in body.markers.items():
-            labels.append(name)
-            pts.append(np.einsum("nij,j->ni", T[:, b, :3, :3], local) + T[:, b, :3, 3])
-    pts = np.stack(pts, axis=1)
+    pts, labels = _markers(model, forward_kinematics(model, q).transforms)
     sole = [labels.index(k) for k in ("RHEE", "RTOE", "LHEE", "LTOE")]
     pts[..., 2] += params.marker_radius - np.min(pts[:, sole, 2])
     if noise > 0:
@@ -423,6 +418,14 @@ def synthetic_static_trial(
     return trial
 
 
+def _markers(model, T):
+    """Lab positions (n_frames, n_markers, 3) and labels of the model's markers."""
+    mm = model_markers(model)
+    Tb = T[:, mm.bodies]
+    R, o = Tb[..., :3, :3], Tb[..., :3, 3]
+    return np.einsum("nmij,mj->nmi", R, mm.local) + o, list(mm.names)
+
+
 def _walking_motion(model, params, t, stride, wts):
     """q, qd, qdd, body transforms and markers of the model walking on the floor."""
     # walking speed: the stance heel's mean backward speed relative to the pelvis
@@ -436,12 +439,7 @@ def _walking_motion(model, params, t, stride, wts):
     slope = np.polyfit(t[st] % stride, heel0[st, 0], 1)[0] if st.sum() > 3 else -1.2
     q, qd, qdd = _walk(model, t, stride, float(-slope))
     T = forward_kinematics(model, q).transforms
-    markers, labels = [], []
-    for b, body in enumerate(model.bodies):
-        for name, local in body.markers.items():
-            labels.append(name)
-            markers.append(np.einsum("nij,j->ni", T[:, b, :3, :3], local) + T[:, b, :3, 3])
-    pts = np.stack(markers, axis=1)
+    pts, labels = _markers(model, T)
     # lift so that the stance soles touch z = marker radius
     sole = [labels.index(k) for k in ("RHEE", "RTOE", "LHEE", "LTOE")]
     dz = params.marker_radius - np.median(np.min(pts[:, sole, 2], axis=1))
