@@ -490,8 +490,8 @@ def wrap_path_segment(
         The path points before and after the wrap (m), in the wrap object's
         frame (cylinder axis = z, centred at the origin). Batch axes broadcast.
     method : {"hybrid", "midpoint", "axial"}, optional
-        The ellipsoid's wrapping method (OpenSim's PathWrap method); ignored
-        for cylinders and spheres.
+        The ellipsoid's wrapping method (OpenSim's PathWrap method, case
+        ignored); ignored for cylinders and spheres.
     single_wrap : bool, optional
         True (default) when the muscle has this one path wrap only. OpenSim
         then keeps the cylinder's first tangent points; with several path
@@ -561,7 +561,7 @@ def _arguments(kind, dimensions, quadrant, p, s, method, single_wrap):
     kind = as_choice(kind, "kind", WRAP_KINDS)
     dims = _check_dimensions(kind, dimensions)
     axis, sign = _check_quadrant(quadrant)
-    method = as_choice(method, "method", _METHODS)
+    method = as_choice(method.lower() if isinstance(method, str) else method, "method", _METHODS)
     if not isinstance(single_wrap, (bool, np.bool_)):
         raise DataError(f"Expected `single_wrap` to be True or False, got {single_wrap!r}")
     p = as_vector_array(p, 3, "p")

@@ -444,3 +444,11 @@ def test_sphere_gradient_of_negative_far_side_arcs():
     # the unit vector toward the tangent point would be wrong here
     env = (p[odd] - r.t1[odd]) / np.linalg.norm(p[odd] - r.t1[odd], axis=1)[:, None]
     assert np.abs(env - gp).max() > 0.5
+
+
+def test_opensim_spellings_of_quadrant_and_method():
+    p, s = np.array([-0.1, -0.01, 0.02]), np.array([0.1, -0.01, -0.03])
+    for a, b in (("+x", "X"), ("-y", "-Y"), ("all", "All"), ("+z", "z")):
+        ra = wrap_path_segment("ellipsoid", ELL, a, p, s, method="midpoint")
+        rb = wrap_path_segment("ellipsoid", ELL, b, p, s, method="Midpoint")
+        assert ra.length == rb.length
