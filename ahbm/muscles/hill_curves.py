@@ -41,6 +41,13 @@ _CLASS_CURVES = {
     "Thelen2003Muscle": "thelen2003",
     "DeGrooteFregly2016Muscle": "degroote2016",
 }
+# Millard2012EquilibriumMuscle: the strains at one normalized force of its tendon and fiber
+# curves (OpenSim's defaults 0.049 and 0.7), which DeGrooteFregly2016Muscle.replaceMuscles
+# copies into the De Groote muscle.
+_MILLARD_CURVES = {
+    "tendon_strain": ("TendonForceLengthCurve", 0.049),
+    "passive_strain": ("FiberForceLengthCurve", 0.7),
+}
 
 # De Groote et al. (2016) constants, as OpenSim's DeGrooteFregly2016Muscle uses them.
 _DG_B = (
@@ -331,14 +338,17 @@ class MuscleParameters(ResultRepr):
             ``fv_linear_extrap_threshold``, ``maximum_pennation_angle``,
             ``minimum_activation``, ``tendon_strain_at_one_norm_force``,
             ``passive_fiber_strain_at_one_norm_force``, ``active_force_width_scale``,
-            ``fiber_damping``, ``activation_dynamics_smoothing``).
+            ``fiber_damping``, ``activation_dynamics_smoothing``). For
+            ``Millard2012...Muscle`` the ``strain_at_one_norm_force`` of its
+            ``TendonForceLengthCurve`` and ``FiberForceLengthCurve`` (defaults 0.049
+            and 0.7), as OpenSim's ``DeGrooteFregly2016Muscle.replaceMuscles`` maps them.
 
         Returns
         -------
         MuscleParameters
             In the order of `muscles`. A muscle of class ``Thelen2003Muscle`` without
-            ``FmaxTendonStrain`` gets 0.04, a ``DeGrooteFregly2016Muscle`` 0.049; other
-            classes keep NaN (the curve set's default).
+            ``FmaxTendonStrain`` gets 0.04, a ``DeGrooteFregly2016Muscle`` or a Millard
+            muscle 0.049; other classes keep NaN (the curve set's default).
         """
         if isinstance(muscles, (str, bytes, dict)) or not hasattr(muscles, "__iter__"):
             raise DataError(
@@ -382,6 +392,18 @@ class MuscleParameters(ResultRepr):
                         value = extras[key]
                 if value is None and curves is not None:
                     value = _MODEL_DEFAULTS[curves].get(k)
+                if (
+                    value is None
+                    and k in _MILLARD_CURVES
+                    and str(getattr(m, "model", "")).startswith("Millard2012")
+                ):
+                    curve, fallback = _MILLARD_CURVES[k]
+                    sub = extras.get(curve)
+                    value = (
+                        sub.get("strain_at_one_norm_force", fallback)
+                        if isinstance(sub, dict)
+                        else fallback
+                    )
                 cols[k].append(default if value is None else value)
         return cls(**{k: np.asarray(v, dtype=float) for k, v in cols.items()}, names=names)
 

@@ -417,15 +417,23 @@ def test_from_muscles_reads_attributes_and_opensim_properties():
         ),
     ]
     p = MuscleParameters.from_muscles(muscles)
+    millard = SimpleNamespace(
+        name="d", model="Millard2012EquilibriumMuscle", max_isometric_force=1.0,
+        optimal_fiber_length=0.1, tendon_slack_length=0.2,
+        parameters={"TendonForceLengthCurve": {"strain_at_one_norm_force": 0.04}},
+    )  # fmt: skip
+    pm = MuscleParameters.from_muscles([muscles[2], millard])
+    np.testing.assert_array_equal(pm.tendon_strain, [0.049, 0.04])  # Millard's curves
+    np.testing.assert_array_equal(pm.passive_strain, [0.7, 0.7])
     assert p.names == ("a", "b", "c")
     np.testing.assert_array_equal(p.max_isometric_force, [1000, 500, 200])
     np.testing.assert_array_equal(p.pennation_angle, [0.1, 0, 0])
     assert p.tendon_strain[0] == 0.033 and p.tendon_strain[1] == 0.049
-    assert np.isnan(p.tendon_strain[2])
-    assert p.resolved("thelen2003").tendon_strain[2] == 0.04
+    assert p.tendon_strain[2] == 0.049 and p.passive_strain[2] == 0.7
     assert p.kshape_active[0] == 0.5 and p.active_force_width_scale[1] == 1.5
     assert p.fiber_damping[1] == 0.01 and p.deactivation_time_constant[1] == 0.06
     assert np.isnan(p.deactivation_time_constant[2])
+    assert p.resolved("thelen2003").deactivation_time_constant[2] == 0.05
     assert p.select(["c", "a"]).names == ("c", "a")
 
 
