@@ -39,6 +39,7 @@ _TINY = 1e-8
 _ROUNDOFF = 2e-13
 _EPS = np.finfo(float).eps
 _MAX_SEGMENTS = 499
+_CHUNK = 2048  # segments per pass
 
 
 def _dot(a, b):
@@ -332,11 +333,30 @@ def ellipsoid_wrap(dims, P, S, axis, sign, method):
     """OpenSim's WrapEllipsoid::wrapLine on batches.
 
     Returns (active, mandatory, r1, r2, arc) in the caller's units (m).
+    Large batches go through in chunks of ``_CHUNK`` segments, which bounds
+    the memory of the hybrid method's 298 chord samples per segment.
     """
     P, S = np.broadcast_arrays(P, S)
     shape = P.shape[:-1]
     P = P.reshape(-1, 3)
     S = S.reshape(-1, 3)
+    parts = [
+        _ellipsoid_wrap_flat(dims, P[i : i + _CHUNK], S[i : i + _CHUNK], axis, sign, method)
+        for i in range(0, max(P.shape[0], 1), _CHUNK)
+    ]
+    active, mandatory, r1, r2, arc = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return (
+        active.reshape(shape),
+        mandatory.reshape(shape),
+        r1.reshape(shape + (3,)),
+        r2.reshape(shape + (3,)),
+        arc.reshape(shape),
+    )
+
+
+def _ellipsoid_wrap_flat(dims, P, S, axis, sign, method):
+    """ellipsoid_wrap on (n, 3) end points."""
+    shape = P.shape[:-1]
     n = P.shape[0]
     factor = 3.0 / float(np.sum(dims))
     a = np.asarray(dims, float) * factor
