@@ -28,7 +28,8 @@ explicit, ``x_j(λ) = clip(sign(s_j)|s_j|^{1/(p−1)}, lb_j, ub_j)``, and the
 dual function ``g(λ) = λᵀb − Σ_j φ*_j(s_j)`` is concave and piecewise smooth
 with gradient ``b − A x(λ)`` (the constraint residual). A semismooth Newton
 method with the generalized Hessian ``A D Aᵀ`` (``D = ∂x/∂s``, zero for
-activations at a bound) and an Armijo line search on ``g`` solves all
+activations at a bound) and an exact line search on ``g`` (the root of its
+piecewise-linear directional derivative, by regula falsi) solves all
 frames of a trial at once, as stacked ``n_v × n_v`` linear systems (numpy's
 batched ``solve``): no Python loop over frames. For ``p = 2`` it stops in
 finitely many steps once the set of saturated muscles is found (an
