@@ -20,9 +20,9 @@ Definitions
   wrapped segment whose length grows least); the length is the sum of the
   straight segments plus the surface lengths between tangent points. With
   two or more wraps the wraps are applied again, up to 8 passes, until the
-  length changes by less than 0.5 mm (as OpenSim does). Not reproduced:
-  OpenSim swaps the first two wraps for its later passes when the first
-  missed and the second had a path point inside its object.
+  length changes by less than 0.5 mm, and when in the first pass the first
+  wrap missed and the second had a path point inside its object, the two
+  are swapped for the later passes (as OpenSim does).
 - **Moment arm** (m per unit of generalized velocity: m/rad or m/m):
   ``r = -∂l/∂q`` per generalized velocity ``qd`` (shape ``(..., n_muscles,
   nv)``), so that a muscle tension ``F`` exerts the generalized forces
@@ -104,7 +104,7 @@ class _PointPlan:
 
 
 class _WrapPlan:
-    __slots__ = ("body", "R", "t", "obj", "first", "last", "method")
+    __slots__ = ("body", "R", "t", "obj", "first", "last", "method", "active")
 
     def __init__(self, body, obj: WrapObject, first, last, method):
         self.body = body
@@ -113,6 +113,8 @@ class _WrapPlan:
         self.obj = obj
         self.first, self.last = first, last
         self.method = method
+        # an inactive object still counts for OpenSim's number of passes and single_wrap
+        self.active = obj.active
 
 
 class _MusclePlan:
@@ -157,8 +159,6 @@ def _plan(model: Model, names: tuple) -> list:
         wplans = []
         for pw in m.wraps:
             obj = wraps[pw.wrap_object]
-            if not obj.active:
-                continue
             first, last = pw.point_range(len(m.points))
             wplans.append(_WrapPlan(_body_index(model, obj.body), obj, first, last, pw.method))
         plans.append(_MusclePlan(name, points, wplans))
@@ -373,11 +373,91 @@ def _from_wrap(R, o, y):
     return np.einsum("ijN,Nj->iN", R, y) + o
 
 
-def _apply_wraps(kin, path: _Path, wraps: list, frames_R):
-    """OpenSim's GeometryPath::applyWrapObjects for every frame; returns the path length."""
+#: OpenSim's WrapObject::WrapAction codes
+_NO_WRAP, _INSIDE, _WRAPPED, _MANDATORY = 0, 1, 2, 3
+
+
+def _inside(obj: WrapObject, y: np.ndarray) -> np.ndarray:
+    """OpenSim's "insideRadius" test of wrap-frame points y (..., 3)."""
+    if obj.kind == "cylinder":
+        return y[..., 0] ** 2 + y[..., 1] ** 2 < obj.dimensions[0] ** 2
+    if obj.kind == "sphere":
+        return np.sqrt(np.einsum("...i,...i->...", y, y)) < obj.dimensions[0]
+    return np.einsum("...i->...", (y / np.array(obj.dimensions)) ** 2) - 1.0 < -0.0001
+
+
+def _wrap_step(path: _Path, w: int, wp: _WrapPlan, frame_R, todo, stopped, single: bool):
+    """One path wrap applied to the frames `todo` (OpenSim's loop body); returns its
+    WrapAction code per frame (the last segment tried, or the mandatory one)."""
     from ahbm.muscles.wrapping import wrap_path_segment
 
-    N, n_p = path.N, path.n_p
+    code = np.zeros(path.N, dtype=np.int64)
+    path.remove_wrap(w, todo)
+    if not wp.active:
+        return code
+    n_p = path.n_p
+    order = path.order
+    is_real = (order >= 0) & (order < n_p)
+    # first and last active path points of the wrap's range, and their positions
+    in_range = is_real & (order >= wp.first) & (order <= wp.last)
+    none = ~in_range.any(axis=0)
+    stopped |= none & todo  # OpenSim returns from applyWrapObjects here
+    todo = todo & ~none
+    if not todo.any():
+        return code
+    L = order.shape[0]
+    start = np.argmax(in_range, axis=0)
+    end = L - 1 - np.argmax(in_range[::-1], axis=0)
+    R, o = frame_R
+    cand = []
+    for j, a, b, valid, arc in path.segments():
+        ok = valid & ~arc & (j >= start) & (j < end) & todo
+        if ok.any():
+            cand.append((j, a, b, ok))
+    if not cand:
+        return code
+    A = np.stack([path.node(a) for _, a, _, _ in cand])  # (J, 3, N)
+    B = np.stack([path.node(b) for _, _, b, _ in cand])
+    ok = np.stack([c[3] for c in cand])  # (J, N)
+    obj = wp.obj
+    Aw, Bw = _to_wrap(R, o, A), _to_wrap(R, o, B)
+    res = wrap_path_segment(
+        obj.kind, obj.dimensions, obj.quadrant, Aw, Bw, method=wp.method, single_wrap=single
+    )
+    mandatory = res.mandatory & ok
+    wrapped = res.active & ok
+    inside = (_inside(obj, Aw) | _inside(obj, Bw)) & ok
+    # the code of the last segment tried (OpenSim stops at the first mandatory one)
+    codes = np.where(wrapped, np.where(mandatory, _MANDATORY, _WRAPPED),
+                     np.where(inside, _INSIDE, _NO_WRAP))  # fmt: skip
+    last_tried = ok.shape[0] - 1 - np.argmax(ok[::-1], axis=0)
+    code = np.where(todo, codes[last_tried, path.cols], code)
+    code = np.where(mandatory.any(axis=0), _MANDATORY, code)
+    straight = np.sqrt(np.einsum("jiN,jiN->jN", B - A, B - A))
+    change = np.where(wrapped, res.length - straight, np.inf)
+    best = np.where(mandatory.any(axis=0), np.argmax(mandatory, axis=0),
+                    np.argmin(change, axis=0))  # fmt: skip
+    hit = (mandatory.any(axis=0) | wrapped.any(axis=0)) & todo
+    if hit.any():
+        cols = path.cols
+        pos = np.array([c[0] for c in cand])[best] + 1
+        k = n_p + 2 * w
+        path.X[k] = np.where(hit, _from_wrap(R, o, res.t1[best, cols]), path.X[k])
+        path.X[k + 1] = np.where(hit, _from_wrap(R, o, res.t2[best, cols]), path.X[k + 1])
+        path.arc[w] = np.where(hit, res.arc_length[best, cols], path.arc[w])
+        path.insert_wrap(w, pos, hit)
+    return code
+
+
+def _apply_wraps(kin, path: _Path, wraps: list, frames_R):
+    """OpenSim's GeometryPath::applyWrapObjects for every frame; returns the path length.
+
+    The path wraps are applied in order (up to 8 passes when there are two or more, until
+    the length changes by less than 0.5 mm); after the first pass, frames where the first
+    wrap missed (noWrap) and the second had a path point inside its object swap the two
+    for the later passes, as OpenSim does.
+    """
+    N = path.N
     n_w = len(wraps)
     passes = 1 if n_w < 2 else _WRAP_PASSES
     single = n_w == 1
@@ -385,62 +465,26 @@ def _apply_wraps(kin, path: _Path, wraps: list, frames_R):
     stopped = np.zeros(N, dtype=bool)  # frames where OpenSim returns early (no active point)
     last = np.full(N, np.inf)
     length = None
-    for _ in range(passes):
-        for w, wp in enumerate(wraps):
-            todo = live & ~stopped
-            path.remove_wrap(w, todo)
-            order = path.order
-            is_real = (order >= 0) & (order < n_p)
-            # first and last active path points of the wrap's range, and their positions
-            in_range = is_real & (order >= wp.first) & (order <= wp.last)
-            none = ~in_range.any(axis=0)
-            stopped |= none & todo
-            todo &= ~none
-            if not todo.any():
-                continue
-            L = order.shape[0]
-            start = np.argmax(in_range, axis=0)
-            end = L - 1 - np.argmax(in_range[::-1], axis=0)
-            R, o = frames_R[w]
-            cand = []
-            for j, a, b, valid, arc in path.segments():
-                ok = valid & ~arc & (j >= start) & (j < end) & todo
-                if ok.any():
-                    cand.append((j, a, b, ok))
-            if not cand:
-                continue
-            A = np.stack([path.node(a) for _, a, _, _ in cand])  # (J, 3, N)
-            B = np.stack([path.node(b) for _, _, b, _ in cand])
-            ok = np.stack([c[3] for c in cand])  # (J, N)
-            obj = wp.obj
-            res = wrap_path_segment(
-                obj.kind, obj.dimensions, obj.quadrant, _to_wrap(R, o, A), _to_wrap(R, o, B),
-                method=wp.method, single_wrap=single,
-            )  # fmt: skip
-            mandatory = res.mandatory & ok
-            wrapped = res.active & ok
-            straight = np.sqrt(np.einsum("jiN,jiN->jN", B - A, B - A))
-            change = np.where(wrapped, res.length - straight, np.inf)
-            best = np.where(mandatory.any(axis=0), np.argmax(mandatory, axis=0),
-                            np.argmin(change, axis=0))  # fmt: skip
-            hit = (mandatory.any(axis=0) | wrapped.any(axis=0)) & todo
-            if not hit.any():
-                continue
-            cols = path.cols
-            pos = np.array([c[0] for c in cand])[best] + 1
-            t1 = _from_wrap(R, o, res.t1[best, cols])
-            t2 = _from_wrap(R, o, res.t2[best, cols])
-            k = n_p + 2 * w
-            path.X[k] = np.where(hit, t1, path.X[k])
-            path.X[k + 1] = np.where(hit, t2, path.X[k + 1])
-            path.arc[w] = np.where(hit, res.arc_length[best, cols], path.arc[w])
-            path.insert_wrap(w, pos, hit)
+    order = np.repeat(np.arange(n_w)[:, None], N, axis=1)  # wrap applied at each position
+    for kk in range(passes):
+        result = np.zeros((n_w, N), dtype=np.int64)
+        for i in range(n_w):
+            for w in np.unique(order[i]):
+                todo = live & ~stopped & (order[i] == w)
+                if todo.any():
+                    code = _wrap_step(path, w, wraps[w], frames_R[w], todo, stopped, single)
+                    result[i] = np.where(todo, code, result[i])
         new = path.length()
         length = new if length is None else np.where(live, new, length)
         live &= ~(np.abs(new - last) < _WRAP_TOLERANCE)
         last = new
         if not live.any():
             break
+        if kk == 0 and n_w > 1:
+            swap = live & ~stopped & (result[0] == _NO_WRAP) & (result[1] == _INSIDE)
+            if swap.any():
+                order[0, swap], order[1, swap] = 1, 0
+                path.remove_wrap(0, swap)
     return length if length is not None else path.length()
 
 

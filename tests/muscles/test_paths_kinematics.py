@@ -460,3 +460,40 @@ def test_path_points_with_the_wrap_tangent_points(model, wrapped):
     np.testing.assert_allclose(
         np.linalg.norm(drawn[~on][:, 1] - drawn[~on][:, 0], axis=-1), lengths[~on], atol=1e-14
     )
+
+
+def test_opensims_wrap_order_swap(monkeypatch):
+    """After the first pass, a first wrap that missed and a second with a path point inside
+    its object are swapped for the later passes (GeometryPath::applyWrapObjects)."""
+    import ahbm.muscles.wrapping as wrapping
+
+    m = leg()
+    m.wrap_objects = [
+        WrapObject("far", "thigh", "sphere", (1.0, 0.0, 0.0), np.eye(3), (0.02,)),
+        WrapObject(
+            "around_origin", "thigh", "cylinder", (0.0, -0.1, 0.0), np.eye(3), (0.05, 0.3)
+        ),  # fmt: skip
+        WrapObject("far2", "thigh", "sphere", (-1.0, 0.0, 0.0), np.eye(3), (0.02,)),
+    ]
+    path = (PathPoint("o", "thigh", (0.0, -0.1, 0.0)), PathPoint("i", "shank", (0.0, -0.1, 0.0)))
+    m.muscles = [
+        Muscle("swapped", path, (PathWrap("far"), PathWrap("around_origin")), **PARAMS),
+        Muscle("kept", path, (PathWrap("far"), PathWrap("far2")), **PARAMS),
+    ]
+    calls = []
+    real = wrapping.wrap_path_segment
+
+    def spy(kind, *args, **kwargs):
+        calls.append(kind)
+        return real(kind, *args, **kwargs)
+
+    monkeypatch.setattr(wrapping, "wrap_path_segment", spy)
+    q = np.zeros(m.nq)
+    length = muscle_lengths(m, q, muscles=["swapped"])
+    # pass 1 in the given order, pass 2 swapped; the length no longer changes: stop
+    assert calls == ["sphere", "cylinder", "cylinder", "sphere"]
+    calls.clear()
+    muscle_lengths(m, q, muscles=["kept"])
+    assert calls == ["sphere", "sphere", "sphere", "sphere"]
+    straight = np.linalg.norm(np.diff(path_points(m, q, "swapped"), axis=0), axis=-1).sum()
+    assert length[0] == pytest.approx(straight, abs=1e-15)
