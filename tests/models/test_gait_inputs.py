@@ -52,6 +52,12 @@ def test_mass_is_compared_with_the_plates(walk):
         analyze_gait(trial, mass=80.0, settings=GaitSettings(kinetics=False))
     with pytest.warns(AhbmWarning, match=r"body mass 7.0 kg .* differs by -90 %"):
         analyze_gait(trial, mass=7.0, settings=GaitSettings(kinetics=False))
+    # with kinetics, the moments per kg that a wrong mass gives are flagged too
+    with pytest.warns(
+        AhbmWarning, match=r"peak ankle plantarflexor moment \d+\.\d\d N·m/kg is outside"
+    ):
+        r = analyze_gait(trial, mass=7.0)
+    assert any("check the mass" in f for f in r.flags)
     with warnings.catch_warnings():
         warnings.simplefilter("error", AhbmWarning)
         p = subject_parameters(trial, mass=72.0)  # within 10 %

@@ -19,6 +19,7 @@ __all__ = [
     "CHECK_LIMITS",
     "belt_speed_from_feet",
     "check_cycles",
+    "check_kinetics",
     "detect_treadmill",
     "treadmill_heels",
 ]
@@ -29,6 +30,7 @@ CHECK_LIMITS = {
     "cadence": (40.0, 150.0),  # steps/min
     "stance_pct": (50.0, 75.0),  # % of the stride
     "stride_vs_steps": 0.20,  # |stride - (step_L + step_R)| / stride
+    "ankle_moment_peak": (0.4, 3.0),  # N·m/kg, peak plantarflexor moment in stance
 }
 
 
@@ -83,6 +85,41 @@ def check_cycles(spatiotemporal: dict) -> list:
                     f"{side} stride length {stride:.3f} m is not the sum of the step lengths "
                     f"({steps:.3f} m)"
                 )
+    return flags
+
+
+def check_kinetics(moments: dict) -> list:
+    """Plausibility flags of the joint moments (empty when fine).
+
+    Parameters
+    ----------
+    moments : dict
+        ``"LAnkleMoment"`` ... -> (n_frames, 3), N·m/kg (Plug-in Gait signs).
+
+    Returns
+    -------
+    list of str
+        A side whose peak plantarflexor moment (where known) is below 0.4 or
+        above 3.0 N·m/kg: walking needs about 1-2 N·m/kg, so the mass (its
+        units), the plate assignment or the events are wrong.
+
+    Examples
+    --------
+    >>> check_kinetics({"LAnkleMoment": np.array([[12.0, 0, 0]])})[0][:49]
+    'left peak ankle plantarflexor moment 12.00 N·m/kg'
+    """
+    flags = []
+    lo, hi = CHECK_LIMITS["ankle_moment_peak"]
+    for side, p in (("left", "L"), ("right", "R")):
+        m = moments.get(p + "AnkleMoment")
+        if m is None or not np.isfinite(m[:, 0]).any():
+            continue
+        peak = float(np.nanmax(m[:, 0]))
+        if not lo <= peak <= hi:
+            flags.append(
+                f"{side} peak ankle plantarflexor moment {peak:.2f} N·m/kg is outside "
+                f"{lo:g}-{hi:g} for walking: check the mass, the plates and the events"
+            )
     return flags
 
 

@@ -15,6 +15,7 @@ from ahbm.models.gait.calibration import static_calibration
 from ahbm.models.gait.checks import (
     belt_speed_from_feet,
     check_cycles,
+    check_kinetics,
     detect_treadmill,
     treadmill_heels,
 )
@@ -237,6 +238,8 @@ def analyze_gait(
                 if key in d:
                     d[key] = float("nan")
     flags += check_cycles(spt)
+    if kinetics is not None:
+        flags += check_kinetics(kinetics.moments)
     if flags:
         warnings.warn(
             f"{markers.source}: the gait checks failed ({events_used} events): "
