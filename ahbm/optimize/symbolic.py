@@ -45,7 +45,7 @@ def require_casadi():
     Returns
     -------
     module
-        :mod:`casadi` (with IPOPT bundled in its wheel).
+        The ``casadi`` module (with IPOPT bundled in its wheel).
 
     Raises
     ------
