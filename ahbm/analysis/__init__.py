@@ -6,9 +6,11 @@ time=None)`` with exactly one of `rate` (Hz) and `time` (s) given (see
 docs/api-rules.md); gait events are :class:`ahbm.types.Event` objects.
 
 Labelled recordings: the filters (:func:`butter_filtfilt`,
-:func:`critically_damped_filtfilt`, :func:`moving_average`), :func:`fill_gaps`,
-the derivatives (:func:`central_difference`, :func:`spline_derivative`,
-:func:`savgol_derivative`) and :func:`time_normalize` also take a
+:func:`critically_damped_filtfilt`, :func:`moving_average`), gap filling
+(:func:`fill_gaps`, :func:`fill_gaps_rigid`), the derivatives
+(:func:`central_difference`, :func:`spline_derivative`,
+:func:`savgol_derivative`, :func:`marker_derivatives`) and
+:func:`time_normalize` also take a
 :class:`ahbm.io.Trial` and return a Trial (``time_normalize``: one per cycle):
 its points (markers and model outputs) are processed on ``trial.time``, which
 includes the first-frame offset that its events carry, and the labels, rates,

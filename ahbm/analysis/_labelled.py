@@ -35,10 +35,11 @@ def accepts_labelled(kind: str = "signal"):
 
     Parameters
     ----------
-    kind : {"signal", "derivative", "fill", "cycles"}
+    kind : {"signal", "derivative", "derivatives", "fill", "cycles"}
         What the function returns for an array: a signal of the same shape,
-        a derivative (of order ``order``, default 1), ``(filled, report)``, or
-        time-normalized cycles (n_cycles, n_points, ...).
+        a derivative (of order ``order``, default 1), ``(velocity,
+        acceleration)``, ``(filled, report)``, or time-normalized cycles
+        (n_cycles, n_points, ...).
     """
 
     def decorate(func):
@@ -68,6 +69,12 @@ def accepts_labelled(kind: str = "signal"):
             if kind == "fill":
                 filled, report = out
                 return x.__ahbm_with_signal__(filled), report
+            if kind == "derivatives":
+                velocity, acceleration = out
+                return (
+                    x.__ahbm_with_signal__(velocity, derivative=1),
+                    x.__ahbm_with_signal__(acceleration, derivative=2),
+                )
             order = int(kwargs.get("order", 1)) if kind == "derivative" else 0
             return x.__ahbm_with_signal__(out, derivative=order)
 

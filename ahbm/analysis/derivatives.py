@@ -259,6 +259,7 @@ def savgol_derivative(
     )
 
 
+@accepts_labelled("derivatives")
 @positional_to_keyword("marker_derivatives", 1, ("time",), "marker_derivatives(points, time=...)")
 def marker_derivatives(points, *, rate=None, time=None, method: str = "central", **options):
     """Velocity and acceleration of a whole marker array at once.
@@ -282,7 +283,9 @@ def marker_derivatives(points, *, rate=None, time=None, method: str = "central",
     Returns
     -------
     velocity, acceleration : ndarray, same shape as `points`
-        First and second derivatives along the frame axis (m/s, m/s^2).
+        First and second derivatives along the frame axis (m/s, m/s^2); two
+        Trials (units ``m/s``, ``m/s^2``, labels and events kept) when
+        `points` is a :class:`~ahbm.io.Trial`.
 
     Examples
     --------

@@ -282,13 +282,16 @@ def _technical_frame(p1, p2, p3):
     return np.stack([e1, e2, e3], axis=-1)
 
 
+@accepts_labelled("fill")
 def fill_gaps_rigid(points, target, donors, *, max_gap: int, labels=None, on_long_gap="raise"):
     """Fill a marker's gaps from three other markers on the same rigid segment.
 
     Parameters
     ----------
-    points : array_like, shape (n_frames, n_markers, 3)
-        Marker trajectories, m, NaN where missing.
+    points : array_like, shape (n_frames, n_markers, 3), or Trial
+        Marker trajectories, m, NaN where missing. A :class:`~ahbm.io.Trial`
+        gives ``(filled Trial, report)``; `target` and `donors` may then be
+        its labels.
     target : int or str
         Marker to fill (index, or label if `labels` is given).
     donors : sequence of 3 int or str

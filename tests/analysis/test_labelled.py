@@ -18,6 +18,8 @@ from ahbm.analysis import (
     central_difference,
     critically_damped_filtfilt,
     fill_gaps,
+    fill_gaps_rigid,
+    marker_derivatives,
     moving_average,
     savgol_derivative,
     spline_derivative,
@@ -187,3 +189,22 @@ def test_to_dataframe_and_to_xarray(monkeypatch):
     assert calls["attrs"]["units"] == "m" and calls["attrs"]["first_frame"] == FIRST
     assert calls["attrs"]["point_kinds"] == {"LKneeAngles": ["angle", "rad"]}
     assert calls["attrs"]["events"][0] == ["Foot Strike", "Left", 0.7]
+
+
+def test_rigid_fill_by_label_and_both_marker_derivatives():
+    t = _trial()
+    rng = np.random.default_rng(4)
+    offsets = rng.normal(size=(4, 3))
+    t.points = t.points[:, :1, :] * 0 + offsets[None, :3] + t.points[:, :1, :]  # 3 rigid markers
+    t.points = np.concatenate([t.points, t.points[:, :1] + offsets[3]], axis=1)
+    t.point_labels = ["A", "B", "C", "D"]
+    t.point_residuals, t.point_mask, t.point_kinds = None, None, {}
+    truth = t.points[:, 3].copy()
+    t.points[120:125, 3] = np.nan
+    filled, report = fill_gaps_rigid(t, "D", ["A", "B", "C"], max_gap=10)
+    assert isinstance(filled, Trial) and report[0].label == "D" and report[0].filled
+    np.testing.assert_allclose(filled.points[120:125, 3], truth[120:125], atol=1e-12)
+    v, a = marker_derivatives(filled)
+    assert (v.point_units, a.point_units) == ("m/s", "m/s^2")
+    np.testing.assert_array_equal(v.points, central_difference(filled).points)
+    np.testing.assert_array_equal(a.points, central_difference(filled, order=2).points)
