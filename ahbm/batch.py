@@ -128,13 +128,14 @@ def _warning_summary(messages: list[str]) -> str:
 
 _local = threading.local()
 _previous_showwarning = None
+_ORIGINAL_SHOWWARNING = warnings.showwarning
 
 
 def _route_warning(message, category, filename, lineno, file=None, line=None):
     """``warnings.showwarning`` while converting: into the current file's list."""
     caught = getattr(_local, "caught", None)
     if caught is None:
-        show = _previous_showwarning or warnings._showwarning_orig
+        show = _previous_showwarning or _ORIGINAL_SHOWWARNING
         return show(message, category, filename, lineno, file, line)
     text = str(message)
     source = getattr(_local, "source", None)

@@ -119,8 +119,8 @@ def _run_convert(args: argparse.Namespace) -> int:
     print(report)
     if report.nothing_matched:
         print(
-            "ahbm convert: no input file matched "
-            + ", ".join(repr(str(p)) for p in report.unmatched),
+            "ahbm convert: no C3D or TRC file found in "
+            + ", ".join(repr(str(p)) for p in args.inputs),
             file=sys.stderr,
         )
         return 2

@@ -113,8 +113,10 @@ def test_cli_exit_status(mixed, tmp_path, capsys):
     out = str(tmp_path / "out")
     assert main(["convert", str(tmp_path / "nothere" / "*.c3d"), "-o", out]) == 2
     err = capsys.readouterr().err
-    assert "no input file matched" in err and "nothere" in err
+    assert "no C3D or TRC file found in" in err and "nothere" in err
     assert main(["convert", str(tmp_path / "missing.c3d"), "-o", out, "--no-progress"]) == 2
+    (tmp_path / "empty").mkdir()  # a folder without C3D/TRC files
+    assert main(["convert", str(tmp_path / "empty"), "-o", out, "--no-progress"]) == 2
     capsys.readouterr()
     # a failing file: 1, with the table at the end of the output
     code = main(["convert", str(mixed), "-o", out, "--jobs", "1", "--no-progress"])
