@@ -392,9 +392,9 @@ def _cylinder(radius, length, p1, p2, axis, sign, single_wrap):
         d = -_dot(p1, pn)
         ok1, r1p = _intersect_vertical_with_plane(r1, pn, d)
         ok2, r2p = _intersect_vertical_with_plane(r2, pn, d)
-        c1, _ = _closest_on_line(r1p, p11, p22)
+        c1, _ = _closest_on_line(r1p, p11, p22)  # the axis point of r1p when p22 is not 0
         ok1 = ok1 & (_dot(c1 - p22, c1 - p22) < _dot(p11 - p22, p11 - p22))
-        c2, _ = _closest_on_line(r2p, p22, p11)
+        c2, _ = _closest_on_line(r2p, p11, p22)  # (sic: OpenSim's line is p11 + k p22)
         ok2 = ok2 & (_dot(c2 - p11, c2 - p11) < _dot(p22 - p11, p22 - p11))
         r1 = _sel(ok1, r1p, r1)
         r2 = _sel(ok2, r2p, r2)

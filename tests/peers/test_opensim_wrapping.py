@@ -134,6 +134,18 @@ def _cases():
                             s_wrap=sw,
                         )
                     )
+                    if quadrant not in ("all", "-x"):
+                        continue
+                    # the object at the origin of ground, points with exact zero coordinates:
+                    # OpenSim's special cases (a cylinder end point at mid-height, whose axis
+                    # point is the zero vector; ellipsoid sections in a coordinate plane)
+                    pz, sz = pw.copy(), sw.copy()
+                    pz[: _N // 2, 2] = 0.0
+                    sz[_N // 4 :, 2] = 0.0
+                    cases.append(
+                        dict(cases[-1], translation=[0.0] * 3, rotation=[0.0] * 3, p_wrap=pz,
+                             s_wrap=sz)
+                    )  # fmt: skip
     return cases
 
 
