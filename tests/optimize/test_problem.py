@@ -14,15 +14,20 @@ from ahbm.kinematics.configuration import random_model, random_q  # noqa: E402
 from ahbm.kinematics.tree import Model  # noqa: E402
 from ahbm.models import single_pendulum  # noqa: E402
 from ahbm.optimize import (  # noqa: E402
+    BoundaryConstraint,
     ContactPoint,
     ControlRate,
     Effort,
     FinalTime,
     Impact,
+    Jerk,
     NonPenetration,
     OptimalControlProblem,
+    PathConstraint,
     Phase,
     Symmetry,
+    TrackGRF,
+    TrackMarkers,
     Transcription,
     Waypoint,
     ZMPInSupport,
@@ -241,3 +246,76 @@ def test_registered_transcriptions_include_collocation():
 
     with pytest.raises(NotImplementedError):
         Nothing().discretize(None, 0, None, 1.0, None, 0.0, None)
+
+
+def test_marker_grf_and_jerk_objectives():
+    m = single_pendulum()
+    m.update_body("rod", markers={"tip": [0.4, 0.0, 0.0]})
+    t = np.linspace(0.0, 0.4, 21)
+    q = 0.2 * np.sin(5 * t)
+    tip = kinematics.point_position(m, q[:, None], "rod", [0.4, 0, 0])
+    ph = Phase(m, nodes=21, duration=0.4, objectives=[TrackMarkers(t, {"tip": tip}, weight=1e4),
+                                                      Effort(weight=1e-8)])  # fmt: skip
+    r = solve(ph, method="hermite-simpson", verbose=False)
+    assert r.success
+    np.testing.assert_allclose(r.q[:, 0], q, atol=2e-3)
+    # jerk: the minimum-jerk rest-to-rest motion of a free mass is the quintic (Flash & Hogan)
+    s = _slider()
+    ph = Phase(s, nodes=41, duration=1.0, objectives=[Jerk()], initial={"q": [0.0], "qd": [0.0]},
+               final={"qd": [0.0]}, dynamics="implicit",
+               constraints=[BoundaryConstraint(lambda x0, xf, T, p: xf[0] - x0[0], 1.0, 1.0,
+                                               name="distance")])  # fmt: skip
+    r = solve(ph, method="trapezoidal", verbose=False)
+    assert r.success
+    # closed form: min ∫ q⃛² with q, q̇ fixed at both ends and q̈ free is the quintic with the
+    # natural conditions q⃛(0) = q⃛(1) = 0 (the Euler-Lagrange equation is q⁽⁶⁾ = 0)
+    rows = [[1, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [0, 0, 0, 6, 0, 0],
+            [1, 1, 1, 1, 1, 1], [0, 1, 2, 3, 4, 5], [0, 0, 0, 6, 24, 60]]  # fmt: skip
+    c = np.linalg.solve(np.array(rows, float), [0, 0, 0, 1, 0, 0])
+    q5 = np.polyval(c[::-1], r.t)
+    np.testing.assert_allclose(r.q[:, 0], q5, atol=2e-3)  # finite-difference jerk: O(h)
+    assert abs(r.q[-1, 0] - 1.0) < 1e-9  # the user boundary constraint
+
+
+def test_grf_tracking_and_user_constraints():
+    m = Model(gravity=(0, 0, -9.81))
+    m.add_body("m", "ground", {"type": "prismatic", "axis": [0, 0, 1], "name": "z"}, mass=2.0)
+    c = ContactPoint("m", (0, 0, 0), name="foot", axes="z", height=0.0)
+    t = np.array([0.0, 0.5])
+    ph = Phase(m, nodes=6, duration=0.5, contacts=[c], actuated=[], dynamics="implicit",
+               initial={"qd": [0.0]},
+               objectives=[TrackGRF(t, [[0, 0, 10.0], [0, 0, 10.0]])],
+               constraints=[PathConstraint(lambda x, u, p, tt: u[1], -1e3, 1e3,
+                                           name="force")])  # fmt: skip
+    r = solve(ph, verbose=False)
+    assert r.success, r.summary()
+    # the term is the trapezoidal integral of the squared difference at the nodes
+    fz = r.grf[:, 2]
+    want = np.sum(np.diff(r.t) * 0.5 * ((fz[:-1] - 10) ** 2 + (fz[1:] - 10) ** 2))
+    np.testing.assert_allclose(r.cost_terms["track_grf"], want, rtol=1e-8)
+    # the ground carries the weight on average whatever the reference asks (19.62 N, not 10 N)
+    np.testing.assert_allclose(np.trapezoid(fz, r.t) / 0.5, 2 * 9.81, rtol=1e-6)
+    assert np.abs(r.q).max() < 1e-9
+
+
+def test_explicit_and_implicit_dynamics_agree():
+    m = single_pendulum()
+    kw = dict(nodes=31, duration=0.5, objectives=[Effort()], initial={"q": [0.0], "qd": [0.0]},
+              final={"q": [-1.0], "qd": [0.0]})  # fmt: skip
+    a = solve(Phase(m, dynamics="explicit", **kw), method="hermite-simpson", verbose=False)
+    b = solve(Phase(m, dynamics="implicit", **kw), method="hermite-simpson", verbose=False)
+    assert a.success and b.success
+    np.testing.assert_allclose(b.tau, a.tau, atol=2e-3 * np.abs(a.tau).max())
+    np.testing.assert_allclose(b.qdd, a.qdd, atol=2e-2 * np.abs(a.qdd).max())
+
+
+def test_guess_from_a_simulation_result():
+    m = single_pendulum()
+    sim = dynamics.simulate(m, (0.0, 0.3), [0.0], [0.0], t_eval=np.linspace(0, 0.3, 16))
+    ph = Phase(m, nodes=16, duration=0.3, objectives=[Effort()], initial={"q": [0.0], "qd": [0.0]},
+               final={"q": sim.q[-1], "qd": sim.qd[-1]})  # fmt: skip
+    r = solve(ph, guess=sim, method="hermite-simpson", verbose=False)
+    assert r.success and r.iterations <= 10
+    np.testing.assert_allclose(r.tau, 0.0, atol=1e-4)  # the free fall needs no torque
+    with pytest.raises(DataError, match="guess"):
+        solve(ph, guess=3.0, verbose=False)
