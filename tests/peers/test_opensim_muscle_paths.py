@@ -102,10 +102,11 @@ def _oracle(path, model, q, q_fd, qd, h=1e-6):
         qd_speed=qd,
         h=h,
     )
+    n = len(model.muscles)
     return (
         np.array(out["lengths"]),
-        np.array(out["dl_dq"]).transpose(0, 2, 1),
-        np.array(out["speeds"]),
+        np.array(out["dl_dq"]).reshape(len(q_fd), model.nq, n).transpose(0, 2, 1),
+        np.array(out["speeds"]).reshape(len(qd), n),
     )
 
 
@@ -181,3 +182,15 @@ def test_authored_model_moment_arms_against_opensims_lengths(leg):
     # derivatives kinks; elsewhere agree to 1e-4 m/rad
     err = np.abs(r[:, wraps] + dl_dq[:, wraps]).max(axis=-1)
     assert np.mean(err < 1e-4) > 0.85, err
+
+
+@pytest.mark.parametrize("name", ["legacy33.osim", "all_joints.osim"])
+def test_other_models_lengths_match_opensim(name):
+    """An OpenSim 3.3 file (bodies name their joints; the path points name their bodies)
+    and a model with every joint type, offset frames on offset frames and a coupler."""
+    path = DATA / name
+    model = _read(path)
+    assert model.muscles
+    q = _states(model, 10, np.random.default_rng(18))
+    lengths, _, _ = _oracle(path, model, q, q[:0], np.zeros((0, model.nv)))
+    np.testing.assert_allclose(muscle_lengths(model, q), lengths, rtol=0, atol=1e-9)
