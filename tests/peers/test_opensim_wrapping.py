@@ -138,10 +138,13 @@ def _cases():
                         continue
                     # the object at the origin of ground, points with exact zero coordinates:
                     # OpenSim's special cases (a cylinder end point at mid-height, whose axis
-                    # point is the zero vector; ellipsoid sections in a coordinate plane)
+                    # point is the zero vector; ellipsoid sections in a coordinate plane; a
+                    # point on the plane of a quadrant, whose side is +)
                     pz, sz = pw.copy(), sw.copy()
                     pz[: _N // 2, 2] = 0.0
                     sz[_N // 4 :, 2] = 0.0
+                    pz[_N // 2 : 3 * _N // 4, 0] = 0.0  # on the plane of the "-x" side
+                    sz[: _N // 8, 0] = 0.0
                     cases.append(
                         dict(cases[-1], translation=[0.0] * 3, rotation=[0.0] * 3, p_wrap=pz,
                              s_wrap=sz)
