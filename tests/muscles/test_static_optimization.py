@@ -297,6 +297,18 @@ def test_static_optimization_reproduces_inverse_dynamics(kind):
     assert np.abs(res.reserve_loads).max() < 0.05 * np.abs(tau).max()
 
 
+def test_forward_dynamics_of_the_solution_reproduces_the_motion():
+    # ABA (an independent algorithm) driven by the muscle and reserve forces gives back qdd
+    from ahbm.dynamics import aba
+    from ahbm.muscles import moment_arms, static_optimization
+
+    model = _arm_model()
+    q, qd, qdd = _arm_motion(25)
+    res = static_optimization(model, q, qd, qdd, reserves=1.0)
+    tau = np.einsum("nmk,nm->nk", moment_arms(model, q), res.muscle_forces) + res.reserve_loads
+    np.testing.assert_allclose(aba(model, q, qd, tau), qdd, atol=1e-6 * np.abs(qdd).max())
+
+
 def test_one_muscle_per_coordinate_closed_form():
     # one muscle per degree of freedom, no reserves: a = τ / (r F^a) exactly
     from ahbm.dynamics import rnea
