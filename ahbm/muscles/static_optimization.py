@@ -38,8 +38,9 @@ warm-started: every 8th frame is solved first from the minimum-norm
 multipliers, the others start from the multipliers interpolated between
 them. A frame whose constraints cannot be met (not enough muscle strength
 and no reserve) has an unbounded dual; it stops when the line search finds
-no maximum (or after ``max_iterations``), keeps its last iterate and is reported in ``failed`` and ``residuals`` and
-by a warning, never silently clipped.
+no maximum (or after ``max_iterations``), keeps its last iterate and is
+reported in ``failed`` and ``residuals`` and by a warning, never silently
+clipped.
 
 References
 ----------
