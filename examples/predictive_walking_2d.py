@@ -20,7 +20,9 @@ Checks printed: forward speed (= the target), stance share of the cycle
 (about 60 % in human walking), the vertical ground reaction in body weights
 (double-humped, peaks about 1.1–1.3 BW in human walking).
 
-Run ``python examples/predictive_walking_2d.py [out_dir] [--quick]``.
+Run ``python examples/predictive_walking_2d.py [out_dir] [--quick] [--gif]`` (``--gif``: a
+stick-figure animation of the whole cycle, mirrored from the half, with
+:func:`ahbm.graphics.stick_view`).
 """
 
 from __future__ import annotations
@@ -248,6 +250,25 @@ def gait_metrics(result, model: Model, speed: float) -> dict:
     }
 
 
+def full_cycle(result, problem, rate: float = 50.0):
+    """The whole gait cycle at a uniform rate: the half cycle, then its mirror image.
+
+    The second half swaps the legs (the problem's Symmetry) and moves the
+    trunk on by the distance of the first half.
+
+    Returns
+    -------
+    t : ndarray, shape (n,)
+    q : ndarray, shape (n, 9)
+    """
+    half = result.resample(rate)
+    perm, sign, _, _ = problem.symmetry_map(problem.phases[0])
+    q2 = half["q"][:, perm] * sign
+    q2[:, 0] = half["q"][:, 0] + (half["q"][-1, 0] - half["q"][0, 0])
+    T = result.duration
+    return np.r_[half["t"], half["t"][1:] + T], np.r_[half["q"], q2[1:]]
+
+
 def run(
     out_dir=None,
     *,
@@ -255,6 +276,7 @@ def run(
     speed: float = 1.2,
     verbose: bool = False,
     method: str = "trapezoidal",
+    gif: bool = False,
 ) -> dict:
     """Solve the walk, save its figures, return the numbers (see the module docstring)."""
     model = walker_model()
@@ -283,7 +305,14 @@ def run(
     )
     if out_dir is not None:
         _figures(result, model, numbers, Path(out_dir))
-    numbers["result"] = result
+        if gif:
+            from ahbm.graphics import stick_view
+
+            t, q = full_cycle(result, problem, rate=50.0)
+            viewer = stick_view(model=model, q=q, rate=50.0, follow=True, interactive=False,
+                                title=f"predicted walk, {speed:.2f} m/s")  # fmt: skip
+            viewer.save(Path(out_dir) / "predictive_walk.gif", fps=25)
+    numbers["result"], numbers["problem"] = result, problem
     return numbers
 
 
@@ -333,7 +362,7 @@ def main(argv=None) -> int:
     quick = "--quick" in argv
     args = [a for a in argv if not a.startswith("--")]
     out = Path(args[0]) if args else Path("predictive_walk_out")
-    n = run(out, quick=quick, verbose=True)
+    n = run(out, quick=quick, verbose=True, gif="--gif" in argv)
     print(
         f"status {n['status']} after {n['iterations']} iterations; solve {n['solve_time']:.1f} s, "
         f"total {n['total_time']:.1f} s"

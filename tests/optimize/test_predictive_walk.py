@@ -77,6 +77,10 @@ def test_quick_walk_physics(walk, quick):
     q0, qf = ss.q[0], ds.q[-1]
     np.testing.assert_allclose(q0[[3, 4, 5]], qf[[6, 7, 8]], atol=1e-7)
     np.testing.assert_allclose(q0[[1, 2]], qf[[1, 2]], atol=1e-7)
+    # the whole cycle: the mirrored second half starts where the first ends (no jump)
+    t, qc = walk.full_cycle(r, n["problem"], rate=200.0)
+    assert np.all(np.diff(t) > 0) and abs(t[-1] - 2 * r.duration) < 0.01
+    assert np.abs(np.diff(qc[:, 3:], axis=0)).max() < 0.1  # 5 ms steps: smooth joint angles
     # the unactuated trunk: its generalized forces are zero (torques only at the joints)
     np.testing.assert_allclose(r.tau[:, :3], 0.0, atol=1e-9)
     # whole-body momentum: the ground forces equal m (a_com - g) at the nodes (Newton)
