@@ -434,7 +434,9 @@ def symbolic_dynamics(model: Model, *, symbol: str = "SX") -> SymbolicDynamics:
         ``forward_dynamics``, ``inverse_dynamics`` (and ``*_ext`` with
         external forces), ``mass_matrix``, ``bias``, ``com``,
         ``ground_reaction``, ``zmp()``, ``point_position(body, point)``,
-        ``point_velocity(body, point)``; each built on first use.
+        ``point_velocity(body, point)``; each built on first use. One object
+        per model version, kept in ``model.cache`` (changing the model makes
+        a new one).
 
     Raises
     ------
@@ -463,4 +465,10 @@ def symbolic_dynamics(model: Model, *, symbol: str = "SX") -> SymbolicDynamics:
     >>> abs(float(sd.forward_dynamics(0.0, 0.0, -4.905))) < 1e-12
     True
     """
-    return SymbolicDynamics(model, symbol=symbol)
+    if not isinstance(model, Model):
+        raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
+    key = ("ahbm.optimize.symbolic_dynamics", symbol)
+    cached = model.cache.get(key)  # the model's per-version cache: a change drops it
+    if cached is None:
+        cached = model.cache[key] = SymbolicDynamics(model, symbol=symbol)
+    return cached

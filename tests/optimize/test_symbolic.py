@@ -162,3 +162,14 @@ def test_require_casadi_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "casadi", None)
     with pytest.raises(MissingDependencyError, match=r'pip install "ahbm\[optimize\]"'):
         require_casadi()
+
+
+def test_one_symbolic_dynamics_per_model_version():
+    m, _ = _model("revolute_chain", 0)
+    sd = symbolic_dynamics(m)
+    assert symbolic_dynamics(m) is sd
+    m.update_body(0, mass=float(m.masses[0]) + 1.0)
+    sd2 = symbolic_dynamics(m)
+    assert sd2 is not sd
+    q = np.zeros(m.nq)
+    np.testing.assert_allclose(np.asarray(sd2.mass_matrix(q)), dynamics.crba(m, q), atol=1e-12)
