@@ -11,9 +11,10 @@ symmetry, Chung 2009 eqs 7.33–7.34):
 3. **double support** on the right toe and the left heel;
 
 and the end of the half cycle is the mirror of its start. The objective is
-the sum of squared joint torques ``∫ Σ τ² dt`` (a little weight on the
-accelerations regularizes the implicit dynamics); the durations of both
-phases are free. Nothing else — no measured motion, no reference ground
+the sum of squared joint torques per duration ``∫ Σ (τ/100)² dt / T`` (small
+weights on the accelerations, the rates of the contact forces and the impact
+impulse regularize it); the durations of both phases are free. Hermite–Simpson
+collocation, implicit dynamics, IPOPT, from standing still. Nothing else — no measured motion, no reference ground
 reaction — shapes the result.
 
 Checks printed: forward speed (= the target), stance share of the cycle
@@ -275,7 +276,7 @@ def run(
     quick: bool = False,
     speed: float = 1.2,
     verbose: bool = False,
-    method: str = "trapezoidal",
+    method: str = "hermite-simpson",
     gif: bool = False,
 ) -> dict:
     """Solve the walk, save its figures, return the numbers (see the module docstring)."""
