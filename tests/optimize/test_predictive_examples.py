@@ -1,0 +1,40 @@
+"""The optimal-control example scripts run (quick mode), save figures and hit their targets."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("casadi")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "opensim"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"ahbm_example_{name}", EXAMPLES / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_pendulum_predictive(tmp_path):
+    numbers = _load("pendulum_predictive").run(tmp_path, quick=True)
+    for (case, method), v in numbers["effort"].items():
+        assert v["success"], (case, method)
+        assert v["cost"] <= v["cost_applied"] + 1e-9  # the applied torque is feasible
+        if case == 1:
+            assert v["rms_vs_applied"] < 1e-3, method
+    effort_gap = numbers["effort"][(2, "Hermite-Simpson")]["rms_vs_applied"]
+    for name, v in numbers["objectives"].items():
+        assert v["rms_vs_applied"] > 5 * effort_gap, name
+    assert (tmp_path / "pendulum_predictive.png").stat().st_size > 1000
+
+
+@pytest.mark.skipif(not DATA.exists(), reason="the shared walking trial is absent")
+def test_tracking_walk_reproduces_inverse_dynamics(tmp_path):
+    numbers = _load("tracking_walk").run(tmp_path, quick=True)
+    assert numbers["success"], numbers["status"]
+    for name, v in numbers["moments"].items():
+        assert v["rms_of_range"] < 0.10, name
+    assert (tmp_path / "tracking_walk.png").stat().st_size > 1000
