@@ -65,7 +65,7 @@ def test_path_elements_wraps_and_ranges(leg):
     assert [w.wrap_object for w in by["gastroc_two_wraps"].wraps] == ["condyle_cyl", "heel"]
     kinds = {w.name: (w.kind, w.body, w.quadrant, w.dimensions) for w in leg.wrap_objects}
     assert kinds == {
-        "hip_sphere": ("sphere", "pelvis", "all", (0.035,)),
+        "hip_sphere": ("sphere", "pelvis", "all", (0.03,)),
         "knee_cyl": ("cylinder", "femur", "+x", (0.035, 0.12)),
         "condyle_cyl": ("cylinder", "femur", "-x", (0.03, 0.1)),
         "heel": ("ellipsoid", "calcn", "-x", (0.03, 0.045, 0.035)),

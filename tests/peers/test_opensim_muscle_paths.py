@@ -163,12 +163,12 @@ def test_authored_model_lengths_match_opensim(leg):
     wraps = _wrapping(model)
     np.testing.assert_allclose(ours[:, ~wraps], lengths[:, ~wraps], rtol=0, atol=1e-9)
     np.testing.assert_allclose(ours[:, wraps], lengths[:, wraps], rtol=0, atol=1e-4)
-    # the wraps are active in most states
+    # every path wraps in a good part of the states (OpenSim's lengths exceed the polyline)
     for k in np.flatnonzero(wraps):
         pts = path_points(model, q, model.muscles[k].name)
         d = np.linalg.norm(np.diff(pts, axis=1), axis=-1)
         straight = np.nansum(d, axis=-1)
-        assert np.mean(lengths[:, k] > straight + 1e-6) > 0.3, model.muscles[k].name
+        assert np.mean(lengths[:, k] > straight + 1e-6) > 0.25, model.muscles[k].name
 
 
 def test_authored_model_moment_arms_against_opensims_lengths(leg):
