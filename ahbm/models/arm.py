@@ -82,6 +82,11 @@ def arm_model(*, muscle_model: str = "DeGrooteFregly2016Muscle") -> Model:
         gravity ``(0, -9.81, 0)``, ``model.muscles`` the six muscles in the order of
         :data:`ARM_MUSCLES`.
 
+    Raises
+    ------
+    DataError
+        `muscle_model` is not one of the two class names.
+
     Examples
     --------
     >>> m = arm_model()

@@ -115,6 +115,12 @@ def activation_rate(excitation, activation, params, *, curves="thelen2003") -> n
     -------
     ndarray, (..., n)
 
+    Raises
+    ------
+    DataError
+        Bad `curves`, `params`, or excitations/activations that are not finite or whose last
+        axis is not one per muscle.
+
     Notes
     -----
     Both are first order with the time constant of Winters (1995):
@@ -172,6 +178,12 @@ def activation_to_excitation(activation, rate, params, *, curves="thelen2003") -
     ndarray, (..., n)
         The excitation ``u`` in [0, 1] with ``activation_rate(u, a) = rate``; where no
         excitation in [0, 1] reaches the rate, the nearest bound (0 or 1).
+
+    Raises
+    ------
+    DataError
+        Bad `curves`, `params`, or arrays that are not finite or whose last axis is not one
+        per muscle.
 
     Notes
     -----
@@ -306,6 +318,12 @@ def muscle_equilibrium(
     -------
     MuscleState
         Fields of shape ``(..., n)`` (broadcast of the inputs).
+
+    Raises
+    ------
+    DataError
+        Bad `curves` or `params`; activations outside [0, 1]; non-positive or non-finite
+        lengths; batch axes that do not broadcast; bad `tol` or `max_iterations`.
 
     Warns
     -----
@@ -716,6 +734,12 @@ def force_coefficients(
         so the force is linear in activation only at zero speed.
     passive : ndarray, (..., n)
         N: ``F0 fPE cos α`` (plus De Groote's damping ``F0 β ṽM cos α``).
+
+    Raises
+    ------
+    DataError
+        Bad `curves`, `params`, `convention` or `force_length_velocity`; non-positive or
+        non-finite lengths; batch axes that do not broadcast.
 
     Notes
     -----

@@ -469,6 +469,12 @@ def active_force_length(lm_norm, *, curves="thelen2003", params=None) -> np.ndar
     -------
     ndarray, same shape as `lm_norm`
 
+    Raises
+    ------
+    DataError
+        Bad `curves`, a non-numeric or non-finite `lm_norm`, or a last axis that does not
+        match `params`.
+
     Notes
     -----
     Thelen (2003) eq. 3: ``fL = exp(-(l̃ - 1)² / γ)`` with ``γ = kshape_active`` (0.45).
@@ -502,6 +508,12 @@ def passive_force_length(lm_norm, *, curves="thelen2003", params=None) -> np.nda
     Returns
     -------
     ndarray, same shape as `lm_norm`
+
+    Raises
+    ------
+    DataError
+        Bad `curves`, a non-numeric or non-finite `lm_norm`, or a last axis that does not
+        match `params`.
 
     Notes
     -----
@@ -539,6 +551,12 @@ def tendon_force_length(lt_norm, *, curves="thelen2003", params=None) -> np.ndar
     Returns
     -------
     ndarray, same shape as `lt_norm`
+
+    Raises
+    ------
+    DataError
+        Bad `curves`, a non-numeric or non-finite `lt_norm`, or a last axis that does not
+        match `params`.
 
     Notes
     -----
@@ -583,6 +601,12 @@ def force_velocity(vm_norm, *, curves="thelen2003", params=None, activation=1.0)
     -------
     ndarray
         Broadcast shape of `vm_norm` and `activation`.
+
+    Raises
+    ------
+    DataError
+        Bad `curves`, a non-numeric or non-finite `vm_norm` or `activation`, or a last axis
+        that does not match `params`.
 
     Notes
     -----

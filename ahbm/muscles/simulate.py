@@ -135,6 +135,12 @@ def muscle_tendon_forces(
     fiber_state_rate : ndarray, (..., n)
         Time derivative of `fiber_state` (zeros with a rigid tendon).
 
+    Raises
+    ------
+    DataError
+        Bad `curves` or `params`, arrays that are not finite or do not broadcast to one
+        value per muscle, an elastic tendon without `fiber_state`.
+
     Notes
     -----
     Thelen (OpenSim's ``Thelen2003Muscle``): the fiber velocity follows from the force
