@@ -305,14 +305,14 @@ OUT["rows"] = rows
     "kind, rigid", [("thelen2003", False), ("degroote2016", False), ("degroote2016", True)]
 )
 def test_forward_simulation_matches_opensim(kind, rigid):
-    """A 20 kg mass hanging on one muscle along a slider, excitation 0.2 -> 0.8 ramp:
+    """A 20 kg mass hanging on one muscle along a slider, excitation 0.2 -> 0.8 -> 0.1:
     OpenSim's Manager (accuracy 1e-10) against simulate_muscles (rtol 1e-10)."""
     from ahbm.kinematics.tree import Model
     from ahbm.muscles import Muscle, PathPoint, simulate_muscles
 
     params = [1000.0, 0.1, 0.2, 0.2, 10.0]
     origin = 0.2 + 0.1 * np.cos(0.2)  # the fiber starts at optimal length
-    tt, uu = [0.0, 0.1, 0.15, 1.0], [0.2, 0.2, 0.8, 0.8]
+    tt, uu = [0.0, 0.1, 0.15, 0.25, 0.3, 1.0], [0.2, 0.2, 0.8, 0.8, 0.1, 0.1]
     t_eval = np.linspace(0.0, 0.4, 9)
     ref = np.array(
         opensim_run(
