@@ -118,14 +118,12 @@ class _WrapPlan:
 
 
 class _MusclePlan:
-    __slots__ = ("name", "points", "wraps", "simple")
+    __slots__ = ("name", "points", "wraps")
 
     def __init__(self, name, points, wraps):
         self.name = name
         self.points = points
         self.wraps = wraps
-        # every point always active and fixed in its body: the fast path
-        self.simple = not wraps and all(p.condition is None and not p.axes for p in points)
 
 
 def _body_index(model: Model, body: str) -> int:
@@ -533,23 +531,11 @@ def _exact_wrap_gradient(kin, path: _Path, wraps: list, frames_R, G, extra):
 
 
 def _muscle_path(kin, mp: _MusclePlan, pts, active, need_grad: bool):
-    """Length (N,) and, if asked, the node gradient and the extra wrap-body wrenches."""
-    if mp.simple:
-        d = np.diff(pts, axis=0)
-        u, n = _unit(np.moveaxis(d, 1, 0))  # (3, n_p-1, N)
-        length = n.sum(axis=0)
-        if not need_grad:
-            return length, None, None
-        G = np.zeros_like(pts)
-        G[1:] += np.moveaxis(u, 0, 1)
-        G[:-1] -= np.moveaxis(u, 0, 1)
-        return length, (None, G), []
+    """Length (N,) of a path with wraps and, if asked, its node gradient and the extra
+    wrap-body wrenches (paths without wraps: :func:`_straight_paths`, all at once)."""
     path = _Path(pts, active, len(mp.wraps))
-    if mp.wraps:
-        frames_R = [_wrap_frame(kin, wp) for wp in mp.wraps]
-        length = _apply_wraps(kin, path, mp.wraps, frames_R)
-    else:
-        length = path.length()
+    frames_R = [_wrap_frame(kin, wp) for wp in mp.wraps]
+    length = _apply_wraps(kin, path, mp.wraps, frames_R)
     if not need_grad:
         return length, path, None
     G = path.node_gradient()
@@ -695,7 +681,7 @@ def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False
     return kin, lengths, grad
 
 
-def _out(kin, x: np.ndarray, tail: int = 1) -> np.ndarray:
+def _out(kin, x: np.ndarray) -> np.ndarray:
     """(k..., N) -> (batch..., k...)."""
     return np.moveaxis(x, -1, 0).reshape(kin.batch_shape + x.shape[:-1])
 
