@@ -65,7 +65,8 @@ class MuscleSimulationResult(ResultRepr):
     q, qd : ndarray, (n, nq), (n, nv)
         Coordinates and generalized velocities.
     excitation, activation : ndarray, (n, n_muscles)
-        Excitation (clipped to [0, 1]) and activation.
+        Excitation (clipped to [0, 1], Thelen's to [minimum_activation, 1]) and
+        activation.
     tendon_force : ndarray, (n, n_muscles)
         Musculotendon force, N.
     fiber_length : ndarray, (n, n_muscles)
@@ -344,7 +345,9 @@ def simulate_muscles(
     -----
     State ``y = [q, q̇, a, z]``: ``q̇ = T(q) v``, ``M v̇ + C = rᵀ F + τ`` (ABA),
     ``ȧ`` from :func:`~ahbm.muscles.activation_rate`, ``ż`` from
-    :func:`muscle_tendon_forces`. Excitations are clipped to [0, 1]. OpenSim's
+    :func:`muscle_tendon_forces`. Excitations are clipped to [0, 1] (to
+    ``[minimum_activation, 1]`` for ``"thelen2003"``, OpenSim's default ``min_control``
+    of ``Thelen2003Muscle``). OpenSim's
     equivalents: a ``Manager`` integration of a model with ``Thelen2003Muscle`` or
     ``DeGrooteFregly2016Muscle`` forces driven by a ``PrescribedController``.
 
@@ -412,8 +415,15 @@ def simulate_muscles(
         return lmt, vmt, r
 
     amin = p.minimum_activation
+    # Thelen: excitations below the minimum activation are raised to it (OpenSim's
+    # default min_control of Thelen2003Muscle)
+    u_floor = amin if curves == "thelen2003" else 0.0
+
+    def excitation(t, q, qd, a):
+        return np.maximum(excite(t, q, qd, a), u_floor)
+
     if activation0 is None:
-        a0 = excite(t_span[0], q0, qd0, np.array(amin, dtype=float))
+        a0 = excitation(t_span[0], q0, qd0, np.array(amin, dtype=float))
     else:
         a0 = as_float_array(activation0, "activation0")
         if a0.shape != (n,) or np.any((a0 < 0) | (a0 > 1)):
@@ -447,7 +457,7 @@ def simulate_muscles(
         q, qd = y[:nq], y[nq : nq + nv]
         a, z = y[nq + nv : nq + nv + n], y[nq + nv + n :]
         lmt, vmt, r = path(q, qd)
-        u = excite(t, q, qd, a)
+        u = excitation(t, q, qd, a)
         f, zdot = forces_of(a, lmt, vmt, z)
         tau_total = r.T @ f
         if tau is not None:
@@ -500,7 +510,9 @@ def simulate_muscles(
     q, qd = y[:, :nq], y[:, nq : nq + nv]
     a, z = y[:, nq + nv : nq + nv + n], y[:, nq + nv + n :]
     lmt, vmt, r = path(q, qd)
-    u = np.stack([excite(t, qi, qdi, ai) for t, qi, qdi, ai in zip(sol.t, q, qd, a, strict=True)])
+    u = np.stack(
+        [excitation(t, qi, qdi, ai) for t, qi, qdi, ai in zip(sol.t, q, qd, a, strict=True)]
+    )
     if rigid_tendon:
         f, lm, _ = muscle_tendon_forces(p, a, lmt, vmt, curves=curves, rigid_tendon=True)
     else:

@@ -264,3 +264,12 @@ def test_fiber_state_rate_vanishes_at_equilibrium(curves):
     np.testing.assert_allclose(lm, s.fiber_length, rtol=1e-12)
     scale = p.optimal_fiber_length * p.max_contraction_velocity if curves == "thelen2003" else 1
     assert np.all(np.abs(rate) < 1e-6 * scale)
+
+
+def test_thelen_excitation_floor_is_the_minimum_activation():
+    m = _arm("Thelen2003Muscle")
+    r = simulate_muscles(m, (0.0, 0.3), [0.3, 0.8], excitations=np.zeros(3),
+                         activation0=[0.5, 0.3, 0.2], rigid_tendon=True)  # fmt: skip
+    np.testing.assert_array_equal(r.excitation, 0.01)
+    assert np.all(r.activation > 0.01 - 1e-9)
+    assert np.all(r.activation[-1] < 0.02)  # deactivated (tau_deact 0.05 s)
