@@ -40,6 +40,12 @@ class GaitBatchResult(ResultRepr):
         ``flags`` (failed checks), ``warnings`` (messages).
     out : str
         The HDF5 file written ("" when none).
+
+    Examples
+    --------
+    >>> row = {"trial": "a.c3d", "ok": False, "error": "DataError: no LASI"}
+    >>> GaitBatchResult([row]).n_failed
+    1
     """
 
     rows: list

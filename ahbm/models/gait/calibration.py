@@ -96,7 +96,7 @@ def kad_knee_axis(kax, kd1, kd2, *, side: str, pelvis_right):
     >>> a = np.array([[0.0, 0.05, 0.0]]); b = np.array([[0.04, -0.03, 0.0]])
     >>> c = np.array([[-0.04, -0.03, 0.0]])
     >>> axis, point = kad_knee_axis(a, b, c, side="Right", pelvis_right=[[0, 0, 1.0]])
-    >>> axis.round(6).tolist(), point.round(6).tolist()
+    >>> (axis.round(6) + 0.0).tolist(), point.round(6).tolist()
     ([[0.0, 0.0, -1.0]], [[0.0, -0.003333, 0.0]])
     """
     kax, kd1, kd2 = (np.asarray(x, dtype=float) for x in (kax, kd1, kd2))

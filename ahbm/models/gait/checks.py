@@ -185,6 +185,14 @@ def belt_speed_from_feet(heels: dict, events, time, forward) -> float | None:
         m/s: minus the median velocity along `forward` over the middle half
         of every stance (strike to the next foot off of that side); None when
         fewer than 10 such samples exist or the speed is below 0.1 m/s.
+
+    Examples
+    --------
+    >>> from ahbm.types import Event
+    >>> t = np.linspace(0, 2, 201); heel = np.stack([-1.1 * t, 0 * t, 0 * t], 1)
+    >>> ev = [Event("Foot Strike", 0.2, "Left"), Event("Foot Off", 0.9, "Left")]
+    >>> round(belt_speed_from_feet({"Left": heel, "Right": heel}, ev, t, [1.0, 0, 0]), 6)
+    1.1
     """
     v_all = []
     fwd = np.asarray(forward, dtype=float)
@@ -209,7 +217,14 @@ def belt_speed_from_feet(heels: dict, events, time, forward) -> float | None:
 
 
 def treadmill_heels(heels: dict, time, forward, belt_speed: float) -> dict:
-    """Heel trajectories in the belt's frame: ``heel + belt_speed * (t - t0) * forward``."""
+    """Heel trajectories in the belt's frame: ``heel + belt_speed * (t - t0) * forward``.
+
+    Examples
+    --------
+    >>> h = treadmill_heels({"Left": np.zeros((3, 3))}, np.array([0.0, 0.5, 1.0]), [1.0, 0, 0], 1.2)
+    >>> h["Left"][:, 0].tolist()
+    [0.0, 0.6, 1.2]
+    """
     fwd = np.asarray(forward, dtype=float)
     shift = float(belt_speed) * (np.asarray(time) - time[0])[:, None] * fwd
     return {side: np.asarray(h, dtype=float) + shift for side, h in heels.items()}

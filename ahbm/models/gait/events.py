@@ -164,6 +164,12 @@ def file_gait_events(trial_events, time) -> list:
     -------
     list of Event
         Sorted, ``description`` "file".
+
+    Examples
+    --------
+    >>> ev = [Event("Foot Strike", 0.4, "left"), Event("Event", 0.5, "General")]
+    >>> [(e.label, e.context) for e in file_gait_events(ev, np.linspace(0, 1, 11))]
+    [('Foot Strike', 'Left')]
     """
     out = []
     t0, t1 = float(time[0]), float(time[-1])

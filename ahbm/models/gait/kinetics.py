@@ -217,6 +217,17 @@ def drop_loads_under_no_foot(
     A plate with a zero offset, a spike or a load from something else (a
     walking aid, the other subject) would otherwise make its frames
     ambiguous and blank the kinetics of both legs.
+
+    Examples
+    --------
+    >>> from ahbm.io.trial import ForcePlate
+    >>> n = 5; F = np.tile([0.0, 0, 300], (n, 1)); cop = np.tile([2.0, 2.0, 0], (n, 1))
+    >>> fp = ForcePlate(F, np.zeros((n, 3)), cop, np.zeros((n, 3)), np.zeros((4, 3)),
+    ...                 np.zeros(3), rate=100.0)
+    >>> foot = np.tile([[0.0, 0, 0], [0.2, 0, 0]], (n, 1, 1))
+    >>> out = drop_loads_under_no_foot([fp], [foot], np.arange(n) / 100.0, warn=False)
+    >>> float(out[0].force[:, 2].max())
+    0.0
     """
     from dataclasses import replace
 
