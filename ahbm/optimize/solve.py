@@ -98,11 +98,22 @@ def _scipy(nlp: NLP, *, method, options, verbose, max_iter, tol):
         f, df = F(w)
         return float(f), np.asarray(df, float).ravel()
 
+    last = {}
+
+    def _g(w):  # one evaluation per point for the value and the (dense) Jacobian
+        key = np.asarray(w, float).tobytes()
+        if last.get("key") != key:
+            gv, J = G(w)
+            last.update(
+                key=key, g=np.asarray(gv, float).ravel(), J=np.asarray(ca.densify(J), float)
+            )
+        return last
+
     def gval(w):
-        return np.asarray(G(w)[0], float).ravel()
+        return _g(w)["g"]
 
     def gjac(w):
-        return np.asarray(ca.densify(G(w)[1]), float)
+        return _g(w)["J"]
 
     it = [0]
 
@@ -136,13 +147,13 @@ def _scipy(nlp: NLP, *, method, options, verbose, max_iter, tol):
         lam = ca.SX.sym("lam", g.shape[0])
         H = ca.Function("H", [x, lam], [ca.hessian(nlp.f, x)[0], ca.hessian(ca.dot(lam, g), x)[0]])
         cons = []
-        if g.shape[0]:
+        if g.shape[0]:  # sparse Jacobian and Hessians: trust-constr then projects sparsely
             cons.append(so.NonlinearConstraint(
-                gval, nlp.lbg, nlp.ubg, jac=gjac,
-                hess=lambda w, v: np.asarray(ca.densify(H(w, v)[1]), float)))  # fmt: skip
+                gval, nlp.lbg, nlp.ubg, jac=lambda w: G(w)[1].sparse(),
+                hess=lambda w, v: H(w, v)[1].sparse()))  # fmt: skip
         opts = {"maxiter": max_iter, "gtol": tol, "xtol": tol * 1e-2, **(options or {})}
-        res = so.minimize(fun, nlp.x0, jac=True, hess=lambda w: np.asarray(
-            ca.densify(H(w, np.zeros(g.shape[0]))[0]), float), bounds=bounds,
+        res = so.minimize(fun, nlp.x0, jac=True, hess=lambda w: H(w, np.zeros(g.shape[0]))[0]
+            .sparse(), bounds=bounds,
             constraints=cons, method="trust-constr", options=opts, callback=callback)  # fmt: skip
     wall = time.perf_counter() - t0
     iters = int(getattr(res, "nit", it[0]) or it[0])

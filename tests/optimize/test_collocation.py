@@ -141,7 +141,7 @@ def test_lqr_against_the_riccati_solution():
 
 @pytest.mark.parametrize("solver", ["slsqp", "trust-constr"])
 def test_scipy_fallback_matches_ipopt(solver):
-    ph = _phase(2, [Effort()], nodes=21)
+    ph = _phase(2, [Effort()], nodes=11)  # SLSQP is dense: a small problem
     a = solve(ph, method="hermite-simpson", verbose=False)
     b = solve(ph, method="hermite-simpson", solver=solver, verbose=False, tol=1e-10)
     assert b.success, b.summary()
