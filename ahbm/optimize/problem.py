@@ -450,6 +450,10 @@ class CustomCost:
         check_callable(self.fun, "CustomCost fun")
 
 
+_OBJECTIVES = (Effort, Jerk, ControlRate, TrackCoordinates, TrackMarkers, TrackGRF, FinalTime,
+               PeakTorque, CustomCost)  # fmt: skip
+_CONSTRAINTS = (NonPenetration, ZMPInSupport, PathConstraint, BoundaryConstraint, Waypoint)
+
 # --------------------------------------------------------------------------- phase
 
 
@@ -558,6 +562,21 @@ class Phase:
             raise DataError(f"contact names must be unique, got {labels}")
         self.objectives = tuple(objectives or ())
         self.constraints = tuple(constraints)
+        for o in self.objectives:
+            if not isinstance(o, _OBJECTIVES):
+                raise DataError(
+                    f"phase '{self.name}': {o!r} is not an objective; use one of "
+                    f"{[c.__name__ for c in _OBJECTIVES]}"
+                )
+        for k in self.constraints:
+            if not isinstance(k, _CONSTRAINTS):
+                raise DataError(
+                    f"phase '{self.name}': {k!r} is not a constraint; use one of "
+                    f"{[c.__name__ for c in _CONSTRAINTS]} (contact points go in `contacts`)"
+                )
+        names = [o.name for o in self.objectives]
+        if len(set(names)) != len(names):
+            raise DataError(f"phase '{self.name}': objective names must be unique, got {names}")
         self.initial = self._boundary_values(initial, "initial")
         self.final = self._boundary_values(final, "final")
         self.guess = guess

@@ -86,6 +86,12 @@ def test_bad_input_is_rejected_with_named_arguments():
         Phase(m, q_bounds={"mass": (1.0, 0.0)})
     with pytest.raises(DataError, match="initial"):
         Phase(m, initial={"x": [0.0]})
+    with pytest.raises(DataError, match="not an objective"):
+        Phase(m, objectives=["effort"])
+    with pytest.raises(DataError, match="not a constraint"):
+        Phase(m, constraints=[ContactPoint("mass")])
+    with pytest.raises(DataError, match="unique"):
+        Phase(m, objectives=[Effort(), Effort()])
     with pytest.raises(DataError, match="axes"):
         ContactPoint("mass", axes="xy")
     with pytest.raises(DataError, match="links"):
