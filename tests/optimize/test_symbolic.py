@@ -173,3 +173,21 @@ def test_one_symbolic_dynamics_per_model_version():
     assert sd2 is not sd
     q = np.zeros(m.nq)
     np.testing.assert_allclose(np.asarray(sd2.mass_matrix(q)), dynamics.crba(m, q), atol=1e-12)
+
+
+def test_package_imports_without_casadi_and_names_the_extra():
+    import subprocess
+
+    code = (
+        "import sys; sys.modules['casadi'] = None\n"
+        "import ahbm.optimize as o\n"
+        "from ahbm.models import single_pendulum\n"
+        "from ahbm.errors import MissingDependencyError\n"
+        "try:\n"
+        "    o.Phase(single_pendulum())\n"
+        "except MissingDependencyError as e:\n"
+        "    print('OK', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("OK") and 'pip install "ahbm[optimize]"' in out.stdout
