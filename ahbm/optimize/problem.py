@@ -755,11 +755,17 @@ class Phase:
         rows = []
         for c in self.contacts:
             J = ca.jacobian(self.point_position(q, c.body, c.point), q)
-            rows += [J[_AXES[a], :] for a in c.axes]
+            anchored = any(c is a for a in self.anchored_contacts)
+            rows += [J[_AXES[a], :] for a in (c.axes if anchored else c.axes[-1])]
         return ca.Function("contact_jacobian", [q], [ca.vertcat(*rows)])
 
     def contact_jacobian(self, q):
-        """Jacobian (nf, nv) of the contact points along their force axes (numbers or symbols)."""
+        """Jacobian of the held contact directions (numbers or symbols), shape (rows, nv).
+
+        The rows of the path constraints: every axis of a body's first contact
+        point, the normal axis of its further points (so that the rows of a
+        rigid body are independent).
+        """
         return self._contact_jacobian(q)
 
     def accelerations(self, x, u):

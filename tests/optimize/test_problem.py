@@ -146,6 +146,25 @@ def test_impact_matches_compute_impulse():
     np.testing.assert_allclose(v, 0.0, atol=1e-9)
 
 
+def test_impact_of_a_flat_body_with_two_contact_points():
+    """Heel and toe of one rigid planar body land together: independent rows, all at rest."""
+    m = Model(gravity=(0, 0, -9.81))
+    R = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
+    m.add_body("block", "ground", {"type": "planar"}, rotation=R, child_rotation=R, mass=2.0,
+               com=[0.05, 0, 0.1], inertia=np.eye(3) * 0.01)  # fmt: skip
+    cs = [ContactPoint("block", (-0.1, 0, 0), name="heel", axes="xz"),
+          ContactPoint("block", (0.2, 0, 0), name="toe", axes="xz")]  # fmt: skip
+    ph = Phase(m, contacts=cs)
+    q, qd = np.zeros(3), np.array([0.3, -1.0, 0.5])
+    got, lam = Impact().post_velocity(ph, ca.DM(q), ca.DM(qd))
+    got = np.asarray(got, float).ravel()
+    assert np.asarray(lam).size == 3  # heel x, z and toe z
+    pc = [PointConstraint("block", [-0.1, 0, 0], axes="xz", other_point=[-0.1, 0, 0]),
+          PointConstraint("block", [0.2, 0, 0], axes="z", other_point=[0.2, 0, 0])]  # fmt: skip
+    np.testing.assert_allclose(got, dynamics.compute_impulse(m, q, qd, pc), atol=1e-12)
+    np.testing.assert_allclose(got, 0.0, atol=1e-12)  # a planar body on two points cannot move
+
+
 def test_zmp_constraint_rows_against_the_numeric_zmp():
     m, rng = _floating(3)
     feet = [(m.body_names[1], (0.0, 0.0, 0.0)), (m.body_names[2], (0.0, 0.0, 0.0)),
