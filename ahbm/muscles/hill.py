@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -659,34 +660,66 @@ def _degroote_rigid(params, a, lmt, vmt):
 
 
 def _degroote_elastic(params, a, lmt, vmt):
-    f0, lts = params.max_isometric_force, params.tendon_slack_length
-    e0 = params.tendon_strain
+    """OpenSim's De Groote equilibrium: the root in [0, 5] of the normalized tendon force.
 
-    def evaluate(ft):
-        lt = lts * _dg_ft_inverse(ft, e0)
-        lm, cos, phi = _dg_geometry(params, lmt, lt)
-        vm = vmt * cos  # tendon force rate zero: the whole speed is in the fiber
-        ln, vn, active, passive = _dg_forces(params, a, lm, cos, vm)
-        return ft - (active + passive) / f0 * cos, (lt, lm, cos, phi, vm, ln, vn, active, passive)
+    False position with the Illinois modification (superlinear), always inside the
+    bracket, on the entries not converged yet (index compaction).
+    """
+    shape = lmt.shape
+    names = (
+        "max_isometric_force",
+        "optimal_fiber_length",
+        "tendon_slack_length",
+        "tendon_strain",
+        "pennation_angle",
+        "max_contraction_velocity",
+        "active_force_width_scale",
+        "passive_strain",
+        "fiber_damping",
+    )
+    flat = {k: np.broadcast_to(getattr(params, k), shape).ravel() for k in names}
+    flat.update(a=a.ravel(), lmt=lmt.ravel(), vmt=vmt.ravel())
 
-    lo = np.zeros(lmt.shape)
-    hi = np.full(lmt.shape, _DG_MAX_NORM_TENDON_FORCE)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r_lo, _ = evaluate(lo)
-        r_hi, _ = evaluate(hi)
+    def subset(idx):
+        return SimpleNamespace(**{k: v[idx] for k, v in flat.items()})
+
+    def evaluate(S, ft):
+        lt = S.tendon_slack_length * _dg_ft_inverse(ft, S.tendon_strain)
+        lm, cos, phi = _dg_geometry(S, S.lmt, lt)
+        vm = S.vmt * cos  # tendon force rate zero: the whole speed is in the fiber
+        ln, vn, active, passive = _dg_forces(S, S.a, lm, cos, vm)
+        residual = ft - (active + passive) / S.max_isometric_force * cos
+        return residual, (lt, lm, cos, phi, vm, ln, vn, active, passive)
+
+    every = SimpleNamespace(**flat)
+    size = lmt.size
+    lo, hi = np.zeros(size), np.full(size, _DG_MAX_NORM_TENDON_FORCE)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        r_lo, _ = evaluate(every, lo)
+        r_hi, _ = evaluate(every, hi)
         ok = np.isfinite(r_lo) & np.isfinite(r_hi) & (r_lo * r_hi < 0)
-        for _ in range(80):
-            mid = 0.5 * (lo + hi)
-            r_mid, _ = evaluate(mid)
-            left = r_mid * r_lo < 0
-            hi = np.where(left, mid, hi)
-            lo = np.where(left, lo, mid)
-            r_lo = np.where(left, r_lo, r_mid)
-            if np.all(hi - lo <= 4 * _EPS * np.maximum(hi, 1.0)):
+        ft = np.full(size, np.nan)
+        last = np.zeros(size, dtype=np.int8)
+        act = np.flatnonzero(ok)
+        for _ in range(200):
+            if not act.size:
                 break
-        ft = 0.5 * (lo + hi)
-        _, (lt, lm, cos, phi, vm, ln, vn, active, passive) = evaluate(ft)
-    return _state_fields(ft * f0, active + passive, active, passive, lm, lt, vm, ln, vn, phi, ok)
+            l0, h0, rl, rh = lo[act], hi[act], r_lo[act], r_hi[act]
+            x = h0 - rh * (h0 - l0) / (rh - rl)
+            x = np.where(np.isfinite(x) & (x > l0) & (x < h0), x, 0.5 * (l0 + h0))
+            r, _ = evaluate(subset(act), x)
+            left = np.sign(r) == np.sign(rl)  # the root is in [x, hi]
+            lo[act], hi[act] = np.where(left, x, l0), np.where(left, h0, x)
+            r_lo[act] = np.where(left, r, np.where(last[act] == -1, 0.5 * rl, rl))
+            r_hi[act] = np.where(left, np.where(last[act] == 1, 0.5 * rh, rh), r)
+            last[act] = np.where(left, 1, -1)
+            ft[act] = x
+            done = (np.abs(r) <= 1e-14) | (hi[act] - lo[act] <= 4 * _EPS * np.maximum(hi[act], 1))
+            act = act[~done]
+        _, (lt, lm, cos, phi, vm, ln, vn, active, passive) = evaluate(every, ft)
+    f0 = flat["max_isometric_force"]
+    out = (ft * f0, active + passive, active, passive, lm, lt, vm, ln, vn, phi, ok)
+    return _state_fields(*(x.reshape(shape) for x in out))
 
 
 # ---------------------------------------------------------------------------------------
