@@ -348,8 +348,8 @@ def muscle_equilibrium(
     * ``"degroote2016"`` follows ``DeGrooteFregly2016Muscle::computeInitialFiberEquilibrium``:
       the normalized tendon force in [0, 5] solving
       ``fT - (a fL fV + fPE + β ṽ) cos α = 0`` with the whole lengthening speed in the
-      fiber (tendon force rate zero), by bisection to machine precision (OpenSim stops at
-      1e-10).
+      fiber (tendon force rate zero), by false position (Illinois) inside that bracket to
+      a residual of 1e-14 (OpenSim bisects to a width of 1e-10).
     * Rigid tendon: ``lM cos α = lMT - lTs``, ``vM = vMT cos α``; tendon force =
       fiber force ``· cos α``. OpenSim's Thelen muscle (which does not offer a rigid
       tendon) computes the same in ``calcInextensibleTendonActiveFiberForce``; its
