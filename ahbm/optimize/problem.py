@@ -207,6 +207,11 @@ class ContactPoint:
     anchor : sequence of float or None, optional
         Fixed horizontal position of the point (one per tangential axis);
         None makes it a free parameter.
+
+    Examples
+    --------
+    >>> ContactPoint("foot_r", (0.15, 0.0, -0.08), name="toe_r", axes="xz", friction=0.8).label
+    'toe_r'
     """
 
     body: object
@@ -246,6 +251,11 @@ class NonPenetration:
         Minimum height, m (Chung uses 1e-3 for points not in contact).
     axis : {"x", "y", "z"}
         The vertical axis.
+
+    Examples
+    --------
+    >>> NonPenetration("foot_l", (0.15, 0.0, -0.08), height=1e-3).height
+    0.001
     """
 
     body: object
@@ -270,6 +280,12 @@ class ZMPInSupport:
     points : sequence of (body, point)
     margin : float
         Distance kept from the edges, m.
+
+    Examples
+    --------
+    >>> heel, toe = ("foot_r", (-0.05, 0, -0.08)), ("foot_r", (0.15, 0, -0.08))
+    >>> len(ZMPInSupport([heel, toe]).points)  # a sagittal foot: a segment
+    2
     """
 
     points: tuple
@@ -316,6 +332,11 @@ class Waypoint:
         s, within a fixed-duration phase.
     values : dict
         Coordinate name -> value (rad or m).
+
+    Examples
+    --------
+    >>> Waypoint(0.76, {"pin": -2.44}).values
+    {'pin': -2.44}
     """
 
     time: float
@@ -338,6 +359,11 @@ class Effort:
         Torque scale ``s_i`` (N m).
     exponent : int
         ``n`` (2 for the sum of squared torques of Chung eq 6.4 / 7.17).
+
+    Examples
+    --------
+    >>> Effort(weight=1.0, scale=100.0).exponent  # sum of (tau/100 N m)^2
+    2
     """
 
     weight: float = 1.0
@@ -1072,6 +1098,11 @@ class Impact:
     Jacobian of the next phase's contact points along their axes, so
     ``q̇⁺ = q̇⁻ − M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁻¹ J q̇⁻``. `weight` adds ``w ΛᵀΛ`` to
     the cost (Chung's impulse term, eq 7.17).
+
+    Examples
+    --------
+    >>> Impact(weight=1e-3).weight  # w ΛᵀΛ added to the cost
+    0.001
     """
 
     weight: float = 0.0
@@ -1123,6 +1154,12 @@ class Symmetry:
     (``π``) and `negate` flips signs (``s_i = −1``, e.g. a lateral lean);
     `exclude` coordinates are free (e.g. the forward position) and `shift`
     adds an offset: ``{name: value}``. Applied to ``q`` and ``q̇``.
+
+    Examples
+    --------
+    >>> s = Symmetry(pairs=[("hip_r", "hip_l"), ("knee_r", "knee_l")], exclude=["pelvis_tx"])
+    >>> s.pairs[0]
+    ('hip_r', 'hip_l')
     """
 
     pairs: tuple = ()
@@ -1133,7 +1170,13 @@ class Symmetry:
 
 @dataclass(frozen=True)
 class AverageSpeed:
-    """``(q_c(end) − q_c(start)) / Σ T = speed`` for a translation coordinate (m/s)."""
+    """``(q_c(end) − q_c(start)) / Σ T = speed`` for a translation coordinate (m/s).
+
+    Examples
+    --------
+    >>> AverageSpeed("pelvis_tx", 1.2).speed
+    1.2
+    """
 
     coordinate: str
     speed: float
