@@ -38,3 +38,17 @@ def test_tracking_walk_reproduces_inverse_dynamics(tmp_path):
     for name, v in numbers["moments"].items():
         assert v["rms_of_range"] < 0.10, name
     assert (tmp_path / "tracking_walk.png").stat().st_size > 1000
+
+
+def test_minimum_jerk_reach_is_flash_hogan(tmp_path):
+    n = _load("minimum_jerk_reach").run(tmp_path, quick=True)
+    assert n["status"] == "Solve_Succeeded"
+    # the B-spline optimum is the closed-form quintic (Flash & Hogan 1985)
+    assert n["max_error_q"] < 1e-6
+    assert n["max_error_qd"] < 1e-6
+    assert n["max_error_qdd"] < 1e-5
+    assert n["max_error_qddd"] < 1e-4
+    # the minimum-torque optimum is cheaper in torque than the (feasible) minimum-jerk motion
+    assert n["torque_success"]
+    assert n["torque_cost"] < n["maj_torque_cost"]
+    assert (tmp_path / "minimum_jerk_reach.png").stat().st_size > 1000
