@@ -66,3 +66,13 @@ def test_nothing_matched_is_an_error(tmp_path, capsys):
     assert "no file matches" in capsys.readouterr().err
     with pytest.raises(DataError, match="`jobs` must be"):
         analyze_gait_files([str(tmp_path / "*.c3d")], jobs=0)
+
+
+def test_single_trial_cli_with_static_events_and_belt_speed(folder, capsys):
+    trial = folder / "trials" / "walk1.c3d"
+    code = main(["gait", str(trial), "--static", str(folder / "static.c3d"), "--events",
+                 "kinematic", "--belt-speed", "1.1", "--quiet"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "peak knee flexion" in out and "cadence" in out
+    assert main(["gait", str(trial), "--events", "file"]) == 1
+    assert "events='file'" in capsys.readouterr().err

@@ -191,3 +191,14 @@ def test_treadmill_without_a_belt_speed_omits_the_lengths_with_a_reason(walk):
     assert r.settings["spatiotemporal_lengths"].startswith("treadmill: no belt speed")
     assert np.isnan(r.spatiotemporal["walking_speed"])
     assert any("pass belt_speed=" in f for f in r.flags)
+
+
+def test_auto_passes_over_file_events_that_disagree_with_the_plates(walk):
+    trial, _, _ = walk
+    late = [replace(e, time=e.time + 0.2) for e in _true_events(trial)]
+    r = analyze_gait(replace(trial, events=late))
+    assert r.settings["events"].startswith("force_plates (file events not used: ")
+    assert "foot strike of force plate 0 at" in r.settings["events"]
+    # asked for explicitly, the file's events are used as they are
+    r = analyze_gait(replace(trial, events=late), events="file")
+    assert r.settings["events"] == "file"

@@ -213,6 +213,23 @@ def event_problems(events) -> list:
     return problems
 
 
+def _disagreements(file_events, plate_events, tolerance: float = 0.05) -> list:
+    """Plate contacts (strike or off of one foot) that the file's events miss by > `tolerance` s."""
+    out = []
+    for e in plate_events:
+        if not e.description.startswith("force plate"):
+            continue
+        same = [f.time for f in file_events if f.context == e.context and f.label == e.label]
+        if not same or min(abs(t - e.time) for t in same) > tolerance:
+            near = f"nearest at {min(same, key=lambda t: abs(t - e.time)):.3f} s" if same else (
+                "none")  # fmt: skip
+            out.append(
+                f"{e.context} {e.label.lower()} of {e.description} at {e.time:.3f} s "
+                f"disagrees with the file's ({near})"
+            )
+    return out
+
+
 def select_gait_events(
     source, markers, frames, *, trial_events=(), assignment=None, threshold: float = 20.0
 ):
@@ -225,8 +242,9 @@ def select_gait_events(
         they fail :func:`event_problems`); ``"force_plates"``: kinematic
         events replaced by the plate contacts attributed to one foot;
         ``"kinematic"``: Zeni et al. only; ``"auto"``: the file's events when
-        they pass the checks, else the plates' (when a plate contact is
-        attributed), else kinematic.
+        they pass :func:`event_problems` and agree within 0.05 s with every
+        plate contact attributed to one foot, else the plates' (when a plate
+        contact is attributed), else kinematic.
     markers, frames, assignment, threshold :
         As :func:`gait_events`.
     trial_events : sequence of Event
@@ -243,9 +261,14 @@ def select_gait_events(
         raise DataError(
             f"`events` must be one of {', '.join(map(repr, EVENT_SOURCES))}, got {source!r}"
         )
+    plate_ev = None
+    if assignment is not None and source != "kinematic":
+        plate_ev = gait_events(markers, frames, assignment=assignment, threshold=threshold)
     if source in ("file", "auto"):
         ev = file_gait_events(trial_events, markers.time)
         problems = event_problems(ev) if ev else ["none in the file"]
+        if not problems and source == "auto" and plate_ev is not None:
+            problems = _disagreements(ev, plate_ev)
         if not problems:
             return ev, "file"
         if source == "file":
@@ -258,7 +281,7 @@ def select_gait_events(
         used = "kinematic"
         ev = gait_events(markers, frames, threshold=threshold)
     else:
-        ev = gait_events(markers, frames, assignment=assignment, threshold=threshold)
+        ev = plate_ev
         used = "force_plates" if any(e.description.startswith("force plate") for e in ev) else (
             "kinematic")  # fmt: skip
     if source == "auto":
