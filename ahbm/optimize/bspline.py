@@ -27,7 +27,6 @@ import numpy as np
 
 from ahbm._validation import as_float_array, as_int
 from ahbm.errors import DataError
-from ahbm.optimize.problem import Jerk, _names_to_index
 from ahbm.optimize.symbolic import require_casadi
 from ahbm.optimize.transcription import PhaseGrid, Transcription, register_transcription
 
@@ -280,23 +279,23 @@ class BSplineTranscription(Transcription):
     The design variables are the control points ``P`` (nq, n) of the
     coordinates and, when the phase has contacts, those of the contact forces
     (B-splines on the same knots; non-negative normal control points keep the
-    normal force non-negative everywhere, by the convex-hull property). With the normalized time ``s = (t − t0)/T`` and the
-    basis ``N_i(s)`` on :func:`clamped_knots` over ``[0, 1]``, at the
-    ``nodes`` uniform collocation points ``s_j``:
+    normal force non-negative everywhere, by the convex-hull property). With
+    the normalized time ``s = (t − t0)/T`` and the basis ``N_i(s)`` on
+    :func:`clamped_knots` over ``[0, 1]``, at the ``nodes`` uniform
+    collocation points ``s_j``:
 
     ``q_j = Σ N_i(s_j) P_i``, ``q̇_j = Σ N'_i(s_j) P_i / T``,
     ``q̈_j = Σ N''_i(s_j) P_i / T²``,  ``τ_j = ID(q_j, q̇_j, q̈_j, F_j)``
 
-    (inverse dynamics at the collocation points, Chung eqs 6.6–6.7; the
-    equations of motion are embedded, there are no defects). State and
+    (inverse dynamics at the collocation points: Chung eq 6.1 is embedded, the
+    equations of motion hold exactly there and there are no defects). State and
     torque bounds become inequality constraints at the collocation points
     (unactuated coordinates: ``τ = 0``). The running cost is integrated by
     Gauss–Legendre quadrature with ``p + 1`` points on every knot span (the
     torques there by the same inverse dynamics), so that the optimizer cannot
-    exploit quadrature errors between the collocation points; a
-    :class:`~ahbm.optimize.problem.Jerk` objective is
-    integrated exactly from the spline's third derivative (Gauss–Legendre,
-    ``p − 2`` points per knot span). Clamped knots make the end states
+    exploit quadrature errors between the collocation points (grid-wide
+    terms such as :class:`~ahbm.optimize.problem.Jerk` come from the base
+    class, on the collocation points). Clamped knots make the end states
     ``q(0) = P_0``, ``q̇(0) = p (P_1 − P_0)/(k_{p+1} T)``.
 
     Examples
@@ -400,13 +399,6 @@ class BSplineTranscription(Transcription):
             vals = vals if isinstance(vals, (list, tuple)) else [vals]
             for nm, v in zip(fns["cost_names"], vals, strict=True):
                 costs[nm] = T * ca.mtimes(v, ca.DM(w))
-        for o in phase.objectives:
-            if isinstance(o, Jerk):
-                idx = _names_to_index(phase.model, o.coordinates, "Jerk coordinates")
-                sg, wg = _gauss_points(knots, deg, max(deg - 2, 1))
-                J3 = ca.mtimes(P, ca.DM(bspline_basis(knots, deg, sg, 3).T)) / T**3
-                sq = ca.sum1(J3[idx, :] ** 2)
-                costs[o.name] = o.weight * T * ca.mtimes(sq, ca.DM(wg))
         return PhaseGrid(times, X, U, costs, items)
 
 
