@@ -117,7 +117,7 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
             f"{settings.get('marker_cutoff_hz')} Hz; BSP {settings.get('bsp_table', '-')}\n"
             f"angles: {settings.get('angles')}; moments (N·m/kg): internal, Plug-in Gait "
             "signs: extensor/plantarflexor, abductor, external rotator positive; powers "
-            "(W/kg): total; angles in deg"
+            "(W/kg) per JCS axis, their sum the total; angles in deg"
         )
         fig.text(0.45, 0.02, info, fontsize=8, va="bottom", wrap=True)
         fig.suptitle(
