@@ -429,3 +429,98 @@ def test_thelen_equilibrium_fails_where_opensim_fails():
     ]  # fmt: skip
     ok = opensim_run(_FAILURE_SCRIPT, cases=cases)["ok"]
     assert ok == [False] * len(bad) + [True] * len(good)
+
+
+_ARM_SCRIPT = """
+m = osim.Model()
+m.setGravity(osim.Vec3(*INPUTS["gravity"]))
+bodies = {"ground": m.getGround()}
+for b in INPUTS["bodies"]:
+    I = np.diag(b["inertia"])
+    body = osim.Body(b["name"], b["mass"], osim.Vec3(*b["com"]), osim.Inertia(*I))
+    m.addBody(body)
+    bodies[b["name"]] = body
+    m.addJoint(osim.PinJoint(b["joint"], bodies[b["parent"]], osim.Vec3(*b["position"]),
+                             osim.Vec3(0), body, osim.Vec3(0), osim.Vec3(0)))
+brain = osim.PrescribedController()
+for mu in INPUTS["muscles"]:
+    mus = osim.DeGrooteFregly2016Muscle()
+    mus.setName(mu["name"])
+    mus.setMaxIsometricForce(mu["F0"])
+    mus.setOptimalFiberLength(mu["lopt"])
+    mus.setTendonSlackLength(mu["lts"])
+    mus.setPennationAngleAtOptimalFiberLength(mu["pen"])
+    mus.set_ignore_tendon_compliance(INPUTS["rigid"])
+    mus.set_activation_time_constant(0.015)
+    mus.set_deactivation_time_constant(0.06)
+    for k, (body, loc) in enumerate(mu["points"]):
+        mus.addNewPathPoint(f"{mu['name']}-P{k + 1}", bodies[body], osim.Vec3(*loc))
+    m.addForce(mus)
+    brain.addActuator(mus)
+    brain.prescribeControlForActuator(mu["name"], osim.Constant(mu["u"]))
+m.addController(brain)
+s = m.initSystem()
+cs = m.getCoordinateSet()
+for i, q in enumerate(INPUTS["q0"]):
+    cs.get(i).setValue(s, q)
+for mu in INPUTS["muscles"]:
+    osim.DeGrooteFregly2016Muscle.safeDownCast(m.getMuscles().get(mu["name"])).setActivation(
+        s, mu["a0"])
+m.equilibrateMuscles(s)
+manager = osim.Manager(m)
+manager.setIntegratorAccuracy(1e-10)
+s.setTime(0.0)
+manager.initialize(s)
+rows = []
+for t in INPUTS["t_eval"]:
+    if t > 0:
+        s = manager.integrate(t)
+    m.realizeDynamics(s)
+    rows.append([cs.get(i).getValue(s) for i in range(cs.getSize())]
+                + [m.getMuscles().get(i).getTendonForce(s)
+                   for i in range(m.getMuscles().getSize())])
+OUT["rows"] = rows
+"""
+
+
+@pytest.mark.parametrize("rigid", [True, False])
+def test_arm_forward_simulation_matches_opensim(rigid):
+    """The two-joint arm (ahbm.models.arm_model, six De Groote muscles) rebuilt in OpenSim
+    from the same numbers, constant excitations, 0.3 s from rest: joint angles and
+    tendon forces along the way. Checks the moment arms as generalized forces, the
+    multibody dynamics and the muscle states together."""
+    from ahbm.models import arm_model
+    from ahbm.muscles import simulate_muscles
+
+    model = arm_model()
+    d = model.to_dict()
+    u = [0.05, 0.3, 0.2, 0.4, 0.25, 0.1]
+    q0, t_eval = [0.3, 0.9], np.linspace(0.0, 0.3, 7)
+    inputs = dict(
+        gravity=list(model.gravity),
+        rigid=rigid,
+        q0=q0,
+        t_eval=t_eval,
+        bodies=[
+            dict(name=b["name"], parent=b["parent"], joint=b["joint"]["name"],
+                 position=b["origin"]["position"], mass=b["mass"], com=b["com"],
+                 inertia=np.asarray(b["inertia"]))
+            for b in d["bodies"]
+        ],
+        muscles=[
+            dict(name=mu.name, F0=mu.max_isometric_force, lopt=mu.optimal_fiber_length,
+                 lts=mu.tendon_slack_length, pen=mu.pennation_angle, u=u[i], a0=u[i],
+                 points=[(p.body, list(p.location)) for p in mu.points])
+            for i, mu in enumerate(model.muscles)
+        ],
+    )  # fmt: skip
+    ref = np.array(opensim_run(_ARM_SCRIPT, **inputs)["rows"])
+    r = simulate_muscles(model, (0.0, 0.3), q0, excitations=u, curves="degroote2016",
+                         rigid_tendon=rigid, rtol=1e-10, atol=1e-12, t_eval=t_eval)  # fmt: skip
+    q_err = np.abs(r.q - ref[:, :2]).max()
+    f0 = np.array([mu.max_isometric_force for mu in model.muscles])
+    f_err = (np.abs(r.tendon_force - ref[:, 2:]) / f0).max()
+    print(f"arm rigid={rigid}: q {q_err:.1e} rad, F/F0 {f_err:.1e}; "
+          f"motion {np.ptp(ref[:, :2], axis=0)} rad")  # fmt: skip
+    assert np.ptp(ref[:, :2], axis=0).min() > 0.02  # both joints move
+    assert q_err < 1e-8 and f_err < 1e-7
