@@ -444,15 +444,19 @@ for b in INPUTS["bodies"]:
                              osim.Vec3(0), body, osim.Vec3(0), osim.Vec3(0)))
 brain = osim.PrescribedController()
 for mu in INPUTS["muscles"]:
-    mus = osim.DeGrooteFregly2016Muscle()
-    mus.setName(mu["name"])
-    mus.setMaxIsometricForce(mu["F0"])
-    mus.setOptimalFiberLength(mu["lopt"])
-    mus.setTendonSlackLength(mu["lts"])
-    mus.setPennationAngleAtOptimalFiberLength(mu["pen"])
-    mus.set_ignore_tendon_compliance(INPUTS["rigid"])
+    if INPUTS["kind"] == "thelen2003":
+        mus = osim.Thelen2003Muscle(mu["name"], mu["F0"], mu["lopt"], mu["lts"], mu["pen"])
+        mus.set_deactivation_time_constant(0.05)
+    else:
+        mus = osim.DeGrooteFregly2016Muscle()
+        mus.setName(mu["name"])
+        mus.setMaxIsometricForce(mu["F0"])
+        mus.setOptimalFiberLength(mu["lopt"])
+        mus.setTendonSlackLength(mu["lts"])
+        mus.setPennationAngleAtOptimalFiberLength(mu["pen"])
+        mus.set_ignore_tendon_compliance(INPUTS["rigid"])
+        mus.set_deactivation_time_constant(0.06)
     mus.set_activation_time_constant(0.015)
-    mus.set_deactivation_time_constant(0.06)
     for k, (body, loc) in enumerate(mu["points"]):
         mus.addNewPathPoint(f"{mu['name']}-P{k + 1}", bodies[body], osim.Vec3(*loc))
     m.addForce(mus)
@@ -464,8 +468,7 @@ cs = m.getCoordinateSet()
 for i, q in enumerate(INPUTS["q0"]):
     cs.get(i).setValue(s, q)
 for mu in INPUTS["muscles"]:
-    osim.DeGrooteFregly2016Muscle.safeDownCast(m.getMuscles().get(mu["name"])).setActivation(
-        s, mu["a0"])
+    m.getMuscles().get(mu["name"]).setActivation(s, mu["a0"])
 m.equilibrateMuscles(s)
 manager = osim.Manager(m)
 manager.setIntegratorAccuracy(1e-10)
@@ -483,21 +486,26 @@ OUT["rows"] = rows
 """
 
 
-@pytest.mark.parametrize("rigid", [True, False])
-def test_arm_forward_simulation_matches_opensim(rigid):
-    """The two-joint arm (ahbm.models.arm_model, six De Groote muscles) rebuilt in OpenSim
+@pytest.mark.parametrize(
+    "kind, rigid", [("degroote2016", True), ("degroote2016", False), ("thelen2003", False)]
+)
+def test_arm_forward_simulation_matches_opensim(kind, rigid):
+    """The two-joint arm (ahbm.models.arm_model, six De Groote or Thelen muscles) rebuilt in OpenSim
     from the same numbers, constant excitations, 0.3 s from rest: joint angles and
     tendon forces along the way. Checks the moment arms as generalized forces, the
     multibody dynamics and the muscle states together."""
     from ahbm.models import arm_model
     from ahbm.muscles import simulate_muscles
 
-    model = arm_model()
+    model = arm_model(
+        muscle_model="Thelen2003Muscle" if kind == "thelen2003" else "DeGrooteFregly2016Muscle"
+    )
     d = model.to_dict()
     u = [0.05, 0.3, 0.2, 0.4, 0.25, 0.1]
     q0, t_eval = [0.3, 0.9], np.linspace(0.0, 0.3, 7)
     inputs = dict(
         gravity=list(model.gravity),
+        kind=kind,
         rigid=rigid,
         q0=q0,
         t_eval=t_eval,
@@ -515,12 +523,12 @@ def test_arm_forward_simulation_matches_opensim(rigid):
         ],
     )  # fmt: skip
     ref = np.array(opensim_run(_ARM_SCRIPT, **inputs)["rows"])
-    r = simulate_muscles(model, (0.0, 0.3), q0, excitations=u, curves="degroote2016",
+    r = simulate_muscles(model, (0.0, 0.3), q0, excitations=u, curves=kind,
                          rigid_tendon=rigid, rtol=1e-10, atol=1e-12, t_eval=t_eval)  # fmt: skip
     q_err = np.abs(r.q - ref[:, :2]).max()
     f0 = np.array([mu.max_isometric_force for mu in model.muscles])
     f_err = (np.abs(r.tendon_force - ref[:, 2:]) / f0).max()
-    print(f"arm rigid={rigid}: q {q_err:.1e} rad, F/F0 {f_err:.1e}; "
+    print(f"arm {kind} rigid={rigid}: q {q_err:.1e} rad, F/F0 {f_err:.1e}; "
           f"motion {np.ptp(ref[:, :2], axis=0)} rad")  # fmt: skip
     assert np.ptp(ref[:, :2], axis=0).min() > 0.02  # both joints move
     assert q_err < 1e-8 and f_err < 1e-7
