@@ -125,3 +125,23 @@ def test_standing_subject_twisted_by_the_plate_needs_external_rotator_moments():
     np.testing.assert_allclose(ankle_frontal, -d * Fz / m, rtol=1e-6)
     # static: no power, total or split
     np.testing.assert_allclose(kin.total_powers["RKneePower"][mid], 0.0, atol=1e-9)
+
+
+def test_total_power_is_the_sum_of_the_components_and_plug_in_gaits_z():
+    from ahbm.models.gait import analyze_gait
+    from ahbm.models.gait_demo import synthetic_walking_trial
+
+    trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AhbmWarning)
+        r = analyze_gait(trial)
+    pig = r.as_plug_in_gait()
+    for key, parts in r.powers.items():
+        total = r.total_powers[key]
+        np.testing.assert_allclose(parts.sum(axis=1), total, atol=1e-10, equal_nan=True)
+        ok = np.isfinite(total)
+        assert ok.sum() > 50
+        np.testing.assert_array_equal(pig[key][ok, :2], 0.0)
+        np.testing.assert_array_equal(pig[key][ok, 2], total[ok])
+    np.testing.assert_array_equal(pig["RHipMoment"], r.moments["RHipMoment"])
+    assert set(r.to_results()["total_power"]) == set(r.powers)
