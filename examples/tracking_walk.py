@@ -100,9 +100,13 @@ def tracking_phase(model, ref, t0, t1, *, nodes, w_q=1e6, w_tau=1e-2, dynamics="
         final={"q": spline(t_data[-1])[0], "qd": spline(t_data[-1])[1]},
     )  # fmt: skip
     G = grf_generalized_force(phase, ref.time - t0, ref.f_ext, window=(0.0, t_data[-1]))
-    effort = CustomCost(lambda x, u, p, t: (u[: phase.nv] - G(x[: phase.nq], t)).T
-                        @ (u[: phase.nv] - G(x[: phase.nq], t)), weight=w_tau,
-                        name="joint effort")  # fmt: skip
+    ca = require_casadi()
+
+    def joint_effort(x, u, p, t):  # Σ τ², τ = u − G(q, t) (G evaluated once)
+        tau = u[: phase.nv] - G(x[: phase.nq], t)
+        return ca.sumsqr(tau)
+
+    effort = CustomCost(joint_effort, weight=w_tau, name="joint effort")
     phase.objectives = (*phase.objectives, effort)
     # guess: the measured motion and its total generalized forces u = ID without the GRF
     u_guess = rnea(model, ref.q[keep], ref.qd[keep], ref.qdd[keep])
