@@ -120,6 +120,16 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
             "(W/kg) per JCS axis, their sum the total; angles in deg"
         )
         fig.text(0.45, 0.02, info, fontsize=8, va="bottom", wrap=True)
+        if getattr(result, "flags", ()):
+            fig.text(
+                0.02,
+                1.0 - 0.45 / fig.get_size_inches()[1],
+                "CHECK FAILED: " + "; ".join(result.flags)[:300],
+                fontsize=8,
+                color="firebrick",
+                va="top",
+                wrap=True,
+            )
         fig.suptitle(
             title or f"Gait report: {result.source}",
             fontsize=12,
