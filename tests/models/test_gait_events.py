@@ -202,3 +202,22 @@ def test_auto_passes_over_file_events_that_disagree_with_the_plates(walk):
     # asked for explicitly, the file's events are used as they are
     r = analyze_gait(replace(trial, events=late), events="file")
     assert r.settings["events"] == "file"
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared data folder not available")
+def test_header_events_of_a_real_file_are_read_as_foot_events():
+    import warnings
+
+    from ahbm.io import read_c3d
+    from ahbm.models.gait.events import file_gait_events
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = read_c3d(DATA / "c3d" / "bad_parameter_section.c3d")  # LHS, RFO, RHS, LTO ...
+    ev = file_gait_events(t.events, t.time)
+    assert [(e.label, e.context) for e in ev[:4]] == [
+        ("Foot Strike", "Left"), ("Foot Off", "Right"), ("Foot Strike", "Right"),
+        ("Foot Off", "Left"),
+    ]  # fmt: skip
+    assert ev[0].time == pytest.approx(0.7667, abs=1e-4)
+    assert event_problems(ev) == []

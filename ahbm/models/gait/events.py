@@ -149,14 +149,25 @@ def _drop_conflicting_kinematic(events, min_gap: float = 0.1) -> list:
 EVENT_SOURCES = ("auto", "file", "force_plates", "kinematic")
 
 
+#: Short event labels of C3D headers and legacy files: side letter and event code.
+_SHORT_LABELS = {
+    side[0] + code: (side, kind)
+    for side in ("Left", "Right")
+    for kind, codes in (("foot strike", ("HS", "IC", "FS", "FC")), ("foot off", ("TO", "FO")))
+    for code in codes
+}
+
+
 def file_gait_events(trial_events, time) -> list:
     """The trial's own foot strikes and foot offs (e.g. from the C3D EVENT group).
 
     Parameters
     ----------
     trial_events : sequence of Event
-        ``trial.events``; labels other than "Foot Strike" / "Foot Off" and
-        contexts other than "Left" / "Right" (any case) are ignored.
+        ``trial.events``: "Foot Strike" / "Foot Off" with context "Left" /
+        "Right" (any case), or the short labels of C3D header events without
+        a context (``RHS``, ``LIC``, ``RFS`` strikes; ``LTO``, ``RFO`` offs);
+        others are ignored.
     time : ndarray, shape (n_frames,)
         The trial's frame times, s (events outside them are dropped).
 
@@ -167,15 +178,19 @@ def file_gait_events(trial_events, time) -> list:
 
     Examples
     --------
-    >>> ev = [Event("Foot Strike", 0.4, "left"), Event("Event", 0.5, "General")]
+    >>> ev = [Event("Foot Strike", 0.4, "left"), Event("Event", 0.5, "General"),
+    ...       Event("RTO", 0.6, "")]
     >>> [(e.label, e.context) for e in file_gait_events(ev, np.linspace(0, 1, 11))]
-    [('Foot Strike', 'Left')]
+    [('Foot Strike', 'Left'), ('Foot Off', 'Right')]
     """
     out = []
     t0, t1 = float(time[0]), float(time[-1])
     for e in trial_events or []:
         label = str(getattr(e, "label", "")).strip().lower()
         ctx = str(getattr(e, "context", "")).strip().capitalize()
+        short = _SHORT_LABELS.get(label.upper()) if ctx in ("", "General") else None
+        if short is not None:  # header events: "RHS", "LTO", "RIC", "LFO" ...
+            ctx, label = short
         if ctx not in ("Left", "Right") or label not in ("foot strike", "foot off"):
             continue
         t = float(e.time)
