@@ -188,3 +188,20 @@ def test_names_and_bad_options():
         BSplineTranscription(degree=1)
     with pytest.raises(DataError, match="control_points"):
         BSplineTranscription(degree=3, control_points=3)
+
+
+def test_predictive_walk_by_multiple_shooting():
+    # the same multi-phase problem object (contacts, impact, symmetry, free durations,
+    # implicit dynamics) as the collocation example, transcribed by multiple shooting
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "predictive_walking_2d.py"
+    spec = importlib.util.spec_from_file_location("ahbm_example_walk_shooting", path)
+    walk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(walk)
+    n = walk.run(None, quick=True, method=MultipleShooting())
+    assert n["success"], n["status"]
+    assert n["speed"] == pytest.approx(1.2, rel=1e-6)
+    assert 0.5 < n["stance_fraction"] < 0.7
+    assert n["violation"] < 1e-6
