@@ -209,7 +209,7 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
         if hub is not None and all(x is not None for x in kad):
             knee_axis, point = kad_knee_axis(hub, *kad, side=side, pelvis_right=Rp[..., :, 2])
             kjc = point + (subject.knee_width[side] / 2 + r) * knee_axis
-            kne = point if kne is None or p + "KAX" in mk else kne
+            kne = point if kne is None else kne  # the dynamic trial turns THI about its KNE
             src["knee"] = "KAD"
         elif kne is not None and p + "KNM" in mk:
             kjc = 0.5 * (kne + mk[p + "KNM"])
@@ -236,7 +236,11 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
             missing.append(side)
         sources[side] = src
     cal_subject = subject.replace(thigh_rotation=thr, shank_rotation=shr, tibial_torsion=tt)
-    offsets_R = foot_offsets(static_mk, cal_subject)
+    full = dict(static_mk)
+    for _, p in SIDES:  # the KAD's centroid stands for a lateral knee marker it replaced
+        if p + "KNE" not in full and all(p + k in full for k in ("KAX", "KD1", "KD2")):
+            full[p + "KNE"] = (full[p + "KAX"] + full[p + "KD1"] + full[p + "KD2"]) / 3.0
+    offsets_R = foot_offsets(full, cal_subject)
     offsets = {}
     for side, _ in SIDES:
         s = 1.0 if side == "Right" else -1.0

@@ -280,13 +280,28 @@ def plate_baselines(plates, *, threshold: float = 20.0, band: float = 10.0):
 
 
 def static_markers(static, settings: GaitSettings, up) -> dict:
-    """Canonical markers of a static trial (unfiltered) in the Z-up frame of `up`."""
+    """Canonical markers of a static trial (unfiltered) in the Z-up frame of `up`.
+
+    Besides the Plug-in Gait markers it collects the static-only ones (knee
+    alignment devices ``?KAX``, ``?KD1``, ``?KD2``, medial markers ``?KNM``,
+    ``?ANM`` and their aliases); a side's ``?KNE`` may be absent when its KAD
+    is present.
+    """
     mapping, _ = resolve_marker_set(settings.marker_set, settings.marker_map)
-    optional = tuple(dict.fromkeys(OPTIONAL_MARKERS + STATIC_MARKERS))
+    # a knee alignment device may replace the lateral knee marker in a static trial
+    required = tuple(n for n in PLUG_IN_GAIT_MARKERS if n[1:] != "KNE")
+    optional = tuple(dict.fromkeys(("LKNE", "RKNE") + OPTIONAL_MARKERS + STATIC_MARKERS))
     mk = collect_markers(
-        static, mapping, {}, None, PLUG_IN_GAIT_MARKERS, optional, static.source or "static",
+        static, mapping, {}, None, required, optional, static.source or "static",
         aliases={**ALIASES, **STATIC_ALIASES}, marker_set=settings.marker_set,
     )  # fmt: skip
+    for p in ("L", "R"):
+        if p + "KNE" not in mk and not all(p + k in mk for k in ("KAX", "KD1", "KD2")):
+            raise DataError(
+                f"{static.source or 'static'}: required marker {p}KNE missing (nor a knee "
+                f"alignment device {p}KAX, {p}KD1, {p}KD2 in its place). Trial markers: "
+                f"{', '.join(static.point_labels)}"
+            )
     pts, _, _ = rotate_to_z_up(np.stack([mk[n] for n in mk], 1), [], up)
     return {n: pts[:, i] for i, n in enumerate(mk)}
 

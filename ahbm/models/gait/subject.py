@@ -310,10 +310,19 @@ def subject_parameters(
     tr = load_gait_trial(trial, "trial")
     st = load_gait_trial(static, "static") if static is not None else None
     mapping, clusters = resolve_marker_set(marker_set, marker_map)
-    src = tr if st is None else st
-    mk = collect_markers(
-        src, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, src.source or "trial"
-    )
+    mk = None
+    if st is not None:  # preferred for the estimates; a KAD may replace KNE there
+        try:
+            mk = collect_markers(
+                st, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS,
+                st.source or "static",
+            )  # fmt: skip
+        except DataError:
+            mk = None
+    if mk is None:
+        mk = collect_markers(
+            tr, mapping, clusters, st, PLUG_IN_GAIT_MARKERS, OPTIONAL_MARKERS, tr.source or "trial"
+        )
     proc = _processing(tr)
     if st is not None:
         for k, v in _processing(st).items():
