@@ -82,7 +82,9 @@ class GaitSettings:
         ``{"Left": ..., "Right": ...}``; None reads them from the file or
         estimates them (with a warning).
     tibial_torsion : float or dict or None
-        rad (default 0).
+        rad, positive = external torsion on both sides; None (default) reads
+        L/RTibialTorsion from the file, else the static trial measures it
+        (with a KAD or medial markers), else 0.
     marker_radius : float
         m (default 7 mm, 14 mm markers).
 
