@@ -178,3 +178,11 @@ def test_a_kad_in_place_of_the_knee_markers_calibrates_the_same(subject):
     )
     with pytest.raises(DataError, match="LKNE missing .*knee alignment device LKAX, LKD1, LKD2"):
         analyze_gait(trial, static=bare, settings=SETTINGS)
+
+
+def test_a_torsion_given_in_the_settings_is_kept(subject):
+    trial, _, static = subject
+    r = analyze_gait(trial, static=static, settings=SETTINGS.replace(tibial_torsion=0.1))
+    assert r.subject.tibial_torsion == {"Left": 0.1, "Right": 0.1}
+    # the shank wand rotation is measured around it: TIB still reaches the true plane
+    assert r.subject.shank_rotation["Left"] == pytest.approx(-0.15 + 0.2, abs=1e-9)

@@ -127,7 +127,7 @@ def _wrap_plane(angle):
     return (np.asarray(angle) + np.pi / 2) % np.pi - np.pi / 2
 
 
-def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: bool = True):
+def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: bool = True, keep=()):
     """Plug-in Gait's static offsets from a static standing trial.
 
     Parameters
@@ -145,6 +145,11 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
     warn : bool
         Warn when a side has neither a KAD nor medial markers (the offsets
         of that side then stay as given).
+    keep : sequence of str
+        Names among ``"tibial_torsion"``, ``"thigh_rotation"``,
+        ``"shank_rotation"`` whose given values are kept instead of measured
+        (:func:`~ahbm.models.gait.analyze_gait` keeps a torsion given in its
+        settings).
 
     Returns
     -------
@@ -215,7 +220,7 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
             kjc = 0.5 * (kne + mk[p + "KNM"])
             knee_axis = (mk[p + "KNM"] - kne) / np.linalg.norm(mk[p + "KNM"] - kne)
             src["knee"] = "medial epicondyle"
-        if kjc is not None and p + "THI" in mk:
+        if kjc is not None and p + "THI" in mk and "thigh_rotation" not in keep:
             theta = signed_angle_about(mk[p + "THI"] - hjc, kjc - hjc, kne - hjc)
             thr[side] = float(-s * _wrap_plane(theta)[0])
         if kjc is None:  # the dynamic construction with the given offsets
@@ -226,10 +231,10 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
             ajc = 0.5 * (ank + mk[p + "ANM"])
             ankle_axis = mk[p + "ANM"] - ank
             src["ankle"] = "medial malleolus"
-            if knee_axis is not None:
+            if knee_axis is not None and "tibial_torsion" not in keep:
                 phi = signed_angle_about(ankle_axis, knee_axis, kjc - ajc)
                 tt[side] = float(s * phi[0])
-            if p + "TIB" in mk:
+            if p + "TIB" in mk and "shank_rotation" not in keep:
                 psi = signed_angle_about(mk[p + "TIB"] - kjc, ajc - kjc, ank - kjc)
                 shr[side] = float(s * _wrap_plane(psi)[0] - tt[side])
         if src["knee"] == "none" and src["ankle"] == "none":

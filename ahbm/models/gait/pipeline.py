@@ -176,7 +176,10 @@ def analyze_gait(
     offsets = None
     calibration = None
     if st is not None:
-        calibration = static_calibration(static_markers(st, settings, markers.up), subject)
+        keep = ("tibial_torsion",) if settings.tibial_torsion is not None else ()
+        calibration = static_calibration(
+            static_markers(st, settings, markers.up), subject, keep=keep
+        )
         subject, offsets = calibration.subject, calibration.foot_offset
     frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets)
     angles = joint_angles(frames, subject)
