@@ -588,6 +588,7 @@ def static_optimization(
     passive_forces=False,
     muscles=None,
     curves=None,
+    convention="tendon",
     min_activation=None,
     max_activation=None,
     reserve_limits=None,
@@ -630,6 +631,11 @@ def static_optimization(
     curves : {"thelen2003", "degroote2016"}, optional
         Force-length-velocity curves; default from the muscles' OpenSim type
         (Thelen2003Muscle, DeGrooteFregly2016Muscle).
+    convention : {"tendon", "opensim"}
+        ``"tendon"`` (default): the strength is the force along the tendon.
+        ``"opensim"``: exactly OpenSim's StaticOptimization, whose De Groote
+        muscles give their strength along the fiber (without ``cos α``); see
+        :func:`ahbm.muscles.hill.force_coefficients`.
     min_activation, max_activation : float or array_like (n_muscles,), optional
         Bounds of the activations. Default: each muscle's OpenSim ``min_control``
         and ``max_control`` (``Muscle.parameters``), else OpenSim's defaults
@@ -676,6 +682,7 @@ def static_optimization(
     from ahbm.muscles.paths import lengthening_speeds, moment_arms, muscle_lengths
 
     check_model(model)
+    convention = as_choice(convention, "convention", ("tendon", "opensim"))
     chosen = _select_muscles(model, muscles)
     names = [m.name for m in chosen]
     kind = _curves_for(chosen, curves)
@@ -694,7 +701,12 @@ def static_optimization(
         lmt = muscle_lengths(model, q, muscles=names)
         vmt = lengthening_speeds(model, q, qd, muscles=names)
         active, passive = force_coefficients(
-            params, lmt, vmt, curves=kind, force_length_velocity=bool(force_length_velocity)
+            params,
+            lmt,
+            vmt,
+            curves=kind,
+            force_length_velocity=bool(force_length_velocity),
+            convention=convention,
         )
     if not force_length_velocity:
         active = np.asarray(params.max_isometric_force, dtype=float)

@@ -23,7 +23,9 @@ What is computed
   and quintic spline), at the coordinates' times within
   ``[initial_time, final_time]`` and the analysis' ``[start_time, end_time]``.
 - Static optimization: :func:`ahbm.muscles.static_optimization` with
-  ``activation_exponent``, ``use_muscle_physiology`` (force-length-velocity),
+  OpenSim's strengths (``convention="opensim"``: along the fiber for De
+  Groote's muscles), ``activation_exponent``, ``use_muscle_physiology``
+  (force-length-velocity),
   the muscles' ``min_control``/``max_control`` as activation bounds, and
   every CoordinateActuator (of the model and of ``<force_set_files>``) as a
   reserve with its ``optimal_force`` and control bounds. OpenSim's optimizer
@@ -695,6 +697,7 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
             reserve_limits=limits,
             force_length_velocity=spec.use_muscle_physiology,
             muscles=muscle_names,
+            convention="opensim",
         )
         # OpenSim's actuator order: the model's force set (muscles, its actuators), the files
         names = muscle_names + [a.name for a in actuators]

@@ -151,15 +151,14 @@ osim.AnalyzeTool(INPUTS["so"]).run()
 def test_degroote_activations_and_opensims_fiber_strength(tmp_path):
     """De Groote muscles: OpenSim's static optimization takes the strength along the fiber.
 
-    ahbm's strength is the force along the tendon, ``F0 fL fV cos α``; OpenSim's
-    DeGrooteFregly2016Muscle gives StaticOptimization ``F0 fL fV`` (no ``cos α``). The
-    activations agree within the issue's 0.02 RMS anyway (this model's pennation reaches
-    25°), and exactly when ahbm's solver is given OpenSim's strengths.
+    ahbm's strength is by default the force along the tendon, ``F0 fL fV cos α``;
+    OpenSim's DeGrooteFregly2016Muscle gives StaticOptimization ``F0 fL fV`` (no
+    ``cos α``). ``ahbm so`` uses OpenSim's (``convention="opensim"``) and agrees to
+    solver tolerance; the default differs, within the issue's 0.02 RMS (this model's
+    pennation reaches 25°).
     """
     from ahbm.io import read_osim
-    from ahbm.muscles import MuscleParameters, load_sharing, moment_arms
-    from ahbm.muscles.hill import force_coefficients, muscle_equilibrium
-    from ahbm.muscles.paths import lengthening_speeds, muscle_lengths
+    from ahbm.muscles import static_optimization
     from ahbm.tools import inverse_dynamics_opensim, read_so_setup
     from ahbm.tools.opensim_id import coordinates_to_radians
 
@@ -174,24 +173,18 @@ def test_degroote_activations_and_opensims_fiber_strength(tmp_path):
     muscles = list(ours.result.muscle_names)
     A = ref.data[muscles].to_numpy()
     rms = np.sqrt(np.mean((ours.result.activations - A) ** 2, axis=0))
-    print("De Groote activation RMS vs OpenSim:", dict(zip(muscles, rms.round(4), strict=True)))
-    assert rms.max() < 0.02
-    # the same problem with OpenSim's strength along the fiber: equal to solver tolerance
+    print("De Groote (ahbm so) activation RMS vs OpenSim:", rms.max())
+    assert rms.max() < 1e-4
+    # the library's default: strengths along the tendon
     model = read_osim(model_file)
     setup = read_so_setup(so)
     coords = coordinates_to_radians(model, read_mot(setup.coordinates_file, angle_columns=[]))
     idr = inverse_dynamics_opensim(model, coords, external_loads=setup.external_loads,
                                    cutoff=6.0, time_range=(T0, T1))  # fmt: skip
-    np.testing.assert_allclose(ours.result.tau, idr.tau, atol=1e-9)  # the tool's own inputs
-    params = MuscleParameters.from_muscles(model.muscles)
-    lmt, vmt = muscle_lengths(model, idr.q), lengthening_speeds(model, idr.q, idr.qd)
-    active, _ = force_coefficients(params, lmt, vmt, curves="degroote2016")
-    state = muscle_equilibrium(params, np.ones_like(lmt), lmt, vmt, curves="degroote2016",
-                               rigid_tendon=True)  # fmt: skip
-    fiber = active / np.cos(state.pennation_angle)
-    opt = np.array([1000.0 if c in ("pelvis_tilt", "pelvis_tx", "pelvis_ty") else
-                    100.0 if c == "lumbar_extension" else 1.0
-                    for c in model.coordinate_names])  # fmt: skip
-    same = load_sharing(idr.tau, moment_arms(model, idr.q), fiber, reserves=opt,
-                        min_activation=0.01)  # fmt: skip
-    assert np.sqrt(np.mean((same.activations - A) ** 2, axis=0)).max() < 1e-4
+    opt = {c: 1000.0 if c.startswith("pelvis") else 100.0 if c == "lumbar_extension" else 1.0
+           for c in model.coordinate_names}  # fmt: skip
+    tendon = static_optimization(model, idr.q, idr.qd, idr.qdd, tau=idr.tau, reserves=opt)
+    rms = np.sqrt(np.mean((tendon.activations - A) ** 2, axis=0))
+    print("De Groote (tendon convention) activation RMS vs OpenSim:",
+          dict(zip(muscles, rms.round(4), strict=True)))  # fmt: skip
+    assert 1e-3 < rms.max() < 0.02
