@@ -352,6 +352,8 @@ def test_static_optimization_options_and_errors():
         static_optimization(model, q, qd, qdd, curves="hill1938")
     with pytest.raises(DataError, match="muscles"):
         static_optimization(model, q, qd, qdd, muscles=3)
+    with pytest.raises(DataError, match="convention"):
+        static_optimization(model, q, qd, qdd, convention="fiber")
     with pytest.raises(DataError, match="warm_start"):
         static_optimization(model, q, qd, qdd, warm_start="no")
     with pytest.raises(DataError, match="reserve_limits"):
