@@ -123,7 +123,8 @@ def _warning_summary(messages: list[str]) -> str:
     if len(text) > 110:
         text = text[:107] + "..."
     more = f" (+{len(counts) - 1} other kinds)" if len(counts) > 1 else ""
-    return f"{len(messages)} warnings: {n} x {text}{more}"
+    plural = "s" if len(messages) > 1 else ""
+    return f"{len(messages)} warning{plural}: {n} x {text}{more}"
 
 
 _local = threading.local()

@@ -61,7 +61,7 @@ def _check(report: ConversionReport, src: Path, out: Path) -> None:
     # one table of failures, at the end
     tail = text.splitlines()[-2:]
     assert tail[0] == "failed:" and "b.trc" in tail[1] and "FileFormatError" in tail[1]
-    assert "1 warnings: 1 x AhbmWarning: header words 4 and 5" in text
+    assert "1 warning: 1 x AhbmWarning: header words 4 and 5" in text
 
 
 def test_threads_collect_warnings_per_file_and_print_none(mixed, tmp_path):

@@ -295,7 +295,8 @@ def test_offset_of_minus_32768_without_format_means_unsigned(tmp_path):
     raw = np.array([[[40000, 100]] * spf] * n_frames, dtype=np.uint16)
     params = _params(1, n_ch, spf, ANALOG__OFFSET=("i2", [-32768, -32768]))
     content = _c3d(params, _points(n_frames, 1), raw, header={"u2": True})
-    trial, _ = _read(content, match="read as unsigned")
+    trial, messages = _read(content, match="read as unsigned")
+    assert sum("read as unsigned" in m for m in messages) == 1  # said once
     np.testing.assert_array_equal(trial.analogs[0], [40000 - 32768, 100 - 32768])
 
 

@@ -254,7 +254,9 @@ def _report_disagreements(h, P: _Params, chosen, preferred, source: str) -> None
         )
 
 
-def _analog_format(P: _Params, n_channels: int, source: str) -> tuple[bool, int | None]:
+def _analog_format(
+    P: _Params, n_channels: int, source: str, *, warn: bool = True
+) -> tuple[bool, int | None]:
     """(unsigned, bits) of the analog integers: ANALOG:FORMAT and ANALOG:BITS.
 
     C3D User Guide: analog integers are signed unless ANALOG:FORMAT is
@@ -274,11 +276,12 @@ def _analog_format(P: _Params, n_channels: int, source: str) -> tuple[bool, int 
         low = -(2 ** ((bits or 12) - 1))
         below = offsets[:n_channels] < low
         if below.any():
-            _warn(
-                f"{source}: ANALOG:OFFSET holds {int(offsets[:n_channels][below][0])}, below "
-                f"the signed range of {bits or 12}-bit samples, and ANALOG:FORMAT is missing; "
-                "the analog samples and offsets are read as unsigned 16-bit integers"
-            )
+            if warn:
+                _warn(
+                    f"{source}: ANALOG:OFFSET holds {int(offsets[:n_channels][below][0])}, "
+                    f"below the signed range of {bits or 12}-bit samples, and ANALOG:FORMAT is "
+                    "missing; the analog samples and offsets are read as unsigned 16-bit integers"
+                )
             return True, bits
     return False, bits
 

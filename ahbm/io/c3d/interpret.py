@@ -44,7 +44,7 @@ def _calibrate_analogs(araw, P: _Params, types: dict, n_channels: int, source: s
     """
     if not n_channels:
         return araw
-    unsigned, bits = _analog_format(P, n_channels, source)
+    unsigned, bits = _analog_format(P, n_channels, source, warn=False)  # warned on decoding
     if bits is not None and bits < 16 and araw.size:
         lo, hi = (0, 2**bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
         outside = int(np.count_nonzero((araw < lo) | (araw > hi)))
