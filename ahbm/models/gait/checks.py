@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm.analysis.cycles import spatiotemporal_parameters
 from ahbm.models.gait.markersets import SIDES
 
 __all__ = [
     "CHECK_LIMITS",
+    "gait_spatiotemporal",
     "belt_speed_from_feet",
     "check_cycles",
     "check_kinetics",
@@ -228,3 +230,71 @@ def treadmill_heels(heels: dict, time, forward, belt_speed: float) -> dict:
     fwd = np.asarray(forward, dtype=float)
     shift = float(belt_speed) * (np.asarray(time) - time[0])[:, None] * fwd
     return {side: np.asarray(h, dtype=float) + shift for side, h in heels.items()}
+
+
+def gait_spatiotemporal(events, heels: dict, time, forward, *, pelvis, toes, belt_speed=None):
+    """Spatiotemporal parameters of a walk, overground or on a treadmill.
+
+    Parameters
+    ----------
+    events : list of Event
+    heels : dict
+        ``{"Left": (n_frames, 3), "Right": ...}`` heel (or ankle centre)
+        trajectories, m, Z up.
+    time : ndarray, shape (n_frames,)
+    forward : ndarray, shape (3,)
+        Walking direction.
+    pelvis : ndarray, shape (n_frames, 3)
+        Mid-ASIS, for :func:`detect_treadmill`.
+    toes : sequence of ndarray, shape (n_frames, 3)
+    belt_speed : float, optional
+        m/s; default: estimated from the feet in stance on a treadmill.
+
+    Returns
+    -------
+    spatiotemporal : dict
+        :func:`ahbm.analysis.spatiotemporal_parameters` of the heels (in the
+        belt's frame on a treadmill; lengths and speed NaN when no belt speed
+        is known).
+    lengths : str
+        How the lengths were measured.
+    flags : list of str
+        The treadmill without belt speed, when it happens.
+
+    Examples
+    --------
+    >>> from ahbm.types import Event
+    >>> t = np.linspace(0, 3, 301); z = np.zeros((301, 3))
+    >>> ev = [Event("Foot Strike", x, "Left") for x in (0.5, 1.6)]
+    >>> sp, how, flags = gait_spatiotemporal(ev, {"Left": z, "Right": z}, t, [1.0, 0, 0],
+    ...                                      pelvis=z, toes=[z])
+    >>> sp["Left"]["stride_time"], how, flags
+    (1.1, 'heel positions at the events, lab frame', [])
+    """
+    flags = []
+    treadmill, travel = detect_treadmill(pelvis, time, toes)
+    lengths = "heel positions at the events, lab frame"
+    if treadmill:
+        speed, how = belt_speed, "given"
+        if speed is None:
+            speed = belt_speed_from_feet(heels, events, time, forward)
+            how = "estimated from the feet in stance"
+        if speed is not None:
+            heels = treadmill_heels(heels, time, forward, speed)
+            lengths = f"treadmill: heels in the belt's frame, belt speed {speed:.3f} m/s ({how})"
+        else:
+            lengths = "treadmill: no belt speed (not given, none measurable from the feet)"
+            flags.append(
+                f"treadmill walking (the pelvis travels {travel:.2f} m): stride and step "
+                "lengths and walking speed are omitted (NaN): pass belt_speed= (CLI "
+                "--belt-speed) or events with stance phases to estimate it"
+            )
+    spt = spatiotemporal_parameters(
+        events, heel_left=heels["Left"], heel_right=heels["Right"], time=time, direction=forward
+    )
+    if flags:
+        for d in (spt.get("Left", {}), spt.get("Right", {}), spt):
+            for key in ("stride_length", "step_length", "walking_speed"):
+                if key in d:
+                    d[key] = float("nan")
+    return spt, lengths, flags

@@ -8,20 +8,13 @@ import numpy as np
 
 from ahbm._deprecation import warn_deprecated
 from ahbm._validation import as_positive_float
-from ahbm.analysis.cycles import spatiotemporal_parameters
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.models.gait.angles import joint_angles
 from ahbm.models.gait.calibration import static_calibration
-from ahbm.models.gait.checks import (
-    belt_speed_from_feet,
-    check_cycles,
-    check_kinetics,
-    detect_treadmill,
-    treadmill_heels,
-)
+from ahbm.models.gait.checks import check_cycles, check_kinetics, gait_spatiotemporal
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import gait_energetics
-from ahbm.models.gait.events import select_gait_events
+from ahbm.models.gait.events import EVENT_SOURCES, select_gait_events
 from ahbm.models.gait.frames import segment_frames
 from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
 from ahbm.models.gait.markers import gait_markers, load_gait_trial, static_markers
@@ -152,6 +145,10 @@ def analyze_gait(
     """
     if belt_speed is not None:
         belt_speed = as_positive_float(belt_speed, "belt_speed", unit="m/s")
+    if events not in EVENT_SOURCES:
+        raise DataError(
+            f"`events` must be one of {', '.join(map(repr, EVENT_SOURCES))}, got {events!r}"
+        )
     if settings is not None and not isinstance(settings, GaitSettings):
         raise DataError(f"`settings` must be a GaitSettings, got {type(settings).__name__}")
     settings = _settings_from_keywords(settings, deprecated)
@@ -209,37 +206,12 @@ def analyze_gait(
             return markers.filled[:, names.index(p + "HEE")]
         return frames.joint_centres[p + "AJC"]
 
-    heels = {"Left": heel("L"), "Right": heel("R")}
-    flags = []
-    treadmill, travel = detect_treadmill(
-        frames.origin["pelvis"], markers.time,
-        [markers.filled[:, names.index(p + "TOE")] for p in ("L", "R")],
+    spt, lengths, flags = gait_spatiotemporal(
+        events, {"Left": heel("L"), "Right": heel("R")}, markers.time, frames.forward,
+        pelvis=frames.origin["pelvis"],
+        toes=[markers.filled[:, names.index(p + "TOE")] for p in ("L", "R")],
+        belt_speed=belt_speed,
     )  # fmt: skip
-    lengths = "heel positions at the events, lab frame"
-    if treadmill:
-        speed, how = belt_speed, "given"
-        if speed is None:
-            speed, how = belt_speed_from_feet(heels, events, markers.time, frames.forward), (
-                "estimated from the feet in stance")  # fmt: skip
-        if speed is not None:
-            heels = treadmill_heels(heels, markers.time, frames.forward, speed)
-            lengths = f"treadmill: heels in the belt's frame, belt speed {speed:.3f} m/s ({how})"
-        else:
-            lengths = "treadmill: no belt speed (not given, none measurable from the feet)"
-            flags.append(
-                f"treadmill walking (the pelvis travels {travel:.2f} m): stride and step "
-                "lengths and walking speed are omitted (NaN): pass belt_speed= (CLI "
-                "--belt-speed) or events with stance phases to estimate it"
-            )
-    spt = spatiotemporal_parameters(
-        events, heel_left=heels["Left"], heel_right=heels["Right"], time=markers.time,
-        direction=frames.forward,
-    )  # fmt: skip
-    if treadmill and "no belt speed" in lengths:
-        for d in (spt.get("Left", {}), spt.get("Right", {}), spt):
-            for key in ("stride_length", "step_length", "walking_speed"):
-                if key in d:
-                    d[key] = float("nan")
     flags += check_cycles(spt)
     if kinetics is not None:
         flags += check_kinetics(kinetics.moments)
