@@ -76,7 +76,7 @@ Suntay, W.J. (1983) J. Biomech. Eng. 105:136-144. AHBM report §4.4 and §5.1.
 from ahbm.models.gait.angles import ANGLE_NAMES, joint_angles, pig_foot_progression_angles
 from ahbm.models.gait.batch import GaitBatchResult, analyze_gait_files
 from ahbm.models.gait.calibration import StaticCalibration, static_calibration
-from ahbm.models.gait.checks import check_cycles
+from ahbm.models.gait.checks import check_cycles, gait_spatiotemporal
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import GaitEnergetics, gait_energetics
 from ahbm.models.gait.events import gait_events, select_gait_events
@@ -98,6 +98,7 @@ __all__ = [
     "StaticCalibration",
     "analyze_gait_files",
     "check_cycles",
+    "gait_spatiotemporal",
     "pig_foot_progression_angles",
     "pig_moments",
     "select_gait_events",
