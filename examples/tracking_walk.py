@@ -34,7 +34,14 @@ import numpy as np
 
 from ahbm.dynamics import DesiredTrajectory, rnea
 from ahbm.io import read_osim
-from ahbm.optimize import CustomCost, Phase, TrackCoordinates, require_casadi, solve
+from ahbm.optimize import (
+    CustomCost,
+    Phase,
+    TrackCoordinates,
+    require_casadi,
+    solve,
+    symbolic_dynamics,
+)
 from ahbm.tools import run_id_setup
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
@@ -49,7 +56,7 @@ def reference(data=DATA):
     return model, result
 
 
-def grf_generalized_force(phase, t_data, f_ext, window=None):
+def grf_generalized_force(model, t_data, f_ext, window=None):
     """``G(q, t)`` of the measured external forces as a CasADi function of (q, t).
 
     The world spatial forces of the loaded bodies are interpolated linearly in
@@ -69,15 +76,15 @@ def grf_generalized_force(phase, t_data, f_ext, window=None):
     table = fk[:, loaded, :].reshape(tk.size, -1)  # (samples, 6 per loaded body)
     slopes = np.diff(table, axis=0) / np.diff(tk)[:, None]
     kinks = np.diff(slopes, axis=0, prepend=np.zeros((1, table.shape[1])))
-    q, t = ca.SX.sym("q", phase.nq), ca.SX.sym("t")
+    q, t = ca.SX.sym("q", model.nq), ca.SX.sym("t")
     values = ca.DM(table[0]) + sum(
         (ca.DM(kinks[k]) * ca.fmax(0.0, t - tk[k]) for k in range(kinks.shape[0])), ca.SX.zeros(1)
     )
     rows = [ca.SX.zeros(1, 6) for _ in range(f_ext.shape[1])]
     for k, body in enumerate(loaded):
         rows[body] = values[6 * k : 6 * k + 6].T
-    zero = ca.SX.zeros(phase.nv)
-    sd = phase.sd
+    zero = ca.SX.zeros(model.nv)
+    sd = symbolic_dynamics(model)
     G = sd.inverse_dynamics(q, zero, zero) - sd.inverse_dynamics_ext(
         q, zero, zero, ca.vertcat(*rows)
     )
@@ -93,21 +100,23 @@ def tracking_phase(model, ref, t0, t1, *, nodes, w_q=1e6, w_tau=1e-2, dynamics="
     # do not flatten its curvature and the window's ends have the trial's own velocities
     spline = DesiredTrajectory(ref.time - t0, ref.q, qd=ref.qd)
     t_dense = np.linspace(0.0, t_data[-1], int(round(t_data[-1] * 1000)) + 1)
-    phase = Phase(
-        model, nodes=nodes, duration=float(t_data[-1]), q_bounds=(-10.0, 10.0),
-        dynamics=dynamics, objectives=[TrackCoordinates(t_dense, spline(t_dense)[0], weight=w_q)],
-        initial={"q": spline(0.0)[0], "qd": spline(0.0)[1]},
-        final={"q": spline(t_data[-1])[0], "qd": spline(t_data[-1])[1]},
-    )  # fmt: skip
-    G = grf_generalized_force(phase, ref.time - t0, ref.f_ext, window=(0.0, t_data[-1]))
+    G = grf_generalized_force(model, ref.time - t0, ref.f_ext, window=(0.0, t_data[-1]))
     ca = require_casadi()
 
     def joint_effort(x, u, p, t):  # Σ τ², τ = u − G(q, t) (G evaluated once)
-        tau = u[: phase.nv] - G(x[: phase.nq], t)
+        tau = u[: model.nv] - G(x[: model.nq], t)
         return ca.sumsqr(tau)
 
-    effort = CustomCost(joint_effort, weight=w_tau, name="joint effort")
-    phase.objectives = (*phase.objectives, effort)
+    objectives = [
+        TrackCoordinates(t_dense, spline(t_dense)[0], weight=w_q),
+        CustomCost(joint_effort, weight=w_tau, name="joint effort"),
+    ]
+    phase = Phase(
+        model, nodes=nodes, duration=float(t_data[-1]), q_bounds=(-10.0, 10.0),
+        dynamics=dynamics, objectives=objectives,
+        initial={"q": spline(0.0)[0], "qd": spline(0.0)[1]},
+        final={"q": spline(t_data[-1])[0], "qd": spline(t_data[-1])[1]},
+    )  # fmt: skip
     # guess: the measured motion and its total generalized forces u = ID without the GRF
     u_guess = rnea(model, ref.q[keep], ref.qd[keep], ref.qdd[keep])
     guess = {"t": t_data, "q": ref.q[keep], "qd": ref.qd[keep], "tau": u_guess}
