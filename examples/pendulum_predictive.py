@@ -54,7 +54,7 @@ J_O = 0.0267
 CASES = {1: (0.406, 0.0, None), 2: (0.43, 0.1, None), 3: (1.79, 0.1, None), 4: (1.79, 0.1, 0.76)}
 METHODS = {
     "Hermite-Simpson": "hermite-simpson",
-    "multiple shooting": MultipleShooting(steps=4),
+    "multiple shooting": MultipleShooting(steps=2),
     "B-spline": BSplineTranscription(degree=5),
 }
 

@@ -130,7 +130,7 @@ def phase(case, objectives, *, duration=None, nodes=None):
 METHODS = {
     "hermite-simpson": "hermite-simpson",
     "trapezoidal": "trapezoidal",
-    "multiple-shooting": MultipleShooting(steps=4),
+    "multiple-shooting": MultipleShooting(steps=2),
     "bspline": BSplineTranscription(degree=5),
 }
 
