@@ -28,6 +28,8 @@ import numpy as np
 from numba import njit
 
 from ahbm._engine.jit_common import _CACHE
+from ahbm.muscles.wrapping import _dot, _sign
+from ahbm.muscles.wrapping import _unit as _normalize
 
 __all__: list[str] = []
 
@@ -42,18 +44,14 @@ _MAX_SEGMENTS = 499
 _CHUNK = 2048  # segments per pass
 
 
-def _dot(a, b):
-    return np.einsum("...i,...i->...", a, b)
-
-
 def _unit(a):
-    n = np.sqrt(_dot(a, a))
-    ok = n >= _EPS
-    return np.where(ok[..., None], a / np.where(ok, n, 1.0)[..., None], 0.0)
+    return _normalize(a)[0]
 
 
-def _sign(x):
-    return np.where(x >= 0.0, 1, -1)
+def _ellipsoid_level(x, a):
+    """``sum((x / a)^2) - 1`` summed as OpenSim does (from -1, axis by axis)."""
+    q = x / a
+    return ((-1.0 + q[..., 0] * q[..., 0]) + q[..., 1] * q[..., 1]) + q[..., 2] * q[..., 2]
 
 
 # ------------------------------------------------------------- closest points (Eberly)
@@ -195,17 +193,22 @@ def _closest_on_ellipsoid(a, pt, dims, special=None):
 def _residuals(r, d1, p, vs, vs4, a):
     nr = 2.0 * r / a**2
     e0 = _dot(vs, r) + vs4
-    e1 = _dot(r / a, r / a) - 1.0
+    e1 = _ellipsoid_level(r, a)
     e2 = _dot(nr, r) + d1
     e3 = _dot(nr, p) + d1
     ee = np.stack([e0, e1, e2, e3], axis=-1)
-    return ee, _dot(ee, ee)
+    return ee, ((e0 * e0 + e1 * e1) + e2 * e2) + e3 * e3
 
 
 def _tangent_points(pe, r, p, vs, vs4, a):
-    """OpenSim's calcTangentPoint on batches (its damped Gauss-Newton, step for step)."""
+    """OpenSim's calcTangentPoint on batches (its damped Gauss-Newton, step for step).
+
+    Where the damped normal matrix is singular OpenSim throws (Simbody's
+    lapackInverse); those points come back NaN.
+    """
     r = r.copy()
     skip = np.abs(pe) < 0.0001
+    failed = np.zeros(skip.shape, bool)
     nr = 2.0 * r / a**2
     d1 = -_dot(nr, r)
     ee, ssq = _residuals(r, d1, p, vs, vs4, a)
@@ -215,7 +218,7 @@ def _tangent_points(pe, r, p, vs, vs4, a):
     a2 = a**2
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         while True:
-            live = ~skip & (ssq > _TINY) & (nit < 50)
+            live = ~skip & ~failed & (ssq > _TINY) & (nit < 50)
             if not live.any():
                 break
             nit = nit + live
@@ -234,12 +237,15 @@ def _tangent_points(pe, r, p, vs, vs4, a):
             vt = np.zeros(r.shape[:-1] + (4,))
             nit2 = np.zeros(ssq.shape, int)
             while True:  # raise the damping until the residual drops
-                go = live & (ssq >= ssqo) & (nit2 < 1000)
+                go = live & ~failed & (ssq >= ssqo) & (nit2 < 1000)
                 if not go.any():
                     break
                 M = JJ.copy()
                 idx = np.arange(4)
                 M[..., idx, idx] = diag * (1.0 + alpha)[..., None]
+                singular = go & ~(np.linalg.det(M) != 0.0)
+                failed |= singular
+                go &= ~singular
                 M = np.where(go[..., None, None], M, np.eye(4))
                 step = dd[..., None] * np.einsum("...ij,...j->...i", np.linalg.inv(M), v) / 16.0
                 vt = np.where(go[..., None], step, vt)
@@ -251,6 +257,7 @@ def _tangent_points(pe, r, p, vs, vs4, a):
                 ssq = np.where(go, ssq_n, ssq)
                 alpha = np.where(go, alpha * 4.0, alpha)
                 nit2 = nit2 + go
+            live &= ~failed
             alpha = np.where(live, alpha / 8.0, alpha)
             fakt = np.full(ssq.shape, 0.5)
             nit2 = np.zeros(ssq.shape, int)
@@ -272,7 +279,8 @@ def _tangent_points(pe, r, p, vs, vs4, a):
             ee = np.where(live[..., None], ee_n, ee)
             ssq = np.where(live, ssq_n, ssq)
             ssqo = np.where(live, ssq_n, ssqo)
-    return np.where(skip[..., None], p, r)
+    r = np.where(skip[..., None], p, r)
+    return np.where(failed[..., None], np.nan, r)
 
 
 # ------------------------------------------------------------- surface length
@@ -282,7 +290,8 @@ def _surface_path(r1, r2, a, vs, vs4, far, factor):
     """OpenSim's CalcDistanceOnEllipsoid: (normalized length, w1, w2, n_points)."""
     chord = np.sqrt(_dot(r1 - r2, r1 - r2))
     short = chord / factor < 0.001
-    nseg = np.clip(np.floor(chord / factor / 0.001), 1, _MAX_SEGMENTS).astype(int)
+    segments = np.floor(np.where(np.isfinite(chord), chord, 0.0) / factor / 0.001)
+    nseg = np.clip(segments, 1, _MAX_SEGMENTS).astype(int)  # NaN tangent points: 1
     nseg = np.where(short, 1, nseg)
     imax = np.argmax(np.abs(vs), axis=-1)
     vsi = np.take_along_axis(vs, imax[..., None], axis=-1)[..., 0]
@@ -367,8 +376,8 @@ def _ellipsoid_wrap_flat(dims, P, S, axis, sign, method):
     r2_out = np.full((n, 3), np.nan)
     arc_out = np.zeros(n)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p1e = _dot(p1 / a, p1 / a) - 1.0
-        p2e = _dot(p2 / a, p2 / a) - 1.0
+        p1e = _ellipsoid_level(p1, a)
+        p2e = _ellipsoid_level(p2, a)
         ok = ~((p1e < -0.0001) | (p2e < -0.0001))
         ppm = _dot(_unit(p1), _unit(p2)) - 1.0
         ok &= ~(np.abs(ppm) < 0.0001)

@@ -93,7 +93,10 @@ class WrapResult(NamedTuple):
 
 
 def _dot(a, b):
-    return np.einsum("...i,...i->...", a, b)
+    """Dot products of (..., 3) vectors summed left to right, as SimTK's Vec3 does."""
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ValueError("_dot takes 3-vectors")  # internal guard
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
 
 
 def _norm(a):
@@ -101,10 +104,12 @@ def _norm(a):
 
 
 def _unit(a):
-    """``a / |a|``, or zero where ``|a| < eps`` (OpenSim's NormalizeOrZero)."""
+    """``a / |a|``, or zero where ``|a| < eps``: OpenSim's NormalizeOrZero, which
+    multiplies by the reciprocal of the norm (same rounding)."""
     n = _norm(a)
     ok = n >= _EPS
-    return np.where(ok[..., None], a / np.where(ok, n, 1.0)[..., None], 0.0), n
+    inv = 1.0 / np.where(ok, n, 1.0)
+    return np.where(ok[..., None], a * inv[..., None], 0.0), n
 
 
 def _sign(x):
@@ -160,13 +165,11 @@ def _sphere(radius, p1, p2, axis, sign):
         u12, _ = _unit(ri)  # unit p1 - p2
         np2, _ = _unit(p2)
         hp2 = np.cross(u12, np2)
+        # A line through the centre has no plane: OpenSim then takes the tangent points
+        # of its previous wrap times the previous normalization factor, which its
+        # WrapResult never copies (NaN), and a NaN wrap is never chosen: no wrap.
         degenerate = _norm(hp2) < 1e-5
-        # A line through the centre: OpenSim reuses the previous frame's wrap; ahbm
-        # takes the plane of the segment and the coordinate axis least aligned with it.
-        k = np.argmin(np.abs(u12), axis=-1)
-        e = np.zeros_like(u12)
-        np.put_along_axis(e, k[..., None], 1.0, axis=-1)
-        hp2 = np.where(degenerate[..., None], np.cross(u12, e), hp2)
+        go = go & ~degenerate
         n, _ = _unit(hp2)
 
         def candidates(P, dist):
@@ -222,9 +225,16 @@ _DN = np.array([0.0, 0.0, 1.0])
 
 
 def _axis_point(P):
-    """The point of the cylinder axis (z) closest to ``P``."""
+    """The point of the cylinder axis (z) closest to ``P``, with OpenSim's rounding.
+
+    OpenSim projects on the line through (0, 0, -1) along z, so the height of a
+    point at z = 0 comes back as rounding noise (+-1e-16) whose sign its
+    quadrant tests read; the same arithmetic gives the same noise.
+    """
     out = np.zeros_like(P)
-    out[..., 2] = P[..., 2]
+    w = P - np.array([0.0, 0.0, -1.0])
+    v, mag = _unit(w)
+    out[..., 2] = -1.0 + v[..., 2] * mag
     return out
 
 
@@ -274,8 +284,8 @@ def _adjust_tangent_point(pt, r, w):
     alpha = _acos(pr[..., 2])
     omega = _acos(rw[..., 2])
     adjust = np.abs(alpha - omega) > 0.1 * np.pi / 180.0
-    pa = r + ((pt - r)[..., 2])[..., None] * _DN
-    wa = r + ((w - r)[..., 2])[..., None] * _DN
+    pa, _ = _closest_on_line(pt, r, _DN)
+    wa, _ = _closest_on_line(w, r, _DN)
     _, _, inter, _ = _intersect_lines(pt, w, pa, wa)
     moved = r + 1.5 * (inter - r)
     return adjust, _sel(adjust, moved, r)
@@ -283,9 +293,9 @@ def _adjust_tangent_point(pt, r, w):
 
 def _spiral(radius, r1, r2, long_wrap):
     """Angle, axial distance and helix length from r1 to r2 on the cylinder."""
-    axial = r2[..., 2] - r1[..., 2]
-    u = r1 * np.array([1.0, 1.0, 0.0])
-    v = r2 * np.array([1.0, 1.0, 0.0])
+    a1, a2 = _axis_point(r1), _axis_point(r2)
+    axial = a2[..., 2] - a1[..., 2]
+    u, v = r1 - a1, r2 - a2
     theta = np.arctan2(u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0], _dot(u, v))
     theta = np.where(long_wrap, 2.0 * np.pi - theta, theta)
     return theta, axial, np.hypot(radius * theta, axial)
@@ -536,13 +546,17 @@ def wrap_path_segment(
       of ~1 mm chords, and the tangent points come from OpenSim's damped
       Gauss-Newton iteration step for step (it stops at a residual of 1e-8 in
       normalized units, so the tangent points are that accurate only).
-    - Where OpenSim's construction itself fails (an ellipsoid section whose
-      sampling rays start outside the ellipsoid, about 0.5 % of random wraps)
-      OpenSim's length is NaN; so is ``length`` here (``active`` True), with
-      an :class:`~ahbm.errors.AhbmWarning`.
-    - For a sphere segment through the centre (no unique plane) OpenSim
-      reuses its previous result; ahbm takes the plane containing the
-      segment and the coordinate axis least aligned with it.
+    - Where OpenSim's construction itself fails for a wrap it must take
+      (an ellipsoid section whose sampling rays start outside the ellipsoid,
+      about 0.5 % of random wraps) OpenSim's length is NaN; so is ``length``
+      here (``active`` True), with an :class:`~ahbm.errors.AhbmWarning`. Where
+      its tangent-point iteration meets a singular matrix (end points with
+      exact zero coordinates) OpenSim throws; ahbm gives NaN the same way. A
+      failed wrap that is not mandatory is never chosen by OpenSim: the
+      segment stays straight.
+    - A sphere segment that passes (within 1e-5 rad) through the centre has
+      no plane to wrap in: OpenSim computes NaN there and keeps the straight
+      segment; so does this function.
 
     Examples
     --------
@@ -585,6 +599,10 @@ def _wrap(kind, dims, axis, sign, p, s, method, single_wrap) -> WrapResult:
         active, mandatory, t1, t2, arc = ellipsoid_wrap(dims, p, s, axis, sign, method)
     active = np.asarray(active)
     failed = active & ~(np.isfinite(arc) & np.all(np.isfinite(t1) & np.isfinite(t2), axis=-1))
+    # OpenSim's GeometryPath compares length changes: a NaN wrap is taken only when it
+    # is mandatory (the straight segment cuts the object), never merely "wrapped"
+    active = active & ~(failed & ~mandatory)
+    failed &= mandatory
     if failed.any():
         warnings.warn(
             f"{int(failed.sum())} of {failed.size} segments wrap over the {kind} but OpenSim's "
@@ -612,8 +630,7 @@ def wrap_length_gradient(
     kind, dimensions, quadrant, p, s, method, single_wrap
         As for :func:`wrap_path_segment`.
     step : float, optional
-        Difference step (m) for the cylinder (default 1e-7) and the ellipsoid
-        (default 1e-6).
+        Difference step (m) for the cylinder and the ellipsoid (default 1e-6).
 
     Returns
     -------
@@ -650,7 +667,7 @@ def wrap_length_gradient(
     args = _arguments(kind, dimensions, quadrant, p, s, method, single_wrap)
     kind, dims, axis, sign, p, s, method, single_wrap = args
     if step is None:
-        step = 1e-6 if kind == "ellipsoid" else 1e-7
+        step = 1e-6
     if not (isinstance(step, (int, float)) and np.isfinite(step) and step > 0):
         raise DataError(f"Expected `step` to be a positive length in m, got {step!r}")
     if kind != "sphere":
