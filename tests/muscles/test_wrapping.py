@@ -452,3 +452,13 @@ def test_opensim_spellings_of_quadrant_and_method():
         ra = wrap_path_segment("ellipsoid", ELL, a, p, s, method="midpoint")
         rb = wrap_path_segment("ellipsoid", ELL, b, p, s, method="Midpoint")
         assert ra.length == rb.length
+
+
+@pytest.mark.parametrize("quadrant", ["all", "+y", "-x"])
+def test_sphere_segment_through_the_centre_stays_straight(quadrant):
+    """No plane to wrap in: OpenSim's wrap is NaN there and never chosen."""
+    p, s = np.array([0.12, 0.0, 0.0]), np.array([-0.1, 0.0, 0.0])
+    r = wrap_path_segment("sphere", (R,), quadrant, p, s)
+    assert not r.active and r.length == pytest.approx(0.22, abs=1e-15)
+    # just off the line through the centre it wraps
+    assert wrap_path_segment("sphere", (R,), quadrant, p, s + [0, 1e-3, 0]).active
