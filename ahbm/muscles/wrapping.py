@@ -10,10 +10,10 @@ for a whole batch of segments at once, with OpenSim 4's algorithms
 when a wrap is active, the same quadrant (side) constraint, the same
 cylinder length limits, the same tangent points and the same surface length,
 so that muscle lengths agree with OpenSim's (to round-off in the tests).
-Where OpenSim's result depends on the history of earlier calls (a line
-through the centre of a sphere) the notes of :func:`wrap_path_segment` say
-what ahbm does instead; :func:`wrap_length_gradient` gives the derivatives
-of the wrapped length with respect to the end points.
+The notes of :func:`wrap_path_segment` list OpenSim's rules and quirks,
+including the degenerate inputs where OpenSim's own construction fails;
+:func:`wrap_length_gradient` gives the derivatives of the wrapped length with
+respect to the end points.
 
 Wrap frames follow OpenSim: the cylinder's axis is its z axis and it spans
 ``-length/2 <= z <= length/2``; sphere and ellipsoid are centred at the
@@ -75,10 +75,14 @@ class WrapResult(NamedTuple):
         The wrapped length of the segment (m): ``|p - t1| + arc_length +
         |t2 - s|`` where active, ``|p - s|`` where inactive.
     mandatory : ndarray of bool, shape B
-        True where the straight segment itself cuts the object (OpenSim's
-        ``mandatoryWrap``): when a path wrap may apply to several segments,
-        OpenSim takes the first mandatory one, else the active one whose
-        wrap lengthens its segment least.
+        True where OpenSim's wrap returns ``mandatoryWrap``: every active
+        ellipsoid wrap; a cylinder wrap whose straight segment passes the axis
+        within the radius between ``p`` and ``s`` (with a quadrant, only when
+        an end point lies on the allowed side); a sphere wrap only with a
+        quadrant, an end point on the allowed side and the segment cutting
+        the sphere. When a path wrap may apply to several segments, OpenSim
+        takes the first mandatory one, else the active one whose wrap
+        lengthens its segment least.
     """
 
     active: np.ndarray
