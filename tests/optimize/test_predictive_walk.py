@@ -77,6 +77,18 @@ def test_quick_walk_physics(walk, quick):
     q0, qf = ss.q[0], ds.q[-1]
     np.testing.assert_allclose(q0[[3, 4, 5]], qf[[6, 7, 8]], atol=1e-7)
     np.testing.assert_allclose(q0[[1, 2]], qf[[1, 2]], atol=1e-7)
+    # the centre of pressure of the contact forces is the ZMP of the whole-body dynamics
+    # (Chung eqs 4.8-4.10, ahbm.dynamics.zmp), node by node
+    from ahbm import dynamics
+
+    for p in (ss, ds):
+        x = np.zeros(p.t.size)
+        for label, F in p.forces.items():
+            body, point = ("foot_" + label[-1], walk.HEEL if "heel" in label else walk.TOE)
+            x += kinematics.point_position(m, p.q, body, point)[:, 0] * F[:, 2]
+        cop = x / p.grf[:, 2]
+        d = dynamics.zmp(m, p.q, p.qd, p.qdd, threshold=-np.inf)
+        np.testing.assert_allclose(d[:, 0], cop, atol=1e-6)
     # the whole cycle: the mirrored second half starts where the first ends (no jump)
     t, qc = walk.full_cycle(r, n["problem"], rate=200.0)
     assert np.all(np.diff(t) > 0) and abs(t[-1] - 2 * r.duration) < 0.01
