@@ -344,3 +344,35 @@ def test_guess_from_a_simulation_result():
     np.testing.assert_allclose(r.tau, 0.0, atol=1e-4)  # the free fall needs no torque
     with pytest.raises(DataError, match="guess"):
         solve(ph, guess=3.0, verbose=False)
+
+
+@pytest.mark.parametrize("mu", [0.6, 0.3])
+def test_friction_cone_in_3d_holds_or_is_reported(mu):
+    """A 1 kg mass pushed sideways by 3 N + 4 N stands still: friction 5 N ≤ μ 9.81 N or not."""
+    m = Model(gravity=(0, 0, -9.81))
+    for i, (ax, name) in enumerate((([1, 0, 0], "x"), ([0, 1, 0], "y"), ([0, 0, 1], "z"))):
+        parent = "ground" if i == 0 else f"b{'xyz'[i - 1]}"
+        joint = {"type": "prismatic", "axis": ax, "name": name}
+        m.add_body(f"b{name}", parent, joint, mass=1.0 if i == 2 else 0.0)
+    c = ContactPoint("bz", name="foot", axes="xyz", friction=mu, anchor=(0.0, 0.0))
+    ph = Phase(
+        m,
+        nodes=5,
+        duration=0.2,
+        contacts=[c],
+        dynamics="implicit",
+        tau_bounds={"x": (3.0, 3.0), "y": (4.0, 4.0), "z": (0.0, 0.0)},
+        initial={"qd": [0.0, 0.0, 0.0]},
+        objectives=[ControlRate(controls=["F:"])],
+    )  # the forces' free mode: constant
+    r = solve(ph, verbose=False, max_iter=100)
+    if mu == 0.6:
+        assert r.success, r.summary()
+        F = r.phases[0].forces["foot"]
+        np.testing.assert_allclose(F, np.tile([-3.0, -4.0, 9.81], (5, 1)), atol=1e-6)
+    else:
+        # too little friction: the mass would slide; IPOPT's least-infeasible point gives up
+        # the cone or the no-slip rows (or the dynamics), and says which by name
+        assert not r.success and r.status == "Infeasible_Problem_Detected"
+        names = [n for n, _ in r.violated]
+        assert any(("friction cone" in n or "no slip" in n) for n in names), names
