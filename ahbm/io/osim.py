@@ -1450,7 +1450,7 @@ def _coupled_to_locked(d: _Description, order: list) -> tuple[dict, list]:
     return forced, notes
 
 
-def _build(d: _Description, source: str) -> Model:
+def _build(d: _Description, source: str, *, muscles: bool = True) -> Model:
     from ahbm.dynamics.constraints import CoordinateCoupling
     from ahbm.kinematics.functions import function_from_dict
 
@@ -1560,7 +1560,8 @@ def _build(d: _Description, source: str) -> Model:
             continue
         items.append(OsimItem._own(kind, data))
     model.set_section(OSIM_SECTION, items)
-    _set_muscles(model, d, kept, order, forced)
+    if muscles:
+        _set_muscles(model, d, kept, order, forced)
     return model
 
 
@@ -1585,13 +1586,19 @@ def _set_muscles(model: Model, d: _Description, kept: list, order: list, forced:
     model.muscles = muscles
 
 
-def read_osim(path) -> Model:
+def read_osim(path, *, muscles: bool = True) -> Model:
     """Read an OpenSim model file (``.osim``, OpenSim 4.x, or 3.x/2.x) into a Model.
 
     Parameters
     ----------
     path : str or os.PathLike
         The ``.osim`` file.
+    muscles : bool
+        Build ``model.muscles`` and ``model.wrap_objects`` (default True).
+        False leaves them empty (the forces and wrap objects stay as data in
+        the ``"opensim"`` section) and reads the file about a quarter faster;
+        for work that uses no muscle path, such as inverse dynamics
+        (:func:`ahbm.tools.run_id_setup` reads its model this way).
 
     Returns
     -------
@@ -1704,6 +1711,8 @@ def read_osim(path) -> Model:
         raise DataError(
             f"Expected `path` to be a file path (str or os.PathLike), got {type(path).__name__}"
         )
+    if not isinstance(muscles, bool):
+        raise DataError(f"Expected `muscles` to be True or False, got {muscles!r:.60}")
     path = Path(path)
     source = f"OpenSim model file '{path}'"
     try:
@@ -1714,7 +1723,7 @@ def read_osim(path) -> Model:
         raise FileFormatError(f"cannot read {source}: {err}") from err
     root = _parse_xml(data, source)
     d = _describe(root, source)
-    model = _build(d, source)
+    model = _build(d, source, muscles=muscles)
     if d.unsupported or d.notes:
         parts = []
         if d.unsupported:

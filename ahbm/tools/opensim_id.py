@@ -711,14 +711,15 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
     return replace(table, data=df, angle_columns=angles)
 
 
-def _read_osim(path: Path) -> Model:
+def _read_osim(path: Path, *, muscles: bool = True) -> Model:
+    """read_osim; ``muscles=False`` for tools that use no muscle path (ID, IK)."""
     try:
         from ahbm.io import read_osim
     except ImportError as err:  # pragma: no cover - read_osim ships with ahbm.io
         raise FileFormatError(
             f"cannot read the OpenSim model '{path}': this ahbm has no ahbm.io.read_osim"
         ) from err
-    return read_osim(path)
+    return read_osim(path, muscles=muscles)
 
 
 def _make_folder(folder: Path) -> None:
@@ -786,8 +787,8 @@ def run_id_setup(
     (['pelvis_tilt_moment', 'pelvis_tx_force'], 'subject01_walk_ID.sto')
     """
     setup: IDSetup = read_id_setup(path)
-    if model is None:
-        model = _read_osim(setup.model_file)
+    if model is None:  # inverse dynamics uses no muscle path
+        model = _read_osim(setup.model_file, muscles=False)
     active = active_model_forces(model, setup.forces_to_exclude)
     if active:
         warnings.warn(

@@ -528,8 +528,8 @@ def run_ik_setup(
     ((151, 10), 'subject01_walk_IK.mot')
     """
     setup: IKSetup = read_ik_setup(path)
-    if model is None:
-        model = _read_osim(setup.model_file)
+    if model is None:  # IK uses no muscle path
+        model = _read_osim(setup.model_file, muscles=False)
     trial = read_trc(setup.marker_file)
     weights = {}
     for task in setup.tasks:

@@ -799,3 +799,26 @@ def test_opensim_section_is_checked_against_the_model():
         ahbm.load_model(d)
     with pytest.raises(ModelError, match="JSON-able"):
         OsimItem.make("force", {"f": object()})
+
+
+def test_read_osim_without_muscles_is_the_same_model_without_the_paths():
+    leg = DATA / "muscles_leg.osim"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AhbmWarning)
+        full = read_osim(leg)
+        bare = read_osim(leg, muscles=False)
+    assert len(full.muscles) > 0 and len(full.wrap_objects) > 0
+    assert tuple(bare.muscles) == () and tuple(bare.wrap_objects) == ()
+    assert bare.coordinate_names == full.coordinate_names
+    assert bare.body_names == full.body_names
+    # the forces and wrap objects stay as data
+    assert [i.kind for i in bare.section("opensim")] == [i.kind for i in full.section("opensim")]
+    q = np.random.default_rng(3).uniform(-0.3, 0.3, size=(4, full.nq))
+    for name in full.body_names:
+        a = point_position(full, q, name, [0.1, 0.2, 0.3])
+        b = point_position(bare, q, name, [0.1, 0.2, 0.3])
+        np.testing.assert_array_equal(a, b)
+    from ahbm.errors import DataError
+
+    with pytest.raises(DataError, match="`muscles`"):
+        read_osim(leg, muscles="no")
