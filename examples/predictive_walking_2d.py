@@ -14,8 +14,8 @@ and the end of the half cycle is the mirror of its start. The objective is
 the sum of squared joint torques per duration ``∫ Σ (τ/100)² dt / T`` (small
 weights on the accelerations, the rates of the contact forces and the impact
 impulse regularize it); the durations of both phases are free. Hermite–Simpson
-collocation, implicit dynamics, IPOPT, from standing still. Nothing else — no measured motion, no reference ground
-reaction — shapes the result.
+collocation, implicit dynamics, IPOPT, from standing still. Nothing else —
+no measured motion, no reference ground reaction — shapes the result.
 
 Checks printed: forward speed (= the target), stance share of the cycle
 (about 60 % in human walking), the vertical ground reaction in body weights
