@@ -363,7 +363,7 @@ def loads_in_jcs(vectors, r_proximal, r_distal):
 
 
 def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
-    """Internal joint moments as clinical components (Plug-in Gait signs).
+    """Internal joint moments as clinical components on the JCS axes (internal rotator +).
 
     Parameters
     ----------
@@ -394,8 +394,11 @@ def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
     component is thus positive when the moment opposes the positive clinical
     angle of :func:`ahbm.kinematics.jcs.grood_suntay_angles` in the sagittal
     and frontal planes (hip flexion, knee extension, ankle dorsiflexion;
-    adduction) and acts with it in the transverse plane (internal rotation),
-    as Plug-in Gait reports them.
+    adduction), as Plug-in Gait reports them, and acts with it in the
+    transverse plane (internal rotation). Plug-in Gait's transverse moment
+    has the opposite sign (external rotator positive; docs/conventions.md
+    §9): the gait pipeline's :func:`ahbm.models.gait.pig_moments` flips it,
+    and can also project on the distal or proximal segment's axes.
 
     Examples
     --------

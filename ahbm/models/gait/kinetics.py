@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ahbm._validation import as_float_array
 from ahbm.analysis.filters import butter_filtfilt
 from ahbm.analysis.segments import segment_motion
 from ahbm.bsp.tables import segment_parameters
@@ -34,6 +35,7 @@ from ahbm.types import ResultRepr
 
 __all__ = [
     "GaitKinetics",
+    "MOMENT_FRAMES",
     "PIG_MOMENT_SIGNS",
     "assign_plates",
     "joint_kinetics",
@@ -53,7 +55,21 @@ _SIDE_KEY = {"Right": "_r", "Left": "_l"}
 PIG_MOMENT_SIGNS = np.array([1.0, 1.0, -1.0])
 
 
-def pig_moments(moment, r_proximal, r_distal, *, joint: str, side: str) -> np.ndarray:
+#: Projections of the joint moments (``GaitSettings.moment_frame``).
+MOMENT_FRAMES = ("jcs", "distal", "proximal")
+_FRAME_TEXT = {
+    "jcs": "JCS projection (e1 proximal z, e2 floating, e3 distal y)",
+    "distal": "distal segment axes (Plug-in Gait's projection)",
+    "proximal": "proximal segment axes",
+}
+# ISB segment axes (x anterior, y proximal, z right) in the order (sagittal, frontal,
+# transverse): the JCS axes e1, e2, e3 of two aligned segments
+_PLANE_AXES = (2, 0, 1)
+
+
+def pig_moments(
+    moment, r_proximal, r_distal, *, joint: str, side: str, frame: str = "jcs"
+) -> np.ndarray:
     """Internal joint moments as Plug-in Gait reports their components.
 
     Parameters
@@ -65,11 +81,18 @@ def pig_moments(moment, r_proximal, r_distal, *, joint: str, side: str) -> np.nd
         ``lab_R_segment`` of the two segments (ISB axes, both sides).
     joint : {"hip", "knee", "ankle"}
     side : {"Left", "Right"}
+    frame : {"jcs", "distal", "proximal"}
+        Axes the moment is projected on: ``"jcs"`` (default) the joint
+        coordinate system ``e1, e2, e3`` (non-orthogonal; dual to the joint
+        angles), ``"distal"`` the distal segment's axes ``(z, x, y)`` as
+        Plug-in Gait reports its kinetics, ``"proximal"`` the proximal
+        segment's ``(z, x, y)``. The three coincide when the segments are
+        aligned.
 
     Returns
     -------
     ndarray, shape (..., 3)
-        (sagittal, frontal, transverse) on the joint coordinate system axes:
+        (sagittal, frontal, transverse) on the axes of `frame`:
         extensor (hip, knee) / plantarflexor (ankle) positive; abductor (hip),
         valgus (knee), evertor (ankle) positive; **external rotator positive**
         (Plug-in Gait's sign of the transverse moment at hip, knee and ankle,
@@ -82,6 +105,11 @@ def pig_moments(moment, r_proximal, r_distal, *, joint: str, side: str) -> np.nd
     moment about the distal segment's long axis with the lateral rotation of
     its anterior face positive on both sides (pyCGM2's Vicon-compatible
     clinical descriptors: left ``+M·z``, right ``−M·z`` with z proximal).
+    With ``frame="distal"`` the components are ``(s₁ M·z_d, −k M·x_d,
+    −k M·y_d)`` (``k = +1`` right, ``−1`` left; ``s₁`` as in
+    :func:`~ahbm.dynamics.segmental.clinical_moments`) with the distal
+    segment's ISB axes, the signs that the JCS components have for aligned
+    segments; ``"proximal"`` the same with the proximal axes.
 
     Examples
     --------
@@ -91,9 +119,23 @@ def pig_moments(moment, r_proximal, r_distal, *, joint: str, side: str) -> np.nd
     >>> (pig_moments([0.0, 10.0, 0.0], R, R, joint="hip", side="Right") + 0.0).tolist()
     [0.0, 0.0, -10.0]
     """
-    return clinical_moments(moment, r_proximal, r_distal, joint=joint, side=side) * (
-        PIG_MOMENT_SIGNS
-    )
+    if frame not in MOMENT_FRAMES:
+        raise DataError(
+            f"`frame` must be one of {', '.join(map(repr, MOMENT_FRAMES))}, got {frame!r}"
+        )
+    if frame == "jcs":
+        clin = clinical_moments(moment, r_proximal, r_distal, joint=joint, side=side)
+    else:
+        R = as_float_array(
+            r_distal if frame == "distal" else r_proximal, f"r_{frame}", allow_nan=True
+        )
+        M = as_float_array(moment, "moment", allow_nan=True)
+        local = loads_in_frame(M, R)[..., list(_PLANE_AXES)]
+        # the signs the JCS components have for aligned segments (identity rotations)
+        eye = np.eye(3)
+        unit = clinical_moments(eye[list(_PLANE_AXES)], eye, eye, joint=joint, side=side)
+        clin = local * np.diagonal(unit)
+    return clin * PIG_MOMENT_SIGNS
 
 
 @dataclass(frozen=True, repr=False)
@@ -353,7 +395,9 @@ def joint_kinetics(
             prox = PARENT[i]
             Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]
             M = loads.moment[:, i] / subject.mass
-            clin = pig_moments(M, Rprox, Rdist, joint=joint.lower(), side=side)
+            clin = pig_moments(
+                M, Rprox, Rdist, joint=joint.lower(), side=side, frame=settings.moment_frame
+            )
             w_rel = motion.omega[:, i] - motion.omega[:, prox]
             pw = _power_components(M, w_rel, Rprox, Rdist)
             total = np.sum(M * w_rel, axis=-1)
@@ -369,7 +413,7 @@ def joint_kinetics(
         "grf_cutoff_hz": "none" if settings.grf_cutoff is None else float(settings.grf_cutoff),
         "force_threshold_n": float(settings.threshold),
         "moment_convention": "internal; Plug-in Gait signs: extensor/plantarflexor, "
-        "abductor/valgus/evertor, external rotator positive; JCS projection",
+        "abductor/valgus/evertor, external rotator positive; " + _FRAME_TEXT[settings.moment_frame],
         "power_convention": "total M.(w_distal - w_proximal) (Plug-in Gait's Z) and its "
         "split on the JCS axes",
     }

@@ -25,13 +25,18 @@ from ahbm.models.gait.subject import subject_parameters
 __all__ = ["analyze_gait"]
 
 
+#: GaitSettings fields that never were keyword arguments of analyze_gait (settings= only).
+_SETTINGS_ONLY = ("moment_frame",)
+
+
 def _settings_from_keywords(settings, old: dict) -> GaitSettings:
     """Fold the deprecated keyword arguments of 0.1 into a GaitSettings (warning once each)."""
-    unknown = sorted(set(old) - set(SETTINGS_FIELDS))
+    unknown = sorted(set(old) - (set(SETTINGS_FIELDS) - set(_SETTINGS_ONLY)))
     if unknown:
         raise TypeError(
             f"analyze_gait() got unexpected keyword argument(s) {', '.join(unknown)}; "
-            f"processing options are fields of GaitSettings: {', '.join(SETTINGS_FIELDS)}"
+            f"processing options are fields of GaitSettings, passed as "
+            f"settings=GaitSettings(...): {', '.join(SETTINGS_FIELDS)}"
         )
     settings = GaitSettings() if settings is None else settings
     for key in old:

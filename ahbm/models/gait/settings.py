@@ -87,6 +87,12 @@ class GaitSettings:
         (with a KAD or medial markers), else 0.
     marker_radius : float
         m (default 7 mm, 14 mm markers).
+    moment_frame : {"jcs", "distal", "proximal"}
+        Axes the joint moments are projected on (signs as Plug-in Gait's in
+        every case): ``"jcs"`` (default) the joint coordinate system of the
+        joint angles, ``"distal"`` the distal segment's axes (Plug-in Gait's
+        kinetics; use it to compare with Vicon's outputs), ``"proximal"`` the
+        proximal segment's. See docs/conventions.md §9 for the choice.
 
     Examples
     --------
@@ -110,6 +116,7 @@ class GaitSettings:
     ankle_width: Any = None
     tibial_torsion: Any = None
     marker_radius: float = 0.007
+    moment_frame: str = "jcs"
 
     def __post_init__(self) -> None:
         ms = self.marker_set
@@ -159,6 +166,9 @@ class GaitSettings:
             if v is not None and not (isinstance(v, int | float) and math.isfinite(v)):
                 _fail("tibial_torsion", "a finite angle in rad, a dict per side, or None", tt)
         _positive("marker_radius", self.marker_radius, zero=True)
+        if self.moment_frame not in ("jcs", "distal", "proximal"):
+            _fail("moment_frame", "'jcs', 'distal' (Plug-in Gait's) or 'proximal'",
+                  self.moment_frame)  # fmt: skip
 
     def replace(self, **changes) -> GaitSettings:
         """A copy with some fields changed (checked like a new object)."""
