@@ -637,3 +637,47 @@ def rnea_derivatives_world_kernel(
                 dqd[fr, r, c] = o2[r, c]
                 M[fr, r, c] = o3[r, c]
     return 0
+
+
+@njit(cache=_CACHE, nogil=True)
+def spd_inverse_kernel(M, out, L, W):
+    """out[f] = M[f]⁻¹ for symmetric positive-definite M (N, n, n), by Cholesky.
+
+    ``M = L Lᵀ``, ``W = L⁻¹`` (forward substitution), ``M⁻¹ = Wᵀ W`` (lower
+    triangle computed, mirrored: the result is exactly symmetric). ``L``, ``W``
+    (n, n) are work buffers. About n³ flops per frame (LU-based inversion:
+    2n³). Returns the first frame whose matrix is not positive definite
+    (a pivot ≤ 0 or not finite), or -1.
+    """
+    n = M.shape[1]
+    for fr in range(M.shape[0]):
+        A = M[fr]
+        for j in range(n):
+            d = A[j, j]
+            for k in range(j):
+                d -= L[j, k] * L[j, k]
+            if not d > 0.0 or not np.isfinite(d):
+                return fr
+            ljj = np.sqrt(d)
+            L[j, j] = ljj
+            for i in range(j + 1, n):
+                s = A[i, j]
+                for k in range(j):
+                    s -= L[i, k] * L[j, k]
+                L[i, j] = s / ljj
+        for j in range(n):
+            W[j, j] = 1.0 / L[j, j]
+            for i in range(j + 1, n):
+                s = 0.0
+                for k in range(j, i):
+                    s += L[i, k] * W[k, j]
+                W[i, j] = -s / L[i, i]
+        o = out[fr]
+        for r in range(n):
+            for c in range(r + 1):
+                s = 0.0
+                for k in range(r, n):  # W lower triangular: W[k, r], W[k, c] nonzero for k >= r
+                    s += W[k, r] * W[k, c]
+                o[r, c] = s
+                o[c, r] = s
+    return -1

@@ -297,8 +297,9 @@ def aba_derivatives(
     -----
     ``q̈`` by the articulated-body algorithm (external forces included), then
     the tangents of :func:`rnea_derivatives` at ``(q, q̇, q̈)`` and
-    ``∂q̈/∂x = −M⁻¹ ∂τ/∂x`` (Carpentier & Mansard 2018, eq. 6): one LU
-    factorization of ``M`` per frame for ``∂τ/∂q``, ``∂τ/∂q̇`` and ``𝟙``.
+    ``∂q̈/∂x = −M⁻¹ ∂τ/∂x`` (Carpentier & Mansard 2018, eq. 6): ``M⁻¹`` by a
+    compiled Cholesky inversion per frame (exactly symmetric), then two
+    batched matrix products.
 
     Examples
     --------
@@ -319,15 +320,19 @@ def aba_derivatives(
     if out is None:
         raise _bad_state()
     _, dq, dqd, M = out
-    # one factorization per frame for the three right-hand sides (M is positive
-    # definite: the articulated-body pass above checked every pivot)
-    X = np.linalg.solve(M, np.concatenate([dq, dqd, np.broadcast_to(np.eye(nv), M.shape)], 2))
-    Minv = X[:, :, 2 * nv :]
-    Minv = 0.5 * (Minv + np.swapaxes(Minv, 1, 2))
+    # M⁻¹ by a compiled Cholesky inversion per frame (M is positive definite: the
+    # articulated-body pass above checked every pivot), then two batched products
+    # (BLAS): 3-4x faster than one LU solve with the 3 nv right-hand sides
+    Minv, bad = _kernels.spd_inverse(M)
+    if Minv is None:  # pragma: no cover - rounding on a nearly singular M
+        X = np.linalg.solve(M, np.concatenate([dq, dqd, np.broadcast_to(np.eye(nv), M.shape)], 2))
+        Minv = X[:, :, 2 * nv :]
+        Minv = 0.5 * (Minv + np.swapaxes(Minv, 1, 2))
+    dqdd_dq = np.matmul(Minv, dq)
+    dqdd_dqd = np.matmul(Minv, dqd)
+    np.negative(dqdd_dq, out=dqdd_dq)
+    np.negative(dqdd_dqd, out=dqdd_dqd)
     mat = batch + (nv, nv)
     return ABADerivatives(
-        (-X[:, :, :nv]).reshape(mat),
-        (-X[:, :, nv : 2 * nv]).reshape(mat),
-        Minv.reshape(mat),
-        qdd.reshape(batch + (nv,)),
+        dqdd_dq.reshape(mat), dqdd_dqd.reshape(mat), Minv.reshape(mat), qdd.reshape(batch + (nv,))
     )

@@ -165,3 +165,23 @@ def test_world_kernel_equals_node_frame_tangents(case, fx_world):
     b = kernels.rnea_derivatives(model, q, qd, qdd, fx, fx_world, "tangent")
     for x, y in zip(a, b, strict=True):
         assert _rel(x, y) < 1e-12
+
+
+def test_spd_inverse_kernel_equals_lapack_and_names_the_bad_frame():
+    from ahbm._engine.kernels import spd_inverse
+
+    rng = np.random.default_rng(7)
+    A = rng.normal(size=(6, 9, 9))
+    M = A @ np.swapaxes(A, 1, 2) + 0.1 * np.eye(9)
+    Minv, bad = spd_inverse(M)
+    assert bad == -1
+    np.testing.assert_allclose(Minv, np.linalg.inv(M), rtol=1e-10, atol=1e-12 * np.abs(Minv).max())
+    assert np.array_equal(Minv, np.swapaxes(Minv, 1, 2))  # exactly symmetric
+    M[4, 2, 2] = -1.0  # not positive definite
+    assert spd_inverse(M) == (None, 4)
+    # a batch split over threads: same values, the first bad frame reported
+    A = rng.normal(size=(1000, 5, 5))
+    M = A @ np.swapaxes(A, 1, 2) + np.eye(5)
+    np.testing.assert_allclose(spd_inverse(M)[0], np.linalg.inv(M), rtol=1e-10, atol=1e-12)
+    M[[700, 900], 1, 1] = -3.0
+    assert spd_inverse(M) == (None, 700)
