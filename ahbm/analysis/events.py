@@ -9,6 +9,7 @@ with the attributes of :class:`ahbm.io.trial.Trial` and returns
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -27,6 +28,10 @@ from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import Event
 
 __all__ = [
+    "HEEL_NAMES",
+    "TOE_NAMES",
+    "SACRUM_NAMES",
+    "PSIS_NAMES",
     "force_plate_events",
     "zeni_events",
     "detect_gait_events",
@@ -206,6 +211,7 @@ def zeni_events(
     time=None,
     direction=None,
     min_interval: float = 0.5,
+    up=(0.0, 0.0, 1.0),
     t0: float | None = None,
 ):
     """Foot strikes and foot offs of one foot from marker kinematics (Zeni et al. 2008).
@@ -225,6 +231,10 @@ def zeni_events(
         0.5 m (treadmill), the mean horizontal heel-to-toe direction.
     min_interval : float, optional
         Minimum time between two events of the same kind, s (default 0.5).
+    up : array_like, shape (3,), optional
+        Vertical lab axis (default +Z): the walking direction found from the
+        data is made horizontal with it (e.g. ``(0, 1, 0)`` for an OpenSim
+        Y-up trial).
     t0 : float, optional
         Deprecated (0.2): time of frame 0 with `rate`; pass ``time=`` instead.
 
@@ -262,18 +272,22 @@ def zeni_events(
     for name, a in (("heel", h), ("toe", to), ("sacrum", s)):
         if a.ndim != 2 or a.shape[1] != 3 or a.shape[0] != h.shape[0]:
             raise DataError(f"Expected `{name}` to have shape ({h.shape[0]}, 3), got {a.shape}")
+    u = as_float_array(up, "up").ravel()
+    if u.shape != (3,) or not np.linalg.norm(u) > 0:
+        raise DataError(f"Expected `up` to be a non-zero 3-vector, got {up!r}")
+    u = u / np.linalg.norm(u)
     if direction is None:
         ok = np.flatnonzero(np.isfinite(s).all(axis=1))
         if ok.size < 2:
             raise DataError("The sacrum marker has fewer than 2 valid frames")
         d = s[ok[-1]] - s[ok[0]]
-        d[2] = 0.0
+        d = d - (d @ u) * u
         if np.linalg.norm(d) < _MIN_TRAVEL:
             # treadmill (or walking on the spot): the feet point forwards
             ft = to - h
             ft = ft[np.isfinite(ft).all(axis=1)]
             d = ft.mean(axis=0) if ft.size else np.zeros(3)
-            d[2] = 0.0
+            d = d - (d @ u) * u
             if np.linalg.norm(d) < 1e-6:
                 raise DataError(
                     "Cannot infer the walking direction: the sacrum does not travel and the "
@@ -291,6 +305,121 @@ def zeni_events(
 
 
 _SIDES = (("Left", "L"), ("Right", "R"))
+_SIDE_WORDS = {"l": "Left", "left": "Left", "r": "Right", "right": "Right"}
+_SEP = re.compile(r"[\s._\-]+")
+#: Landmark names tried by default (after or before the side: LHEE, L.Heel, Heel_L ...).
+HEEL_NAMES = ("HEE", "Heel", "Calcaneus", "ANK", "Ankle.Lat", "Ankle")
+TOE_NAMES = ("TOE", "Toe.Tip", "Toe", "Toe.Lat", "MT2", "Toe.Med")
+SACRUM_NAMES = ("SACR", "V.Sacral", "VSAC", "Sacrum", "Sacral")
+PSIS_NAMES = ("PSI", "PSIS")
+_FORMS = "'LHEE', 'L.Heel', 'L_Heel', 'Left.Heel', 'Heel_L', each also with a 'Name:' prefix"
+
+
+def _norm(text: str) -> str:
+    """Case- and separator-free form of a label or landmark name: 'L.Toe.Tip' -> 'ltoetip'."""
+    return _SEP.sub("", text).lower()
+
+
+def _sided(label: str):
+    """``(side, landmark)`` read from a label without its ``Name:`` prefix, or None.
+
+    The side is a leading or trailing ``L``/``R``/``Left``/``Right`` token
+    (``L.Heel``, ``l_heel``, ``Heel_R``) or a capital ``L``/``R`` (or the
+    word) glued to a capitalized landmark (``LHEE``, ``RToe``, ``LeftHeel``).
+    """
+    core = label[label.rindex(":") + 1 :] if ":" in label else label
+    tokens = [t for t in _SEP.split(core) if t]
+    if len(tokens) >= 2 and tokens[0].lower() in _SIDE_WORDS:
+        return _SIDE_WORDS[tokens[0].lower()], "".join(tokens[1:])
+    if len(tokens) >= 2 and tokens[-1].lower() in _SIDE_WORDS:
+        return _SIDE_WORDS[tokens[-1].lower()], "".join(tokens[:-1])
+    m = re.match(r"(Left|Right|LEFT|RIGHT|L|R)(?=[A-Z0-9])(.+)$", core)
+    if m:
+        return _SIDE_WORDS[m.group(1).lower()], m.group(2)
+    return None
+
+
+def _landmarks(names, what: str) -> tuple:
+    """Normalized landmark names from `names` (sided entries such as 'R.Heel' give 'heel')."""
+    out = []
+    for n in _labels(names, what):
+        sided = _sided(n)
+        key = _norm(sided[1] if sided else n)
+        if key and key not in out:
+            out.append(key)
+    return tuple(out)
+
+
+def _sided_spec(value, what: str):
+    """`heel`/`toe` argument: a ``{"Left": ..., "Right": ...}`` dict or landmark names."""
+    if isinstance(value, dict):
+        if set(value) - {"Left", "Right"}:
+            raise DataError(f"`{what}` dict keys must be 'Left' and 'Right', got {sorted(value)}")
+        for side, labs in value.items():
+            _labels(labs, f"{what}[{side!r}]")
+        return dict(value)
+    return _labels(value, what)
+
+
+def _valid_share(trial, label) -> float:
+    m = _marker(trial, label)
+    return float(np.isfinite(m).all(axis=1).mean()) if m is not None and m.size else 0.0
+
+
+def _resolve(trial, side, spec, what: str, *, required: bool):
+    """``(trajectory, label)`` of a sided marker, or ``(None, None)`` when not `required`.
+
+    `spec` is a ``{"Left": label(s), "Right": label(s)}`` dict (exact labels)
+    or a sequence of landmark names tried in order; for each name the trial
+    labels naming it on this side (any separator or case, with or without a
+    ``Name:`` prefix; unprefixed labels first) are candidates, and the first
+    one visible in at least half of the frames is used.
+    """
+    labels = list(trial.point_labels)
+    if isinstance(spec, dict):
+        given = spec.get(side)
+        if given is None:
+            raise DataError(f"`{what}` has no entry for the {side} side; give {{'{side}': label}}")
+        cands = [[x] for x in _labels(given, f"{what}[{side!r}]")]
+        for lab in (c[0] for c in cands):
+            if lab not in labels:
+                raise DataError(
+                    f"`{what}`: label {lab!r} ({side}) is not in the trial; trial markers: "
+                    f"{', '.join(labels)}"
+                )
+    else:
+        readings = [(lab, _sided(lab)) for lab in labels]
+        cands = []
+        for key in _landmarks(spec, what):
+            found = [lab for lab, r in readings if r and r[0] == side and _norm(r[1]) == key]
+            bare = [lab for lab in found if ":" not in lab]
+            cands += [bare] if bare else []
+            prefixed = [lab for lab in found if ":" in lab]
+            cands += [prefixed] if prefixed else []
+    seen = []
+    for group in cands:
+        ok = [lab for lab in group if _valid_share(trial, lab) >= 0.5]
+        if len(ok) > 1:
+            raise DataError(
+                f"{what} marker of the {side} side: several labels fit ({', '.join(ok)}); "
+                f"pass {what}={{'Left': label, 'Right': label}} to choose"
+            )
+        if ok:
+            return _marker(trial, ok[0]), ok[0]
+        seen += [f"{lab} ({100 * _valid_share(trial, lab):.0f} % of frames)" for lab in group]
+    if not required:
+        return None, None
+    looked = (
+        ", ".join(map(repr, _labels(spec.get(side), what)))
+        if isinstance(spec, dict)
+        else f"{side} labels of {', '.join(map(repr, _labels(spec, what)))} ({_FORMS})"
+    )
+    found = f"; found only {', '.join(seen)}" if seen else ""
+    raise DataError(
+        f"Kinematic events need a {what} marker for the {side} side visible in at least half "
+        f"of the frames: looked for {looked}{found}. Trial markers: {', '.join(labels)}. Pass "
+        f"{what}={{'Left': label, 'Right': label}} to name them"
+    )
 
 
 def _marker(trial, label):
@@ -300,60 +429,99 @@ def _marker(trial, label):
     return np.asarray(trial.points[:, labels.index(label), :], float)
 
 
-def _pick(trial, prefix, suffixes):
-    """First marker prefix+suffix present with at least half of its frames valid."""
-    for suf in suffixes:
-        m = _marker(trial, prefix + suf)
-        if m is not None and np.isfinite(m).all(axis=1).mean() >= 0.5:
-            return m, prefix + suf
+def _unsided(trial, names, what: str):
+    """``(trajectory, label)`` of the first marker matching one of `names` (any prefix)."""
+    labels = list(trial.point_labels)
+    for n in _labels(names, what):
+        if n in labels and _valid_share(trial, n) >= 0.5:
+            return _marker(trial, n), n
+        key = _norm(n)
+        for lab in labels:
+            core = lab[lab.rindex(":") + 1 :] if ":" in lab else lab
+            if _norm(core) == key and _valid_share(trial, lab) >= 0.5:
+                return _marker(trial, lab), lab
     return None, None
 
 
-def _kinematic(trial, markers, t0):
-    sac = _marker(trial, markers["sacrum"])
-    if sac is None:
-        psis = [_marker(trial, m) for m in markers["psis"]]
-        if any(p is None for p in psis):
-            raise DataError(
-                f"Kinematic events need a sacrum marker ({markers['sacrum']!r}) or both PSIS "
-                f"markers {markers['psis']!r}; trial markers: {', '.join(trial.point_labels)}"
-            )
-        sac = 0.5 * (psis[0] + psis[1])
+def _pelvis(trial, markers):
+    sac, _ = _unsided(trial, markers["sacrum"], "sacrum")
+    if sac is not None:
+        return sac
+    psis = [_resolve(trial, side, markers["psis"], "psis", required=False)[0] for side, _ in _SIDES]
+    if any(p is None for p in psis):
+        raise DataError(
+            f"Kinematic events need a sacrum marker (one of {', '.join(markers['sacrum'])}, "
+            f"any 'Name:' prefix) or both PSIS markers (left and right labels of "
+            f"{', '.join(_labels(markers['psis'], 'psis'))}); trial markers: "
+            f"{', '.join(trial.point_labels)}"
+        )
+    return 0.5 * (psis[0] + psis[1])
+
+
+def _kinematic(trial, markers, t0, up):
+    sac = _pelvis(trial, markers)
     out = []
-    for side, p in _SIDES:
-        heel, hname = _pick(trial, p, markers["heel"])
-        toe, tname = _pick(trial, p, markers["toe"])
-        if heel is None or toe is None:
-            raise DataError(
-                f"Kinematic events need a heel marker (one of "
-                f"{[p + m for m in markers['heel']]}) and a toe marker (one of "
-                f"{[p + m for m in markers['toe']]}) visible in at least half of the frames; "
-                f"trial markers: {', '.join(trial.point_labels)}"
-            )
+    for side, _ in _SIDES:
+        heel, hname = _resolve(trial, side, markers["heel"], "heel", required=True)
+        toe, tname = _resolve(trial, side, markers["toe"], "toe", required=True)
         frames = t0 + np.arange(heel.shape[0]) / trial.point_rate
-        st, of = zeni_events(heel, toe, sac, time=frames)
+        st, of = zeni_events(heel, toe, sac, time=frames, up=up)
         out += [Event(FOOT_STRIKE, float(t), side, f"zeni ({hname})") for t in st]
         out += [Event(FOOT_OFF, float(t), side, f"zeni ({tname})") for t in of]
     return out
 
 
-def _force_plates(trial, markers, t0, options):
+def _horizontal(up):
+    """(2, 3) orthonormal horizontal axes for the vertical `up` (x, y for +z)."""
+    u = np.asarray(up, float)
+    k = int(np.argmax(np.abs(u)))
+    a = np.eye(3)[(k + 1) % 3]
+    b = np.cross(u, a)
+    if k == 2:  # keep (x, y) for a Z-up lab
+        a, b = np.eye(3)[0], np.eye(3)[1]
+    return np.stack([a, b])
+
+
+def _up_axis(trial, markers):
+    """Lab axis (signed unit vector) along which the pelvis sits above the heels; +z if unknown."""
+    try:
+        sac = _pelvis(trial, markers)
+    except DataError:
+        return np.array([0.0, 0.0, 1.0])
+    heels = [
+        _resolve(trial, side, markers["heel"], "heel", required=False)[0] for side, _ in _SIDES
+    ]
+    heels = [h for h in heels if h is not None]
+    if not heels:
+        return np.array([0.0, 0.0, 1.0])
+    d = np.nanmean(np.concatenate([sac - h for h in heels]), axis=0)
+    if not np.isfinite(d).all():
+        return np.array([0.0, 0.0, 1.0])
+    k = int(np.argmax(np.abs(d)))
+    up = np.zeros(3)
+    up[k] = np.sign(d[k])
+    return up
+
+
+def _force_plates(trial, markers, t0, options, up):
     out = []
     tm = t0 + np.arange(trial.n_frames) / trial.point_rate
-    feet = {
-        side: (_pick(trial, p, markers["heel"])[0], _pick(trial, p, markers["toe"])[0])
-        for side, p in _SIDES
-    }
+    H = _horizontal(up)
+    feet = {}
+    for side, _ in _SIDES:
+        heel = _resolve(trial, side, markers["heel"], "heel", required=False)[0]
+        toe = _resolve(trial, side, markers["toe"], "toe", required=False)[0]
+        feet[side] = tuple(None if m is None else m @ H.T for m in (heel, toe))
     for k, plate in enumerate(trial.force_plates):
         force = np.asarray(plate.force, float)
         if force.ndim != 2 or force.shape[1] != 3:
             raise DataError(f"force_plates[{k}].force must be (n_samples, 3), got {force.shape}")
         ts = t0 + np.arange(force.shape[0]) / plate.rate
-        st, of = force_plate_events(np.abs(force[:, 2]), time=ts, **options)
+        st, of = force_plate_events(np.abs(force @ up), time=ts, **options)
         for s in st:
             ends = of[of > s]
             e = ends[0] if ends.size else tm[-1]
-            side = _assign_side(plate, feet, tm, s, e, t0)
+            side = _assign_side(plate, feet, tm, s, e, t0, H)
             if side is None:
                 warnings.warn(
                     f"force plate {k}: contact at {s:.3f} s could not be assigned to a foot "
@@ -368,27 +536,27 @@ def _force_plates(trial, markers, t0, options):
     return out
 
 
-def _assign_side(plate, feet, tm, s, e, t0):
+def _assign_side(plate, feet, tm, s, e, t0, H):
     """Side whose foot stays closest (horizontally) to the centre of pressure.
 
     The foot point is the midpoint of the heel and toe markers (the heel alone
-    when there is no toe marker). Its horizontal distance to the COP is
-    averaged over the middle half of the contact: the stance foot stays near
-    the COP throughout, while the swinging foot passes it only briefly (at
-    mid-stance, with a narrow step width, the swinging heel can be the nearer
-    one at that single instant).
+    when there is no toe marker), given in the horizontal axes `H`. Its
+    horizontal distance to the COP is averaged over the middle half of the
+    contact: the stance foot stays near the COP throughout, while the
+    swinging foot passes it only briefly (at mid-stance, with a narrow step
+    width, the swinging heel can be the nearer one at that single instant).
     """
     cop = np.asarray(plate.cop, float)
     origin = np.asarray(plate.origin, float)
     times = np.linspace(s + 0.25 * (e - s), e - 0.25 * (e - s), 21)
     target = np.full((times.size, 2), np.nan)
-    if cop.ndim == 2 and cop.shape[0] > 0 and cop.shape[1] >= 2:
+    if cop.ndim == 2 and cop.shape[0] > 0 and cop.shape[1] == 3:
         idx = np.clip(np.round((times - t0) * plate.rate).astype(int), 0, cop.shape[0] - 1)
-        target = cop[idx, :2]
+        target = cop[idx] @ H.T
     if not np.isfinite(target).all(axis=1).any():
-        if not np.isfinite(origin).all():
+        if origin.shape != (3,) or not np.isfinite(origin).all():
             return None
-        target = np.broadcast_to(origin[:2], (times.size, 2))
+        target = np.broadcast_to(origin @ H.T, (times.size, 2))
     best, side_best = np.inf, None
     for side, (heel, toe) in feet.items():
         if heel is None:
@@ -410,10 +578,11 @@ def detect_gait_events(
     trial,
     *,
     method: str = "auto",
-    sacrum: str = "SACR",
-    psis=("LPSI", "RPSI"),
-    heel=("HEE", "ANK"),
-    toe=("TOE",),
+    sacrum=SACRUM_NAMES,
+    psis=PSIS_NAMES,
+    heel=HEEL_NAMES,
+    toe=TOE_NAMES,
+    up="auto",
     threshold: float = 20.0,
     hysteresis: float = 10.0,
     min_contact: float = 0.1,
@@ -437,13 +606,31 @@ def detect_gait_events(
         ``"auto"`` (default): kinematic events, with those that have a
         force-plate event of the same kind and side within `tolerance`
         replaced by the force-plate event.
-    sacrum, psis : str, (str, str)
-        Sacrum marker, or the two PSIS markers averaged if it is absent.
-    heel, toe : sequence of str
-        Candidate suffixes after the side prefix ``L``/``R`` (Plug-in Gait:
-        ``LHEE``, ``RTOE``); the first one visible in at least half of the
-        frames is used (default: heel, else ankle marker, as Zeni et al.
-        allow).
+    sacrum : str or sequence of str
+        Sacrum labels tried in order, with or without a ``Name:`` prefix and
+        in any case or separator (default :data:`SACRUM_NAMES`: Plug-in Gait
+        ``SACR``, OpenSim's ``V.Sacral``, legacy ``VSAC`` ...).
+    psis : sequence of str
+        PSIS landmark names, used on each side when no sacrum marker is
+        found (the two averaged); sided entries such as ``"LPSI"`` stand for
+        their landmark (``PSI``).
+    heel, toe : sequence of str or dict
+        Landmark names tried in order on each side (default
+        :data:`HEEL_NAMES`: heel, else ankle marker, as Zeni et al. allow;
+        :data:`TOE_NAMES`). A label names a landmark on a side when the side
+        ``L``/``R``/``Left``/``Right`` comes before or after it, with or
+        without separator and ``Name:`` prefix: ``LHEE``, ``L.Heel``,
+        ``l_heel``, ``Heel_L``, ``Pat01:LHEE`` are all the left ``HEE`` /
+        ``Heel``. Sided entries (``"R.Heel"``) stand for their landmark. The
+        first candidate visible in at least half of the frames is used
+        (unprefixed labels before prefixed ones; two labels that fit equally
+        are an error). A dict ``{"Left": label, "Right": label}`` names the
+        exact labels instead.
+    up : "auto" or array_like, shape (3,)
+        Vertical lab axis. ``"auto"`` (default): the coordinate axis along
+        which the pelvis sits above the heels (+Z when they are not found);
+        the plates' vertical force and the horizontal distances use it, and
+        Zeni's walking direction is made horizontal with it.
     threshold, hysteresis, min_contact, min_gap : float
         Force-plate detection settings (see :func:`force_plate_events`).
     tolerance : float, optional
@@ -457,8 +644,9 @@ def detect_gait_events(
     Raises
     ------
     DataError
-        Missing markers or rate, unknown method, no force plates for
-        ``"force_plate"``.
+        Missing markers (the message lists the labels looked for and those
+        found), ambiguous labels, missing rate, unknown method, no force
+        plates for ``"force_plate"``.
 
     Examples
     --------
@@ -483,14 +671,21 @@ def detect_gait_events(
     pts = as_float_array(trial.points, "trial.points", allow_nan=True)
     if pts.ndim != 3 or pts.shape[2] != 3:
         raise DataError(f"Expected `trial.points` to have shape (n, m, 3), got {pts.shape}")
-    if not isinstance(sacrum, str):
-        raise DataError(f"Expected `sacrum` to be a marker label, got {sacrum!r}")
     markers = {
-        "sacrum": sacrum,
+        "sacrum": _labels(sacrum, "sacrum"),
         "psis": _labels(psis, "psis"),
-        "heel": _labels(heel, "heel"),
-        "toe": _labels(toe, "toe"),
+        "heel": _sided_spec(heel, "heel"),
+        "toe": _sided_spec(toe, "toe"),
     }
+    if isinstance(up, str):
+        if up != "auto":
+            raise DataError(f"`up` must be 'auto' or a 3-vector, got {up!r}")
+        up = _up_axis(trial, markers)
+    else:
+        up = as_float_array(up, "up").ravel()
+        if up.shape != (3,) or not np.linalg.norm(up) > 0:
+            raise DataError(f"Expected `up` to be a non-zero 3-vector, got {up!r}")
+        up = up / np.linalg.norm(up)
     threshold = as_nonnegative_float(threshold, "threshold", unit="N")
     hysteresis = as_nonnegative_float(hysteresis, "hysteresis", unit="N")
     min_contact = as_nonnegative_float(min_contact, "min_contact", unit="s")
@@ -501,14 +696,14 @@ def detect_gait_events(
     )
     plates = list(getattr(trial, "force_plates", []) or [])
     if method == "kinematic":
-        events = _kinematic(trial, markers, t0)
+        events = _kinematic(trial, markers, t0, up)
     elif method == "force_plate":
         if not plates:
             raise DataError("method='force_plate' but the trial has no force plates")
-        events = _force_plates(trial, markers, t0, options)
+        events = _force_plates(trial, markers, t0, options, up)
     elif method == "auto":
-        events = _kinematic(trial, markers, t0)
-        fp = _force_plates(trial, markers, t0, options) if plates else []
+        events = _kinematic(trial, markers, t0, up)
+        fp = _force_plates(trial, markers, t0, options, up) if plates else []
         for f in fp:
             close = [
                 i
