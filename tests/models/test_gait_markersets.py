@@ -69,9 +69,73 @@ def test_marker_set_requirements_name_the_static_trial():
 
 @pytest.mark.skipif(not OPENSIM.is_dir(), reason="shared data folder not available")
 def test_opensim_marker_set_without_static_says_it_needs_a_static_trial():
-    with pytest.raises(DataError, match=r"it needs a static trial \(`static=`, CLI --static\)"):
+    with pytest.raises(DataError) as err:
         analyze_gait(
             OPENSIM / "subject01_walk.trc",
             mass=72.6,
             settings=GaitSettings(marker_set="opensim", kinetics=False),
         )
+    msg = str(err.value)
+    # the message leads with the static trial, not with a missing LKNE
+    assert msg.startswith(
+        f"{OPENSIM / 'subject01_walk.trc'}: marker set 'opensim' needs a static trial "
+        "(`static=`, CLI --static): this trial has no 'L.Ankle.Lat', 'L.Knee.Lat', "
+        "'R.Ankle.Lat', 'R.Knee.Lat', so LANK, LKNE, RANK, RKNE are rebuilt from their "
+        "marker clusters (LANK: L.Shank.Upper, L.Shank.Front, L.Shank.Rear;"
+    ), msg
+    assert "required markers missing" not in msg
+
+
+@pytest.mark.skipif(not OPENSIM.is_dir(), reason="shared data folder not available")
+def test_the_opensim_labels_are_recognised_with_the_default_marker_set():
+    from ahbm.io import read_trial
+    from ahbm.models.gait.markersets import detect_marker_set
+
+    walk = read_trial(OPENSIM / "subject01_walk.trc")
+    assert detect_marker_set(walk.point_labels) == "opensim"
+    assert detect_marker_set(read_trial(OPENSIM / "subject01_static.trc").point_labels) == (
+        "opensim"
+    )
+    assert detect_marker_set([f"Pat:{lab}" for lab in walk.point_labels]) == "opensim"
+    with pytest.raises(DataError) as err:
+        analyze_gait(walk, mass=72.6, settings=KIN)
+    assert str(err.value).startswith(
+        f"{walk.source}: the trial's labels are those of the marker set 'opensim' (OpenSim's "
+        "gait2354 walking example, subject01_walk.trc), not Plug-in Gait's: pass "
+        "marker_set='opensim' (CLI --marker-set opensim) with its static trial (`static=`, CLI "
+        "--static). With the Plug-in Gait set, required markers missing: SACR"
+    ), str(err.value)
+
+
+def test_detect_marker_set_on_plug_in_gait_and_unknown_labels(walk):
+    from ahbm.models.gait.markersets import detect_marker_set
+
+    trial, _ = walk
+    assert detect_marker_set(trial.point_labels) == "plug_in_gait"
+    assert detect_marker_set(["A", "B", "LASI"]) is None
+    # one of 13 Plug-in Gait markers missing is still recognised, four are not
+    assert detect_marker_set([n for n in trial.point_labels if n != "LTIB"]) == "plug_in_gait"
+    drop = {"LTIB", "RTIB", "LKNE", "RKNE"}
+    assert detect_marker_set([n for n in trial.point_labels if n not in drop]) is None
+
+
+@pytest.mark.skipif(not OPENSIM.is_dir(), reason="shared data folder not available")
+def test_a_static_trial_without_a_landmark_names_what_the_rebuild_lacks():
+    from ahbm.io import read_trial
+
+    static = read_trial(OPENSIM / "subject01_static.trc")
+    labels = ["X" if lab == "L.Knee.Lat" else lab for lab in static.point_labels]
+    labels = ["Y" if lab == "R.Shank.Rear" else lab for lab in labels]
+    with pytest.raises(DataError) as err:
+        analyze_gait(
+            OPENSIM / "subject01_walk.trc",
+            static=replace(static, point_labels=labels),
+            settings=GaitSettings(marker_set="opensim", kinetics=False),
+        )
+    msg = str(err.value)
+    assert (
+        "LKNE (looked for 'L.Knee.Lat'; rebuilt from its cluster, which lacks 'L.Knee.Lat' in "
+        "the static trial)"
+    ) in msg
+    assert "RANK (looked for 'R.Ankle.Lat'; rebuilt from its cluster, which lacks " in msg
+    assert "R.Shank.Rear in the static trial)" in msg

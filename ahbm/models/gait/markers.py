@@ -25,11 +25,13 @@ from ahbm.io.trial import ForcePlate, Trial, check_trial
 from ahbm.kinematics.markers import fit_segment_pose, static_local_markers
 from ahbm.models.gait.markersets import (
     ALIASES,
+    MARKER_SET_TITLES,
     MARKER_SETS,
     OPTIONAL_MARKERS,
     PLUG_IN_GAIT_MARKERS,
     STATIC_ALIASES,
     STATIC_MARKERS,
+    detect_marker_set,
     marker_set_requirements,
 )
 from ahbm.models.gait.settings import GaitSettings
@@ -406,6 +408,7 @@ def collect_markers(
             if name in out:
                 break
     # calibrated anatomical landmarks from clusters and the static trial
+    why = {}  # canonical name -> what the rebuild from its cluster lacks
     for name, cluster in clusters.items():
         if name in out or static is None:
             continue
@@ -413,7 +416,13 @@ def collect_markers(
         st = _get(static, slabels, mapping, name)
         cl_dyn = [_get(trial, labels, {}, c) for c in cluster]
         cl_st = [_get(static, slabels, {}, c) for c in cluster]
-        if st is None or any(c is None for c in cl_dyn + cl_st):
+        lacks = [f"{_shown(mapping.get(name, name))} in the static trial"] if st is None else []
+        lacks += [
+            f"{c} in the static trial" for c, a in zip(cluster, cl_st, strict=True) if a is None
+        ]
+        lacks += [f"{c} in this trial" for c, a in zip(cluster, cl_dyn, strict=True) if a is None]
+        if lacks:
+            why[name] = lacks
             continue
         out[name] = _rebuild(np.stack(cl_st, 1), st, np.stack(cl_dyn, 1))
     need = []
@@ -421,25 +430,55 @@ def collect_markers(
         need.append("SACR (or LPSI and RPSI)")
     need += [n for n in names if n != "SACR" and n not in out]
     if need:
+        req = marker_set_requirements(marker_set)
+        rebuilt = sorted(n for n in need if n in clusters)
+        set_name = marker_set if isinstance(marker_set, str) else "custom"
+        if static is None and rebuilt and len(rebuilt) == len(need):
+            raise DataError(
+                f"{source}: marker set {set_name!r} needs a static trial (`static=`, CLI "
+                f"--static): this trial has no "
+                f"{', '.join(_shown(mapping.get(n, n)) for n in rebuilt)}, so "
+                f"{', '.join(rebuilt)} are rebuilt from their marker clusters "
+                f"({'; '.join(f'{n}: ' + ', '.join(clusters[n]) for n in rebuilt)}) as placed "
+                f"in a static standing trial that has them. It needs {req}"
+            )
         shown = ", ".join(
-            f"{n} (looked for {mapping.get(n.split()[0], n.split()[0])!r})" for n in need
+            f"{n} (looked for {_shown(mapping.get(n.split()[0], n.split()[0]))}"
+            + (f"; rebuilt from its cluster, which lacks {', '.join(why[n])}" if n in why else "")
+            + ")"
+            for n in need
         )
         hint = ""
-        if clusters and static is None and any(n in clusters for n in need):
-            rebuilt = sorted(n for n in need if n in clusters)
+        if clusters and static is None and rebuilt:
             hint = (
                 f" The marker set rebuilds {', '.join(rebuilt)} from clusters: it needs a "
                 "static trial (`static=`, CLI --static)."
             )
+        lead = ""
+        recognised = detect_marker_set(labels) if set_name == "plug_in_gait" else None
+        if recognised is not None and recognised != "plug_in_gait":
+            lead = (
+                f"the trial's labels are those of the marker set {recognised!r} "
+                f"({MARKER_SET_TITLES.get(recognised, recognised)}), not Plug-in Gait's: pass "
+                f"marker_set={recognised!r} (CLI --marker-set {recognised})"
+                + (" with its static trial (`static=`, CLI --static)" if
+                   MARKER_SETS[recognised]["clusters"] else "")
+                + ". With the Plug-in Gait set, "
+            )  # fmt: skip
         raise DataError(
-            f"{source}: required markers missing: {shown}.{hint} Trial markers: "
-            f"{', '.join(labels)}. The marker set needs "
-            f"{marker_set_requirements(marker_set)}. Pass `marker_map={{'LASI': 'your label', "
-            "...}` (CLI: --map LASI=label) or `marker_set` to use another marker set"
+            f"{source}: {lead}required markers missing: {shown}.{hint} Trial markers: "
+            f"{', '.join(labels)}. The marker set needs {req}. Pass "
+            "`marker_map={'LASI': 'your label', ...}` (CLI: --map LASI=label) or `marker_set` "
+            "to use another marker set"
         )
     if "SACR" not in out:
         out["SACR"] = 0.5 * (out["LPSI"] + out["RPSI"])
     return out
+
+
+def _shown(target) -> str:
+    """A mapped label (or labels averaged) for messages: 'L.Knee.Lat' or 'L.Toe.Lat+L.Toe.Med'."""
+    return repr(target) if isinstance(target, str) else repr("+".join(target))
 
 
 def _rebuild(cluster_static, landmark_static, cluster_dynamic):

@@ -12,6 +12,8 @@ __all__ = [
     "ALIASES",
     "STATIC_ALIASES",
     "STATIC_MARKERS",
+    "MARKER_SET_TITLES",
+    "detect_marker_set",
     "marker_set_requirements",
 ]
 
@@ -84,6 +86,60 @@ MARKER_SETS: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+
+#: What each named marker set is, for messages.
+MARKER_SET_TITLES = {
+    "plug_in_gait": "Vicon Plug-in Gait lower body",
+    "opensim": "OpenSim's gait2354 walking example, subject01_walk.trc",
+}
+
+
+def _core(label: str) -> str:
+    return label[label.rindex(":") + 1 :] if ":" in label else label
+
+
+def detect_marker_set(labels, *, min_share: float = 0.8):
+    """Name of the marker set in :data:`MARKER_SETS` whose labels a trial has, or None.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The trial's marker labels (``Name:`` prefixes ignored).
+    min_share : float
+        Share of a set's labels that must be present (default 0.8); the
+        labels that only a static trial holds (rebuilt from clusters) are not
+        counted.
+
+    Returns
+    -------
+    str or None
+        The set with the largest share at or above `min_share`
+        (``"plug_in_gait"`` for its required markers).
+
+    Examples
+    --------
+    >>> detect_marker_set(["R.ASIS", "L.ASIS", "V.Sacral", "L.Thigh.Upper", "R.Thigh.Upper",
+    ...                    "L.Shank.Upper", "R.Shank.Upper", "L.Heel", "R.Heel", "L.Toe.Lat",
+    ...                    "L.Toe.Med", "R.Toe.Lat", "R.Toe.Med"])
+    'opensim'
+    >>> detect_marker_set(["LASI", "RASI"]) is None
+    True
+    """
+    have = {_core(str(lab)) for lab in labels}
+    best, share_best = None, 0.0
+    for name, ms in MARKER_SETS.items():
+        wanted = set()
+        if not ms["map"]:
+            wanted = set(PLUG_IN_GAIT_MARKERS)
+        for canon, target in ms["map"].items():
+            if canon in ms["clusters"]:
+                continue  # only a static trial has it
+            wanted |= {target} if isinstance(target, str) else set(target)
+        share = len(wanted & have) / len(wanted) if wanted else 0.0
+        if share >= min_share and share > share_best:
+            best, share_best = name, share
+    return best
 
 
 def marker_set_requirements(marker_set) -> str:
