@@ -81,9 +81,15 @@ from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import GaitEnergetics, gait_energetics
 from ahbm.models.gait.events import gait_events, select_gait_events
 from ahbm.models.gait.frames import SegmentFrames, foot_offsets, segment_frames
-from ahbm.models.gait.kinetics import GaitKinetics, assign_plates, joint_kinetics, pig_moments
+from ahbm.models.gait.kinetics import (
+    MOMENT_FRAMES,
+    GaitKinetics,
+    assign_plates,
+    joint_kinetics,
+    pig_moments,
+)
 from ahbm.models.gait.markers import GaitMarkers, gait_markers, load_gait_trial
-from ahbm.models.gait.markersets import MARKER_SETS, PLUG_IN_GAIT_MARKERS
+from ahbm.models.gait.markersets import MARKER_SETS, PLUG_IN_GAIT_MARKERS, detect_marker_set
 from ahbm.models.gait.model import lower_extremity_model
 from ahbm.models.gait.pipeline import analyze_gait
 from ahbm.models.gait.result import GaitResult, result_units, save_gait_result
@@ -93,7 +99,9 @@ from ahbm.models.gait.subject import SubjectParameters, subject_parameters
 __all__ = [
     "ANGLE_NAMES",
     "MARKER_SETS",
+    "MOMENT_FRAMES",
     "PLUG_IN_GAIT_MARKERS",
+    "detect_marker_set",
     "GaitBatchResult",
     "StaticCalibration",
     "analyze_gait_files",
