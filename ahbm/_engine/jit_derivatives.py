@@ -44,6 +44,7 @@ from ahbm._engine.jit_common import (
     _transforms,
     _unpack,
 )
+from ahbm._engine.jit_constrained import _cholesky
 
 
 @njit(cache=_CACHE)
@@ -647,24 +648,12 @@ def spd_inverse_kernel(M, out, L, W):
     triangle computed, mirrored: the result is exactly symmetric). ``L``, ``W``
     (n, n) are work buffers. About n³ flops per frame (LU-based inversion:
     2n³). Returns the first frame whose matrix is not positive definite
-    (a pivot ≤ 0 or not finite), or -1.
+    (a pivot ≤ 0 or NaN), or -1.
     """
     n = M.shape[1]
     for fr in range(M.shape[0]):
-        A = M[fr]
-        for j in range(n):
-            d = A[j, j]
-            for k in range(j):
-                d -= L[j, k] * L[j, k]
-            if not d > 0.0 or not np.isfinite(d):
-                return fr
-            ljj = np.sqrt(d)
-            L[j, j] = ljj
-            for i in range(j + 1, n):
-                s = A[i, j]
-                for k in range(j):
-                    s -= L[i, k] * L[j, k]
-                L[i, j] = s / ljj
+        if not _cholesky(M[fr], L, 0.0):
+            return fr
         for j in range(n):
             W[j, j] = 1.0 / L[j, j]
             for i in range(j + 1, n):
