@@ -65,6 +65,7 @@ from ahbm.dynamics.forces import (
     PenaltyGroundContact,
     PointSpringDamper,
     RotationalSpringDamper,
+    StatefulForceElement,
     total_generalized_force,
     total_power,
 )
@@ -158,6 +159,7 @@ __all__: list[str] = [
     "shape_ground_contacts",
     "PointSpringDamper",
     "RotationalSpringDamper",
+    "StatefulForceElement",
     "total_generalized_force",
     "total_power",
     "SimulationEvent",

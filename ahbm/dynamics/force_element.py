@@ -19,7 +19,7 @@ from ahbm._validation import (
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import FREE, SPHERICAL, Model
 
-__all__ = ["ForceElement", "check_forces"]
+__all__ = ["ForceElement", "StatefulForceElement", "check_forces"]
 
 GROUND = "ground"
 
@@ -193,3 +193,107 @@ class ForceElement:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+class StatefulForceElement(ForceElement):
+    """Base class (protocol) of force elements with internal states (e.g. muscles).
+
+    Some elements carry states of their own that are integrated with the
+    multibody state: a muscle's activation and fiber length, a controller's
+    integral, a fatigue level. :func:`~ahbm.dynamics.simulate` appends them to
+    its state vector, ``y = [q, v, s_1, s_2, ...]`` (one block per element, in
+    the order of ``forces``), and returns them in
+    :attr:`SimulationResult.force_states <ahbm.dynamics.SimulationResult>`.
+
+    Subclasses implement:
+
+    ``state_names`` (property)
+        Tuple of ``n_states`` names, e.g. ``("m1.activation", ...)``.
+    ``initial_state(model, t, q, qd) -> (n_states,)``
+        The states at the start of a simulation (called with the initial
+        state after its projection onto the constraints).
+    ``state_derivative(model, q, qd, s, *, t=0.0) -> (..., n_states)``
+        ``ṡ``.
+    ``generalized_force(model, q, qd, *, t=0.0, kin=None, s) -> (..., nv)``
+        The generalized force, which depends on the states ``s`` (keyword,
+        required).
+
+    and may override ``rates(model, q, qd, s, *, t=0.0) -> (tau, s_dot)``,
+    which ``simulate`` calls once per right-hand-side evaluation, to compute
+    both from one evaluation of shared quantities (the default calls the two
+    methods above). ``q``, ``qd`` and ``s`` may carry leading batch axes.
+    The states pass through position/velocity projections and event
+    actions unchanged.
+
+    Examples
+    --------
+    A first-order lag ``ṡ = (k q - s)/T`` that acts as the torque ``-s`` on
+    the first coordinate:
+
+    >>> class Lag(StatefulForceElement):
+    ...     name = "lag"
+    ...     state_names = ("lag.torque",)
+    ...     def initial_state(self, model, t, q, qd):
+    ...         return np.zeros(1)
+    ...     def state_derivative(self, model, q, qd, s, *, t=0.0):
+    ...         return (50.0 * np.asarray(q)[..., :1] - s) / 0.1
+    ...     def generalized_force(self, model, q, qd, *, t=0.0, kin=None, s=None):
+    ...         s = self.check_state(s)
+    ...         tau = np.zeros(np.shape(s)[:-1] + (model.nv,))
+    ...         tau[..., 0] = -s[..., 0]
+    ...         return tau
+    >>> Lag().n_states
+    1
+    """
+
+    name: str = "stateful force"
+
+    @property
+    def state_names(self) -> tuple:
+        """Names of the states, a tuple of ``n_states`` strings."""
+        raise NotImplementedError
+
+    @property
+    def n_states(self) -> int:
+        """Number of internal states."""
+        return len(self.state_names)
+
+    def initial_state(self, model: Model, t, q, qd) -> np.ndarray:
+        """States (n_states,) at time `t` (s) and the state ``(q, qd)``."""
+        raise NotImplementedError
+
+    def state_derivative(self, model: Model, q, qd, s, *, t=0.0) -> np.ndarray:
+        """Time derivative of the states, shape (..., n_states), per second."""
+        raise NotImplementedError
+
+    def generalized_force(self, model: Model, q, qd, *, t=0.0, kin=None, s=None) -> np.ndarray:
+        """Generalized force (..., nv) for the states `s` (..., n_states), N or N m."""
+        raise NotImplementedError
+
+    def rates(self, model: Model, q, qd, s, *, t=0.0):
+        """``(generalized force (..., nv), state derivative (..., n_states))`` in one call."""
+        return (
+            self.generalized_force(model, q, qd, t=t, s=s),
+            self.state_derivative(model, q, qd, s, t=t),
+        )
+
+    def power(self, model: Model, q, qd, *, t=0.0, kin=None, s=None) -> np.ndarray:
+        """Power delivered to the system, W, shape (...): ``τ_element · q̇``."""
+        tau = self.generalized_force(model, q, qd, t=t, s=s)
+        return np.sum(tau * as_float_array(qd, "qd"), axis=-1)
+
+    def check_state(self, s) -> np.ndarray:
+        """`s` as a float array (..., n_states), or DataError naming the element."""
+        if s is None:
+            raise DataError(
+                f"force element {self.name!r} has internal states: pass them as `s=` "
+                f"(..., {self.n_states}), or let ahbm.dynamics.simulate integrate them "
+                "(forces=[...])"
+            )
+        arr = as_float_array(s, f"s (states of force element {self.name!r})")
+        if arr.shape[-1:] != (self.n_states,):
+            raise DataError(
+                f"Expected the states `s` of force element {self.name!r} to have shape "
+                f"(..., {self.n_states}), got {arr.shape}"
+            )
+        return arr

@@ -27,6 +27,10 @@ Elements
 :class:`Bushing`, :class:`BodyForce`, :class:`BodyTorque`,
 :class:`PenaltyGroundContact`, :class:`GravityOverride`.
 
+Elements with internal states (muscles, :mod:`ahbm.muscles`) derive from
+:class:`StatefulForceElement`; :func:`~ahbm.dynamics.simulate` integrates
+their states with ``q`` and ``q̇``.
+
 A *characteristic* (stiffness or damping law) is a number ``k`` (linear,
 ``f(x) = k x``), a callable ``f(x)`` vectorized over numpy arrays, or a table
 ``[[x0, f0], [x1, f1], ...]`` (increasing ``x``) interpolated piecewise
@@ -46,12 +50,13 @@ from ahbm.dynamics.cartesian_forces import (
     PenaltyGroundContact,
     PointSpringDamper,
 )
-from ahbm.dynamics.force_element import ForceElement, check_forces
+from ahbm.dynamics.force_element import ForceElement, StatefulForceElement, check_forces
 from ahbm.dynamics.joint_forces import JointStop, RotationalSpringDamper
 from ahbm.kinematics.tree import Model
 
 __all__ = [
     "ForceElement",
+    "StatefulForceElement",
     "RotationalSpringDamper",
     "JointStop",
     "PointSpringDamper",

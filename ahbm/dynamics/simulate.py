@@ -32,7 +32,7 @@ from ahbm._validation import (
     check_model,
 )
 from ahbm.dynamics.constrained import _constrained_fd, _LeanConstrained
-from ahbm.dynamics.forces import ForceElement, total_generalized_force
+from ahbm.dynamics.forces import ForceElement, StatefulForceElement, total_generalized_force
 from ahbm.dynamics.forward import aba
 from ahbm.dynamics.simulation_events import (
     _KEEP,
@@ -172,10 +172,13 @@ class _Abort(Exception):
 
 
 class _System:
-    """Right-hand side of one phase: y = [q, v] -> [q̇, v̇]."""
+    """Right-hand side of one phase: y = [q, v, s] -> [q̇, v̇, ṡ] (s: force-element states)."""
 
-    def __init__(self, model, tau, forces, cset, solver, baumgarte):
+    def __init__(self, model, tau, forces, cset, solver, baumgarte, stateful=()):
         self.model, self.tau, self.forces = model, tau, forces
+        self.stateful = stateful
+        self.slices = _state_slices(stateful)
+        self.ns = sum(f.n_states for f in stateful)
         self.cset, self.solver, self.baumgarte = cset, solver, baumgarte
         self.bg = None if baumgarte is None else tuple(float(x) for x in baumgarte)
         self.nq, self.nv = model.nq, model.nv
@@ -195,32 +198,71 @@ class _System:
             tau = tau + total_generalized_force(self.model, self.forces, q, qd, t=t)
         return tau
 
-    def accelerations(self, t, q, qd):
+    def state_forces(self, t, q, qd, s):
+        """Generalized force and state derivatives of the stateful elements."""
+        tau = np.zeros(self.nv)
+        sdot = np.empty(self.ns)
+        for f, sl in zip(self.stateful, self.slices, strict=True):
+            tau_f, sdot_f = f.rates(self.model, q, qd, s[sl], t=t)
+            tau_f = np.asarray(tau_f, dtype=float)
+            sdot_f = np.asarray(sdot_f, dtype=float)
+            if tau_f.shape != (self.nv,) or sdot_f.shape != (sl.stop - sl.start,):
+                raise DataError(
+                    f"force element {f.name!r}: rates() must return shapes ({self.nv},) and "
+                    f"({sl.stop - sl.start},), got {tau_f.shape} and {sdot_f.shape}"
+                )
+            tau = tau + tau_f
+            sdot[sl] = sdot_f
+        return tau, sdot
+
+    def accelerations(self, t, q, qd, s=None):
+        return self.evaluate(t, q, qd, s)[:2]
+
+    def evaluate(self, t, q, qd, s=None):
+        """(q̈, λ, ṡ) at one state."""
         tau = self.tau_total(t, q, qd)
+        if self.stateful:
+            tau_s, sdot = self.state_forces(t, q, qd, s)
+            tau = tau + tau_s
+        else:
+            sdot = np.zeros(0)
         if not np.all(np.isfinite(tau)):
             raise SimulationError(
                 f"non-finite generalized forces (tau or force elements) at t = {t:.9g} s"
             )
         if self.cset is None:
-            return aba(self.model, q, qd, tau), np.zeros(0)
+            return aba(self.model, q, qd, tau), np.zeros(0), sdot
         out = None if self.lean is None else self.lean(t, q, qd, tau)
         if out is not None:
-            return out
+            return out[0], out[1], sdot
         qdd, lam = _constrained_fd(self.model, q, qd, tau, self.cset, t, self.solver, self.bg)
-        return qdd[0], lam[0]
+        return qdd[0], lam[0], sdot
 
     def __call__(self, t, y):
         self.nfev += 1
-        q, v = y[: self.nq], y[self.nq :]
+        nq, nv = self.nq, self.nv
+        q, v, s = y[:nq], y[nq : nq + nv], y[nq + nv :]
         if not np.all(np.isfinite(y)):
             raise SimulationError(f"the state became non-finite at t = {t:.6g} s")
-        qdd, _ = self.accelerations(t, q, v)
+        qdd, _, sdot = self.evaluate(t, q, v, s)
         if not np.all(np.isfinite(qdd)):
             raise SimulationError(f"non-finite accelerations at t = {t:.6g} s")
-        out = np.empty(self.nq + self.nv)
+        if not np.all(np.isfinite(sdot)):
+            raise SimulationError(f"non-finite force-element state derivatives at t = {t:.6g} s")
+        out = np.empty(nq + nv + self.ns)
         _jc.q_rate_kernel(*self.rate_plan, q, v, out)
-        out[self.nq :] = qdd
+        out[nq : nq + nv] = qdd
+        out[nq + nv :] = sdot
         return out
+
+
+def _state_slices(stateful):
+    """Slices of each stateful element's block in the force-state vector."""
+    out, k = [], 0
+    for f in stateful:
+        out.append(slice(k, k + f.n_states))
+        k += f.n_states
+    return out
 
 
 def _patchable(solver) -> bool:
@@ -290,7 +332,10 @@ def simulate(
     tau : None, array_like (nv,) or callable, optional
         Applied generalized forces: zero, constant, or ``tau(t, q, qd) -> (nv,)``.
     forces : sequence of ForceElement, optional
-        Force elements (:mod:`ahbm.dynamics.forces`).
+        Force elements (:mod:`ahbm.dynamics.forces`). Elements with internal
+        states (:class:`~ahbm.dynamics.StatefulForceElement`, e.g. the
+        muscles of :class:`ahbm.muscles.MuscleActuators`) have their states
+        integrated with ``q`` and ``q̇``; they need distinct names.
     constraints : ConstraintSet or list of constraints, optional
         Initially active constraints (:mod:`ahbm.dynamics.constraints`).
         None (the default): the model's own ``model.constraints`` (read from
@@ -301,7 +346,8 @@ def simulate(
         ``"RK45"``, ``"RK23"``, ``"DOP853"`` (non-stiff), ``"Radau"``,
         ``"BDF"`` (stiff), ``"LSODA"``.
     rtol, atol : float
-        Integrator tolerances.
+        Integrator tolerances; `atol` may also give one value per state
+        (``nq + nv`` and then the force-element states).
     max_step : float, optional
         Largest step, s.
     first_step : float, optional
@@ -342,7 +388,13 @@ def simulate(
     Notes
     -----
     The state ``y = [q, v]`` obeys ``q̇ = T(q) v`` and the constrained
-    dynamics ``H v̇ = τ − C + Gᵀλ``, ``G v̇ = γ`` (AHBM eqs 4.5–4.6). After
+    dynamics ``H v̇ = τ − C + Gᵀλ``, ``G v̇ = γ`` (AHBM eqs 4.5–4.6). With
+    stateful force elements the state is ``y = [q, v, s]``: each element's
+    ``rates`` gives its generalized force and ``ṡ``; ``s`` is started from the
+    elements' ``initial_state`` (after the initial projection), passes
+    projections and event actions unchanged, is part of the event-location
+    dense output and of the integrator's error control, and is returned in
+    ``SimulationResult.force_states`` (event functions see ``(t, q, qd)``). After
     each accepted step the positions are projected by the Newton iteration of
     AHBM eq 4.7 in the mass-matrix metric and the velocities by eq 4.8; the
     integrator continues from the projected state (its stored derivative is
@@ -395,6 +447,9 @@ def simulate(
             raise DataError(f"`forces` must contain force elements, got {type(f).__name__}")
         if hasattr(f, "validate"):
             f.validate(model)
+    stateful = _check_stateful(forces)
+    forces = tuple(f for f in forces if not isinstance(f, StatefulForceElement))
+    ns = sum(f.n_states for f in stateful)
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise DataError(f"Expected `events` to be a list of SimulationEvent, got {events!r}")
     events = tuple(events)
@@ -429,10 +484,11 @@ def simulate(
         atol = as_positive_float(atol, "atol")
     else:
         atol = as_float_array(atol, "atol")
-        if atol.shape != (model.nq + model.nv,) or np.any(atol <= 0):
+        if atol.shape != (model.nq + model.nv + ns,) or np.any(atol <= 0):
             raise DataError(
-                f"Expected `atol` to be a positive number or {model.nq + model.nv} positive "
-                f"numbers (one per state), got {atol!r}"
+                f"Expected `atol` to be a positive number or {model.nq + model.nv + ns} positive "
+                f"numbers (one per state: q, qd, then the {ns} force-element states), got "
+                f"{atol!r}"
             )
     if not (isinstance(max_step, float) and max_step == np.inf):
         max_step = as_positive_float(max_step, "max_step", unit="s")
@@ -453,16 +509,45 @@ def simulate(
 
     run = _Run(model, tau, forces, events, event_sets, solver_cls, rtol, atol, max_step, first_step,
                t_eval, project, constraint_method, baumgarte, projection_tol,
-               max_events)  # fmt: skip
+               max_events, stateful)  # fmt: skip
     return run.execute(t0, tf, q0, qd0, cset)
+
+
+def _check_stateful(forces):
+    """The stateful elements of `forces`, checked (n_states, state names, unique names)."""
+    out = tuple(f for f in forces if isinstance(f, StatefulForceElement))
+    seen = set()
+    for f in out:
+        name = f.name
+        if not isinstance(name, str) or name in seen:
+            raise DataError(
+                f"stateful force elements need distinct names (str); {name!r} is used twice: "
+                "give each element its own `name`"
+            )
+        seen.add(name)
+        names = f.state_names
+        if isinstance(names, str) or not all(isinstance(x, str) for x in names):
+            raise DataError(
+                f"force element {name!r}: `state_names` must be a tuple of str, got {names!r}"
+            )
+        n = f.n_states
+        if not isinstance(n, (int, np.integer)) or n < 0 or n != len(names):
+            raise DataError(
+                f"force element {name!r}: n_states ({n!r}) must equal the number of "
+                f"state_names ({len(names)})"
+            )
+    return out
 
 
 class _Run:
     """State of one simulate() call (internal)."""
 
     def __init__(self, model, tau, forces, events, event_sets, solver_cls, rtol, atol, max_step,
-                 first_step, t_eval, project, solver, baumgarte, tol, max_events):  # fmt: skip
+                 first_step, t_eval, project, solver, baumgarte, tol, max_events,
+                 stateful=()):  # fmt: skip
         self.model = model
+        self.stateful = stateful
+        self.ns = sum(f.n_states for f in stateful)
         self.tau, self.forces, self.events = tau, forces, events
         self.event_sets = event_sets
         self.solver_cls = solver_cls
@@ -476,6 +561,7 @@ class _Run:
         self.nq, self.nv = model.nq, model.nv
         # output rows
         self.rows_t, self.rows_q, self.rows_qd, self.rows_phase = [], [], [], []
+        self.rows_s = []
         self.sets = []
         self.event_log = []
         self.counts = [0] * len(events)
@@ -511,11 +597,41 @@ class _Run:
                 worst = max(worst, float(np.abs(terms.g).max()), float(np.abs(vel).max()))
         return worst
 
-    def _record(self, t, q, qd):
+    def _record(self, t, q, qd, s):
         self.rows_t.append(t)
         self.rows_q.append(q.copy())
         self.rows_qd.append(qd.copy())
+        self.rows_s.append(s.copy())
         self.rows_phase.append(len(self.sets) - 1)
+
+    def _initial_states(self, t, q, qd):
+        """The stateful elements' initial states, concatenated (ns,)."""
+        parts = []
+        for f in self.stateful:
+            s = as_float_array(
+                f.initial_state(self.model, t, q, qd),
+                f"initial_state of force element {f.name!r}",
+                allow_nan=True,
+            )
+            if s.shape != (f.n_states,):
+                raise DataError(
+                    f"force element {f.name!r}: initial_state must have shape "
+                    f"({f.n_states},), got {s.shape}"
+                )
+            if not np.all(np.isfinite(s)):
+                raise SimulationError(
+                    f"force element {f.name!r}: non-finite initial states at t = {t:.6g} s"
+                )
+            parts.append(s)
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def _split(self, y):
+        nq, nv = self.nq, self.nv
+        return y[:nq], y[nq : nq + nv], y[nq + nv :]
+
+    def _system(self, cset):
+        return _System(self.model, self.tau, self.forces, cset, self.solver, self.baumgarte,
+                       self.stateful)  # fmt: skip
 
     def _new_solver(self, system, t, y, tf, h):
         opts = dict(self.opts)
@@ -525,7 +641,6 @@ class _Run:
 
     # -- main loop -----------------------------------------------------------
     def execute(self, t0, tf, q0, qd0, cset):
-        model = self.model
         self.sets.append(cset)
         try:
             q, qd = self._project(t0, q0, qd0, cset, initial=True)
@@ -537,16 +652,20 @@ class _Run:
                 None,
             ) from err
         t = t0
+        try:
+            s = self._initial_states(t, q, qd)
+        except SimulationError as err:
+            raise _sim_error(str(err), t0, None) from err
         status, message = 0, "reached the end of t_span"
         if self.t_eval is None:
-            self._record(t, q, qd)
+            self._record(t, q, qd, s)
         else:
-            self._emit_eval(t, None, t, q, qd, cset)
+            self._emit_eval(t, None, t, q, qd, s, cset)
         h = self.first_step
         try:
             while t < tf:
-                system = _System(model, self.tau, self.forces, cset, self.solver, self.baumgarte)
-                stop, t, q, qd, cset, h = self._phase(system, t, tf, q, qd, cset, h)
+                system = self._system(cset)
+                stop, t, q, qd, s, cset, h = self._phase(system, t, tf, q, qd, s, cset, h)
                 if stop:
                     status, message = 1, "stopped by a terminal event"
                     break
@@ -558,15 +677,15 @@ class _Run:
             ) from err
         return self._result(status, message)
 
-    def _phase(self, system, t, tf, q, qd, cset, h):
-        """Integrate until tf or an event; returns (stop, t, q, qd, cset, h)."""
-        y = np.concatenate([q, qd])
+    def _phase(self, system, t, tf, q, qd, s, cset, h):
+        """Integrate until tf or an event; returns (stop, t, q, qd, s, cset, h)."""
+        y = np.concatenate([q, qd, s])
         try:
             solver = self._new_solver(system, t, y, tf, h)
         except SimulationError:
             raise
         self.system = system
-        g_old = self._event_values(t, q, qd, None)
+        g_old = self._event_values(t, q, qd, s, None)
         # force-based conditions (e.g. a contact that pulls) hold at once: fire them now
         for k, ev in enumerate(self.events):
             if not ev.uses_lambda or not self.armed[k]:
@@ -574,7 +693,7 @@ class _Run:
             if ev.max_count is not None and self.counts[k] >= ev.max_count:
                 continue
             if (ev.direction < 0 and g_old[k] < 0) or (ev.direction > 0 and g_old[k] > 0):
-                return self._fire(k, t, q, qd, cset, h)
+                return self._fire(k, t, q, qd, s, cset, h)
         while solver.status == "running":
             t_old = solver.t
             msg = solver.step()
@@ -585,11 +704,11 @@ class _Run:
             t_new = solver.t
             sol = solver.dense_output()
             y_new = solver.y.copy()
-            q_new, qd_new = y_new[: self.nq], y_new[self.nq :]
+            q_new, qd_new, s_new = self._split(y_new)
             if self.project or cset is None:
                 drift = 0.0 if _patchable(solver) else self._drift(t_new, q_new, qd_new, cset)
                 q_new, qd_new = self._project(t_new, q_new, qd_new, cset)
-                y_p = np.concatenate([q_new, qd_new])
+                y_p = np.concatenate([q_new, qd_new, s_new])
                 if _patchable(solver):
                     if not np.array_equal(y_p, y_new):
                         _set_state(solver, y_p, system)
@@ -599,27 +718,27 @@ class _Run:
                     # restart_tol, so that it keeps its order and step size meanwhile
                     self._count(solver, system)
                     solver = self._new_solver(system, t_new, y_p, tf, solver.step_size)
-            if not np.all(np.isfinite(q_new)) or not np.all(np.isfinite(qd_new)):
+            if not np.all(np.isfinite(y_new)) or not np.all(np.isfinite(qd_new)):
                 raise _Abort("the state became non-finite")
             # events
             self.armed_before = list(self.armed)
-            g_new = self._event_values(t_new, q_new, qd_new, g_old)
+            g_new = self._event_values(t_new, q_new, qd_new, s_new, g_old)
             hit = self._first_event(sol, t_old, t_new, g_old, g_new)
             if hit is not None:
                 k, t_ev = hit
                 self._count(solver, system)
-                y_ev = sol(t_ev)
-                q_ev, qd_ev = self._project(t_ev, y_ev[: self.nq], y_ev[self.nq :], cset)
-                self._emit_eval(t_old, sol, t_ev, q_ev, qd_ev, cset, inclusive=True)
+                q_ev, qd_ev, s_ev = self._split(sol(t_ev))
+                q_ev, qd_ev = self._project(t_ev, q_ev, qd_ev, cset)
+                self._emit_eval(t_old, sol, t_ev, q_ev, qd_ev, s_ev, cset, inclusive=True)
                 if self.t_eval is None:
-                    self._record(t_ev, q_ev, qd_ev)
-                return self._fire(k, t_ev, q_ev, qd_ev, cset, solver.step_size)
-            self._emit_eval(t_old, sol, t_new, q_new, qd_new, cset, inclusive=True)
+                    self._record(t_ev, q_ev, qd_ev, s_ev)
+                return self._fire(k, t_ev, q_ev, qd_ev, s_ev, cset, solver.step_size)
+            self._emit_eval(t_old, sol, t_new, q_new, qd_new, s_new, cset, inclusive=True)
             if self.t_eval is None:
-                self._record(t_new, q_new, qd_new)
+                self._record(t_new, q_new, qd_new, s_new)
             g_old = g_new
         self._count(solver, system)
-        return False, solver.t, q_new, qd_new, cset, None
+        return False, solver.t, q_new, qd_new, s_new, cset, None
 
     def _count(self, solver, system):
         self.nfev += system.nfev
@@ -627,7 +746,7 @@ class _Run:
         self.njev += getattr(solver, "njev", 0)
         self.nlu += getattr(solver, "nlu", 0)
 
-    def _emit_eval(self, t_old, sol, t_new, q_new, qd_new, cset, inclusive=True):
+    def _emit_eval(self, t_old, sol, t_new, q_new, qd_new, s_new, cset, inclusive=True):
         """Append the t_eval rows in (t_old, t_new] from the dense output."""
         te = self.t_eval
         if te is None:
@@ -637,25 +756,24 @@ class _Run:
         ):
             tk = te[self.eval_index]
             if sol is None or abs(tk - t_new) <= 1e-14 * max(1.0, abs(t_new)):
-                qk, qdk = q_new, qd_new
+                qk, qdk, sk = q_new, qd_new, s_new
             else:
-                yk = sol(tk)
-                qk, qdk = yk[: self.nq], yk[self.nq :]
+                qk, qdk, sk = self._split(sol(tk))
                 if self.project or cset is None:
                     qk, qdk = self._project(tk, qk, qdk, cset)
-            self._record(tk, qk, qdk)
+            self._record(tk, qk, qdk, sk)
             self.eval_index += 1
 
-    def _call_event(self, ev, t, q, qd):
+    def _call_event(self, ev, t, q, qd, s):
         if ev.uses_lambda:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", AhbmWarning)
-                _, lam = self.system.accelerations(t, q, qd)
+                _, lam = self.system.accelerations(t, q, qd, s)
             return float(ev.function(t, q, qd, lam))
         return float(ev.function(t, q, qd))
 
-    def _event_values(self, t, q, qd, g_old):
-        g = np.array([self._call_event(ev, t, q, qd) for ev in self.events])
+    def _event_values(self, t, q, qd, s, g_old):
+        g = np.array([self._call_event(ev, t, q, qd, s) for ev in self.events])
         for k, ev in enumerate(self.events):
             if not self.armed[k] and abs(g[k]) > ev.rearm_tolerance:
                 self.armed[k] = True
@@ -677,8 +795,7 @@ class _Run:
                 continue
 
             def fk(tt, ev=ev):
-                yy = sol(tt)
-                return self._call_event(ev, tt, yy[: self.nq], yy[self.nq :])
+                return self._call_event(ev, tt, *self._split(sol(tt)))
 
             fa, fb = fk(t_old), fk(t_new)
             if fa * fb > 0:  # projection moved the crossing: take the step end
@@ -695,7 +812,7 @@ class _Run:
                 best = (k, t_root)
         return best
 
-    def _fire(self, k, t, q, qd, cset, h):
+    def _fire(self, k, t, q, qd, s, cset, h):
         ev = self.events[k]
         self.counts[k] += 1
         self.armed[k] = False
@@ -720,12 +837,13 @@ class _Run:
         if new_set is not cset:
             self.sets.append(new_set)
         q, qd = self._project(t, q, qd, new_set)
-        self.event_log.append(
-            {"name": ev.name, "t": t, "q": q.copy(), "qd_minus": qd_minus, "qd_plus": qd.copy()}
-        )
+        entry = {"name": ev.name, "t": t, "q": q.copy(), "qd_minus": qd_minus, "qd_plus": qd.copy()}
+        if self.stateful:
+            entry["force_states"] = s.copy()
+        self.event_log.append(entry)
         if self.t_eval is None:
-            self._record(t, q, qd)
-        return ev.terminal, t, q, qd, new_set, h
+            self._record(t, q, qd, s)
+        return ev.terminal, t, q, qd, s, new_set, h
 
     # -- output --------------------------------------------------------------
     def _result(self, status, message):
@@ -734,6 +852,7 @@ class _Run:
         t = np.array(self.rows_t, dtype=float)
         q = np.array(self.rows_q).reshape(n, self.nq)
         qd = np.array(self.rows_qd).reshape(n, self.nv)
+        s = np.array(self.rows_s).reshape(n, self.ns)
         phase = np.array(self.rows_phase, dtype=int)
         m = max([0] + [cs.size(model) for cs in self.sets if cs is not None])
         qdd = np.full((n, self.nv), np.nan)
@@ -744,12 +863,12 @@ class _Run:
             idx = np.flatnonzero(phase == p)
             if idx.size == 0:
                 continue
-            system = _System(model, self.tau, self.forces, cs, self.solver, self.baumgarte)
+            system = self._system(cs)
             for i in idx:
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", AhbmWarning)
-                        a, lm = system.accelerations(t[i], q[i], qd[i])
+                        a, lm = system.accelerations(t[i], q[i], qd[i], s[i])
                 except (SimulationError, np.linalg.LinAlgError):
                     continue
                 qdd[i] = a
@@ -761,7 +880,12 @@ class _Run:
                 pres[idx] = np.abs(g).max(axis=-1) if g.shape[-1] else 0.0
                 vr = np.einsum("nij,nj->ni", G, qd[idx]) - nu
                 vres[idx] = np.abs(vr).max(axis=-1) if vr.shape[-1] else 0.0
+        force_states, state_names = {}, {}
+        for f, sl in zip(self.stateful, _state_slices(self.stateful), strict=True):
+            force_states[f.name] = s[:, sl]
+            state_names[f.name] = tuple(f.state_names)
         return SimulationResult(
             model, t, q, qd, qdd, lam, phase, pres, vres, self.nfev, self.njev, self.nlu,
-            self.n_steps, self.event_log, list(self.sets), status, message,
+            self.n_steps, self.event_log, list(self.sets), status, message, force_states,
+            state_names,
         )  # fmt: skip

@@ -41,6 +41,13 @@ class SimulationResult(ResultRepr):
     status : int
         0: reached the end; 1: stopped by a terminal event; -1: failed.
     message : str
+    force_states : dict of str to ndarray
+        States of the stateful force elements
+        (:class:`~ahbm.dynamics.StatefulForceElement`) by element name, each
+        of shape (n, n_states) at the output times (events with such elements
+        also record ``"force_states"``, the states at the event).
+    force_state_names : dict of str to tuple of str
+        The names of those states (columns of ``force_states[name]``).
     """
 
     model: Model
@@ -60,6 +67,8 @@ class SimulationResult(ResultRepr):
     constraint_sets: list = field(default_factory=list)
     status: int = 0
     message: str = ""
+    force_states: dict = field(default_factory=dict)
+    force_state_names: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         n = int(np.shape(self.t)[0])
@@ -72,7 +81,8 @@ class SimulationResult(ResultRepr):
 
         Columns: ``t``, the coordinate names, ``<velocity name>_d`` for
         ``q̇``, ``<velocity name>_dd`` for ``q̈``, ``lambda_<k>``, ``phase``,
-        ``position_residual``, ``velocity_residual``.
+        ``position_residual``, ``velocity_residual``, then the force-element
+        states by their state names.
 
         Examples
         --------
@@ -98,4 +108,7 @@ class SimulationResult(ResultRepr):
         cols["phase"] = self.phase
         cols["position_residual"] = self.position_residual
         cols["velocity_residual"] = self.velocity_residual
+        for name, values in self.force_states.items():
+            for k, state in enumerate(self.force_state_names.get(name, ())):
+                cols[state] = values[:, k]
         return pd.DataFrame(cols)

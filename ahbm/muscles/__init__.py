@@ -47,6 +47,7 @@ from ahbm.muscles.paths import (
 
 # muscle-driven simulation (simulate.py)
 from ahbm.muscles.simulate import (
+    MuscleActuators,
     MuscleSimulationResult,
     muscle_tendon_forces,
     simulate_muscles,
@@ -94,6 +95,7 @@ __all__: list[str] = [
     "passive_force_length",
     "tendon_force_length",
     # muscle-driven simulation
+    "MuscleActuators",
     "MuscleSimulationResult",
     "muscle_tendon_forces",
     "simulate_muscles",
