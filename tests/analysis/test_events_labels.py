@@ -191,3 +191,21 @@ def test_opensim_walking_trial_events_from_its_own_labels():
     # stride times of a normal walk
     for side in ("Left", "Right"):
         assert 1.0 < np.diff(strikes[side])[0] < 1.4
+
+
+def test_zeni_on_a_y_up_treadmill_makes_the_direction_horizontal():
+    from ahbm.analysis import zeni_events
+
+    fs = 100.0
+    t = np.arange(0, 3.0, 1 / fs)
+    sac = np.stack([-0.05 * t, 0 * t, 0.9 + 0 * t], 1)  # treadmill: the pelvis stays
+    heel = np.stack([0.3 * np.cos(2 * np.pi * t), 0.1 + 0 * t, 0.05 * np.sin(2 * np.pi * t)], 1)
+    toe = heel + [0.2, 0.0, -0.15]  # toe marker well below the heel marker
+    ref = zeni_events(heel, toe, sac, rate=fs)
+    Q = np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]])  # Z up -> Y up
+    y_up = zeni_events(heel @ Q.T, toe @ Q.T, sac @ Q.T, rate=fs, up=(0, 1, 0))
+    for a, b in zip(ref, y_up, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    # with the wrong vertical the heel-toe height difference tilts the direction
+    tilted = zeni_events(heel @ Q.T, toe @ Q.T, sac @ Q.T, rate=fs)
+    assert not all(a.shape == b.shape and np.allclose(a, b, atol=1e-6) for a, b in zip(ref, tilted))
