@@ -71,7 +71,9 @@ class GaitResult(ResultRepr):
     moments : dict
         ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg, internal moments with
         Plug-in Gait's signs: extensor / plantarflexor, abductor / valgus /
-        evertor, **external** rotator positive.
+        evertor, **external** rotator positive; projected on the JCS axes, or
+        on the distal / proximal segment's axes by
+        ``GaitSettings.moment_frame`` (``settings["moment_convention"]``).
     powers : dict
         ``"LHipPower"`` ... -> (n_frames, 3), W/kg, the joint power split on the
         JCS axes (sagittal, frontal, transverse); their sum is the total power.
