@@ -100,8 +100,8 @@ def pig_moments(
 
     Notes
     -----
-    :func:`ahbm.dynamics.segmental.clinical_moments` times
-    :data:`PIG_MOMENT_SIGNS`. Plug-in Gait's transverse component is the
+    With ``frame="jcs"``: :func:`ahbm.dynamics.segmental.clinical_moments`
+    times :data:`PIG_MOMENT_SIGNS`. Plug-in Gait's transverse component is the
     moment about the distal segment's long axis with the lateral rotation of
     its anterior face positive on both sides (pyCGM2's Vicon-compatible
     clinical descriptors: left ``+M·z``, right ``−M·z`` with z proximal).
