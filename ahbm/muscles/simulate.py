@@ -482,6 +482,7 @@ class MuscleActuators(StatefulForceElement):
         u = self._excitations(t, q, qd, a)
         f, zdot = self._forces(a, lmt, vmt, z)
         adot = activation_rate(u, a, self.params, curves=self.curves)
+        # one state (simulate's right-hand side): a matrix product; batches: einsum
         tau = r.T @ f if r.ndim == 2 else np.einsum("...mv,...m->...v", r, f)
         return tau, np.concatenate([adot, zdot], axis=-1)
 

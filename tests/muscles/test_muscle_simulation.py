@@ -1,5 +1,7 @@
 """Muscle-driven forward simulation (ahbm.muscles.simulate): energy conservation with
-passive muscles, a held posture, path speed identity, excitation forms, bad input.
+passive muscles, a held posture, path speed identity, excitation forms, bad input;
+MuscleActuators in ahbm.dynamics.simulate against a direct integration, with a
+constraint and with joint-limit events.
 
 The comparison with OpenSim's forward simulation is in tests/peers/test_opensim_hill.py.
 """
@@ -10,13 +12,25 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from ahbm.errors import DataError
+from ahbm.dynamics import (
+    PrescribedCoordinate,
+    SimulationEvent,
+    aba,
+    coordinate_event,
+    crba,
+    nonlinear_effects,
+    rnea,
+    simulate,
+)
+from ahbm.errors import DataError, ModelError
 from ahbm.kinematics import kinetic_energy, potential_energy
 from ahbm.kinematics.tree import Model
 from ahbm.muscles import (
     Muscle,
+    MuscleActuators,
     MuscleParameters,
     PathPoint,
+    activation_rate,
     lengthening_speeds,
     moment_arms,
     muscle_equilibrium,
@@ -273,3 +287,201 @@ def test_thelen_excitation_floor_is_the_minimum_activation():
     np.testing.assert_array_equal(r.excitation, 0.01)
     assert np.all(r.activation > 0.01 - 1e-9)
     assert np.all(r.activation[-1] < 0.02)  # deactivated (tau_deact 0.05 s)
+
+
+# --- muscles as a stateful force element of ahbm.dynamics.simulate -----------------------
+
+
+def _u(t):
+    """Excitations of the three arm muscles: a rise, a fall and a step."""
+    return np.array([0.2 + 2.0 * t, 0.6 - 1.5 * t, 0.1 if t < 0.1 else 0.5])
+
+
+def _direct(m, curves, rigid, q0, t_eval, u=_u):
+    """Reference: the muscle-driven arm integrated by solve_ivp from the public pieces
+    (muscle_lengths, lengthening_speeds, moment_arms, muscle_tendon_forces,
+    activation_rate, aba)."""
+    from scipy.integrate import solve_ivp
+
+    p = MuscleParameters.from_muscles(m.muscles)
+    floor = 0.01 if curves == "thelen2003" else 0.0
+    n = 3
+
+    def exc(t):
+        return np.maximum(np.clip(u(t), 0.0, 1.0), floor)
+
+    a0 = exc(0.0)
+    lmt0 = muscle_lengths(m, q0)
+    if rigid:
+        z0 = np.zeros(0)
+    else:
+        s0 = muscle_equilibrium(p, a0, lmt0, np.zeros(n), curves=curves)
+        z0 = s0.fiber_length if curves == "thelen2003" else s0.tendon_force / p.max_isometric_force
+
+    def rhs(t, y):
+        q, qd, a, z = y[:2], y[2:4], y[4:7], y[7:]
+        lmt, vmt, r = muscle_lengths(m, q), lengthening_speeds(m, q, qd), moment_arms(m, q)
+        f, _, zdot = muscle_tendon_forces(
+            p, a, lmt, vmt, None if rigid else z, curves=curves, rigid_tendon=rigid
+        )
+        qdd = aba(m, q, qd, r.T @ f)
+        zdot = zdot[:0] if rigid else zdot  # rigid tendons: no fiber state
+        return np.concatenate([qd, qdd, activation_rate(exc(t), a, p, curves=curves), zdot])
+
+    y0 = np.concatenate([q0, np.zeros(2), a0, z0])
+    sol = solve_ivp(rhs, (0.0, t_eval[-1]), y0, method="LSODA", rtol=1e-9, atol=1e-11,
+                    t_eval=t_eval)  # fmt: skip
+    return sol.y.T
+
+
+@pytest.mark.parametrize(
+    "curves, rigid", [("thelen2003", False), ("degroote2016", False), ("degroote2016", True)]
+)
+def test_muscle_actuators_in_simulate_follow_the_direct_integration(curves, rigid):
+    m = _arm("Thelen2003Muscle" if curves == "thelen2003" else "DeGrooteFregly2016Muscle")
+    q0, te = np.array([0.3, 0.8]), np.linspace(0.0, 0.15, 6)
+    act = MuscleActuators(m, _u, curves=curves, rigid_tendon=rigid)
+    tol = dict(rtol=1e-9, atol=1e-11)
+    r = simulate(m, (0.0, 0.15), q0, None, forces=[act], method="LSODA", t_eval=te, **tol)
+    ref = _direct(m, curves, rigid, q0, te)
+    s = r.force_states["muscles"]
+    assert s.shape == (6, 3 if rigid else 6)
+    assert np.ptp(r.q, axis=0).min() > 0.01  # both joints move
+    np.testing.assert_allclose(r.q, ref[:, :2], atol=1e-7)
+    np.testing.assert_allclose(r.qd, ref[:, 2:4], atol=1e-6)
+    np.testing.assert_allclose(s[:, :3], ref[:, 4:7], atol=1e-8)
+    if not rigid:
+        scale = 1.0 if curves == "degroote2016" else 0.1  # normalized force or fiber length (m)
+        np.testing.assert_allclose(s[:, 3:], ref[:, 7:], atol=1e-7 * scale)
+    kind = "fiber_length" if curves == "thelen2003" else "normalized_tendon_force"
+    names = ("shoulder", "elbow", "biarticular")
+    expect = tuple(f"{k}.activation" for k in names)
+    expect += () if rigid else tuple(f"{k}.{kind}" for k in names)
+    assert r.force_state_names["muscles"] == expect
+    assert "elbow.activation" in r.to_dataframe().columns
+    # simulate_muscles is this simulation with the muscle outputs
+    w = simulate_muscles(m, (0.0, 0.15), q0, excitations=_u, curves=curves,
+                         rigid_tendon=rigid, t_eval=te, **tol)  # fmt: skip
+    out = act.muscle_result(r)
+    for field in ("q", "qd", "activation", "tendon_force", "fiber_length", "muscle_tau"):
+        np.testing.assert_array_equal(getattr(w, field), getattr(out, field))
+    assert w.simulation.force_states["muscles"].shape == s.shape
+    # the element's own methods agree with its rates and with muscle_tendon_forces
+    tau = act.generalized_force(m, r.q, r.qd, s=s)
+    np.testing.assert_allclose(tau, out.muscle_tau, rtol=1e-12, atol=1e-12)
+    tau1, sdot1 = act.rates(m, r.q[3], r.qd[3], s[3], t=te[3])
+    np.testing.assert_allclose(tau1, tau[3], rtol=1e-12, atol=1e-12)
+    sdot = act.state_derivative(m, r.q, r.qd, s, t=te)
+    np.testing.assert_allclose(sdot[3], sdot1, rtol=1e-9, atol=1e-12)
+
+
+def test_muscles_with_a_locked_elbow():
+    """A PrescribedCoordinate holds the elbow: the shoulder follows the reduced 1-DOF
+    dynamics H₀₀ q̈₀ = τ₀ - C₀ (integrated here from crba and nonlinear_effects), and the
+    constraint force is the elbow's row of the equations of motion."""
+    from scipy.integrate import solve_ivp
+
+    m = _arm()
+    act = MuscleActuators(m, [0.6, 0.3, 0.2], curves="degroote2016", rigid_tendon=True)
+    te = np.linspace(0.0, 0.3, 7)
+    r = simulate(m, (0.0, 0.3), [0.3, 0.8], None, forces=[act],
+                 constraints=[PrescribedCoordinate(m.coordinate_names[1], 0.8)],
+                 rtol=1e-10, atol=1e-12, t_eval=te)  # fmt: skip
+    p = MuscleParameters.from_muscles(m.muscles)
+    u = np.array([0.6, 0.3, 0.2])
+
+    def rhs(t, y):
+        q = np.array([y[0], 0.8])
+        qd = np.array([y[1], 0.0])
+        a = y[2:]
+        lmt, vmt, ma = muscle_lengths(m, q), lengthening_speeds(m, q, qd), moment_arms(m, q)
+        f, _, _ = muscle_tendon_forces(p, a, lmt, vmt, curves="degroote2016", rigid_tendon=True)
+        tau = ma.T @ f
+        qdd0 = (tau[0] - nonlinear_effects(m, q, qd)[0]) / crba(m, q)[0, 0]
+        return np.concatenate([[y[1], qdd0], activation_rate(u, a, p, curves="degroote2016")])
+
+    ref = solve_ivp(rhs, (0, 0.3), np.concatenate([[0.3, 0.0], u]), method="LSODA",
+                    rtol=1e-10, atol=1e-12, t_eval=te).y.T  # fmt: skip
+    assert np.ptp(ref[:, 0]) > 0.05
+    np.testing.assert_allclose(r.q[:, 0], ref[:, 0], atol=1e-8)
+    np.testing.assert_allclose(r.q[:, 1], 0.8, atol=1e-10)
+    np.testing.assert_allclose(r.force_states["muscles"], ref[:, 2:], atol=1e-9)
+    muscle_tau = act.generalized_force(m, r.q, r.qd, s=r.force_states["muscles"])
+    residual = rnea(m, r.q, r.qd, r.qdd) - muscle_tau  # = Gᵀλ, G = e_elbow
+    np.testing.assert_allclose(residual[:, 0], 0.0, atol=1e-7)
+    np.testing.assert_allclose(np.abs(residual[:, 1]), np.abs(r.lam[:, 0]), rtol=1e-7)
+
+
+def test_muscles_with_joint_limit_events():
+    """Terminal: the flexing elbow stops at its limit with the muscle states of that time.
+    Non-terminal: at the limit the elbow's velocity is reversed and the simulation goes on;
+    the activations (independent of the motion) keep following activation_rate."""
+    from scipy.integrate import solve_ivp
+
+    m = _arm()
+    elbow = m.coordinate_names[1]
+    kw = dict(curves="degroote2016", rigid_tendon=True)
+    u = np.array([0.3, 0.9, 0.2])
+    free = simulate(m, (0.0, 0.3), [0.3, 0.8], None, forces=[MuscleActuators(m, u, **kw)],
+                    method="LSODA", rtol=1e-10, atol=1e-12)  # fmt: skip
+    limit = 0.8 + 0.5 * (free.q[:, 1].max() - 0.8)
+    assert free.q[-1, 1] > limit  # the elbow flexes past the limit without the event
+    stop = coordinate_event(m, elbow, limit, direction=1, terminal=True)
+    r = simulate(m, (0.0, 0.3), [0.3, 0.8], None, forces=[MuscleActuators(m, u, **kw)],
+                 events=[stop], method="LSODA", rtol=1e-10, atol=1e-12)  # fmt: skip
+    assert r.status == 1
+    (log,) = r.events
+    assert abs(r.q[-1, 1] - limit) < 1e-9 and r.t[-1] == log["t"] < 0.3
+    np.testing.assert_array_equal(log["force_states"], r.force_states["muscles"][-1])
+    # up to the event the trajectory is that without the event (interpolated there)
+    i = np.searchsorted(free.t, log["t"])
+    before = free.force_states["muscles"][: i - 1]
+    np.testing.assert_allclose(r.force_states["muscles"][: i - 1], before, atol=1e-12)
+
+    def bounce(t, q, qd):
+        return q, np.array([qd[0], -0.5 * qd[1]])
+
+    wall = SimulationEvent(stop.function, direction=1, action=bounce, name="elbow limit")
+    te = np.linspace(0.0, 0.3, 31)
+    b = simulate(m, (0.0, 0.3), [0.3, 0.8], None, forces=[MuscleActuators(m, u, **kw)],
+                 events=[wall], method="LSODA", rtol=1e-10, atol=1e-12, t_eval=te)  # fmt: skip
+    assert b.status == 0 and len(b.events) >= 1
+    assert b.q[:, 1].max() < limit + 1e-9  # the elbow never passes its limit
+    p = MuscleParameters.from_muscles(m.muscles)
+    a_ref = solve_ivp(lambda t, a: activation_rate(u, a, p, curves="degroote2016"), (0, 0.3), u,
+                      rtol=1e-11, atol=1e-13, t_eval=te).y.T  # fmt: skip
+    np.testing.assert_allclose(b.force_states["muscles"][:, :3], a_ref, atol=1e-8)
+
+
+def test_muscle_actuators_bad_input():
+    m = _arm()
+    with pytest.raises(DataError, match="exactly one"):
+        MuscleActuators(m)
+    with pytest.raises(DataError, match="unknown muscles"):
+        MuscleActuators(m, [0.1], muscles=["nope"])
+    with pytest.raises(DataError, match="once"):
+        MuscleActuators(m, [0.1, 0.1], muscles=["elbow", "elbow"])
+    with pytest.raises(DataError, match="name"):
+        MuscleActuators(m, [0.1] * 3, name="")
+    with pytest.raises(DataError, match="activation0"):
+        MuscleActuators(m, [0.1] * 3, activation0=[2.0, 0, 0])
+    with pytest.raises(DataError, match="rigid_tendon"):
+        MuscleActuators(m, [0.1] * 3, rigid_tendon="yes")
+    a = MuscleActuators(m, [0.1] * 3)
+    with pytest.raises(DataError, match="distinct names"):
+        simulate(m, (0, 0.1), [0.3, 0.8], None, forces=[a, MuscleActuators(m, [0.2] * 3)])
+    with pytest.raises(DataError, match="has internal states"):
+        a.generalized_force(m, [0.3, 0.8], [0.0, 0.0])
+    with pytest.raises(DataError, match=r"\(\.\.\., 6\)"):
+        a.generalized_force(m, [0.3, 0.8], [0.0, 0.0], s=np.zeros(3))
+    plain = simulate(m, (0, 0.01), [0.3, 0.8], None)
+    with pytest.raises(DataError, match="states of"):
+        a.muscle_result(plain)
+    other = Model("other")
+    other.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0)
+    other.add_body("c", "b", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0)
+    with pytest.raises(ModelError, match="no muscles"):
+        simulate(other, (0, 0.1), [0.3, 0.8], None, forces=[a])
+    bad = MuscleActuators(m, controller=lambda t, q, qd, act: np.ones(2))
+    with pytest.raises(DataError, match="controller"):
+        simulate(m, (0, 0.1), [0.3, 0.8], None, forces=[bad])
