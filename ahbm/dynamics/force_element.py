@@ -209,7 +209,7 @@ class StatefulForceElement(ForceElement):
 
     ``state_names`` (property)
         Tuple of ``n_states`` names, e.g. ``("m1.activation", ...)``.
-    ``initial_state(model, t, q, qd) -> (n_states,)``
+    ``initial_state(model, q, qd, *, t=0.0) -> (n_states,)``
         The states at the start of a simulation (called with the initial
         state after its projection onto the constraints).
     ``state_derivative(model, q, qd, s, *, t=0.0) -> (..., n_states)``
@@ -233,7 +233,7 @@ class StatefulForceElement(ForceElement):
     >>> class Lag(StatefulForceElement):
     ...     name = "lag"
     ...     state_names = ("lag.torque",)
-    ...     def initial_state(self, model, t, q, qd):
+    ...     def initial_state(self, model, q, qd, *, t=0.0):
     ...         return np.zeros(1)
     ...     def state_derivative(self, model, q, qd, s, *, t=0.0):
     ...         return (50.0 * np.asarray(q)[..., :1] - s) / 0.1
@@ -258,8 +258,8 @@ class StatefulForceElement(ForceElement):
         """Number of internal states."""
         return len(self.state_names)
 
-    def initial_state(self, model: Model, t, q, qd) -> np.ndarray:
-        """States (n_states,) at time `t` (s) and the state ``(q, qd)``."""
+    def initial_state(self, model: Model, q, qd, *, t=0.0) -> np.ndarray:
+        """States (n_states,) at the state ``(q (nq,), qd (nv,))`` and time `t` (s)."""
         raise NotImplementedError
 
     def state_derivative(self, model: Model, q, qd, s, *, t=0.0) -> np.ndarray:

@@ -609,7 +609,7 @@ class _Run:
         parts = []
         for f in self.stateful:
             s = as_float_array(
-                f.initial_state(self.model, t, q, qd),
+                f.initial_state(self.model, q, qd, t=t),
                 f"initial_state of force element {f.name!r}",
                 allow_nan=True,
             )

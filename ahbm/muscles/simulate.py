@@ -449,7 +449,7 @@ class MuscleActuators(StatefulForceElement):
         f, _, zdot = _elastic(p, curves, a, lmt, vmt, z)
         return f, zdot
 
-    def initial_state(self, model, t, q, qd) -> np.ndarray:
+    def initial_state(self, model, q, qd, *, t=0.0) -> np.ndarray:
         """Initial activations and (elastic tendons) the fiber states at equilibrium.
 
         Raises

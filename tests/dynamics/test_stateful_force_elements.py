@@ -30,7 +30,7 @@ class Decay(StatefulForceElement):
 
     state_names = ("decay.force", "decay.integral")
 
-    def initial_state(self, model, t, q, qd):
+    def initial_state(self, model, q, qd, *, t=0.0):
         return np.array([self.f0, 0.0])
 
     def state_derivative(self, model, q, qd, s, *, t=0.0):
@@ -159,14 +159,14 @@ def test_bad_elements():
         simulate(m, (0, 0.1), [0.0], None, forces=[Miscounted()])
 
     class BadStart(Decay):
-        def initial_state(self, model, t, q, qd):
+        def initial_state(self, model, q, qd, *, t=0.0):
             return np.zeros(3)
 
     with pytest.raises(DataError, match="initial_state"):
         simulate(m, (0, 0.1), [0.0], None, forces=[BadStart()])
 
     class NaNStart(Decay):
-        def initial_state(self, model, t, q, qd):
+        def initial_state(self, model, q, qd, *, t=0.0):
             return np.array([np.nan, 0.0])
 
     with pytest.raises(SimulationError, match="non-finite initial states") as err:
