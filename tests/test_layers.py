@@ -1,8 +1,8 @@
 """The import order of DESIGN.md: a module imports only from the layers above it.
 
 errors → kinematics.rotations → kinematics.tree, _engine, kinematics.* → dynamics →
-muscles → optimize → bsp, analysis → io → graphics → models, tools → batch, cli (imports inside functions
-count too).
+muscles → optimize → bsp, analysis → io → graphics → models, tools → batch, cli
+(imports inside functions count too).
 
 And no private name crosses a package boundary (the package is the first
 component after ``ahbm.``: kinematics, dynamics, io, ...): a module never

@@ -30,6 +30,7 @@ from ahbm.io.osim import (
     write_osim,
 )
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
+from ahbm.io.solution import trial_from_solution
 from ahbm.io.tables import (
     analogs_to_dataframe,
     dataframe_to_results,
@@ -41,7 +42,6 @@ from ahbm.io.tables import (
     write_csv,
     write_mat,
 )
-from ahbm.io.solution import trial_from_solution
 from ahbm.io.trial import Event, ForcePlate, Trial
 
 __all__ = [
