@@ -82,6 +82,8 @@ __all__ = [
     "active_force_length",
     "activation_rate",
     "activation_to_excitation",
+    "degroote_activation_rate",
+    "degroote_rigid_tendon_force",
     "force_coefficients",
     "force_velocity",
     "muscle_equilibrium",
@@ -155,8 +157,12 @@ def activation_rate(excitation, activation, params, *, curves="thelen2003") -> n
         factor = 0.5 + 1.5 * a
         tau = np.where(u > a, t_act * factor, t_deact / factor)
         return (u - a) / tau
+    return _dg_activation_rate(u, a, t_act, t_deact, params.activation_smoothing, np)
+
+
+def _dg_activation_rate(u, a, t_act, t_deact, b, xp):
     factor = 0.5 + 1.5 * a
-    f = 0.5 * np.tanh(params.activation_smoothing * (u - a))
+    f = 0.5 * xp.tanh(b * (u - a))
     rate = (f + 0.5) / (t_act * factor) + (0.5 - f) * factor / t_deact
     return rate * (u - a)
 
@@ -626,26 +632,99 @@ def _thelen_from_fiber_length(params, pen, a, lmt, vmt, lm, ok):
 # De Groote -----------------------------------------------------------------------------
 
 
-def _dg_geometry(params, lmt, lt):
+def _dg_geometry(params, lmt, lt, xp=np):
     lopt = params.optimal_fiber_length
     w = lopt * np.sin(params.pennation_angle)
     at = lmt - lt
-    lm = np.sqrt(at**2 + w**2)
+    lm = xp.sqrt(at**2 + w**2)
     cos = at / lm
-    return lm, cos, np.arcsin(w / lm)
+    return lm, cos, xp.arcsin(w / lm)
 
 
-def _dg_forces(params, a, lm, cos, vmt_fiber):
+def _dg_forces(params, a, lm, cos, vmt_fiber, xp=np):
     """Fiber forces of De Groote's model for a fiber velocity vmt_fiber (m/s)."""
     f0, lopt = params.max_isometric_force, params.optimal_fiber_length
     ln = lm / lopt
     vn = vmt_fiber / (params.max_contraction_velocity * lopt)
-    fal = _dg_fal(ln, params.active_force_width_scale)
-    fpe = _dg_fpe(ln, params.passive_strain)
-    fv = _dg_fv(vn)
+    fal = _dg_fal(ln, params.active_force_width_scale, xp)
+    fpe = _dg_fpe(ln, params.passive_strain, xp)
+    fv = _dg_fv(vn, xp)
     active = f0 * a * fal * fv
     passive = f0 * (fpe + params.fiber_damping * vn)
     return ln, vn, active, passive
+
+
+def degroote_rigid_tendon_force(params, activation, mt_length, mt_speed, *, xp=np):
+    """Tendon force of De Groote's muscle with a rigid tendon, on any array namespace.
+
+    The same expressions as ``muscle_equilibrium(..., curves="degroote2016",
+    rigid_tendon=True).tendon_force``, without input checks, so that they can run on
+    symbols: with ``xp=casadi`` and CasADi expressions for the inputs they build the
+    force of optimal-control problems (:class:`ahbm.optimize.MuscleDrivenPhase`).
+
+    Parameters
+    ----------
+    params : MuscleParameters or object
+        A :class:`MuscleParameters` (its NaN entries take De Groote's defaults), or any
+        object with the attributes ``max_isometric_force``, ``optimal_fiber_length``,
+        ``tendon_slack_length``, ``pennation_angle``, ``max_contraction_velocity``,
+        ``active_force_width_scale``, ``passive_strain``, ``fiber_damping`` as numbers.
+    activation, mt_length, mt_speed : array_like or symbols, (..., n)
+        Activation, musculotendon length (m) and lengthening speed (m/s).
+    xp : module, optional
+        Array namespace with ``exp``, ``log``, ``sqrt``, ``arcsin`` (numpy, casadi).
+
+    Returns
+    -------
+    array or expression, (..., n)
+        ``F0 (a fL(l̃M) fV(ṽM) + fPE(l̃M) + β ṽM) cos α`` (N), with
+        ``lM = sqrt((l − lTs)² + (lM0 sin α0)²)`` and ``vM = v cos α``.
+
+    Examples
+    --------
+    >>> p = MuscleParameters(max_isometric_force=1000.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.2)
+    >>> round(float(degroote_rigid_tendon_force(p, 1.0, 0.3, 0.0)[0]), 6)  # F0 + passive
+    1018.228824
+    """
+    if isinstance(params, MuscleParameters):
+        params = params.resolved("degroote2016")
+    lm, cos, _ = _dg_geometry(params, mt_length, params.tendon_slack_length, xp)
+    _, _, active, passive = _dg_forces(params, activation, lm, cos, mt_speed * cos, xp)
+    return (active + passive) * cos
+
+
+def degroote_activation_rate(params, excitation, activation, *, xp=np):
+    """De Groote's smooth activation dynamics ``da/dt`` (1/s), on any array namespace.
+
+    The expression of ``activation_rate(..., curves="degroote2016")`` without input
+    checks (see there), so that it can run on CasADi symbols (``xp=casadi``).
+
+    Parameters
+    ----------
+    params : MuscleParameters or object
+        ``activation_time_constant``, ``deactivation_time_constant`` and
+        ``activation_smoothing`` as numbers or (n,) arrays.
+    excitation, activation : array_like or symbols, (..., n)
+    xp : module, optional
+        Array namespace with ``tanh``.
+
+    Returns
+    -------
+    array or expression, (..., n)
+
+    Examples
+    --------
+    >>> p = MuscleParameters(max_isometric_force=1000.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.2)
+    >>> degroote_activation_rate(p, 0.5, 0.5)
+    array([0.])
+    """
+    if isinstance(params, MuscleParameters):
+        params = params.resolved("degroote2016")
+    return _dg_activation_rate(excitation, activation, params.activation_time_constant,
+                               params.deactivation_time_constant, params.activation_smoothing,
+                               xp)  # fmt: skip
 
 
 def _degroote_rigid(params, a, lmt, vmt):

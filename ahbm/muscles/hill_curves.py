@@ -724,27 +724,31 @@ def _th_dlce_norm(a, fv, af, flen, thr):
 # De Groote curves and derivatives ------------------------------------------------------
 
 
-def _dg_fal(lm, scale):
+# The De Groote curves are smooth (made for optimal control): `xp` is the array namespace
+# (numpy, or the casadi module for symbols: ahbm.muscles.hill.degroote_rigid_tendon_force).
+
+
+def _dg_fal(lm, scale, xp=np):
     x = (lm - 1.0) / scale + 1.0
     out = 0.0
     for b1, b2, b3, b4 in _DG_B:
-        out = out + b1 * np.exp(-0.5 * (x - b2) ** 2 / (b3 + b4 * x) ** 2)
+        out = out + b1 * xp.exp(-0.5 * (x - b2) ** 2 / (b3 + b4 * x) ** 2)
     return out
 
 
-def _dg_fpe(lm, e0):
+def _dg_fpe(lm, e0, xp=np):
     offset = np.exp(_DG_KPE * (_DG_MIN_NORM_FIBER_LENGTH - 1.0) / e0)
     with np.errstate(over="ignore"):
-        return (np.exp(_DG_KPE * (lm - 1.0) / e0) - offset) / (np.exp(_DG_KPE) - offset)
+        return (xp.exp(_DG_KPE * (lm - 1.0) / e0) - offset) / (np.exp(_DG_KPE) - offset)
 
 
 def _dg_kt(e0):
     return np.log((1.0 + _DG_C3) / _DG_C1) / (1.0 + e0 - _DG_C2)
 
 
-def _dg_ft(lt, e0):
+def _dg_ft(lt, e0, xp=np):
     with np.errstate(over="ignore"):
-        return _DG_C1 * np.exp(_dg_kt(e0) * (lt - _DG_C2)) - _DG_C3
+        return _DG_C1 * xp.exp(_dg_kt(e0) * (lt - _DG_C2)) - _DG_C3
 
 
 def _dg_ft_inverse(ft, e0):
@@ -752,9 +756,9 @@ def _dg_ft_inverse(ft, e0):
         return np.log((ft + _DG_C3) / _DG_C1) / _dg_kt(e0) + _DG_C2
 
 
-def _dg_fv(v):
+def _dg_fv(v, xp=np):
     t = _DG_D2 * v + _DG_D3
-    return _DG_D1 * np.log(t + np.sqrt(t * t + 1.0)) + _DG_D4
+    return _DG_D1 * xp.log(t + xp.sqrt(t * t + 1.0)) + _DG_D4
 
 
 def _dg_fv_inverse(fv):

@@ -16,6 +16,12 @@ from ahbm.optimize.bspline import (
     clamped_knots,
 )
 from ahbm.optimize.collocation import HermiteSimpson, Trapezoidal
+from ahbm.optimize.muscle_driven import (
+    MuscleDrivenPhase,
+    MuscleEffort,
+    SymbolicMuscles,
+    symbolic_muscles,
+)
 from ahbm.optimize.problem import (
     AverageSpeed,
     BoundaryConstraint,
@@ -60,6 +66,11 @@ __all__: list[str] = [
     "CasadiOps",
     "SymbolicDynamics",
     "symbolic_dynamics",
+    # muscles on symbols, muscle-driven phases (muscle_driven.py)
+    "symbolic_muscles",
+    "SymbolicMuscles",
+    "MuscleDrivenPhase",
+    "MuscleEffort",
     # problem description (problem.py)
     "Phase",
     "OptimalControlProblem",

@@ -38,6 +38,11 @@ class PhaseResult(ResultRepr):
         s.
     parameters : dict
         Parameter name -> value (contact anchors, m; peak torque, N m).
+    muscles : dict
+        Muscle-driven phases (:class:`~ahbm.optimize.MuscleDrivenPhase`): activations,
+        excitations, forces, moment arms, muscle torques and reserves
+        (:meth:`~ahbm.optimize.MuscleDrivenPhase.muscle_outputs`); ``tau`` is then
+        ``Rᵀ F + τ_reserve``. Empty otherwise.
     """
 
     name: str
@@ -49,6 +54,7 @@ class PhaseResult(ResultRepr):
     forces: dict
     duration: float
     parameters: dict
+    muscles: dict = field(default_factory=dict)
 
     @property
     def grf(self) -> np.ndarray:

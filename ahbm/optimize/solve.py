@@ -182,16 +182,19 @@ def _phase_result(phase, sol) -> PhaseResult:
             k += 1
         forces[c.label] = F
     params = dict(zip(phase.parameter_names, map(float, sol.p), strict=True))
+    # muscle-driven phases: joint torques are R^T F + reserves; muscle outputs kept
+    muscles = phase.muscle_outputs(sol.X, sol.U) if hasattr(phase, "muscle_outputs") else {}
     return PhaseResult(
         name=phase.name,
         t=sol.t,
         q=sol.X[: phase.nq].T.copy(),
-        qd=sol.X[phase.nq :].T.copy(),
+        qd=sol.X[phase.nq : phase.nq + phase.nv].T.copy(),
         qdd=qdd,
-        tau=sol.U[: phase.nv].T.copy(),
+        tau=muscles["tau"] if muscles else sol.U[: phase.nv].T.copy(),
         forces=forces,
         duration=float(sol.T),
         parameters=params,
+        muscles=muscles,
     )
 
 

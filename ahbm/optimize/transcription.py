@@ -262,6 +262,8 @@ class Transcription:
             raise DataError(f"guess `q` must have {phase.nq} columns, got {q.shape[1]}")
         qd = np.gradient(q, t, axis=0) if qd is None else np.asarray(qd, float).reshape(t.size, -1)
         X = np.concatenate([q, qd], axis=1).T
+        if X.shape[0] < phase.nx:  # further states (muscle activations): the phase's default
+            X = np.concatenate([X, phase.initial_guess(t)[0][X.shape[0] :]])
         U0 = phase.initial_guess(t)[1]
         if tau is not None:
             U0[: phase.nv] = np.asarray(tau, float).reshape(t.size, -1).T

@@ -1,0 +1,556 @@
+"""Muscle-driven optimal control: muscle paths and forces on CasADi symbols, muscle phases.
+
+:func:`symbolic_muscles` compiles CasADi ``Function`` objects of a model's
+muscles from the *same* pieces the numeric code uses:
+
+- **paths**: the path elements of ``model.muscles`` (:class:`~ahbm.muscles.PathPoint`,
+  :class:`~ahbm.muscles.ConditionalPathPoint`, :class:`~ahbm.muscles.MovingPathPoint`)
+  placed in the world by the forward kinematics of :mod:`ahbm.dynamics.reference`
+  run on CasADi symbols (:func:`ahbm.optimize.symbolic_dynamics`), the functions
+  of moving points by :meth:`CasadiOps.function`; the length is the sum of the
+  straight segments between consecutive *active* points, as
+  :func:`ahbm.muscles.muscle_lengths` computes it. A conditional point is active
+  while its coordinate is within its range (± ``CONDITIONAL_TOLERANCE``) by an
+  ``if_else``: the length is continuous only where the point lies on the line of
+  its neighbours (OpenSim's modelling rule), and its derivative jumps at the range
+  ends. Wrapping surfaces are not available on symbols: a muscle with wraps raises
+  :class:`~ahbm.errors.ModelError` naming it.
+- **moment arms** by CasADi's algorithmic differentiation, ``r = −∂l/∂q`` (m/rad or
+  m/m; ``nq == nv`` models), and lengthening speeds ``l̇ = −r q̇``;
+- **forces**: De Groote et al. (2016) rigid-tendon muscles through
+  :func:`ahbm.muscles.hill.degroote_rigid_tendon_force` (the numeric expressions with
+  ``xp=casadi``), smooth as direct collocation needs them; activation dynamics by
+  :func:`ahbm.muscles.hill.degroote_activation_rate`.
+
+:class:`MuscleDrivenPhase` is a :class:`~ahbm.optimize.Phase` whose states are
+``x = [q; q̇; a]`` (activations) and controls ``u = [τ_reserve; F_contact; e]``
+(excitations), with ``M q̈ + h = Σ rᵢ Fᵢ(a, l, l̇) + τ_reserve``; the objective
+:class:`MuscleEffort` is ``w ∫ Σ aⁿ dt`` (or of the excitations).
+
+References
+----------
+F. De Groote, A. L. Kinney, A. V. Rao, B. J. Fregly, "Evaluation of direct collocation
+optimal control problem formulations for solving the muscle redundancy problem",
+*Annals of Biomedical Engineering* 44 (2016) 2922–2936.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+
+from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.tree import Model
+from ahbm.muscles.hill import (
+    MuscleParameters,
+    degroote_activation_rate,
+    degroote_rigid_tendon_force,
+)
+from ahbm.muscles.path_elements import (
+    CONDITIONAL_TOLERANCE,
+    ConditionalPathPoint,
+    MovingPathPoint,
+)
+from ahbm.optimize.problem import Phase, _names_to_index
+from ahbm.optimize.symbolic import require_casadi, symbolic_dynamics
+
+__all__ = ["MuscleEffort", "SymbolicMuscles", "symbolic_muscles", "MuscleDrivenPhase"]
+
+_PARAMETER_FIELDS = (
+    "max_isometric_force",
+    "optimal_fiber_length",
+    "tendon_slack_length",
+    "pennation_angle",
+    "max_contraction_velocity",
+    "active_force_width_scale",
+    "passive_strain",
+    "fiber_damping",
+    "activation_time_constant",
+    "deactivation_time_constant",
+    "activation_smoothing",
+)
+
+
+@dataclass(frozen=True)
+class MuscleEffort:
+    """``w ∫ Σ_i x_i^n dt`` over the muscles' activations (or excitations).
+
+    Parameters
+    ----------
+    weight : float
+    exponent : float
+        ``n`` (2: the sum of squared activations; 3 as in Ackermann & van den
+        Bogert 2010 for gait).
+    muscles : sequence of str, optional
+        Default all muscles of the phase.
+    of : {"activations", "excitations"}
+    name : str
+
+    Examples
+    --------
+    >>> MuscleEffort(exponent=3).of
+    'activations'
+    """
+
+    weight: float = 1.0
+    exponent: float = 2
+    muscles: tuple | None = None
+    of: str = "activations"
+    name: str = "muscle_effort"
+
+    def __post_init__(self):
+        if self.of not in ("activations", "excitations"):
+            raise DataError(f"MuscleEffort `of` must be 'activations' or 'excitations', "
+                            f"got {self.of!r}")  # fmt: skip
+        if not np.isfinite(float(self.exponent)) or float(self.exponent) <= 0:
+            raise DataError(f"MuscleEffort `exponent` must be > 0, got {self.exponent!r}")
+
+
+def _coordinate_q_index(model: Model) -> dict:
+    """Coordinate name -> q index (scalar coordinates)."""
+    out = {}
+    for j, body in enumerate(model.bodies):
+        joint = body.joint
+        if joint.nq == joint.nv:
+            for k, c in enumerate(joint.coordinates):
+                out[c] = int(model.q_index[j]) + k
+    return out
+
+
+class SymbolicMuscles:
+    """CasADi functions of a model's muscles (see :func:`symbolic_muscles`).
+
+    Attributes
+    ----------
+    names : list of str
+    params : MuscleParameters
+        With De Groote's defaults filled.
+    lengths : casadi.Function
+        ``q -> l`` (n_muscles,), musculotendon lengths (m).
+    moment_arms : casadi.Function
+        ``q -> R`` (n_muscles, nv), ``R = −∂l/∂q`` (m/rad, m/m).
+    speeds : casadi.Function
+        ``(q, qd) -> l̇`` (n_muscles,), lengthening speeds (m/s).
+    forces : casadi.Function
+        ``(a, q, qd) -> F`` (n_muscles,), rigid-tendon tendon forces (N).
+    generalized_forces : casadi.Function
+        ``(a, q, qd) -> Rᵀ F`` (nv,), N m or N.
+    activation_rate : casadi.Function
+        ``(e, a) -> ȧ`` (n_muscles,), 1/s.
+    """
+
+    def __init__(self, model: Model, muscles=None, *, symbol: str = "SX"):
+        if not isinstance(model, Model):
+            raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
+        if model.nq != model.nv:
+            raise ModelError(
+                f"model '{model.name}' has quaternion joints (nq={model.nq}, nv={model.nv}); "
+                "symbolic muscles need nq == nv (use 'free_euler'/'euler' joints)"
+            )
+        known = {m.name: m for m in model.muscles}
+        if not known:
+            raise ModelError(f"model '{model.name}' has no muscles (model.muscles is empty)")
+        if muscles is None:
+            chosen = list(model.muscles)
+        else:
+            if isinstance(muscles, str):
+                muscles = [muscles]
+            chosen = []
+            for n in muscles:
+                if n not in known:
+                    raise DataError(f"`muscles`: {n!r} is not a muscle of model '{model.name}' "
+                                    f"(muscles: {list(known)[:20]})")  # fmt: skip
+                chosen.append(known[n])
+        for m in chosen:
+            if m.wraps:
+                raise ModelError(
+                    f"muscle {m.name!r} wraps over {[w.wrap_object for w in m.wraps]}: wrapping "
+                    "surfaces are not available on CasADi symbols; remove its wraps (or replace "
+                    "them by via points) for optimal control"
+                )
+        self.model = model
+        self.names = [m.name for m in chosen]
+        self.sd = symbolic_dynamics(model, symbol=symbol)
+        self.ca = self.sd.ca
+        self.params = MuscleParameters.from_muscles(chosen).resolved("degroote2016")
+        self._muscles = chosen
+        sym = self.sd.ops.sym
+        self._a = sym.sym("a", len(chosen))
+        self._e = sym.sym("e", len(chosen))
+
+    def __repr__(self) -> str:
+        return f"SymbolicMuscles(model={self.model.name!r}, muscles={self.names})"
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    def _world_point(self, point, coords):
+        ca, kin, q = self.ca, self.sd._kin, self.sd._q
+        if isinstance(point, MovingPathPoint):
+            comps = [float(v) for v in point.location]
+            for k, spec in enumerate(point.axes):
+                if spec is None:
+                    continue
+                x = q[coords[spec[0]]]
+                if len(spec) == 3 and spec[2] is not None:
+                    x = ca.fmin(ca.fmax(x, float(spec[2][0])), float(spec[2][1]))
+                comps[k] = self.sd.ops.function(spec[1], x, 0)
+            r = ca.vertcat(*comps)
+        else:
+            r = ca.DM(np.asarray(point.location, float))
+        if point.body == "ground":
+            return r
+        b = self.model.body_index(point.body)
+        return kin.positions[b] + ca.mtimes(kin.rotations[b], r)
+
+    def _active(self, point, coords):
+        if not isinstance(point, ConditionalPathPoint):
+            return 1.0
+        ca = self.ca
+        x = self.sd._q[coords[point.coordinate]]
+        lo, hi = point.range
+        inside = ca.logic_and(x >= lo - CONDITIONAL_TOLERANCE, x <= hi + CONDITIONAL_TOLERANCE)
+        return ca.if_else(inside, 1.0, 0.0)
+
+    @functools.cached_property
+    def _length_expr(self):
+        ca = self.ca
+        coords = _coordinate_q_index(self.model)
+        out = []
+        for m in self._muscles:
+            P = [self._world_point(p, coords) for p in m.points]
+            act = [self._active(p, coords) for p in m.points]
+            total = 0.0
+            for j in range(1, len(P)):
+                skipped = 1.0  # product of (1 - active) of the points between i and j
+                for i in range(j - 1, -1, -1):
+                    w = act[i] * act[j] * skipped
+                    if not (isinstance(w, float) and w == 0.0):
+                        total = total + w * ca.norm_2(P[j] - P[i])
+                    if isinstance(act[i], float):
+                        break  # an always active point: no segment reaches past it
+                    skipped = skipped * (1.0 - act[i])
+            out.append(total)
+        return ca.vertcat(*out)
+
+    @functools.cached_property
+    def lengths(self):
+        return self.ca.Function("muscle_lengths", [self.sd._q], [self._length_expr],
+                                ["q"], ["l"])  # fmt: skip
+
+    @functools.cached_property
+    def _moment_arm_expr(self):
+        return -self.ca.jacobian(self._length_expr, self.sd._q)
+
+    @functools.cached_property
+    def moment_arms(self):
+        return self.ca.Function("moment_arms", [self.sd._q], [self._moment_arm_expr],
+                                ["q"], ["R"])  # fmt: skip
+
+    @functools.cached_property
+    def _speed_expr(self):
+        return -self.ca.mtimes(self._moment_arm_expr, self.sd._qd)
+
+    @functools.cached_property
+    def speeds(self):
+        sd = self.sd
+        return self.ca.Function("lengthening_speeds", [sd._q, sd._qd], [self._speed_expr],
+                                ["q", "qd"], ["ldot"])  # fmt: skip
+
+    def _muscle_params(self, i):
+        return SimpleNamespace(**{f: float(getattr(self.params, f)[i]) for f in _PARAMETER_FIELDS})
+
+    @functools.cached_property
+    def _force_expr(self):
+        ca = self.ca
+        lmt, vmt = self._length_expr, self._speed_expr
+        F = [degroote_rigid_tendon_force(self._muscle_params(i), self._a[i], lmt[i], vmt[i],
+                                         xp=ca) for i in range(self.n)]  # fmt: skip
+        return ca.vertcat(*F)
+
+    @functools.cached_property
+    def forces(self):
+        sd = self.sd
+        return self.ca.Function("muscle_forces", [self._a, sd._q, sd._qd], [self._force_expr],
+                                ["a", "q", "qd"], ["F"])  # fmt: skip
+
+    @functools.cached_property
+    def generalized_forces(self):
+        sd, ca = self.sd, self.ca
+        tau = ca.mtimes(self._moment_arm_expr.T, self._force_expr)
+        return ca.Function("muscle_generalized_forces", [self._a, sd._q, sd._qd], [tau],
+                           ["a", "q", "qd"], ["tau"])  # fmt: skip
+
+    @functools.cached_property
+    def activation_rate(self):
+        ca = self.ca
+        rates = [degroote_activation_rate(self._muscle_params(i), self._e[i], self._a[i], xp=ca)
+                 for i in range(self.n)]  # fmt: skip
+        return ca.Function("activation_rate", [self._e, self._a], [ca.vertcat(*rates)],
+                           ["e", "a"], ["adot"])  # fmt: skip
+
+
+def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX") -> SymbolicMuscles:
+    """CasADi functions of a model's muscle paths, moment arms, forces and activations.
+
+    Parameters
+    ----------
+    model : Model
+        With ``model.muscles`` (no wrapping surfaces), ``nq == nv``.
+    muscles : sequence of str, optional
+        Muscles to use, in this order (default all, in model order).
+    symbol : {"SX", "MX"}, optional
+
+    Returns
+    -------
+    SymbolicMuscles
+        ``lengths(q)``, ``moment_arms(q)``, ``speeds(q, qd)``, ``forces(a, q, qd)``,
+        ``generalized_forces(a, q, qd)``, ``activation_rate(e, a)``; cached per
+        model version and muscle selection.
+
+    Raises
+    ------
+    ModelError
+        No muscles, quaternion joints, or a muscle with wrapping surfaces (named).
+    DataError
+        An unknown muscle name.
+
+    Notes
+    -----
+    The tests compare them with :func:`ahbm.muscles.muscle_lengths`,
+    :func:`~ahbm.muscles.moment_arms`, :func:`~ahbm.muscles.lengthening_speeds`,
+    ``muscle_equilibrium(..., curves="degroote2016", rigid_tendon=True)`` and
+    :func:`~ahbm.muscles.activation_rate` at random states (1e-12 relative).
+
+    Examples
+    --------
+    >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.muscles import Muscle, PathPoint
+    >>> m = Model("elbow")
+    >>> _ = m.add_body("forearm", "ground", {"type": "revolute", "axis": [0, 0, 1]},
+    ...                mass=1.0, inertia=np.eye(3) * 0.01)
+    >>> m.muscles = [Muscle("flexor", (PathPoint("o", "ground", (0.0, 0.3, 0.0)),
+    ...                                PathPoint("i", "forearm", (0.05, 0.0, 0.0))),
+    ...                     max_isometric_force=500.0, optimal_fiber_length=0.1,
+    ...                     tendon_slack_length=0.15)]
+    >>> sm = symbolic_muscles(m)
+    >>> round(float(sm.lengths(0.5)), 4), round(float(sm.moment_arms(0.0)), 4)
+    (0.2795, 0.0493)
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
+    key = (
+        "ahbm.optimize.symbolic_muscles",
+        symbol,
+        None if muscles is None else tuple([muscles] if isinstance(muscles, str) else muscles),
+    )
+    cached = model.cache.get(key)
+    if cached is None:
+        cached = model.cache[key] = SymbolicMuscles(model, muscles, symbol=symbol)
+    return cached
+
+
+class MuscleDrivenPhase(Phase):
+    """A phase driven by Hill-type muscles (De Groote 2016, rigid tendon) and optional reserves.
+
+    States ``x = [q; q̇; a]`` (activations ``a:<muscle>``), controls
+    ``u = [τ; F; e]``: reserve torques ``tau:<coordinate>`` (zero-bounded unless in
+    `reserves`), contact forces, excitations ``e:<muscle>``. Dynamics (explicit)::
+
+        q̈ = ABA(q, q̇, Rᵀ F(a, l(q), l̇(q, q̇)) + τ_reserve),   ȧ = ȧ_DeGroote(e, a)
+
+    Parameters
+    ----------
+    model : Model
+        With ``model.muscles`` (no wrapping surfaces), ``nq == nv``.
+    muscles : sequence of str, optional
+        Muscles driving the phase (default all).
+    reserves : sequence of str, optional
+        Coordinates with a reserve torque (bounded by ``tau_bounds``); default none.
+    activation_bounds : (float, float), optional
+        Bounds of activations and excitations (default ``(0, 1)``).
+    activation_guess : float, optional
+        Activation and excitation of the default initial guess (0.1).
+    **kwargs
+        Those of :class:`~ahbm.optimize.Phase` (``nodes``, ``duration``, ``objectives``
+        incl. :class:`MuscleEffort`, ``q_bounds``, ``tau_bounds``, ``initial``,
+        ``final``, ...); ``dynamics`` must be "explicit" and ``actuated`` is set by
+        `reserves`.
+
+    Examples
+    --------
+    >>> from ahbm.optimize import TrackCoordinates
+    >>> from ahbm.models.arm import arm_model  # doctest: +SKIP
+    >>> ph = MuscleDrivenPhase(arm_model(), nodes=11, duration=0.5,  # doctest: +SKIP
+    ...                        objectives=[MuscleEffort(), TrackCoordinates(t, q)])
+    >>> ph.nx, ph.nu  # doctest: +SKIP
+    (10, 8)
+    """
+
+    def __init__(self, model: Model, *, muscles=None, reserves=None,
+                 activation_bounds=(0.0, 1.0), activation_guess=0.1, **kwargs):  # fmt: skip
+        if kwargs.get("dynamics", "explicit") != "explicit":
+            raise DataError("MuscleDrivenPhase supports dynamics='explicit' only")
+        if "actuated" in kwargs:
+            raise DataError("MuscleDrivenPhase: give the reserve coordinates as `reserves`, "
+                            "not `actuated`")  # fmt: skip
+        objectives = tuple(kwargs.pop("objectives", None) or ())
+        muscle_terms = tuple(o for o in objectives if isinstance(o, MuscleEffort))
+        others = [o for o in objectives if not isinstance(o, MuscleEffort)]
+        self.muscle_model = symbolic_muscles(model, muscles)
+        reserve_idx = [] if reserves is None else _names_to_index(model, reserves, "`reserves`")
+        super().__init__(model, actuated=reserve_idx, objectives=others, **kwargs)
+        self.objectives = objectives
+        names = [o.name for o in objectives]
+        if len(set(names)) != len(names):
+            raise DataError(f"phase '{self.name}': objective names must be unique, got {names}")
+        lo, hi = (float(v) for v in activation_bounds)
+        if not 0.0 <= lo < hi <= 1.0:
+            raise DataError(f"`activation_bounds` must satisfy 0 <= lower < upper <= 1, "
+                            f"got {activation_bounds!r}")  # fmt: skip
+        self.activation_bounds = (lo, hi)
+        self.activation_guess = float(np.clip(activation_guess, lo, hi))
+        self.muscle_names = list(self.muscle_model.names)
+        for o in muscle_terms:
+            self._muscle_index(o)
+
+    def _muscle_index(self, o):
+        if o.muscles is None:
+            return list(range(self.nm))
+        out = []
+        for n in o.muscles:
+            if n not in self.muscle_names:
+                raise DataError(f"{o.name}: {n!r} is not a muscle of the phase "
+                                f"({self.muscle_names})")  # fmt: skip
+            out.append(self.muscle_names.index(n))
+        return out
+
+    # ---- sizes and names
+    @property
+    def nm(self) -> int:
+        """Number of muscles."""
+        return len(self.muscle_model.names)
+
+    @property
+    def nx(self) -> int:
+        return self.nq + self.nv + self.nm
+
+    @property
+    def nu(self) -> int:
+        return self.nv + self.nf + self.nm
+
+    @property
+    def state_names(self) -> list[str]:
+        return super().state_names + [f"a:{n}" for n in self.muscle_model.names]
+
+    @property
+    def control_names(self) -> list[str]:
+        return super().control_names + [f"e:{n}" for n in self.muscle_model.names]
+
+    def split_state(self, x):
+        """``(q, qd)`` of a state vector or matrix (rows); see :meth:`activations`."""
+        return x[: self.nq], x[self.nq : self.nq + self.nv]
+
+    def split_control(self, u):
+        """``(tau_reserve, forces, None)``; see :meth:`excitations`."""
+        nv, nf = self.nv, self.nf
+        return u[:nv], u[nv : nv + nf], None
+
+    def activations(self, x):
+        return x[self.nq + self.nv : self.nx]
+
+    def excitations(self, u):
+        return u[self.nv + self.nf : self.nu]
+
+    # ---- bounds
+    def state_bounds(self):
+        lo, hi = super().state_bounds()
+        a0, a1 = self.activation_bounds
+        return np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
+
+    def control_bounds(self):
+        lo, hi = super().control_bounds()
+        a0, a1 = self.activation_bounds
+        return np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
+
+    # ---- dynamics
+    def generalized_forces(self, x, u):
+        """``Rᵀ F + τ_reserve`` (nv,): the joint torques acting on the skeleton."""
+        q, qd = self.split_state(x)
+        tau, _, _ = self.split_control(u)
+        return self.muscle_model.generalized_forces(self.activations(x), q, qd) + tau
+
+    def accelerations(self, x, u):
+        q, qd = self.split_state(x)
+        tau = self.generalized_forces(x, u)
+        if self.contacts:
+            return self.sd.forward_dynamics_ext(q, qd, tau, self.f_ext(q, u))
+        return self.sd.forward_dynamics(q, qd, tau)
+
+    def ode(self, x, u, p=None):
+        """``ẋ = [q̇; q̈; ȧ]``."""
+        ca = require_casadi()
+        _, qd = self.split_state(x)
+        adot = self.muscle_model.activation_rate(self.excitations(u), self.activations(x))
+        return ca.vertcat(qd, self.accelerations(x, u), adot)
+
+    # ---- costs
+    def running_cost_terms(self, x, u, p, t) -> dict:
+        out = super().running_cost_terms(x, u, p, t)
+        for o in self.objectives:
+            if isinstance(o, MuscleEffort):
+                v = self.activations(x) if o.of == "activations" else self.excitations(u)
+                out[o.name] = o.weight * sum(v[i] ** o.exponent for i in self._muscle_index(o))
+        return {o.name: out[o.name] for o in self.objectives if o.name in out}
+
+    # ---- guess and outputs
+    def initial_guess(self, t):
+        """As :meth:`Phase.initial_guess`, activations and excitations at ``activation_guess``."""
+        X, U, p = super().initial_guess(t)
+        X[self.nq + self.nv :] = self.activation_guess
+        U[self.nv + self.nf :] = self.activation_guess
+        return X, U, p
+
+    def muscle_outputs(self, X, U) -> dict:
+        """Muscle quantities of a solution at its grid points (numbers).
+
+        Parameters
+        ----------
+        X, U : array_like, (nx, n), (nu, n)
+
+        Returns
+        -------
+        dict
+            ``names``, ``activations``, ``excitations`` (n, n_muscles), ``lengths`` (m),
+            ``speeds`` (m/s), ``forces`` (N), ``moment_arms`` (n, n_muscles, nv),
+            ``muscle_torques`` (n, nv) ``Rᵀ F``, ``reserves`` (n, nv), ``tau`` (n, nv)
+            their sum.
+        """
+        X, U = np.asarray(X, float), np.asarray(U, float)
+        n = X.shape[1]
+        q, qd = X[: self.nq], X[self.nq : self.nq + self.nv]
+        a, e = X[self.nq + self.nv :], U[self.nv + self.nf :]
+        mm = self.muscle_model
+
+        def cols(f, *args):
+            return np.asarray(f.map(n)(*args), float)
+
+        R = np.stack([np.asarray(mm.moment_arms(q[:, k]), float) for k in range(n)])
+        tau_m = cols(mm.generalized_forces, a, q, qd).T
+        res = U[: self.nv].T
+        return {
+            "names": list(mm.names),
+            "activations": a.T.copy(),
+            "excitations": e.T.copy(),
+            "lengths": cols(mm.lengths, q).T,
+            "speeds": cols(mm.speeds, q, qd).T,
+            "forces": cols(mm.forces, a, q, qd).T,
+            "moment_arms": R,
+            "muscle_torques": tau_m,
+            "reserves": res.copy(),
+            "tau": tau_m + res,
+        }
