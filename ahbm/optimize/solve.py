@@ -282,6 +282,14 @@ def solve(
         raise DataError(f"`options` must be a dict of solver options, got {options!r}")
     ca = require_casadi()
     tr = get_transcription(method)
+    if getattr(tr, "name", None) == "bspline":  # splines of q only: no further states
+        for ph in problem.phases:
+            if ph.nx != ph.nq + ph.nv:
+                raise DataError(
+                    f"phase '{ph.name}' has states besides q and qd ({ph.state_names[-1]!r}, "
+                    "...); the B-spline transcription parameterizes the coordinates only: use "
+                    "method='trapezoidal', 'hermite-simpson' or 'multiple-shooting'"
+                )
     t0 = time.perf_counter()
     nlp = tr.build(problem, guess)
     warm = None

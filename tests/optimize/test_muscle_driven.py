@@ -281,3 +281,9 @@ def test_muscle_driven_tracking_solves_from_the_default_guess(method):
     # a dict guess (t, q) gets the phase's default activations appended
     r2 = solve(ph, method=method, verbose=False, guess={"t": P.t, "q": P.q})
     assert r2.success and r2.cost == pytest.approx(r.cost, rel=1e-5)
+
+
+def test_bspline_transcription_refuses_muscle_states():
+    ph = MuscleDrivenPhase(arm_model(), nodes=6, duration=0.5, objectives=[MuscleEffort()])
+    with pytest.raises(DataError, match="B-spline transcription parameterizes the coordinates"):
+        solve(ph, method="bspline", verbose=False)
