@@ -484,19 +484,11 @@ class MuscleDrivenPhase(Phase):
         tau, _, _ = self.split_control(u)
         return self.muscle_model.generalized_forces(self.activations(x), q, qd) + tau
 
-    def accelerations(self, x, u):
-        q, qd = self.split_state(x)
-        tau = self.generalized_forces(x, u)
-        if self.contacts:
-            return self.sd.forward_dynamics_ext(q, qd, tau, self.f_ext(q, u))
-        return self.sd.forward_dynamics(q, qd, tau)
-
     def ode(self, x, u, p=None):
-        """``ẋ = [q̇; q̈; ȧ]``."""
+        """``ẋ = [q̇; q̈; ȧ]`` (``q̈`` by :meth:`Phase.accelerations` with these torques)."""
         ca = require_casadi()
-        _, qd = self.split_state(x)
         adot = self.muscle_model.activation_rate(self.excitations(u), self.activations(x))
-        return ca.vertcat(qd, self.accelerations(x, u), adot)
+        return ca.vertcat(super().ode(x, u, p), adot)
 
     # ---- costs
     def running_cost_terms(self, x, u, p, t) -> dict:

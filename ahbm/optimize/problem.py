@@ -794,12 +794,17 @@ class Phase:
         """
         return self._contact_jacobian(q)
 
+    def generalized_forces(self, x, u):
+        """Joint torques acting on the skeleton: the torque controls (muscle phases add Rᵀ F)."""
+        return self.split_control(u)[0]
+
     def accelerations(self, x, u):
         """``q̈`` of a state and control (ABA for explicit dynamics, the controls otherwise)."""
         q, qd = self.split_state(x)
-        tau, _, qdd = self.split_control(u)
+        _, _, qdd = self.split_control(u)
         if qdd is not None:
             return qdd
+        tau = self.generalized_forces(x, u)
         if self.contacts:
             return self.sd.forward_dynamics_ext(q, qd, tau, self.f_ext(q, u))
         return self.sd.forward_dynamics(q, qd, tau)
