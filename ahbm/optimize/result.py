@@ -243,4 +243,7 @@ class OptimalControlResult(ResultRepr):
         for p in self.phases:
             for label, F in p.forces.items():
                 out.setdefault("forces", {})[f"{p.name}.{label}"] = F
+            for key, v in p.muscles.items():  # muscle-driven phases: (n, n_muscles or nv)
+                if key != "moment_arms":
+                    out.setdefault("muscles", {})[f"{p.name}.{key}"] = v
         return out

@@ -278,6 +278,9 @@ def test_muscle_driven_tracking_solves_from_the_default_guess(method):
         rigid_tendon=True,
     ).tendon_force
     np.testing.assert_allclose(mus["forces"], F, rtol=1e-12, atol=1e-9)
+    d = r.to_dict()["muscles"]
+    np.testing.assert_array_equal(d["phase.activations"], a)
+    assert d["phase.names"] == ph.muscle_names
     # a dict guess (t, q) gets the phase's default activations appended
     r2 = solve(ph, method=method, verbose=False, guess={"t": P.t, "q": P.q})
     assert r2.success and r2.cost == pytest.approx(r.cost, rel=1e-5)
