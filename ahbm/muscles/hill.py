@@ -49,6 +49,7 @@ import numpy as np
 from ahbm._validation import as_choice, as_int, as_positive_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.muscles.hill_curves import (
+    _DG_C3,
     _DG_MAX_NORM_TENDON_FORCE,
     CURVES,
     MuscleParameters,
@@ -58,6 +59,7 @@ from ahbm.muscles.hill_curves import (
     _dg_fpe,
     _dg_ft_inverse,
     _dg_fv,
+    _dg_kt,
     _muscle_array,
     _param,
     _th_dfal,
@@ -84,6 +86,7 @@ __all__ = [
     "activation_to_excitation",
     "degroote_activation_rate",
     "degroote_rigid_tendon_force",
+    "degroote_tendon_residual",
     "force_coefficients",
     "force_velocity",
     "muscle_equilibrium",
@@ -692,6 +695,57 @@ def degroote_rigid_tendon_force(params, activation, mt_length, mt_speed, *, xp=n
     lm, cos, _ = _dg_geometry(params, mt_length, params.tendon_slack_length, xp)
     _, _, active, passive = _dg_forces(params, activation, lm, cos, mt_speed * cos, xp)
     return (active + passive) * cos
+
+
+def degroote_tendon_residual(params, activation, mt_length, mt_speed, tendon_force,
+                             tendon_force_rate, *, xp=np):  # fmt: skip
+    """De Groote's implicit elastic-tendon equation: the force-balance residual.
+
+    With the normalized tendon force ``F̃T`` as a state and its rate as a control (De
+    Groote et al. 2016, the implicit formulation), the muscle is in equilibrium when the
+    residual is zero; optimal-control problems impose it as a path constraint. No input
+    checks, any array namespace (``xp=casadi`` for symbols).
+
+    Parameters
+    ----------
+    params : MuscleParameters or object
+        As :func:`degroote_rigid_tendon_force`, plus ``tendon_strain``.
+    activation, mt_length, mt_speed : array_like or symbols, (..., n)
+        Activation, musculotendon length (m), lengthening speed (m/s).
+    tendon_force, tendon_force_rate : array_like or symbols, (..., n)
+        ``F̃T = FT / F0`` and ``dF̃T/dt`` (1/s).
+
+    Returns
+    -------
+    array or expression, (..., n)
+        ``F̃T − (a fL(l̃M) fV(ṽM) + fPE(l̃M) + β ṽM) cos α`` with ``l̃T = fT⁻¹(F̃T)``,
+        ``lM = sqrt((l − lTs l̃T)² + (lM0 sin α0)²)``, the tendon speed
+        ``vT = lTs (dF̃T/dt) / fT'(l̃T)`` and ``vM = (v − vT) cos α``.
+
+    Notes
+    -----
+    At ``dF̃T/dt = 0`` its root is the elastic equilibrium of
+    ``muscle_equilibrium(..., curves="degroote2016")``; at the rate of
+    :func:`ahbm.muscles.muscle_tendon_forces` it is zero for any tendon force.
+
+    Examples
+    --------
+    >>> p = MuscleParameters(max_isometric_force=1000.0, optimal_fiber_length=0.1,
+    ...                      tendon_slack_length=0.2)
+    >>> s = muscle_equilibrium(p, [0.5], [0.31], [0.0], curves="degroote2016")
+    >>> abs(float(degroote_tendon_residual(p, 0.5, 0.31, 0.0, s.tendon_force / 1000.0,
+    ...                                    0.0)[0])) < 1e-12
+    True
+    """
+    if isinstance(params, MuscleParameters):
+        params = params.resolved("degroote2016")
+    lts, e0 = params.tendon_slack_length, params.tendon_strain
+    ltn = _dg_ft_inverse(tendon_force, e0, xp)
+    lm, cos, _ = _dg_geometry(params, mt_length, lts * ltn, xp)
+    slope = _dg_kt(e0) * (tendon_force + _DG_C3)  # dfT/dl̃T = kT c1 exp(kT (l̃T - c2))
+    vm = (mt_speed - lts * tendon_force_rate / slope) * cos
+    _, _, active, passive = _dg_forces(params, activation, lm, cos, vm, xp)
+    return tendon_force - (active + passive) / params.max_isometric_force * cos
 
 
 def degroote_activation_rate(params, excitation, activation, *, xp=np):

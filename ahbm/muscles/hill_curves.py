@@ -751,9 +751,9 @@ def _dg_ft(lt, e0, xp=np):
         return _DG_C1 * xp.exp(_dg_kt(e0) * (lt - _DG_C2)) - _DG_C3
 
 
-def _dg_ft_inverse(ft, e0):
+def _dg_ft_inverse(ft, e0, xp=np):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log((ft + _DG_C3) / _DG_C1) / _dg_kt(e0) + _DG_C2
+        return xp.log((ft + _DG_C3) / _DG_C1) / _dg_kt(e0) + _DG_C2
 
 
 def _dg_fv(v, xp=np):

@@ -19,12 +19,14 @@ muscles from the *same* pieces the numeric code uses:
   m/m; ``nq == nv`` models), and lengthening speeds ``l̇ = −r q̇``;
 - **forces**: De Groote et al. (2016) rigid-tendon muscles through
   :func:`ahbm.muscles.hill.degroote_rigid_tendon_force` (the numeric expressions with
-  ``xp=casadi``), smooth as direct collocation needs them; activation dynamics by
-  :func:`ahbm.muscles.hill.degroote_activation_rate`.
+  ``xp=casadi``), smooth as direct collocation needs them; elastic tendons by De
+  Groote's implicit equation (:func:`ahbm.muscles.hill.degroote_tendon_residual`);
+  activation dynamics by :func:`ahbm.muscles.hill.degroote_activation_rate`.
 
 :class:`MuscleDrivenPhase` is a :class:`~ahbm.optimize.Phase` whose states are
 ``x = [q; q̇; a]`` (activations) and controls ``u = [τ_reserve; F_contact; e]``
-(excitations), with ``M q̈ + h = Σ rᵢ Fᵢ(a, l, l̇) + τ_reserve``; the objective
+(excitations), with ``M q̈ + h = Σ rᵢ Fᵢ(a, l, l̇) + τ_reserve`` (elastic tendons add
+the tendon forces as states and their rates as controls); the objective
 :class:`MuscleEffort` is ``w ∫ Σ aⁿ dt`` (or of the excitations).
 
 References
@@ -48,6 +50,7 @@ from ahbm.muscles.hill import (
     MuscleParameters,
     degroote_activation_rate,
     degroote_rigid_tendon_force,
+    degroote_tendon_residual,
 )
 from ahbm.muscles.path_elements import (
     CONDITIONAL_TOLERANCE,
@@ -71,6 +74,7 @@ _PARAMETER_FIELDS = (
     "activation_time_constant",
     "deactivation_time_constant",
     "activation_smoothing",
+    "tendon_strain",
 )
 
 
@@ -140,6 +144,10 @@ class SymbolicMuscles:
         ``(a, q, qd) -> Rᵀ F`` (nv,), N m or N.
     activation_rate : casadi.Function
         ``(e, a) -> ȧ`` (n_muscles,), 1/s.
+    tendon_residual : casadi.Function
+        ``(a, ft, dft, q, qd) -> r`` (n_muscles,): De Groote's implicit elastic-tendon
+        equation (:func:`ahbm.muscles.hill.degroote_tendon_residual`) for normalized
+        tendon forces ``ft`` and their rates ``dft`` (1/s).
     """
 
     def __init__(self, model: Model, muscles=None, *, symbol: str = "SX"):
@@ -180,6 +188,8 @@ class SymbolicMuscles:
         sym = self.sd.ops.sym
         self._a = sym.sym("a", len(chosen))
         self._e = sym.sym("e", len(chosen))
+        self._ft = sym.sym("ft", len(chosen))
+        self._dft = sym.sym("dft", len(chosen))
 
     def __repr__(self) -> str:
         return f"SymbolicMuscles(model={self.model.name!r}, muscles={self.names})"
@@ -293,6 +303,19 @@ class SymbolicMuscles:
         return ca.Function("activation_rate", [self._e, self._a], [ca.vertcat(*rates)],
                            ["e", "a"], ["adot"])  # fmt: skip
 
+    @functools.cached_property
+    def tendon_residual(self):
+        ca, sd = self.ca, self.sd
+        lmt, vmt = self._length_expr, self._speed_expr
+        r = [
+            degroote_tendon_residual(
+                self._muscle_params(i), self._a[i], lmt[i], vmt[i], self._ft[i], self._dft[i], xp=ca
+            )  # fmt: skip
+            for i in range(self.n)
+        ]
+        return ca.Function("tendon_residual", [self._a, self._ft, self._dft, sd._q, sd._qd],
+                           [ca.vertcat(*r)], ["a", "ft", "dft", "q", "qd"], ["r"])  # fmt: skip
+
 
 def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX") -> SymbolicMuscles:
     """CasADi functions of a model's muscle paths, moment arms, forces and activations.
@@ -355,13 +378,18 @@ def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX") -> Symbo
 
 
 class MuscleDrivenPhase(Phase):
-    """A phase driven by Hill-type muscles (De Groote 2016, rigid tendon) and optional reserves.
+    """A phase driven by Hill-type muscles (De Groote 2016) and optional reserves.
 
     States ``x = [q; q̇; a]`` (activations ``a:<muscle>``), controls
     ``u = [τ; F; e]``: reserve torques ``tau:<coordinate>`` (zero-bounded unless in
     `reserves`), contact forces, excitations ``e:<muscle>``. Dynamics (explicit)::
 
         q̈ = ABA(q, q̇, Rᵀ F(a, l(q), l̇(q, q̇)) + τ_reserve),   ȧ = ȧ_DeGroote(e, a)
+
+    With ``tendon="elastic"`` (De Groote's implicit formulation) the normalized tendon
+    forces ``ft:<muscle>`` are states too (bounds 0–5), their rates ``dft:<muscle>``
+    controls, ``F = F0 F̃T``, and the path constraint ``"<muscle> tendon equilibrium"``
+    holds :func:`ahbm.muscles.hill.degroote_tendon_residual` at zero.
 
     Parameters
     ----------
@@ -375,6 +403,9 @@ class MuscleDrivenPhase(Phase):
         Bounds of activations and excitations (default ``(0, 1)``).
     activation_guess : float, optional
         Activation and excitation of the default initial guess (0.1).
+    tendon : {"rigid", "elastic"}, optional
+    tendon_rate_bounds : (float, float), optional
+        Bounds of ``dF̃T/dt`` (1/s), elastic tendons (default ±50).
     **kwargs
         Those of :class:`~ahbm.optimize.Phase` (``nodes``, ``duration``, ``objectives``
         incl. :class:`MuscleEffort`, ``q_bounds``, ``tau_bounds``, ``initial``,
@@ -392,7 +423,16 @@ class MuscleDrivenPhase(Phase):
     """
 
     def __init__(self, model: Model, *, muscles=None, reserves=None,
-                 activation_bounds=(0.0, 1.0), activation_guess=0.1, **kwargs):  # fmt: skip
+                 activation_bounds=(0.0, 1.0), activation_guess=0.1, tendon="rigid",
+                 tendon_rate_bounds=(-50.0, 50.0), **kwargs):  # fmt: skip
+        if tendon not in ("rigid", "elastic"):
+            raise DataError(f"`tendon` must be 'rigid' or 'elastic', got {tendon!r}")
+        self.elastic = tendon == "elastic"
+        r0, r1 = (float(v) for v in tendon_rate_bounds)
+        if not r0 < r1:
+            raise DataError(f"`tendon_rate_bounds` must be (lower, upper), got "
+                            f"{tendon_rate_bounds!r}")  # fmt: skip
+        self.tendon_rate_bounds = (r0, r1)
         if kwargs.get("dynamics", "explicit") != "explicit":
             raise DataError("MuscleDrivenPhase supports dynamics='explicit' only")
         if "actuated" in kwargs:
@@ -437,19 +477,23 @@ class MuscleDrivenPhase(Phase):
 
     @property
     def nx(self) -> int:
-        return self.nq + self.nv + self.nm
+        return self.nq + self.nv + self.nm * (2 if self.elastic else 1)
 
     @property
     def nu(self) -> int:
-        return self.nv + self.nf + self.nm
+        return self.nv + self.nf + self.nm * (2 if self.elastic else 1)
 
     @property
     def state_names(self) -> list[str]:
-        return super().state_names + [f"a:{n}" for n in self.muscle_model.names]
+        names = self.muscle_model.names
+        ft = [f"ft:{n}" for n in names] if self.elastic else []
+        return super().state_names + [f"a:{n}" for n in names] + ft
 
     @property
     def control_names(self) -> list[str]:
-        return super().control_names + [f"e:{n}" for n in self.muscle_model.names]
+        names = self.muscle_model.names
+        dft = [f"dft:{n}" for n in names] if self.elastic else []
+        return super().control_names + [f"e:{n}" for n in names] + dft
 
     def split_state(self, x):
         """``(q, qd)`` of a state vector or matrix (rows); see :meth:`activations`."""
@@ -461,34 +505,72 @@ class MuscleDrivenPhase(Phase):
         return u[:nv], u[nv : nv + nf], None
 
     def activations(self, x):
-        return x[self.nq + self.nv : self.nx]
+        k = self.nq + self.nv
+        return x[k : k + self.nm]
 
     def excitations(self, u):
-        return u[self.nv + self.nf : self.nu]
+        k = self.nv + self.nf
+        return u[k : k + self.nm]
+
+    def tendon_forces(self, x):
+        """Normalized tendon forces ``F̃T`` (elastic tendons)."""
+        k = self.nq + self.nv + self.nm
+        return x[k : k + self.nm]
+
+    def tendon_rates(self, u):
+        """``dF̃T/dt`` (elastic tendons), 1/s."""
+        k = self.nv + self.nf + self.nm
+        return u[k : k + self.nm]
 
     # ---- bounds
     def state_bounds(self):
         lo, hi = super().state_bounds()
         a0, a1 = self.activation_bounds
-        return np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
+        lo, hi = np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
+        if self.elastic:  # OpenSim's bracket of the normalized tendon force
+            lo, hi = np.r_[lo, np.zeros(self.nm)], np.r_[hi, np.full(self.nm, 5.0)]
+        return lo, hi
 
     def control_bounds(self):
         lo, hi = super().control_bounds()
         a0, a1 = self.activation_bounds
-        return np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
+        lo, hi = np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
+        if self.elastic:
+            r0, r1 = self.tendon_rate_bounds
+            lo, hi = np.r_[lo, np.full(self.nm, r0)], np.r_[hi, np.full(self.nm, r1)]
+        return lo, hi
 
     # ---- dynamics
     def generalized_forces(self, x, u):
         """``Rᵀ F + τ_reserve`` (nv,): the joint torques acting on the skeleton."""
         q, qd = self.split_state(x)
         tau, _, _ = self.split_control(u)
-        return self.muscle_model.generalized_forces(self.activations(x), q, qd) + tau
+        mm = self.muscle_model
+        if self.elastic:
+            ca = require_casadi()
+            F = ca.DM(mm.params.max_isometric_force) * self.tendon_forces(x)
+            return ca.mtimes(mm.moment_arms(q).T, F) + tau
+        return mm.generalized_forces(self.activations(x), q, qd) + tau
 
     def ode(self, x, u, p=None):
-        """``ẋ = [q̇; q̈; ȧ]`` (``q̈`` by :meth:`Phase.accelerations` with these torques)."""
+        """``ẋ = [q̇; q̈; ȧ (; dF̃T/dt)]`` (``q̈`` by :meth:`Phase.accelerations`)."""
         ca = require_casadi()
         adot = self.muscle_model.activation_rate(self.excitations(u), self.activations(x))
-        return ca.vertcat(super().ode(x, u, p), adot)
+        out = ca.vertcat(super().ode(x, u, p), adot)
+        return ca.vertcat(out, self.tendon_rates(u)) if self.elastic else out
+
+    def path_constraints(self, x, u, p, t=0.0):
+        """Those of :class:`Phase` and, elastic tendons, the tendon equilibria."""
+        g, lb, ub, names = super().path_constraints(x, u, p, t)
+        if not self.elastic:
+            return g, lb, ub, names
+        ca = require_casadi()
+        q, qd = self.split_state(x)
+        r = self.muscle_model.tendon_residual(self.activations(x), self.tendon_forces(x),
+                                              self.tendon_rates(u), q, qd)  # fmt: skip
+        z = np.zeros(self.nm)
+        return (ca.vertcat(g, r), np.r_[lb, z], np.r_[ub, z],
+                names + [f"{n} tendon equilibrium" for n in self.muscle_names])  # fmt: skip
 
     # ---- costs
     def running_cost_terms(self, x, u, p, t) -> dict:
@@ -503,8 +585,15 @@ class MuscleDrivenPhase(Phase):
     def initial_guess(self, t):
         """As :meth:`Phase.initial_guess`, activations and excitations at ``activation_guess``."""
         X, U, p = super().initial_guess(t)
-        X[self.nq + self.nv :] = self.activation_guess
-        U[self.nv + self.nf :] = self.activation_guess
+        k, j = self.nq + self.nv, self.nv + self.nf
+        X[k : k + self.nm] = self.activation_guess
+        U[j : j + self.nm] = self.activation_guess
+        if self.elastic:  # tendon forces of rigid tendons at the guess
+            mm, n = self.muscle_model, X.shape[1]
+            F = np.asarray(mm.forces.map(n)(X[k : k + self.nm], X[: self.nq],
+                                            X[self.nq : k]), float)  # fmt: skip
+            X[k + self.nm :] = np.clip(F / mm.params.max_isometric_force[:, None], 0.0, 5.0)
+            U[j + self.nm :] = 0.0
         return X, U, p
 
     def muscle_outputs(self, X, U) -> dict:
@@ -525,24 +614,31 @@ class MuscleDrivenPhase(Phase):
         X, U = np.asarray(X, float), np.asarray(U, float)
         n = X.shape[1]
         q, qd = X[: self.nq], X[self.nq : self.nq + self.nv]
-        a, e = X[self.nq + self.nv :], U[self.nv + self.nf :]
+        a, e = self.activations(X), self.excitations(U)
         mm = self.muscle_model
 
         def cols(f, *args):
             return np.asarray(f.map(n)(*args), float)
 
         R = np.stack([np.asarray(mm.moment_arms(q[:, k]), float) for k in range(n)])
-        tau_m = cols(mm.generalized_forces, a, q, qd).T
+        if self.elastic:
+            F = self.tendon_forces(X).T * mm.params.max_isometric_force
+        else:
+            F = cols(mm.forces, a, q, qd).T
+        tau_m = np.einsum("nmv,nm->nv", R, F)
         res = U[: self.nv].T
-        return {
+        out = {
             "names": list(mm.names),
             "activations": a.T.copy(),
             "excitations": e.T.copy(),
             "lengths": cols(mm.lengths, q).T,
             "speeds": cols(mm.speeds, q, qd).T,
-            "forces": cols(mm.forces, a, q, qd).T,
+            "forces": F,
             "moment_arms": R,
             "muscle_torques": tau_m,
             "reserves": res.copy(),
             "tau": tau_m + res,
         }
+        if self.elastic:
+            out["tendon_force_rates"] = self.tendon_rates(U).T.copy()
+        return out

@@ -27,11 +27,13 @@ from ahbm.muscles import (
     active_force_length,
     degroote_activation_rate,
     degroote_rigid_tendon_force,
+    degroote_tendon_residual,
     force_velocity,
     lengthening_speeds,
     moment_arms,
     muscle_equilibrium,
     muscle_lengths,
+    muscle_tendon_forces,
     passive_force_length,
     tendon_force_length,
 )
@@ -242,9 +244,8 @@ def test_bad_muscle_phase_options_raise():
         MuscleDrivenPhase(m, objectives=[MuscleEffort(), MuscleEffort()])
 
 
-# multiple shooting solves it too (exact Hessian), but its RK4 expressions take ~25 s to set up
-@pytest.mark.parametrize("method", ["trapezoidal", "hermite-simpson"])
-def test_muscle_driven_tracking_solves_from_the_default_guess(method):
+def _reach_phase(**kwargs):
+    """A 0.5 s minimum-jerk reach of the arm tracked by its muscles (11 nodes)."""
     m = arm_model()
     T = 0.5
     t = np.linspace(0, T, 51)
@@ -255,7 +256,14 @@ def test_muscle_driven_tracking_solves_from_the_default_guess(method):
                            tau_bounds=(-10.0, 10.0),
                            objectives=[TrackCoordinates(t, q_ref, weight=1e3),
                                        MuscleEffort(), Effort(weight=1.0, name="reserves")],
-                           initial={"q": q0, "qd": [0.0, 0.0]})  # fmt: skip
+                           initial={"q": q0, "qd": [0.0, 0.0]}, **kwargs)  # fmt: skip
+    return m, t, q_ref, ph
+
+
+# multiple shooting solves it too (exact Hessian), but its RK4 expressions take ~25 s to set up
+@pytest.mark.parametrize("method", ["trapezoidal", "hermite-simpson"])
+def test_muscle_driven_tracking_solves_from_the_default_guess(method):
+    m, t, q_ref, ph = _reach_phase()
     r = solve(ph, method=method, verbose=False)
     assert r.success, r.status
     P = r.phases[0]
@@ -290,3 +298,59 @@ def test_bspline_transcription_refuses_muscle_states():
     ph = MuscleDrivenPhase(arm_model(), nodes=6, duration=0.5, objectives=[MuscleEffort()])
     with pytest.raises(DataError, match="B-spline transcription parameterizes the coordinates"):
         solve(ph, method="bspline", verbose=False)
+
+
+def test_elastic_tendon_residual_vanishes_on_the_numeric_tendon_dynamics():
+    rng = np.random.default_rng(5)
+    p = MuscleParameters(max_isometric_force=rng.uniform(200, 900, 4),
+                         optimal_fiber_length=rng.uniform(0.05, 0.15, 4),
+                         tendon_slack_length=rng.uniform(0.05, 0.3, 4),
+                         pennation_angle=rng.uniform(0, 0.3, 4))  # fmt: skip
+    a = rng.uniform(0.1, 1, (20, 4))
+    lmt = p.tendon_slack_length * 1.02 + p.optimal_fiber_length * rng.uniform(0.6, 1.3, (20, 4))
+    v = rng.normal(0, 0.2, (20, 4))
+    eq = muscle_equilibrium(p, a, lmt, v, curves="degroote2016")  # elastic equilibrium
+    ft_eq = eq.tendon_force / p.max_isometric_force
+    assert np.abs(degroote_tendon_residual(p, a, lmt, v, ft_eq, 0.0)).max() < 1e-12
+    # off equilibrium: the rate of the explicit tendon dynamics of ahbm.muscles
+    ft = ft_eq * rng.uniform(0.9, 1.1, (20, 4))
+    _, _, rate = muscle_tendon_forces(p, a, lmt, v, ft, curves="degroote2016")
+    assert np.abs(rate).max() > 1.0
+    assert np.abs(degroote_tendon_residual(p, a, lmt, v, ft, rate)).max() < 1e-12
+    # on CasADi symbols, one muscle at a time
+    sym = [ca.SX.sym(n) for n in ("a", "l", "v", "f", "r")]
+    pr = p.resolved("degroote2016")
+    for i in range(4):
+        one = type("P", (), {f: float(getattr(pr, f)[i]) for f in (
+            "max_isometric_force", "optimal_fiber_length", "tendon_slack_length",
+            "pennation_angle", "max_contraction_velocity", "active_force_width_scale",
+            "passive_strain", "fiber_damping", "tendon_strain")})  # fmt: skip
+        f = ca.Function("r", sym, [degroote_tendon_residual(one, *sym, xp=ca)])
+        got = np.asarray(f.map(20)(a[:, i], lmt[:, i], v[:, i], ft[:, i], rate[:, i]), float)
+        assert np.abs(got).max() < 1e-12
+
+
+def test_elastic_tendon_phase_solves_and_follows_the_tendon_dynamics():
+    m, t, q_ref, ph = _reach_phase(tendon="elastic")
+    assert ph.nx == 16 and ph.nu == 14
+    assert ph.state_names[10] == "ft:TRIlong" and ph.control_names[-1] == "dft:BRA"
+    r = solve(ph, method="trapezoidal", verbose=False)
+    assert r.success, r.status
+    P = r.phases[0]
+    mus = P.muscles
+    err = P.q - np.array([np.interp(P.t, t, q_ref[:, j]) for j in range(2)]).T
+    assert np.abs(err).max() < np.radians(1.0)
+    assert np.abs(mus["reserves"]).max() < 0.5
+    np.testing.assert_allclose(P.tau, rnea(m, P.q, P.qd, P.qdd), atol=1e-9)
+    # the tendon force rates are those of ahbm.muscles' elastic tendon dynamics
+    p = MuscleParameters.from_muscles(m.muscles)
+    ft = mus["forces"] / p.max_isometric_force
+    F, _, rate = muscle_tendon_forces(p, mus["activations"], muscle_lengths(m, P.q),
+                                      lengthening_speeds(m, P.q, P.qd), ft,
+                                      curves="degroote2016")  # fmt: skip
+    np.testing.assert_allclose(F, mus["forces"], rtol=1e-12)
+    live = mus["activations"] > 0.02  # (the explicit form needs a fL > 0)
+    assert live.sum() > 20
+    np.testing.assert_allclose(mus["tendon_force_rates"][live], rate[live], atol=1e-5)
+    with pytest.raises(DataError, match="tendon"):
+        MuscleDrivenPhase(m, tendon="springy")
