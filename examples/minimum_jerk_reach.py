@@ -5,15 +5,16 @@ and 1.9 kg, forearm with hand 0.33 m and 1.4 kg) reaches in 0.8 s from one
 posture to another, at rest with zero accelerations at both ends. Two
 optimality criteria compared by Simonidis et al. (2011, §7):
 
-* minimum angle jerk (MAJ): ``min ∫ Σ_i q⃛_i² dt``. The joint angles are
+* minimum angle jerk (MAJ): ``min ∫ Σ_i q⃛_i² dt``, a :class:`ahbm.optimize.Phase`
+  with the :class:`~ahbm.optimize.Jerk` objective and ``q``, ``q̇``, ``q̈`` given
+  at both ends, solved with the B-spline transcription: the joint angles are
   clamped quintic B-splines (Chung 2009, ch. 5; :func:`ahbm.optimize.bspline_basis`)
-  whose control points are the variables of a direct parameter optimization
-  (CasADi + IPOPT); the jerk integral is exact (Gauss–Legendre per knot span)
-  and the boundary positions, velocities and accelerations are linear
-  constraints on the control points. Flash & Hogan (1985) give the optimum in
-  closed form, ``q(t) = q₀ + (q_f − q₀)(10 s³ − 15 s⁴ + 6 s⁵)``, ``s = t/T``,
-  which the B-spline space contains: the solution equals it to solver
-  precision.
+  whose control points are the variables (CasADi + IPOPT); the jerk integral
+  is exact (Gauss–Legendre per knot span) and the boundary positions,
+  velocities and accelerations are linear in the control points. Flash &
+  Hogan (1985) give the optimum in closed form,
+  ``q(t) = q₀ + (q_f − q₀)(10 s³ − 15 s⁴ + 6 s⁵)``, ``s = t/T``, which the
+  B-spline space contains: the solution equals it to solver precision.
 * minimum torque: ``min ∫ Σ τ_i² dt`` with the same end states, an
   optimal-control problem (:class:`ahbm.optimize.Phase`) solved with the
   B-spline transcription.
@@ -39,10 +40,11 @@ from ahbm.kinematics.tree import Model
 from ahbm.optimize import (
     BSplineTranscription,
     Effort,
+    Jerk,
     Phase,
     bspline_basis,
+    bspline_fit,
     clamped_knots,
-    require_casadi,
     solve,
 )
 
@@ -79,30 +81,15 @@ def minimum_angle_jerk(*, degree=5, n_control=8, q0=Q0, qf=QF, duration=T):
 
     Returns ``(knots, control points (n_control, 2), IPOPT status)``.
     """
-    ca = require_casadi()
+    zero = [0.0, 0.0]
+    phase = Phase(arm(), nodes=2 * n_control, duration=duration, objectives=[Jerk()],
+                  initial={"q": q0, "qd": zero, "qdd": zero},
+                  final={"q": qf, "qd": zero, "qdd": zero})  # fmt: skip
+    method = BSplineTranscription(degree=degree, control_points=n_control)
+    res = solve(phase, method=method, verbose=False)
+    # the solution lies in the spline space: a least-squares fit at the nodes recovers it
     knots = clamped_knots(n_control, degree, 0.0, duration)
-    x, w = np.polynomial.legendre.leggauss(max(degree - 2, 1))
-    edges = np.unique(knots)
-    tg = (0.5 * np.diff(edges)[:, None] * (x + 1) + edges[:-1, None]).ravel()
-    wg = (0.5 * np.diff(edges)[:, None] * w).ravel()
-    B3 = bspline_basis(knots, degree, tg, 3)  # (n_gauss, n_control)
-    P = ca.SX.sym("P", n_control, q0.size)
-    jerk = ca.mtimes(ca.DM(B3), P)
-    cost = ca.sum2(ca.mtimes(ca.DM(wg).T, jerk**2))
-    g, rhs = [], []
-    for t_end, q_end in ((0.0, q0), (duration, qf)):
-        for d, value in ((0, q_end), (1, 0.0 * q_end), (2, 0.0 * q_end)):
-            row = ca.DM(bspline_basis(knots, degree, [t_end], d))
-            g.append(ca.mtimes(row, P).T)
-            rhs.append(np.asarray(value, float))
-    G = ca.vertcat(*g)
-    b = np.concatenate(rhs)
-    opts = {"print_time": False, "ipopt.print_level": 0, "ipopt.sb": "yes", "ipopt.tol": 1e-12}
-    solver = ca.nlpsol("maj", "ipopt", {"x": ca.vec(P), "f": cost, "g": G}, opts)
-    guess = np.linspace(q0, qf, n_control)
-    sol = solver(x0=guess.ravel(order="F"), lbg=b, ubg=b)
-    Pv = np.asarray(sol["x"], float).reshape(n_control, q0.size, order="F")
-    return knots, Pv, solver.stats()["return_status"]
+    return knots, bspline_fit(knots, degree, res.t, res.q), res.status
 
 
 def minimum_torque(*, nodes=41):

@@ -27,6 +27,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array, as_int
 from ahbm.errors import DataError
+from ahbm.optimize.problem import Jerk, _names_to_index
 from ahbm.optimize.symbolic import require_casadi
 from ahbm.optimize.transcription import PhaseGrid, Transcription, register_transcription
 
@@ -293,9 +294,14 @@ class BSplineTranscription(Transcription):
     (unactuated coordinates: ``τ = 0``). The running cost is integrated by
     Gauss–Legendre quadrature with ``p + 1`` points on every knot span (the
     torques there by the same inverse dynamics), so that the optimizer cannot
-    exploit quadrature errors between the collocation points (grid-wide
-    terms such as :class:`~ahbm.optimize.problem.Jerk` come from the base
-    class, on the collocation points). Clamped knots make the end states
+    exploit quadrature errors between the collocation points. A
+    :class:`~ahbm.optimize.problem.Jerk` objective is exact for ``p ≥ 3``:
+    ``w ∫ Σ_i q⃛_i² dt = w T Σ_g w_g Σ_i (Σ_k N⁽³⁾_k(s_g) P_ik / T³)²`` with
+    the same Gauss–Legendre points (``q⃛`` is a polynomial of degree ``p − 3``
+    on each span, its square integrated exactly); for ``p < 3`` the base
+    class's finite differences of the accelerations are used. ``"qdd"``
+    boundary values are the spline's second derivative at the ends.
+    Clamped knots make the end states
     ``q(0) = P_0``, ``q̇(0) = p (P_1 − P_0)/(k_{p+1} T)``.
 
     Examples
@@ -400,7 +406,15 @@ class BSplineTranscription(Transcription):
             vals = vals if isinstance(vals, (list, tuple)) else [vals]
             for nm, v in zip(fns["cost_names"], vals, strict=True):
                 costs[nm] = T * ca.mtimes(v, ca.DM(w))
-        return PhaseGrid(times, X, U, costs, items)
+        jerks = [o for o in phase.objectives if isinstance(o, Jerk)]
+        if jerks and deg >= 3:  # exact: the third derivative is a polynomial on every span
+            sg, w = _gauss_points(knots, deg, deg + 1)
+            QDDDg = ca.mtimes(P, ca.DM(bspline_basis(knots, deg, sg, 3).T)) / T**3
+            for o in jerks:
+                idx = _names_to_index(phase.model, o.coordinates, "Jerk coordinates")
+                sq = ca.sum1(QDDDg[idx, :] ** 2)
+                costs[o.name] = costs.get(o.name, 0.0) + o.weight * T * ca.mtimes(sq, ca.DM(w))
+        return PhaseGrid(times, X, U, costs, items, qdd=QDD)
 
 
 register_transcription(BSplineTranscription.name, BSplineTranscription)

@@ -517,7 +517,9 @@ class Phase:
         :class:`NonPenetration`, :class:`ZMPInSupport`,
         :class:`PathConstraint`, :class:`BoundaryConstraint`, :class:`Waypoint`.
     initial, final : dict, optional
-        Boundary conditions: ``{"q": array or {name: value}, "qd": ...}``.
+        Boundary conditions: ``{"q": array or {name: value}, "qd": ..., "qdd": ...}``
+        (``"qdd"``: the accelerations :meth:`accelerations` at the first/last
+        grid point, rad/s² or m/s²).
     guess : dict or object, optional
         Initial guess of this phase (see :meth:`initial_guess`).
 
@@ -692,8 +694,10 @@ class Phase:
     def _boundary_values(self, spec, what):
         if spec is None:
             return {}
-        if not isinstance(spec, dict) or not set(spec) <= {"q", "qd"}:
-            raise DataError(f"`{what}` must be a dict with keys 'q' and/or 'qd', got {spec!r}")
+        if not isinstance(spec, dict) or not set(spec) <= {"q", "qd", "qdd"}:
+            raise DataError(
+                f"`{what}` must be a dict with keys 'q', 'qd' and/or 'qdd', got {spec!r}"
+            )
         out = {}
         for key, val in spec.items():
             if isinstance(val, dict):
@@ -962,16 +966,39 @@ class Phase:
                 items.append((cz / L, k.margin, np.inf, [f"{k.name} inside edge {i}"]))
         return items
 
-    def boundary_constraints(self, x0, xf, T, p):
-        """``(g, lb, ub, names)``: the ``initial``/``final`` values and user constraints."""
+    def boundary_constraints(self, x0, xf, T, p, *, u0=None, uf=None, qdd0=None, qddf=None):
+        """``(g, lb, ub, names)``: the ``initial``/``final`` values and user constraints.
+
+        Parameters
+        ----------
+        x0, xf : first and last states (nx,)
+        T, p : duration and parameters
+        u0, uf : first and last controls (nu,), optional
+            Needed by ``"qdd"`` boundary values: the accelerations are
+            :meth:`accelerations` ``(x0, u0)`` and ``(xf, uf)``.
+        qdd0, qddf : first and last accelerations (nv,), optional
+            Used instead of ``accelerations(x, u)`` when a transcription knows
+            them directly (the second derivative of the B-spline coordinates).
+        """
         ca = require_casadi()
         items = []
-        for which, spec, x in (("initial", self.initial, x0), ("final", self.final, xf)):
+        ends = (("initial", self.initial, x0, u0, qdd0), ("final", self.final, xf, uf, qddf))
+        for which, spec, x, u, a in ends:
             for key, (idx, val) in spec.items():
-                off = 0 if key == "q" else self.nq
+                if key == "qdd":
+                    if a is None:
+                        if u is None:
+                            raise DataError(
+                                f"phase '{self.name}': `{which}['qdd']` needs the {which} "
+                                "controls: pass u0=/uf= (or qdd0=/qddf=) to boundary_constraints"
+                            )
+                        a = self.accelerations(x, u)
+                    v_all, off = a, 0
+                else:
+                    v_all, off = x, (0 if key == "q" else self.nq)
                 for i, v in zip(idx, val, strict=True):
                     nm = f"{self.name} {which} {key}:{self.coordinate_names[i]}"
-                    items.append((x[off + i], v, v, [nm]))
+                    items.append((v_all[off + i], v, v, [nm]))
         for k in self.constraints:
             if isinstance(k, BoundaryConstraint):
                 g = ca.vertcat(k.fun(x0, xf, T, p))
@@ -1049,6 +1076,8 @@ class Phase:
         x0, xf = mid.copy(), mid.copy()
         for spec, x in ((self.initial, x0), (self.final, xf)):
             for key, (idx, val) in spec.items():
+                if key == "qdd":
+                    continue
                 off = 0 if key == "q" else self.nq
                 x[[off + i for i in idx]] = val
         for key in ("q", "qd"):  # a value given at one end only holds at both

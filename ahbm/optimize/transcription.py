@@ -151,6 +151,16 @@ class PhaseGrid:
         Quadrature of each running-cost term.
     constraints : list of (g, lb, ub, names)
         The dynamics defects (and any transcription-specific constraints).
+    qdd : casadi.SX, (nv, n), optional
+        Accelerations at the grid points when the transcription has them
+        directly (B-splines); default None: :meth:`Phase.accelerations` of
+        ``X``, ``U``.
+
+    Notes
+    -----
+    A term of ``costs`` replaces the grid-wide term of the same name from
+    :meth:`Phase.node_terms` (e.g. an exact :class:`~ahbm.optimize.problem.Jerk`
+    integral instead of finite differences).
     """
 
     t: list
@@ -158,6 +168,7 @@ class PhaseGrid:
     U: object
     costs: dict
     constraints: list
+    qdd: object = None
 
 
 class Guess:
@@ -319,9 +330,14 @@ class Transcription:
                     else:
                         g_items.append((gj, lb, ub, names))
             X0, Xf = grid.X[:, 0], grid.X[:, n - 1]
-            g_items.append(ph.boundary_constraints(X0, Xf, T, p))
+            A = grid.qdd
+            g_items.append(ph.boundary_constraints(
+                X0, Xf, T, p, u0=grid.U[:, 0], uf=grid.U[:, n - 1],
+                qdd0=None if A is None else A[:, 0], qddf=None if A is None else A[:, n - 1],
+            ))  # fmt: skip
             nc, ng = ph.node_terms(grid.t, grid.X, grid.U, p)
             g_items.append(ng)
+            nc = {k: v for k, v in nc.items() if k not in grid.costs}  # exact terms win
             for name, c in {**grid.costs, **ph.terminal_cost_terms(X0, Xf, T, p), **nc}.items():
                 key = name if len(phases) == 1 else f"{ph.name}.{name}"
                 costs[key] = costs.get(key, 0.0) + c
