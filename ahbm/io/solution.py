@@ -17,6 +17,16 @@ from ahbm.io.trial import Trial
 
 __all__ = ["trial_from_solution"]
 
+# muscle outputs kept as analog channels: key of the result -> (channel suffix, unit, description)
+_MUSCLE_CHANNELS = {
+    "activations": ("activation", "", "muscle activation (0-1)"),
+    "excitations": ("excitation", "", "muscle excitation (0-1)"),
+    "forces": ("force", "N", "muscle-tendon force"),
+    "lengths": ("length", "m", "muscle-tendon length"),
+    "speeds": ("speed", "m/s", "muscle-tendon lengthening speed"),
+    "tendon_force_rates": ("tendon_force_rate", "1/s", "rate of the normalized tendon force"),
+}
+
 
 def trial_from_solution(result, *, rate: float = 100.0) -> Trial:
     """A Trial of an optimal-control solution, resampled at a uniform rate.
@@ -36,6 +46,14 @@ def trial_from_solution(result, *, rate: float = 100.0) -> Trial:
         ``grf`` (N, total ground reaction), ``cost_terms`` (one value each);
         ``parameters["OPTIMAL_CONTROL"]``: coordinate names, status, cost,
         iterations, method, solver, phase names and durations.
+        With muscle-driven phases (:class:`~ahbm.optimize.MuscleDrivenPhase`)
+        also: ``analogs`` at `rate` with the channels ``"<muscle>.activation"``,
+        ``".excitation"`` (unitless, 0–1), ``".force"`` (N), ``".length"`` (m),
+        ``".speed"`` (m/s) (and ``".tendon_force_rate"``, 1/s, with elastic
+        tendons), their units in ``analog_units``; ``results["muscle_torques"]``
+        and ``results["reserves"]`` (N m, per coordinate); the muscle names in
+        ``parameters["OPTIMAL_CONTROL"]["MUSCLES"]``. NaN where a phase has
+        no muscles.
 
     Raises
     ------
@@ -83,6 +101,22 @@ def trial_from_solution(result, *, rate: float = 100.0) -> Trial:
         "PHASES": [p.name for p in result.phases],
         "DURATIONS": [float(p.duration) for p in result.phases],
     }
+    analogs = {}
+    if r.get("muscle_names"):
+        info["MUSCLES"] = list(r["muscle_names"])
+        mus = r["muscles"]
+        cols, labels_a, units, descr = [], [], [], []
+        for key, (suffix, unit, what) in _MUSCLE_CHANNELS.items():
+            if key in mus:
+                cols.append(mus[key])
+                labels_a += [f"{m}.{suffix}" for m in r["muscle_names"]]
+                units += [unit] * len(r["muscle_names"])
+                descr += [f"{what}, {m}" for m in r["muscle_names"]]
+        for key in ("muscle_torques", "reserves"):
+            if key in mus:
+                results[key] = mus[key]
+        analogs = dict(analogs=np.concatenate(cols, axis=1), analog_labels=labels_a,
+                       analog_units=units, analog_descriptions=descr, analog_rate=rate)  # fmt: skip
     return Trial(
         points=points,
         point_labels=list(labels),
@@ -90,4 +124,5 @@ def trial_from_solution(result, *, rate: float = 100.0) -> Trial:
         results=results,
         parameters={"OPTIMAL_CONTROL": info},
         source="",
+        **analogs,
     )

@@ -167,6 +167,46 @@ class OptimalControlResult(ResultRepr):
             lines.append("violated: " + "; ".join(f"{n} ({v:.2e})" for n, v in self.violated[:10]))
         return "\n".join(lines)
 
+    def muscle_outputs(self) -> tuple[list, dict]:
+        """Muscle outputs of the muscle-driven phases on the grid of all phases.
+
+        Returns
+        -------
+        names : list of str
+            Muscles of any phase, in order of appearance (empty without
+            muscle-driven phases).
+        outputs : dict
+            ``activations``, ``excitations`` (n, n_muscles, 0–1), ``forces``
+            (N), ``lengths`` (m), ``speeds`` (m/s), ``tendon_force_rates``
+            (1/s, elastic tendons) and ``muscle_torques``, ``reserves`` (n, nv,
+            N m), stacked like :attr:`t`; NaN in phases without that muscle or
+            output.
+        """
+        names = []
+        for p in self.phases:
+            names += [m for m in p.muscles.get("names", []) if m not in names]
+        if not names:
+            return [], {}
+        keys = []
+        for p in self.phases:
+            keys += [
+                k for k in p.muscles if k not in keys and k not in ("names", "moment_arms", "tau")
+            ]
+        out = {}
+        for key in keys:
+            per_coord = key in ("muscle_torques", "reserves")
+            blocks = []
+            for p in self.phases:
+                width = len(self.coordinate_names) if per_coord else len(names)
+                b = np.full((p.t.size, width), np.nan)
+                if key in p.muscles:
+                    cols = (slice(None) if per_coord
+                            else [names.index(m) for m in p.muscles["names"]])  # fmt: skip
+                    b[:, cols] = p.muscles[key]
+                blocks.append(b)
+            out[key] = np.concatenate(blocks, axis=0)
+        return names, out
+
     def resample(self, rate: float) -> dict:
         """States, torques and ground reaction on a uniform time grid (linear interpolation).
 
@@ -178,17 +218,26 @@ class OptimalControlResult(ResultRepr):
         Returns
         -------
         dict
-            ``t`` (n,), ``q``, ``qd``, ``tau`` (n, nv), ``grf`` (n, 3).
+            ``t`` (n,), ``q``, ``qd``, ``tau`` (n, nv), ``grf`` (n, 3); with
+            muscle-driven phases also ``muscle_names`` and ``muscles`` (the
+            arrays of :meth:`muscle_outputs` at the new times).
         """
         rate = as_positive_float(rate, "rate", unit="Hz")
         t = self.t
         keep = np.r_[True, np.diff(t) > 0]  # drop repeated junction times (keep the first)
         ts = np.arange(t[0], t[-1] + 0.5 / rate, 1.0 / rate)
         ts = ts[ts <= t[-1] + 1e-12]
+
+        def interp(v):
+            return np.stack([np.interp(ts, t[keep], col) for col in v[keep].T], axis=1)
+
         out = {"t": ts}
         for key in ("q", "qd", "tau", "grf"):
-            v = getattr(self, key)[keep]
-            out[key] = np.stack([np.interp(ts, t[keep], col) for col in v.T], axis=1)
+            out[key] = interp(getattr(self, key))
+        names, mus = self.muscle_outputs()
+        if names:
+            out["muscle_names"] = names
+            out["muscles"] = {k: interp(v) for k, v in mus.items()}
         return out
 
     def markers(self, rate: float | None = None):
