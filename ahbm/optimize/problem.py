@@ -12,8 +12,9 @@ read the same :class:`Phase` methods:
     Sum of the Mayer terms.
 ``path_constraints(x, u, p, t)``
     ``(g, lb, ub, names)`` imposed at every node.
-``boundary_constraints(x0, xf, T, p)``
-    ``(g, lb, ub, names)`` on the phase's first and last states.
+``boundary_constraints(x0, xf, T, p, *, u0=None, uf=None)``
+    ``(g, lb, ub, names)`` on the phase's first and last states (and, for
+    ``"qdd"`` values, the accelerations of the first and last controls).
 ``node_terms(t, X, U, p)``
     Costs and constraints that need the whole grid (jerk, waypoints at
     arbitrary times); ``X`` is ``(nx, n)``, ``t`` the ``n`` node times.

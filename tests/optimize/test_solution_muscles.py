@@ -14,35 +14,19 @@ import pytest
 
 from ahbm.io import load_trial, save_trial, trial_from_solution
 from ahbm.kinematics.tree import Model
-from ahbm.models.arm import arm_model
 from ahbm.muscles import MuscleParameters, lengthening_speeds, muscle_equilibrium, muscle_lengths
 
 pytest.importorskip("casadi")
 
-from ahbm.optimize import (  # noqa: E402
-    Effort,
-    MuscleDrivenPhase,
-    MuscleEffort,
-    Phase,
-    TrackCoordinates,
-    solve,
-)
+from test_muscle_driven import _reach_phase  # noqa: E402  (tests/optimize is on sys.path)
+
+from ahbm.optimize import Effort, Phase, solve  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def reach():
     """A 0.5 s reach of the arm by its muscles (11 nodes, 0.05 s apart)."""
-    m = arm_model()
-    T = 0.5
-    t = np.linspace(0, T, 51)
-    s = t / T
-    q0, q1 = np.array([0.3, 0.5]), np.array([0.6, 1.2])
-    q_ref = q0 + (q1 - q0) * (10 * s**3 - 15 * s**4 + 6 * s**5)[:, None]
-    ph = MuscleDrivenPhase(m, nodes=11, duration=T, reserves=["shoulder", "elbow"],
-                           tau_bounds=(-10.0, 10.0),
-                           objectives=[TrackCoordinates(t, q_ref, weight=1e3),
-                                       MuscleEffort(), Effort(weight=1.0, name="reserves")],
-                           initial={"q": q0, "qd": [0.0, 0.0]})  # fmt: skip
+    m, _, _, ph = _reach_phase()
     r = solve(ph, method="trapezoidal", verbose=False)
     assert r.success, r.status
     return m, r
