@@ -22,7 +22,11 @@ Definitions
   two or more wraps the wraps are applied again, up to 8 passes, until the
   length changes by less than 0.5 mm, and when in the first pass the first
   wrap missed and the second had a path point inside its object, the two
-  are swapped for the later passes (as OpenSim does).
+  are swapped for the later passes (as OpenSim does). OpenSim caches a
+  point's ground location when a state first reads it: a tangent point keeps,
+  in the straight segments and the length changes, the position of the pass
+  that first inserted it, while the later passes' wraps start from its
+  updated location and add their arcs; ahbm does the same.
 - **Moment arm** (m per unit of generalized velocity: m/rad or m/m):
   ``r = -∂l/∂q`` per generalized velocity ``qd`` (shape ``(..., n_muscles,
   nv)``), so that a muscle tension ``F`` exerts the generalized forces
@@ -275,8 +279,15 @@ class _Path:
 
     Nodes: the path points 0..n_p-1, then for wrap w its tangent points
     ``n_p + 2w`` and ``n_p + 2w + 1``. ``order`` (L, N) lists the node ids of
-    each frame's path, -1 after its end; ``X`` (n_nodes, 3, N) their world
-    positions; ``arc`` (n_w, N) the surface lengths.
+    each frame's path, -1 after its end; ``arc`` (n_w, N) the surface lengths.
+
+    Node positions come twice, as in OpenSim: ``F`` (n_nodes, 3, N) the
+    current tangent points (what the wraps of the next steps start from, OpenSim's
+    PathWrapPoint location) and ``X`` the world positions as the path reads them
+    (lengths, length changes, drawing). OpenSim caches a point's ground location the
+    first time it is read in a state, so a tangent point keeps the position of the
+    pass that first inserted it (``seen``) in every distance, while the wraps of the
+    later passes use its updated location.
     """
 
     def __init__(self, pts, active, n_wraps):
@@ -284,6 +295,8 @@ class _Path:
         self.n_p = n_p
         self.N = N
         self.X = np.concatenate([pts, np.full((2 * n_wraps, 3, N), np.nan)])
+        self.F = self.X.copy()
+        self.seen = np.zeros((n_p + 2 * n_wraps, N), dtype=bool)
         self.arc = np.zeros((n_wraps, N))
         L = n_p + 2 * n_wraps
         order = np.full((L, N), -1, dtype=np.int64)
@@ -322,9 +335,26 @@ class _Path:
             arc = valid & (a >= self.n_p) & (b == a + 1) & ((a - self.n_p) % 2 == 0)
             yield j, a, b, valid, arc
 
-    def node(self, ids: np.ndarray) -> np.ndarray:
-        """World positions (3, N) of node ids (N,) (ids < 0 give node 0)."""
-        return self.X[np.maximum(ids, 0), :, self.cols].T
+    def node(self, ids: np.ndarray, *, fresh: bool = False) -> np.ndarray:
+        """World positions (3, N) of node ids (N,) (ids < 0 give node 0): as the path
+        reads them, or with `fresh` the current tangent points."""
+        return (self.F if fresh else self.X)[np.maximum(ids, 0), :, self.cols].T
+
+    def set_tangent_points(self, k: int, t1: np.ndarray, t2: np.ndarray, frames) -> None:
+        """New tangent points (3, N) of nodes k, k+1 where `frames`; the read positions
+        change only for nodes not read yet in this state."""
+        for node, x in ((k, t1), (k + 1, t2)):
+            self.F[node] = np.where(frames, x, self.F[node])
+            self.X[node] = np.where(frames & ~self.seen[node], x, self.X[node])
+
+    def mark_read(self) -> None:
+        """The nodes in the path now have their ground locations cached (OpenSim reads
+        every point of the path when it sums the length after a pass)."""
+        o = self.order
+        present = np.zeros_like(self.seen)
+        cols = np.broadcast_to(self.cols, o.shape)
+        present[np.maximum(o, 0)[o >= 0], cols[o >= 0]] = True
+        self.seen |= present
 
     def length(self) -> np.ndarray:
         total = np.zeros(self.N)
@@ -414,8 +444,8 @@ def _wrap_step(path: _Path, w: int, wp: _WrapPlan, frame_R, todo, stopped, singl
             cand.append((j, a, b, ok))
     if not cand:
         return code
-    A = np.stack([path.node(a) for _, a, _, _ in cand])  # (J, 3, N)
-    B = np.stack([path.node(b) for _, _, b, _ in cand])
+    A = np.stack([path.node(a, fresh=True) for _, a, _, _ in cand])  # (J, 3, N)
+    B = np.stack([path.node(b, fresh=True) for _, _, b, _ in cand])
     ok = np.stack([c[3] for c in cand])  # (J, N)
     obj = wp.obj
     Aw, Bw = _to_wrap(R, o, A), _to_wrap(R, o, B)
@@ -432,7 +462,19 @@ def _wrap_step(path: _Path, w: int, wp: _WrapPlan, frame_R, todo, stopped, singl
     code = np.where(todo, codes[last_tried, path.cols], code)
     code = np.where(mandatory.any(axis=0), _MANDATORY, code)
     straight = np.sqrt(np.einsum("jiN,jiN->jN", B - A, B - A))
-    change = np.where(wrapped, res.length - straight, np.inf)
+    change = res.length - straight
+    # OpenSim's length change measures from the end points' cached ground locations
+    Ag = np.stack([path.node(a) for _, a, _, _ in cand])
+    Bg = np.stack([path.node(b) for _, _, b, _ in cand])
+    stale = wrapped & (np.any(Ag != A, axis=1) | np.any(Bg != B, axis=1))
+    if stale.any():
+        t1w = np.einsum("ijN,JNj->JiN", R, res.t1) + o
+        t2w = np.einsum("ijN,JNj->JiN", R, res.t2) + o
+        norm = np.linalg.norm
+        moved = (norm(Ag - t1w, axis=1) + res.arc_length + norm(t2w - Bg, axis=1)
+                 - norm(Bg - Ag, axis=1))  # fmt: skip
+        change = np.where(stale, moved, change)
+    change = np.where(wrapped, change, np.inf)
     best = np.where(mandatory.any(axis=0), np.argmax(mandatory, axis=0),
                     np.argmin(change, axis=0))  # fmt: skip
     hit = (mandatory.any(axis=0) | wrapped.any(axis=0)) & todo
@@ -440,8 +482,8 @@ def _wrap_step(path: _Path, w: int, wp: _WrapPlan, frame_R, todo, stopped, singl
         cols = path.cols
         pos = np.array([c[0] for c in cand])[best] + 1
         k = n_p + 2 * w
-        path.X[k] = np.where(hit, _from_wrap(R, o, res.t1[best, cols]), path.X[k])
-        path.X[k + 1] = np.where(hit, _from_wrap(R, o, res.t2[best, cols]), path.X[k + 1])
+        t1 = _from_wrap(R, o, res.t1[best, cols])
+        path.set_tangent_points(k, t1, _from_wrap(R, o, res.t2[best, cols]), hit)
         path.arc[w] = np.where(hit, res.arc_length[best, cols], path.arc[w])
         path.insert_wrap(w, pos, hit)
     return code
@@ -453,7 +495,9 @@ def _apply_wraps(kin, path: _Path, wraps: list, frames_R):
     The path wraps are applied in order (up to 8 passes when there are two or more, until
     the length changes by less than 0.5 mm); after the first pass, frames where the first
     wrap missed (noWrap) and the second had a path point inside its object swap the two
-    for the later passes, as OpenSim does.
+    for the later passes, as OpenSim does. Tangent points keep, in the length, the
+    position of the pass that first inserted them (OpenSim's cached ground locations;
+    see :class:`_Path`).
     """
     N = path.N
     n_w = len(wraps)
@@ -472,6 +516,7 @@ def _apply_wraps(kin, path: _Path, wraps: list, frames_R):
                 if todo.any():
                     code = _wrap_step(path, w, wraps[w], frames_R[w], todo, stopped, single)
                     result[i] = np.where(todo, code, result[i])
+        path.mark_read()
         new = path.length()
         length = new if length is None else np.where(live, new, length)
         live &= ~(np.abs(new - last) < _WRAP_TOLERANCE)

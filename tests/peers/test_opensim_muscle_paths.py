@@ -9,7 +9,11 @@ coordinates' ranges:
   offset frames, conditional points on a locked coordinate, a moving point on a
   translated offset frame, and wraps over cylinders, a sphere and an ellipsoid,
   with quadrants, ranges and two wraps on one path): the paths without wrapping
-  to 1e-9 m, those with a wrap object to 1e-4 m (and most of the states wrap).
+  to 1e-9 m, those with a wrap object to 1e-4 m (and most of the states wrap);
+- ``tests/data/osim/muscles_arm_chain.osim`` (authored: three path wraps, two
+  chained on one segment, so OpenSim repeats its passes with cached tangent
+  points): lengths and drawn path points to 1e-9 m, and OpenSim's lengths do
+  not depend on the order the states are evaluated in.
 
 Moment arms are ahbm's ``r = -∂l/∂q`` (OpenSim's ``computeMomentArm`` differs
 on wrapping paths): they are compared with central differences of OpenSim's
@@ -32,6 +36,7 @@ from ahbm.muscles import lengthening_speeds, moment_arms, muscle_lengths, path_p
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 LEG = DATA / "muscles_leg.osim"
+ARM = DATA / "muscles_arm_chain.osim"
 SUBJECT01 = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim"
              / "subject01.osim").resolve()  # fmt: skip
 
@@ -194,3 +199,53 @@ def test_other_models_lengths_match_opensim(name):
     q = _states(model, 10, np.random.default_rng(18))
     lengths, _, _ = _oracle(path, model, q, q[:0], np.zeros((0, model.nv)))
     np.testing.assert_allclose(muscle_lengths(model, q), lengths, rtol=0, atol=1e-9)
+
+
+CHAIN = """
+m = osim.Model(INPUTS["path"])
+s = m.initSystem()
+cs = m.getCoordinateSet()
+gp = osim.GeometryPath.safeDownCast(
+    osim.PathActuator.safeDownCast(m.getForceSet().get(INPUTS["muscle"])).getPath())
+
+def evaluate(q):
+    for n, v in zip(INPUTS["names"], q):
+        cs.get(n).setValue(s, v, False)
+    m.realizePosition(s)
+    cp = gp.getCurrentPath(s)
+    pts = [cp.get(i).getLocationInGround(s).to_numpy().tolist() for i in range(cp.getSize())]
+    return gp.getLength(s), pts
+
+rows = [evaluate(q) for q in INPUTS["q"]]
+OUT["lengths"] = [r[0] for r in rows]
+OUT["points"] = [r[1] for r in rows]
+OUT["reversed"] = [evaluate(q)[0] for q in INPUTS["q"][::-1]][::-1]
+"""
+
+
+@pytest.fixture(scope="module")
+def arm_chain():
+    model = _read(ARM)
+    q = _states(model, 40, np.random.default_rng(19))
+    out = opensim_run(CHAIN, path=str(ARM), names=model.coordinate_names, muscle="tri_long", q=q)
+    return model, q, out
+
+
+def test_chained_wraps_lengths_match_opensim(arm_chain):
+    """tri_long chains an elbow cylinder, a humeral-head ellipsoid and a glenoid cylinder
+    (the last two on one segment): OpenSim repeats its passes, and the tangent points
+    keep the ground positions of the pass that inserted them (OpenSim's cached ground
+    locations) while the later passes' arcs and wraps use the updated ones."""
+    model, q, out = arm_chain
+    lengths = np.array(out["lengths"])
+    # OpenSim's value depends on the state only, not on the states evaluated before
+    np.testing.assert_array_equal(np.array(out["reversed"]), lengths)
+    np.testing.assert_allclose(muscle_lengths(model, q)[:, 0], lengths, rtol=0, atol=1e-9)
+    # the path as drawn: OpenSim's current path, tangent points included
+    pts = path_points(model, q, "tri_long", wrap_points=True)
+    n_nodes = np.array([len(p) for p in out["points"]])
+    for k, theirs in enumerate(out["points"]):
+        np.testing.assert_allclose(pts[k, : n_nodes[k]], np.array(theirs), rtol=0, atol=1e-9)
+        assert np.isnan(pts[k, n_nodes[k] :]).all()
+    # all three wraps engage in a good share of the states (5 points + 3 tangent pairs)
+    assert np.sum(n_nodes == 11) >= 5, n_nodes
