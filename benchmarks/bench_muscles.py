@@ -45,6 +45,10 @@ from pathlib import Path
 
 import numpy as np
 
+# the OpenSim script fragment shared with the peer tests (opensim is only run in a child)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "peers"))
+from opensim_oracle import MILLARD_TO_THELEN  # noqa: E402
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
 COORDINATES = [
     "pelvis_tilt", "pelvis_tx", "pelvis_ty", "hip_flexion_r", "knee_angle_r", "ankle_angle_r",
@@ -57,35 +61,23 @@ STRONG = {
     "lumbar_extension": 100.0,
 }
 
-PREPARE = textwrap.dedent(
-    """
+PREPARE = (
+    textwrap.dedent(
+        """
     import sys
     import opensim as osim
     osim.Logger.setLevelString("error")
     source, target = sys.argv[1], sys.argv[2]
     m = osim.Model(source)
     m.initSystem()
-    fs = m.updForceSet()
-    olds = [osim.Millard2012EquilibriumMuscle.safeDownCast(fs.get(i)) for i in range(fs.getSize())]
-    olds = [o for o in olds if o is not None]
-    news = []
-    for o in olds:
-        t = osim.Thelen2003Muscle()
-        t.setName(o.getName())
-        t.set_path(o.get_path())
-        t.setMaxIsometricForce(o.getMaxIsometricForce())
-        t.setOptimalFiberLength(o.getOptimalFiberLength())
-        t.setTendonSlackLength(o.getTendonSlackLength())
-        t.setPennationAngleAtOptimalFiberLength(o.getPennationAngleAtOptimalFiberLength())
-        t.setMaxContractionVelocity(o.getMaxContractionVelocity())
-        news.append(t)
-    for o in olds:
-        fs.remove(fs.getIndex(o.getName()))
-    for t in news:
-        m.addForce(t)
-    m.finalizeConnections()
+    """
+    )
+    + MILLARD_TO_THELEN
+    + textwrap.dedent(
+        """
     m.printToXML(target)
     """
+    )
 )
 
 OPENSIM_SCRIPT = textwrap.dedent(

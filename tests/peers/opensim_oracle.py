@@ -56,6 +56,32 @@ def _plain(x):
     return x
 """
 
+#: OpenSim script lines that replace every Millard2012EquilibriumMuscle of the loaded
+#: model ``m`` by a Thelen2003Muscle with the same path and parameters (ahbm implements
+#: Thelen's curves, not Millard's); they define ``news``, the new muscles. Used by the
+#: static-optimization peer test and benchmarks/bench_muscles.py.
+MILLARD_TO_THELEN = """
+fs = m.updForceSet()
+olds = [osim.Millard2012EquilibriumMuscle.safeDownCast(fs.get(i)) for i in range(fs.getSize())]
+olds = [o for o in olds if o is not None]
+news = []
+for o in olds:
+    t = osim.Thelen2003Muscle()
+    t.setName(o.getName())
+    t.set_path(o.get_path())
+    t.setMaxIsometricForce(o.getMaxIsometricForce())
+    t.setOptimalFiberLength(o.getOptimalFiberLength())
+    t.setTendonSlackLength(o.getTendonSlackLength())
+    t.setPennationAngleAtOptimalFiberLength(o.getPennationAngleAtOptimalFiberLength())
+    t.setMaxContractionVelocity(o.getMaxContractionVelocity())
+    news.append(t)
+for o in olds:
+    fs.remove(fs.getIndex(o.getName()))
+for t in news:
+    m.addForce(t)
+m.finalizeConnections()
+"""
+
 _EPILOGUE = """
 with open(sys.argv[2], "w") as _f:
     json.dump(_plain(OUT), _f)

@@ -20,7 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 
-from opensim_oracle import opensim_run  # noqa: E402
+from opensim_oracle import MILLARD_TO_THELEN, opensim_run  # noqa: E402
 from test_opensim_so import joint_reaction_xml, write_reserves, write_setup  # noqa: E402
 
 from ahbm.io import read_mot  # noqa: E402
@@ -31,35 +31,20 @@ pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not foun
 
 T0, T1 = 0.5, 1.7  # about one gait cycle of the right leg
 
-ORACLE = """
+ORACLE = (
+    """
 import os
 m = osim.Model(INPUTS["model"])
 m.initSystem()
-fs = m.updForceSet()
-olds = [osim.Millard2012EquilibriumMuscle.safeDownCast(fs.get(i)) for i in range(fs.getSize())]
-olds = [o for o in olds if o is not None]
-news = []
-for o in olds:
-    t = osim.Thelen2003Muscle()
-    t.setName(o.getName())
-    t.set_path(o.get_path())
-    t.setMaxIsometricForce(o.getMaxIsometricForce())
-    t.setOptimalFiberLength(o.getOptimalFiberLength())
-    t.setTendonSlackLength(o.getTendonSlackLength())
-    t.setPennationAngleAtOptimalFiberLength(o.getPennationAngleAtOptimalFiberLength())
-    t.setMaxContractionVelocity(o.getMaxContractionVelocity())
-    news.append(t)
-for o in olds:
-    fs.remove(fs.getIndex(o.getName()))
-for t in news:
-    m.addForce(t)
-m.finalizeConnections()
-m.printToXML(INPUTS["thelen"])
+"""
+    + MILLARD_TO_THELEN
+    + """m.printToXML(INPUTS["thelen"])
 OUT["muscles"] = [t.getName() for t in news]
 for key in ("so", "jr"):
     tool = osim.AnalyzeTool(INPUTS[key])
     tool.run()
 """
+)
 
 
 @pytest.fixture(scope="module")
