@@ -35,6 +35,7 @@ from ahbm._engine.jit_common import (
     PRI,
     REV,
     SPH,
+    _add_joint_acceleration,
     _body_force,
     _force_to_parent_add,
     _inputs_ok,
@@ -161,16 +162,7 @@ def rnea_derivatives_kernel(
                 a[k, r] = Xa[k, r]
                 vJ[k, r] = 0.0
             j = vi[k]
-            kd = kind[k]
-            if kd == SPH:
-                for r in range(3):
-                    a[k, r] += qddf[j + r]
-            elif kd == REV:
-                for r in range(3):
-                    a[k, r] += axis[k, r] * qddf[j]
-            else:
-                for r in range(3):
-                    a[k, 3 + r] += axis[k, r] * qddf[j]
+            _add_joint_acceleration(kind, axis, k, qddf, j, a)
             _joint_velocity(kind, axis, k, qd, fr, j, vJ, scratch, False)  # vJ = S q̇
             _joint_velocity(kind, axis, k, qd, fr, j, v, a, True)
             if massive[k]:
