@@ -300,21 +300,6 @@ def _plucker(R, p, k, X):
 
 
 @njit(cache=_CACHE)
-def _add_joint_acceleration(kind, axis, k, qddf, j, a):
-    """a[k] += S q̈ for the node joint of body k (its coordinates start at qddf[j])."""
-    kd = kind[k]
-    if kd == SPH:
-        for r in range(3):
-            a[k, r] += qddf[j + r]
-    elif kd == REV:
-        for r in range(3):
-            a[k, r] += axis[k, r] * qddf[j]
-    else:
-        for r in range(3):
-            a[k, 3 + r] += axis[k, r] * qddf[j]
-
-
-@njit(cache=_CACHE)
 def _joint_velocity(kind, axis, k, qd, fr, j, v, c, add):
     """v[k] += vJ = S q̇ and c[k] (+)= v[k] × vJ (velocity-product acceleration).
 

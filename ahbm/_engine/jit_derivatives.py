@@ -35,7 +35,6 @@ from ahbm._engine.jit_common import (
     PRI,
     REV,
     SPH,
-    _add_joint_acceleration,
     _body_force,
     _force_to_parent_add,
     _inputs_ok,
@@ -161,8 +160,19 @@ def rnea_derivatives_kernel(
                 v[k, r] = Xv[k, r]
                 a[k, r] = Xa[k, r]
                 vJ[k, r] = 0.0
+            # a += S q̈ and (below) tau = Sᵀ f written out as in jit_rnea: as helper
+            # functions they cost RNEA ≈ 2 µs per 34-DOF state (5.0 → 6.9 µs)
             j = vi[k]
-            _add_joint_acceleration(kind, axis, k, qddf, j, a)
+            kd = kind[k]
+            if kd == SPH:
+                for r in range(3):
+                    a[k, r] += qddf[j + r]
+            elif kd == REV:
+                for r in range(3):
+                    a[k, r] += axis[k, r] * qddf[j]
+            else:
+                for r in range(3):
+                    a[k, 3 + r] += axis[k, r] * qddf[j]
             _joint_velocity(kind, axis, k, qd, fr, j, vJ, scratch, False)  # vJ = S q̇
             _joint_velocity(kind, axis, k, qd, fr, j, v, a, True)
             if massive[k]:

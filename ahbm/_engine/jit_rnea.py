@@ -9,7 +9,6 @@ from ahbm._engine.jit_common import (
     _CACHE,
     REV,
     SPH,
-    _add_joint_acceleration,
     _block_base,
     _block_body_force,
     _block_gather,
@@ -249,7 +248,15 @@ def rnea_frame_kernel(ints, E, tax, I6, q, qd, qdd, fx, use_fx, g, tau):
                 _motion_to_child(R, p, k, a, lam, a, k)
             # a += S q̈; v += vJ = S q̇; a += v × vJ
             j = vi[k]
-            _add_joint_acceleration(kind, axis, k, qddf, j, a)
+            if kd == SPH:
+                for r in range(3):
+                    a[k, r] += qddf[j + r]
+            elif kd == REV:
+                for r in range(3):
+                    a[k, r] += axis[k, r] * qddf[j]
+            else:
+                for r in range(3):
+                    a[k, 3 + r] += axis[k, r] * qddf[j]
             _joint_velocity(kind, axis, k, qd, fr, j, v, a, True)
             # f = I a + v ×* (I v) - f_ext
             if massive[k]:
