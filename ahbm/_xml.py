@@ -61,7 +61,15 @@ class _Refused(Exception):
     pass
 
 
-def parse_xml(data: bytes, source: str, *, label=None, max_depth: int = 128, usual: str = ""):
+def parse_xml(
+    data: bytes,
+    source: str,
+    *,
+    label=None,
+    max_depth: int = 128,
+    usual: str = "",
+    shallow=(),
+):
     """Parse `data` into a tree of :class:`XmlNode` and return the root element.
 
     Parameters
@@ -75,6 +83,13 @@ def parse_xml(data: bytes, source: str, *, label=None, max_depth: int = 128, usu
         Deepest nesting accepted.
     usual : str
         What nesting is normal, for the message (e.g. "an OpenSim model nests about 12").
+    shallow : collection of (str, str)
+        ``(grandparent tag, parent tag)`` pairs, e.g. ``{("ForceSet", "objects")}``: an
+        element whose grandparent and parent have these tags keeps only its children
+        without elements of their own (its scalar properties); a child that holds
+        elements is left out with everything inside it. Those subtrees are still
+        parsed (well-formedness, refused declarations and `max_depth` are checked
+        as everywhere) but make no nodes, which is faster when they are large.
 
     Raises
     ------
@@ -91,10 +106,25 @@ def parse_xml(data: bytes, source: str, *, label=None, max_depth: int = 128, usu
     texts: list[list[str]] = [[]]
     push, push_text, new = stack.append, texts.append, object.__new__
 
+    shallow = frozenset(shallow)
+    # cut[0]: stack depth at which the children of a shallow element start (0: outside one);
+    # cut[1]: elements open in a left-out property (the property itself included)
+    cut = [0, 0]
+
     def start(tag, attrib):
         if len(stack) > max_depth:  # everything that walks the tree recurses per level
             raise _Refused(parser.CurrentLineNumber, "depth")
         parent = stack[-1]
+        if cut[0]:
+            if len(stack) > cut[0]:  # an element inside a property of a shallow element
+                parent.parent.children.pop()  # that property holds elements: left out
+                cut[1] = 2
+                parser.StartElementHandler = skip_start
+                parser.EndElementHandler = skip_end
+                parser.CharacterDataHandler = None
+                return
+        elif shallow and parent.parent is not None and (parent.parent.tag, parent.tag) in shallow:
+            cut[0] = len(stack) + 1
         node = new(XmlNode)  # the slots of XmlNode.__init__, set without its call (~15 % faster)
         node.tag, node.attrib, node.line = tag, attrib, parser.CurrentLineNumber
         node.parent, node.source, node.children, node.text = parent, source, [], ""
@@ -107,9 +137,24 @@ def parse_xml(data: bytes, source: str, *, label=None, max_depth: int = 128, usu
         node = stack.pop()
         if text:
             node.text = "".join(text).strip()
+        if len(stack) < cut[0]:  # the shallow element closed
+            cut[0] = 0
 
     def data_(text):
         texts[-1].append(text)
+
+    def skip_start(tag, attrib):  # inside a left-out property: count levels, make no node
+        if len(stack) + cut[1] - 2 >= max_depth:  # the same cap as `start`
+            raise _Refused(parser.CurrentLineNumber, "depth")
+        cut[1] += 1
+
+    def skip_end(tag):
+        cut[1] -= 1
+        if cut[1] == 0:  # the left-out property closed: build nodes again
+            parser.StartElementHandler = start
+            parser.EndElementHandler = end
+            parser.CharacterDataHandler = data_
+            end(tag)
 
     def refuse(*args):
         raise _Refused(parser.CurrentLineNumber)

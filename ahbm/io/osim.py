@@ -91,9 +91,19 @@ _EYE3 = np.eye(3)
 _Node = XmlNode
 
 
-def _parse_xml(data: bytes, source: str) -> XmlNode:
-    """Parse `data` into a tree of nodes (FileFormatError on malformed or refused XML)."""
-    return parse_xml(data, source, max_depth=128, usual="an OpenSim model nests about 12")
+#: the forces of a model's ForceSet: read shallow by ``read_osim(..., forces="summary")``
+_FORCE_OBJECTS = frozenset({("ForceSet", "objects")})
+
+
+def _parse_xml(data: bytes, source: str, *, shallow=()) -> XmlNode:
+    """Parse `data` into a tree of nodes (FileFormatError on malformed or refused XML).
+
+    `shallow`: see :func:`ahbm._xml.parse_xml` (``_FORCE_OBJECTS``: forces keep only
+    their scalar properties).
+    """
+    return parse_xml(
+        data, source, max_depth=128, usual="an OpenSim model nests about 12", shallow=shallow
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -270,8 +280,10 @@ def _function_xml(d: dict, name: str | None = "function", indent: str = "") -> s
 # ----------------------------------------------------------------------------
 
 _INT_RE = re.compile(r"^[+-]?\d+$")
+#: key of a force read with ``read_osim(..., forces="summary")`` (its scalar properties only)
+_SUMMARY_KEY = "ahbm_summary"
 #: keys ahbm adds to kept elements (not OpenSim properties; not written back)
-_ADDED_KEYS = ("kind", "body")
+_ADDED_KEYS = ("kind", "body", _SUMMARY_KEY)
 
 
 def _leaf_value(text: str):
@@ -842,7 +854,8 @@ def _physical_inertia(inertia):
     return (V * new) @ V.T, eig.tolist(), new.tolist()
 
 
-def _describe(root: _Node, source: str) -> _Description:
+def _describe(root: _Node, source: str, *, summary: bool = False) -> _Description:
+    """The description of a parsed model; `summary`: its ForceSet was parsed shallow."""
     rd = _Reader(source)
     if root.tag != "OpenSimDocument":
         raise FileFormatError(
@@ -871,9 +884,9 @@ def _describe(root: _Node, source: str) -> _Description:
         _legacy_joint(b) is not None for b in _set_objects(model, "BodySet")
     )
     if legacy:
-        _describe_3(model, rd, d)
+        _describe_3(model, rd, d, summary)
     else:
-        _describe_4(model, rd, d)
+        _describe_4(model, rd, d, summary)
     for c in model.children:
         if c.tag not in _IGNORED_MODEL_TAGS:
             d.unsupported.append(f"{c.label()} (model element)")
@@ -958,7 +971,7 @@ def _components(model: _Node, kind: str) -> list[_Node]:
     return out
 
 
-def _describe_4(model: _Node, rd: _Reader, d: _Description):
+def _describe_4(model: _Node, rd: _Reader, d: _Description, summary: bool = False):
     doc = _Doc(model, rd)
     ground = model.find("Ground")
     if ground is not None:
@@ -1023,9 +1036,12 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description):
         )
     constraints = _set_objects(model, "ConstraintSet") + _components(model, "constraint")
     _describe_constraints(rd, d, constraints)
-    for f in _set_objects(model, "ForceSet") + _components(model, "force"):
+    in_set = _set_objects(model, "ForceSet")
+    for k, f in enumerate(in_set + _components(model, "force")):
         data = _object_json(f)
         _normalize_points(rd, d, data, frame_of, f)
+        if summary and k < len(in_set):  # parsed shallow: its scalar properties only
+            data[_SUMMARY_KEY] = True
         d.items.append(("force", data))
     for g in _set_objects(model, "ContactGeometrySet"):
         data = _object_json(g)
@@ -1155,7 +1171,7 @@ def _legacy_joint(body: _Node):
     return body.find("Joint") or body.find("joint")
 
 
-def _describe_3(model: _Node, rd: _Reader, d: _Description):
+def _describe_3(model: _Node, rd: _Reader, d: _Description, summary: bool = False):
     """OpenSim 3.x and 2.x: bodies hold their joints (``<Joint><PinJoint>``), markers name
     bodies."""
     bodies = _set_objects(model, "BodySet")
@@ -1240,6 +1256,8 @@ def _describe_3(model: _Node, rd: _Reader, d: _Description):
         _normalize_points(rd, d, data, frame_of, f)
         _legacy_sockets(data, coordinate_paths)
         _legacy_force(data)
+        if summary:  # parsed shallow: its scalar properties only
+            data[_SUMMARY_KEY] = True
         d.items.append(("force", data))
     for g in _set_objects(model, "ContactGeometrySet"):
         data = _object_json(g)
@@ -1586,7 +1604,10 @@ def _set_muscles(model: Model, d: _Description, kept: list, order: list, forced:
     model.muscles = muscles
 
 
-def read_osim(path, *, muscles: bool = True) -> Model:
+_FORCE_MODES = ("full", "summary")
+
+
+def read_osim(path, *, muscles: bool = True, forces: str = "full") -> Model:
     """Read an OpenSim model file (``.osim``, OpenSim 4.x, or 3.x/2.x) into a Model.
 
     Parameters
@@ -1597,8 +1618,21 @@ def read_osim(path, *, muscles: bool = True) -> Model:
         Build ``model.muscles`` and ``model.wrap_objects`` (default True).
         False leaves them empty (the forces and wrap objects stay as data in
         the ``"opensim"`` section) and reads the file about a quarter faster;
-        for work that uses no muscle path, such as inverse dynamics
-        (:func:`ahbm.tools.run_id_setup` reads its model this way).
+        for work that uses no muscle path, such as inverse dynamics.
+    forces : {"full", "summary"}
+        What the ``"opensim"`` section keeps of each force of the ForceSet.
+        "full" (default): everything (muscles with their paths and curves).
+        "summary": only the force's own scalar properties (``type``,
+        ``name``, ``appliesForce``, ``max_isometric_force``, ...; properties
+        that hold elements, such as the ``GeometryPath``, are left out and
+        not converted, and the item gets the key ``"ahbm_summary": True``).
+        Enough to list the forces a model applies
+        (:func:`ahbm.tools.active_model_forces`) and about a third faster on
+        a muscle model; needs ``muscles=False``, and :func:`write_osim`
+        refuses such a model (its forces would be incomplete). The ID and IK
+        tools (:func:`ahbm.tools.run_id_setup`, :func:`ahbm.tools.run_ik_setup`)
+        read their models this way. The content left out is still parsed as
+        XML (malformed XML is an error as always) but not checked further.
 
     Returns
     -------
@@ -1622,6 +1656,9 @@ def read_osim(path, *, muscles: bool = True) -> Model:
         The file cannot be read, is not XML, declares a DOCTYPE or entities,
         or an element is malformed: the message names the element and its
         line.
+    DataError
+        `path`, `muscles` or `forces` of the wrong type or value, or
+        ``forces="summary"`` with ``muscles=True``.
 
     Warns
     -----
@@ -1713,6 +1750,14 @@ def read_osim(path, *, muscles: bool = True) -> Model:
         )
     if not isinstance(muscles, bool):
         raise DataError(f"Expected `muscles` to be True or False, got {muscles!r:.60}")
+    if not isinstance(forces, str) or forces not in _FORCE_MODES:
+        raise DataError(f"Expected `forces` to be one of {_FORCE_MODES}, got {forces!r:.60}")
+    summary = forces == "summary"
+    if summary and muscles:
+        raise DataError(
+            "`forces='summary'` leaves out the muscle paths that `muscles=True` builds; "
+            "pass muscles=False with it (or forces='full')"
+        )
     path = Path(path)
     source = f"OpenSim model file '{path}'"
     try:
@@ -1721,8 +1766,8 @@ def read_osim(path, *, muscles: bool = True) -> Model:
         data = path.read_bytes()
     except OSError as err:
         raise FileFormatError(f"cannot read {source}: {err}") from err
-    root = _parse_xml(data, source)
-    d = _describe(root, source)
+    root = _parse_xml(data, source, shallow=_FORCE_OBJECTS if summary else ())
+    d = _describe(root, source, summary=summary)
     model = _build(d, source, muscles=muscles)
     if d.unsupported or d.notes:
         parts = []
@@ -2180,6 +2225,12 @@ def _osim_text(model: Model) -> str:
     for it in items:
         if it.kind in ("wrap_object", "geometry"):
             by_body.setdefault(it.data["body"], {}).setdefault(it.kind, []).append(it.data)
+        elif it.kind == "force" and it.get(_SUMMARY_KEY):
+            raise ModelError(
+                f"model '{model.name}': force {it.name!r} holds only its scalar properties "
+                "(read with read_osim(..., forces='summary')), so OpenSim could not use it; "
+                "read the model with forces='full' to write it"
+            )
     for c in model.constraints:
         _coupler_xml(c, "")  # checks before anything is written
 
@@ -2269,7 +2320,8 @@ def write_osim(model: Model, path) -> Path:
     Raises
     ------
     ModelError
-        A joint or constraint OpenSim cannot express (nothing is written).
+        A joint or constraint OpenSim cannot express, or forces read with
+        ``read_osim(..., forces="summary")`` (nothing is written).
     DataError
         The folder does not exist.
 

@@ -712,14 +712,16 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
 
 
 def _read_osim(path: Path, *, muscles: bool = True) -> Model:
-    """read_osim; ``muscles=False`` for tools that use no muscle path (ID, IK)."""
+    """read_osim; ``muscles=False`` for tools that use no muscle path (ID, IK): their
+    forces are then read as summaries (``forces="summary"``: the scalar properties that
+    :func:`active_model_forces` reads, without the paths)."""
     try:
         from ahbm.io import read_osim
     except ImportError as err:  # pragma: no cover - read_osim ships with ahbm.io
         raise FileFormatError(
             f"cannot read the OpenSim model '{path}': this ahbm has no ahbm.io.read_osim"
         ) from err
-    return read_osim(path, muscles=muscles)
+    return read_osim(path, muscles=muscles, forces="full" if muscles else "summary")
 
 
 def _make_folder(folder: Path) -> None:
