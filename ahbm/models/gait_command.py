@@ -197,6 +197,14 @@ def add_gait_arguments(parser: argparse.ArgumentParser) -> None:
         "plates, then kinematic)",
     )
     parser.add_argument(
+        "--moment-frame",
+        default="jcs",
+        choices=("jcs", "distal", "proximal"),
+        help="axes of the joint moments: the joint coordinate system of the angles (default), "
+        "the distal segment's (Plug-in Gait's; to compare with Vicon's outputs) or the "
+        "proximal segment's",
+    )
+    parser.add_argument(
         "--belt-speed", type=float, default=None, metavar="M/S", help="treadmill belt speed"
     )
     parser.add_argument(
@@ -228,6 +236,7 @@ def run_gait(args: argparse.Namespace) -> int:
         cutoff=args.cutoff,
         max_gap=args.max_gap,
         kinetics=not args.no_kinetics,
+        moment_frame=args.moment_frame,
     )
     kwargs = {
         "mass": args.mass,

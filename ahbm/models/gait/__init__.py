@@ -80,7 +80,12 @@ from ahbm.models.gait.checks import check_cycles, gait_spatiotemporal
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import GaitEnergetics, gait_energetics
 from ahbm.models.gait.events import gait_events, select_gait_events
-from ahbm.models.gait.frames import SegmentFrames, foot_offsets, segment_frames
+from ahbm.models.gait.frames import (
+    SegmentFrames,
+    foot_offset_from_angles,
+    foot_offsets,
+    segment_frames,
+)
 from ahbm.models.gait.kinetics import (
     MOMENT_FRAMES,
     GaitKinetics,
@@ -121,6 +126,7 @@ __all__ = [
     "analyze_gait",
     "assign_plates",
     "foot_offsets",
+    "foot_offset_from_angles",
     "gait_cycles",
     "gait_energetics",
     "gait_events",

@@ -265,6 +265,7 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
     cal_subject = cal_subject.replace(
         static_plantarflexion={k: v["static_plantarflexion"] for k, v in offsets.items()},
         static_rotation={k: v["static_rotation"] for k, v in offsets.items()},
+        foot_offsets_from="static trial" if offsets_R else "none",
     )
     if warn and missing:
         warnings.warn(

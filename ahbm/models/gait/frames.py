@@ -22,6 +22,7 @@ __all__ = [
     "SegmentFrames",
     "segment_frames",
     "foot_offsets",
+    "foot_offset_from_angles",
     "progression_direction",
     "signed_angle_about",
     "turn_about_line",
@@ -57,7 +58,9 @@ class SegmentFrames(ResultRepr):
     forward: np.ndarray
 
 
-def segment_frames(markers: dict, subject: SubjectParameters, *, foot_offset=None):
+def segment_frames(
+    markers: dict, subject: SubjectParameters, *, foot_offset=None, use_heel: bool = True
+):
     """Segment frames, joint centres and the direction of progression from markers.
 
     Parameters
@@ -70,8 +73,14 @@ def segment_frames(markers: dict, subject: SubjectParameters, *, foot_offset=Non
     subject : SubjectParameters
         Leg lengths, knee and ankle widths, inter-ASIS distance, marker radius.
     foot_offset : dict, optional
-        ``{side: (3, 3)}`` from :func:`foot_offsets` (static trial): applied to
-        the ankle-toe foot frame of a side without heel markers.
+        ``{side: (3, 3)}`` from :func:`foot_offsets` (static trial) or
+        :func:`foot_offset_from_angles` (a file's static offsets): applied to
+        the ankle-toe foot frame of a side without heel markers (of every
+        side when `use_heel` is False).
+    use_heel : bool
+        Build the foot's long axis from the heel marker when the trial has
+        one (default). False: always the ankle-toe line turned by
+        `foot_offset`, as Plug-in Gait's dynamic model does.
 
     Returns
     -------
@@ -97,7 +106,7 @@ def segment_frames(markers: dict, subject: SubjectParameters, *, foot_offset=Non
     >>> fr.rotation["thigh_Left"].shape, fr.forward.round(1)
     ((100, 3, 3), array([1., 0., 0.]))
     """
-    frames, jc = _frames(markers, subject, foot_offset)
+    frames, jc = _frames(markers, subject, foot_offset, use_heel=use_heel)
     return SegmentFrames(
         rotation={k: v[0] for k, v in frames.items()},
         origin={k: v[1] for k, v in frames.items()},
@@ -140,7 +149,7 @@ def _frame(origin, primary, plane, axes, *, plane_is_axis=False):
     return T[..., :3, :3]
 
 
-def _frames(mk, subj: SubjectParameters, foot_offset=None):
+def _frames(mk, subj: SubjectParameters, foot_offset=None, *, use_heel=True):
     """Segment rotations and joint centres from (filtered) canonical markers."""
     mid = 0.5 * (mk["LASI"] + mk["RASI"])
     Rp = _frame(mid, mk["RASI"], 2 * mid - mk["SACR"], "zx")
@@ -184,7 +193,7 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None):
                 )
         Rt = _frame(kjc, hjc, kjc + s * (mk[p + "KNE"] - kjc), "yz")
         Rs = _frame(ajc, kjc, ajc + s * (mk[p + "ANK"] - ajc), "yz")
-        heel = mk.get(p + "HEE")
+        heel = mk.get(p + "HEE") if use_heel else None
         if heel is not None and np.isfinite(heel).all(axis=1).mean() > 0.9:
             Rf = _frame(ajc, ajc + (mk[p + "TOE"] - heel), Rs[..., :, 2], "xz", plane_is_axis=True)
         else:
@@ -196,6 +205,46 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None):
         out[f"foot_{side}"] = (Rf, ajc)
         jc[p + "HJC"], jc[p + "KJC"], jc[p + "AJC"] = hjc, kjc, ajc
     return out, jc
+
+
+def foot_offset_from_angles(plantarflexion: float, rotation: float, side: str) -> np.ndarray:
+    """The foot offset rotation of a side from its static plantarflexion and rotation offsets.
+
+    The inverse of the two angles :func:`~ahbm.models.gait.static_calibration`
+    reports (``static_plantarflexion``, ``static_rotation``): the heel-toe
+    foot frame is the ankle-toe frame times the returned matrix.
+
+    Parameters
+    ----------
+    plantarflexion : float
+        rad; the ankle-toe line toes down of the heel-toe line positive
+        (Plug-in Gait's ``StaticPlantFlex``, same sign).
+    rotation : float
+        rad; the ankle-toe line turned medially (toe-in) of the heel-toe
+        line positive (minus Plug-in Gait's ``StaticRotOff``, see
+        docs/conventions.md §8).
+    side : {"Left", "Right"}
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+        ``Rz(plantarflexion) @ Ry(-s·rotation)`` in the foot frame (x toward
+        the toe, y up, z right; ``s = +1`` right, ``-1`` left).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> F = foot_offset_from_angles(0.2, 0.0, "Right")
+    >>> round(float(np.arctan2(F[1, 0], F[0, 0])), 6)  # the heel-toe x axis, toe up
+    0.2
+    """
+    s = 1.0 if side == "Right" else -1.0
+    c, sn = np.cos(plantarflexion), np.sin(plantarflexion)
+    Rz = np.array([[c, -sn, 0.0], [sn, c, 0.0], [0.0, 0.0, 1.0]])
+    b = -s * rotation
+    cb, sb = np.cos(b), np.sin(b)
+    Ry = np.array([[cb, 0.0, sb], [0.0, 1.0, 0.0], [-sb, 0.0, cb]])
+    return Rz @ Ry
 
 
 def turn_about_line(point, a, b, angle):

@@ -15,7 +15,7 @@ from ahbm.models.gait.checks import check_cycles, check_kinetics, gait_spatiotem
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import gait_energetics
 from ahbm.models.gait.events import EVENT_SOURCES, select_gait_events
-from ahbm.models.gait.frames import segment_frames
+from ahbm.models.gait.frames import foot_offset_from_angles, segment_frames
 from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
 from ahbm.models.gait.markers import gait_markers, load_gait_trial, static_markers
 from ahbm.models.gait.result import GaitResult
@@ -183,7 +183,18 @@ def analyze_gait(
             static_markers(st, settings, markers.up), subject, keep=keep
         )
         subject, offsets = calibration.subject, calibration.foot_offset
-    frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets)
+    use_heel = True
+    if st is None and subject.foot_offsets_from == "file":
+        # Plug-in Gait's stored static offsets: its dynamic foot (ankle-toe line
+        # turned by them, the heel marker unused)
+        offsets = {
+            side: foot_offset_from_angles(
+                subject.static_plantarflexion[side], subject.static_rotation[side], side
+            )
+            for side in ("Left", "Right")
+        }
+        use_heel = False
+    frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets, use_heel=use_heel)
     angles = joint_angles(frames, subject)
     assignment = assign_plates(markers, frames, settings=settings)
     events, events_used = select_gait_events(
@@ -239,7 +250,13 @@ def analyze_gait(
         cycles=cycles,
         spatiotemporal=spt,
         settings={
-            **_record(settings, markers, {} if kinetics is None else kinetics.notes, calibration),
+            **_record(
+                settings,
+                markers,
+                {} if kinetics is None else kinetics.notes,
+                calibration,
+                subject,
+            ),  # fmt: skip
             "events": events_used,
             "spatiotemporal_lengths": lengths,
         },
@@ -252,7 +269,9 @@ def analyze_gait(
     )
 
 
-def _record(settings: GaitSettings, markers, kinetics_notes: dict, calibration=None) -> dict:
+def _record(
+    settings: GaitSettings, markers, kinetics_notes: dict, calibration=None, subject=None
+) -> dict:
     """What was done, for reproducibility (stored with the results)."""
     ms = settings.marker_set
     static = "none"
@@ -260,6 +279,11 @@ def _record(settings: GaitSettings, markers, kinetics_notes: dict, calibration=N
         static = "; ".join(
             f"{side}: knee from {src['knee']}, ankle from {src['ankle']}"
             for side, src in calibration.sources.items()
+        )
+    elif subject is not None and subject.foot_offsets_from == "file":
+        static = (
+            "from the file: Plug-in Gait's StaticPlantFlex/StaticRotOff on the ankle-toe foot "
+            "(heel marker unused)"
         )
     plate_offsets = [
         f"plate {k}: Fz {o['force'][2]:.1f} N, Fx {o['force'][0]:.1f} N, Fy {o['force'][1]:.1f} N "

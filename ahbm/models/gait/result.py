@@ -276,6 +276,8 @@ def _unit_of(keys, value) -> str:
     if top == "gait_settings":
         return _SETTINGS_UNITS.get(last, "1")
     if top == "gait_subject":
+        if last in ("estimated", "foot_offsets_from"):  # text
+            return "1"
         if last.endswith(
             ("tibial_torsion", "thigh_rotation", "shank_rotation", "plantarflexion", "_rotation")
         ):

@@ -51,7 +51,13 @@ class SubjectParameters(ResultRepr):
         regression on the leg length).
     static_plantarflexion, static_rotation : dict
         ``{"Left": rad, "Right": rad}``: the foot offsets measured in a static
-        trial (:func:`~ahbm.models.gait.static_calibration`; 0 without one).
+        trial (:func:`~ahbm.models.gait.static_calibration`) or read from the
+        file's ``L/RStaticPlantFlex`` and ``L/RStaticRotOff`` (0 without
+        either); signs of :func:`~ahbm.models.gait.foot_offset_from_angles`.
+    foot_offsets_from : str
+        Where the foot offsets come from: ``"none"``, ``"static trial"`` or
+        ``"file"`` (Plug-in Gait's stored offsets, applied to the ankle-toe
+        foot as Plug-in Gait's dynamic model does).
     """
 
     mass: float
@@ -68,6 +74,7 @@ class SubjectParameters(ResultRepr):
     asis_trochanter_distance: dict = field(default_factory=lambda: {"Left": None, "Right": None})
     static_plantarflexion: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
     static_rotation: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
+    foot_offsets_from: str = "none"
 
     def replace(self, **changes) -> SubjectParameters:
         """A copy with some fields changed."""
@@ -81,6 +88,7 @@ class SubjectParameters(ResultRepr):
             "inter_asis_distance": float(self.inter_asis_distance),
             "marker_radius": float(self.marker_radius),
             "estimated": list(self.estimated) or ["none"],
+            "foot_offsets_from": [self.foot_offsets_from],
         }
         for key in (
             "leg_length",
@@ -230,8 +238,8 @@ def subject_parameters(
         Bodymass (kg), Height, L/RLegLength, L/RKneeWidth, L/RAnkleWidth,
         InterAsisDistance, L/RAsisTrocanterDistance (mm as Vicon writes them,
         m when below 3) and L/RTibialTorsion, L/RThighRotation,
-        L/RShankRotation (rad; values beyond pi are taken as degrees, with a
-        warning).
+        L/RShankRotation, L/RStaticPlantFlex, L/RStaticRotOff (rad; values
+        beyond pi are taken as degrees, with a warning).
     static : Trial or path, optional
         A static trial, preferred for the marker-based estimates.
     mass, height : float, optional
@@ -371,6 +379,15 @@ def subject_parameters(
             out[side] = float(v or 0.0)
         return out
 
+    # Plug-in Gait's stored foot offsets (rad): StaticPlantFlex has the sign of
+    # static_plantarflexion, StaticRotOff the opposite of static_rotation
+    pf = {side: _file_angle(proc.get(f"{p.lower()}staticplantflex"), p + "StaticPlantFlex",
+                            src_name) for side, p in SIDES}  # fmt: skip
+    ro = {side: _file_angle(proc.get(f"{p.lower()}staticrotoff"), p + "StaticRotOff",
+                            src_name) for side, p in SIDES}  # fmt: skip
+    from_file = any(v for v in list(pf.values()) + list(ro.values()))
+    static_pf = {side: float(pf[side] or 0.0) for side, _ in SIDES}
+    static_rot = {side: -float(ro[side] or 0.0) for side, _ in SIDES}
     tt = angles_of(tibial_torsion, "tibialtorsion", "TibialTorsion")
     thr = angles_of(thigh_rotation, "thighrotation", "ThighRotation")
     shr = angles_of(shank_rotation, "shankrotation", "ShankRotation")
@@ -451,6 +468,9 @@ def subject_parameters(
         thigh_rotation=thr,
         shank_rotation=shr,
         asis_trochanter_distance=atd,
+        static_plantarflexion=static_pf,
+        static_rotation=static_rot,
+        foot_offsets_from="file" if from_file else "none",
     )
 
 
