@@ -80,6 +80,7 @@ from ahbm.models.gait.checks import check_cycles, gait_spatiotemporal
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import GaitEnergetics, gait_energetics
 from ahbm.models.gait.events import gait_events, select_gait_events
+from ahbm.models.gait.file_outputs import compare_with_file_outputs
 from ahbm.models.gait.frames import (
     SegmentFrames,
     foot_offset_from_angles,
@@ -126,6 +127,7 @@ __all__ = [
     "analyze_gait",
     "assign_plates",
     "foot_offsets",
+    "compare_with_file_outputs",
     "foot_offset_from_angles",
     "gait_cycles",
     "gait_energetics",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from ahbm.models.gait.checks import check_cycles, check_kinetics, gait_spatiotem
 from ahbm.models.gait.cycles import gait_cycles
 from ahbm.models.gait.energetics import gait_energetics
 from ahbm.models.gait.events import EVENT_SOURCES, select_gait_events
+from ahbm.models.gait.file_outputs import compare_with_file_outputs
 from ahbm.models.gait.frames import foot_offset_from_angles, segment_frames
 from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
 from ahbm.models.gait.markers import gait_markers, load_gait_trial, static_markers
@@ -231,16 +233,8 @@ def analyze_gait(
     flags += check_cycles(spt)
     if kinetics is not None:
         flags += check_kinetics(kinetics.moments)
-    if flags:
-        warnings.warn(
-            f"{markers.source}: the gait checks failed ({events_used} events): "
-            + "; ".join(flags)
-            + ". The result is marked (GaitResult.flags)",
-            AhbmWarning,
-            stacklevel=2,
-        )
     Q = markers.rotation
-    return GaitResult(
+    result = GaitResult(
         time=markers.time,
         angles=angles,
         moments={} if kinetics is None else kinetics.moments,
@@ -267,6 +261,19 @@ def analyze_gait(
         total_powers={} if kinetics is None else kinetics.total_powers,
         flags=tuple(flags),
     )
+    checks, disagree = compare_with_file_outputs(result, tr)
+    if checks:
+        flags += disagree
+        result = replace(result, flags=tuple(flags), file_outputs=checks)
+    if flags:
+        warnings.warn(
+            f"{markers.source}: the gait checks failed ({events_used} events): "
+            + "; ".join(flags)
+            + ". The result is marked (GaitResult.flags)",
+            AhbmWarning,
+            stacklevel=2,
+        )
+    return result
 
 
 def _record(

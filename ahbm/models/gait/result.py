@@ -106,8 +106,14 @@ class GaitResult(ResultRepr):
         ``"LHipPower"`` ... -> (n_frames,), W/kg, total joint power (Plug-in
         Gait's Z component of ``LHipPower``; the sum of `powers`).
     flags : tuple of str
-        Failed plausibility checks of the events and cycles (empty when
+        Failed plausibility checks of the events and cycles, and
+        disagreements with the file's own Plug-in Gait outputs (empty when
         fine); also warned and printed by :meth:`summary`.
+    file_outputs : dict
+        When the trial carries Plug-in Gait's outputs: the comparison with
+        them (:func:`~ahbm.models.gait.compare_with_file_outputs`), per
+        variable ``{"r": (3,), "rms": (3,), "frames": n}`` and per joint
+        centre ``{"median_distance": m, "frames": n}``.
     """
 
     time: np.ndarray
@@ -125,6 +131,7 @@ class GaitResult(ResultRepr):
     energetics: dict = field(default_factory=dict)
     total_powers: dict = field(default_factory=dict)
     flags: tuple = ()
+    file_outputs: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         """A short summary: shapes, units, cycles and a few key numbers (< 2,000 characters)."""
@@ -207,6 +214,11 @@ class GaitResult(ResultRepr):
         res["gait_settings"] = _plain(self.settings)
         res["gait_flags"] = list(self.flags) or ["none"]
         res["gait_subject"] = self.subject.to_dict()
+        if self.file_outputs:
+            res["file_outputs_check"] = {
+                k: {kk: np.asarray(vv, dtype=float) for kk, vv in v.items()}
+                for k, v in self.file_outputs.items()
+            }
         return res
 
     def summary(self) -> str:
@@ -275,6 +287,10 @@ def _unit_of(keys, value) -> str:
         return _SPATIOTEMPORAL_UNITS.get(last, "1")
     if top == "gait_settings":
         return _SETTINGS_UNITS.get(last, "1")
+    if top == "file_outputs_check":  # r and frame counts are numbers, the rest SI
+        if last == "rms":
+            return variable_units(keys[1])
+        return "m" if last == "median_distance" else "1"
     if top == "gait_subject":
         if last in ("estimated", "foot_offsets_from"):  # text
             return "1"

@@ -1,0 +1,154 @@
+"""Checks of a gait result against the Plug-in Gait outputs stored in the same file.
+
+Vicon writes its model's outputs into the C3D it processed: joint angles,
+moments and powers (``LKneeAngles``, ``LHipMoment``, ``LAnklePower``, ...,
+read by :func:`ahbm.io.read_c3d` into SI units with ``trial.point_kinds``)
+and the joint centres as virtual points (``LFEP``/``LFEO``/``LTIO``: hip,
+knee and ankle centres). When a trial carries them, :func:`analyze_gait
+<ahbm.models.gait.analyze_gait>` compares its own result with them curve by
+curve and flags what disagrees: a lab sees at once whether ahbm and the
+vendor's model agree on this file, instead of finding out later.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ahbm.models.gait.result import GaitResult
+
+__all__ = ["compare_with_file_outputs", "FILE_JOINT_CENTRES"]
+
+#: Plug-in Gait's virtual points of the joint centres -> ahbm's joint-centre names.
+FILE_JOINT_CENTRES = {
+    "LFEP": "LHJC", "RFEP": "RHJC", "LFEO": "LKJC", "RFEO": "RKJC",
+    "LTIO": "LAJC", "RTIO": "RAJC",
+}  # fmt: skip
+#: Sagittal correlation below which an angle or moment curve is flagged.
+MIN_SAGITTAL_R = 0.9
+#: Transverse-moment correlation below which the sign is reported as opposite.
+OPPOSITE_SIGN_R = -0.3
+#: Median joint-centre distance (m) beyond which a centre is flagged.
+MAX_CENTRE_DISTANCE = 0.01
+_MIN_FRAMES = 20
+
+
+def _bare(label: str) -> str:
+    """``"Name:LKneeAngles"`` -> ``"LKneeAngles"``."""
+    return str(label).strip().rsplit(":", 1)[-1]
+
+
+def _r(a, b):
+    """Pearson r; NaN for a flat curve (no shape to compare: a value near 0 throughout)."""
+    flat = 1e-9 + 1e-6 * max(np.abs(a).max(), np.abs(b).max())
+    if a.size < _MIN_FRAMES or np.ptp(a) < flat or np.ptp(b) < flat:
+        return float("nan")
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
+    """Compare a gait result with the Plug-in Gait outputs stored in its trial.
+
+    Parameters
+    ----------
+    result : GaitResult
+        The result of :func:`~ahbm.models.gait.analyze_gait` on `trial`.
+    trial : Trial
+        The trial as read (:func:`ahbm.io.read_c3d`), with its model outputs
+        (``trial.point_kinds``) and virtual points in SI units.
+
+    Returns
+    -------
+    checks : dict
+        ``{name: {"r": (3,), "rms": (3,), "frames": n}}`` for every angle,
+        moment and power present in both (Pearson correlation and RMS
+        difference per component over the frames where both are finite and
+        the file's value is not exactly zero; powers compare the total, the
+        file's Z component), and ``{"LAJC": {"median_distance": m, "frames":
+        n}, ...}`` for the joint centres the file carries (``LFEP``, ``LFEO``,
+        ``LTIO`` ...). Empty when the file has no such outputs.
+    flags : list of str
+        Disagreements: a sagittal angle or moment curve with r below 0.9, a
+        transverse moment with r below -0.3 (opposite sign), a joint centre
+        more than 10 mm (median) from the file's.
+
+    Notes
+    -----
+    The file's moments are those of Plug-in Gait's own projection (the
+    distal segment's axes); ahbm's default projection is the joint
+    coordinate system's (``GaitSettings.moment_frame``), which gives the same
+    sagittal and transverse curves up to the joint's rotation. Frames are
+    matched by time (the trial's first frame included).
+
+    Examples
+    --------
+    >>> checks, flags = compare_with_file_outputs(result, trial)  # doctest: +SKIP
+    >>> checks["LKneeMoment"]["r"]  # doctest: +SKIP
+    array([0.98, 0.91, 0.87])
+    """
+    kinds = trial.point_kinds if isinstance(getattr(trial, "point_kinds", None), dict) else {}
+    labels = [str(lab) for lab in trial.point_labels]
+    column = {}
+    for i, lab in enumerate(labels):
+        column.setdefault(_bare(lab), i)
+    pts = np.asarray(trial.points, dtype=float)
+    t_file = np.asarray(trial.time, dtype=float)
+    t_res = np.asarray(result.time, dtype=float)
+    checks: dict = {}
+    flags: list = []
+    if t_file.size == 0 or t_res.size == 0:
+        return checks, flags
+    rate = float(trial.point_rate)
+    idx = np.rint((t_res - t_file[0]) * rate).astype(int)
+    inside = (idx >= 0) & (idx < t_file.size)
+    if not inside.any():
+        return checks, flags
+    ours = result.as_plug_in_gait()
+    output_kind = {_bare(lab): kind[0] for lab, kind in kinds.items() if isinstance(kind, tuple)}
+    for name, mine in ours.items():
+        kind = output_kind.get(name)
+        if kind not in ("angle", "moment", "power") or name not in column:
+            continue
+        theirs = np.full(mine.shape, np.nan)
+        theirs[inside] = pts[idx[inside], column[name]]
+        ok = np.isfinite(mine).all(axis=1) & np.isfinite(theirs).all(axis=1)
+        if kind != "angle":  # Vicon writes zeros where it computed no kinetics
+            ok &= np.any(theirs != 0.0, axis=1)
+        n = int(ok.sum())
+        if n < _MIN_FRAMES:
+            continue
+        comps = (2,) if kind == "power" else (0, 1, 2)
+        r = np.full(3, np.nan)
+        rms = np.full(3, np.nan)
+        for c in comps:
+            r[c] = _r(mine[ok, c], theirs[ok, c])
+            rms[c] = float(np.sqrt(np.mean((mine[ok, c] - theirs[ok, c]) ** 2)))
+        checks[name] = {"r": r, "rms": rms, "frames": n}
+        if kind in ("angle", "moment") and np.isfinite(r[0]) and r[0] < MIN_SAGITTAL_R:
+            flags.append(
+                f"{name}: the sagittal curve differs from the file's own Plug-in Gait output "
+                f"(r = {r[0]:.2f} over {n} frames)"
+            )
+        if kind == "moment" and np.isfinite(r[2]) and r[2] < OPPOSITE_SIGN_R:
+            flags.append(
+                f"{name}: the transverse moment has the opposite sign of the file's Plug-in "
+                f"Gait output (r = {r[2]:.2f})"
+            )
+    for file_name, ours_name in FILE_JOINT_CENTRES.items():
+        mine = result.joint_centres.get(ours_name)
+        if mine is None or file_name not in column or output_kind.get(file_name):
+            continue
+        theirs = np.full(np.shape(mine), np.nan)
+        theirs[inside] = pts[idx[inside], column[file_name]]
+        d = np.linalg.norm(np.asarray(mine) - theirs, axis=1)
+        d = d[np.isfinite(d) & np.any(theirs != 0.0, axis=1)]
+        if d.size < _MIN_FRAMES:
+            continue
+        med = float(np.median(d))
+        checks[ours_name] = {"median_distance": med, "frames": int(d.size)}
+        if med > MAX_CENTRE_DISTANCE:
+            flags.append(
+                f"{ours_name}: {1000 * med:.0f} mm (median) from the file's Plug-in Gait "
+                f"centre {file_name}; the subject parameters or their conventions may differ "
+                "from those Vicon used"
+            )
+    return checks, flags

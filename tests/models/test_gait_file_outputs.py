@@ -1,0 +1,114 @@
+"""A trial carrying Plug-in Gait outputs is checked against them: the pipeline's own
+outputs written into a C3D as a vendor's would be (angles in degrees, moments in N·mm,
+joint centres as virtual points) agree exactly, and each kind of disagreement a lab
+could meet (a curve that does not match, an opposite transverse sign, a displaced
+ankle centre) is flagged."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ahbm.io import read_c3d, write_c3d
+from ahbm.models.gait import GaitSettings, analyze_gait, compare_with_file_outputs
+from ahbm.models.gait_demo import synthetic_walking_trial
+
+pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
+SETTINGS = GaitSettings(cutoff=10.0)
+CENTRES = {"LFEP": "LHJC", "RFEP": "RHJC", "LFEO": "LKJC", "RFEO": "RKJC", "LTIO": "LAJC",
+           "RTIO": "RAJC"}  # fmt: skip
+
+
+def _with_outputs(trial, result, edit=None):
+    """The trial plus `result`'s Plug-in Gait layout as model outputs (trial units: m)."""
+    pig = result.as_plug_in_gait()
+    names = [k for k in pig if k.endswith(("Angles", "Moment", "Power"))]
+    cols = {k: np.nan_to_num(pig[k]) for k in names}  # Vicon writes 0 where it has none
+    cols.update({f: np.asarray(result.joint_centres[o]) for f, o in CENTRES.items()})
+    if edit:
+        edit(cols)
+    kinds = {}
+    for k in names:
+        kind = "angle" if k.endswith("Angles") else "moment" if k.endswith("Moment") else "power"
+        kinds[k] = (kind, {"angle": "rad", "moment": "N m", "power": "W"}[kind])
+    labels = list(trial.point_labels) + list(cols)
+    points = np.concatenate([trial.points, np.stack([cols[k] for k in cols], axis=1)], axis=1)
+    return replace(
+        trial,
+        points=points,
+        point_labels=labels,
+        point_kinds=kinds,
+        point_descriptions=[],
+        point_residuals=None,
+        point_mask=None,
+    )
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory):
+    trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
+    result = analyze_gait(trial, settings=SETTINGS)
+    return trial, result, tmp_path_factory.mktemp("pig")
+
+
+def _roundtrip(folder, trial, name):
+    path = folder / f"{name}.c3d"
+    write_c3d(trial, path)
+    return read_c3d(path)
+
+
+def test_own_outputs_through_a_c3d_agree(case):
+    trial, result, folder = case
+    tr = _roundtrip(folder, _with_outputs(trial, result), "same")
+    assert tr.point_kinds["LKneeAngles"][0] == "angle"
+    r = analyze_gait(tr, settings=SETTINGS)
+    assert not r.flags, r.flags
+    assert {"LKneeAngles", "RHipMoment", "LAnklePower", "LAJC"} <= set(r.file_outputs)
+    for name, c in r.file_outputs.items():
+        if "r" in c:
+            comps = [2] if name.endswith("Power") else [0, 1, 2]
+            r_ = c["r"][comps]
+            assert np.isfinite(r_).sum() >= 1 and np.all(r_[np.isfinite(r_)] > 0.999), (name, c)
+            assert np.all(c["rms"][comps] < 1e-4), (name, c)  # float32 file values
+        else:
+            assert c["median_distance"] < 1e-5, (name, c)
+
+
+def test_disagreements_are_flagged(case):
+    trial, result, folder = case
+    rng = np.random.default_rng(1)
+
+    def edit(cols):
+        cols["LKneeMoment"][:, 2] *= -1.0  # another transverse sign convention
+        cols["RHipMoment"][:, 0] = rng.normal(size=len(cols["RHipMoment"]))  # not the curve
+        cols["LTIO"] = cols["LTIO"] + np.array([0.015, 0.0, 0.0])  # 15 mm off
+
+    tr = _roundtrip(folder, _with_outputs(trial, result, edit), "edited")
+    with pytest.warns(Warning, match="gait checks failed"):
+        r = analyze_gait(tr, settings=SETTINGS)
+    text = " | ".join(r.flags)
+    assert "LKneeMoment: the transverse moment has the opposite sign" in text
+    assert "RHipMoment: the sagittal curve differs" in text
+    assert "LAJC: 15 mm (median) from the file's Plug-in Gait centre LTIO" in text
+    assert not any(f.startswith(("RKneeMoment", "LHipMoment", "RAJC")) for f in r.flags)
+    res = r.to_results()["file_outputs_check"]
+    assert res["LKneeMoment"]["r"][2] == pytest.approx(-1.0, abs=1e-3)
+
+
+def test_nothing_to_compare_without_outputs(case):
+    trial, result, _ = case
+    checks, flags = compare_with_file_outputs(result, trial)
+    assert checks == {} and flags == []
+    assert result.file_outputs == {}
+
+
+def test_results_units_of_the_check(case):
+    trial, result, folder = case
+    from ahbm.models.gait.result import result_units
+
+    tr = _roundtrip(folder, _with_outputs(trial, result), "units")
+    r = analyze_gait(tr, settings=SETTINGS)
+    units = result_units(r.to_results())
+    assert units[("file_outputs_check", "LKneeMoment", "rms")] == "N·m/kg"
+    assert units[("file_outputs_check", "LKneeMoment", "r")] == "1"
+    assert units[("file_outputs_check", "LAJC", "median_distance")] == "m"
