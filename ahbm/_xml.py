@@ -107,6 +107,7 @@ def parse_xml(
     push, push_text, new = stack.append, texts.append, object.__new__
 
     shallow = frozenset(shallow)
+    shallow_parents = frozenset(p for _, p in shallow) - {"#document"}  # (it has no parent)
     # cut[0]: stack depth at which the children of a shallow element start (0: outside one);
     # cut[1]: elements open in a left-out property (the property itself included)
     cut = [0, 0]
@@ -123,7 +124,7 @@ def parse_xml(
                 parser.EndElementHandler = skip_end
                 parser.CharacterDataHandler = None
                 return
-        elif shallow and parent.parent is not None and (parent.parent.tag, parent.tag) in shallow:
+        elif parent.tag in shallow_parents and (parent.parent.tag, parent.tag) in shallow:
             cut[0] = len(stack) + 1
         node = new(XmlNode)  # the slots of XmlNode.__init__, set without its call (~15 % faster)
         node.tag, node.attrib, node.line = tag, attrib, parser.CurrentLineNumber

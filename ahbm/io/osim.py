@@ -121,14 +121,13 @@ class _Reader:
         return FileFormatError(f"{self.source}: {node.label()}: {message}")
 
     def numbers(self, node: _Node, n=None, what="numbers"):
-        tokens = node.text.split()
         try:
-            vals = [float(t) for t in tokens]
+            vals = list(map(float, node.text.split()))
         except ValueError:
             raise self.error(node, f"expected {what}, got {node.text!r}") from None
         if n is not None and len(vals) != n:
             raise self.error(node, f"expected {n} {what}, got {len(vals)} ({node.text!r})")
-        if not all(math.isfinite(v) for v in vals):
+        if not all(map(math.isfinite, vals)):
             raise self.error(node, f"expected finite {what}, got {node.text!r}")
         return vals
 
@@ -168,7 +167,9 @@ class _Reader:
 
 def _euler_xyz(angles) -> np.ndarray:
     """OpenSim's orientation: body-fixed X-Y-Z angles, ``R = Rx(a) Ry(b) Rz(c)``."""
-    a, b, c = angles
+    a, b, c = (float(v) for v in angles)
+    if a == 0.0 and b == 0.0 and c == 0.0:  # most frames of a model
+        return np.eye(3)
     ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(c), np.sin(c)
     Rx = np.array([[1, 0, 0], [0, ca, -sa], [0, sa, ca]])
     Ry = np.array([[cb, 0, sb], [0, 1, 0], [-sb, 0, cb]])
@@ -838,13 +839,14 @@ def _physical_inertia(inertia):
     """
     I = np.asarray(inertia, dtype=float)
     I = 0.5 * (I + I.T)
-    if not np.all(np.isfinite(I)):
+    (a, b, c), (_, d, e), (_, _, f) = I.tolist()  # 3x3 in Python: numpy's calls cost more
+    if not all(map(math.isfinite, (a, b, c, d, e, f))):
         return None
-    tol = 1e-10 * max(1.0, float(np.abs(I).max()))  # the tolerance of Model.add_body
+    ab, ac, bc = abs(b), abs(c), abs(e)
+    tol = 1e-10 * max(1.0, abs(a), ab, ac, abs(d), bc, abs(f))  # the tolerance of add_body
     # I1 + I2 >= I3 <=> trace >= 2 I3, and I3 <= the largest Gershgorin row bound: when
     # trace >= 2 * that bound the inequality holds (no eigen-decomposition needed)
-    a = np.abs(I)
-    if np.trace(I) - 2.0 * float((np.diag(I) + a.sum(axis=1) - np.diag(a)).max()) >= tol:
+    if a + d + f - 2.0 * max(a + ab + ac, d + ab + bc, f + ac + bc) >= tol:
         return None
     eig, V = np.linalg.eigh(I)
     excess = eig[2] - eig[0] - eig[1]
@@ -1316,6 +1318,8 @@ def _legacy_sockets(data, coordinate_paths=None):
 def _is_zero_constant(fdict) -> bool:
     from ahbm.kinematics.functions import function_from_dict
 
+    if fdict.get("type") == "Constant" and isinstance(fdict.get("value"), float):
+        return fdict["value"] == 0.0  # (what the Constant object would say, without it)
     f = function_from_dict(fdict)
     return bool(f.is_constant and float(f(0.0)) == 0.0)
 
@@ -1828,9 +1832,11 @@ def _transform_item(a) -> dict:
 def _coordinate_rows(model: Model) -> list[dict]:
     from ahbm.kinematics.ik import joint_bounds
 
-    kept = {
-        it.data["name"]: it.data for it in model.section(OSIM_SECTION) if it.kind == "coordinate"
-    }
+    kept = {}
+    for it in model.section(OSIM_SECTION):
+        if it.kind == "coordinate":
+            data = it.data  # (a copy each time it is read: once)
+            kept[data["name"]] = data
     lower, upper = joint_bounds(model)
     rows = []
     for i, body in enumerate(model.bodies):
