@@ -112,3 +112,31 @@ def test_results_units_of_the_check(case):
     assert units[("file_outputs_check", "LKneeMoment", "rms")] == "N·m/kg"
     assert units[("file_outputs_check", "LKneeMoment", "r")] == "1"
     assert units[("file_outputs_check", "LAJC", "median_distance")] == "m"
+
+
+def test_a_displaced_centre_names_the_sign_flip_that_fixes_it(tmp_path):
+    """File angles stored with another sign convention: the flag says which flip fits."""
+    import copy
+
+    from ahbm.models.gait_demo import synthetic_static_trial
+
+    anatomy = {"tibial_torsion": 0.30, "thigh_wand_rotation": 0.20,
+               "shank_wand_rotation": -0.15}  # fmt: skip
+    trial, _ = synthetic_walking_trial(
+        duration=2.6, noise=0.0, gap=None, anatomy=anatomy, heel_markers=False
+    )
+    truth = analyze_gait(trial, static=synthetic_static_trial(anatomy=anatomy), settings=SETTINGS)
+    t2 = _with_outputs(trial, truth)
+    proc = dict(t2.parameters["PROCESSING"])
+    subj = truth.subject
+    for side, p in (("Left", "L"), ("Right", "R")):
+        proc[f"{p}TibialTorsion"] = np.array([-subj.tibial_torsion[side]])  # flipped
+        proc[f"{p}ThighRotation"] = np.array([subj.thigh_rotation[side]])
+        proc[f"{p}ShankRotation"] = np.array([subj.shank_rotation[side]])
+    t2 = copy.copy(t2)
+    t2.parameters = {**t2.parameters, "PROCESSING": proc}
+    with pytest.warns(Warning, match="gait checks failed"):
+        r = analyze_gait(_roundtrip(tmp_path, t2, "flipped"), settings=SETTINGS)
+    ajc = [f for f in r.flags if f.startswith("LAJC")]
+    assert ajc and "with the file's LTibialTorsion taken with the opposite sign" in ajc[0], r.flags
+    assert not any(f.startswith(("LKJC", "RKJC")) for f in r.flags)  # knees are right

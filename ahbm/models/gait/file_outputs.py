@@ -16,7 +16,7 @@ import numpy as np
 
 from ahbm.models.gait.result import GaitResult
 
-__all__ = ["compare_with_file_outputs", "FILE_JOINT_CENTRES"]
+__all__ = ["compare_with_file_outputs", "centre_distance", "FILE_JOINT_CENTRES"]
 
 #: Plug-in Gait's virtual points of the joint centres -> ahbm's joint-centre names.
 FILE_JOINT_CENTRES = {
@@ -43,6 +43,41 @@ def _r(a, b):
     if a.size < _MIN_FRAMES or np.ptp(a) < flat or np.ptp(b) < flat:
         return float("nan")
     return float(np.corrcoef(a, b)[0, 1])
+
+
+def centre_distance(trial, time, centre, label: str) -> tuple[float, int]:
+    """Median distance (m) of a joint centre from a point of the trial, and the frames used.
+
+    Parameters
+    ----------
+    trial : Trial
+    time : array_like, shape (n_frames,)
+        Times of `centre`'s frames, s (matched to the trial's by its rate).
+    centre : array_like, shape (n_frames, 3)
+        m, in the trial's lab frame.
+    label : str
+        The trial's point (a subject prefix ``Name:`` is ignored); frames
+        where it is missing or exactly (0, 0, 0) are left out.
+
+    Returns
+    -------
+    (float, int)
+        NaN and 0 when the trial has no such point or no common frame.
+    """
+    labels = [_bare(lab) for lab in trial.point_labels]
+    if label not in labels:
+        return float("nan"), 0
+    t_file = np.asarray(trial.time, dtype=float)
+    t = np.asarray(time, dtype=float)
+    if t_file.size == 0 or t.size == 0:
+        return float("nan"), 0
+    idx = np.rint((t - t_file[0]) * float(trial.point_rate)).astype(int)
+    inside = (idx >= 0) & (idx < t_file.size)
+    theirs = np.full((t.size, 3), np.nan)
+    theirs[inside] = np.asarray(trial.points, dtype=float)[idx[inside], labels.index(label)]
+    d = np.linalg.norm(np.asarray(centre, dtype=float) - theirs, axis=1)
+    d = d[np.isfinite(d) & np.any(theirs != 0.0, axis=1)]
+    return (float(np.median(d)), int(d.size)) if d.size else (float("nan"), 0)
 
 
 def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
@@ -135,16 +170,12 @@ def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
             )
     for file_name, ours_name in FILE_JOINT_CENTRES.items():
         mine = result.joint_centres.get(ours_name)
-        if mine is None or file_name not in column or output_kind.get(file_name):
+        if mine is None or output_kind.get(file_name):
             continue
-        theirs = np.full(np.shape(mine), np.nan)
-        theirs[inside] = pts[idx[inside], column[file_name]]
-        d = np.linalg.norm(np.asarray(mine) - theirs, axis=1)
-        d = d[np.isfinite(d) & np.any(theirs != 0.0, axis=1)]
-        if d.size < _MIN_FRAMES:
+        med, n = centre_distance(trial, result.time, mine, file_name)
+        if n < _MIN_FRAMES:
             continue
-        med = float(np.median(d))
-        checks[ours_name] = {"median_distance": med, "frames": int(d.size)}
+        checks[ours_name] = {"median_distance": med, "frames": n}
         if med > MAX_CENTRE_DISTANCE:
             flags.append(
                 f"{ours_name}: {1000 * med:.0f} mm (median) from the file's Plug-in Gait "

@@ -263,6 +263,8 @@ def analyze_gait(
     )
     checks, disagree = compare_with_file_outputs(result, tr)
     if checks:
+        if st is None and settings.tibial_torsion is None:
+            disagree = _sign_hints(disagree, checks, markers, subject, offsets, use_heel, tr)
         flags += disagree
         result = replace(result, flags=tuple(flags), file_outputs=checks)
     if flags:
@@ -274,6 +276,66 @@ def analyze_gait(
             stacklevel=2,
         )
     return result
+
+
+#: The subject's angles read from a file whose sign a lab's software may state otherwise.
+_FILE_ANGLES = (
+    ("thigh_rotation", "ThighRotation"),
+    ("tibial_torsion", "TibialTorsion"),
+    ("shank_rotation", "ShankRotation"),
+)
+
+
+def _sign_hints(flags, checks, markers, subject, offsets, use_heel, trial) -> list:
+    """Flags of displaced joint centres, with the sign flips of the file's angles that fix them.
+
+    For a knee or ankle centre far from the file's own (``LFEO``, ``LTIO``
+    ...), the centres are rebuilt with each combination of the side's
+    nonzero ThighRotation, TibialTorsion and ShankRotation negated; a
+    combination that brings the centre within the tolerance is named in
+    the flag (a diagnosis: the result itself keeps the values as read).
+    """
+    from itertools import product
+
+    from ahbm.models.gait.file_outputs import MAX_CENTRE_DISTANCE, centre_distance
+
+    out = []
+    mk = markers.as_dict()
+    Q = markers.rotation
+    for flag in flags:
+        name = flag.split(":", 1)[0]
+        c = checks.get(name, {})
+        if name[1:] not in ("KJC", "AJC") or "median_distance" not in c:
+            out.append(flag)
+            continue
+        side = "Left" if name[0] == "L" else "Right"
+        file_label = {"KJC": "FEO", "AJC": "TIO"}[name[1:]]
+        keys = [(k, label) for k, label in _FILE_ANGLES if getattr(subject, k).get(side, 0.0)]
+        if name[1:] == "KJC":
+            keys = [kl for kl in keys if kl[0] == "thigh_rotation"]
+        best = None
+        for signs in product((1.0, -1.0), repeat=len(keys)):
+            if all(sg > 0 for sg in signs):
+                continue
+            changes = {
+                k: {**getattr(subject, k), side: sg * getattr(subject, k)[side]}
+                for (k, _), sg in zip(keys, signs, strict=True)
+            }
+            fr = segment_frames(mk, subject.replace(**changes), foot_offset=offsets,
+                                use_heel=use_heel)  # fmt: skip
+            d, n = centre_distance(trial, markers.time, fr.joint_centres[name] @ Q,
+                                   name[0] + file_label)  # fmt: skip
+            if n and (best is None or d < best[0]):
+                names = [label for (_, label), sg in zip(keys, signs, strict=True) if sg < 0]
+                best = (d, names)
+        if best is not None and best[0] < MAX_CENTRE_DISTANCE:
+            flag += (
+                f" (with the file's {side[0]}{' and '.join(best[1])} taken with the opposite "
+                f"sign it would be {1000 * best[0]:.1f} mm: the file may follow another sign "
+                "convention)"
+            )
+        out.append(flag)
+    return out
 
 
 def _record(
