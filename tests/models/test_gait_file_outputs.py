@@ -138,5 +138,27 @@ def test_a_displaced_centre_names_the_sign_flip_that_fixes_it(tmp_path):
     with pytest.warns(Warning, match="gait checks failed"):
         r = analyze_gait(_roundtrip(tmp_path, t2, "flipped"), settings=SETTINGS)
     ajc = [f for f in r.flags if f.startswith("LAJC")]
-    assert ajc and "with the file's LTibialTorsion taken with the opposite sign" in ajc[0], r.flags
+    assert ajc and "with the file's LTibialTorsion with the opposite sign it" in ajc[0], r.flags
     assert not any(f.startswith(("LKJC", "RKJC")) for f in r.flags)  # knees are right
+
+
+def test_a_torsion_left_out_of_the_vendor_centre_is_named(tmp_path):
+    """The file's centre built without the torsion: the flag says 'left out'."""
+    import copy
+
+    anatomy = {"tibial_torsion": 0.30, "shank_wand_rotation": -0.15}
+    trial, _ = synthetic_walking_trial(
+        duration=2.6, noise=0.0, gap=None, anatomy=anatomy, heel_markers=False
+    )
+    t1 = copy.copy(trial)
+    proc = dict(trial.parameters["PROCESSING"])
+    for p in ("L", "R"):
+        proc[f"{p}TibialTorsion"] = np.array([0.30])
+        proc[f"{p}ShankRotation"] = np.array([-0.15])
+    t1.parameters = {**trial.parameters, "PROCESSING": proc}
+    vendor = analyze_gait(t1, settings=SETTINGS.replace(tibial_torsion=0.0))  # no torsion
+    t2 = _with_outputs(t1, vendor)
+    with pytest.warns(Warning, match="gait checks failed"):
+        r = analyze_gait(_roundtrip(tmp_path, t2, "left_out"), settings=SETTINGS)
+    ajc = [f for f in r.flags if f.startswith("RAJC")]
+    assert ajc and "with the file's RTibialTorsion left out it would be 0.0 mm" in ajc[0], r.flags

@@ -287,13 +287,14 @@ _FILE_ANGLES = (
 
 
 def _sign_hints(flags, checks, markers, subject, offsets, use_heel, trial) -> list:
-    """Flags of displaced joint centres, with the sign flips of the file's angles that fix them.
+    """Flags of displaced joint centres, with the reading of the file's angles that fixes them.
 
     For a knee or ankle centre far from the file's own (``LFEO``, ``LTIO``
-    ...), the centres are rebuilt with each combination of the side's
-    nonzero ThighRotation, TibialTorsion and ShankRotation negated; a
-    combination that brings the centre within the tolerance is named in
-    the flag (a diagnosis: the result itself keeps the values as read).
+    ...), the centres are rebuilt with each of the side's nonzero
+    ThighRotation (knee and ankle), TibialTorsion and ShankRotation (ankle)
+    taken as read, with the opposite sign, or left out; the reading that
+    brings the centre closest, when within the tolerance, is named in the
+    flag (a diagnosis: the result itself keeps the values as read).
     """
     from itertools import product
 
@@ -302,6 +303,7 @@ def _sign_hints(flags, checks, markers, subject, offsets, use_heel, trial) -> li
     out = []
     mk = markers.as_dict()
     Q = markers.rotation
+    words = {-1.0: "with the opposite sign", 0.0: "left out"}
     for flag in flags:
         name = flag.split(":", 1)[0]
         c = checks.get(name, {})
@@ -309,30 +311,34 @@ def _sign_hints(flags, checks, markers, subject, offsets, use_heel, trial) -> li
             out.append(flag)
             continue
         side = "Left" if name[0] == "L" else "Right"
-        file_label = {"KJC": "FEO", "AJC": "TIO"}[name[1:]]
+        file_label = name[0] + {"KJC": "FEO", "AJC": "TIO"}[name[1:]]
         keys = [(k, label) for k, label in _FILE_ANGLES if getattr(subject, k).get(side, 0.0)]
         if name[1:] == "KJC":
             keys = [kl for kl in keys if kl[0] == "thigh_rotation"]
         best = None
-        for signs in product((1.0, -1.0), repeat=len(keys)):
-            if all(sg > 0 for sg in signs):
-                continue
+        # fewest changes first; a later reading must be better by 0.1 mm (only the
+        # total turn of the wand matters, so several readings can fit alike)
+        readings = sorted(product((1.0, -1.0, 0.0), repeat=len(keys)),
+                          key=lambda cs: sum(cf != 1.0 for cf in cs))  # fmt: skip
+        for coefs in readings[1:]:
             changes = {
-                k: {**getattr(subject, k), side: sg * getattr(subject, k)[side]}
-                for (k, _), sg in zip(keys, signs, strict=True)
+                k: {**getattr(subject, k), side: cf * getattr(subject, k)[side]}
+                for (k, _), cf in zip(keys, coefs, strict=True)
             }
             fr = segment_frames(mk, subject.replace(**changes), foot_offset=offsets,
                                 use_heel=use_heel)  # fmt: skip
-            d, n = centre_distance(trial, markers.time, fr.joint_centres[name] @ Q,
-                                   name[0] + file_label)  # fmt: skip
-            if n and (best is None or d < best[0]):
-                names = [label for (_, label), sg in zip(keys, signs, strict=True) if sg < 0]
-                best = (d, names)
+            d, n = centre_distance(trial, markers.time, fr.joint_centres[name] @ Q, file_label)
+            if n and (best is None or d < best[0] - 1e-4):
+                text = " and ".join(
+                    f"{side[0]}{label} {words[cf]}"
+                    for (_, label), cf in zip(keys, coefs, strict=True)
+                    if cf != 1.0
+                )
+                best = (d, text)
         if best is not None and best[0] < MAX_CENTRE_DISTANCE:
             flag += (
-                f" (with the file's {side[0]}{' and '.join(best[1])} taken with the opposite "
-                f"sign it would be {1000 * best[0]:.1f} mm: the file may follow another sign "
-                "convention)"
+                f" (with the file's {best[1]} it would be {1000 * best[0]:.1f} mm: the file may "
+                "follow another convention for them)"
             )
         out.append(flag)
     return out
