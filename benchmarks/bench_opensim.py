@@ -13,7 +13,9 @@ of all rounds), so that a busy machine slows both alike:
 
 - whole tool: ``InverseDynamicsTool(setup).run()`` / ``InverseKinematicsTool(setup).run()``
   against ``run_id_setup(setup)`` / ``run_ik_setup(setup)``: read the model, the data,
-  compute, write the output file;
+  compute, write the output file (ahbm's tools read the model without muscle paths,
+  its forces as summaries: ``read_osim(..., muscles=False, forces="summary")``; nothing
+  is kept between runs);
 - preloaded model: the same with the model already in memory
   (``tool.setModel(model)`` / ``model=``).
 
