@@ -66,6 +66,8 @@ from ahbm._engine.jit_aba import aba_block_kernel, aba_kernel
 from ahbm._engine.jit_common import PRI, REV, SPH, sincos
 from ahbm._engine.jit_crba import crba_kernel, kinematics_kernel
 from ahbm._engine.jit_derivatives import (
+    _DERIV_B,
+    rnea_derivatives_block_kernel,
     rnea_derivatives_kernel,
     rnea_derivatives_world_kernel,
     spd_inverse_kernel,
@@ -914,10 +916,12 @@ def _subtrees(model: Model, p: Plan):
     return sub
 
 
-def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="world"):
+def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="block"):
     """tau_θ, ∂τ_θ/∂θ, ∂τ_θ/∂θ̇, M_θ (node coordinates) of all frames; None on a bad input.
 
-    ``method="world"``: the composite world-frame kernel (the one used);
+    ``method="block"`` (the one used): the composite world-frame formulas on
+    blocks of ``_DERIV_B`` frames (SIMD over the frames), frame by frame below
+    ``_DERIV_B`` frames; ``"world"``: the same formulas frame by frame;
     ``"tangent"``: the node-frame tangent propagation (an independent coding
     the tests compare with; M from the CRBA kernel).
     """
@@ -940,7 +944,10 @@ def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="world
                 *packed, ptr, idx, th[a:b], thd[a:b], thdd[a:b], fxr, use_fx, fx_world, g,
                 tau[a:b], dq[a:b], dqd[a:b],
             ) or crba_kernel(*packed, th[a:b], M[a:b])  # fmt: skip
-        return rnea_derivatives_world_kernel(
+        kernel = rnea_derivatives_world_kernel
+        if method == "block" and b - a >= _DERIV_B:
+            kernel = rnea_derivatives_block_kernel
+        return kernel(
             *packed, ptr, idx, th[a:b], thd[a:b], thdd[a:b], fxr, use_fx, fx_world, g,
             tau[a:b], dq[a:b], dqd[a:b], M[a:b],
         )  # fmt: skip
@@ -949,7 +956,7 @@ def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="world
     if n == 1:
         bad = run(0, N)
     else:
-        ranges = iter(_split(N, _CHUNKS_PER_THREAD * n, 16))
+        ranges = iter(_split(N, _CHUNKS_PER_THREAD * n, _DERIV_B))
 
         def work():
             return max([run(a, b) for a, b in ranges], default=0)
@@ -984,7 +991,7 @@ def spd_inverse(M):
     return (None, bad) if bad < N else (out, -1)
 
 
-def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False, method="world"):
+def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False, method="block"):
     """τ, ∂τ/∂q (tangent), ∂τ/∂q̇, M of all frames ((N, nv), (N, nv, nv) × 3), or None.
 
     q (N, nq), qd/qdd (N, nv); ``fx`` (N, n_nodes, 6) node forces at q (see
@@ -1057,7 +1064,8 @@ KERNELS = {
     "aba_single": aba_kernel,
     "crba": crba_kernel,
     "kinematics": kinematics_kernel,
-    "rnea_derivatives": rnea_derivatives_world_kernel,
+    "rnea_derivatives": rnea_derivatives_world_kernel,  # fewer than _DERIV_B frames
+    "rnea_derivatives_block": rnea_derivatives_block_kernel,
 }
 
 
@@ -1102,6 +1110,9 @@ def compile_kernels(names=tuple(KERNELS)) -> None:
         "crba": lambda: crba(m, q),
         "kinematics": lambda: kinematics(m, q, z),
         "rnea_derivatives": lambda: rnea_derivatives(m, q[:1], z[:1], z[:1]),
+        "rnea_derivatives_block": lambda: rnea_derivatives(
+            m, np.repeat(q[:1], _DERIV_B, 0), *(np.zeros((_DERIV_B, m.nv)),) * 2
+        ),
     }
     for name in names:
         calls[name]()
