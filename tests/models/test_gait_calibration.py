@@ -125,14 +125,38 @@ def test_turn_about_line_and_signed_angle_closed_form():
     np.testing.assert_allclose(turn_about_line(y, a, b, -ang), x, atol=1e-12)
 
 
-def test_kad_axis_points_medially_on_both_sides():
+def _kad(hub, lateral, spin, arm=0.08):
+    """A right-angled three-arm KAD: KAX along `lateral`, the other arms spun about it."""
+    lateral = np.asarray(lateral, float) / np.linalg.norm(lateral)
+    u = np.cross(lateral, [0.0, 1.0, 0.3])
+    u /= np.linalg.norm(u)
+    v = np.cross(lateral, u)
+    d1 = np.cos(spin) * u + np.sin(spin) * v
+    d2 = np.cross(lateral, d1)
+    return [hub + arm * d for d in (lateral, d1, d2)]
+
+
+def test_kad_hub_and_axis_of_a_right_angled_device():
+    """Closed form: the hub is the cube corner, the axis runs from KAX through it, medially."""
+    rng = np.random.default_rng(3)
+    for side, s in (("Right", 1.0), ("Left", -1.0)):
+        right = np.array([0.1, 0.05, 1.0]) / np.linalg.norm([0.1, 0.05, 1.0])
+        for _ in range(5):
+            hub = rng.normal(size=3)
+            lateral = s * right + 0.2 * rng.normal(size=3)  # tilted device
+            kax, kd1, kd2 = _kad(hub, lateral, rng.uniform(0, 2 * np.pi))
+            for a, b in ((kd1, kd2), (kd2, kd1)):  # whatever the arm order
+                axis, point = kad_knee_axis(kax[None], a[None], b[None], side=side,
+                                            pelvis_right=[right])  # fmt: skip
+                np.testing.assert_allclose(point[0], hub, atol=1e-12)
+                np.testing.assert_allclose(axis[0], -lateral / np.linalg.norm(lateral), atol=1e-12)
     tri = np.array([[0.0, 0.05, 0.0], [0.04, -0.03, 0.0], [-0.04, -0.03, 0.0]])
-    for side, right, expected in (("Right", [0, 0, 1.0], -1.0), ("Left", [0, 0, 1.0], 1.0)):
-        for order in ((0, 1, 2), (0, 2, 1)):  # whatever the marker order
-            axis, _ = kad_knee_axis(*(tri[[i]] for i in order), side=side, pelvis_right=[right])
-            assert axis[0, 2] == pytest.approx(expected)
     with pytest.raises(DataError, match="collinear"):
         kad_knee_axis(tri[[0]], tri[[0]] * 2, tri[[0]] * 3, side="Left", pelvis_right=[[0, 0, 1]])
+    kax, kd1, kd2 = _kad(np.zeros(3), [0, 0, 1.0], 0.3)
+    with pytest.warns(AhbmWarning, match="distances between its markers differ"):
+        kad_knee_axis(kax[None], kd1[None], (2 * kd2)[None], side="Right",
+                      pelvis_right=[[0, 0, 1.0]])  # fmt: skip
 
 
 def test_static_trial_without_knee_references_warns_and_keeps_the_given_offsets(subject):

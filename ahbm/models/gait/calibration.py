@@ -71,6 +71,12 @@ class StaticCalibration(ResultRepr):
 def kad_knee_axis(kax, kd1, kd2, *, side: str, pelvis_right):
     """Knee flexion axis and lateral knee point from the three markers of a knee alignment device.
 
+    A knee alignment device (KAD) is a clamp whose hub sits on the lateral
+    femoral epicondyle with three equal, mutually perpendicular arms: the
+    axis arm (marker ``KAX``) along the knee flexion axis, pointing
+    laterally, and two arms (``KD1``, ``KD2``) perpendicular to it. The
+    hub is the corner of the cube the three arm tips span.
+
     Parameters
     ----------
     kax, kd1, kd2 : array_like, shape (n, 3)
@@ -78,26 +84,41 @@ def kad_knee_axis(kax, kd1, kd2, *, side: str, pelvis_right):
         use for it, and the two arm markers KD1, KD2), m.
     side : {"Left", "Right"}
     pelvis_right : array_like, shape (n, 3)
-        The pelvis's right axis (z), to orient the axis medially.
+        The pelvis's right axis (z), to tell medial from lateral.
 
     Returns
     -------
     axis : ndarray, shape (n, 3)
-        Unit knee flexion axis pointing medially: the normal of the plane of
-        the three markers.
+        Unit knee flexion axis pointing medially: from the KAX marker through
+        the hub.
     point : ndarray, shape (n, 3)
-        The centroid of the three markers, taken as the lateral knee marker
-        position (the device's hub sits on the lateral femoral epicondyle):
-        the knee centre is ``point + (knee_width / 2 + marker_radius) * axis``.
+        The hub (the cube's corner: the centroid of the three markers moved
+        medially by ``L / sqrt(3)`` along the normal of their plane, ``L``
+        the arm length, the markers' mean distance over ``sqrt(2)``), the
+        virtual lateral knee marker of the static trial.
+
+    Raises
+    ------
+    DataError
+        The markers are collinear or coincide.
+
+    Warns
+    -----
+    AhbmWarning
+        The three distances between the markers differ by more than 20 %
+        (the device is not a right-angled three-arm KAD, or a label is
+        swapped with another marker).
 
     Examples
     --------
     >>> import numpy as np
-    >>> a = np.array([[0.0, 0.05, 0.0]]); b = np.array([[0.04, -0.03, 0.0]])
-    >>> c = np.array([[-0.04, -0.03, 0.0]])
-    >>> axis, point = kad_knee_axis(a, b, c, side="Right", pelvis_right=[[0, 0, 1.0]])
-    >>> (axis.round(6) + 0.0).tolist(), point.round(6).tolist()
-    ([[0.0, 0.0, -1.0]], [[0.0, -0.003333, 0.0]])
+    >>> hub = np.zeros((1, 3)); L = 0.08
+    >>> kax = hub + [[0, 0, L]]  # right knee: lateral is +z here
+    >>> kd1 = hub + L * np.array([[np.sqrt(0.5), np.sqrt(0.5), 0]])
+    >>> kd2 = hub + L * np.array([[-np.sqrt(0.5), np.sqrt(0.5), 0]])
+    >>> axis, point = kad_knee_axis(kax, kd1, kd2, side="Right", pelvis_right=[[0, 0, 1.0]])
+    >>> (axis.round(12) + 0.0).tolist(), (point.round(12) + 0.0).tolist()
+    ([[0.0, 0.0, -1.0]], [[0.0, 0.0, 0.0]])
     """
     kax, kd1, kd2 = (np.asarray(x, dtype=float) for x in (kax, kd1, kd2))
     n = np.cross(kd1 - kax, kd2 - kax)
@@ -108,10 +129,27 @@ def kad_knee_axis(kax, kd1, kd2, *, side: str, pelvis_right):
             "check the KAX/KNE, KD1 and KD2 labels of the static trial"
         )
     n = n / norm
+    d = np.stack(
+        [np.linalg.norm(a - b, axis=-1) for a, b in ((kax, kd1), (kax, kd2), (kd1, kd2))], -1
+    )
+    spread = (d.max(axis=-1) - d.min(axis=-1)) / d.mean(axis=-1)
+    if np.nanmax(spread) > 0.2:
+        warnings.warn(
+            f"{side} knee alignment device: the distances between its markers differ by up to "
+            f"{100 * np.nanmax(spread):.0f} % ({1000 * np.nanmin(d):.0f}-"
+            f"{1000 * np.nanmax(d):.0f} mm); a KAD's three arms are equal and at right angles, "
+            "so the hub and knee axis found from them are doubtful (check the KAX, KD1, KD2 "
+            "labels)",
+            AhbmWarning,
+            stacklevel=3,
+        )
     s = 1.0 if side == "Right" else -1.0
-    flip = s * np.sum(n * np.asarray(pelvis_right, dtype=float), -1) > 0  # must point medially
-    n = np.where(flip[..., None], -n, n)
-    return n, (kax + kd1 + kd2) / 3.0
+    lateral = s * np.asarray(pelvis_right, dtype=float)
+    n = np.where((np.sum(n * lateral, -1) > 0)[..., None], -n, n)  # n now points medially
+    arm = d.mean(axis=-1, keepdims=True) / np.sqrt(2.0)
+    hub = (kax + kd1 + kd2) / 3.0 + n * arm / np.sqrt(3.0)
+    axis = hub - kax
+    return axis / np.linalg.norm(axis, axis=-1, keepdims=True), hub
 
 
 def _mean(points):
@@ -159,9 +197,10 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
     -----
     Per side, with ``s = +1`` right and ``-1`` left:
 
-    1. Knee: with a KAD, the knee axis is the normal of the plane of its three
-       markers and the knee centre lies ``knee_width / 2 + marker_radius``
-       medial of their centroid (:func:`kad_knee_axis`); with a medial
+    1. Knee: with a KAD, its hub (:func:`kad_knee_axis`) is the lateral knee
+       point and the knee centre follows from the chord function with the
+       hub, the hip centre and the KAX marker as the wand (``knee_width / 2 +
+       marker_radius`` from the hub, in the plane of the three); with a medial
        epicondyle marker, the centre is the mid-epicondyle point and the axis
        runs from KNE to KNM.
     2. ``thigh_rotation = -s·θ`` with θ the angle, about the HJC→KNE line,
@@ -210,10 +249,12 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
         kne = mk.get(p + "KNE")
         kjc = knee_axis = None
         kad = [mk.get(p + k) for k in ("KD1", "KD2")]
-        hub = mk.get(p + "KAX", kne)
-        if hub is not None and all(x is not None for x in kad):
-            knee_axis, point = kad_knee_axis(hub, *kad, side=side, pelvis_right=Rp[..., :, 2])
-            kjc = point + (subject.knee_width[side] / 2 + r) * knee_axis
+        kax = mk.get(p + "KAX", kne)
+        if kax is not None and all(x is not None for x in kad):
+            _, point = kad_knee_axis(kax, *kad, side=side, pelvis_right=Rp[..., :, 2])
+            # Plug-in Gait's chord from the hub, with the axis arm's marker as the wand
+            kjc = chord_joint_centre(hjc, point, kax, subject.knee_width[side], marker_radius=r)
+            knee_axis = (kjc - point) / np.linalg.norm(kjc - point, axis=-1, keepdims=True)
             kne = point if kne is None else kne  # the dynamic trial turns THI about its KNE
             src["knee"] = "KAD"
         elif kne is not None and p + "KNM" in mk:
@@ -242,9 +283,13 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
         sources[side] = src
     cal_subject = subject.replace(thigh_rotation=thr, shank_rotation=shr, tibial_torsion=tt)
     full = dict(static_mk)
-    for _, p in SIDES:  # the KAD's centroid stands for a lateral knee marker it replaced
+    for side, p in SIDES:  # the KAD's hub stands for a lateral knee marker it replaced
         if p + "KNE" not in full and all(p + k in full for k in ("KAX", "KD1", "KD2")):
-            full[p + "KNE"] = (full[p + "KAX"] + full[p + "KD1"] + full[p + "KD2"]) / 3.0
+            mid = 0.5 * (full["LASI"] + full["RASI"])
+            right = full["RASI"] - mid
+            full[p + "KNE"] = kad_knee_axis(
+                full[p + "KAX"], full[p + "KD1"], full[p + "KD2"], side=side, pelvis_right=right
+            )[1]
     offsets_R = foot_offsets(full, cal_subject)
     offsets = {}
     for side, _ in SIDES:

@@ -59,8 +59,10 @@ def lower_extremity_model(
         parallel to the foot's x axis, the ankle-toe line turns out of it).
     static_markers : bool
         Also place the static-trial markers: a knee alignment device per
-        side (``?KAX``, ``?KD1``, ``?KD2``, 50 mm from the lateral knee
-        marker's position in the plane normal to the knee axis) and the
+        side (``?KAX``, ``?KD1``, ``?KD2``: three 80 mm arms at right angles
+        from a hub at the lateral knee marker's position, KAX along the knee
+        axis pointing laterally, KD1 and KD2 anterior and posterior, 45°
+        upwards) and the
         medial malleoli ``?ANM``.
 
     Returns
@@ -144,10 +146,11 @@ def lower_extremity_model(
             s * thigh_wand_rotation,
         )[0]  # fmt: skip
         thigh_markers = {p + "THI": thi, p + "KNE": kne}
-        if static_markers:  # knee alignment device around the lateral knee marker's position
-            for name, a in (("KAX", 90.0), ("KD1", 210.0), ("KD2", 330.0)):
-                r = np.radians(a)
-                thigh_markers[p + name] = kne + 0.05 * np.array([np.cos(r), np.sin(r), 0.0])
+        if static_markers:  # knee alignment device: hub on the lateral knee marker's position,
+            # three 80 mm arms at right angles, KAX along the knee axis (z: lateral * s)
+            h = np.sqrt(0.5)
+            for name, arm in (("KAX", (0.0, 0.0, s)), ("KD1", (h, h, 0.0)), ("KD2", (-h, h, 0.0))):
+                thigh_markers[p + name] = kne + 0.08 * np.array(arm)
         model.add_body(
             f"thigh_{side}",
             "pelvis",
