@@ -210,3 +210,27 @@ def test_a_torsion_given_in_the_settings_is_kept(subject):
     assert r.subject.tibial_torsion == {"Left": 0.1, "Right": 0.1}
     # the shank wand rotation is measured around it: TIB still reaches the true plane
     assert r.subject.shank_rotation["Left"] == pytest.approx(-0.15 + 0.2, abs=1e-9)
+
+
+def test_a_kad_without_medial_malleoli_gives_the_shank_rotation_from_the_torsion(subject):
+    """Plug-in Gait's KAD static: the ankle plane is KAX's turned by the given torsion."""
+    trial, truth, static = subject
+    keep = [i for i, lab in enumerate(static.point_labels) if lab[1:] != "ANM"]
+    no_anm = replace(
+        static, points=static.points[:, keep], point_labels=[static.point_labels[i] for i in keep]
+    )
+    r = analyze_gait(trial, static=no_anm, settings=SETTINGS.replace(tibial_torsion=0.30))
+    assert r.subject.tibial_torsion == {"Left": 0.30, "Right": 0.30}
+    for side in ("Left", "Right"):
+        # the torsion turns KAX about the KJC-ANK line (Plug-in Gait's chord), the synthetic
+        # subject's tibia about its long axis: the two planes differ by 0.08 deg here
+        assert r.subject.shank_rotation[side] == pytest.approx(-0.15, abs=3e-3)
+        assert r.subject.thigh_rotation[side] == pytest.approx(0.20, abs=1e-9)
+    assert "ankle from KAD and the tibial torsion" in r.settings["static_calibration"]
+    errs = recovery_errors(r, truth)
+    assert max(errs["angles"].values()) < 0.5 and max(errs["moments"].values()) < 2.0
+    # TIB's rotation is measured from the knee's plane whatever the torsion; without the
+    # torsion the ankle centre stays in that plane and the ankle is not recovered
+    r0 = analyze_gait(trial, static=no_anm, settings=SETTINGS.replace(tibial_torsion=0.0))
+    assert r0.subject.shank_rotation["Left"] == pytest.approx(r.subject.shank_rotation["Left"])
+    assert recovery_errors(r0, truth)["moments"]["LAnkleMoment"] > 5.0

@@ -212,6 +212,9 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
        axis (AJC→KJC).
     4. ``shank_rotation = s·ψ - tibial_torsion`` with ψ the angle, about the
        KJC→ANK line, from TIB to the true ankle centre (wrapped into ±90°).
+       With a KAD and no medial malleolus, the ankle centre is the chord's
+       with the KAX marker turned about KJC→ANK by ``s·tibial_torsion`` (the
+       torsion as given or read, 0 by default) as the wand.
     5. Foot offsets as :func:`~ahbm.models.gait.foot_offsets`, with the
        calibrated knee and ankle centres; reported as the static
        plantarflexion (about the foot's z axis: the ankle-toe line toes down
@@ -276,6 +279,16 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
                 phi = signed_angle_about(ankle_axis, knee_axis, kjc - ajc)
                 tt[side] = float(s * phi[0])
             if p + "TIB" in mk and "shank_rotation" not in keep:
+                psi = signed_angle_about(mk[p + "TIB"] - kjc, ajc - kjc, ank - kjc)
+                shr[side] = float(s * _wrap_plane(psi)[0] - tt[side])
+        elif ank is not None and src["knee"] == "KAD" and p + "TIB" in mk:
+            # Plug-in Gait with a KAD and no medial malleolus: the ankle centre from the
+            # KAX marker (in the knee's plane) turned by the tibial torsion, then TIB's
+            # rotation out of that plane
+            ref = turn_about_line(kax, kjc, ank, s * tt.get(side, 0.0))
+            ajc = chord_joint_centre(kjc, ank, ref, subject.ankle_width[side], marker_radius=r)
+            src["ankle"] = "KAD and the tibial torsion"
+            if "shank_rotation" not in keep:
                 psi = signed_angle_about(mk[p + "TIB"] - kjc, ajc - kjc, ank - kjc)
                 shr[side] = float(s * _wrap_plane(psi)[0] - tt[side])
         if src["knee"] == "none" and src["ankle"] == "none":
