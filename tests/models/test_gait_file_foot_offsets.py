@@ -123,3 +123,12 @@ def test_file_offsets_replace_a_dynamic_heel(subject):
     a = analyze_gait(t2, settings=SETTINGS).angles["RAnkleAngles"]
     b = analyze_gait(t3, settings=SETTINGS).angles["RAnkleAngles"]
     np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+def test_bad_arguments_name_themselves():
+    from ahbm.errors import DataError
+
+    with pytest.raises(DataError, match="`side`"):
+        foot_offset_from_angles(0.1, 0.0, "right")
+    with pytest.raises(DataError, match="`rotation`"):
+        foot_offset_from_angles(0.1, float("nan"), "Left")

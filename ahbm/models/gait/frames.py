@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ahbm._validation import as_choice, as_finite_float
 from ahbm.kinematics.jcs import chord_joint_centre, hip_joint_centre_davis
 from ahbm.kinematics.markers import frame_from_landmarks
 from ahbm.kinematics.rotations import orthonormalize
@@ -238,6 +239,9 @@ def foot_offset_from_angles(plantarflexion: float, rotation: float, side: str) -
     >>> round(float(np.arctan2(F[1, 0], F[0, 0])), 6)  # the heel-toe x axis, toe up
     0.2
     """
+    side = as_choice(side, "side", ("Left", "Right"))
+    plantarflexion = as_finite_float(plantarflexion, "plantarflexion", unit="rad")
+    rotation = as_finite_float(rotation, "rotation", unit="rad")
     s = 1.0 if side == "Right" else -1.0
     c, sn = np.cos(plantarflexion), np.sin(plantarflexion)
     Rz = np.array([[c, -sn, 0.0], [sn, c, 0.0], [0.0, 0.0, 1.0]])
