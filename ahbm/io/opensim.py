@@ -105,7 +105,7 @@ class OpenSimTable:
     @property
     def columns(self) -> list[str]:
         """Column labels (without the time column)."""
-        return [str(c) for c in self.data.columns]
+        return [str(c) for c in self.data.columns.tolist()]  # (iterating an Index is slower)
 
     def __len__(self) -> int:
         return len(self.data)

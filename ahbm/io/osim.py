@@ -602,6 +602,10 @@ class _Doc:
         text = (text or "").strip()
         if not text:
             raise self.rd.error(where, "is empty; it must name a frame")
+        if text[0] == "/" and "//" not in text and "/." not in text and text[-1] != "/":
+            node = self.paths.get(text)  # an absolute path with nothing to normalize
+            if node is not None:
+                return node
         # absolute from the model, or relative to the component that owns the socket
         base = text if text.startswith("/") else self.path_of(owner) + "/" + text
         parts: list[str] = []
@@ -703,11 +707,14 @@ def _custom_axes(rd: _Reader, joint: _Node, coords: list) -> list:
     """The six transform axes of a CustomJoint's SpatialTransform."""
     st = rd.child(joint, "SpatialTransform")
     found = {}
-    for ta in st.iter():
+    todo = [st]  # the subtree in document order (as st.iter(), without nested generators)
+    while todo:
+        ta = todo.pop()
         if ta.tag == "TransformAxis":
             if ta.name not in _AXIS_NAMES:
                 raise rd.error(ta, f"name must be one of {list(_AXIS_NAMES)}")
             found[ta.name] = ta
+        todo.extend(reversed(ta.children))
     axes = []
     for k, name in enumerate(_AXIS_NAMES):
         ta = found.get(name)
@@ -727,7 +734,7 @@ def _custom_axes(rd: _Reader, joint: _Node, coords: list) -> list:
                 f"'{joint.name}' does not have (its coordinates: {coords})",
             )
         axis = rd.vec(ta, "axis")
-        if np.linalg.norm(axis) < 1e-12:
+        if math.hypot(*axis) < 1e-12:
             raise rd.error(ta, "has a zero <axis>")
         fnode = _function_node(rd, ta)
         if fnode is None:
