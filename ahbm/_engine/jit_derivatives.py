@@ -39,11 +39,13 @@ from ahbm._engine.jit_common import (
     _body_force,
     _force_to_parent_add,
     _inputs_ok,
+    _joint_rp,
     _joint_velocity,
     _motion_to_child,
     _S_col,
     _transforms,
     _unpack,
+    sincos,
 )
 from ahbm._engine.jit_constrained import _cholesky
 
@@ -675,8 +677,7 @@ def rnea_derivatives_block_kernel(
     nq = q.shape[1]
     nv = qd.shape[1]
     B = _DERIV_B
-    Rs = np.empty((n, 3, 3))
-    ps = np.empty((n, 3))
+    ang = np.empty((3, B))  # angles, their sines and cosines
     R = np.zeros((n, 3, 3, B))
     p = np.zeros((n, 3, B))
     Rw = np.empty((n, 3, 3, B))
@@ -711,13 +712,8 @@ def rnea_derivatives_block_kernel(
     for f0 in range(0, N, B):
         m = min(B, N - f0)
         _block_gather(q, qd, qdd, f0, m, qb, qdb, qddb)
-        for i in range(m):  # the transforms of rnea_derivatives_world_kernel, frame by frame
-            _transforms(0, n, kind, E, t, plain, axis, principal, q[f0 + i], qi, Rs, ps)
-            for k in range(n):
-                for r in range(3):
-                    p[k, r, i] = ps[k, r]
-                    for c in range(3):
-                        R[k, r, c, i] = Rs[k, r, c]
+        for k in range(n):
+            _block_node_transform(k, kind, E, t, plain, axis, principal, qi, q, f0, m, ang, R, p)
         for k in range(n):
             lam = parent[k]
             # ---- world pose
@@ -991,6 +987,77 @@ def rnea_derivatives_block_kernel(
                 for c in range(nv):
                     M[fr, r, c] = o3[r, c, i]
     return 0
+
+
+@njit(cache=_CACHE)
+def _block_node_transform(k, kind, E, t, plain, axis, principal, qi, q, f0, m, ang, R, p):
+    """R[k][..., i], p[k][:, i] of node k for the frames f0 + i (i < m), as ``_transforms``.
+
+    The same operations as :func:`~ahbm._engine.jit_common._transforms` (the
+    results are bitwise those of the frame-by-frame kernel); a revolute node
+    about a principal axis takes its sines and cosines from the vectorized
+    :func:`~ahbm._engine.jit_common.sincos`.
+    """
+    kd = kind[k]
+    ax = principal[k]
+    if kd == REV and ax >= 0:
+        i_ = 1 if ax == 0 else (2 if ax == 1 else 0)
+        j_ = 3 - ax - i_
+        for i in range(m):
+            ang[0, i] = q[f0 + i, qi[k]]
+        sincos(ang[0], m, ang[1], ang[2])
+        if plain[k]:
+            for i in range(m):
+                s_ = ang[1, i]
+                c_ = ang[2, i]
+                R[k, ax, ax, i] = 1.0
+                R[k, ax, i_, i] = 0.0
+                R[k, ax, j_, i] = 0.0
+                R[k, i_, ax, i] = 0.0
+                R[k, j_, ax, i] = 0.0
+                R[k, i_, i_, i] = c_
+                R[k, j_, j_, i] = c_
+                R[k, i_, j_, i] = -s_
+                R[k, j_, i_, i] = s_
+                p[k, 0, i] = 0.0
+                p[k, 1, i] = 0.0
+                p[k, 2, i] = 0.0
+        else:
+            for r in range(3):
+                ei = E[k, r, i_]
+                ej = E[k, r, j_]
+                ea = E[k, r, ax]
+                tr = t[k, r]
+                for i in range(m):
+                    s_ = ang[1, i]
+                    c_ = ang[2, i]
+                    R[k, r, ax, i] = ea
+                    R[k, r, i_, i] = c_ * ei + s_ * ej
+                    R[k, r, j_, i] = c_ * ej - s_ * ei
+                    p[k, r, i] = tr
+        return
+    i0 = qi[k]
+    x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
+    for i in range(m):
+        fr = f0 + i
+        a1 = a2 = a3 = 0.0
+        if kd == SPH:
+            a1, a2, a3 = q[fr, i0 + 1], q[fr, i0 + 2], q[fr, i0 + 3]
+        r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2 = _joint_rp(
+            kd, x, y, z, q[fr, i0], a1, a2, a3
+        )
+        if plain[k]:
+            R[k, 0, 0, i], R[k, 0, 1, i], R[k, 0, 2, i] = r00, r01, r02
+            R[k, 1, 0, i], R[k, 1, 1, i], R[k, 1, 2, i] = r10, r11, r12
+            R[k, 2, 0, i], R[k, 2, 1, i], R[k, 2, 2, i] = r20, r21, r22
+            p[k, 0, i], p[k, 1, i], p[k, 2, i] = p0, p1, p2
+            continue
+        for r in range(3):  # R <- E R, p <- t + E p
+            e0, e1, e2 = E[k, r, 0], E[k, r, 1], E[k, r, 2]
+            R[k, r, 0, i] = e0 * r00 + e1 * r10 + e2 * r20
+            R[k, r, 1, i] = e0 * r01 + e1 * r11 + e2 * r21
+            R[k, r, 2, i] = e0 * r02 + e1 * r12 + e2 * r22
+            p[k, r, i] = t[k, r] + e0 * p0 + e1 * p1 + e2 * p2
 
 
 @njit(cache=_CACHE)

@@ -18,7 +18,7 @@ from ahbm._engine.jit_derivatives import (
     rnea_derivatives_world_kernel,
 )
 from ahbm.dynamics import rnea_derivatives
-from ahbm.kinematics import random_q
+from ahbm.kinematics import Model, random_q
 from ahbm.kinematics.configuration import random_model
 from ahbm.kinematics.tree import JOINT_TYPES
 
@@ -32,9 +32,29 @@ MODELS = {
 FORCES = ["none", "local", "world"]
 
 
+def _principal_axes_model():
+    """Free root, Euler-angle chains about the coordinate axes (the nodes whose sines and
+    cosines come from the vectorized sincos), with and without joint-frame offsets."""
+    m = Model("principal")
+    m.add_body("pelvis", "ground", {"type": "free"}, mass=10.0, inertia=np.diag([0.1, 0.2, 0.15]))
+    parent = "pelvis"
+    for k, axes in enumerate(([1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 0])):
+        m.add_body(
+            f"b{k}", parent, {"type": "revolute", "axis": axes},
+            position=(0.0, 0.1 * k, -0.3) if k % 2 else (0.0, 0.0, 0.0),
+            rotation=None if k < 2 else np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0, 0, 1.0]]),
+            mass=2.0 + k, com=[0.01, 0.02, -0.2], inertia=np.diag([0.02, 0.03, 0.01]),
+        )  # fmt: skip
+        parent = f"b{k}"
+    m.add_body("arm", "pelvis", {"type": "spherical"}, position=(0.2, 0.0, 0.3), mass=1.5)
+    return m
+
+
 def _model(name, seed=0):
-    types, offsets = MODELS[name]
     rng = np.random.default_rng(seed + len(name))
+    if name == "principal axes":
+        return _principal_axes_model(), rng
+    types, offsets = MODELS[name]
     return random_model(7, rng=rng, joint_types=types, child_offsets=offsets), rng
 
 
@@ -58,7 +78,7 @@ def _run(kernel, model, q, qd, qdd, fx, fx_world):
     return rc, out
 
 
-@pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.parametrize("name", [*MODELS, "principal axes"])
 @pytest.mark.parametrize("force", FORCES)
 @pytest.mark.parametrize("N", [1, 3, _DERIV_B, 2 * _DERIV_B + 5])
 def test_block_kernel_equals_frame_kernel_bitwise(name, force, N):
