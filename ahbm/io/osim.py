@@ -703,8 +703,13 @@ _MOTION = {
 }  # fmt: skip
 
 
-def _custom_axes(rd: _Reader, joint: _Node, coords: list) -> list:
-    """The six transform axes of a CustomJoint's SpatialTransform."""
+def _custom_axes(rd: _Reader, joint: _Node, coords: list, functions=None) -> list:
+    """The six transform axes of a CustomJoint's SpatialTransform.
+
+    `functions` (a dict), if given, receives ``id(function dict) -> function object``
+    for the functions built here (checked with the element's line), so that the model
+    build can use them instead of building them again.
+    """
     st = rd.child(joint, "SpatialTransform")
     found = {}
     todo = [st]  # the subtree in document order (as st.iter(), without nested generators)
@@ -742,6 +747,8 @@ def _custom_axes(rd: _Reader, joint: _Node, coords: list) -> list:
         else:
             fdict = _function_dict(rd, fnode)
             fobj = _function_object(rd, fnode, fdict)
+            if functions is not None:
+                functions[id(fdict)] = fobj
             if not names and not fobj.is_constant:
                 raise _Unsupported(
                     f"{ta.label()} of joint '{joint.name}': a non-constant "
@@ -813,6 +820,8 @@ class _Description:
         self.notes: list[str] = []
         #: resolver of frame paths (4.x): path -> (body, R, p) or None
         self.frame_of = None
+        #: id(function dict in a joint's axes) -> the function object built from it
+        self.functions: dict[int, object] = {}
 
 
 _KEEP_SETS = {"ForceSet": "force", "ContactGeometrySet": "contact_geometry"}
@@ -1038,11 +1047,16 @@ def _describe_4(model: _Node, rd: _Reader, d: _Description, summary: bool = Fals
             d.unsupported.append(f"{mk.label()} (not a Marker)")
             continue
         sock = rd.child(mk, "socket_parent_frame")
-        body, R, p = frame_pose(mk, sock)
-        loc = np.asarray(rd.vec(mk, "location", default=(0, 0, 0)))
-        d.markers.append(
-            {"name": mk.name, "body": body, "location": (p + R @ loc).tolist(), "node": mk}
-        )
+        frame = doc.resolve(mk, sock.text, sock)
+        if frame.tag == "Body" or frame.tag == "Ground":  # a body frame: R = I, p = 0
+            body = frame.name if frame.tag == "Body" else "ground"
+            # p + R @ loc without numpy: the same numbers (+ 0.0 turns -0.0 into 0.0 as it)
+            location = [v + 0.0 for v in rd.vec(mk, "location", default=(0, 0, 0))]
+        else:
+            body, R, p = doc.pose(frame, sock)
+            loc = np.asarray(rd.vec(mk, "location", default=(0, 0, 0)))
+            location = (p + R @ loc).tolist()
+        d.markers.append({"name": mk.name, "body": body, "location": location, "node": mk})
     constraints = _set_objects(model, "ConstraintSet") + _components(model, "constraint")
     _describe_constraints(rd, d, constraints)
     in_set = _set_objects(model, "ForceSet")
@@ -1129,7 +1143,7 @@ def _describe_joint(rd, d, j, pb, P, cb, C, coords):
         return
     try:
         if jtype == "CustomJoint":
-            axes = _custom_axes(rd, j, names)
+            axes = _custom_axes(rd, j, names, d.functions)
             # OpenSim orders a custom joint's coordinates (and its q, u) by the transform axes
             used = [a["coordinate"] for a in axes if a["coordinate"] is not None]
             rank = {n: k for k, n in reversed(list(enumerate(used)))}
@@ -1507,6 +1521,11 @@ def _build(d: _Description, source: str, *, muscles: bool = True) -> Model:
         free_names.update(free)
         axes = _lock(j["axes"], locked)
         joint = _ahbm_joint(j, free, axes)
+        if joint["type"] == "custom":  # the functions _describe built (and checked) already
+            built = d.functions
+            joint["transform"] = [
+                {**a, "function": built.get(id(a["function"]), a["function"])} for a in axes
+            ]
         clamped = {c["name"]: list(c["range"]) for c in coords if c["clamped"]}
         clamped = {name: r for name, r in clamped.items() if name in free}
         if clamped:
