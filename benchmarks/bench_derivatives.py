@@ -8,7 +8,8 @@ Measured in the same run, wall clock (``time.perf_counter``), best of
 several repeats:
 
 1. ``ahbm.dynamics.rnea_derivatives`` over all frames (one call; the
-   kernel runs over ``NUMBA_NUM_THREADS`` threads from 256 frames on; its
+   kernel takes the frames in blocks of 16, SIMD over the frames of a block,
+   and runs over ``NUMBA_NUM_THREADS`` threads from 256 frames on; its
    output includes the mass matrices and τ) against a Python loop of
    ``pin.computeRNEADerivatives`` (target: ahbm ≥ 3× faster);
 2. ahbm on one thread (the node-coordinate wrapper with the thread
@@ -59,7 +60,7 @@ def main(argv=None):
     qdd = rng.normal(size=(n, model.nv))
     print(f"ahbm vs Pinocchio {pin.__version__} - {platform.processor() or platform.machine()}")
     print(f"model: {model.n_bodies} bodies, nq={model.nq}, nv={model.nv}; {n} frames")
-    compile_kernels(("rnea_derivatives", "aba", "aba_single", "crba"))
+    compile_kernels(("rnea_derivatives", "rnea_derivatives_block", "aba", "aba_single", "crba"))
     # sanity check: the blocks of the non-floating coordinates do not depend on the
     # free joint's velocity convention (ahbm: parent-frame ṙ, Pinocchio: body frame)
     d = rnea_derivatives(model, q[:5], qd[:5], qdd[:5])

@@ -1,11 +1,16 @@
 """Compiled (numba) kernels of the analytic RNEA derivatives (internal).
 
 Two codings (the derivations and the flop count are in
-:mod:`ahbm.dynamics.derivatives`): ``rnea_derivatives_world_kernel`` (used;
-world-frame composite quantities, Carpentier & Mansard 2018) and
-``rnea_derivatives_kernel``, forward-mode tangent propagation through the
-node-frame recursive Newton-Euler algorithm, written by hand, which the
-tests compare with.
+:mod:`ahbm.dynamics.derivatives`): world-frame composite quantities
+(Carpentier & Mansard 2018) and ``rnea_derivatives_kernel``, forward-mode
+tangent propagation through the node-frame recursive Newton-Euler
+algorithm, written by hand, which the tests compare with. The first comes
+twice: ``rnea_derivatives_block_kernel`` (used from 16 frames on) runs the
+operations of ``rnea_derivatives_world_kernel`` (frame by frame; used below
+16 frames) in the same order on blocks of ``_DERIV_B`` frames, every
+per-frame quantity laid out ``(..., frame)`` so that the loops over the
+frames of a block compile to SIMD instructions; the two give bitwise the
+same results.
 
 The tangent kernel: Per frame: one RNEA pass that keeps the
 transforms ``X_k``, ``X_k v_λ``, ``X_k a_λ``, the joint velocities ``S_k q̇_k``
