@@ -233,14 +233,22 @@ def _write_rows(fh, prefixes: list[str], values: np.ndarray, na_rep: str, float_
     Python's ``repr`` gives the shortest text that reads back to the same
     float64 (faster than pandas' CSV writer with full precision).
     """
-    fmt = repr if float_format is None else (lambda x: float_format % x)
+    text = repr if float_format is None else float_format.__mod__
+    fmt = text  # no NaN: the formatter itself, mapped in C over each row
+    if np.isnan(values).any():
+
+        def fmt(x):
+            return na_rep if x != x else text(x)
+
     rows = values.tolist()
     block = 2048
     for k in range(0, len(rows), block):
         fh.write(
             "".join(
-                pre + "\t".join([na_rep if x != x else fmt(x) for x in row]) + "\n"
-                for pre, row in zip(prefixes[k : k + block], rows[k : k + block], strict=True)
+                [
+                    pre + "\t".join(map(fmt, row)) + "\n"
+                    for pre, row in zip(prefixes[k : k + block], rows[k : k + block], strict=True)
+                ]
             )
         )
 
