@@ -978,19 +978,15 @@ def rnea_derivatives_block_kernel(
                             o1[row, cl, i] = s1
                             o2[row, cl, i] = s2
                     k = parent[k]
-        # ---- out: one row of the three matrices at a time (an L1-sized tile)
+        # ---- out: row r of the block's frames (an L1-sized tile of o), one matrix at a time
         for i in range(m):
             for r in range(nv):
                 tau[f0 + i, r] = taub[r, i]
-        for r in range(nv):
-            for i in range(m):
-                fr = f0 + i
-                for c in range(nv):
-                    dq[fr, r, c] = o1[r, c, i]
-                for c in range(nv):
-                    dqd[fr, r, c] = o2[r, c, i]
-                for c in range(nv):
-                    M[fr, r, c] = o3[r, c, i]
+        for x, o in ((dq, o1), (dqd, o2), (M, o3)):
+            for r in range(nv):
+                for i in range(m):
+                    for c in range(nv):
+                        x[f0 + i, r, c] = o[r, c, i]
     return 0
 
 
