@@ -235,7 +235,7 @@ def run_gait(args: argparse.Namespace) -> int:
         marker_map=mapping or None,
         cutoff=args.cutoff,
         max_gap=args.max_gap,
-        kinetics=not args.no_kinetics,
+        kinetics=False if args.no_kinetics else "auto",
         moment_frame=args.moment_frame,
     )
     kwargs = {

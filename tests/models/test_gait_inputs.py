@@ -82,10 +82,17 @@ def test_kinematics_only_needs_no_mass(walk):
     )
     assert np.isnan(r.subject.mass) and r.moments == {} and r.energetics == {}
     np.testing.assert_allclose(r.angles["LKneeAngles"], full.angles["LKneeAngles"], atol=1e-12)
-    with pytest.raises(DataError, match="pass `mass`"):  # kinetics needs the mass
-        analyze_gait(bare)
+    # kinetics="auto" (the default): no plates, kinematics only, said in a warning
+    with pytest.warns(AhbmWarning, match="no force plates; kinematics only"):
+        auto = analyze_gait(bare, settings=GaitSettings(leg_length=0.92, knee_width=0.105,
+                                                        ankle_width=0.072))  # fmt: skip
+    assert auto.moments == {} and auto.settings["kinetics"] is False
+    np.testing.assert_allclose(auto.angles["LKneeAngles"], r.angles["LKneeAngles"], atol=1e-12)
+    required = GaitSettings(kinetics=True)
+    with pytest.raises(DataError, match="pass `mass`"):  # kinetics required needs the mass
+        analyze_gait(bare, settings=required)
     with pytest.raises(DataError, match="no force plates"):
-        analyze_gait(bare, mass=70.0)
+        analyze_gait(bare, mass=70.0, settings=required)
 
 
 def test_plate_zero_offset_is_removed_and_reported(walk):

@@ -82,7 +82,7 @@ def test_settings_bad_value_names_the_field(field, value):
 
 def test_settings_defaults_replace_and_frozen():
     s = GaitSettings()
-    assert (s.cutoff, s.max_gap, s.threshold, s.kinetics, s.up) == (6.0, 10, 20.0, True, "auto")
+    assert (s.cutoff, s.max_gap, s.threshold, s.kinetics, s.up) == (6.0, 10, 20.0, "auto", "auto")
     t = s.replace(cutoff=8.0, up=[0, 1, 0])
     assert t.cutoff == 8.0 and t.up == (0.0, 1.0, 0.0) and s.cutoff == 6.0
     with pytest.raises(dataclasses.FrozenInstanceError):

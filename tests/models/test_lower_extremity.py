@@ -258,13 +258,18 @@ def test_bad_input_messages():
     trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
     idle = [replace(p, force=p.force * 0.0, cop=p.cop * np.nan) for p in trial.force_plates]
     with pytest.raises(DataError, match="No force plate is loaded"):
-        _quiet(analyze_gait, replace(trial, force_plates=idle))
+        _quiet(
+            analyze_gait, replace(trial, force_plates=idle), settings=GaitSettings(kinetics=True)
+        )
+    with pytest.warns(AhbmWarning, match="no force plate contact can be attributed"):
+        auto = analyze_gait(replace(trial, force_plates=idle), mass=70.0)  # kinetics="auto"
+    assert auto.moments == {} and auto.settings["kinetics"] is False
     r = _quiet(
         analyze_gait, replace(trial, force_plates=idle), settings=GaitSettings(kinetics=False)
     )
     assert r.moments == {} and np.isfinite(r.angles["RKneeAngles"][20:-20]).all()
     with pytest.raises(DataError, match="no force plates"):
-        _quiet(analyze_gait, replace(trial, force_plates=[]))
+        _quiet(analyze_gait, replace(trial, force_plates=[]), settings=GaitSettings(kinetics=True))
     gappy = trial.points.copy()
     gappy[100:130, trial.point_labels.index("LTIB")] = np.nan
     with pytest.raises(DataError, match="LTIB"):

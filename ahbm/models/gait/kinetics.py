@@ -188,7 +188,7 @@ def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None)
         :class:`ahbm.dynamics.segmental.PlateAssignment` over the segments
         :data:`~ahbm.models.gait.frames.SEGMENTS`; None when the trial has no
         plates, or no contact can be attributed and ``settings.kinetics`` is
-        False.
+        not True.
 
     Raises
     ------
@@ -199,7 +199,7 @@ def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None)
     mk = markers.as_dict()
     jc = frames.joint_centres
     if not markers.plates:
-        if settings.kinetics:
+        if settings.kinetics is True or settings.kinetics is np.True_:
             raise DataError(
                 f"{markers.source}: the trial has no force plates, so joint moments cannot be "
                 "computed; pass kinetics=False (CLI: --no-kinetics) for kinematics only"
@@ -223,7 +223,7 @@ def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None)
             threshold=settings.threshold,
         )
     except DataError:
-        if settings.kinetics:
+        if settings.kinetics is True or settings.kinetics is np.True_:
             raise
         return None
 

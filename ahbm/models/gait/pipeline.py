@@ -162,6 +162,15 @@ def analyze_gait(
     tr = load_gait_trial(trial_or_path, "trial_or_path")
     st = load_gait_trial(static, "static") if static is not None else None
     markers = gait_markers(tr, settings=settings, static=st, grf=grf)
+    auto = isinstance(settings.kinetics, str)  # "auto": kinetics when the plates allow it
+    if auto and not markers.plates:
+        warnings.warn(
+            f"{markers.source}: the trial has no force plates; kinematics only "
+            "(kinetics='auto'; pass a GRF table with grf=, or kinetics=False to say so)",
+            AhbmWarning,
+            stacklevel=2,
+        )
+        settings = settings.replace(kinetics=False)
     subject = subject_parameters(
         tr,
         st,
@@ -199,6 +208,15 @@ def analyze_gait(
     frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets, use_heel=use_heel)
     angles = joint_angles(frames, subject)
     assignment = assign_plates(markers, frames, settings=settings)
+    if auto and settings.kinetics:
+        if assignment is None:
+            warnings.warn(
+                f"{markers.source}: no force plate contact can be attributed to a foot; "
+                "kinematics only (kinetics='auto'; kinetics=True makes this an error)",
+                AhbmWarning,
+                stacklevel=2,
+            )
+        settings = settings.replace(kinetics=assignment is not None)
     events, events_used = select_gait_events(
         events, markers, frames, trial_events=tr.events, assignment=assignment,
         threshold=settings.threshold,

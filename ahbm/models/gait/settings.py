@@ -72,8 +72,11 @@ class GaitSettings:
         Column of the segment parameter table.
     threshold : float
         Force plate contact threshold, N. Default 20.
-    kinetics : bool
-        Compute moments, powers and forces (needs force plates).
+    kinetics : bool or "auto"
+        Compute moments, powers and forces. ``"auto"`` (default): when the
+        trial has force plates (or a GRF table), else kinematics only with a
+        warning; True: required (a trial without plates is an error); False:
+        kinematics only (no mass needed).
     up : "auto" or tuple of 3 floats
         Vertical lab axis; "auto" takes the coordinate axis along mid-ASIS
         minus the toes. Data are rotated so that it becomes +Z.
@@ -109,7 +112,7 @@ class GaitSettings:
     bsp: str = "de_leva"
     sex: str = "male"
     threshold: float = 20.0
-    kinetics: bool = True
+    kinetics: Any = "auto"
     up: Any = "auto"
     leg_length: Any = None
     knee_width: Any = None
@@ -148,8 +151,10 @@ class GaitSettings:
         if self.sex not in ("male", "female"):
             _fail("sex", "'male' or 'female'", self.sex)
         _positive("threshold", self.threshold, zero=True)
-        if not isinstance(self.kinetics, bool | np.bool_):
-            _fail("kinetics", "True or False", self.kinetics)
+        if not isinstance(self.kinetics, bool | np.bool_) and not (
+            isinstance(self.kinetics, str) and self.kinetics == "auto"
+        ):
+            _fail("kinetics", "True, False or 'auto'", self.kinetics)
         if not (isinstance(self.up, str) and self.up == "auto"):
             try:
                 up = np.asarray(self.up, dtype=float)
