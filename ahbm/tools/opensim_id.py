@@ -765,7 +765,10 @@ def run_id_setup(
         See :func:`inverse_dynamics_opensim`; "opensim" (default) reproduces
         OpenSim's tool.
     model : Model, optional
-        Use this model instead of reading ``<model_file>``.
+        Use this model instead of reading ``<model_file>`` (which is read with
+        ``read_osim(..., muscles=False, forces="summary")``: inverse dynamics
+        uses no muscle path, and the forces' scalar properties are enough to
+        list those the setup leaves active).
     write : bool
         Write the output file (default True).
 
