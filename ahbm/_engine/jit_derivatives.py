@@ -713,6 +713,11 @@ def rnea_derivatives_block_kernel(
     y = np.empty((6, B))
     yd = np.empty((6, B))
     Jo = np.empty((3, 3, B))
+    # prismatic nodes on a prismatic chain from the ground: their column ξ, the
+    # velocities and accelerations above them are translations, so u, γ and e are 0
+    shift = np.zeros(n, dtype=np.bool_)
+    for k in range(n):
+        shift[k] = kind[k] == PRI and (parent[k] < 0 or shift[parent[k]])
     wfx = fx_world and use_fx
     for f0 in range(0, N, B):
         m = min(B, N - f0)
@@ -925,21 +930,34 @@ def rnea_derivatives_block_kernel(
                     ji = vi[k]
                     for cc in range(nvj[k]):
                         row = ji + cc
-                        for i in range(m):
-                            s1 = 0.0
-                            s2 = 0.0
-                            s3 = 0.0
-                            for r in range(6):
-                                a1 = rr[k, cc, 0, r, i]
-                                a2 = rr[k, cc, 1, r, i]
-                                xr = W[3, r, i]
-                                s1 += a1 * W[0, r, i] - a2 * W[1, r, i]
-                                s2 += a2 * W[2, r, i] - a1 * xr
-                                s3 += a2 * xr
-                            o1[row, cl, i] = s1
-                            o2[row, cl, i] = s2
-                            o3[row, cl, i] = s3
-                            o3[cl, row, i] = s3
+                        if shift[jn]:  # u = γ = e = 0 (exactly, also in the frame kernel)
+                            for i in range(m):
+                                s2 = 0.0
+                                s3 = 0.0
+                                for r in range(6):
+                                    xr = W[3, r, i]
+                                    s2 -= rr[k, cc, 0, r, i] * xr
+                                    s3 += rr[k, cc, 1, r, i] * xr
+                                o1[row, cl, i] = 0.0
+                                o2[row, cl, i] = s2
+                                o3[row, cl, i] = s3
+                                o3[cl, row, i] = s3
+                        else:
+                            for i in range(m):
+                                s1 = 0.0
+                                s2 = 0.0
+                                s3 = 0.0
+                                for r in range(6):
+                                    a1 = rr[k, cc, 0, r, i]
+                                    a2 = rr[k, cc, 1, r, i]
+                                    xr = W[3, r, i]
+                                    s1 += a1 * W[0, r, i] - a2 * W[1, r, i]
+                                    s2 += a2 * W[2, r, i] - a1 * xr
+                                    s3 += a2 * xr
+                                o1[row, cl, i] = s1
+                                o2[row, cl, i] = s2
+                                o3[row, cl, i] = s3
+                                o3[cl, row, i] = s3
                         if wfx:
                             for i in range(m):
                                 s1 = o1[row, cl, i]
