@@ -473,15 +473,24 @@ class PiecewiseLinearFunction(_PointsFunction):
 
 
 def _simm_coefficients(x: np.ndarray, y: np.ndarray):
-    """Coefficients b, c, d of SIMM's cubic spline, in OpenSim's order of operations."""
+    """Coefficients b, c, d of SIMM's cubic spline, in OpenSim's order of operations.
+
+    The recursions run on Python floats (the same IEEE operations as on numpy's
+    scalars, several times faster element by element) and return read-only arrays.
+    """
     n = x.size
-    b = np.zeros(n)
-    c = np.zeros(n)
-    d = np.zeros(n)
     if n == 2:
-        t = max(_TINY, x[1] - x[0])
-        b[0] = b[1] = (y[1] - y[0]) / t
+        t = max(_TINY, float(x[1] - x[0]))
+        b = np.full(2, (float(y[1]) - float(y[0])) / t)
+        c = np.zeros(2)
+        d = np.zeros(2)
+        for a in (b, c, d):
+            a.setflags(write=False)
         return b, c, d
+    x, y = x.tolist(), y.tolist()
+    b = [0.0] * n
+    c = [0.0] * n
+    d = [0.0] * n
     nm1, nm2 = n - 1, n - 2
     # tridiagonal system: b = diagonal, d = off-diagonal, c = right-hand side
     d[0] = max(_TINY, x[1] - x[0])
@@ -522,6 +531,7 @@ def _simm_coefficients(x: np.ndarray, y: np.ndarray):
         c[i] *= 3.0
     c[nm1] *= 3.0
     d[nm1] = d[nm2]
+    b, c, d = np.array(b), np.array(c), np.array(d)
     for a in (b, c, d):
         a.setflags(write=False)
     return b, c, d
