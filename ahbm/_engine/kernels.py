@@ -419,8 +419,8 @@ def node_forces(p: Plan, f_local_bodies, N):
     fx = np.zeros((N, p.n, 6))
     for b, fb in enumerate(f_local_bodies):
         nd = p.body_node[b]
-        if nd < 0 or not fb.any():
-            continue  # a body welded to the ground (its load goes to the ground) or unloaded
+        if nd < 0:
+            continue  # a body welded to the ground: its load goes to the ground
         E, t = p.body_E[b], p.body_t[b]
         F = (E @ fb[3:]).T  # (N, 3)
         n_ = (E @ fb[:3]).T + np.cross(t, F)

@@ -41,14 +41,16 @@ def external_forces_local(model: Model, f_ext, batch, frame, q=None, *, kin=None
         if kin is None:
             kin = _st.compute(model, q)
         N, nb = f.shape[0], model.n_bodies
-        loaded = np.flatnonzero(np.any(f.reshape(N, nb, 6) != 0.0, axis=(0, 2)))
-        Rw = kin.rotations.reshape(N, nb, 3, 3)[:, loaded]
-        pw = kin.positions.reshape(N, nb, 3)[:, loaded]
-        fw = f.reshape(N, nb, 6)[:, loaded]
-        F = fw[..., 3:]
-        f = np.zeros((N, nb, 6))  # unloaded bodies stay zero
-        f[:, loaded, :3] = np.einsum("nbji,nbj->nbi", Rw, fw[..., :3] - cross(pw, F))
-        f[:, loaded, 3:] = np.einsum("nbji,nbj->nbi", Rw, F)
+        Rw = kin.rotations.reshape(N, nb, 3, 3)
+        pw = kin.positions.reshape(N, nb, 3)
+        F = f[..., 3:]
+        f = np.concatenate(
+            [
+                np.einsum("nbji,nbj->nbi", Rw, f[..., :3] - cross(pw, F)),
+                np.einsum("nbji,nbj->nbi", Rw, F),
+            ],
+            axis=-1,
+        )
     return [np.ascontiguousarray(f[:, i, :].T) for i in range(model.n_bodies)]
 
 
