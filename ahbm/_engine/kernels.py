@@ -419,13 +419,16 @@ def node_forces(p: Plan, f_local_bodies, N):
     fx = np.zeros((N, p.n, 6))
     for b, fb in enumerate(f_local_bodies):
         nd = p.body_node[b]
-        if nd < 0:
-            continue  # a body welded to the ground: its load goes to the ground
+        if nd < 0 or not fb.any():
+            continue  # a body welded to the ground (its load goes to the ground) or unloaded
         E, t = p.body_E[b], p.body_t[b]
-        F = (E @ fb[3:]).T  # (N, 3)
-        n_ = (E @ fb[:3]).T + np.cross(t, F)
-        fx[:, nd, :3] += n_
-        fx[:, nd, 3:] += F
+        F = E @ fb[3:]  # (3, N)
+        n_ = E @ fb[:3]
+        n_[0] += t[1] * F[2] - t[2] * F[1]  # + t × F, written out (np.cross: ~20 us a call)
+        n_[1] += t[2] * F[0] - t[0] * F[2]
+        n_[2] += t[0] * F[1] - t[1] * F[0]
+        fx[:, nd, :3] += n_.T
+        fx[:, nd, 3:] += F.T
     return fx
 
 
