@@ -41,10 +41,10 @@ from ahbm._engine.jit_common import (
     REV,
     SPH,
     _block_gather,
+    _block_transforms,
     _body_force,
     _force_to_parent_add,
     _inputs_ok,
-    _joint_rp,
     _joint_velocity,
     _motion_to_child,
     _S_col,
@@ -723,7 +723,9 @@ def rnea_derivatives_block_kernel(
         m = min(B, N - f0)
         _block_gather(q, qd, qdd, f0, m, qb, qdb, qddb)
         for k in range(n):
-            _block_node_transform(k, kind, E, t, plain, axis, principal, qi, q, f0, m, ang, R, p)
+            _block_node_transform(
+                k, kind, E, t, plain, axis, principal, qi, q, qb, f0, m, ang, R, p
+            )
         for k in range(n):
             lam = parent[k]
             # ---- world pose
@@ -1009,8 +1011,10 @@ def rnea_derivatives_block_kernel(
 
 
 @njit(cache=_CACHE)
-def _block_node_transform(k, kind, E, t, plain, axis, principal, qi, q, f0, m, ang, R, p):
+def _block_node_transform(k, kind, E, t, plain, axis, principal, qi, q, qb, f0, m, ang, R, p):
     """R[k][..., i], p[k][:, i] of node k for the frames f0 + i (i < m), as ``_transforms``.
+
+    ``qb`` (nq, B) holds the same frames of q, gathered.
 
     The same operations as :func:`~ahbm._engine.jit_common._transforms` (the
     results are bitwise those of the frame-by-frame kernel); a revolute node
@@ -1055,28 +1059,7 @@ def _block_node_transform(k, kind, E, t, plain, axis, principal, qi, q, f0, m, a
                     R[k, r, j_, i] = c_ * ej - s_ * ei
                     p[k, r, i] = tr
         return
-    i0 = qi[k]
-    x, y, z = axis[k, 0], axis[k, 1], axis[k, 2]
-    for i in range(m):
-        fr = f0 + i
-        a1 = a2 = a3 = 0.0
-        if kd == SPH:
-            a1, a2, a3 = q[fr, i0 + 1], q[fr, i0 + 2], q[fr, i0 + 3]
-        r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2 = _joint_rp(
-            kd, x, y, z, q[fr, i0], a1, a2, a3
-        )
-        if plain[k]:
-            R[k, 0, 0, i], R[k, 0, 1, i], R[k, 0, 2, i] = r00, r01, r02
-            R[k, 1, 0, i], R[k, 1, 1, i], R[k, 1, 2, i] = r10, r11, r12
-            R[k, 2, 0, i], R[k, 2, 1, i], R[k, 2, 2, i] = r20, r21, r22
-            p[k, 0, i], p[k, 1, i], p[k, 2, i] = p0, p1, p2
-            continue
-        for r in range(3):  # R <- E R, p <- t + E p
-            e0, e1, e2 = E[k, r, 0], E[k, r, 1], E[k, r, 2]
-            R[k, r, 0, i] = e0 * r00 + e1 * r10 + e2 * r20
-            R[k, r, 1, i] = e0 * r01 + e1 * r11 + e2 * r21
-            R[k, r, 2, i] = e0 * r02 + e1 * r12 + e2 * r22
-            p[k, r, i] = t[k, r] + e0 * p0 + e1 * p1 + e2 * p2
+    _block_transforms(k, kind, E, t, plain, axis, qi, qb, m, R, p)  # the operations of _transforms
 
 
 @njit(cache=_CACHE)
@@ -1177,18 +1160,15 @@ def _block_world_inertia(I6, k, Rw, pw, v, a, Ic, Nc, F, Iv, Jo, m):
         Nk[1, 2, i] -= n0
         Nk[2, 0, i] -= n1
         Nk[2, 1, i] += n0
-        Nk[0, 4, i] -= f2
-        Nk[0, 5, i] += f1
-        Nk[1, 3, i] += f2
-        Nk[1, 5, i] -= f0
-        Nk[2, 3, i] -= f1
-        Nk[2, 4, i] += f0
-        Nk[3, 1, i] -= f2
-        Nk[3, 2, i] += f1
-        Nk[4, 0, i] += f2
-        Nk[4, 2, i] -= f0
-        Nk[5, 0, i] -= f1
-        Nk[5, 1, i] += f0
+        for rr in range(2):
+            r0 = 0 if rr == 0 else 3
+            c0 = 3 if rr == 0 else 0
+            Nk[r0 + 0, c0 + 1, i] -= f2
+            Nk[r0 + 0, c0 + 2, i] += f1
+            Nk[r0 + 1, c0 + 0, i] += f2
+            Nk[r0 + 1, c0 + 2, i] -= f0
+            Nk[r0 + 2, c0 + 0, i] -= f1
+            Nk[r0 + 2, c0 + 1, i] += f0
 
 
 @njit(cache=_CACHE, nogil=True)
