@@ -54,6 +54,7 @@ algorithms that the tests compare with is :mod:`ahbm.dynamics.reference`.
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -76,6 +77,7 @@ from ahbm._engine.jit_functions import SPLINE_ROUNDOFF, simm_spline_derivatives
 from ahbm._engine.jit_rnea import _B as _RNEA_B
 from ahbm._engine.jit_rnea import rnea_block_kernel, rnea_frame_kernel
 from ahbm.kinematics.functions import (
+    Constant,
     LinearFunction,
     MultiplierFunction,
     NaturalCubicSpline,
@@ -216,9 +218,16 @@ def _unit(k):
 
 
 def _axis_rotation(a, angle):
-    """Rotation by `angle` about the unit axis `a` (Rodrigues)."""
-    K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-    return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
+    """Rotation by `angle` about the unit axis `a` (Rodrigues: I + sin K + (1 - cos) K²)."""
+    x, y, z = (float(v) for v in a)
+    s, v = math.sin(angle), 1.0 - math.cos(angle)
+    return np.array(
+        [
+            [1.0 + v * (-z * z - y * y), -s * z + v * (x * y), s * y + v * (x * z)],
+            [s * z + v * (x * y), 1.0 + v * (-z * z - x * x), -s * x + v * (y * z)],
+            [-s * y + v * (x * z), s * x + v * (y * z), 1.0 + v * (-y * y - x * x)],
+        ]
+    )
 
 
 def _custom_prims(joint, qi, vi, coords_q, custom):
@@ -233,8 +242,10 @@ def _custom_prims(joint, qi, vi, coords_q, custom):
         ax = joint.transform[k]
         kind = PRI if k >= 3 else REV
         a = np.asarray(ax.axis, float)
-        if ax.coordinate is None or ax.function.is_constant:
-            steps.append(("const", kind, a, float(ax.function.value(0.0))))
+        f = ax.function
+        if ax.coordinate is None or f.is_constant:
+            value = f.constant if type(f) is Constant else float(f.value(0.0))
+            steps.append(("const", kind, a, value))
             continue
         j = coords_q[ax.coordinate]
         custom["functions"].append(ax.function)
@@ -919,21 +930,26 @@ def _subtrees(model: Model, p: Plan):
     return sub
 
 
-def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="block"):
+def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="block", out=None):
     """tau_θ, ∂τ_θ/∂θ, ∂τ_θ/∂θ̇, M_θ (node coordinates) of all frames; None on a bad input.
 
     ``method="block"`` (the one used): the composite world-frame formulas on
     blocks of ``_DERIV_B`` frames (SIMD over the frames), frame by frame below
     ``_DERIV_B`` frames; ``"world"``: the same formulas frame by frame;
     ``"tangent"``: the node-frame tangent propagation (an independent coding
-    the tests compare with; M from the CRBA kernel).
+    the tests compare with; M from the CRBA kernel). ``out``: (tau (N, nθ),
+    dq, dqd, M (N, nθ, nθ)) C-contiguous float64 arrays written instead of new
+    ones (models without custom joints: every entry is written).
     """
     N = th.shape[0]
     nth = thd.shape[1]
-    tau = np.zeros((N, nth))  # rows of custom-joint coordinates have no node
-    dq = np.empty((N, nth, nth))  # the kernels write every entry
-    dqd = np.empty((N, nth, nth))
-    M = np.empty((N, nth, nth))
+    if out is not None:
+        tau, dq, dqd, M = out
+    else:
+        tau = np.zeros((N, nth))  # rows of custom-joint coordinates have no node
+        dq = np.empty((N, nth, nth))  # the kernels write every entry
+        dqd = np.empty((N, nth, nth))
+        M = np.empty((N, nth, nth))
     use_fx = fx is not None
     fxa = _c(fx) if use_fx else np.zeros((1, 1, 6))
     ptr, idx = _subtrees(model, p)
@@ -971,15 +987,16 @@ def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="block
     return None if bad else (tau, dq, dqd, M)
 
 
-def spd_inverse(M):
+def spd_inverse(M, out=None):
     """(M⁻¹ (N, n, n), -1) for symmetric positive-definite M (N, n, n), by Cholesky.
 
     Or (None, f) when frame f is not positive definite. Exactly symmetric;
     about half the flops of an LU inversion and no per-matrix LAPACK call.
+    ``out``: a C-contiguous float64 (N, n, n) array written instead of a new one.
     """
     M = _c(M)
     N, n = M.shape[0], M.shape[-1]
-    out = np.empty_like(M)
+    out = np.empty_like(M) if out is None else out
 
     def run(a, b):
         bad = spd_inverse_kernel(M[a:b], out[a:b], np.zeros((n, n)), np.zeros((n, n)))
@@ -994,27 +1011,29 @@ def spd_inverse(M):
     return (None, bad) if bad < N else (out, -1)
 
 
-def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False, method="block"):
+def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False, method="block", out=None):
     """τ, ∂τ/∂q (tangent), ∂τ/∂q̇, M of all frames ((N, nv), (N, nv, nv) × 3), or None.
 
     q (N, nq), qd/qdd (N, nv); ``fx`` (N, n_nodes, 6) node forces at q (see
     :func:`node_forces`) or None; ``fx_world``: they are fixed in the world.
     None when an input is not finite or a quaternion is zero. Models with
     custom joints: the chain rule through ``θ(q)`` (see
-    :mod:`ahbm.dynamics.derivatives`).
+    :mod:`ahbm.dynamics.derivatives`). ``out``: (τ, ∂τ/∂q, ∂τ/∂q̇, M)
+    C-contiguous float64 arrays of those shapes, written and returned instead
+    of new ones (custom joints: the last products write into them).
     """
     p = plan(model)
     q, qd, qdd = _c(q), _c(qd), _c(qdd)
     if p.custom is None:
-        return _rnea_derivatives_theta(model, p, q, qd, qdd, fx, fx_world, method)
+        return _rnea_derivatives_theta(model, p, q, qd, qdd, fx, fx_world, method, out)
     cm = p.custom
     nv, N = cm.nv, q.shape[0]
     th, thd, thdd, D, _ = _theta_state(p, q, qd, qdd)
     _, _, d2 = cm.derivatives(q, 2)
-    out = _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method)
-    if out is None:
+    res = _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method)
+    if res is None:
         return None
-    tau_th, K, C, M_th = out
+    tau_th, K, C, M_th = res
     d3 = _third_derivatives(cm, q, d2)
     qd_s, qdd_s = qd[:, cm.src_v], qdd[:, cm.src_v]
     cols = np.arange(cm.n_c)
@@ -1028,14 +1047,21 @@ def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False, method="
     Gam[:, cols, cm.src_v] = 2.0 * d2 * qd_s
     Gt = np.swapaxes(G, 1, 2)
     C_c, M_c = C[:, :, nv:], M_th[:, :, nv:]
-    dq = Gt @ (K @ G + C_c @ Dd + M_c @ Ad)
+    o_tau, o_dq, o_dqd, o_M = (None,) * 4 if out is None else out
+    dq = np.matmul(Gt, K @ G + C_c @ Dd + M_c @ Ad, out=o_dq)
     # (∂Gᵀ/∂q) τ_θ: D[c, j] = f_c'(q_j) gives f_c'' τ_θ,c at the entry (j, j)
     for c in range(cm.n_c):
         j = cm.src_v[c]
         dq[:, j, j] += d2[:, c] * tau_th[:, nv + c]
-    dqd = Gt @ (C @ G + M_c @ Gam)
+    dqd = np.matmul(Gt, C @ G + M_c @ Gam, out=o_dqd)
     H = Gt @ M_th @ G
-    return cm.forces(tau_th, D), dq, dqd, 0.5 * (H + np.swapaxes(H, 1, 2))
+    M = np.add(H, np.swapaxes(H, 1, 2), out=o_M)
+    np.multiply(M, 0.5, out=M)
+    tau = cm.forces(tau_th, D)
+    if o_tau is not None:
+        o_tau[...] = tau
+        tau = o_tau
+    return tau, dq, dqd, M
 
 
 def _third_derivatives(cm: CustomMap, q, d2, rel=1e-4):

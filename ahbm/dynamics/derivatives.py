@@ -210,6 +210,68 @@ def _zeros(x, N, nv):
     return np.zeros((N, nv)) if x is None else x
 
 
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return bool(np.shares_memory(a, b, max_work=100_000))
+    except np.exceptions.TooHardError:  # pragma: no cover - unusual strides
+        return True
+
+
+def _out_arrays(out, cls, mat, vec, inputs):
+    """The arrays of ``out`` (a ``cls`` or a tuple in its field order), checked.
+
+    ``mat``/``vec``: the expected shapes of the three matrices and of the vector;
+    ``inputs``: (name, array) pairs of what the kernels read. Returns the arrays as given and
+    their (N, ...) views.
+    """
+    fields = [f.name for f in cls.__dataclass_fields__.values()]
+    if isinstance(out, cls):
+        arrays = tuple(getattr(out, f) for f in fields)
+    elif isinstance(out, (tuple, list)) and len(out) == len(fields):
+        arrays = tuple(out)
+    else:
+        got = (
+            f"a {type(out).__name__} of {len(out)} items"
+            if isinstance(out, (tuple, list))
+            else type(out).__name__
+        )
+        raise DataError(
+            f"Expected `out` to be a {cls.__name__} (the result of an earlier call) or a tuple "
+            f"of {len(fields)} arrays ({', '.join(fields)}), got {got}"
+        )
+    named = isinstance(out, cls)
+    labels = [f"`out.{f}`" if named else f"`out[{k}]` ({f})" for k, f in enumerate(fields)]
+    for what, a, shape in zip(labels, arrays, (mat, mat, mat, vec), strict=True):
+        fix = f"allocate it with np.empty({shape})"
+        if not isinstance(a, np.ndarray):
+            raise DataError(f"Expected {what} to be a numpy array, got {type(a).__name__}; {fix}")
+        if a.shape != shape:
+            raise DataError(f"Expected {what} to have shape {shape}, got {a.shape}; {fix}")
+        if a.dtype != np.float64:
+            raise DataError(f"Expected {what} to have dtype float64, got {a.dtype}; {fix}")
+        if not a.flags.c_contiguous:
+            raise DataError(
+                f"Expected {what} to be C-contiguous (a view with strides is not); {fix}"
+            )
+        if not a.flags.writeable:
+            raise DataError(f"Expected {what} to be writeable, got a read-only array; {fix}")
+    for i, (what, a) in enumerate(zip(labels, arrays, strict=True)):
+        for other, b in list(zip(labels, arrays, strict=True))[i + 1 :]:
+            if _overlap(a, b):
+                raise DataError(f"{what} and {other} share memory; give each its own array")
+        for arg, x in inputs:
+            if isinstance(x, np.ndarray) and _overlap(a, x):
+                raise DataError(
+                    f"{what} shares memory with the input `{arg}`; the kernels would "
+                    f"overwrite `{arg}` while reading it: pass a copy or other output arrays"
+                )
+    N = int(np.prod(vec[:-1], dtype=np.int64))
+    flat = tuple(a.reshape((N,) + a.shape[len(vec) - 1 :]) for a in arrays)
+    return arrays, flat
+
+
 def _bad_state() -> DataError:
     return DataError(
         "q, qd and qdd (or tau) must be finite and every quaternion of q nonzero; "
@@ -218,7 +280,7 @@ def _bad_state() -> DataError:
 
 
 def rnea_derivatives(
-    model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world", kin=None
+    model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world", kin=None, out=None
 ) -> RNEADerivatives:
     """Analytic derivatives of inverse dynamics: ``∂τ/∂q``, ``∂τ/∂q̇``, ``M``.
 
@@ -237,17 +299,31 @@ def rnea_derivatives(
     kin : KinematicState, optional
         ``forward_kinematics(model, q)`` of the same frames, reused to express
         world forces in the body frames.
+    out : RNEADerivatives or tuple of 4 ndarrays, optional
+        Arrays to write the results into instead of allocating new ones
+        (repeated calls on trials of the same size: optimizers, batches): the
+        result of an earlier call with the same batch shape, or a tuple
+        ``(dtau_dq, dtau_dqd, mass_matrix, tau)`` of float64, C-contiguous,
+        writeable arrays of shapes (..., nv, nv) × 3 and (..., nv), none
+        sharing memory with another or with ``q``, ``qd``, ``qdd``,
+        ``f_ext``. Their previous values are overwritten (after a
+        ``DataError`` on bad ``q``, ``qd``, ``qdd`` their content is
+        undefined). The values are bitwise those of a call without ``out``.
+        Custom joints: supported; the node-coordinate pass still allocates its
+        own arrays, the final products are written into ``out``.
 
     Returns
     -------
     RNEADerivatives
         ``dtau_dq``, ``dtau_dqd``, ``mass_matrix`` (..., nv, nv) and ``tau``
-        (..., nv).
+        (..., nv); with ``out``, its fields are the arrays of ``out``.
 
     Raises
     ------
     DataError
-        Arrays of the wrong shape, non-finite values, zero quaternions.
+        Arrays of the wrong shape, non-finite values, zero quaternions; an
+        ``out`` of the wrong type, shape, dtype or layout, read-only, or
+        sharing memory with an input.
 
     Notes
     -----
@@ -265,15 +341,30 @@ def rnea_derivatives(
     >>> d = rnea_derivatives(m, np.zeros((10, m.nq)), np.zeros((10, m.nv)), None)
     >>> d.dtau_dq.shape, d.mass_matrix.shape
     ((10, 4, 4), (10, 4, 4))
+
+    Reusing the arrays of ``d`` for the next trial of 10 frames (no allocation):
+
+    >>> d2 = rnea_derivatives(m, np.full((10, m.nq), 0.1), None, None, out=d)
+    >>> d2.dtau_dq is d.dtau_dq
+    True
     """
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd, transpose=False)
     N, nv = qf.shape[0], model.nv
     qdf, qddf = _zeros(qdf, N, nv), _zeros(qddf, N, nv)
+    if out is not None:
+        inputs = (("q", q), ("qd", qd), ("qdd", qdd), ("f_ext", f_ext))
+        inputs += (("q", qf), ("qd", qdf), ("qdd", qddf))
+        given, (dq_o, dqd_o, M_o, tau_o) = _out_arrays(
+            out, RNEADerivatives, batch + (nv, nv), batch + (nv,), inputs
+        )
+        out = (tau_o, dq_o, dqd_o, M_o)
     fx, world = _node_forces(model, qf, f_ext, batch, f_ext_frame, kin)
-    out = _kernels.rnea_derivatives(model, qf, qdf, qddf, fx, world)
-    if out is None:  # pragma: no cover - prepare() rejects what the kernel rejects
+    res = _kernels.rnea_derivatives(model, qf, qdf, qddf, fx, world, out=out)
+    if res is None:  # pragma: no cover - prepare() rejects what the kernel rejects
         raise _bad_state()
-    tau, dq, dqd, M = out
+    if out is not None:
+        return RNEADerivatives(*given)
+    tau, dq, dqd, M = res
     mat = batch + (nv, nv)
     return RNEADerivatives(
         dq.reshape(mat), dqd.reshape(mat), M.reshape(mat), tau.reshape(batch + (nv,))
@@ -281,7 +372,7 @@ def rnea_derivatives(
 
 
 def aba_derivatives(
-    model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world", kin=None
+    model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world", kin=None, out=None
 ) -> ABADerivatives:
     """Analytic derivatives of forward dynamics: ``∂q̈/∂q``, ``∂q̈/∂q̇``, ``M⁻¹``.
 
@@ -293,16 +384,26 @@ def aba_derivatives(
         None means zeros.
     f_ext, f_ext_frame, kin
         As in :func:`rnea_derivatives`.
+    out : ABADerivatives or tuple of 4 ndarrays, optional
+        Arrays to write the results into: the result of an earlier call with
+        the same batch shape, or ``(dqdd_dq, dqdd_dqd, minv, qdd)`` with the
+        requirements of :func:`rnea_derivatives`'s ``out`` (float64,
+        C-contiguous, writeable, no shared memory with each other or with
+        ``q``, ``qd``, ``tau``, ``f_ext``). Values bitwise those of a call
+        without ``out``; the intermediate ``∂τ/∂q``, ``∂τ/∂q̇``, ``M`` are
+        still allocated.
 
     Returns
     -------
     ABADerivatives
-        ``dqdd_dq``, ``dqdd_dqd``, ``minv`` (..., nv, nv) and ``qdd`` (..., nv).
+        ``dqdd_dq``, ``dqdd_dqd``, ``minv`` (..., nv, nv) and ``qdd`` (..., nv);
+        with ``out``, its fields are the arrays of ``out``.
 
     Raises
     ------
     DataError
-        Arrays of the wrong shape, non-finite values, zero quaternions.
+        Arrays of the wrong shape, non-finite values, zero quaternions; a bad
+        ``out`` (as in :func:`rnea_derivatives`).
     SimulationError
         An articulated inertia is singular (e.g. a massless body at the end of
         a chain), as in :func:`ahbm.dynamics.aba`.
@@ -322,30 +423,43 @@ def aba_derivatives(
     >>> d = aba_derivatives(m, np.zeros(m.nq), np.zeros(m.nv), np.zeros(m.nv))
     >>> bool(np.allclose(d.minv @ np.linalg.inv(d.minv), np.eye(m.nv)))
     True
+    >>> d2 = aba_derivatives(m, np.full(m.nq, 0.1), None, None, out=d)
+    >>> d2.minv is d.minv
+    True
     """
     batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
     N, nv = qf.shape[0], model.nv
     qdf, tauf = _zeros(qdf, N, nv), _zeros(tauf, N, nv)
+    given, flat = None, (None,) * 4
+    if out is not None:
+        inputs = (("q", q), ("qd", qd), ("tau", tau), ("f_ext", f_ext))
+        inputs += (("q", qf), ("qd", qdf), ("tau", tauf))
+        given, flat = _out_arrays(out, ABADerivatives, batch + (nv, nv), batch + (nv,), inputs)
     fx, world = _node_forces(model, qf, f_ext, batch, f_ext_frame, kin)
     qdd, bad = _kernels.aba(model, qf, qdf, tauf, fx)
     if bad >= 0:
         raise _singular(model, _kernels.failing_body(_kernels.plan(model), bad))
-    out = _kernels.rnea_derivatives(model, qf, qdf, qdd, fx, world)
-    if out is None:
+    res = _kernels.rnea_derivatives(model, qf, qdf, qdd, fx, world)
+    if res is None:
         raise _bad_state()
-    _, dq, dqd, M = out
+    _, dq, dqd, M = res
     # M⁻¹ by a compiled Cholesky inversion per frame (M is positive definite: the
     # articulated-body pass above checked every pivot), then two batched products
     # (BLAS): 3-4x faster than one LU solve with the 3 nv right-hand sides
-    Minv, bad = _kernels.spd_inverse(M)
+    Minv, bad = _kernels.spd_inverse(M, out=flat[2])
     if Minv is None:  # pragma: no cover - rounding on a nearly singular M
         X = np.linalg.solve(M, np.concatenate([dq, dqd, np.broadcast_to(np.eye(nv), M.shape)], 2))
         Minv = X[:, :, 2 * nv :]
         Minv = 0.5 * (Minv + np.swapaxes(Minv, 1, 2))
-    dqdd_dq = np.matmul(Minv, dq)
-    dqdd_dqd = np.matmul(Minv, dqd)
+        if given is not None:
+            flat[2][...] = Minv
+    dqdd_dq = np.matmul(Minv, dq, out=flat[0])
+    dqdd_dqd = np.matmul(Minv, dqd, out=flat[1])
     np.negative(dqdd_dq, out=dqdd_dq)
     np.negative(dqdd_dqd, out=dqdd_dqd)
+    if given is not None:
+        flat[3][...] = qdd
+        return ABADerivatives(*given)
     mat = batch + (nv, nv)
     return ABADerivatives(
         dqdd_dq.reshape(mat), dqdd_dqd.reshape(mat), Minv.reshape(mat), qdd.reshape(batch + (nv,))
