@@ -261,19 +261,11 @@ def plan(model: Model) -> Plan:
     if "kernel_plan" in cache:
         return cache["kernel_plan"]
     parent, kind, Es, ts, axes, qis, vis, nvs, owner = [], [], [], [], [], [], [], [], []
-    mass, first, J = [], [], []  # accumulated inertia of each node about its origin
+    loaded = []  # (node, body): the body's inertia goes to that node (summed after the loop)
     body_node = np.full(model.n_bodies, -1, dtype=np.int64)
     body_E = np.zeros((model.n_bodies, 3, 3))
     body_t = np.zeros((model.n_bodies, 3))
     I3 = np.eye(3)
-
-    def add_inertia(nd, m, c, Ic, E, t):
-        # body inertia (mass m, COM c, inertia Ic about the COM, body axes) with the
-        # body frame at rotation E, origin t in node nd's frame
-        cn = t + E @ c
-        mass[nd] += m
-        first[nd] += m * cn
-        J[nd] += E @ Ic @ E.T + m * (cn @ cn * I3 - np.outer(cn, cn))
 
     has_custom = bool(np.any(model.joint_codes == CUSTOM))
     custom = {"functions": [], "src_q": [], "src_v": []}
@@ -290,9 +282,6 @@ def plan(model: Model) -> Plan:
         vis.append(vk)
         nvs.append(3 if k == SPH else 1)
         owner.append(-1)
-        mass.append(0.0)
-        first.append(np.zeros(3))
-        J.append(np.zeros((3, 3)))
         node_custom.append(c)
         return len(parent) - 1
 
@@ -357,45 +346,51 @@ def plan(model: Model) -> Plan:
         bt = t - bE @ body.child_position
         body_node[i], body_E[i], body_t[i] = pn, bE, bt
         if pn >= 0:
-            add_inertia(pn, model.masses[i], model.coms[i], model.inertias[i], bE, bt)
+            loaded.append((pn, i))
 
     n = len(parent)
+    # accumulated inertia of each node about its origin: each body's (mass m, COM c,
+    # inertia Ic about the COM, body axes) with the body frame at rotation E, origin t
+    # in its node's frame, all bodies at once
+    mass, first, J = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
+    if loaded:
+        nd, b = np.array(loaded, dtype=np.int64).T
+        E, t = body_E[b], body_t[b]
+        m = np.asarray(model.masses, dtype=float)[b]
+        cn = t + np.einsum("bij,bj->bi", E, np.asarray(model.coms, dtype=float)[b])
+        Jb = E @ np.asarray(model.inertias, dtype=float)[b] @ E.transpose(0, 2, 1)
+        Jb += m[:, None, None] * (
+            np.einsum("bi,bi->b", cn, cn)[:, None, None] * I3 - cn[:, :, None] * cn[:, None, :]
+        )
+        np.add.at(mass, nd, m)
+        np.add.at(first, nd, m[:, None] * cn)
+        np.add.at(J, nd, Jb)
     p = Plan()
     p.n = n
     p.parent = np.array(parent, dtype=np.int64)
     p.kind = np.array(kind, dtype=np.int64)
     p.E = np.array(Es, dtype=float).reshape(n, 3, 3)
     p.t = np.array(ts, dtype=float).reshape(n, 3)
-    p.plain = np.array(
-        [np.array_equal(e, I3) and not np.any(tt) for e, tt in zip(Es, ts, strict=True)],
-        dtype=np.bool_,
-    )
-    p.axis = np.array(axes, dtype=float).reshape(n, 3)
+    unrotated = (p.E == I3).all(axis=(1, 2))
+    p.plain = unrotated & ~p.t.any(axis=1)
+    p.axis = A = np.array(axes, dtype=float).reshape(n, 3)
     # principal axis index (0, 1, 2) when the axis is +e_k, else -1
-    p.principal = np.array(
-        [int(np.argmax(a)) if np.count_nonzero(a) == 1 and a.max() == 1.0 else -1 for a in axes],
-        dtype=np.int64,
-    )
+    principal = (np.count_nonzero(A, axis=1) == 1) & (A.max(axis=1) == 1.0)
+    p.principal = np.where(principal, A.argmax(axis=1), -1).astype(np.int64)
     # revolute nodes about +e_k with no constant rotation: specialized transforms
-    p.fast = np.array(
-        [
-            k == REV and pr >= 0 and np.array_equal(e, I3)
-            for k, pr, e in zip(kind, p.principal, Es, strict=True)
-        ],
-        dtype=np.bool_,
-    )
-    p.massive = np.array([m_ > 0 for m_ in mass], dtype=np.bool_)
+    p.fast = (p.kind == REV) & principal & unrotated
+    p.massive = mass > 0
     p.qi = np.array(qis, dtype=np.int64)
     p.vi = np.array(vis, dtype=np.int64)
     p.nvj = np.array(nvs, dtype=np.int64)
     I6 = np.zeros((n, 6, 6))
-    for k in range(n):
-        h = first[k]
-        H = np.array([[0.0, -h[2], h[1]], [h[2], 0.0, -h[0]], [-h[1], h[0], 0.0]])
-        I6[k, :3, :3] = J[k]
-        I6[k, :3, 3:] = H
-        I6[k, 3:, :3] = H.T
-        I6[k, 3:, 3:] = mass[k] * I3
+    hx, hy, hz = first.T
+    H = I6[:, :3, 3:]  # the cross-product matrix of each node's first moment
+    H[:, 0, 1], H[:, 0, 2], H[:, 1, 0] = -hz, hy, hz
+    H[:, 1, 2], H[:, 2, 0], H[:, 2, 1] = -hx, -hy, hx
+    I6[:, :3, :3] = J
+    I6[:, 3:, :3] = H.transpose(0, 2, 1)
+    I6[:, 3:, 3:] = mass[:, None, None] * I3
     p.I6 = I6
     p.body_node, p.body_E, p.body_t = body_node, body_E, body_t
     p.node_body = np.array(owner, dtype=np.int64)
