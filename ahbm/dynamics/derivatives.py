@@ -100,7 +100,10 @@ The operations and their order are those of the frame-by-frame kernel, so
 the results are bitwise the same. On the humanoid, one thread: 14 → 9-10 µs
 per frame with the outputs already in memory, of which ≈ 3 µs is writing the
 27.7 KB of the three matrices (memory bandwidth), and 17-18 → 13 µs per frame
-with newly allocated outputs. The
+with newly allocated outputs. ``out=`` (arrays reused from call to call)
+skips the allocation and first touch of the outputs: the public call on
+10,000 frames takes ≈ 10 µs per frame on one thread and ≈ 5 µs on two
+(≈ 14 and 7.4-9.3 µs with new outputs; ``benchmarks/bench_derivatives.py``). The
 spatial-vector RNEA alone takes ≈ 380 flops per node (node-frame kernel: ≈ 210 ×, 170 +).
 
 For comparison, the operation counts of inverse dynamics that Chung (2009,
