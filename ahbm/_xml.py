@@ -103,8 +103,10 @@ def parse_xml(
     parser.buffer_text = True  # one call per run of text (not per line)
     root = XmlNode("#document", {}, 0, None, source=source)
     stack = [root]
-    texts: list[list[str]] = [[]]
-    push, push_text, new = stack.append, texts.append, object.__new__
+    # text: an element's first run that is not all whitespace goes to node.text (leading
+    # whitespace is stripped anyway); further runs of the same element collect in `more`
+    more: dict[XmlNode, list[str]] = {}
+    push, pop, new = stack.append, stack.pop, object.__new__
 
     shallow = frozenset(shallow)
     shallow_parents = frozenset(p for _, p in shallow) - {"#document"}  # (it has no parent)
@@ -131,18 +133,26 @@ def parse_xml(
         node.parent, node.source, node.children, node.text = parent, source, [], ""
         parent.children.append(node)
         push(node)
-        push_text([])
 
     def end(tag):
-        text = texts.pop()
-        node = stack.pop()
-        if text:
-            node.text = "".join(text).strip()
+        node = pop()
+        if more and node in more:
+            node.text = "".join(more.pop(node)).strip()
+        elif node.text:
+            node.text = node.text.strip()
         if len(stack) < cut[0]:  # the shallow element closed
             cut[0] = 0
 
     def data_(text):
-        texts[-1].append(text)
+        node = stack[-1]
+        if node.text:
+            runs = more.get(node)
+            if runs is None:
+                more[node] = [node.text, text]
+            else:
+                runs.append(text)
+        elif not text.isspace():
+            node.text = text
 
     def skip_start(tag, attrib):  # inside a left-out property: count levels, make no node
         if len(stack) + cut[1] - 2 >= max_depth:  # the same cap as `start`
