@@ -226,8 +226,7 @@ def test_read_cap_applies_to_setup_files(tmp_path):
     import ahbm.io as aio
 
     path = _write(tmp_path, "ik.xml", IK)
-    old = aio.max_read_bytes()
-    aio.set_max_read_bytes(100)
+    old = aio.set_max_read_bytes(100)  # the previous setting (None: env or default)
     try:
         with pytest.raises(FileFormatError, match="read cap"):
             read_ik_setup(path)
