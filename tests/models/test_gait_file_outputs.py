@@ -162,3 +162,16 @@ def test_a_torsion_left_out_of_the_vendor_centre_is_named(tmp_path):
         r = analyze_gait(_roundtrip(tmp_path, t2, "left_out"), settings=SETTINGS)
     ajc = [f for f in r.flags if f.startswith("RAJC")]
     assert ajc and "with the file's RTibialTorsion left out it would be 0.0 mm" in ajc[0], r.flags
+
+
+def test_bad_arguments_are_refused(case):
+    from ahbm.errors import DataError
+
+    trial, result, _ = case
+    with pytest.raises(DataError, match="`result` must be the GaitResult"):
+        compare_with_file_outputs({"angles": {}}, trial)
+    with pytest.raises(DataError, match="`trial` must be a Trial"):
+        compare_with_file_outputs(result, "walk.c3d")
+    in_mm = replace(trial, points=trial.points * 1000.0, point_units="mm")
+    with pytest.raises(DataError, match="holds points in 'mm'"):
+        compare_with_file_outputs(result, in_mm)

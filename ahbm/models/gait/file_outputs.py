@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm.errors import DataError
+from ahbm.io.trial import Trial
 from ahbm.models.gait.result import GaitResult
 
 __all__ = ["compare_with_file_outputs", "centre_distance", "FILE_JOINT_CENTRES"]
@@ -45,6 +47,18 @@ def _r(a, b):
     return float(np.corrcoef(a, b)[0, 1])
 
 
+def _check_trial(trial) -> None:
+    """The trial must be a Trial read in SI units (points in m, model outputs in SI)."""
+    if not isinstance(trial, Trial):
+        raise DataError(f"`trial` must be a Trial (ahbm.io.read_c3d), got {type(trial).__name__}")
+    if str(trial.point_units).lower() != "m":
+        raise DataError(
+            f"`trial` holds points in {trial.point_units!r}; the comparison needs the file "
+            "read in SI units (ahbm.io.read_c3d(path) without units=None), or its joint "
+            "centres and outputs would be compared in another unit"
+        )
+
+
 def centre_distance(trial, time, centre, label: str) -> tuple[float, int]:
     """Median distance (m) of a joint centre from a point of the trial, and the frames used.
 
@@ -64,6 +78,7 @@ def centre_distance(trial, time, centre, label: str) -> tuple[float, int]:
     (float, int)
         NaN and 0 when the trial has no such point or no common frame.
     """
+    _check_trial(trial)
     labels = [_bare(lab) for lab in trial.point_labels]
     if label not in labels:
         return float("nan"), 0
@@ -120,6 +135,11 @@ def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
     >>> checks["LKneeMoment"]["r"]  # doctest: +SKIP
     array([0.98, 0.91, 0.87])
     """
+    if not isinstance(result, GaitResult):
+        raise DataError(
+            f"`result` must be the GaitResult of analyze_gait, got {type(result).__name__}"
+        )
+    _check_trial(trial)
     kinds = trial.point_kinds if isinstance(getattr(trial, "point_kinds", None), dict) else {}
     labels = [str(lab) for lab in trial.point_labels]
     column = {}
