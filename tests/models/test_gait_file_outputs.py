@@ -175,3 +175,18 @@ def test_bad_arguments_are_refused(case):
     in_mm = replace(trial, points=trial.points * 1000.0, point_units="mm")
     with pytest.raises(DataError, match="holds points in 'mm'"):
         compare_with_file_outputs(result, in_mm)
+
+
+def test_subject_prefixed_labels_are_compared(case):
+    """Vicon writes ``Name:LKneeAngles``: the prefix does not hide the outputs."""
+    trial, result, folder = case
+    t = _with_outputs(trial, result)
+    t = replace(
+        t,
+        point_labels=[f"Pat01:{lab}" for lab in t.point_labels],
+        point_kinds={f"Pat01:{k}": v for k, v in t.point_kinds.items()},
+    )
+    r = analyze_gait(_roundtrip(folder, t, "prefixed"), settings=SETTINGS)
+    assert not r.flags, r.flags
+    assert {"LKneeMoment", "RAJC", "LHJC"} <= set(r.file_outputs)
+    assert r.file_outputs["LKneeMoment"]["r"][0] > 0.999
