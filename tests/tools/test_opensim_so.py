@@ -102,6 +102,7 @@ def joint_reaction_xml(
     )
 
 
+@needs_data
 def test_read_setup_and_actuators(tmp_path):
     reserves = write_reserves(tmp_path / "reserves.xml")
     acts = read_actuators(reserves)
