@@ -524,6 +524,7 @@ def assign_force_plates(
     max_distance: float = 0.12,
     margin: float = 0.05,
     max_speed: float = 2.0,
+    contact_height: float | None = 0.02,
     warn: bool = True,
 ) -> PlateAssignment:
     """Assign force plate loads to the feet in contact, frame by frame.
@@ -559,6 +560,16 @@ def assign_force_plates(
     max_speed : float, optional
         A foot qualifies only while its slowest point moves slower than this
         horizontally, m/s (a foot in contact has a nearly stationary point).
+    contact_height : float or None, optional
+        A foot point is on the ground while it is less than this above its
+        own lowest height in the trial (its 2nd percentile) and moves slower
+        than `max_speed`, m (default 0.02). When grounded points of two feet
+        lie inside the outline of one loaded plate (the plate's ``corners``),
+        the plate carries both feet and the frame is ambiguous for both, even
+        if its centre of pressure is near one of them: the trailing foot's toe
+        and the leading foot's heel on one plate, or a foot across the line
+        between two treadmill belts onto the other foot's belt. None turns
+        this test off.
     warn : bool, optional
         Warn about loaded frames that cannot be assigned to exactly one foot.
 
@@ -580,7 +591,10 @@ def assign_force_plates(
     whose heel-toe line passes within `max_distance` of its COP; when two feet
     qualify (both feet on one plate) or none does, the frame is marked
     `ambiguous` for the candidate feet (or all feet), since a plate measures
-    only the sum of the loads. Several plates under one foot add up; one plate
+    only the sum of the loads; so is a frame in which grounded points of two
+    feet are on the plate (`contact_height`). A foot can be `ambiguous` on one
+    plate and in `contact` with another in the same frame: its total load is
+    then unknown. Several plates under one foot add up; one plate
     touched by the two feet in turn is split in time.
 
     Examples
@@ -609,6 +623,8 @@ def assign_force_plates(
     max_distance = as_nonnegative_float(max_distance, "max_distance", unit="m")
     margin = as_nonnegative_float(margin, "margin", unit="m")
     max_speed = as_positive_float(max_speed, "max_speed", unit="m/s")
+    if contact_height is not None:
+        contact_height = as_nonnegative_float(contact_height, "contact_height", unit="m")
     first = as_float_array(next(iter(feet.values())), "feet", allow_nan=True)
     n_frames = (first.shape[0] if first.ndim else 0) if time is None else np.size(time)
     t = sample_times(n_frames, rate=rate, time=time)
@@ -634,6 +650,10 @@ def assign_force_plates(
             slow[i] = np.nanmin(np.where(np.isfinite(speed), speed, np.inf), axis=1) < max_speed
         else:
             slow[i] = np.ones(t.size, bool)
+    grounded = {}  # foot -> (n_frames, n_points) points on the ground
+    if contact_height is not None:
+        for i, a in pts.items():
+            grounded[i] = _grounded_points(a, t, contact_height, max_speed)
     f_ext = np.zeros((t.size, n_seg, 6))
     contact = np.zeros((t.size, n_seg), bool)
     ambiguous = np.zeros((t.size, n_seg), bool)
@@ -668,6 +688,14 @@ def assign_force_plates(
             resolve = (n_near > 1) & clear
             near = np.where(resolve[:, None], dist == order[:, :1], near)
             n_near = near.sum(1)
+        if grounded and _outline_area(corners) > 1e-4:  # known outline (over 1 cm^2)
+            on = np.zeros((t.size, len(idx)), bool)
+            for c, i in enumerate(idx):
+                inside = _inside_outline(pts[i][..., :2], corners[:, :2])
+                on[:, c] = (grounded[i] & inside).any(axis=1)
+            shared = loaded & (on.sum(1) > 1)
+            near[shared] |= on[shared]
+            n_near = near.sum(1)
         one = loaded & (n_near == 1)
         who = np.argmax(near, axis=1)
         for c, i in enumerate(idx):
@@ -699,3 +727,41 @@ def assign_force_plates(
             "assign; check the plates' force channels or lower `threshold`"
         )
     return PlateAssignment(f_ext, contact, ambiguous, plate_of)
+
+
+def _grounded_points(a, t, height: float, max_speed: float):
+    """(n_frames, n_points) True where a foot point is low and slow (on the ground)."""
+    z = a[..., 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN points
+        ground = np.nanpercentile(z, 2.0, axis=0)
+    if t.size >= 3:
+        speed = np.linalg.norm(np.gradient(a[..., :2], t, axis=0), axis=-1)
+    else:
+        speed = np.zeros(z.shape)
+    with np.errstate(invalid="ignore"):
+        return (z < ground + height) & (speed < max_speed)
+
+
+def _outline_area(corners) -> float:
+    """Horizontal area (m^2) of a plate's four corners; 0 when they are unknown."""
+    c = np.asarray(corners, dtype=float)
+    if c.shape != (4, 3) or not np.isfinite(c).all():
+        return 0.0
+    x, y = c[:, 0], c[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def _inside_outline(p, quad):
+    """(n, k) True where the horizontal points `p` (n, k, 2) lie inside the quadrilateral.
+
+    `quad` (4, 2): a plate's corners in order around the plate (either direction).
+    """
+    sides = []
+    for j in range(4):
+        a, b = quad[j], quad[(j + 1) % 4]
+        e = b - a
+        sides.append(e[0] * (p[..., 1] - a[1]) - e[1] * (p[..., 0] - a[0]))
+    s = np.stack(sides, axis=-1)
+    with np.errstate(invalid="ignore"):
+        return (s >= 0).all(axis=-1) | (s <= 0).all(axis=-1)

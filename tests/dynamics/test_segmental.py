@@ -412,3 +412,53 @@ def test_newton_euler_input_errors():
     assert isinstance(
         newton_euler([-1, 0], [1, 1], np.zeros((2, 3, 3)), m, np.zeros((2, 2, 3))), JointLoads
     )
+
+
+def _shared_plate_case(n=40, right_z=0.0, right_speed=0.0):
+    """Left foot standing on a 0.5 m x 0.6 m plate with the centre of pressure under it; the
+    right foot's heel on the same plate, 0.19 m from the centre of pressure."""
+    t = np.arange(n) / 100.0
+    left = np.tile([[0.0, 0.05, 0.06], [0.2, 0.05, 0.02]], (n, 1, 1))
+    right = np.tile([[0.3, -0.1, 0.06], [0.5, -0.1, 0.02]], (n, 1, 1))
+    right[:, :, 0] += right_speed * (t - t[n // 2])[:, None]
+    right[n // 4 : 3 * n // 4, :, 2] += right_z  # (lifted in the middle frames only)
+    corners = np.array([[0.0, -0.3, 0], [0.5, -0.3, 0], [0.5, 0.3, 0], [0.0, 0.3, 0]])
+    p = _plate(np.tile([0, 0, 700.0], (n, 1)), np.tile([0.18, 0.05, 0.0], (n, 1)),
+               corners=corners)  # fmt: skip
+    return t, left, right, p
+
+
+def test_two_grounded_feet_on_one_plate_are_ambiguous_whatever_the_cop():
+    t, left, right, p = _shared_plate_case()
+    with pytest.warns(AhbmWarning, match="two feet on the plate"):
+        a = assign_force_plates([p], {0: left, 1: right}, time=t)
+    assert a.ambiguous.all() and not a.contact.any()
+    # without the test, the nearer foot gets the whole plate (the right heel's share too)
+    a = assign_force_plates([p], {0: left, 1: right}, time=t, contact_height=None)
+    assert a.contact[:, 0].all() and not a.contact[:, 1].any() and not a.ambiguous.any()
+
+
+def test_a_foot_in_the_air_or_swinging_past_does_not_share_the_plate():
+    # lifted 5 cm above its own lowest height in the middle frames: only those are clear
+    t, left, right, p = _shared_plate_case(right_z=0.05)
+    with pytest.warns(AhbmWarning, match="two feet"):
+        a = assign_force_plates([p], {0: left, 1: right}, time=t)
+    mid = slice(t.size // 4, 3 * t.size // 4)
+    assert a.contact[mid, 0].all() and not a.ambiguous[mid].any()
+    assert a.ambiguous[: t.size // 4].all()
+    # low but moving at 3 m/s (a swing over the plate): not on the ground
+    t, left, right, p = _shared_plate_case(right_speed=3.0)
+    a = assign_force_plates([p], {0: left, 1: right}, time=t)
+    assert a.contact[:, 0].all() and not a.ambiguous.any()
+
+
+def test_plate_outline_helpers():
+    from ahbm.dynamics.segmental import _inside_outline, _outline_area
+
+    quad = np.array([[0.0, 0.0], [0.4, 0.0], [0.4, 0.6], [0.0, 0.6]])
+    pts = np.array([[[0.2, 0.3], [0.41, 0.3], [0.0, 0.0], [np.nan, 0.1]]])
+    np.testing.assert_array_equal(_inside_outline(pts, quad), [[True, False, True, False]])
+    np.testing.assert_array_equal(_inside_outline(pts, quad[::-1]), [[True, False, True, False]])
+    corners = np.c_[quad, np.zeros(4)]
+    assert _outline_area(corners) == pytest.approx(0.24)
+    assert _outline_area(np.zeros((4, 3))) == 0.0 and _outline_area(np.full((4, 3), np.nan)) == 0

@@ -22,15 +22,18 @@ CENTRES = {"LFEP": "LHJC", "RFEP": "RHJC", "LFEO": "LKJC", "RFEO": "RKJC", "LTIO
 def _with_outputs(trial, result, edit=None):
     """The trial plus `result`'s Plug-in Gait layout as model outputs (trial units: m)."""
     pig = result.as_plug_in_gait()
-    names = [k for k in pig if k.endswith(("Angles", "Moment", "Power"))]
+    names = [k for k in pig if k.endswith(("Angles", "Moment", "Power", "GroundReactionForce"))]
     cols = {k: np.nan_to_num(pig[k]) for k in names}  # Vicon writes 0 where it has none
     cols.update({f: np.asarray(result.joint_centres[o]) for f, o in CENTRES.items()})
     if edit:
         edit(cols)
     kinds = {}
     for k in names:
-        kind = "angle" if k.endswith("Angles") else "moment" if k.endswith("Moment") else "power"
-        kinds[k] = (kind, {"angle": "rad", "moment": "N m", "power": "W"}[kind])
+        kind = (
+            "angle" if k.endswith("Angles") else "moment" if k.endswith("Moment")
+            else "power" if k.endswith("Power") else "force"
+        )  # fmt: skip
+        kinds[k] = (kind, {"angle": "rad", "moment": "N m", "power": "W", "force": "N"}[kind])
     labels = list(trial.point_labels) + list(cols)
     points = np.concatenate([trial.points, np.stack([cols[k] for k in cols], axis=1)], axis=1)
     return replace(
@@ -190,3 +193,67 @@ def test_subject_prefixed_labels_are_compared(case):
     assert not r.flags, r.flags
     assert {"LKneeMoment", "RAJC", "LHJC"} <= set(r.file_outputs)
     assert r.file_outputs["LKneeMoment"]["r"][0] > 0.999
+
+
+def _stance_window(result, side="Left", length=25):
+    """Frames of one stance phase of `side` (where its foot carries a load)."""
+    grf = result.forces[f"{side[0]}GroundReactionForce"]
+    loaded = np.flatnonzero(np.nan_to_num(grf[:, 2]) > 3.0)
+    start = loaded[len(loaded) // 3]
+    return np.arange(start, start + length)
+
+
+def test_the_files_ground_reactions_are_compared_and_other_loads_left_out(case):
+    """Where the file's Plug-in Gait put another load on a foot (a plate it assigned
+    otherwise), the foot's moments are compared without those frames and it is flagged."""
+    trial, result, folder = case
+    w = _stance_window(result)
+
+    def edit(cols):
+        cols["LGroundReactionForce"][w, 2] += 4.0  # about 40 % of body weight more
+        cols["LKneeMoment"][w, 0] += 2.0  # what that load would do to the knee
+
+    tr = _roundtrip(folder, _with_outputs(trial, result, edit), "other_load")
+    with pytest.warns(Warning, match="gait checks failed"):
+        r = analyze_gait(tr, settings=SETTINGS)
+    grf = [f for f in r.flags if f.startswith("LGroundReactionForce")]
+    assert grf and f"in {w.size} of" in grf[0] and "compared without those frames" in grf[0]
+    assert not any(f.startswith(("LKneeMoment", "RGroundReactionForce")) for f in r.flags)
+    c = r.file_outputs["LKneeMoment"]
+    assert c["frames_other_load"] == w.size and c["r"][0] > 0.999
+    g = r.file_outputs["LGroundReactionForce"]
+    assert g["frames_differing"] == w.size and g["scale"] == pytest.approx(1.0, abs=1e-3)
+    assert r.file_outputs["RGroundReactionForce"]["frames_differing"] == 0
+
+
+def test_ground_reactions_stored_in_newtons_are_recognised(case):
+    """Vicon normalises the foot's ground reaction by body mass; a file in N is also read."""
+    trial, result, folder = case
+    mass = result.subject.mass
+
+    def edit(cols):
+        for p in "LR":
+            cols[f"{p}GroundReactionForce"] = cols[f"{p}GroundReactionForce"] * mass
+
+    r = analyze_gait(_roundtrip(folder, _with_outputs(trial, result, edit), "grf_n"),
+                     settings=SETTINGS)  # fmt: skip
+    assert not r.flags, r.flags
+    assert r.file_outputs["LGroundReactionForce"]["scale"] == pytest.approx(mass, rel=1e-3)
+    assert r.file_outputs["LGroundReactionForce"]["frames_differing"] == 0
+
+
+def test_unfiltered_vendor_curves_are_compared_at_the_marker_cutoff(case):
+    """A vendor curve with frame-to-frame noise (markers not filtered) keeps its shape:
+    r is taken after the marker filter, the raw r is kept beside it."""
+    trial, result, folder = case
+    rng = np.random.default_rng(3)
+
+    def edit(cols):
+        m = cols["RHipMoment"]
+        m[:, 0] += 0.15 * np.ptp(m[:, 0]) * rng.standard_normal(m.shape[0])
+
+    r = analyze_gait(_roundtrip(folder, _with_outputs(trial, result, edit), "noisy"),
+                     settings=SETTINGS)  # fmt: skip
+    c = r.file_outputs["RHipMoment"]
+    assert c["r_unfiltered"][0] < 0.93 and c["r"][0] > 0.96, c  # (0.91 and 0.97 seen)
+    assert not any(f.startswith("RHipMoment") for f in r.flags)

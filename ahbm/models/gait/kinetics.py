@@ -157,7 +157,10 @@ class GaitKinetics(ResultRepr):
         component of ``LHipPower``).
     forces : dict
         ``"LHipForce"`` ... -> (n_frames, 3), N/kg, force of the proximal on the
-        distal segment in the distal segment frame.
+        distal segment in the distal segment frame; ``"LGroundReactionForce"``,
+        ``"RGroundReactionForce"``: the plates' load assigned to each foot
+        (ground on foot), lab frame, zero off the plates, NaN where the
+        foot's load is unknown.
     notes : dict
         What was done (BSP table, GRF cutoff, threshold, moment convention).
     """
@@ -385,12 +388,15 @@ def joint_kinetics(
     settings = GaitSettings() if settings is None else settings
     if assignment is None:
         raise DataError("`assignment` is None: no force plate load is assigned to the feet")
-    _, _, motion, _, loads = segment_loads(markers, frames, subject, assignment, settings)
+    _, _, motion, f_ext, loads = segment_loads(markers, frames, subject, assignment, settings)
     unknown = unknown_load_frames(events, assignment, markers.time, markers.rate)
     moments, powers, forces, totals = {}, {}, {}, {}
     for side, p in SIDES:
         ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
         bad = unknown[side]
+        grf = f_ext[:, ids[2], 3:] / subject.mass  # the plates' load on the foot, lab frame
+        grf[bad] = np.nan
+        forces[f"{p}GroundReactionForce"] = grf
         for joint, i in zip(JOINTS, ids, strict=True):
             prox = PARENT[i]
             Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]

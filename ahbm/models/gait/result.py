@@ -80,7 +80,9 @@ class GaitResult(ResultRepr):
     forces : dict
         ``"LHipForce"`` ... -> (n_frames, 3), N/kg, force of the proximal on the
         distal segment in the distal segment frame (x anterior, y proximal,
-        z right).
+        z right); ``"LGroundReactionForce"``, ``"RGroundReactionForce"``: the
+        force plates' load assigned to each foot (ground on foot), lab frame,
+        zero off the plates, NaN where the foot's load is unknown.
     events : list of Event
         Foot strikes and foot offs (``context`` "Left" / "Right").
     cycles : dict
