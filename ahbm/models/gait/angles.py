@@ -6,14 +6,19 @@ import warnings
 
 import numpy as np
 
-from ahbm.errors import AhbmWarning
+from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.jcs import foot_progression_angles, grood_suntay_angles, pelvis_angles
-from ahbm.kinematics.rotations import rot_y
+from ahbm.kinematics.rotations import matrix_to_euler, rot_x, rot_y, rot_z
 from ahbm.models.gait.frames import SegmentFrames
 from ahbm.models.gait.markersets import SIDES
 from ahbm.models.gait.subject import SubjectParameters
 
-__all__ = ["ANGLE_NAMES", "joint_angles", "pig_foot_progression_angles"]
+__all__ = [
+    "ANGLE_NAMES",
+    "joint_angles",
+    "pig_foot_progression_angles",
+    "vicon_foot_progress_angles",
+]
 
 #: Angle variables per side (Plug-in Gait names, without the side prefix).
 ANGLE_NAMES = ("HipAngles", "KneeAngles", "AnkleAngles", "PelvisAngles", "FootProgressAngles")
@@ -49,6 +54,72 @@ def pig_foot_progression_angles(R_foot, *, side: str, forward=(1.0, 0.0, 0.0)) -
     [0.2, 0.0, 0.0]
     """
     return foot_progression_angles(R_foot, side=side, forward=forward) * np.array([-1.0, 1, 1])
+
+
+#: Plug-in Gait's foot axes (x up, y left, z heel <- toe) in ahbm's foot axes (x heel -> toe,
+#: y up, z right), as columns; and its progression frame (forward, left, up) in ahbm's lab
+#: reference frame (forward, up, right).
+_VICON_FOOT = np.array([[0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
+_VICON_LAB = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+#: signs of (tilt, rotation about the foot's long axis, obliquity) per side
+_VICON_SIGNS = {"Left": np.array([1.0, 1.0, -1.0]), "Right": np.array([1.0, -1.0, 1.0])}
+
+
+def vicon_foot_progress_angles(angles, *, side: str) -> np.ndarray:
+    """ahbm's foot progression angles as Vicon's Plug-in Gait decomposes them, rad.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        ``LFootProgressAngles``/``RFootProgressAngles`` of ahbm
+        (:func:`pig_foot_progression_angles`: tilt toes down, inversion,
+        progression toe-in positive; heading about the vertical first).
+    side : {"Left", "Right"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        The same foot orientation as Plug-in Gait reports it: its foot axes
+        (x up, y left, z from the toe back along the foot) relative to the
+        progression frame (forward, left, up) by the Y-X-Z sequence, giving
+        (tilt about the lateral axis, the rotation about the foot's long axis
+        and the obliquity with its signs per side). The tilt is about -pi/2
+        for a flat foot (the first angle measures the foot's long axis from
+        the vertical, toes down positive); the third is the foot progression
+        angle measured after the tilt, equal to ahbm's while the foot is flat
+        and different when it is pitched (swing).
+
+    Notes
+    -----
+    ahbm keeps its own decomposition in :class:`GaitResult.angles
+    <ahbm.models.gait.GaitResult>` (the heading first, so the progression
+    angle is exactly the angle of the foot's horizontal projection);
+    :meth:`GaitResult.as_plug_in_gait` and the comparison with a file's
+    outputs use this one. The conversion is exact: the three angles fix the
+    rotation, which is decomposed again.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> flat_toe_out = np.array([0.0, 0.0, -0.2])  # 0.2 rad toe-out, foot flat
+    >>> np.round(vicon_foot_progress_angles(flat_toe_out, side="Right"), 6).tolist()
+    [-1.570796, 0.0, -0.2]
+    """
+    if side not in _VICON_SIGNS:
+        raise DataError(f"Expected `side` to be 'Left' or 'Right', got {side!r:.40}")
+    a = np.asarray(angles, dtype=float)
+    s = 1.0 if side == "Right" else -1.0
+    out = np.full(a.shape, np.nan)
+    ok = np.isfinite(a).all(axis=-1)
+    if not ok.any():
+        return out
+    v = a[ok]
+    # ahbm: ref_R_foot = Ry(heading) Rz(pitch, toes up) Rx(roll), see foot_progression_angles
+    R = rot_y(s * v[:, 2]) @ rot_z(-v[:, 0]) @ rot_x(s * v[:, 1])
+    R = _VICON_LAB.T @ R @ _VICON_FOOT
+    tilt, obliquity, rotation = np.moveaxis(matrix_to_euler(R, "YXZ"), -1, 0)
+    out[ok] = np.stack([tilt, rotation, obliquity], axis=-1) * _VICON_SIGNS[side]
+    return out
 
 
 def joint_angles(frames: SegmentFrames, subject: SubjectParameters) -> dict:
