@@ -69,6 +69,7 @@ def parse_xml(
     max_depth: int = 128,
     usual: str = "",
     shallow=(),
+    skip=(),
 ):
     """Parse `data` into a tree of :class:`XmlNode` and return the root element.
 
@@ -90,6 +91,10 @@ def parse_xml(
         elements is left out with everything inside it. Those subtrees are still
         parsed (well-formedness, refused declarations and `max_depth` are checked
         as everywhere) but make no nodes, which is faster when they are large.
+    skip : collection of str
+        Element tags left out wherever they occur, with everything inside them
+        (parsed and checked the same way, but no nodes): content that the
+        caller does not use, such as display geometry.
 
     Raises
     ------
@@ -109,6 +114,7 @@ def parse_xml(
     push, pop, new = stack.append, stack.pop, object.__new__
 
     shallow = frozenset(shallow)
+    skip = frozenset(skip)
     shallow_parents = frozenset(p for _, p in shallow) - {"#document"}  # (it has no parent)
     # cut[0]: stack depth at which the children of a shallow element start (0: outside one);
     # cut[1]: elements open in a left-out property (the property itself included)
@@ -118,6 +124,16 @@ def parse_xml(
         if len(stack) > max_depth:  # everything that walks the tree recurses per level
             raise _Refused(parser.CurrentLineNumber, "depth")
         parent = stack[-1]
+        if skip and tag in skip:  # left out: a placeholder on the stack, in no children list
+            node = new(XmlNode)
+            node.tag, node.attrib, node.line = tag, attrib, parser.CurrentLineNumber
+            node.parent, node.source, node.children, node.text = parent, source, [], ""
+            push(node)
+            cut[1] = 1
+            parser.StartElementHandler = skip_start
+            parser.EndElementHandler = skip_end
+            parser.CharacterDataHandler = None
+            return
         if cut[0]:
             if len(stack) > cut[0]:  # an element inside a property of a shallow element
                 parent.parent.children.pop()  # that property holds elements: left out

@@ -402,6 +402,20 @@ def write_mot(
     index_name = str(df.index.name) if df.index.name is not None else "time"
     if title is None or title == "":
         title = Path(path).stem
+    _write_mot_values(
+        path, title, header, comments, index_name, cols, index, values, deg, float_format
+    )
+
+
+def _write_mot_values(
+    path, title, header, comments, index_name, cols, index, values, deg, float_format=None
+):
+    """The MOT/STO text of checked arrays (`values` (n, len(cols)), `index` (n,)), atomically.
+
+    For writers that hold plain arrays (the ID tool): :func:`write_mot` without a
+    DataFrame.
+    """
+    header = dict(header)
     header.pop("nRows", None)
     header.pop("nColumns", None)
     header.pop("inDegrees", None)

@@ -95,14 +95,23 @@ _Node = XmlNode
 _FORCE_OBJECTS = frozenset({("ForceSet", "objects")})
 
 
-def _parse_xml(data: bytes, source: str, *, shallow=()) -> XmlNode:
+#: display geometry and wrap objects: left out by ``read_osim(..., forces="summary")``
+_SUMMARY_SKIP = frozenset({"FrameGeometry", "attached_geometry", "VisibleObject", "WrapObjectSet"})
+
+
+def _parse_xml(data: bytes, source: str, *, shallow=(), skip=()) -> XmlNode:
     """Parse `data` into a tree of nodes (FileFormatError on malformed or refused XML).
 
-    `shallow`: see :func:`ahbm._xml.parse_xml` (``_FORCE_OBJECTS``: forces keep only
-    their scalar properties).
+    `shallow`, `skip`: see :func:`ahbm._xml.parse_xml` (``_FORCE_OBJECTS``: forces keep
+    only their scalar properties; ``_SUMMARY_SKIP``: no display geometry or wrap objects).
     """
     return parse_xml(
-        data, source, max_depth=128, usual="an OpenSim model nests about 12", shallow=shallow
+        data,
+        source,
+        max_depth=128,
+        usual="an OpenSim model nests about 12",
+        shallow=shallow,
+        skip=skip,
     )
 
 
@@ -1637,7 +1646,7 @@ def _set_muscles(model: Model, d: _Description, kept: list, order: list, forced:
 _FORCE_MODES = ("full", "summary")
 
 
-def read_osim(path, *, muscles: bool = True, forces: str = "full") -> Model:
+def read_osim(path, *, muscles: bool = True, forces: str = "full", markers: bool = True) -> Model:
     """Read an OpenSim model file (``.osim``, OpenSim 4.x, or 3.x/2.x) into a Model.
 
     Parameters
@@ -1659,10 +1668,18 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full") -> Model:
         Enough to list the forces a model applies
         (:func:`ahbm.tools.active_model_forces`) and about a third faster on
         a muscle model; needs ``muscles=False``, and :func:`write_osim`
-        refuses such a model (its forces would be incomplete). The ID and IK
-        tools (:func:`ahbm.tools.run_id_setup`, :func:`ahbm.tools.run_ik_setup`)
+        refuses such a model (its forces would be incomplete). "summary" also
+        leaves out the display geometry (``attached_geometry``,
+        ``FrameGeometry``, 3.x ``VisibleObject``) and the wrap objects (no
+        ``"geometry"`` or ``"wrap_object"`` items). The ID and IK tools
+        (:func:`ahbm.tools.run_id_setup`, :func:`ahbm.tools.run_ik_setup`)
         read their models this way. The content left out is still parsed as
         XML (malformed XML is an error as always) but not checked further.
+    markers : bool
+        Read the MarkerSet (default True). False leaves ``model.markers``
+        without the MarkerSet's markers (those among a 4.x model's
+        ``<components>`` are still read), as the ID tool, which uses none,
+        reads its model.
 
     Returns
     -------
@@ -1687,7 +1704,7 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full") -> Model:
         or an element is malformed: the message names the element and its
         line.
     DataError
-        `path`, `muscles` or `forces` of the wrong type or value, or
+        `path`, `muscles`, `forces` or `markers` of the wrong type or value, or
         ``forces="summary"`` with ``muscles=True``.
 
     Warns
@@ -1780,6 +1797,8 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full") -> Model:
         )
     if not isinstance(muscles, bool):
         raise DataError(f"Expected `muscles` to be True or False, got {muscles!r:.60}")
+    if not isinstance(markers, bool):
+        raise DataError(f"Expected `markers` to be True or False, got {markers!r:.60}")
     if not isinstance(forces, str) or forces not in _FORCE_MODES:
         raise DataError(f"Expected `forces` to be one of {_FORCE_MODES}, got {forces!r:.60}")
     summary = forces == "summary"
@@ -1796,7 +1815,10 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full") -> Model:
         data = path.read_bytes()
     except OSError as err:
         raise FileFormatError(f"cannot read {source}: {err}") from err
-    root = _parse_xml(data, source, shallow=_FORCE_OBJECTS if summary else ())
+    skip = (_SUMMARY_SKIP if summary else frozenset()) | (
+        frozenset() if markers else frozenset({"MarkerSet"})
+    )
+    root = _parse_xml(data, source, shallow=_FORCE_OBJECTS if summary else (), skip=skip)
     d = _describe(root, source, summary=summary)
     model = _build(d, source, muscles=muscles)
     if d.unsupported or d.notes:
@@ -1889,6 +1911,47 @@ def _coordinate_rows(model: Model) -> list[dict]:
         if name not in in_model:  # locked, or coupled to a locked coordinate
             rows.append(dict(info))
     return rows
+
+
+def _osim_motion_types(model: Model) -> dict:
+    """``{coordinate name: motion type}`` of :func:`osim_coordinates`, without the table.
+
+    The same values as the table's ``motion_type`` column (for the
+    coordinates of the model and those :func:`read_osim` removed), read
+    straight from the ``"opensim"`` section and the joints: no ranges or
+    defaults are collected, which the ID and IK tools do not need.
+
+    Examples
+    --------
+    >>> from ahbm.kinematics.tree import Model
+    >>> m = Model(); _ = m.add_body("a", "ground", {"type": "prismatic", "axis": [1, 0, 0]})
+    >>> _osim_motion_types(m)
+    {'a': 'translational'}
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"_osim_motion_types expects a Model, got {type(model).__name__}")
+    kept = {}
+    for it in model.section(OSIM_SECTION):
+        if it.kind == "coordinate":
+            kept[it.get("name")] = it
+    out = {}
+    for body in model.bodies:
+        j = body.joint
+        motions = None
+        for k, c in enumerate(j.coordinates):
+            it = kept.get(c)
+            mt = None
+            if it is not None and it.get("joint") == j.name:
+                mt = it.get("motion_type")
+            if mt is None:
+                if motions is None:
+                    motions = _joint_motions(j)
+                mt = motions[k] if k < len(motions) else None
+            out[c] = mt
+    for name, it in kept.items():
+        if name not in out:  # locked, or coupled to a locked coordinate
+            out[name] = it.get("motion_type")
+    return out
 
 
 def osim_coordinates(model: Model, *, records: bool = False):

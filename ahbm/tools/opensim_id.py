@@ -45,9 +45,10 @@ import pandas as pd
 from scipy import linalg
 from scipy.linalg import lapack
 
+from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
-from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
+from ahbm.io.opensim import OpenSimTable, _write_mot_values, read_mot
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_processing import (
@@ -114,6 +115,7 @@ class IDResult(ResultRepr):
 
 
 _CACHE_KEY = "ahbm.tools.opensim_coordinates"
+_ROTATIONAL_KEY = "ahbm.tools.opensim_rotational"
 
 
 def _osim_rows(model: Model) -> list:
@@ -135,8 +137,26 @@ def _osim_rows(model: Model) -> list:
 
 
 def _rotational(model: Model) -> dict:
-    """Coordinate name -> True if rotational (from the OpenSim coordinate table if any)."""
-    out = _motion_types(_osim_rows(model))
+    """Coordinate name -> True if rotational (OpenSim's motion types if any)."""
+    cache = model.cache
+    rows = cache.get(_CACHE_KEY)
+    if rows is not None:
+        out = _motion_types(rows)
+    elif cache.get(_ROTATIONAL_KEY):
+        return dict(cache[_ROTATIONAL_KEY])
+    else:  # the motion types alone: cheaper than the whole coordinate table
+        try:
+            from ahbm.io.osim import _osim_motion_types
+
+            types = _osim_motion_types(model)
+        except (ImportError, ModelError, DataError, TypeError, ValueError, KeyError):
+            types = {}
+        out = {}
+        for name, mt in types.items():
+            mt = "" if mt is None else str(mt).lower()
+            if mt:
+                out[str(name)] = mt.startswith("rot") or mt == "coupled"
+        cache[_ROTATIONAL_KEY] = dict(out)
     if out:
         return out
     # fall back on the joint's own description of its axes
@@ -718,17 +738,20 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
     return replace(table, data=df, angle_columns=angles)
 
 
-def _read_osim(path: Path, *, muscles: bool = True) -> Model:
+def _read_osim(path: Path, *, muscles: bool = True, markers: bool = True) -> Model:
     """read_osim; ``muscles=False`` for tools that use no muscle path (ID, IK): their
     forces are then read as summaries (``forces="summary"``: the scalar properties that
-    :func:`active_model_forces` reads, without the paths)."""
+    :func:`active_model_forces` reads, without the paths; no display geometry or wrap
+    objects); ``markers=False`` for tools that use no marker (ID)."""
     try:
         from ahbm.io import read_osim
     except ImportError as err:  # pragma: no cover - read_osim ships with ahbm.io
         raise FileFormatError(
             f"cannot read the OpenSim model '{path}': this ahbm has no ahbm.io.read_osim"
         ) from err
-    return read_osim(path, muscles=muscles, forces="full" if muscles else "summary")
+    return read_osim(
+        path, muscles=muscles, forces="full" if muscles else "summary", markers=markers
+    )
 
 
 def _make_folder(folder: Path) -> None:
@@ -741,9 +764,18 @@ def _make_folder(folder: Path) -> None:
 
 def write_id_sto(result: IDResult, path) -> Path:
     """Write the generalized forces as OpenSim's ID tool does (``.sto``, inDegrees=no)."""
-    path = Path(path)
-    table = OpenSimTable(result.to_dataframe(), name="Inverse Dynamics Generalized Forces")
-    write_mot(table, path, in_degrees=False, angle_columns=[])
+    path = output_path(path)
+    values = np.ascontiguousarray(result.tau[:, result.order], dtype=np.float64)
+    index = np.asarray(result.time, dtype=np.float64)
+    labels = [str(c) for c in result.labels]
+    if values.shape != (index.size, len(labels)) or len(set(labels)) != len(labels):
+        raise DataError(
+            f"the result's tau {values.shape}, time ({index.size},) and {len(labels)} labels "
+            "do not make one table of unique columns"
+        )
+    _write_mot_values(
+        path, "Inverse Dynamics Generalized Forces", {}, [], "time", labels, index, values, False
+    )
     return path
 
 
@@ -773,9 +805,10 @@ def run_id_setup(
         OpenSim's tool.
     model : Model, optional
         Use this model instead of reading ``<model_file>`` (which is read with
-        ``read_osim(..., muscles=False, forces="summary")``: inverse dynamics
-        uses no muscle path, and the forces' scalar properties are enough to
-        list those the setup leaves active).
+        ``read_osim(..., muscles=False, forces="summary", markers=False)``:
+        inverse dynamics uses no muscle path, display geometry or marker, and
+        the forces' scalar properties are enough to list those the setup
+        leaves active).
     write : bool
         Write the output file (default True).
 
@@ -800,7 +833,7 @@ def run_id_setup(
     """
     setup: IDSetup = read_id_setup(path)
     if model is None:  # inverse dynamics uses no muscle path
-        model = _read_osim(setup.model_file, muscles=False)
+        model = _read_osim(setup.model_file, muscles=False, markers=False)
     active = active_model_forces(model, setup.forces_to_exclude)
     if active:
         warnings.warn(

@@ -158,7 +158,8 @@ def test_summary_read_equals_full_read_but_the_forces_nested_content(path):
         np.testing.assert_array_equal(b_sum.inertia, b_full.inertia)
         np.testing.assert_array_equal(b_sum.position, b_full.position)
         assert b_sum.markers.keys() == b_full.markers.keys()
-    others_full = [it for it in _items(full) if it.kind != "force"]
+    left_out = ("force", "geometry", "wrap_object")  # summary: no display or wrap data
+    others_full = [it for it in _items(full) if it.kind not in left_out]
     others_sum = [it for it in _items(summary) if it.kind != "force"]
     assert others_sum == others_full
     f_full, f_sum = _items(full, "force"), _items(summary, "force")
@@ -214,3 +215,56 @@ def test_summary_options_and_write_refusal(tmp_path):
         warnings.simplefilter("ignore", AhbmWarning)
         back = read_osim(out, muscles=False)
     assert [it.data for it in _items(back, "force")] == [it.data for it in _items(full, "force")]
+
+
+# ----------------------------------------------------------------------------- left out
+
+
+SKIP_DOC = """<Model name="m">
+ <Body name="a"><mass>1</mass>
+  <attached_geometry><Mesh name="m"><mesh_file>a.vtp</mesh_file></Mesh></attached_geometry>
+  <inertia>1 1 1 0 0 0</inertia>
+ </Body>
+ <attached_geometry/>
+ <Body name="b"><mass>2</mass><FrameGeometry name="g"><scale_factors>1 1 1</scale_factors>
+  <FrameGeometry name="nested"/></FrameGeometry></Body>
+</Model>
+"""
+
+
+def test_skip_leaves_out_the_tags_everywhere_and_keeps_lines():
+    full = parse_xml(SKIP_DOC.encode(), "m.osim")
+    part = parse_xml(SKIP_DOC.encode(), "m.osim", skip={"attached_geometry", "FrameGeometry"})
+    kept = [(t, a, x, line, n) for t, a, x, line, n in _dump(full)
+            if t not in ("attached_geometry", "Mesh", "mesh_file", "FrameGeometry",
+                         "scale_factors")]  # fmt: skip
+    got = _dump(part)
+    # the parents lose those children; everything else is the same, lines included
+    assert [g[:4] for g in got] == [k[:4] for k in kept]
+    a = part.find("Body")
+    assert [c.tag for c in a.children] == ["mass", "inertia"] and a.find("inertia").line == 4
+    # nesting inside a left-out element is still capped, and bad XML still refused
+    deep = "<m><FrameGeometry>" + "<x>" * 40 + "</x>" * 40 + "</FrameGeometry></m>"
+    with pytest.raises(FileFormatError, match="nested more than 20"):
+        parse_xml(deep.encode(), "d.osim", max_depth=20, skip={"FrameGeometry"})
+    with pytest.raises(FileFormatError, match="malformed"):
+        parse_xml(b"<m><FrameGeometry><x></FrameGeometry></m>", "b", skip={"FrameGeometry"})
+
+
+def test_summary_leaves_out_display_geometry_and_markers_on_request():
+    path = SUBJECT01 if SUBJECT01.exists() else DATA / "muscles_leg.osim"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AhbmWarning)
+        full = read_osim(path, muscles=False)
+        summary = read_osim(path, muscles=False, forces="summary")
+        bare = read_osim(path, muscles=False, forces="summary", markers=False)
+    kinds = {it.kind for it in _items(summary)}
+    assert not kinds & {"geometry", "wrap_object"}
+    assert sum(len(b.markers) for b in summary.bodies) == sum(len(b.markers) for b in full.bodies)
+    assert sum(len(b.markers) for b in bare.bodies) == 0
+    assert bare.body_names == full.body_names and bare.coordinate_names == full.coordinate_names
+    for a, b in zip(full.bodies, bare.bodies, strict=True):
+        np.testing.assert_array_equal(a.inertia, b.inertia)
+        np.testing.assert_array_equal(a.position, b.position)
+    with pytest.raises(DataError, match="`markers`"):
+        read_osim(path, markers="no")
