@@ -46,6 +46,50 @@ def test_leg_length_in_millimetres_names_leg_length_not_height(walk):
         analyze_gait(trial, settings=GaitSettings(knee_width=105.0))
 
 
+def test_an_implausible_measurement_stored_in_the_file_is_used_and_flagged(walk):
+    """Vicon ran its model with what the file stores (here a 100 mm leg length, as a lab
+    that did not measure it leaves it): the pipeline uses it, warns and flags the result;
+    the same value given as an argument is still an error."""
+    import copy
+
+    trial, _, _ = walk
+    t = copy.copy(trial)
+    proc = dict(trial.parameters["PROCESSING"])
+    proc["LLegLength"] = np.array([100.0])
+    t.parameters = {**trial.parameters, "PROCESSING": proc}
+    with pytest.warns(AhbmWarning, match=r"the file's LLegLength = 100 mm is outside"):
+        r = analyze_gait(t)
+    assert r.subject.leg_length["Left"] == pytest.approx(0.1)
+    assert [f for f in r.flags if f.startswith("subject: the file's LLegLength")]
+    assert r.subject.implausible and "RLegLength" not in " ".join(r.subject.implausible)
+    assert r.to_results()["gait_subject"]["implausible"] == r.subject.implausible
+    with pytest.raises(DataError, match=r"`leg_length \(Left\)` = 0.1 m is outside"):
+        analyze_gait(t, settings=GaitSettings(leg_length=0.1))
+    assert analyze_gait(trial).subject.implausible == []
+
+
+def test_no_mass_anywhere_gives_kinematics_under_auto_and_an_error_otherwise(walk):
+    """No mass given, none in the file, and plates that cannot weigh the subject (no
+    load): kinetics="auto" gives the kinematics with a warning that says why."""
+    import copy
+
+    trial, _, ref = walk
+    t = copy.copy(trial)
+    proc = {k: v for k, v in trial.parameters["PROCESSING"].items() if k != "Bodymass"}
+    t.parameters = {**trial.parameters, "PROCESSING": proc}
+    t.subject = {k: v for k, v in trial.subject.items() if k != "mass"}
+    t.force_plates = [
+        replace(fp, force=np.zeros_like(fp.force), moment=np.zeros_like(fp.moment))
+        for fp in trial.force_plates
+    ]
+    with pytest.warns(AhbmWarning, match=r"no body mass given.*kinematics only"):
+        r = analyze_gait(t)
+    assert r.moments == {} and np.isnan(r.subject.mass)
+    np.testing.assert_allclose(r.angles["LKneeAngles"], ref.angles["LKneeAngles"])
+    with pytest.raises(DataError, match="no body mass given"):
+        analyze_gait(t, settings=GaitSettings(kinetics=True))
+
+
 def test_mass_is_compared_with_the_plates(walk):
     trial, _, _ = walk
     with pytest.warns(AhbmWarning, match=r"body mass 80.0 kg from `mass` differs by \+1[0-9] %"):

@@ -22,7 +22,7 @@ from ahbm.models.gait.kinetics import assign_plates, joint_kinetics
 from ahbm.models.gait.markers import gait_markers, load_gait_trial, static_markers
 from ahbm.models.gait.result import GaitResult
 from ahbm.models.gait.settings import SETTINGS_FIELDS, GaitSettings
-from ahbm.models.gait.subject import subject_parameters
+from ahbm.models.gait.subject import NoBodyMassError, subject_parameters
 
 __all__ = ["analyze_gait"]
 
@@ -171,9 +171,7 @@ def analyze_gait(
             stacklevel=2,
         )
         settings = settings.replace(kinetics=False)
-    subject = subject_parameters(
-        tr,
-        st,
+    subject_args = dict(
         mass=mass,
         height=height,
         leg_length=settings.leg_length,
@@ -183,9 +181,20 @@ def analyze_gait(
         marker_radius=settings.marker_radius,
         marker_set=settings.marker_set,
         marker_map=settings.marker_map,
-        need_mass=bool(settings.kinetics),
         plates=markers.plates,
     )
+    try:
+        subject = subject_parameters(tr, st, need_mass=bool(settings.kinetics), **subject_args)
+    except NoBodyMassError as err:
+        if not auto:
+            raise
+        warnings.warn(
+            f"{err}; kinematics only (kinetics='auto'; kinetics=True makes this an error)",
+            AhbmWarning,
+            stacklevel=2,
+        )
+        settings = settings.replace(kinetics=False)
+        subject = subject_parameters(tr, st, need_mass=False, **subject_args)
     offsets = None
     calibration = None
     if st is not None:
@@ -249,6 +258,7 @@ def analyze_gait(
         belt_speed=belt_speed,
     )  # fmt: skip
     flags += check_cycles(spt)
+    flags += [f"subject: {text}" for text in getattr(subject, "implausible", ())]
     if kinetics is not None:
         flags += check_kinetics(kinetics.moments)
     Q = markers.rotation

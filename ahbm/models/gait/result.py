@@ -309,7 +309,7 @@ def _unit_of(keys, value) -> str:
             return variable_units(keys[1])
         return "m" if last == "median_distance" else "1"
     if top == "gait_subject":
-        if last in ("estimated", "foot_offsets_from"):  # text
+        if last in ("estimated", "foot_offsets_from", "implausible"):  # text
             return "1"
         if last.endswith(
             ("tibial_torsion", "thigh_rotation", "shank_rotation", "plantarflexion", "_rotation")

@@ -38,6 +38,11 @@ class SubjectParameters(ResultRepr):
         frame used for the knee angles.
     estimated : list of str
         Names of the parameters that were estimated rather than given.
+    implausible : list of str
+        Measurements read from the file (``PROCESSING`` or the subject's
+        group) outside their plausible range, used as stored (the file's own
+        model outputs were computed with them) and flagged; the same value
+        given as an argument is an error.
     thigh_rotation, shank_rotation : dict
         ``{"Left": rad, "Right": rad}``: angle of the thigh (THI) and shank
         (TIB) wand markers out of the plane that the chord function needs
@@ -75,6 +80,7 @@ class SubjectParameters(ResultRepr):
     static_plantarflexion: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
     static_rotation: dict = field(default_factory=lambda: {"Left": 0.0, "Right": 0.0})
     foot_offsets_from: str = "none"
+    implausible: list = field(default_factory=list)
 
     def replace(self, **changes) -> SubjectParameters:
         """A copy with some fields changed."""
@@ -89,6 +95,7 @@ class SubjectParameters(ResultRepr):
             "marker_radius": float(self.marker_radius),
             "estimated": list(self.estimated) or ["none"],
             "foot_offsets_from": [self.foot_offsets_from],
+            "implausible": list(self.implausible) or ["none"],
         }
         for key in (
             "leg_length",
@@ -143,6 +150,22 @@ def _processing(trial) -> dict:
         except (TypeError, ValueError):
             continue
     return proc
+
+
+_VICON_NAMES = {
+    "leglength": "LegLength", "kneewidth": "KneeWidth", "anklewidth": "AnkleWidth",
+    "interasisdistance": "InterAsisDistance",
+}  # fmt: skip
+
+
+def _file_key(proc: dict, key: str) -> str:
+    """Vicon's name of a lower-cased subject parameter key (``lleglength`` -> ``LLegLength``)."""
+    side = key[0].upper() if key[:1] in ("l", "r") and key[1:] in _VICON_NAMES else ""
+    return side + _VICON_NAMES.get(key[1:] if side else key, key)
+
+
+class NoBodyMassError(DataError):
+    """No body mass given, none in the file, and the plates cannot weigh the subject."""
 
 
 def _file_length(value):
@@ -336,6 +359,7 @@ def subject_parameters(
         for k, v in _processing(st).items():
             proc.setdefault(k, v)
     estimated = []
+    from_file = {}  # (argument name, side) -> the file parameter it was read from
 
     def sided(value, key, estimate, name):
         out = {}
@@ -343,7 +367,10 @@ def subject_parameters(
             v = value.get(side) if isinstance(value, dict) else value
             if v is None:
                 v = _file_length(proc.get(f"{p.lower()}{key}"))
+                if v is not None:
+                    from_file[(name, side)] = _file_key(proc, f"{p.lower()}{key}")
             if v is None or not np.isfinite(v) or v <= 0:
+                from_file.pop((name, side), None)
                 v = estimate(side, p)
                 estimated.append(f"{side} {name}")
             out[side] = float(v)
@@ -385,7 +412,7 @@ def subject_parameters(
                             src_name) for side, p in SIDES}  # fmt: skip
     ro = {side: _file_angle(proc.get(f"{p.lower()}staticrotoff"), p + "StaticRotOff",
                             src_name) for side, p in SIDES}  # fmt: skip
-    from_file = any(v for v in list(pf.values()) + list(ro.values()))
+    offsets_from_file = any(v for v in list(pf.values()) + list(ro.values()))
     static_pf = {side: float(pf[side] or 0.0) for side, _ in SIDES}
     static_rot = {side: -float(ro[side] or 0.0) for side, _ in SIDES}
     tt = angles_of(tibial_torsion, "tibialtorsion", "TibialTorsion")
@@ -411,7 +438,7 @@ def subject_parameters(
     if m is None and need_mass:
         m = plate_mass
         if m is None:
-            raise DataError(
+            raise NoBodyMassError(
                 f"{src_name}: no body mass given and none in the file, and it "
                 "cannot be estimated (needs two successive, overlapping force plate "
                 "contacts); pass `mass` (CLI: --mass KG)"
@@ -436,15 +463,33 @@ def subject_parameters(
     iad = inter_asis_distance
     if iad is None:
         iad = _file_length(proc.get("interasisdistance"))
+        if iad is not None:
+            from_file[("inter-ASIS distance", None)] = _file_key(proc, "interasisdistance")
     if iad is None:
         iad = _median_dist(mk["LASI"], mk["RASI"])
     if iad <= 0 or not np.isfinite(iad):
         raise DataError("the ASIS markers coincide or are never both visible")
-    _check_range(iad, "inter_asis_distance", "m", 0.1, 0.5)
+    implausible = []
+
+    def check(value, argname, name, side, lo, hi):
+        key = from_file.get((name, side))
+        if key is None or lo <= value <= hi:
+            _check_range(value, argname, "m", lo, hi)
+            return
+        # the vendor's model ran with this value: use it as stored, loudly
+        text = (
+            f"the file's {key} = {1000.0 * value:g} mm is outside the plausible range "
+            f"{lo:g}-{hi:g} m; used as stored (the file's own model outputs were computed "
+            f"with it), pass `{argname.split(' ')[0]}` to override"
+        )
+        implausible.append(text)
+        warnings.warn(f"{src_name}: {text}", AhbmWarning, stacklevel=3)
+
+    check(iad, "inter_asis_distance", "inter-ASIS distance", None, 0.1, 0.5)
     for side, _ in SIDES:
-        _check_range(ll[side], f"leg_length ({side})", "m", 0.2, 1.5)
-        _check_range(kw[side], f"knee_width ({side})", "m", 0.03, 0.3)
-        _check_range(aw[side], f"ankle_width ({side})", "m", 0.02, 0.25)
+        check(ll[side], f"leg_length ({side})", "leg length", side, 0.2, 1.5)
+        check(kw[side], f"knee_width ({side})", "knee width", side, 0.03, 0.3)
+        check(aw[side], f"ankle_width ({side})", "ankle width", side, 0.02, 0.25)
     _check_range(h, "height", "m", 0.4, 2.8)
     if warn and [e for e in estimated if e != "height"]:  # height is informational
         warnings.warn(
@@ -470,7 +515,8 @@ def subject_parameters(
         asis_trochanter_distance=atd,
         static_plantarflexion=static_pf,
         static_rotation=static_rot,
-        foot_offsets_from="file" if from_file else "none",
+        foot_offsets_from="file" if offsets_from_file else "none",
+        implausible=implausible,
     )
 
 
