@@ -42,6 +42,7 @@ __all__ = [
     "hip_joint_centre_davis",
     "hip_joint_centre_harrington",
     "chord_joint_centre",
+    "chord_offset_angle",
     "SphereFit",
     "sphere_fit_centre",
     "ScoreResult",
@@ -197,6 +198,7 @@ def chord_joint_centre(
     width,
     *,
     marker_radius: float = 0.007,
+    offset_angle=0.0,
 ) -> np.ndarray:
     """Joint centre by the Conventional Gait Model "chord" function.
 
@@ -217,6 +219,10 @@ def chord_joint_centre(
         Joint width (knee or ankle width), m.
     marker_radius : float, optional
         Marker radius, m (default 7 mm).
+    offset_angle : float or array_like, shape (...), optional
+        rad (default 0): the wand marker stands this far out of the plane
+        (Plug-in Gait's thigh and shank wand rotations, the "VCM" chord with an
+        offset angle); see Notes and :func:`chord_offset_angle`.
 
     Returns
     -------
@@ -239,6 +245,17 @@ def chord_joint_centre(
     unit vector in the plane perpendicular to ``u`` pointing away from ``T``:
     ``J = K + d (cosφ u + sinφ w)``, ``cosφ = d / L`` (Davis et al. 1991;
     Vicon Plug-in Gait "chord" function).
+
+    With an offset angle β, (i) and (ii) still hold (``J`` on the circle of
+    radius ``d·sinφ`` about the line ``PK``) but (iii) becomes: the angle
+    about the segment line ``n = (P − J)/|P − J|``, right-handed, from
+    ``K − J`` to the projection of ``T − J`` normal to ``n`` is β. ``J`` is
+    found by Newton's method along the circle, starting from the plane's
+    solution (β = 0 gives it exactly). This is the definition Vicon's chord
+    uses for the wand rotations: with β = ``-s·ThighRotation`` at the knee
+    and ``-s·ShankRotation`` at the ankle (``s = +1`` right, ``-1`` left)
+    it reproduces the knee and ankle centres of a Vicon Nexus file with
+    28-47 deg wand rotations to 0.00 and 0.3 mm.
 
     Examples
     --------
@@ -288,7 +305,121 @@ def chord_joint_centre(
         w = -t_perp / nt[..., None]
         c = d / L
         sn = np.sqrt(1.0 - c**2)
-    return K + d[..., None] * (c[..., None] * u + sn[..., None] * w)
+    centre = K + d[..., None] * (c[..., None] * u + sn[..., None] * w)
+    beta = as_float_array(offset_angle, "offset_angle")
+    try:
+        beta = np.broadcast_to(beta, P.shape[:-1])
+    except ValueError as err:
+        raise DataError(
+            f"`offset_angle` of shape {np.shape(beta)} does not match the {P.shape[:-1]} frames"
+        ) from err
+    if not np.any(beta):
+        return centre
+    # the circle of candidate centres: O + rho (cos t w + sin t (u x w)), t = 0 the plane's
+    shape = centre.shape
+    # frames in one dimension (a single point too)
+    P, K, T, u, w, centre = (np.broadcast_to(a, shape).reshape(-1, 3)
+                             for a in (P, K, T, u, w, centre))  # fmt: skip
+    beta, finite = beta.reshape(-1), np.broadcast_to(finite, shape[:-1]).reshape(-1)
+    O = K + (d * c).reshape(-1)[:, None] * u
+    rho = (d * sn).reshape(-1)[:, None]
+    e2 = np.cross(u, w)
+
+    def at(t, sel=slice(None)):
+        c_, s_ = np.cos(t)[..., None], np.sin(t)[..., None]
+        return O[sel] + rho[sel] * (c_ * w[sel] + s_ * e2[sel])
+
+    def newton(t, sel):
+        """Newton along the circle from `t` for the frames `sel`; (t, |residual|)."""
+        Ps, Ks, Ts, bs = P[sel], K[sel], T[sel], beta[sel]
+        for _ in range(40):
+            g = _wrap(_offset_angle(Ps, Ks, Ts, at(t, sel)) - bs)
+            if np.all(np.abs(g) < 1e-13):
+                break
+            h = 1e-7
+            up = _offset_angle(Ps, Ks, Ts, at(t + h, sel))
+            dg = _wrap(up - _offset_angle(Ps, Ks, Ts, at(t - h, sel))) / (2 * h)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                step = np.where(np.abs(dg) > 1e-12, g / dg, 0.0)
+            t = t - np.clip(np.nan_to_num(step), -0.3, 0.3)
+        return t, np.abs(_wrap(_offset_angle(Ps, Ks, Ts, at(t, sel)) - bs))
+
+    # from the plane's solution; frames it leaves unsolved (a wand near the segment line
+    # with a large offset) start again farther round the circle, nearest first
+    todo = finite & (beta != 0)
+    t = np.zeros(beta.shape)
+    solved = ~todo
+    for seed in (0.0, None, np.pi / 2, -np.pi / 2, np.pi):
+        sel = np.nonzero(~solved)
+        if not sel[0].size:
+            break
+        t0 = -beta[sel] if seed is None else np.full(sel[0].size, seed)
+        ts, res = newton(t0, sel)
+        ok = res < 1e-9
+        t[sel] = np.where(ok, _wrap(ts), t[sel])
+        solved[sel] = ok
+    bad = ~solved
+    if bad.any():
+        k = np.argwhere(np.atleast_1d(bad))[0].tolist()
+        raise DataError(
+            f"no joint centre makes the offset angle {float(np.atleast_1d(beta)[tuple(k)]):.3f} "
+            f"rad with the wand in frame {k}; check the wand rotation (rad) and the markers"
+        )
+    return np.where(finite[:, None], at(t), np.nan).reshape(shape)
+
+
+def _wrap(a):
+    return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+def _offset_angle(P, K, T, J):
+    """Angle about ``P - J`` from ``K - J`` to ``T - J`` (projected), rad."""
+    n = P - J
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = n / np.linalg.norm(n, axis=-1, keepdims=True)
+    a = K - J
+    a = a - _dot(a, n)[..., None] * n
+    b = T - J
+    b = b - _dot(b, n)[..., None] * n
+    return np.arctan2(_dot(np.cross(a, b), n), _dot(a, b))
+
+
+def chord_offset_angle(proximal_centre, joint_marker, plane_marker, centre) -> np.ndarray:
+    """The offset angle of a known joint centre: the inverse of :func:`chord_joint_centre`.
+
+    Parameters
+    ----------
+    proximal_centre, joint_marker, plane_marker : array_like, shape (..., 3)
+        As for :func:`chord_joint_centre`, m.
+    centre : array_like, shape (..., 3)
+        The joint centre (from a knee alignment device or medial markers in
+        a static trial), m.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        rad in (-pi, pi]: the angle about ``proximal_centre - centre``,
+        right-handed, from ``joint_marker - centre`` to ``plane_marker -
+        centre`` (both projected normal to that line); ``chord_joint_centre(...,
+        offset_angle=)`` with it gives back `centre` when `centre` lies at
+        ``width/2 + marker_radius`` from the joint marker, at right angles.
+
+    Examples
+    --------
+    >>> P, K, T = [0, 0, 0.9], [0.05, 0, 0.5], [0.1, 0.03, 0.7]
+    >>> J = chord_joint_centre(P, K, T, 0.1, offset_angle=0.3)
+    >>> round(float(chord_offset_angle(P, K, T, J)), 12)
+    0.3
+    """
+    arrays = []
+    for name, v in (("proximal_centre", proximal_centre), ("joint_marker", joint_marker),
+                    ("plane_marker", plane_marker), ("centre", centre)):  # fmt: skip
+        arrays.append(check_trailing_shape(as_float_array(v, name, allow_nan=True), (3,), name))
+    try:
+        P, K, T, J = np.broadcast_arrays(*arrays)
+    except ValueError as err:
+        raise DataError("shapes of the chord-function inputs do not broadcast") from err
+    return _offset_angle(P, K, T, J)
 
 
 # ----------------------------------------------------------------------------

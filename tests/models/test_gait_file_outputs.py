@@ -149,7 +149,9 @@ def test_a_torsion_left_out_of_the_vendor_centre_is_named(tmp_path):
     """The file's centre built without the torsion: the flag says 'left out'."""
     import copy
 
-    anatomy = {"tibial_torsion": 0.30, "shank_wand_rotation": -0.15}
+    # (a shank rotation of -0.15 would make "torsion left out" and "rotation with the
+    # opposite sign" give the same offset angle, 0.15: -0.10 tells them apart)
+    anatomy = {"tibial_torsion": 0.30, "shank_wand_rotation": -0.10}
     trial, _ = synthetic_walking_trial(
         duration=2.6, noise=0.0, gap=None, anatomy=anatomy, heel_markers=False
     )
@@ -157,7 +159,7 @@ def test_a_torsion_left_out_of_the_vendor_centre_is_named(tmp_path):
     proc = dict(trial.parameters["PROCESSING"])
     for p in ("L", "R"):
         proc[f"{p}TibialTorsion"] = np.array([0.30])
-        proc[f"{p}ShankRotation"] = np.array([-0.15])
+        proc[f"{p}ShankRotation"] = np.array([-0.10])
     t1.parameters = {**trial.parameters, "PROCESSING": proc}
     vendor = analyze_gait(t1, settings=SETTINGS.replace(tibial_torsion=0.0))  # no torsion
     t2 = _with_outputs(t1, vendor)

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.kinematics.jcs import chord_joint_centre, hip_joint_centre_davis
+from ahbm.kinematics.jcs import chord_joint_centre, chord_offset_angle, hip_joint_centre_davis
 from ahbm.kinematics.markers import frame_from_landmarks
-from ahbm.models.gait.frames import foot_offsets, signed_angle_about, turn_about_line
+from ahbm.models.gait.frames import foot_offsets, signed_angle_about
 from ahbm.models.gait.markersets import SIDES
 from ahbm.models.gait.subject import SubjectParameters
 from ahbm.types import ResultRepr
@@ -160,11 +160,6 @@ def _mean(points):
     return p[ok].mean(axis=0)[None, :]
 
 
-def _wrap_plane(angle):
-    """A plane's angle about a line is defined modulo pi: wrap into (-pi/2, pi/2]."""
-    return (np.asarray(angle) + np.pi / 2) % np.pi - np.pi / 2
-
-
 def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: bool = True, keep=()):
     """Plug-in Gait's static offsets from a static standing trial.
 
@@ -203,18 +198,21 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
        marker_radius`` from the hub, in the plane of the three); with a medial
        epicondyle marker, the centre is the mid-epicondyle point and the axis
        runs from KNE to KNM.
-    2. ``thigh_rotation = -s·θ`` with θ the angle, about the HJC→KNE line,
-       from THI to the true knee centre (a plane's angle, wrapped into
-       ±90°): the dynamic trial turns THI back by ``-s·thigh_rotation``.
+    2. ``thigh_rotation = -s·β`` with β the chord's offset angle of THI at
+       the true knee centre (:func:`~ahbm.kinematics.jcs.chord_offset_angle`:
+       about the KJC→HJC line, from KNE to THI): the dynamic trial's chord
+       takes THI out of the plane by ``-s·thigh_rotation``.
     3. Ankle: with a medial malleolus marker the centre is the mid-malleolar
        point and the axis runs from ANK to ANM. ``tibial_torsion = s·φ`` with
        φ the angle from the ankle axis to the knee axis about the shank's long
        axis (AJC→KJC).
-    4. ``shank_rotation = s·ψ - tibial_torsion`` with ψ the angle, about the
-       KJC→ANK line, from TIB to the true ankle centre (wrapped into ±90°).
-       With a KAD and no medial malleolus, the ankle centre is the chord's
-       with the KAX marker turned about KJC→ANK by ``s·tibial_torsion`` (the
-       torsion as given or read, 0 by default) as the wand.
+    4. ``shank_rotation = tibial_torsion - s·β`` with β the chord's offset
+       angle of TIB at the true ankle centre (about the AJC→KJC line, from
+       ANK to TIB), so that the dynamic chord's ``s·(tibial_torsion -
+       shank_rotation)`` gives it back. With a KAD and no medial malleolus,
+       the ankle centre is the chord's with the KAX marker as the wand and
+       the offset angle ``s·tibial_torsion`` (the torsion as given or read,
+       0 by default).
     5. Foot offsets as :func:`~ahbm.models.gait.foot_offsets`, with the
        calibrated knee and ankle centres; reported as the static
        plantarflexion (about the foot's z axis: the ankle-toe line toes down
@@ -265,11 +263,13 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
             knee_axis = (mk[p + "KNM"] - kne) / np.linalg.norm(mk[p + "KNM"] - kne)
             src["knee"] = "medial epicondyle"
         if kjc is not None and p + "THI" in mk and "thigh_rotation" not in keep:
-            theta = signed_angle_about(mk[p + "THI"] - hjc, kjc - hjc, kne - hjc)
-            thr[side] = float(-s * _wrap_plane(theta)[0])
+            beta = chord_offset_angle(hjc, kne, mk[p + "THI"], kjc)
+            thr[side] = float(-s * beta[0])
         if kjc is None:  # the dynamic construction with the given offsets
-            thi = turn_about_line(mk[p + "THI"], hjc, kne, -s * thr.get(side, 0.0))
-            kjc = chord_joint_centre(hjc, kne, thi, subject.knee_width[side], marker_radius=r)
+            kjc = chord_joint_centre(
+                hjc, kne, mk[p + "THI"], subject.knee_width[side], marker_radius=r,
+                offset_angle=-s * thr.get(side, 0.0),
+            )  # fmt: skip
         ank = mk.get(p + "ANK")
         if ank is not None and p + "ANM" in mk:
             ajc = 0.5 * (ank + mk[p + "ANM"])
@@ -279,18 +279,20 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
                 phi = signed_angle_about(ankle_axis, knee_axis, kjc - ajc)
                 tt[side] = float(s * phi[0])
             if p + "TIB" in mk and "shank_rotation" not in keep:
-                psi = signed_angle_about(mk[p + "TIB"] - kjc, ajc - kjc, ank - kjc)
-                shr[side] = float(s * _wrap_plane(psi)[0] - tt[side])
+                beta = chord_offset_angle(kjc, ank, mk[p + "TIB"], ajc)
+                shr[side] = float(tt[side] - s * beta[0])
         elif ank is not None and src["knee"] == "KAD" and p + "TIB" in mk:
             # Plug-in Gait with a KAD and no medial malleolus: the ankle centre from the
-            # KAX marker (in the knee's plane) turned by the tibial torsion, then TIB's
-            # rotation out of that plane
-            ref = turn_about_line(kax, kjc, ank, s * tt.get(side, 0.0))
-            ajc = chord_joint_centre(kjc, ank, ref, subject.ankle_width[side], marker_radius=r)
+            # KAX marker (in the knee's plane) as the wand, out of the plane by the tibial
+            # torsion, then TIB's rotation measured there
+            ajc = chord_joint_centre(
+                kjc, ank, kax, subject.ankle_width[side], marker_radius=r,
+                offset_angle=s * tt.get(side, 0.0),
+            )  # fmt: skip
             src["ankle"] = "KAD and the tibial torsion"
             if "shank_rotation" not in keep:
-                psi = signed_angle_about(mk[p + "TIB"] - kjc, ajc - kjc, ank - kjc)
-                shr[side] = float(s * _wrap_plane(psi)[0] - tt[side])
+                beta = chord_offset_angle(kjc, ank, mk[p + "TIB"], ajc)
+                shr[side] = float(tt[side] - s * beta[0])
         if src["knee"] == "none" and src["ankle"] == "none":
             missing.append(side)
         sources[side] = src

@@ -27,6 +27,8 @@ __all__ = [
     "progression_direction",
     "signed_angle_about",
     "turn_about_line",
+    "knee_offset_angle",
+    "ankle_offset_angle",
 ]
 
 #: Segment names in the order of the kinetic chain (pelvis, right leg, left leg).
@@ -92,11 +94,12 @@ def segment_frames(
     Hip centres by Davis et al. (1991) in the pelvis frame (with the
     subject's ASIS-trochanter distance when known); knee and ankle centres by
     the chord function, or mid-epicondyle / mid-malleolus when the medial
-    markers are present. Before the chord constructions the THI marker is
-    turned about the HJC-KNE line by ``-s·thigh_rotation`` and the TIB marker
-    about the KJC-ANK line by ``s·(tibial_torsion + shank_rotation)``
-    (``s = +1`` right, ``-1`` left), as Plug-in Gait turns them; the shank
-    frame's z axis (the ankle axis) then runs from the corrected AJC to ANK.
+    markers are present. The chord constructions take the wands out of the
+    plane by an offset angle (:func:`~ahbm.kinematics.jcs.chord_joint_centre`),
+    as Plug-in Gait's chord does: ``-s·thigh_rotation`` at the knee and
+    ``s·(tibial_torsion - shank_rotation)`` at the ankle (``s = +1`` right,
+    ``-1`` left; :func:`knee_offset_angle`, :func:`ankle_offset_angle`); the
+    shank frame's z axis (the ankle axis) then runs from the AJC to ANK.
 
     Examples
     --------
@@ -114,6 +117,29 @@ def segment_frames(
         joint_centres=jc,
         forward=progression_direction(frames["pelvis"][1], frames["pelvis"][0]),
     )
+
+
+def knee_offset_angle(subject: SubjectParameters, side: str) -> float:
+    """The chord's offset angle of the thigh wand: ``-s·thigh_rotation`` (rad).
+
+    ``s = +1`` right, ``-1`` left; see
+    :func:`ahbm.kinematics.jcs.chord_joint_centre`.
+    """
+    s = 1.0 if side == "Right" else -1.0
+    return -s * float(subject.thigh_rotation.get(side, 0.0))
+
+
+def ankle_offset_angle(subject: SubjectParameters, side: str) -> float:
+    """The chord's offset angle of the shank wand: ``s·(tibial_torsion - shank_rotation)``.
+
+    The wand's own rotation enters as the thigh's does at the knee
+    (``-s·shank_rotation``, checked on a Vicon file: ankle centres within
+    0.3 mm); the tibial torsion turns the wand from the knee's plane into the
+    ankle's (``+s·tibial_torsion``, as the wand was turned by it before
+    0.2's chord with an offset angle).
+    """
+    s = 1.0 if side == "Right" else -1.0
+    return s * float(subject.tibial_torsion.get(side, 0.0) - subject.shank_rotation.get(side, 0.0))
 
 
 def progression_direction(pelvis_origin, pelvis_rotation):
@@ -170,27 +196,25 @@ def _frames(mk, subj: SubjectParameters, foot_offset=None, *, use_heel=True):
             warnings.simplefilter("ignore", RuntimeWarning)
             if p + "KNM" in mk:  # medial epicondyle available: mid-epicondyle centre
                 kjc = 0.5 * (mk[p + "KNE"] + mk[p + "KNM"])
-            else:
-                # the thigh wand turned back into the plane of HJC, KNE and KJC
-                thi = turn_about_line(
-                    mk[p + "THI"], hjc, mk[p + "KNE"], -s * subj.thigh_rotation.get(side, 0.0)
-                )
+            else:  # Plug-in Gait's chord, the thigh wand out of the plane by its rotation
                 kjc = chord_joint_centre(
-                    hjc, mk[p + "KNE"], thi, subj.knee_width[side], marker_radius=subj.marker_radius
+                    hjc,
+                    mk[p + "KNE"],
+                    mk[p + "THI"],
+                    subj.knee_width[side],
+                    marker_radius=subj.marker_radius,
+                    offset_angle=knee_offset_angle(subj, side),
                 )
             if p + "ANM" in mk:  # medial malleolus available: mid-malleolar centre
                 ajc = 0.5 * (mk[p + "ANK"] + mk[p + "ANM"])
-            else:
-                # Plug-in Gait: TIB turned about the KJC-ANK line by the tibial torsion
-                # (and the shank wand's own rotation) before the chord construction
-                turn = subj.tibial_torsion.get(side, 0.0) + subj.shank_rotation.get(side, 0.0)
-                tib = turn_about_line(mk[p + "TIB"], kjc, mk[p + "ANK"], s * turn)
+            else:  # the shank wand out of the ankle's plane by the torsion and its rotation
                 ajc = chord_joint_centre(
                     kjc,
                     mk[p + "ANK"],
-                    tib,
+                    mk[p + "TIB"],
                     subj.ankle_width[side],
                     marker_radius=subj.marker_radius,
+                    offset_angle=ankle_offset_angle(subj, side),
                 )
         Rt = _frame(kjc, hjc, kjc + s * (mk[p + "KNE"] - kjc), "yz")
         Rs = _frame(ajc, kjc, ajc + s * (mk[p + "ANK"] - ajc), "yz")

@@ -49,11 +49,12 @@ def lower_extremity_model(
         (:class:`~ahbm.models.gait.SubjectParameters`); ANK, TIB and the
         medial malleolus sit on the ankle axis's plane.
     thigh_wand_rotation, shank_wand_rotation : float
-        rad: THI turned by ``+s·thigh_wand_rotation`` about the HJC-KNE line
-        out of the plane of HJC, KNE and KJC; TIB turned by
-        ``-s·(tibial_torsion + shank_wand_rotation)`` about the KJC-ANK line
-        out of the plane of KJC, ANK and AJC (Plug-in Gait's ThighRotation and
-        ShankRotation; 0 places the wands where the pipeline expects them).
+        rad: THI turned out of the plane of HJC, KNE and KJC about the KJC-HJC
+        line by the chord's offset angle ``-s·thigh_wand_rotation``; TIB
+        turned out of the plane of KJC, ANK and AJC about the AJC-KJC line by
+        ``s·(tibial_torsion - shank_wand_rotation)``
+        (:func:`~ahbm.kinematics.jcs.chord_joint_centre`; Plug-in Gait's
+        ThighRotation and ShankRotation: the values the pipeline reads back).
     foot_marker_lateral : float
         m: HEE and TOE moved laterally by this much (the heel-toe line stays
         parallel to the foot's x axis, the ankle-toe line turns out of it).
@@ -141,9 +142,12 @@ def lower_extremity_model(
         sh = par["shank_" + side]
         ft = par["foot_" + side]
         kne = np.array([0.0, -thigh_len, s * dk])
+        kjc = np.array([0.0, -thigh_len, 0.0])
+        # the wand out of the plane of HJC, KNE and KJC by the chord's offset angle
+        # (-s * thigh rotation) about the KJC -> HJC line
         thi = turn_about_line(
-            [[0.0, -0.5 * thigh_len, s * (dk + 0.06)]], np.zeros((1, 3)), [kne],
-            s * thigh_wand_rotation,
+            [[0.0, -0.5 * thigh_len, s * (dk + 0.06)]], [kjc], np.zeros((1, 3)),
+            -s * thigh_wand_rotation,
         )[0]  # fmt: skip
         thigh_markers = {p + "THI": thi, p + "KNE": kne}
         if static_markers:  # knee alignment device: hub on the lateral knee marker's position,
@@ -165,8 +169,10 @@ def lower_extremity_model(
         ajc = np.array([0.0, -shank_len, 0.0])
         ank = ajc + Rt @ [0.0, 0.0, s * da]
         tib = np.array([0.0, -0.5 * shank_len, 0.0]) + Rt @ [0.0, 0.0, s * (da + 0.05)]
+        # out of the ankle's plane by the chord's offset angle s * (torsion - shank rotation)
+        # about the AJC -> KJC line
         tib = turn_about_line(
-            [tib], np.zeros((1, 3)), [ank], -s * (tibial_torsion + shank_wand_rotation)
+            [tib], [ajc], np.zeros((1, 3)), s * (tibial_torsion - shank_wand_rotation)
         )[0]
         shank_markers = {p + "TIB": tib, p + "ANK": ank}
         if static_markers:
