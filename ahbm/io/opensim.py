@@ -40,6 +40,7 @@ __all__ = [
     "write_trc",
     "read_mot",
     "write_mot",
+    "write_mot_values",
     "table_to_grf",
     "length_unit_scale",
 ]
@@ -407,14 +408,83 @@ def write_mot(
     )
 
 
+def write_mot_values(
+    values,
+    path,
+    *,
+    time,
+    columns,
+    name: str | None = None,
+    in_degrees: bool = False,
+    float_format: str | None = None,
+) -> None:
+    """Write plain arrays as an OpenSim MOT/STO file (:func:`write_mot` without a table).
+
+    Parameters
+    ----------
+    values : array_like, shape (n_rows, n_columns)
+        The numbers, written as they are (give angles in the unit that
+        `in_degrees` states).
+    path : str or path-like
+        Target file (``.mot`` or ``.sto``); written atomically.
+    time : array_like, shape (n_rows,)
+        The first column, s.
+    columns : sequence of str
+        Labels of the columns of `values` (unique, without tabs or newlines).
+    name : str or None, optional
+        First header line; default the file stem.
+    in_degrees : bool, optional
+        What the header's ``inDegrees`` says (default False).
+    float_format : str or None, optional
+        As for :func:`write_mot` (default: the shortest text that reads back
+        to the identical float64).
+
+    Raises
+    ------
+    DataError
+        Shapes that do not match, labels that are not unique strings without
+        tabs, or non-numeric values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> write_mot_values(np.array([[1.5], [2.0]]), "tau.sto", time=[0.0, 0.01],
+    ...                  columns=["knee_angle_r_moment"], name="Inverse Dynamics")
+    >>> read_mot("tau.sto").data["knee_angle_r_moment"].tolist()
+    [1.5, 2.0]
+    """
+    path = output_path(path)
+    try:
+        v = np.ascontiguousarray(values, dtype=np.float64)
+        t = np.ascontiguousarray(time, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise DataError(f"`values` and `time` must hold numbers only: {err}") from err
+    if isinstance(columns, str) or not hasattr(columns, "__iter__"):
+        raise DataError(f"Expected `columns` to be a sequence of labels, got {columns!r:.60}")
+    cols = list(columns)
+    if not all(isinstance(c, str) for c in cols):
+        raise DataError(f"`columns` must hold str labels, got {cols!r:.80}")
+    if v.ndim != 2 or v.shape != (t.size, len(cols)):
+        raise DataError(
+            f"`values` has shape {v.shape}; with {t.size} times and {len(cols)} columns it "
+            f"must be ({t.size}, {len(cols)})"
+        )
+    if len(set(cols)) != len(cols):
+        raise DataError(f"`columns` has duplicate labels: {cols}")
+    for c in cols:
+        if not c or any(ch in c for ch in "\t\n\r"):
+            raise DataError(f"Column label {c!r} cannot be written to a MOT/STO file")
+    if name is not None and not isinstance(name, str):
+        raise DataError(f"Expected `name` to be str or None, got {name!r:.60}")
+    _check_float_format(float_format)
+    title = name if name else Path(path).stem
+    _write_mot_values(path, title, {}, [], "time", cols, t, v, bool(in_degrees), float_format)
+
+
 def _write_mot_values(
     path, title, header, comments, index_name, cols, index, values, deg, float_format=None
 ):
-    """The MOT/STO text of checked arrays (`values` (n, len(cols)), `index` (n,)), atomically.
-
-    For writers that hold plain arrays (the ID tool): :func:`write_mot` without a
-    DataFrame.
-    """
+    """The MOT/STO text of checked arrays (`values` (n, len(cols)), `index` (n,)), atomically."""
     header = dict(header)
     header.pop("nRows", None)
     header.pop("nColumns", None)

@@ -46,6 +46,7 @@ __all__ = [
     "read_osim",
     "write_osim",
     "osim_coordinates",
+    "osim_motion_types",
     "osim_speed_matrix",
     "OSIM_SECTION",
 ]
@@ -1913,7 +1914,7 @@ def _coordinate_rows(model: Model) -> list[dict]:
     return rows
 
 
-def _osim_motion_types(model: Model) -> dict:
+def osim_motion_types(model: Model) -> dict:
     """``{coordinate name: motion type}`` of :func:`osim_coordinates`, without the table.
 
     The same values as the table's ``motion_type`` column (for the
@@ -1925,11 +1926,11 @@ def _osim_motion_types(model: Model) -> dict:
     --------
     >>> from ahbm.kinematics.tree import Model
     >>> m = Model(); _ = m.add_body("a", "ground", {"type": "prismatic", "axis": [1, 0, 0]})
-    >>> _osim_motion_types(m)
+    >>> osim_motion_types(m)
     {'a': 'translational'}
     """
     if not isinstance(model, Model):
-        raise ModelError(f"_osim_motion_types expects a Model, got {type(model).__name__}")
+        raise ModelError(f"osim_motion_types expects a Model, got {type(model).__name__}")
     kept = {}
     for it in model.section(OSIM_SECTION):
         if it.kind == "coordinate":

@@ -48,7 +48,7 @@ from scipy.linalg import lapack
 from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
-from ahbm.io.opensim import OpenSimTable, _write_mot_values, read_mot
+from ahbm.io.opensim import OpenSimTable, read_mot, write_mot_values
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_processing import (
@@ -146,9 +146,9 @@ def _rotational(model: Model) -> dict:
         return dict(cache[_ROTATIONAL_KEY])
     else:  # the motion types alone: cheaper than the whole coordinate table
         try:
-            from ahbm.io.osim import _osim_motion_types
+            from ahbm.io import osim_motion_types
 
-            types = _osim_motion_types(model)
+            types = osim_motion_types(model)
         except (ImportError, ModelError, DataError, TypeError, ValueError, KeyError):
             types = {}
         out = {}
@@ -765,16 +765,12 @@ def _make_folder(folder: Path) -> None:
 def write_id_sto(result: IDResult, path) -> Path:
     """Write the generalized forces as OpenSim's ID tool does (``.sto``, inDegrees=no)."""
     path = output_path(path)
-    values = np.ascontiguousarray(result.tau[:, result.order], dtype=np.float64)
-    index = np.asarray(result.time, dtype=np.float64)
-    labels = [str(c) for c in result.labels]
-    if values.shape != (index.size, len(labels)) or len(set(labels)) != len(labels):
-        raise DataError(
-            f"the result's tau {values.shape}, time ({index.size},) and {len(labels)} labels "
-            "do not make one table of unique columns"
-        )
-    _write_mot_values(
-        path, "Inverse Dynamics Generalized Forces", {}, [], "time", labels, index, values, False
+    write_mot_values(
+        result.tau[:, result.order],
+        path,
+        time=result.time,
+        columns=[str(c) for c in result.labels],
+        name="Inverse Dynamics Generalized Forces",
     )
     return path
 
