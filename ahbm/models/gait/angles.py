@@ -107,20 +107,30 @@ def vicon_foot_progress_angles(angles, *, side: str) -> np.ndarray:
     >>> np.round(vicon_foot_progress_angles(flat_toe_out, side="Right"), 6).tolist()
     [-1.570796, 0.0, -0.2]
     """
-    if side not in _VICON_SIGNS:
+    # ahbm: ref_R_foot = Ry(heading) Rz(pitch, toes up) Rx(roll), see foot_progression_angles
+    return _as_vicon(
+        angles,
+        side,
+        _VICON_SIGNS,
+        lambda v, s: (
+            _VICON_LAB.T @ rot_y(s * v[:, 2]) @ rot_z(-v[:, 0]) @ rot_x(s * v[:, 1]) @ _VICON_FOOT
+        ),
+        lambda ay, ax, az: (ay, az, ax),  # tilt, rotation about the long axis, obliquity
+    )
+
+
+def _as_vicon(angles, side, signs, rotation, order) -> np.ndarray:
+    """ahbm's angles -> rotation (`rotation(v, s)`) -> Vicon's Y-X-Z angles in its order."""
+    if side not in signs:
         raise DataError(f"Expected `side` to be 'Left' or 'Right', got {side!r:.40}")
     a = np.asarray(angles, dtype=float)
-    s = 1.0 if side == "Right" else -1.0
     out = np.full(a.shape, np.nan)
     ok = np.isfinite(a).all(axis=-1)
     if not ok.any():
         return out
-    v = a[ok]
-    # ahbm: ref_R_foot = Ry(heading) Rz(pitch, toes up) Rx(roll), see foot_progression_angles
-    R = rot_y(s * v[:, 2]) @ rot_z(-v[:, 0]) @ rot_x(s * v[:, 1])
-    R = _VICON_LAB.T @ R @ _VICON_FOOT
-    tilt, obliquity, rotation = np.moveaxis(matrix_to_euler(R, "YXZ"), -1, 0)
-    out[ok] = np.stack([tilt, rotation, obliquity], axis=-1) * _VICON_SIGNS[side]
+    R = rotation(a[ok], 1.0 if side == "Right" else -1.0)
+    ay, ax, az = np.moveaxis(matrix_to_euler(R, "YXZ"), -1, 0)
+    out[ok] = np.stack(order(ay, ax, az), axis=-1) * signs[side]
     return out
 
 
@@ -165,21 +175,17 @@ def vicon_ankle_angles(angles, *, side: str) -> np.ndarray:
     >>> (np.round(vicon_ankle_angles(inverted, side="Right"), 6) + 0.0).tolist()
     [0.0, -0.1, 0.0]
     """
-    if side not in _VICON_ANKLE_SIGNS:
-        raise DataError(f"Expected `side` to be 'Left' or 'Right', got {side!r:.40}")
-    a = np.asarray(angles, dtype=float)
-    s = 1.0 if side == "Right" else -1.0
-    out = np.full(a.shape, np.nan)
-    ok = np.isfinite(a).all(axis=-1)
-    if not ok.any():
-        return out
-    v = a[ok]
-    # Grood-Suntay = Cardan ZXY of shank^T foot (ISB axes), with the clinical signs
-    R = rot_z(v[:, 0]) @ rot_x(s * v[:, 1]) @ rot_y(s * v[:, 2])
-    R = _VICON_LAB.T @ R @ _VICON_FOOT  # Plug-in Gait's tibia and foot axes
-    ay, ax, az = np.moveaxis(matrix_to_euler(R, "YXZ"), -1, 0)
-    out[ok] = np.stack([ay + np.pi / 2, az, ax], axis=-1) * _VICON_ANKLE_SIGNS[side]
-    return out
+    # Grood-Suntay = Cardan ZXY of shank^T foot (ISB axes), with the clinical signs; then
+    # Plug-in Gait's tibia and foot axes
+    return _as_vicon(
+        angles,
+        side,
+        _VICON_ANKLE_SIGNS,
+        lambda v, s: (
+            _VICON_LAB.T @ rot_z(v[:, 0]) @ rot_x(s * v[:, 1]) @ rot_y(s * v[:, 2]) @ _VICON_FOOT
+        ),
+        lambda ay, ax, az: (ay + np.pi / 2, az, ax),
+    )
 
 
 def joint_angles(frames: SegmentFrames, subject: SubjectParameters) -> dict:

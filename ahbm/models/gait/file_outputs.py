@@ -116,13 +116,9 @@ def _smoothed(curve, ok, rate: float, cutoff):
 
 def _time_ranges(time, mask) -> str:
     """'1.20-1.35, 2.90 s' for the times where `mask` is True (at most 4 runs shown)."""
-    frames = np.flatnonzero(mask)
-    runs, start = [], frames[0]
-    for a, b in zip(frames[:-1], frames[1:], strict=True):
-        if b != a + 1:
-            runs.append((start, a))
-            start = b
-    runs.append((start, frames[-1]))
+    from ahbm.models.gait.kinetics import _runs
+
+    runs = _runs(np.flatnonzero(mask))
     text = ", ".join(
         f"{time[a]:.2f}" if a == b else f"{time[a]:.2f}-{time[b]:.2f}" for a, b in runs[:4]
     )

@@ -335,14 +335,20 @@ def _horizontal_distance(p, pts):
     return best
 
 
-def _ranges(frames) -> str:
-    """'3-7, 12' for frame indices [3, 4, 5, 6, 7, 12] (at most 4 ranges shown)."""
+def _runs(frames) -> list:
+    """[(first, last), ...] of the runs of consecutive indices in sorted `frames`."""
     runs, start = [], frames[0]
     for a, b in zip(frames[:-1], frames[1:], strict=True):
         if b != a + 1:
             runs.append((start, a))
             start = b
     runs.append((start, frames[-1]))
+    return runs
+
+
+def _ranges(frames) -> str:
+    """'3-7, 12' for frame indices [3, 4, 5, 6, 7, 12] (at most 4 ranges shown)."""
+    runs = _runs(frames)
     text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:4])
     return text + (f" and {len(runs) - 4} more" if len(runs) > 4 else "")
 
