@@ -69,6 +69,7 @@ __all__ = [
     "clinical_moments",
     "joint_power",
     "assign_force_plates",
+    "feet_on_plate",
 ]
 
 _JOINTS = ("hip", "knee", "ankle")
@@ -693,7 +694,7 @@ def assign_force_plates(
             for c, i in enumerate(idx):
                 inside = _inside_outline(pts[i][..., :2], corners[:, :2])
                 on[:, c] = (grounded[i] & inside).any(axis=1)
-            shared = loaded & (on.sum(1) > 1)
+            shared = loaded & (on.sum(1) > 1)  # (feet_on_plate, with the grounded points kept)
             near[shared] |= on[shared]
             n_near = near.sum(1)
         one = loaded & (n_near == 1)
@@ -727,6 +728,60 @@ def assign_force_plates(
             "assign; check the plates' force channels or lower `threshold`"
         )
     return PlateAssignment(f_ext, contact, ambiguous, plate_of)
+
+
+def feet_on_plate(
+    feet, corners, *, time, contact_height: float = 0.02, max_speed: float = 2.0
+) -> np.ndarray:
+    """Which feet stand on a plate, frame by frame, from the markers alone.
+
+    Parameters
+    ----------
+    feet : sequence of array_like, shape (n_frames, n_points, 3)
+        Points spanning each foot (heel or ankle centre, toe), m, Z-up lab.
+    corners : array_like, shape (4, 3)
+        The plate's corners in order around it, m.
+    time : array_like, shape (n_frames,)
+        Frame times, s.
+    contact_height : float, optional
+        A point is on the ground while it is less than this above its own
+        lowest height in the trial (its 2nd percentile), m (default 0.02) ...
+    max_speed : float, optional
+        ... and moves slower than this horizontally, m/s (default 2).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_frames, n_feet)
+        True where a grounded point of the foot lies inside the plate's
+        outline; all False when the corners are unknown (zero area).
+
+    Examples
+    --------
+    >>> foot = np.tile([[0.1, 0.1, 0.05], [0.3, 0.1, 0.02]], (5, 1, 1))
+    >>> plate = [[0, 0, 0], [0.5, 0, 0], [0.5, 0.4, 0], [0, 0.4, 0]]
+    >>> feet_on_plate([foot, foot + [1.0, 0, 0]], plate, time=np.arange(5) / 100)[0].tolist()
+    [True, False]
+    """
+    t = as_float_array(time, "time").reshape(-1)
+    height = as_nonnegative_float(contact_height, "contact_height", unit="m")
+    speed = as_positive_float(max_speed, "max_speed", unit="m/s")
+    quad = as_float_array(corners, "corners", allow_nan=True)
+    pts = []
+    for i, f in enumerate(feet):
+        a = as_float_array(f, f"feet[{i}]", allow_nan=True)
+        if a.ndim != 3 or a.shape[0] != t.size or a.shape[2] != 3:
+            raise DataError(
+                f"Expected `feet[{i}]` to have shape ({t.size}, n_points, 3), got {a.shape}"
+            )
+        pts.append(a)
+    out = np.zeros((t.size, len(pts)), bool)
+    if _outline_area(quad) <= 1e-4:
+        return out
+    for c, a in enumerate(pts):
+        out[:, c] = (
+            _grounded_points(a, t, height, speed) & _inside_outline(a[..., :2], quad[:, :2])
+        ).any(axis=1)
+    return out
 
 
 def _grounded_points(a, t, height: float, max_speed: float):

@@ -1,6 +1,8 @@
 """Segment Newton-Euler inverse dynamics: hand-computed statics, RNEA equivalence,
 force plate assignment, clinical sign conventions, joint power."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -462,3 +464,34 @@ def test_plate_outline_helpers():
     corners = np.c_[quad, np.zeros(4)]
     assert _outline_area(corners) == pytest.approx(0.24)
     assert _outline_area(np.zeros((4, 3))) == 0.0 and _outline_area(np.full((4, 3), np.nan)) == 0
+
+
+def test_feet_on_plate():
+    from ahbm.dynamics import feet_on_plate
+
+    t, left, right, p = _shared_plate_case(right_z=0.05)
+    on = feet_on_plate([left, right], p.corners, time=t)
+    mid = slice(t.size // 4, 3 * t.size // 4)
+    assert on[:, 0].all() and not on[mid, 1].any() and on[: t.size // 4, 1].all()
+    assert not feet_on_plate([left], np.zeros((4, 3)), time=t).any()  # unknown outline
+    with pytest.raises(DataError, match=r"feet\[0\]"):
+        feet_on_plate([left[:, 0]], p.corners, time=t)
+
+
+def test_a_load_between_two_feet_on_the_plate_is_not_dropped_as_under_no_foot():
+    """The centre of pressure between two feet that share a plate is far from both
+    heel-toe lines; the load is theirs, not an offset: it is kept for the assignment."""
+    import warnings
+
+    from ahbm.models.gait.kinetics import drop_loads_under_no_foot
+
+    t, left, right, p = _shared_plate_case()
+    p = replace(p, cop=np.tile([0.25, -0.3, 0.0], (t.size, 1)))  # 0.2+ m from both lines
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept = drop_loads_under_no_foot([p], [left, right], t)
+    assert kept[0] is p
+    far = replace(p, corners=p.corners + [3.0, 0.0, 0.0], cop=p.cop + [3.0, 0.0, 0.0])
+    with pytest.warns(AhbmWarning, match="under no foot"):
+        dropped = drop_loads_under_no_foot([far], [left, right], t)
+    assert not dropped[0].force[:, 2].any()

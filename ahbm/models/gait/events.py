@@ -99,10 +99,15 @@ def _merge_plate_events(events, plates, assign, time, threshold):
             e = ends[0] if ends.size else time[-1]
             inside = (time >= s) & (time <= e)
             who = assign.plate_of[inside, k]
+            unassigned = int((who < 0).sum())
             who = who[who >= 0]
-            if not who.size:
+            # one foot's contact only: a load that passes from one foot to the other
+            # without unloading the plate (the next heel down before the last toe is off,
+            # as on a split-belt treadmill when a foot crosses the belts' line), or whose
+            # frames are mostly ambiguous, has no strike or off of its own
+            if not who.size or np.unique(who).size > 1 or unassigned > 0.2 * inside.sum():
                 continue
-            side = side_of.get(int(np.bincount(who).argmax()))
+            side = side_of.get(int(who[0]))
             if side is None:
                 continue
             new = [Event("Foot Strike", float(s), side, f"force plate {k}")]

@@ -20,6 +20,7 @@ from ahbm.bsp.tables import segment_parameters
 from ahbm.dynamics.segmental import (
     assign_force_plates,
     clinical_moments,
+    feet_on_plate,
     loads_in_frame,
     newton_euler,
 )
@@ -248,8 +249,9 @@ def drop_loads_under_no_foot(
         N: samples with ``|Fz|`` above it are loads.
     max_distance : float
         m: a load whose centre of pressure is farther than this (horizontally)
-        from every foot's heel-toe line, while every foot is visible, is
-        under no foot.
+        from every foot's heel-toe line, while every foot is visible and no
+        foot stands on the plate (:func:`ahbm.dynamics.feet_on_plate`: a
+        grounded marker inside its outline), is under no foot.
 
     Returns
     -------
@@ -294,6 +296,12 @@ def drop_loads_under_no_foot(
         seen = np.isfinite(dist).all(axis=1)
         none = loaded & seen
         none[seen] &= dist[seen].min(axis=1) > max_distance
+        if none.any():  # a foot standing on the plate: the load is (partly) that foot's,
+            # e.g. two feet on the plate with the centre of pressure between them
+            corners = getattr(plate, "corners", None)
+            if corners is not None:
+                on = feet_on_plate(list(feet), corners, time=time).any(axis=1)
+                none &= ~on[idx]
         if not none.any():
             out.append(plate)
             continue
