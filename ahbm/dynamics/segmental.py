@@ -651,10 +651,6 @@ def assign_force_plates(
             slow[i] = np.nanmin(np.where(np.isfinite(speed), speed, np.inf), axis=1) < max_speed
         else:
             slow[i] = np.ones(t.size, bool)
-    grounded = {}  # foot -> (n_frames, n_points) points on the ground
-    if contact_height is not None:
-        for i, a in pts.items():
-            grounded[i] = _grounded_points(a, t, contact_height, max_speed)
     f_ext = np.zeros((t.size, n_seg, 6))
     contact = np.zeros((t.size, n_seg), bool)
     ambiguous = np.zeros((t.size, n_seg), bool)
@@ -689,12 +685,12 @@ def assign_force_plates(
             resolve = (n_near > 1) & clear
             near = np.where(resolve[:, None], dist == order[:, :1], near)
             n_near = near.sum(1)
-        if grounded and _outline_area(corners) > 1e-4:  # known outline (over 1 cm^2)
-            on = np.zeros((t.size, len(idx)), bool)
-            for c, i in enumerate(idx):
-                inside = _inside_outline(pts[i][..., :2], corners[:, :2])
-                on[:, c] = (grounded[i] & inside).any(axis=1)
-            shared = loaded & (on.sum(1) > 1)  # (feet_on_plate, with the grounded points kept)
+        if contact_height is not None and _outline_area(corners) > 1e-4:  # known outline
+            on = feet_on_plate(
+                [pts[i] for i in idx], corners, time=t, contact_height=contact_height,
+                max_speed=max_speed,
+            )  # fmt: skip
+            shared = loaded & (on.sum(1) > 1)
             near[shared] |= on[shared]
             n_near = near.sum(1)
         one = loaded & (n_near == 1)
@@ -765,7 +761,9 @@ def feet_on_plate(
     t = as_float_array(time, "time").reshape(-1)
     height = as_nonnegative_float(contact_height, "contact_height", unit="m")
     speed = as_positive_float(max_speed, "max_speed", unit="m/s")
-    quad = as_float_array(corners, "corners", allow_nan=True)
+    quad = check_trailing_shape(as_float_array(corners, "corners", allow_nan=True), (3,), "corners")
+    if quad.shape != (4, 3):
+        raise DataError(f"Expected `corners` to have shape (4, 3), got {quad.shape}")
     pts = []
     for i, f in enumerate(feet):
         a = as_float_array(f, f"feet[{i}]", allow_nan=True)

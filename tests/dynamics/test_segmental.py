@@ -476,6 +476,8 @@ def test_feet_on_plate():
     assert not feet_on_plate([left], np.zeros((4, 3)), time=t).any()  # unknown outline
     with pytest.raises(DataError, match=r"feet\[0\]"):
         feet_on_plate([left[:, 0]], p.corners, time=t)
+    with pytest.raises(DataError, match="corners"):
+        feet_on_plate([left], p.corners[:3], time=t)
 
 
 def test_a_load_between_two_feet_on_the_plate_is_not_dropped_as_under_no_foot():

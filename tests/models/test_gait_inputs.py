@@ -86,8 +86,11 @@ def test_no_mass_anywhere_gives_kinematics_under_auto_and_an_error_otherwise(wal
         r = analyze_gait(t)
     assert r.moments == {} and np.isnan(r.subject.mass)
     np.testing.assert_allclose(r.angles["LKneeAngles"], ref.angles["LKneeAngles"])
-    with pytest.raises(DataError, match="no body mass given"):
+    from ahbm.models.gait import NoBodyMassError
+
+    with pytest.raises(NoBodyMassError, match="no body mass given"):
         analyze_gait(t, settings=GaitSettings(kinetics=True))
+    assert issubclass(NoBodyMassError, DataError)
 
 
 def test_mass_is_compared_with_the_plates(walk):

@@ -75,8 +75,13 @@ def test_flat_foot_and_nan_frames():
         got = vicon_foot_progress_angles(flat, side=side)
         np.testing.assert_allclose(got[0], [-np.pi / 2, 0.0, -0.2], atol=1e-12)
         assert np.isnan(got[1]).all()
+    np.testing.assert_array_equal(  # any case of the side's name
+        vicon_foot_progress_angles(flat, side="left"), vicon_foot_progress_angles(flat, side="Left")
+    )
     with pytest.raises(DataError, match="`side`"):
-        vicon_foot_progress_angles(flat, side="left")
+        vicon_foot_progress_angles(flat, side="L")
+    with pytest.raises(DataError, match="angles"):
+        vicon_foot_progress_angles(np.zeros((4, 2)), side="Left")
 
 
 def test_the_plug_in_gait_layout_uses_vicons_decomposition():
@@ -135,3 +140,5 @@ def test_ankle_hand_built_cases():
     assert np.isnan(vicon_ankle_angles(np.full(3, np.nan), side="Left")).all()
     with pytest.raises(DataError, match="`side`"):
         vicon_ankle_angles(np.zeros(3), side="R")
+    with pytest.raises(DataError, match="angles"):
+        vicon_ankle_angles([[0.0, 0.1]], side="Right")

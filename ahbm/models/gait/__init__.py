@@ -100,7 +100,7 @@ from ahbm.models.gait.model import lower_extremity_model
 from ahbm.models.gait.pipeline import analyze_gait
 from ahbm.models.gait.result import GaitResult, result_units, save_gait_result
 from ahbm.models.gait.settings import GaitSettings
-from ahbm.models.gait.subject import SubjectParameters, subject_parameters
+from ahbm.models.gait.subject import NoBodyMassError, SubjectParameters, subject_parameters
 
 __all__ = [
     "ANGLE_NAMES",
@@ -141,4 +141,5 @@ __all__ = [
     "save_gait_result",
     "segment_frames",
     "subject_parameters",
+    "NoBodyMassError",
 ]

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ahbm._validation import as_float_array, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.jcs import foot_progression_angles, grood_suntay_angles, pelvis_angles
 from ahbm.kinematics.rotations import matrix_to_euler, rot_x, rot_y, rot_z
@@ -121,16 +122,17 @@ def vicon_foot_progress_angles(angles, *, side: str) -> np.ndarray:
 
 def _as_vicon(angles, side, signs, rotation, order) -> np.ndarray:
     """ahbm's angles -> rotation (`rotation(v, s)`) -> Vicon's Y-X-Z angles in its order."""
-    if side not in signs:
+    key = side.capitalize() if isinstance(side, str) else None
+    if key not in signs:
         raise DataError(f"Expected `side` to be 'Left' or 'Right', got {side!r:.40}")
-    a = np.asarray(angles, dtype=float)
+    a = check_trailing_shape(as_float_array(angles, "angles", allow_nan=True), (3,), "angles")
     out = np.full(a.shape, np.nan)
     ok = np.isfinite(a).all(axis=-1)
     if not ok.any():
         return out
-    R = rotation(a[ok], 1.0 if side == "Right" else -1.0)
+    R = rotation(a[ok], 1.0 if key == "Right" else -1.0)
     ay, ax, az = np.moveaxis(matrix_to_euler(R, "YXZ"), -1, 0)
-    out[ok] = np.stack(order(ay, ax, az), axis=-1) * signs[side]
+    out[ok] = np.stack(order(ay, ax, az), axis=-1) * signs[key]
     return out
 
 

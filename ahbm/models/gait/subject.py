@@ -13,7 +13,7 @@ from ahbm.models.gait.markers import collect_markers, load_gait_trial, resolve_m
 from ahbm.models.gait.markersets import OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS, SIDES, G
 from ahbm.types import ResultRepr
 
-__all__ = ["SubjectParameters", "subject_parameters"]
+__all__ = ["SubjectParameters", "subject_parameters", "NoBodyMassError"]
 
 
 @dataclass(frozen=True, repr=False)
