@@ -90,36 +90,35 @@ def parse_decimal_block(buf, pow10):  # pragma: no cover - compiled
             if c == 43 or c == 45:  # + -
                 negative = c == 45
                 i += 1
+            # the digits: m grows while it holds them exactly (leading zeros keep it 0)
             m = 0
-            digits = 0  # significant digits in m
-            n_mant = 0  # mantissa digits seen (any)
             exp10 = 0
             exact = True
-            while i < n and 48 <= buf[i] <= 57:
+            first = i
+            while i < n:
                 d = np.int64(buf[i]) - 48
-                n_mant += 1
-                if digits > 0 or d != 0:
-                    if digits < 18:
-                        m = m * 10 + d
-                        digits += 1
-                    else:
-                        exact = False
+                if d < 0 or d > 9:
+                    break
+                if m < 100000000000000000:
+                    m = m * 10 + d
+                else:
+                    exact = False
                 i += 1
+            n_mant = i - first
             if i < n and buf[i] == 46:  # .
                 i += 1
-                while i < n and 48 <= buf[i] <= 57:
+                first = i
+                while i < n:
                     d = np.int64(buf[i]) - 48
-                    n_mant += 1
-                    if digits > 0 or d != 0:
-                        if digits < 18:
-                            m = m * 10 + d
-                            digits += 1
-                            exp10 -= 1
-                        else:
-                            exact = False
+                    if d < 0 or d > 9:
+                        break
+                    if m < 100000000000000000:
+                        m = m * 10 + d
                     else:
-                        exp10 -= 1
+                        exact = False
                     i += 1
+                exp10 = first - i
+                n_mant += i - first
             if n_mant == 0:
                 exact = False
             if i < n and (buf[i] == 101 or buf[i] == 69):  # e E
