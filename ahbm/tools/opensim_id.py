@@ -45,6 +45,7 @@ import pandas as pd
 from scipy import linalg
 from scipy.linalg import lapack
 
+from ahbm._engine.batch import cross
 from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
@@ -266,8 +267,11 @@ def opensim_coordinate_order(model: Model) -> list:
 # --- external loads -----------------------------------------------------------------------
 
 
-def _identifier_columns(table: OpenSimTable, identifier: str, what: str, force: str) -> list:
-    cols = [c for c in table.columns if c.startswith(identifier)]
+def _identifier_columns(
+    table: OpenSimTable, identifier: str, what: str, force: str, labels: list | None = None
+) -> list:
+    """The 3 columns starting with `identifier` (`labels`: ``table.columns`` if known)."""
+    cols = [c for c in (table.columns if labels is None else labels) if c.startswith(identifier)]
     if len(cols) != 3:
         raise DataError(
             f"ExternalForce '{force}': the {what} identifier '{identifier}' matches {len(cols)} "
@@ -412,6 +416,7 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
         )
     # every column needed, interpolated in one call
     plan, columns = [], []
+    labels = data.columns
     for spec in loads.forces:
         if spec.applied_to_body.lower() == "ground":
             raise ModelError(
@@ -426,11 +431,11 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
         ):
             if identifier:
                 slots[what] = len(columns)
-                columns.extend(_identifier_columns(data, identifier, what, spec.name))
+                columns.extend(_identifier_columns(data, identifier, what, spec.name, labels))
         plan.append((spec, slots))
     if not plan:
         return f_ext
-    position = {c: k for k, c in enumerate(data.columns)}
+    position = {c: k for k, c in enumerate(labels)}
     y = data.data.to_numpy(dtype=float)[:, [position[c] for c in columns]]
     bad = ~np.isfinite(y).all(axis=0)
     if bad.any():
@@ -454,7 +459,7 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
                     p = o_p + np.einsum("nij,nj->ni", R_p, p)
             else:
                 p = kin.positions[:, b]
-            wrench[:, :3] += np.cross(p, F)
+            wrench[:, :3] += cross(p, F)
             wrench[:, 3:] += F
         if "torque" in slots:
             T = values[:, slots["torque"] : slots["torque"] + 3]
@@ -472,7 +477,8 @@ def _coordinate_matrix(model: Model, table: OpenSimTable, defaults: np.ndarray) 
     """Model-ordered coordinates (n, nq) from a table; missing coordinates get defaults."""
     names = model.coordinate_names
     lookup = {}
-    for c in table.columns:
+    columns = table.columns
+    for c in columns:
         key = c
         if "/" in c:  # OpenSim 4 state path /jointset/<joint>/<coordinate>/value
             parts = [p for p in c.split("/") if p]
@@ -485,10 +491,10 @@ def _coordinate_matrix(model: Model, table: OpenSimTable, defaults: np.ndarray) 
     if not found:
         raise DataError(
             f"the coordinates file '{table.source}' has none of the model's coordinates "
-            f"{names}; its columns are {table.columns}"
+            f"{names}; its columns are {columns}"
         )
     values = table.data.to_numpy(dtype=float)
-    col = {c: i for i, c in enumerate(table.columns)}
+    col = {c: i for i, c in enumerate(columns)}
     Q = np.empty((len(table), len(names)))
     for k, n in enumerate(names):
         Q[:, k] = values[:, col[lookup[n]]] if n in lookup else defaults[k]
@@ -614,7 +620,7 @@ def inverse_dynamics_opensim(
         F = f_ext[..., 3:]
         local = np.concatenate(
             [
-                np.einsum("nbji,nbj->nbi", R, f_ext[..., :3] - np.cross(p, F)),
+                np.einsum("nbji,nbj->nbi", R, f_ext[..., :3] - cross(p, F)),
                 np.einsum("nbji,nbj->nbi", R, F),
             ],
             axis=-1,
@@ -724,7 +730,8 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
         return table
     rot = _rotational(model)
     angles = []
-    for c in table.columns:
+    columns = table.columns
+    for c in columns:
         key = c
         if "/" in c:
             parts = [p for p in c.split("/") if p]
@@ -732,7 +739,10 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
         if rot.get(key, False):
             angles.append(c)
     values = table.data.to_numpy(dtype=float, copy=True)
-    idx = [table.columns.index(c) for c in angles]
+    position = {}
+    for i, c in enumerate(columns):
+        position.setdefault(c, i)  # the first of equal labels, as list.index
+    idx = [position[c] for c in angles]
     values[:, idx] *= np.pi / 180.0
     df = pd.DataFrame(values, index=table.data.index, columns=table.data.columns)
     return replace(table, data=df, angle_columns=angles)
