@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import types
 
 import numpy as np
@@ -98,6 +99,8 @@ _NQ = {0: 0, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4, 6: 7, 7: 6, 8: 3}  # custom: len(coor
 _NV = {0: 0, 1: 1, 2: 1, 3: 2, 4: 3, 5: 3, 6: 6, 7: 6, 8: 3}
 _AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 _GROUND = "ground"
+_EYE3 = np.eye(3)
+_EYE3.setflags(write=False)
 
 
 # ----------------------------------------------------------------------------
@@ -111,6 +114,13 @@ def _read_only(value, what: str = "value") -> np.ndarray:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError) as err:
         raise ModelError(f"`{what}` must be numeric, got {value!r:.80}") from err
+    arr.setflags(write=False)
+    return arr
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    """`arr` made read-only in place: for float64 arrays made here that nothing else holds
+    (what :func:`_read_only` returns, without its copy)."""
     arr.setflags(write=False)
     return arr
 
@@ -139,6 +149,17 @@ class _Frozen:
     def _init(self, **values):
         for key, value in values.items():
             object.__setattr__(self, key, value)
+
+    @classmethod
+    def _made(cls, **values):
+        """An instance holding `values` as they are (no copy, no conversion): for values
+        that the checks of this module made (fresh read-only float64 arrays, tuples, copies),
+        the same attributes that ``__init__`` would give."""
+        self = object.__new__(cls)
+        setattr_ = object.__setattr__
+        for key, value in values.items():
+            setattr_(self, key, value)
+        return self
 
 
 class Joint(_Frozen):
@@ -399,8 +420,9 @@ def _in_range(arr) -> bool:
 
 
 def _check_vec3(value, what):
+    """`value` as a new float64 array of 3 finite numbers within the model range."""
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = np.array(value, dtype=float)
     except (TypeError, ValueError, OverflowError) as err:
         raise ModelError(f"{what} must be 3 numbers, got {_brief(value)}") from err
     if arr.shape != (3,):
@@ -413,8 +435,9 @@ def _check_vec3(value, what):
 
 
 def _check_mat3(value, what):
+    """`value` as a new float64 3x3 array of finite numbers within the model range."""
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = np.array(value, dtype=float)
     except (TypeError, ValueError, OverflowError) as err:
         raise ModelError(f"{what} must be a 3x3 matrix, got {_brief(value)}") from err
     if arr.shape != (3, 3):
@@ -426,7 +449,17 @@ def _check_mat3(value, what):
     return _check_range(arr, what)
 
 
+def _norm3(arr) -> float:
+    """``np.linalg.norm`` of a 3-vector; 1.0 without numpy's call for a coordinate axis
+    (one entry +-1, the others +-0: the norm is exactly 1 in any order of summation)."""
+    a, b, c = sorted(map(abs, arr.tolist()))
+    if a == 0.0 and b == 0.0 and c == 1.0:
+        return 1.0
+    return float(np.linalg.norm(arr))
+
+
 _JOINT_FIELDS = ("type", "axis", "sequence", "name", "coordinates", "limits", "transform")
+_JOINT_FIELD_SET = frozenset(_JOINT_FIELDS)
 
 
 def _make_joint(joint, body_name) -> Joint:
@@ -440,7 +473,11 @@ def _make_joint(joint, body_name) -> Joint:
             f"body '{body_name}': joint must be a dict like {{'type': 'revolute', "
             f"'axis': [0, 0, 1]}}, got {type(joint).__name__}"
         )
-    unknown = sorted(str(k) for k in set(joint) - set(_JOINT_FIELDS))
+    unknown = (
+        []
+        if joint.keys() <= _JOINT_FIELD_SET
+        else sorted(str(k) for k in set(joint) - _JOINT_FIELD_SET)
+    )
     if unknown:
         raise ModelError(
             f"body '{body_name}': joint has unknown fields {unknown}; a joint has the fields "
@@ -458,13 +495,14 @@ def _make_joint(joint, body_name) -> Joint:
         if joint.get("axis") is None:
             raise ModelError(f"body '{body_name}': {jtype} joint needs an 'axis' (3 numbers)")
         axis = _check_vec3(joint["axis"], f"body '{body_name}': joint axis")
-        norm = np.linalg.norm(axis)
+        norm = _norm3(axis)
         if abs(norm - 1.0) > 1e-6:
             raise ModelError(
                 f"body '{body_name}': joint axis {axis.tolist()} must have unit length "
                 f"(norm is {norm:.6g}); normalize it"
             )
-        axis = axis / norm
+        if norm != 1.0:  # (x / 1.0 is x)
+            axis = axis / norm
     if jtype in ("universal", "euler", "free_euler"):
         n = 2 if jtype == "universal" else 3
         seq = joint.get("sequence")
@@ -522,17 +560,27 @@ def _make_joint(joint, body_name) -> Joint:
             raise ModelError(
                 f"body '{body_name}': joint 'limits' must be JSON-serializable"
             ) from err
-    return Joint(jtype, axis, sequence, name, coords, limits, transform)
+    # what Joint.__init__ makes of these, without its copies of the arrays made above
+    return Joint._made(
+        type=jtype,
+        axis=None if axis is None else _frozen(axis),
+        sequence=sequence,
+        name=name,
+        coordinates=None if coords is None else tuple(coords),
+        _limits=None if limits is None else copy.deepcopy(limits),
+        transform=transform,
+    )
 
 
 _AXIS_NAMES = (
     "rotation1", "rotation2", "rotation3", "translation1", "translation2", "translation3",
 )  # fmt: skip
+_AXIS_FIELDS = frozenset({"axis", "coordinate", "function"})
 
 
 def _check_transform(items, coords, body_name):
     """Validate a custom joint's 6 transform axes; return (axes, coordinate names)."""
-    from ahbm.kinematics.functions import Constant, LinearFunction, as_function
+    from ahbm.kinematics.functions import Constant, Function, LinearFunction, as_function
 
     where = f"body '{body_name}': custom joint"
     if not isinstance(items, (list, tuple)) or len(items) != 6:
@@ -548,7 +596,7 @@ def _check_transform(items, coords, body_name):
             item = {"axis": item.axis, "coordinate": item.coordinate, "function": item.function}
         if not isinstance(item, dict):
             raise ModelError(f"{what} must be a dict with 'axis', 'coordinate', 'function'")
-        unknown = sorted(set(item) - {"axis", "coordinate", "function"})
+        unknown = [] if item.keys() <= _AXIS_FIELDS else sorted(set(item) - _AXIS_FIELDS)
         if unknown:
             raise ModelError(
                 f"{what} has unknown fields {unknown}; an axis has 'axis', 'coordinate', 'function'"
@@ -556,7 +604,7 @@ def _check_transform(items, coords, body_name):
         if item.get("axis") is None:
             raise ModelError(f"{what} needs an 'axis' (3 numbers)")
         axis = _check_vec3(item["axis"], f"{what} axis")
-        norm = float(np.linalg.norm(axis))
+        norm = _norm3(axis)
         if norm < 1e-12:
             raise ModelError(f"{what} axis is zero; give a direction")
         coord = item.get("coordinate")
@@ -565,8 +613,11 @@ def _check_transform(items, coords, body_name):
         fn = item.get("function")
         if fn is None:
             fn = LinearFunction(1.0, 0.0) if coord is not None else Constant(0.0)
-        fn = as_function(fn, f"{what} function")
-        axes.append(TransformAxis(axis / norm, coord, fn))
+        elif not isinstance(fn, Function):
+            fn = as_function(fn, f"{what} function")
+        # TransformAxis(axis / norm, coord, fn) without its copy of the new array (x / 1.0 is x)
+        unit = axis if norm == 1.0 else axis / norm
+        axes.append(TransformAxis._made(axis=_frozen(unit), coordinate=coord, function=fn))
     used = []
     for ax in axes:
         if ax.coordinate is not None and ax.coordinate not in used:
@@ -634,16 +685,19 @@ def _check_inertia(inertia, body_name):
             f"body '{body_name}': inertia must be symmetric (kg m^2 about the COM), "
             f"got {I.tolist()}"
         )
-    I = 0.5 * (I + I.T)
+    # I = 0.5 * (I + I.T) on Python floats: numpy's IEEE operations element by element
+    # (x + y is y + x exactly), without its calls
+    xx, yy, zz = 0.5 * (a + a), 0.5 * (e + e), 0.5 * (i + i)
+    xy, xz, yz = 0.5 * (b + d), 0.5 * (c + g), 0.5 * (f + h)
+    I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     tol = 1e-10 * scale
     # Gershgorin discs: every eigenvalue is >= min_i (I_ii - r_i) and <= max_i (I_ii + r_i)
     # (r_i the off-diagonal row sums); when these bounds already pass both checks, the
     # eigenvalues would too (the common case; no decomposition needed)
-    (a, b, c), (_, d, e), (_, _, f) = I.tolist()
-    ab, ac, bc = abs(b), abs(c), abs(e)
-    low = min(a - ab - ac, d - ab - bc, f - ac - bc)
-    high = max(a + ab + ac, d + ab + bc, f + ac + bc)
-    if low >= -tol and a + d + f - 2.0 * high >= -tol:
+    ab, ac, bc = abs(xy), abs(xz), abs(yz)
+    low = min(xx - ab - ac, yy - ab - bc, zz - ac - bc)
+    high = max(xx + ab + ac, yy + ab + bc, zz + ac + bc)
+    if low >= -tol and xx + yy + zz - 2.0 * high >= -tol:
         return I
     eig = np.linalg.eigvalsh(I)
     if eig[0] < -tol:
@@ -697,19 +751,19 @@ def _make_body(
         else _check_vec3(child_position, f"body '{name}': child_position")
     )
     crot = (
-        np.eye(3)
+        _EYE3.copy()
         if child_rotation is None
         else _check_rotation(child_rotation, name, "child_rotation")
     )
     pos = _check_vec3(position, f"body '{name}': origin position")
-    rot = np.eye(3) if rotation is None else _check_rotation(rotation, name)
+    rot = _EYE3.copy() if rotation is None else _check_rotation(rotation, name)
     if isinstance(mass, (str, bytes, bool)):
         raise ModelError(f"body '{name}': mass must be a number (kg), got {_brief(mass)}")
     try:
         m = float(mass)
     except (TypeError, ValueError, OverflowError) as err:
         raise ModelError(f"body '{name}': mass must be a number, got {_brief(mass)}") from err
-    if not np.isfinite(m) or m < 0 or m > _MAX_MAGNITUDE:
+    if not math.isfinite(m) or m < 0 or m > _MAX_MAGNITUDE:
         raise ModelError(
             f"body '{name}': mass must be finite, >= 0 and <= {_MAX_MAGNITUDE:g} kg, got "
             f"{_brief(mass)}"
@@ -733,4 +787,19 @@ def _make_body(
             json.dumps(geometry)
         except (TypeError, ValueError, RecursionError) as err:
             raise ModelError(f"body '{name}': geometry must be JSON-serializable") from err
-    return Body(name, pidx, jnt, pos, rot, m, c, I, mk, geometry, cpos, crot)
+    # Body(name, pidx, jnt, pos, rot, m, c, I, mk, geometry, cpos, crot) without its copies:
+    # every array here is a new float64 array made by the checks above
+    return Body._made(
+        child_position=_frozen(cpos),
+        child_rotation=_frozen(crot),
+        name=name,
+        parent=int(pidx),
+        joint=jnt,
+        position=_frozen(pos),
+        rotation=_frozen(rot),
+        mass=m,
+        com=_frozen(c),
+        inertia=_frozen(I),
+        markers=types.MappingProxyType({str(k): _frozen(v) for k, v in mk.items()}),
+        _geometry=None if geometry is None else copy.deepcopy(geometry),
+    )
