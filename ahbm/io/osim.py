@@ -83,6 +83,7 @@ _ZERO = {"type": "Constant", "value": 0.0}
 _DEFAULT_RANGE = (-10.0, 10.0)
 _IDENTITY = {"type": "LinearFunction", "slope": 1.0, "intercept": 0.0}
 _EYE3 = np.eye(3)
+_EYE_LIST = _EYE3.tolist()
 
 # ----------------------------------------------------------------------------
 # XML with line numbers, without DTDs or entities
@@ -121,6 +122,13 @@ def _parse_xml(data: bytes, source: str, *, shallow=(), skip=()) -> XmlNode:
 # ----------------------------------------------------------------------------
 
 
+#: the texts of most numbers of a model file and their values (list(map(float, text.split())))
+_COMMON_NUMBERS = {
+    text: tuple(map(float, text.split()))
+    for text in ("0", "1", "0 0 0", "1 0 0", "0 1 0", "0 0 1", "0 0 0 0 0 0")
+}
+
+
 class _Reader:
     """Reads typed values out of nodes; errors name the file, element and line."""
 
@@ -131,6 +139,11 @@ class _Reader:
         return FileFormatError(f"{self.source}: {node.label()}: {message}")
 
     def numbers(self, node: _Node, n=None, what="numbers"):
+        vals = _COMMON_NUMBERS.get(node.text)
+        if vals is not None:  # finite: as below without the conversion and the check
+            if n is not None and len(vals) != n:
+                raise self.error(node, f"expected {n} {what}, got {len(vals)} ({node.text!r})")
+            return list(vals)
         try:
             vals = list(map(float, node.text.split()))
         except ValueError:
@@ -590,6 +603,9 @@ class _Doc:
             self.node_path[id(ground)] = "/ground"
             self.frames_by_name.setdefault("ground", []).append(ground)
         self._poses: dict[int, tuple] = {}
+        #: ids of the frames whose pose is exactly (I, +0 0 0): the body frames and offset
+        #: frames of zero translation and orientation on them
+        self._unit: set[int] = set()
 
     def _walk(self, node: _Node, path: str):
         for c in node.children:
@@ -616,6 +632,14 @@ class _Doc:
             node = self.paths.get(text)  # an absolute path with nothing to normalize
             if node is not None:
                 return node
+        elif "/" not in text and text[0] != ".":
+            # a name next to the owner (``femur_r_offset`` of a joint): the path below when
+            # neither the owner's path nor the name has anything to normalize
+            base = self.path_of(owner) + "/" + text
+            if "//" not in base and "/." not in base:
+                node = self.paths.get(base)
+                if node is not None:
+                    return node
         # absolute from the model, or relative to the component that owns the socket
         base = text if text.startswith("/") else self.path_of(owner) + "/" + text
         parts: list[str] = []
@@ -645,9 +669,11 @@ class _Doc:
         if key in self._poses:
             return self._poses[key]
         if frame.tag == "Ground":
-            out = ("ground", np.eye(3), np.zeros(3))
+            out = ("ground", _EYE3.copy(), np.zeros(3))
+            self._unit.add(key)
         elif frame.tag == "Body":
-            out = (frame.name, np.eye(3), np.zeros(3))
+            out = (frame.name, _EYE3.copy(), np.zeros(3))
+            self._unit.add(key)
         elif frame.tag in ("PhysicalOffsetFrame", "OffsetFrame"):
             seen = set() if _seen is None else _seen
             if key in seen:
@@ -656,9 +682,17 @@ class _Doc:
             sock = self.rd.child(frame, "socket_parent")
             parent = self.resolve(frame, sock.text, sock)
             body, Rp, pp = self.pose(parent, sock, seen)
-            R = _euler_xyz(self.rd.vec(frame, "orientation", default=(0, 0, 0)))
-            t = np.asarray(self.rd.vec(frame, "translation", default=(0, 0, 0)))
-            out = (body, Rp @ R, pp + Rp @ t)
+            angles = self.rd.vec(frame, "orientation", default=(0, 0, 0))
+            t = self.rd.vec(frame, "translation", default=(0, 0, 0))
+            if id(parent) in self._unit and not any(angles):
+                # (body, Rp @ R, pp + Rp @ t) with Rp = R = I and pp = +0 without numpy's
+                # calls: I @ I is I, and pp + I @ t is t with -0.0 made 0.0 (t is finite)
+                p = [v + 0.0 for v in t]
+                out = (body, _EYE3.copy(), np.array(p))
+                if not any(p):
+                    self._unit.add(key)
+            else:
+                out = (body, Rp @ _euler_xyz(angles), pp + Rp @ np.asarray(t))
         else:
             raise self.rd.error(where, f"names {frame.label()}, which is not a physical frame")
         self._poses[key] = out
@@ -682,25 +716,32 @@ def _axis_item(axis, coordinate, function):
     return {"axis": [float(v) for v in axis], "coordinate": coordinate, "function": function}
 
 
+#: OpenSim's transform axes of the (non-custom) joints: (axis, index of the coordinate or
+#: None) for rotation1-3, then translation1-3
+_STANDARD_AXES = {
+    "WeldJoint": ((_EX, None), (_EY, None), (_EZ, None)),
+    "PinJoint": ((_EZ, 0), (_EX, None), (_EY, None)),
+    "SliderJoint": ((_EZ, None), (_EX, None), (_EY, None), (_EX, 0), (_EY, None), (_EZ, None)),
+    "UniversalJoint": ((_EX, 0), (_EY, 1), (_EZ, None)),
+    "BallJoint": ((_EX, 0), (_EY, 1), (_EZ, 2)),
+    "GimbalJoint": ((_EX, 0), (_EY, 1), (_EZ, 2)),
+    "FreeJoint": ((_EX, 0), (_EY, 1), (_EZ, 2), (_EX, 3), (_EY, 4), (_EZ, 5)),
+    "PlanarJoint": ((_EZ, 0), (_EX, None), (_EY, None), (_EX, 1), (_EY, 2), (_EZ, None)),
+}
+_STANDARD_AXES = {
+    k: v if len(v) == 6 else v + ((_EX, None), (_EY, None), (_EZ, None))
+    for k, v in _STANDARD_AXES.items()
+}
+
+
 def _standard_axes(jtype: str, coords: list) -> list:
     """The six transform axes of a (non-custom) OpenSim joint (OpenSim's definitions)."""
     c = list(coords) + [None] * 6
-    rot = {
-        "WeldJoint": [(_EX, None), (_EY, None), (_EZ, None)],
-        "PinJoint": [(_EZ, c[0]), (_EX, None), (_EY, None)],
-        "SliderJoint": [(_EZ, None), (_EX, None), (_EY, None)],
-        "UniversalJoint": [(_EX, c[0]), (_EY, c[1]), (_EZ, None)],
-        "BallJoint": [(_EX, c[0]), (_EY, c[1]), (_EZ, c[2])],
-        "GimbalJoint": [(_EX, c[0]), (_EY, c[1]), (_EZ, c[2])],
-        "FreeJoint": [(_EX, c[0]), (_EY, c[1]), (_EZ, c[2])],
-        "PlanarJoint": [(_EZ, c[0]), (_EX, None), (_EY, None)],
-    }[jtype]
-    tra = {
-        "SliderJoint": [(_EX, c[0]), (_EY, None), (_EZ, None)],
-        "FreeJoint": [(_EX, c[3]), (_EY, c[4]), (_EZ, c[5])],
-        "PlanarJoint": [(_EX, c[1]), (_EY, c[2]), (_EZ, None)],
-    }.get(jtype, [(_EX, None), (_EY, None), (_EZ, None)])
-    return [_axis_item(a, k, dict(_IDENTITY) if k else dict(_ZERO)) for a, k in rot + tra]
+    out = []
+    for a, i in _STANDARD_AXES[jtype]:
+        k = None if i is None else c[i]
+        out.append(_axis_item(a, k, dict(_IDENTITY) if k else dict(_ZERO)))
+    return out
 
 
 _N_COORDS = {
@@ -713,6 +754,15 @@ _MOTION = {
 }  # fmt: skip
 
 
+def _tagged(node: _Node, tag: str, out: list) -> None:
+    """Append the descendants of `node` with `tag` to `out`, in document order."""
+    for c in node.children:
+        if c.tag == tag:
+            out.append(c)
+        if c.children:
+            _tagged(c, tag, out)
+
+
 def _custom_axes(rd: _Reader, joint: _Node, coords: list, functions=None) -> list:
     """The six transform axes of a CustomJoint's SpatialTransform.
 
@@ -722,14 +772,12 @@ def _custom_axes(rd: _Reader, joint: _Node, coords: list, functions=None) -> lis
     """
     st = rd.child(joint, "SpatialTransform")
     found = {}
-    todo = [st]  # the subtree in document order (as st.iter(), without nested generators)
-    while todo:
-        ta = todo.pop()
-        if ta.tag == "TransformAxis":
-            if ta.name not in _AXIS_NAMES:
-                raise rd.error(ta, f"name must be one of {list(_AXIS_NAMES)}")
-            found[ta.name] = ta
-        todo.extend(reversed(ta.children))
+    tagged = [st] if st.tag == "TransformAxis" else []
+    _tagged(st, "TransformAxis", tagged)  # the subtree in document order, as st.iter()
+    for ta in tagged:
+        if ta.name not in _AXIS_NAMES:
+            raise rd.error(ta, f"name must be one of {list(_AXIS_NAMES)}")
+        found[ta.name] = ta
     axes = []
     for k, name in enumerate(_AXIS_NAMES):
         ta = found.get(name)
@@ -861,11 +909,14 @@ def _physical_inertia(inertia):
     rigid body has one and ahbm's models refuse them. The replacement keeps the
     principal axes and moves the moments by ``t (1, 1, -1)``,
     ``t = (I3 - I1 - I2) / 3``: the nearest valid tensor in the Frobenius norm.
-    Returns ``(new inertia (3, 3) list, moments before, moments after)``.
+    `inertia`: 3x3 nested lists of floats (the description's, :func:`_inertia_matrix`).
+    Returns ``(new inertia (3, 3) array, moments before, moments after)``.
     """
-    I = np.asarray(inertia, dtype=float)
-    I = 0.5 * (I + I.T)
-    (a, b, c), (_, d, e), (_, _, f) = I.tolist()  # 3x3 in Python: numpy's calls cost more
+    (xx, xy, xz), (yx, yy, yz), (zx, zy, zz) = inertia
+    # 0.5 * (I + I.T) on Python floats: numpy's IEEE operations element by element (x + y is
+    # y + x exactly), without numpy's calls
+    a, d, f = 0.5 * (xx + xx), 0.5 * (yy + yy), 0.5 * (zz + zz)
+    b, c, e = 0.5 * (xy + yx), 0.5 * (xz + zx), 0.5 * (yz + zy)
     if not all(map(math.isfinite, (a, b, c, d, e, f))):
         return None
     ab, ac, bc = abs(b), abs(c), abs(e)
@@ -874,7 +925,13 @@ def _physical_inertia(inertia):
     # trace >= 2 * that bound the inequality holds (no eigen-decomposition needed)
     if a + d + f - 2.0 * max(a + ab + ac, d + ab + bc, f + ac + bc) >= tol:
         return None
-    eig, V = np.linalg.eigh(I)
+    if b == 0.0 and c == 0.0 and e == 0.0:
+        # a diagonal inertia (Rajagopal's, subject01's toes): eigh's principal moments are
+        # its sorted diagonal, exactly; a replacement still takes the path below
+        m0, m1, m2 = sorted((a, d, f))
+        if m0 < -tol or m2 - m0 - m1 <= tol:
+            return None
+    eig, V = np.linalg.eigh(np.array([[a, b, c], [b, d, e], [c, e, f]]))
     excess = eig[2] - eig[0] - eig[1]
     if eig[0] < -tol or excess <= tol:
         return None  # valid, or not positive semi-definite (the model reports that)
@@ -1408,8 +1465,8 @@ def _rotation_sequence(free: list, axes: list):
     letters = ""
     for k, a in enumerate(axes):
         if k < n:
-            ax = np.asarray(a["axis"], dtype=float)
-            hit = [c for c, e in zip("XYZ", (_EX, _EY, _EZ), strict=True) if np.array_equal(ax, e)]
+            ax = [float(v) for v in a["axis"]]  # (np.array_equal on 3 numbers, in Python)
+            hit = [c for c, e in zip("XYZ", (_EX, _EY, _EZ), strict=True) if ax == list(e)]
             if a["coordinate"] != free[k] or not _is_identity(a["function"]) or not hit:
                 return None
             letters += hit[0]
@@ -1543,7 +1600,8 @@ def _build(d: _Description, source: str, *, muscles: bool = True) -> Model:
         b = d.bodies[j["child"]]
         (PR, Pp), (CR, Cp) = j["P"], j["C"]
         extra = {}
-        if not (np.array_equal(CR, _EYE3) and not np.any(Cp)):
+        # np.array_equal(CR, I) and not np.any(Cp), on Python floats (finite numbers)
+        if not (CR.tolist() == _EYE_LIST and not any(Cp.tolist())):
             extra = {"child_position": np.asarray(Cp), "child_rotation": np.asarray(CR)}
         inertia = b["inertia"]
         fixed = _physical_inertia(inertia)
