@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ahbm"
-BASE = ("errors", "_validation", "_files", "_deprecation", "_xml", "types")
+BASE = ("errors", "_validation", "_files", "_deprecation", "_xml", "_xml_scan", "types")
 RANK = {
     "kinematics.rotations": 1,
     "kinematics": 2,
