@@ -473,8 +473,17 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
 # --- the computation ----------------------------------------------------------------------
 
 
-def _coordinate_matrix(model: Model, table: OpenSimTable, defaults: np.ndarray) -> np.ndarray:
-    """Model-ordered coordinates (n, nq) from a table; missing coordinates get defaults."""
+_DEGREE = np.pi / 180.0
+
+
+def _coordinate_matrix(
+    model: Model, table: OpenSimTable, defaults: np.ndarray, degrees=()
+) -> np.ndarray:
+    """Model-ordered coordinates (n, nq) from a table; missing coordinates get defaults.
+
+    Columns named in `degrees` are converted to radians (``x * (pi / 180)``, as
+    :func:`coordinates_to_radians` does).
+    """
     names = model.coordinate_names
     lookup = {}
     columns = table.columns
@@ -497,7 +506,12 @@ def _coordinate_matrix(model: Model, table: OpenSimTable, defaults: np.ndarray) 
     col = {c: i for i, c in enumerate(columns)}
     Q = np.empty((len(table), len(names)))
     for k, n in enumerate(names):
-        Q[:, k] = values[:, col[lookup[n]]] if n in lookup else defaults[k]
+        if n not in lookup:
+            Q[:, k] = defaults[k]
+        elif lookup[n] in degrees:
+            Q[:, k] = values[:, col[lookup[n]]] * _DEGREE
+        else:
+            Q[:, k] = values[:, col[lookup[n]]]
     return Q
 
 
@@ -572,6 +586,30 @@ def inverse_dynamics_opensim(
     >>> res.labels, float(res.tau[0, 0].round(6))  # holds the arm against gravity
     (['elbow_moment'], 9.81)
     """
+    return _inverse_dynamics_opensim(
+        model,
+        coordinates,
+        external_loads=external_loads,
+        loads_data=loads_data,
+        cutoff=cutoff,
+        time_range=time_range,
+        processing=processing,
+    )
+
+
+def _inverse_dynamics_opensim(
+    model: Model,
+    coordinates: OpenSimTable,
+    *,
+    external_loads: ExternalLoads | None = None,
+    loads_data: OpenSimTable | None = None,
+    cutoff: float = -1.0,
+    time_range=None,
+    processing: str = "opensim",
+    degrees=(),
+) -> IDResult:
+    """:func:`inverse_dynamics_opensim`; the columns named in `degrees` are converted to
+    radians on the way (as :func:`coordinates_to_radians` would, without its table copy)."""
     if processing not in _PROCESSING:
         raise DataError(f"`processing` must be one of {_PROCESSING}, got {processing!r}")
     if not isinstance(coordinates, OpenSimTable):
@@ -584,7 +622,7 @@ def inverse_dynamics_opensim(
             f"model '{model.name}' has nq={model.nq} != nv={model.nv} (quaternion joints); "
             "OpenSim's coordinates are one value per degree of freedom"
         )
-    Q = _coordinate_matrix(model, coordinates, _default_q(model))
+    Q = _coordinate_matrix(model, coordinates, _default_q(model), degrees)
     t = coordinates.time
     if processing == "opensim":
         proc = opensim_coordinate_processing(t, Q, cutoff=cutoff, time_range=time_range)
@@ -615,16 +653,15 @@ def inverse_dynamics_opensim(
     if f_ext is None:
         tau = rnea(model, q, np.ascontiguousarray(qd), np.ascontiguousarray(qdd))
     else:
-        # body-frame forces from this kinematics pass: rnea then needs no second one
-        R, p = kin.rotations, kin.positions
-        F = f_ext[..., 3:]
-        local = np.concatenate(
-            [
-                np.einsum("nbji,nbj->nbi", R, f_ext[..., :3] - cross(p, F)),
-                np.einsum("nbji,nbj->nbi", R, F),
-            ],
-            axis=-1,
-        )
+        # body-frame forces from this kinematics pass: rnea then needs no second one.
+        # Only the loaded bodies are turned (rnea skips the bodies without load).
+        loaded = np.flatnonzero(f_ext.any(axis=(0, 2)))
+        R, p = kin.rotations[:, loaded], kin.positions[:, loaded]
+        f = f_ext[:, loaded]
+        F = f[..., 3:]
+        local = np.zeros_like(f_ext)
+        local[:, loaded, :3] = np.einsum("nbji,nbj->nbi", R, f[..., :3] - cross(p, F))
+        local[:, loaded, 3:] = np.einsum("nbji,nbj->nbi", R, F)
         tau = rnea(
             model,
             q,
@@ -728,9 +765,22 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
     """
     if not table.in_degrees or table.angle_columns:
         return table
+    columns = table.columns
+    angles = _angle_columns(model, columns)
+    values = table.data.to_numpy(dtype=float, copy=True)
+    position = {}
+    for i, c in enumerate(columns):
+        position.setdefault(c, i)  # the first of equal labels, as list.index
+    idx = [position[c] for c in angles]
+    values[:, idx] *= _DEGREE
+    df = pd.DataFrame(values, index=table.data.index, columns=table.data.columns)
+    return replace(table, data=df, angle_columns=angles)
+
+
+def _angle_columns(model: Model, columns: list) -> list:
+    """The columns of rotational coordinates (by the model's motion types), in table order."""
     rot = _rotational(model)
     angles = []
-    columns = table.columns
     for c in columns:
         key = c
         if "/" in c:
@@ -738,14 +788,7 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
             key = parts[-2] if len(parts) >= 2 and parts[-1] in ("value", "speed") else c
         if rot.get(key, False):
             angles.append(c)
-    values = table.data.to_numpy(dtype=float, copy=True)
-    position = {}
-    for i, c in enumerate(columns):
-        position.setdefault(c, i)  # the first of equal labels, as list.index
-    idx = [position[c] for c in angles]
-    values[:, idx] *= np.pi / 180.0
-    df = pd.DataFrame(values, index=table.data.index, columns=table.data.columns)
-    return replace(table, data=df, angle_columns=angles)
+    return angles
 
 
 def _read_osim(path: Path, *, muscles: bool = True, markers: bool = True) -> Model:
@@ -865,10 +908,15 @@ def run_id_setup(
             AhbmWarning,
             stacklevel=2,
         )
-    coordinates = coordinates_to_radians(model, read_mot(setup.coordinates_file, angle_columns=[]))
-    result = inverse_dynamics_opensim(
+    coordinates = read_mot(setup.coordinates_file, angle_columns=[])
+    # coordinates_to_radians(model, coordinates), done while the coordinates are gathered
+    degrees = ()
+    if coordinates.in_degrees and not coordinates.angle_columns:
+        degrees = set(_angle_columns(model, coordinates.columns))
+    result = _inverse_dynamics_opensim(
         model,
         coordinates,
+        degrees=degrees,
         external_loads=setup.external_loads,
         cutoff=setup.lowpass_cutoff_frequency,
         time_range=setup.time_range if time_range is None else time_range,
