@@ -276,6 +276,30 @@ class ProcessedCoordinates(ResultRepr):
     resampled: bool
 
 
+def _resample_grid(start: float, stop: float, dt: float) -> np.ndarray:
+    """GCVSplineSet::constructStorage's times: ``for (x = min; x <= max; x += dt)``.
+
+    The running sum is ``np.cumsum`` (sequential additions, the loop's
+    roundings); the loop itself runs when the sum would not pass `stop`.
+    """
+    span = (stop - start) / dt if dt > 0 else np.inf
+    if 0 <= span < 1e8:
+        count = int(span) + 3
+        steps = np.full(count, dt)
+        steps[0] = start
+        x = np.cumsum(steps)
+        if x[-1] > stop and np.all(x[1:] > x[:-1]):
+            return x[: int(np.searchsorted(x, stop, side="right"))]
+    grid = [start]
+    x = start
+    while True:
+        x += dt
+        if x > stop:
+            break
+        grid.append(x)
+    return np.array(grid)
+
+
 def _find_index(t: np.ndarray, value: float) -> int:
     """OpenSim's ``Storage::findIndex``: last index with ``t[i] <= value`` (0 if none)."""
     return max(int(np.searchsorted(t, value, side="right")) - 1, 0)
@@ -357,15 +381,7 @@ def opensim_coordinate_processing(
         if avg - dtmin > _EPS:
             resampled = True
             spline = natural_quintic_spline(tp, yp)
-            grid = [float(tp[0])]
-            x = float(tp[0])
-            # GCVSplineSet::constructStorage: for (x = min; x <= max; x += dt)
-            while True:
-                x += dtmin
-                if x > tp[-1]:
-                    break
-                grid.append(x)
-            tp = np.array(grid)
+            tp = _resample_grid(float(tp[0]), float(tp[-1]), dtmin)
             yp = spline(tp)
         yp = opensim_lowpass_iir(yp, dt=dtmin, cutoff=cutoff)
         t_proc, y_proc = tp, yp
