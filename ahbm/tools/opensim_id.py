@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import linalg
-from scipy.linalg import lapack
 
 from ahbm._engine.batch import cross
+from ahbm._engine.jit_banded import ptsv
 from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
@@ -309,9 +309,10 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
     n = x.shape[0]
     M = np.zeros((n, y.shape[1]))
     # the system is symmetric positive definite (diagonal 2 (h_i + h_i+1), off-diagonal
-    # h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver, all columns at once
-    rhs = np.asfortranarray(6.0 * np.diff(slope, axis=0))
-    _, _, sol, info = lapack.dptsv(2.0 * (h[:-1] + h[1:]), h[1:-1].copy(), rhs, overwrite_b=1)
+    # h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver (dptsv's operations, compiled, all
+    # columns side by side)
+    rhs = 6.0 * np.diff(slope, axis=0)
+    info, sol = ptsv(2.0 * (h[:-1] + h[1:]), h[1:-1], rhs)
     if info != 0:  # not reached for increasing finite times; the banded LU as before
         ab = np.zeros((3, n - 2))
         ab[0, 1:] = h[1:-1]

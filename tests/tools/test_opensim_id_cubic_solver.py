@@ -1,9 +1,11 @@
-"""The natural cubic spline of the external loads: LAPACK's tridiagonal solver and its fallback."""
+"""The natural cubic spline of the external loads: the tridiagonal solver and its fallback."""
 
 import numpy as np
 import pytest
 from scipy.interpolate import CubicSpline
+from scipy.linalg import lapack
 
+from ahbm._engine.jit_banded import ptsv
 from ahbm.tools import opensim_id
 
 
@@ -28,11 +30,32 @@ def test_natural_cubic_falls_back_to_the_banded_solver(monkeypatch):
     ref = CubicSpline(x, y, bc_type="natural", axis=0)(t)
     calls = []
 
-    def failing(d, e, b, **kwargs):
+    def failing(d, e, b):
         calls.append(b.shape)
-        return d, e, np.full_like(b, np.nan), 1
+        return 1, np.full_like(b, np.nan)
 
-    monkeypatch.setattr(opensim_id.lapack, "dptsv", failing)
+    monkeypatch.setattr(opensim_id, "ptsv", failing)
     got = opensim_id._natural_cubic(x, y, t)
     assert calls == [(28, 5)]
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ptsv_is_lapack_dptsv_bit_for_bit(seed):
+    """The compiled solver does reference LAPACK's operations (scipy's OpenBLAS uses them)."""
+    rng = np.random.default_rng(seed)
+    for n in (2, 3, 7, 60, 1499):
+        h = rng.uniform(1e-3, 2.0, n + 1) * 10.0 ** rng.integers(-3, 2)
+        d, e = 2.0 * (h[:-1] + h[1:]), h[1:-1].copy()
+        b = rng.normal(size=(n, int(rng.integers(1, 20)))) * 10.0 ** rng.integers(-3, 4)
+        _, _, want, info = lapack.dptsv(d.copy(), e.copy(), np.array(b, order="F"))
+        got_info, got = ptsv(d, e, b)
+        assert info == got_info == 0
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+def test_ptsv_reports_a_pivot_that_is_not_positive():
+    e = np.array([0.5, 0.5])
+    for d, want in (([1.0, -1.0, 2.0], 2), ([1.0, 0.25, 2.0], 2), ([-1.0, 1.0, 1.0], 1)):
+        d = np.array(d)
+        assert ptsv(d, e, np.ones((3, 2)))[0] == lapack.dptsv(d, e, np.ones((3, 2)))[3] == want

@@ -1,0 +1,59 @@
+"""Compiled solver of symmetric positive-definite tridiagonal systems (internal).
+
+:func:`ptsv` is LAPACK's ``dptsv`` (the reference ``dpttrf`` factorization
+``A = L D Lᵀ`` and the ``dptts2`` substitutions) with the same operations in
+the same order for every right-hand side, so its solution is bitwise that of
+the reference LAPACK (the one scipy's OpenBLAS builds use). It runs the
+right-hand sides side by side, row after row, where ``dptts2`` finishes one
+column before the next: each column's recurrence has the latency of a
+multiply and a subtract per row, which the other columns now fill.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ahbm._engine.jit_common import _CACHE
+
+
+@njit(cache=_CACHE, nogil=True)
+def ptsv(d, e, b):  # pragma: no cover - compiled
+    """Solve ``A x = b`` for the SPD tridiagonal ``A`` (diagonal `d` (n,), off-diagonal `e` (n-1,)).
+
+    `b` is (n, nrhs), C-ordered. The inputs are left unchanged. Returns
+    ``(info, x)``: ``info`` 0 on success, else ``dpttrf``'s ``info`` (the first
+    1-based row whose pivot is not positive; ``x`` is then meaningless).
+    """
+    n = d.shape[0]
+    nrhs = b.shape[1]
+    d = d.copy()
+    e = e.copy()
+    x = b.copy()
+    # dpttrf
+    for i in range(n - 1):
+        if d[i] <= 0.0:
+            return i + 1, x
+        ei = e[i]
+        e[i] = ei / d[i]
+        d[i + 1] = d[i + 1] - e[i] * ei
+    if d[n - 1] <= 0.0:
+        return n, x
+    # dptts2
+    if n == 1:  # dscal by 1 / d
+        s = 1.0 / d[0]
+        for j in range(nrhs):
+            x[0, j] = s * x[0, j]
+        return 0, x
+    for i in range(1, n):  # L x = b
+        ei = e[i - 1]
+        for j in range(nrhs):
+            x[i, j] = x[i, j] - x[i - 1, j] * ei
+    dn = d[n - 1]
+    for j in range(nrhs):  # D Lᵀ x = b
+        x[n - 1, j] = x[n - 1, j] / dn
+    for i in range(n - 2, -1, -1):
+        di = d[i]
+        ei = e[i]
+        for j in range(nrhs):
+            x[i, j] = x[i, j] / di - x[i + 1, j] * ei
+    return 0, x
