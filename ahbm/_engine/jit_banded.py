@@ -11,6 +11,7 @@ multiply and a subtract per row, which the other columns now fill.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ahbm._engine.jit_common import _CACHE
@@ -57,3 +58,32 @@ def ptsv(d, e, b):  # pragma: no cover - compiled
         for j in range(nrhs):
             x[i, j] = x[i, j] / di - x[i + 1, j] * ei
     return 0, x
+
+
+@njit(cache=_CACHE, nogil=True)
+def natural_cubic_system(h, y):  # pragma: no cover - compiled
+    """The tridiagonal system of a natural cubic spline's interior second derivatives.
+
+    `h` (n-1,) the knot steps, `y` (n, m) the values (C-ordered). Returns
+    ``(d, e, rhs)``: diagonal ``2 (h_i + h_i+1)``, off-diagonal ``h_i+1`` and
+    ``6 (s_i+1 − s_i)`` with the slopes ``s_i = (y_i+1 − y_i) / h_i``, each
+    computed as numpy's ``2.0 * (h[:-1] + h[1:])``, ``h[1:-1]`` and
+    ``6.0 * np.diff(np.diff(y, axis=0) / h[:, None], axis=0)`` compute them.
+    """
+    n, m = y.shape
+    k = n - 2
+    d = np.empty(k)
+    e = np.empty(max(k - 1, 0))
+    rhs = np.empty((k, m))
+    for i in range(k):
+        d[i] = 2.0 * (h[i] + h[i + 1])
+    for i in range(k - 1):
+        e[i] = h[i + 1]
+    for i in range(k):
+        h0 = h[i]
+        h1 = h[i + 1]
+        for j in range(m):
+            s0 = (y[i + 1, j] - y[i, j]) / h0
+            s1 = (y[i + 2, j] - y[i + 1, j]) / h1
+            rhs[i, j] = 6.0 * (s1 - s0)
+    return d, e, rhs

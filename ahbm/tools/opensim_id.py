@@ -45,7 +45,7 @@ import pandas as pd
 from scipy import linalg
 
 from ahbm._engine.batch import cross
-from ahbm._engine.jit_banded import ptsv
+from ahbm._engine.jit_banded import natural_cubic_system, ptsv
 from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
@@ -305,20 +305,19 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
             "the external loads data need strictly increasing times; the time column has "
             f"{int(np.sum(~(h > 0)))} step(s) that are not positive"
         )
-    slope = np.diff(y, axis=0) / h[:, None]
     n = x.shape[0]
     M = np.zeros((n, y.shape[1]))
-    # the system is symmetric positive definite (diagonal 2 (h_i + h_i+1), off-diagonal
-    # h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver (dptsv's operations, compiled, all
+    # the system is symmetric positive definite (diagonal d = 2 (h_i + h_i+1), off-diagonal
+    # e = h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver (dptsv's operations, compiled, all
     # columns side by side)
-    rhs = 6.0 * np.diff(slope, axis=0)
-    info, sol = ptsv(2.0 * (h[:-1] + h[1:]), h[1:-1], rhs)
+    d, e, rhs = natural_cubic_system(h, np.ascontiguousarray(y, dtype=float))
+    info, sol = ptsv(d, e, rhs)
     if info != 0:  # not reached for increasing finite times; the banded LU as before
         ab = np.zeros((3, n - 2))
-        ab[0, 1:] = h[1:-1]
-        ab[1] = 2.0 * (h[:-1] + h[1:])
-        ab[2, :-1] = h[1:-1]
-        sol = linalg.solve_banded((1, 1), ab, 6.0 * np.diff(slope, axis=0), check_finite=False)
+        ab[0, 1:] = e
+        ab[1] = d
+        ab[2, :-1] = e
+        sol = linalg.solve_banded((1, 1), ab, rhs, check_finite=False)
     M[1:-1] = sol
     k = np.clip(np.searchsorted(x, t, side="right") - 1, 0, n - 2)
     hk = h[k][:, None]

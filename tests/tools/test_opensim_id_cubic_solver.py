@@ -5,7 +5,7 @@ import pytest
 from scipy.interpolate import CubicSpline
 from scipy.linalg import lapack
 
-from ahbm._engine.jit_banded import ptsv
+from ahbm._engine.jit_banded import natural_cubic_system, ptsv
 from ahbm.tools import opensim_id
 
 
@@ -59,3 +59,16 @@ def test_ptsv_reports_a_pivot_that_is_not_positive():
     for d, want in (([1.0, -1.0, 2.0], 2), ([1.0, 0.25, 2.0], 2), ([-1.0, 1.0, 1.0], 1)):
         d = np.array(d)
         assert ptsv(d, e, np.ones((3, 2)))[0] == lapack.dptsv(d, e, np.ones((3, 2)))[3] == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_natural_cubic_system_is_numpys_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    for n in (4, 5, 33, 1501):
+        x = np.cumsum(rng.uniform(1e-3, 2.0, n))
+        y = rng.normal(size=(n, int(rng.integers(1, 20)))) * 10.0 ** rng.integers(-3, 4)
+        h = np.diff(x)
+        d, e, rhs = natural_cubic_system(h, y)
+        assert d.tobytes() == (2.0 * (h[:-1] + h[1:])).tobytes()
+        assert e.tobytes() == h[1:-1].tobytes()
+        assert rhs.tobytes() == (6.0 * np.diff(np.diff(y, axis=0) / h[:, None], axis=0)).tobytes()
