@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate, signal
 
+from ahbm._engine.jit_filters import iir3_pass
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.types import ResultRepr
@@ -130,7 +131,11 @@ def _iir_coefficients(dt: float, cutoff: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _iir_pass(b, a, x):
-    """One pass: y[0:3] = x[0:3], then the recursion from sample 3 (columns along axis 1)."""
+    """One pass: y[0:3] = x[0:3], then the recursion from sample 3 (columns along axis 1).
+
+    The numpy/scipy statement of the pass that :func:`opensim_lowpass_iir` runs
+    compiled (:func:`ahbm._engine.jit_filters.iir3_pass`, bitwise the same).
+    """
     y = np.empty_like(x)
     y[:3] = x[:3]
     # state of the transposed direct form after samples 0..2 with outputs = inputs
@@ -201,8 +206,9 @@ def opensim_lowpass_iir(values, *, dt: float, cutoff: float) -> np.ndarray:
     shape = x.shape
     x2 = x.reshape(shape[0], -1)
     b, a = _iir_coefficients(dt, cutoff)
-    y = _iir_pass(b, a, x2)
-    y = _iir_pass(b, a, y[::-1])[::-1]
+    # _iir_pass compiled (scipy's operations in its order: bitwise equal, and tested)
+    y = iir3_pass(b, a, np.ascontiguousarray(x2, dtype=np.float64))
+    y = iir3_pass(b, a, np.ascontiguousarray(y[::-1]))[::-1]
     return np.ascontiguousarray(y).reshape(shape)
 
 

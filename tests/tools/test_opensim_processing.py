@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import signal
 
+from ahbm._engine.jit_filters import iir3_pass
 from ahbm.errors import DataError
 from ahbm.tools import (
     natural_quintic_spline,
@@ -17,7 +18,7 @@ from ahbm.tools import (
     opensim_lowpass_iir,
     opensim_pad,
 )
-from ahbm.tools.opensim_processing import _iir_coefficients
+from ahbm.tools.opensim_processing import _iir_coefficients, _iir_pass
 
 
 def test_pad_is_point_symmetric_about_the_ends():
@@ -158,3 +159,13 @@ def test_processing_bad_input():
         opensim_coordinate_processing(t[:4], t[:4], cutoff=-1)
     with pytest.raises(DataError):
         opensim_coordinate_processing(t, np.where(t > 0.5, np.nan, t), cutoff=-1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_iir_pass_is_scipys_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    for n, m in ((4, 1), (5, 3), (301, 10), (2000, 7)):
+        dt = rng.uniform(1e-4, 0.05)
+        b, a = _iir_coefficients(dt, rng.uniform(0.5, 0.49 / dt))
+        x = rng.standard_normal((n, m)).cumsum(axis=0) * 10.0 ** rng.integers(-3, 3)
+        assert iir3_pass(b, a, x).tobytes() == _iir_pass(b, a, x).tobytes()
