@@ -87,3 +87,32 @@ def natural_cubic_system(h, y):  # pragma: no cover - compiled
             s1 = (y[i + 2, j] - y[i + 1, j]) / h1
             rhs[i, j] = 6.0 * (s1 - s0)
     return d, e, rhs
+
+
+@njit(cache=_CACHE, nogil=True)
+def natural_cubic_values(M, y, h, k, a, b, a3, b3):  # pragma: no cover - compiled
+    """The natural cubic spline at points in the intervals `k` (p,), numpy's way.
+
+    `M` (n, m) the second derivatives, `y` (n, m) the values, `h` (n-1,) the
+    knot steps; per point ``a = x[k+1] − t``, ``b = t − x[k]`` and their cubes
+    `a3`, `b3` (numpy's ``a**3``, given: its power is numpy's). Each entry is
+    ``(M_k a³ + M_k+1 b³) / (6 h_k) + (y_k / h_k − M_k h_k / 6) a
+    + (y_k+1 / h_k − M_k+1 h_k / 6) b`` with numpy's operations in numpy's
+    order (bitwise the array expression).
+    """
+    p = k.shape[0]
+    m = y.shape[1]
+    out = np.empty((p, m))
+    for i in range(p):
+        j0 = k[i]
+        hk = h[j0]
+        ai, bi, a3i, b3i = a[i], b[i], a3[i], b3[i]
+        six_h = 6.0 * hk
+        for j in range(m):
+            m0 = M[j0, j]
+            m1 = M[j0 + 1, j]
+            first = (m0 * a3i + m1 * b3i) / six_h
+            second = (y[j0, j] / hk - m0 * hk / 6.0) * ai
+            third = (y[j0 + 1, j] / hk - m1 * hk / 6.0) * bi
+            out[i, j] = first + second + third
+    return out

@@ -45,7 +45,7 @@ import pandas as pd
 from scipy import linalg
 
 from ahbm._engine.batch import cross
-from ahbm._engine.jit_banded import natural_cubic_system, ptsv
+from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
 from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
@@ -310,7 +310,8 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
     # the system is symmetric positive definite (diagonal d = 2 (h_i + h_i+1), off-diagonal
     # e = h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver (dptsv's operations, compiled, all
     # columns side by side)
-    d, e, rhs = natural_cubic_system(h, np.ascontiguousarray(y, dtype=float))
+    y = np.ascontiguousarray(y, dtype=float)
+    d, e, rhs = natural_cubic_system(h, y)
     info, sol = ptsv(d, e, rhs)
     if info != 0:  # not reached for increasing finite times; the banded LU as before
         ab = np.zeros((3, n - 2))
@@ -320,14 +321,12 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         sol = linalg.solve_banded((1, 1), ab, rhs, check_finite=False)
     M[1:-1] = sol
     k = np.clip(np.searchsorted(x, t, side="right") - 1, 0, n - 2)
-    hk = h[k][:, None]
-    a = (x[k + 1] - t)[:, None]
-    b = (t - x[k])[:, None]
-    return (
-        (M[k] * a**3 + M[k + 1] * b**3) / (6.0 * hk)
-        + (y[k] / hk - M[k] * hk / 6.0) * a
-        + (y[k + 1] / hk - M[k + 1] * hk / 6.0) * b
-    )
+    a = x[k + 1] - t
+    b = t - x[k]
+    # (M[k] a³ + M[k+1] b³) / (6 h_k) + (y[k] / h_k - M[k] h_k / 6) a
+    #   + (y[k+1] / h_k - M[k+1] h_k / 6) b, numpy's operations compiled (the cubes numpy's)
+    a3, b3 = a[:, None] ** 3, b[:, None] ** 3  # (the cubes as the array expression took them)
+    return natural_cubic_values(M, y, h, k, a, b, a3[:, 0], b3[:, 0])
 
 
 def _frame_pose(model: Model, kin, name: str, what: str):

@@ -5,7 +5,7 @@ import pytest
 from scipy.interpolate import CubicSpline
 from scipy.linalg import lapack
 
-from ahbm._engine.jit_banded import natural_cubic_system, ptsv
+from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
 from ahbm.tools import opensim_id
 
 
@@ -72,3 +72,23 @@ def test_natural_cubic_system_is_numpys_bit_for_bit(seed):
         assert d.tobytes() == (2.0 * (h[:-1] + h[1:])).tobytes()
         assert e.tobytes() == h[1:-1].tobytes()
         assert rhs.tobytes() == (6.0 * np.diff(np.diff(y, axis=0) / h[:, None], axis=0)).tobytes()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_natural_cubic_values_are_numpys_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    for n, p in ((4, 9), (40, 97), (1501, 151)):
+        x, y, _ = _data(n, rng)
+        t = np.sort(rng.uniform(x[0] - 0.4, x[-1] + 0.4, p))
+        h = np.diff(x)
+        M = rng.normal(size=y.shape) * 10.0 ** rng.integers(-3, 4)
+        k = np.clip(np.searchsorted(x, t, side="right") - 1, 0, n - 2)
+        a, b = x[k + 1] - t, t - x[k]
+        hk, ac, bc = h[k][:, None], a[:, None], b[:, None]
+        want = (
+            (M[k] * ac**3 + M[k + 1] * bc**3) / (6.0 * hk)
+            + (y[k] / hk - M[k] * hk / 6.0) * ac
+            + (y[k + 1] / hk - M[k + 1] * hk / 6.0) * bc
+        )
+        got = natural_cubic_values(M, y, h, k, a, b, a**3, b**3)
+        assert got.tobytes() == want.tobytes()
