@@ -1,17 +1,19 @@
 """The one safe XML reader of ahbm (``.osim`` models, OpenSim setup and loads files).
 
 Parses with ``xml.parsers.expat`` into :class:`XmlNode` trees that keep each
-element's line, so errors can name the element and the line. A text of
-16 kB or more (a model file) is read by expat whole first; when that finds no
-fault, the compiled scan of :mod:`ahbm._xml_scan` gives the elements and the
-tree is built from its table, without a Python call per element event (the
-ID tool's read of the shared ``subject01.osim``: 1.85 against 2.42 ms). The scan reads only the plain subset that it reproduces
-exactly (UTF-8, no entity references, CDATA or mixed content); anything else,
-and every error, goes through expat's events, so the tree and the messages
-are the same either way. A document type
+element's line, so errors can name the element and the line. A document type
 declaration (``<!DOCTYPE``), an entity declaration or an external entity
 reference is refused before anything is expanded (no "billion laughs", no
 external entities; OpenSim never writes them), and nesting is capped.
+
+A text of 16 kB or more (a model file) is read by expat whole first; when
+that finds no fault, the compiled scan of :mod:`ahbm._xml_scan` gives the
+elements and the tree is built from its table, without a Python call per
+element event (the ID tool's read of the shared ``subject01.osim``: 1.85
+against 2.42 ms). The scan reads only the plain subset that it reproduces
+exactly (UTF-8, no entity references, CDATA or mixed content); anything
+else, and every error, goes through expat's events, so the tree and the
+messages are the same either way.
 """
 
 from __future__ import annotations
