@@ -41,8 +41,10 @@ def test_natural_cubic_falls_back_to_the_banded_solver(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_ptsv_is_lapack_dptsv_bit_for_bit(seed):
-    """The compiled solver does reference LAPACK's operations (scipy's OpenBLAS uses them)."""
+def test_ptsv_is_lapack_dptsv(seed):
+    """The compiled solver does reference LAPACK's operations: bit for bit with the
+    OpenBLAS of scipy's x86-64 wheels (measured); within round-off for LAPACK builds
+    that order or fuse the operations otherwise (MKL, FMA contraction)."""
     rng = np.random.default_rng(seed)
     for n in (2, 3, 7, 60, 1499):
         h = rng.uniform(1e-3, 2.0, n + 1) * 10.0 ** rng.integers(-3, 2)
@@ -51,7 +53,7 @@ def test_ptsv_is_lapack_dptsv_bit_for_bit(seed):
         _, _, want, info = lapack.dptsv(d.copy(), e.copy(), np.array(b, order="F"))
         got_info, got = ptsv(d, e, b)
         assert info == got_info == 0
-        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12 * abs(want).max())
 
 
 def test_ptsv_reports_a_pivot_that_is_not_positive():

@@ -162,10 +162,16 @@ def test_processing_bad_input():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_compiled_iir_pass_is_scipys_bit_for_bit(seed):
+def test_compiled_iir_pass_is_scipys(seed):
+    """The compiled pass does scipy's lfilter operations in order: bit for bit with the
+    scipy build measured (x86-64 wheels); within round-off wherever a compiler fuses
+    multiply-adds differently."""
     rng = np.random.default_rng(seed)
     for n, m in ((4, 1), (5, 3), (301, 10), (2000, 7)):
         dt = rng.uniform(1e-4, 0.05)
         b, a = _iir_coefficients(dt, rng.uniform(0.5, 0.49 / dt))
         x = rng.standard_normal((n, m)).cumsum(axis=0) * 10.0 ** rng.integers(-3, 3)
-        assert iir3_pass(b, a, x).tobytes() == _iir_pass(b, a, x).tobytes()
+        want = _iir_pass(b, a, x)
+        np.testing.assert_allclose(
+            iir3_pass(b, a, x), want, rtol=1e-12, atol=1e-12 * abs(want).max()
+        )
