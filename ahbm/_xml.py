@@ -87,20 +87,25 @@ def _names(tags) -> tuple:
     return np.frombuffer(b"".join(blobs) or b"\0", dtype=np.uint8), offsets
 
 
-def _well_formed(data: bytes) -> bool:
-    """Whether expat reads all of `data` with no error, DOCTYPE or entity declaration."""
+def _guarded_parser(refuse):
+    """An expat parser that calls `refuse` on a DOCTYPE, an entity declaration or reference."""
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-
-    def refuse(*args):
-        raise _Refused()
-
     parser.StartDoctypeDeclHandler = refuse
     parser.EntityDeclHandler = refuse
     parser.UnparsedEntityDeclHandler = refuse
     parser.ExternalEntityRefHandler = refuse
+    return parser
+
+
+def _well_formed(data: bytes) -> bool:
+    """Whether expat reads all of `data` with no error, DOCTYPE or entity declaration."""
+
+    def refuse(*args):
+        raise _Refused()
+
     try:
-        parser.Parse(data, True)
+        _guarded_parser(refuse).Parse(data, True)
     except (_Refused, expat.ExpatError):
         return False
     return True
@@ -226,8 +231,11 @@ def parse_xml(
 
 def _expat_tree(data, source, label, max_depth, usual, shallow, skip):
     """The tree from expat's element events (every input; the errors of :func:`parse_xml`)."""
-    parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse(*args):
+        raise _Refused(parser.CurrentLineNumber)
+
+    parser = _guarded_parser(refuse)
     parser.buffer_text = True  # one call per run of text (not per line)
     root = XmlNode("#document", {}, 0, None, source=source)
     stack = [root]
@@ -306,16 +314,9 @@ def _expat_tree(data, source, label, max_depth, usual, shallow, skip):
             parser.CharacterDataHandler = data_
             end(tag)
 
-    def refuse(*args):
-        raise _Refused(parser.CurrentLineNumber)
-
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = data_
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.UnparsedEntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
     try:
         parser.Parse(data, True)
     except _Refused as err:

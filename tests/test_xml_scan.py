@@ -203,3 +203,10 @@ def test_model_files_scan_to_the_same_tree(path):
     got = _scanned(crlf, shallow={("ForceSet", "objects")})
     assert got is not None
     assert _dump(got) == _dump(_expat(crlf, shallow={("ForceSet", "objects")}))
+
+
+def test_refused_declarations_in_a_large_text_keep_expats_message():
+    pad = b"<!--" + b"x" * _xml._SCAN_MIN_BYTES + b"-->"
+    for head in (b'<!DOCTYPE m [<!ENTITY a "aaaa">]>', b'<!DOCTYPE m SYSTEM "evil.dtd">'):
+        with pytest.raises(FileFormatError, match=r"line 1: the file declares a DOCTYPE"):
+            _xml.parse_xml(head + pad + b"<m/>", "f")
