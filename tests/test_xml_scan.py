@@ -210,3 +210,34 @@ def test_refused_declarations_in_a_large_text_keep_expats_message():
     for head in (b'<!DOCTYPE m [<!ENTITY a "aaaa">]>', b'<!DOCTYPE m SYSTEM "evil.dtd">'):
         with pytest.raises(FileFormatError, match=r"line 1: the file declares a DOCTYPE"):
             _xml.parse_xml(head + pad + b"<m/>", "f")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_damaged_model_files_scan_to_expats_tree_or_are_declined(seed):
+    """Random byte damage to a real model: whatever expat still reads, the scan either
+    reproduces or leaves to expat (and never reads past the text)."""
+    files = _model_files()
+    rng = random.Random(seed)
+    data = bytearray(rng.choice(files).read_bytes())
+    alphabet = b"<>/!?-=\"' \t\r\n&abc\xc3\xa9"
+    for _ in range(30):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            k = rng.randrange(len(damaged))
+            r = rng.random()
+            if r < 0.4:
+                damaged[k] = rng.choice(alphabet)
+            elif r < 0.7:
+                del damaged[k : k + rng.randint(1, 40)]
+            else:
+                damaged[k:k] = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 6)))
+        text = bytes(damaged)
+        kw = {"shallow": {("ForceSet", "objects")}, "skip": {"attached_geometry"}}
+        got = _scanned(text, **kw)
+        try:
+            want = _expat(text, **kw)
+        except FileFormatError:
+            assert got is None
+            continue
+        if got is not None:
+            assert _dump(got) == _dump(want)
