@@ -360,7 +360,9 @@ def _reset_peak() -> bool:
         return False
 
 
-def _worker(conn, reader, check, kwargs, as_path, memory_limit, env, folder, name_in_message):
+def _worker(
+    conn, reader, check, kwargs, as_path, memory_limit, env, folder, name_in_message, warmup
+):
     import warnings
 
     os.environ.update(env or {})
@@ -368,6 +370,9 @@ def _worker(conn, reader, check, kwargs, as_path, memory_limit, env, folder, nam
     reader = _resolve(reader)
     check = _resolve(check)
     from ahbm.errors import AhbmError
+
+    if warmup is not None:  # compiled code loads (or compiles) here, not in a measured case
+        _resolve(warmup)()
 
     base = _status("VmSize:")  # 0 where /proc is missing: no limit there (Linux only)
     if memory_limit is not None and base:
@@ -482,6 +487,7 @@ def run_cases(
     env: dict | None = None,
     as_path: bool = True,
     name_in_message: bool = False,
+    warmup: str | Callable | None = None,
 ) -> FuzzReport:
     """Run `reader` on every case in a memory-limited child process; classify each outcome.
 
@@ -511,6 +517,11 @@ def run_cases(
     name_in_message : bool
         An AhbmError whose message does not contain the file name counts as
         ``"unnamed"`` (a failure).
+    warmup : str or callable, optional
+        Called with no argument once in each worker before its first case,
+        unmeasured and before the address-space limit: it should run the
+        reader's compiled code, which then loads (or compiles, on a fresh
+        install) there, so that no case is charged with it.
 
     Returns
     -------
@@ -527,6 +538,7 @@ def run_cases(
         dict(env or {}),
         folder,
         name_in_message,
+        None if warmup is None else (_spec_name(warmup) if callable(warmup) else warmup),
     )
     report = FuzzReport(reader=_spec_name(reader))
     t_start = time.perf_counter()

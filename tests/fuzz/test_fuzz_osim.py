@@ -113,9 +113,17 @@ def osim_cases(n: int, seed: int = 0):
         yield Case(i, raw, ".osim", "; ".join(notes))
 
 
+def warm_osim():
+    """Load the model reader's compiled code (the XML scan) in a fuzz worker."""
+    from ahbm.io import read_osim
+
+    read_osim(DATA / "subject01.osim")
+
+
 @needs_data
 def test_fuzz_osim():
     campaign(
         "ahbm.io:read_osim", osim_cases(300, seed=19), what="read_osim", check=check_model,
         env=ENV, timeout=30.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
+        warmup=warm_osim,
     )  # fmt: skip

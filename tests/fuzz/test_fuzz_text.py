@@ -170,11 +170,24 @@ def check_mot(table):
 ENV = {"AHBM_MAX_READ_BYTES": str(READ_CAP)}
 
 
+def warm_text():
+    """Load the compiled number reader (shared by the TRC and MOT readers) in a fuzz worker."""
+    import tempfile
+
+    from ahbm.io import read_mot
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "warm.mot"
+        path.write_bytes(_base(MOT_FILES[0], 12))
+        read_mot(path)
+
+
 @needs_data
 def test_fuzz_trc():
     campaign(
         "ahbm.io:read_trc", trc_cases(300, seed=19), what="read_trc", check=check_trc,
         env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
+        warmup=warm_text,
     )  # fmt: skip
 
 
@@ -183,6 +196,7 @@ def test_fuzz_mot_sto():
     campaign(
         "ahbm.io:read_mot", mot_cases(300, seed=19), what="read_mot", check=check_mot,
         env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
+        warmup=warm_text,
     )  # fmt: skip
 
 
