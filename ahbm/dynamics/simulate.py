@@ -320,96 +320,97 @@ def simulate(
 ) -> SimulationResult:
     """Simulate a multibody model forward in time.
 
-    Parameters
-    ----------
-    model : Model
-    t_span : (float, float)
-        Start and end time, s (end > start).
-    q0 : array_like, shape (nq,)
-        Initial coordinates.
-    qd0 : array_like, shape (nv,), or None
-        Initial generalized velocities; None means zeros (at rest).
-    tau : None, array_like (nv,) or callable, optional
-        Applied generalized forces: zero, constant, or ``tau(t, q, qd) -> (nv,)``.
-    forces : sequence of ForceElement, optional
-        Force elements (:mod:`ahbm.dynamics.forces`). Elements with internal
-        states (:class:`~ahbm.dynamics.StatefulForceElement`, e.g. the
-        muscles of :class:`ahbm.muscles.MuscleActuators`) have their states
-        integrated with ``q`` and ``q̇``; they need distinct names.
-    constraints : ConstraintSet or list of constraints, optional
-        Initially active constraints (:mod:`ahbm.dynamics.constraints`).
-        None (the default): the model's own ``model.constraints`` (read from
-        its model file); ``[]``: no constraints.
-    events : sequence of SimulationEvent, optional
-        Events located during the integration (:class:`SimulationEvent`).
-    method : str or scipy OdeSolver class
-        ``"RK45"``, ``"RK23"``, ``"DOP853"`` (non-stiff), ``"Radau"``,
-        ``"BDF"`` (stiff), ``"LSODA"``.
-    rtol, atol : float
-        Integrator tolerances; `atol` may also give one value per state
-        (``nq + nv`` and then the force-element states).
-    max_step : float, optional
-        Largest step, s.
-    first_step : float, optional
-        Initial step, s (chosen by the solver by default).
-    t_eval : array_like, optional
-        Output times (within ``t_span``, increasing); default: every accepted step.
-    project : bool, optional
-        Project onto the constraint manifolds after every accepted step (AHBM
-        eqs 4.7–4.8); quaternions are renormalized. The initial state is always
-        projected when constraints are given.
-    constraint_method : {"direct", "range_space", "null_space"}, optional
-        How the constrained forward dynamics is solved, the ``method`` of
-        :func:`~ahbm.dynamics.constrained.constrained_forward_dynamics`
-        (default ``"direct"``). ``solver=`` is its deprecated 0.1 name.
-    baumgarte : (float, float), optional
-        Baumgarte stabilization parameters ``(α, β)`` (1/s); off by default.
-    projection_tol : float, optional
-        Tolerance of the position projection (max-norm of ``g``).
-    max_events : int, optional
-        Stop with an error after this many events (guards against chattering).
+        Parameters
+        ----------
+        model : Model
+        t_span : (float, float)
+            Start and end time, s (end > start).
+        q0 : array_like, shape (nq,)
+            Initial coordinates.
+        qd0 : array_like, shape (nv,), or None
+            Initial generalized velocities; None means zeros (at rest).
+        tau : None, array_like (nv,) or callable, optional
+            Applied generalized forces: zero, constant, or ``tau(t, q, qd) -> (nv,)``.
+        forces : sequence of ForceElement, optional
+            Force elements (:mod:`ahbm.dynamics.forces`). Elements with internal
+            states (:class:`~ahbm.dynamics.StatefulForceElement`, e.g. the
+            muscles of :class:`ahbm.muscles.MuscleActuators`) have their states
+            integrated with ``q`` and ``q̇``; they need distinct names.
+        constraints : ConstraintSet or list of constraints, optional
+            Initially active constraints (:mod:`ahbm.dynamics.constraints`).
+            None (the default): the model's own ``model.constraints`` (read from
+            its model file); ``[]``: no constraints.
+        events : sequence of SimulationEvent, optional
+            Events located during the integration (:class:`SimulationEvent`).
+        method : str or scipy OdeSolver class
+            ``"RK45"``, ``"RK23"``, ``"DOP853"`` (non-stiff), ``"Radau"``,
+            ``"BDF"`` (stiff), ``"LSODA"``.
+        rtol, atol : float
+            Integrator tolerances; `atol` may also give one value per state
+            (``nq + nv`` and then the force-element states).
+        max_step : float, optional
+            Largest step, s.
+        first_step : float, optional
+            Initial step, s (chosen by the solver by default).
+        t_eval : array_like, optional
+            Output times (within ``t_span``, increasing); default: every accepted step.
+        project : bool, optional
+            Project onto the constraint manifolds after every accepted step (AHBM
+            eqs 4.7–4.8); quaternions are renormalized. The initial state is always
+            projected when constraints are given.
+        constraint_method : {"direct", "range_space", "null_space"}, optional
+            How the constrained forward dynamics is solved, the ``method`` of
+            :func:`~ahbm.dynamics.constrained.constrained_forward_dynamics`
+            (default ``"direct"``). ``solver=`` is its deprecated 0.1 name.
+        baumgarte : (float, float), optional
+            Baumgarte stabilization parameters ``(α, β)`` (1/s); off by default.
+        projection_tol : float, optional
+            Tolerance of the position projection (max-norm of ``g``).
+        max_events : int, optional
+            Stop with an error after this many events (guards against chattering).
 
-    Returns
-    -------
-    SimulationResult
+        Returns
+        -------
+        SimulationResult
 
-    Raises
-    ------
-    DataError
-        Bad shapes, times or options.
-    ModelError
-        A force element or constraint does not fit the model.
-    SimulationError
-        Step-size underflow, a singular or inconsistent constraint system,
-        non-finite states, or an initial state that cannot be projected onto
-        the constraints. The exception has the attributes ``t`` (time reached)
-        and ``result`` (the partial :class:`SimulationResult`, or None).
+        Raises
+        ------
+        DataError
+            Bad shapes, times or options.
+        ModelError
+            A force element or constraint does not fit the model.
+        SimulationError
+            Step-size underflow, a singular or inconsistent constraint system,
+            non-finite states, or an initial state that cannot be projected onto
+            the constraints. The exception has the attributes ``t`` (time reached)
+            and ``result`` (the partial :class:`SimulationResult`, or None).
 
-    Notes
-    -----
-    The state ``y = [q, v]`` obeys ``q̇ = T(q) v`` and the constrained
-    dynamics ``H v̇ = τ − C + Gᵀλ``, ``G v̇ = γ`` (AHBM eqs 4.5–4.6). With
-    stateful force elements the state is ``y = [q, v, s]``: each element's
-    ``rates`` gives its generalized force and ``ṡ``; ``s`` is started from the
-    elements' ``initial_state`` (after the initial projection), passes
-    projections and event actions unchanged, is part of the event-location
-    dense output and of the integrator's error control, and is returned in
-    ``SimulationResult.force_states`` (event functions see ``(t, q, qd)``). After
-    each accepted step the positions are projected by the Newton iteration of
-    AHBM eq 4.7 in the mass-matrix metric and the velocities by eq 4.8; the
-    integrator continues from the projected state (its stored derivative is
-    re-evaluated; for BDF the newest history entry is replaced; LSODA, whose
-    state cannot be replaced, outputs projected states and is restarted from
-    one when its own residuals exceed 1e-6). Events are located by root
-    finding on the dense output of the step, as in :func:`scipy.integrate.solve_ivp`.
+        Notes
+        -----
+        The state ``y = [q, v]`` obeys ``q̇ = T(q) v`` and the constrained
+        dynamics ``H v̇ = τ − C + Gᵀλ``, ``G v̇ = γ`` (AHBM eqs 4.5–4.6). With
+        stateful force elements the state is ``y = [q, v, s]``: each element's
+        ``rates`` gives its generalized force and ``ṡ``; ``s`` is started from the
+        elements' ``initial_state`` (after the initial projection), passes
+        projections and event actions unchanged, is part of the event-location
+        dense output and of the integrator's error control, and is returned in
+        ``SimulationResult.force_states`` (event functions and actions see them with
+    ``uses_states=True``). After
+        each accepted step the positions are projected by the Newton iteration of
+        AHBM eq 4.7 in the mass-matrix metric and the velocities by eq 4.8; the
+        integrator continues from the projected state (its stored derivative is
+        re-evaluated; for BDF the newest history entry is replaced; LSODA, whose
+        state cannot be replaced, outputs projected states and is restarted from
+        one when its own residuals exceed 1e-6). Events are located by root
+        finding on the dense output of the step, as in :func:`scipy.integrate.solve_ivp`.
 
-    Examples
-    --------
-    >>> from ahbm.models import double_pendulum_3d
-    >>> m = double_pendulum_3d()
-    >>> r = simulate(m, (0.0, 1.0), [0.3, 0, 0, 0], np.zeros(4), rtol=1e-8, atol=1e-10)
-    >>> r.q.shape[1], r.status
-    (4, 0)
+        Examples
+        --------
+        >>> from ahbm.models import double_pendulum_3d
+        >>> m = double_pendulum_3d()
+        >>> r = simulate(m, (0.0, 1.0), [0.3, 0, 0, 0], np.zeros(4), rtol=1e-8, atol=1e-10)
+        >>> r.q.shape[1], r.status
+        (4, 0)
     """
     if deprecated:
         if constraint_method is not None:
@@ -764,13 +765,48 @@ class _Run:
             self._record(tk, qk, qdk, sk)
             self.eval_index += 1
 
+    def _states(self, s) -> dict:
+        """The force-element states as ``{element name: copy of its block}``."""
+        slices = _state_slices(self.stateful)
+        return {f.name: s[sl].copy() for f, sl in zip(self.stateful, slices, strict=True)}
+
+    def _set_states(self, ev, s, states):
+        """`s` with the blocks an event action returned in `states` (DataError if malformed)."""
+        if not isinstance(states, dict):
+            raise DataError(
+                f"event '{ev.name}': an action with uses_states=True must return (q, qd, states) "
+                f"with states a dict of element name -> states, got {type(states).__name__}"
+            )
+        blocks = dict(
+            zip([f.name for f in self.stateful], _state_slices(self.stateful), strict=True)
+        )
+        s = s.copy()
+        for name, value in states.items():
+            if name not in blocks:
+                raise DataError(
+                    f"event '{ev.name}': the action returned states of {name!r}, which is not a "
+                    f"stateful force element of this simulation ({sorted(blocks)})"
+                )
+            sl = blocks[name]
+            v = as_float_array(value, f"event '{ev.name}' states[{name!r}]").reshape(-1)
+            if v.size != sl.stop - sl.start or not np.all(np.isfinite(v)):
+                raise DataError(
+                    f"event '{ev.name}': states[{name!r}] must be {sl.stop - sl.start} finite "
+                    f"numbers, got {np.asarray(value)!r:.80}"
+                )
+            s[sl] = v
+        return s
+
     def _call_event(self, ev, t, q, qd, s):
+        args = [t, q, qd]
         if ev.uses_lambda:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", AhbmWarning)
                 _, lam = self.system.accelerations(t, q, qd, s)
-            return float(ev.function(t, q, qd, lam))
-        return float(ev.function(t, q, qd))
+            args.append(lam)
+        if ev.uses_states:
+            args.append(self._states(s))
+        return float(ev.function(*args))
 
     def _event_values(self, t, q, qd, s, g_old):
         g = np.array([self._call_event(ev, t, q, qd, s) for ev in self.events])
@@ -823,7 +859,17 @@ class _Run:
             )
         qd_minus = qd.copy()
         if ev.action is not None:
-            q, qd = ev.action(t, q.copy(), qd.copy())
+            if ev.uses_states:
+                out = ev.action(t, q.copy(), qd.copy(), self._states(s))
+                if not isinstance(out, tuple) or len(out) != 3:
+                    raise DataError(
+                        f"event '{ev.name}': an action with uses_states=True must return "
+                        "(q, qd, states)"
+                    )
+                q, qd, states = out
+                s = self._set_states(ev, s, states)
+            else:
+                q, qd = ev.action(t, q.copy(), qd.copy())
             q = as_float_array(q, "event action q")
             qd = as_float_array(qd, "event action qd")
         new_set = cset

@@ -69,6 +69,15 @@ class SimulationEvent:
         After the event has occurred it is disarmed until ``|function|``
         exceeds this value again (hysteresis: a contact that stays on its
         plane, where the function hovers around zero, does not fire again).
+    uses_states : bool, optional
+        If True, ``function`` gets the states of the stateful force elements
+        as a last argument, ``function(t, q, qd, states)`` (after ``lam``
+        with `uses_lambda`), and ``action`` is called as
+        ``action(t, q, qd, states) -> (q, qd, states)``. ``states`` maps each
+        element's name to a copy of its states (as in
+        ``SimulationResult.force_states``; empty without such elements); the
+        dict an action returns may name only the elements whose states it
+        sets, e.g. a muscle's activation reset at an event.
 
     Examples
     --------
@@ -87,12 +96,19 @@ class SimulationEvent:
     max_count: int | None = None
     uses_lambda: bool = False
     rearm_tolerance: float = 1e-8
+    uses_states: bool = False
 
     def __post_init__(self):
         if not callable(self.function):
             raise DataError(f"event '{self.name}': `function` must be callable f(t, q, qd)")
         if self.action is not None and not callable(self.action):
             raise DataError(f"event '{self.name}': `action` must be callable (t, q, qd) -> (q, qd)")
+        for flag in ("uses_lambda", "uses_states"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise DataError(
+                    f"event '{self.name}': `{flag}` must be True or False, got "
+                    f"{getattr(self, flag)!r:.60}"
+                )
         if self.max_count is not None:
             as_int(self.max_count, "max_count", minimum=1)
         as_nonnegative_float(self.rearm_tolerance, "rearm_tolerance")

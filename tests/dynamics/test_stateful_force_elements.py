@@ -188,3 +188,98 @@ def test_bad_elements():
     # batched evaluation of the protocol
     s = np.array([[1.0, 0.0], [2.0, 0.0]])
     np.testing.assert_array_equal(Decay().power(m, [[0.0], [0.0]], [[1.0], [3.0]], s=s), [1, 6])
+
+
+# ----------------------------------------------------------------------------
+# events that see and set the element states (uses_states=True)
+# ----------------------------------------------------------------------------
+
+
+def test_an_event_on_an_element_state_is_located_at_its_closed_form_time():
+    """F = F0 exp(-t/T) falls to F0/2 at t = T ln 2."""
+    half = SimulationEvent(
+        lambda t, q, qd, states: states["decay"][0] - F0 / 2,
+        direction=-1, terminal=True, name="half", uses_states=True,
+    )  # fmt: skip
+    r = simulate(_slider(), (0.0, 1.0), [0.1], [-0.2], forces=[Decay()], events=[half],
+                 rtol=1e-10, atol=1e-12)  # fmt: skip
+    assert r.t[-1] == pytest.approx(T * np.log(2.0), abs=1e-9)
+    assert r.events[-1]["name"] == "half"
+    assert r.force_states["decay"][-1, 0] == pytest.approx(F0 / 2, abs=1e-8)
+
+
+def test_an_event_on_a_state_with_constraint_forces_gets_both():
+    seen = []
+
+    def function(t, q, qd, lam, states):
+        seen.append((lam.shape, sorted(states)))
+        return states["decay"][0] - F0 / 2
+
+    ev = SimulationEvent(function, direction=-1, terminal=True, uses_lambda=True, uses_states=True)
+    r = simulate(_slider(), (0.0, 1.0), [0.1], [-0.2], forces=[Decay()], events=[ev],
+                 rtol=1e-10, atol=1e-12)  # fmt: skip
+    assert r.t[-1] == pytest.approx(T * np.log(2.0), abs=1e-9)
+    assert seen and all(s == ((0,), ["decay"]) for s in seen)
+
+
+def test_an_action_resets_an_element_state_and_the_others_run_on():
+    """At F = F0/2 the force is set back to F0: F(1) = F0 exp(-(1 - T ln 2)/T); the
+    integral of q, which the action leaves out of its dict, runs on unchanged."""
+    t1 = T * np.log(2.0)
+
+    def reset(t, q, qd, states):
+        states["decay"][0] = F0
+        return q, qd, {"decay": states["decay"]}
+
+    ev = SimulationEvent(
+        lambda t, q, qd, states: states["decay"][0] - F0 / 2,
+        direction=-1, action=reset, max_count=1, uses_states=True, name="reset",
+    )  # fmt: skip
+    r = simulate(_slider(), (0.0, 1.0), [0.1], [-0.2], forces=[Decay()], events=[ev],
+                 rtol=1e-10, atol=1e-12)  # fmt: skip
+    log = r.events[0]
+    assert log["t"] == pytest.approx(t1, abs=1e-9)
+    assert log["force_states"][0] == pytest.approx(F0, abs=1e-12)  # recorded after the action
+    s = r.force_states["decay"]
+    assert s[-1, 0] == pytest.approx(F0 * np.exp(-(1.0 - t1) / T), abs=1e-7)
+    # before the event the closed form holds; the integral is continuous across it
+    before = r.t < t1 - 1e-9
+    _, _, f, integral = _closed_form(r.t[before], 0.1, -0.2)
+    np.testing.assert_allclose(s[before, 0], f, atol=1e-8)
+    np.testing.assert_allclose(s[before, 1], integral, atol=1e-8)
+    at = np.flatnonzero(np.isclose(r.t, t1, atol=1e-12))
+    assert at.size >= 2 and np.ptp(s[at, 1]) < 1e-12
+
+
+def test_events_with_states_and_no_stateful_element_get_an_empty_dict():
+    seen = []
+    ev = SimulationEvent(lambda t, q, qd, states: seen.append(states) or q[0] - 0.5,
+                         direction=1, terminal=True, uses_states=True)  # fmt: skip
+    r = simulate(_slider(), (0.0, 1.0), [0.0], [1.0], events=[ev])
+    assert r.t[-1] == pytest.approx(0.5, abs=1e-6)
+    assert seen and all(s == {} for s in seen)
+
+
+@pytest.mark.parametrize(
+    "returned, match",
+    [
+        ((0.0,), r"must return \(q, qd, states\)"),
+        ([1.0], "a dict of element name"),
+        ({"other": [1.0, 2.0]}, "not a stateful force element"),
+        ({"decay": [1.0]}, r"must be 2 finite numbers"),
+        ({"decay": [np.nan, 0.0]}, r"states\['decay'\]` contains non-finite"),
+    ],
+)
+def test_bad_states_from_an_action_name_the_event(returned, match):
+    def action(t, q, qd, states):
+        return returned if isinstance(returned, tuple) else (q, qd, returned)
+
+    ev = SimulationEvent(lambda t, q, qd, states: states["decay"][0] - F0 / 2, direction=-1,
+                         action=action, uses_states=True, name="bad")  # fmt: skip
+    with pytest.raises(DataError, match=rf"event 'bad'.*{match}"):
+        simulate(_slider(), (0.0, 1.0), [0.1], [-0.2], forces=[Decay()], events=[ev])
+
+
+def test_uses_states_must_be_a_bool():
+    with pytest.raises(DataError, match="uses_states"):
+        SimulationEvent(lambda t, q, qd: 0.0, uses_states="yes")

@@ -485,3 +485,24 @@ def test_muscle_actuators_bad_input():
     bad = MuscleActuators(m, controller=lambda t, q, qd, act: np.ones(2))
     with pytest.raises(DataError, match="controller"):
         simulate(m, (0, 0.1), [0.3, 0.8], None, forces=[bad])
+
+
+def test_an_event_on_a_muscle_activation_is_located_on_its_trajectory():
+    """`uses_states=True`: the event where the first muscle's activation reaches 0.9
+    is where the activation of the same simulation without the event crosses 0.9."""
+    from ahbm.models import arm_model
+
+    m = arm_model()
+    n = len(m.muscles)
+    act = MuscleActuators(
+        m, lambda t: np.full(n, 0.02 + 0.98 * min(max((t - 0.02) / 0.02, 0.0), 1.0))
+    )
+    q0, qd0 = np.full(m.nq, 0.3), np.zeros(m.nv)
+    opts = {"forces": [act], "rtol": 1e-9, "atol": 1e-10}
+    free = simulate(m, (0.0, 0.15), q0, qd0, t_eval=np.linspace(0.0, 0.15, 3001), **opts)
+    a = free.force_states["muscles"][:, 0]
+    ev = SimulationEvent(lambda t, q, qd, states: states["muscles"][0] - 0.9,
+                         direction=1, terminal=True, uses_states=True)  # fmt: skip
+    r = simulate(m, (0.0, 0.15), q0, qd0, events=[ev], **opts)
+    assert r.t[-1] == pytest.approx(np.interp(0.9, a, free.t), abs=1e-6)
+    assert r.force_states["muscles"][-1, 0] == pytest.approx(0.9, abs=1e-9)
