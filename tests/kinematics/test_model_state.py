@@ -220,3 +220,37 @@ def test_force_element_indices_follow_model_changes():
     m.update_body("b1", joint={"type": "revolute", "axis": [1, 0, 0], "name": "hinge"})
     with pytest.raises(ModelError, match="unknown coordinate 'b1'"):
         spring.generalized_force(m, q, np.zeros(m.nv))
+
+
+def test_add_body_copies_the_callers_arrays_and_leaves_them_writable():
+    """The checks hand their own arrays to the read-only bodies: the caller's arrays are
+    neither frozen nor shared (changing them afterwards leaves the model as it was)."""
+    m = Model("copies")
+    given = {
+        "position": np.array([0.0, 0.0, 1.0]),
+        "rotation": np.eye(3),
+        "com": np.array([0.1, 0.0, 0.0]),
+        "inertia": np.diag([1.0, 2.0, 2.5]),
+        "child_position": np.array([0.0, 0.2, 0.0]),
+        "child_rotation": np.eye(3),
+    }
+    axis, marker = np.array([0.0, 0.0, 1.0]), np.array([1.0, 2.0, 3.0])
+    custom_axis = np.array([1.0, 0.0, 0.0])
+    transform = [
+        {"axis": custom_axis if k == 0 else np.eye(3)[k % 3], "coordinate": "c" if k == 0 else None}
+        for k in range(6)
+    ]
+    m.add_body("a", "ground", {"type": "revolute", "axis": axis}, mass=1.0,
+               markers={"m": marker}, **given)  # fmt: skip
+    m.add_body("b", "a", {"type": "custom", "coordinates": ["c"], "transform": transform}, mass=1.0)
+    arrays = [*given.values(), axis, marker, custom_axis]
+    assert all(a.flags.writeable for a in arrays)
+    before = m.to_dict()
+    for a in arrays:
+        a[...] = 7.0
+    assert m.to_dict() == before
+    body = m.bodies[0]
+    frozen = [body.position, body.rotation, body.com, body.inertia, body.child_position,
+              body.child_rotation, body.joint.axis, body.markers["m"],
+              m.bodies[1].joint.transform[0].axis]  # fmt: skip
+    assert not any(a.flags.writeable for a in frozen)
