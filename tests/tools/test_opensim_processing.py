@@ -18,7 +18,7 @@ from ahbm.tools import (
     opensim_lowpass_iir,
     opensim_pad,
 )
-from ahbm.tools.opensim_processing import _iir_coefficients, _iir_pass
+from ahbm.tools.opensim_processing import _iir_coefficients, _iir_pass, _resample_grid
 
 
 def test_pad_is_point_symmetric_about_the_ends():
@@ -175,3 +175,27 @@ def test_compiled_iir_pass_is_scipys(seed):
         np.testing.assert_allclose(
             iir3_pass(b, a, x), want, rtol=1e-12, atol=1e-12 * abs(want).max()
         )
+
+
+def _grid_loop(start, stop, dt):
+    """GCVSplineSet::constructStorage: for (x = min; x <= max; x += dt)."""
+    grid, x = [start], start
+    while True:
+        x += dt
+        if x > stop:
+            return np.array(grid)
+        grid.append(x)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_resample_grid_is_opensims_loop_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(500):
+        start = float(rng.uniform(-5.0, 5.0))
+        dt = float(10.0 ** rng.uniform(-4, -1))
+        stop = start + float(rng.uniform(0.0, 3.0)) if rng.random() < 0.9 else start
+        if rng.random() < 0.2:  # the stop exactly on a step of the sum
+            stop = float(np.cumsum(np.r_[start, np.full(int(rng.integers(1, 50)), dt)])[-1])
+        want = _grid_loop(start, stop, dt)
+        got = _resample_grid(start, stop, dt)
+        assert got.tobytes() == want.tobytes(), (start, stop, dt)
