@@ -3,7 +3,8 @@
 :func:`ptsv` is LAPACK's ``dptsv`` (the reference ``dpttrf`` factorization
 ``A = L D Lᵀ`` and the ``dptts2`` substitutions) with the same operations in
 the same order for every right-hand side, so its solution is bitwise that of
-the reference LAPACK (the one scipy's OpenBLAS builds use). It runs the
+the reference LAPACK compiled without fused multiply-adds (as in scipy's
+x86-64 wheels; other builds differ in the last bits). It runs the
 right-hand sides side by side, row after row, where ``dptts2`` finishes one
 column before the next: each column's recurrence has the latency of a
 multiply and a subtract per row, which the other columns now fill.
@@ -22,14 +23,19 @@ def ptsv(d, e, b):  # pragma: no cover - compiled
     """Solve ``A x = b`` for the SPD tridiagonal ``A`` (diagonal `d` (n,), off-diagonal `e` (n-1,)).
 
     `b` is (n, nrhs), C-ordered. The inputs are left unchanged. Returns
-    ``(info, x)``: ``info`` 0 on success, else ``dpttrf``'s ``info`` (the first
-    1-based row whose pivot is not positive; ``x`` is then meaningless).
+    ``(info, x)``: ``info`` 0 on success (also for n = 0), -1 for shapes that do
+    not fit, else ``dpttrf``'s ``info`` (the first 1-based row whose pivot is
+    not positive; ``x`` is then meaningless).
     """
     n = d.shape[0]
     nrhs = b.shape[1]
     d = d.copy()
     e = e.copy()
     x = b.copy()
+    if n == 0:  # (no index below may run: numba does not check bounds)
+        return 0, x
+    if e.shape[0] != n - 1 or x.shape[0] != n:
+        return -1, x
     # dpttrf
     for i in range(n - 1):
         if d[i] <= 0.0:
@@ -71,7 +77,9 @@ def natural_cubic_system(h, y):  # pragma: no cover - compiled
     ``6.0 * np.diff(np.diff(y, axis=0) / h[:, None], axis=0)`` compute them.
     """
     n, m = y.shape
-    k = n - 2
+    k = max(n - 2, 0)
+    if h.shape[0] != n - 1:
+        k = 0  # (shapes that do not fit: an empty system, nothing read out of bounds)
     d = np.empty(k)
     e = np.empty(max(k - 1, 0))
     rhs = np.empty((k, m))

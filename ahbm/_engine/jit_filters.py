@@ -20,8 +20,10 @@ from ahbm._engine.jit_common import _CACHE
 
 @njit(cache=_CACHE, nogil=True)
 def iir3_pass(b, a, x):  # pragma: no cover - compiled
-    """One forward pass over the rows of `x` (n >= 3, m) with ``b`` (4,), ``a`` (4,), a[0] = 1."""
+    """One forward pass over the rows of `x` (n, m) with ``b`` (4,), ``a`` (4,), a[0] = 1."""
     n, m = x.shape
+    if n < 3:  # all samples copied (and no index below out of bounds: numba does not check)
+        return x.copy()
     y = np.empty_like(x)
     b0, b1, b2, b3 = b[0], b[1], b[2], b[3]
     a1, a2, a3 = a[1], a[2], a[3]

@@ -299,6 +299,11 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
     without its piecewise-polynomial object; outside `x` the end pieces'
     cubics continue, as CubicSpline extrapolates.
     """
+    if x.shape[0] < 2 or y.shape[0] != x.shape[0]:
+        raise DataError(
+            f"a natural cubic spline needs at least 2 samples with one row of values each, got "
+            f"{x.shape[0]} times and {y.shape[0]} rows"
+        )
     h = np.diff(x)
     if not np.all(h > 0):
         raise DataError(
@@ -312,7 +317,7 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
     # columns side by side)
     y = np.ascontiguousarray(y, dtype=float)
     d, e, rhs = natural_cubic_system(h, y)
-    info, sol = ptsv(d, e, rhs)
+    info, sol = ptsv(d, e, rhs)  # (2 samples: no interior point, M = 0, a straight line)
     if info != 0:  # not reached for increasing finite times; the banded LU as before
         ab = np.zeros((3, n - 2))
         ab[0, 1:] = e

@@ -6,6 +6,7 @@ from scipy.interpolate import CubicSpline
 from scipy.linalg import lapack
 
 from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
+from ahbm.errors import DataError
 from ahbm.tools import opensim_id
 
 
@@ -94,3 +95,25 @@ def test_natural_cubic_values_are_numpys_bit_for_bit(seed):
         )
         got = natural_cubic_values(M, y, h, k, a, b, a**3, b**3)
         assert got.tobytes() == want.tobytes()
+
+
+def test_ptsv_of_no_rows_and_of_shapes_that_do_not_fit():
+    info, x = ptsv(np.zeros(0), np.zeros(0), np.zeros((0, 3)))
+    assert info == 0 and x.shape == (0, 3)
+    assert ptsv(np.ones(3), np.ones(1), np.ones((3, 2)))[0] == -1  # e must have n - 1
+    assert ptsv(np.ones(3), np.ones(2), np.ones((2, 2)))[0] == -1  # b must have n rows
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_natural_cubic_of_few_samples_is_scipys(n):
+    rng = np.random.default_rng(n)
+    x = np.cumsum(rng.uniform(0.1, 1.0, n))
+    y = rng.normal(size=(n, 3))
+    t = np.linspace(x[0] - 0.5, x[-1] + 0.5, 17)
+    ref = CubicSpline(x, y, bc_type="natural", axis=0)(t)
+    np.testing.assert_allclose(opensim_id._natural_cubic(x, y, t), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_natural_cubic_needs_two_samples():
+    with pytest.raises(DataError, match="at least 2 samples"):
+        opensim_id._natural_cubic(np.zeros(1), np.zeros((1, 2)), np.zeros(3))

@@ -199,3 +199,12 @@ def test_resample_grid_is_opensims_loop_bit_for_bit(seed):
         want = _grid_loop(start, stop, dt)
         got = _resample_grid(start, stop, dt)
         assert got.tobytes() == want.tobytes(), (start, stop, dt)
+
+
+def test_compiled_iir_pass_of_fewer_than_three_samples_copies_them():
+    b, a = _iir_coefficients(0.01, 6.0)
+    for n in (0, 1, 2):
+        x = np.arange(2.0 * n).reshape(n, 2)
+        np.testing.assert_array_equal(iir3_pass(b, a, x), x)
+    x = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(iir3_pass(b, a, x), _iir_pass(b, a, x))
