@@ -45,6 +45,7 @@ __all__ = [
     "default_mode",
     "inside_folder",
     "os_error",
+    "python_child",
     "run_isolated",
 ]
 
@@ -580,6 +581,45 @@ def _child_main() -> None:
     sys.stdout.flush()
 
 
+def python_child(code: str) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of an isolated child Python process running `code`.
+
+    Every Python child ahbm starts goes through here, so that none of them can
+    import a stranger's file: the current folder is not on the child's import
+    path (``-P`` on Python 3.11+, and removed by the first statement on older
+    ones), ``PYTHONPATH`` keeps only absolute folders, with the folder that
+    holds the ``ahbm`` package first, and ``PYTHONSTARTUP``/``PYTHONINSPECT``
+    are dropped. The child runs the same interpreter (``sys.executable``).
+
+    Parameters
+    ----------
+    code : str
+        The program (``python -c CODE``).
+
+    Returns
+    -------
+    cmd : list of str
+        For :func:`subprocess.run` / :class:`subprocess.Popen`.
+    env : dict
+        The child's environment.
+
+    Examples
+    --------
+    >>> cmd, env = python_child("print(1)")
+    >>> cmd[-1]
+    "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; print(1)"
+    """
+    import ahbm.errors as errors
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONSTARTUP", "PYTHONINSPECT")}
+    root = str(Path(errors.__file__).resolve().parents[1])
+    kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.isabs(p)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([root, *kept]))
+    safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # no current folder on sys.path
+    guard = "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+    return [sys.executable, *safe_path, "-c", guard + code], env
+
+
 def _signal_name(code: int) -> str:
     try:
         return signal.Signals(code).name
@@ -630,12 +670,8 @@ def run_isolated(
     """
     import ahbm.errors as errors
 
-    env = dict(os.environ)
-    root = str(Path(errors.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     request = json.dumps({"target": target, "kwargs": kwargs})
-    safe_path = ["-P"] if sys.version_info >= (3, 11) else []  # no current folder on sys.path
-    cmd = [sys.executable, *safe_path, "-c", "from ahbm._files import _child_main; _child_main()"]
+    cmd, env = python_child("from ahbm._files import _child_main; _child_main()")
     start = time.monotonic()
     try:
         proc = subprocess.run(

@@ -57,7 +57,6 @@ from __future__ import annotations
 import math
 import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -1149,9 +1148,13 @@ def compile_in_background(names) -> subprocess.Popen:
     a second core. Wait for it (``.wait()``) before the first call of those
     kernels here, which then loads them from the cache.
     """
+    from ahbm._files import python_child
+
     code = f"from ahbm._engine.kernels import compile_kernels; compile_kernels({tuple(names)!r})"
+    cmd, env = python_child(code)  # isolated: never imports files of the current folder
     return subprocess.Popen(
-        [sys.executable, "-c", code],
+        cmd,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
