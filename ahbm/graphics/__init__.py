@@ -6,7 +6,7 @@ display; no function calls ``plt.show()``. Each returns the matplotlib
 Figure, or a viewer object holding it, so that the caller can restyle it.
 """
 
-from ahbm.graphics._common import is_interactive_backend, save_figure
+from ahbm.graphics._common import is_interactive_backend, plain_text, save_figure
 from ahbm.graphics.gait import (
     GaitCycleSummary,
     gait_cycle_summary,
@@ -34,6 +34,7 @@ __all__ = [
     "geometry_mesh",
     "is_interactive_backend",
     "model_skeleton",
+    "plain_text",
     "plot_gait_cycles",
     "plot_simulation",
     "plug_in_gait_segments",

@@ -18,6 +18,7 @@ __all__ = [
     "SIDE_COLORS",
     "pyplot",
     "is_interactive_backend",
+    "plain_text",
     "atomic_output",
     "save_figure",
     "set_equal_3d",
@@ -51,6 +52,54 @@ def is_interactive_backend() -> bool:
     if name.startswith("module://"):
         return "ipympl" in name or "widget" in name
     return True
+
+
+def plain_text(*artists):
+    """Make every text of `artists` draw as typed: never mathtext, never LaTeX.
+
+    Labels, titles, legend entries and file names come from data (a C3D
+    marker label, a trial's file name) and may hold ``$...$``: matplotlib
+    would parse that as mathtext (an unknown macro raises ParseFatalException,
+    deep nesting RecursionError) or hand it to LaTeX when ``text.usetex`` is
+    on. Each :class:`matplotlib.text.Text` found in `artists` (Figures, Axes,
+    Legends, Texts; their children are searched) gets ``parse_math=False``
+    and ``usetex=False`` (a wrapped text has its ``$`` escaped instead, as
+    matplotlib measures wrapped lines as mathtext regardless). Tick labels
+    and axis offset texts are left alone: matplotlib's own formatters write
+    them (log-axis ticks use mathtext).
+    Texts created later (``ax.legend()`` by the caller) are not affected.
+    """
+    from matplotlib.axis import Axis, Tick
+    from matplotlib.text import Text
+
+    seen: set[int] = set()
+    stack = [a for a in artists if a is not None]
+    while stack:
+        artist = stack.pop()
+        if id(artist) in seen or isinstance(artist, Tick):
+            continue
+        seen.add(id(artist))
+        if isinstance(artist, Text):
+            _plain(artist)
+        children = artist.get_children()
+        if isinstance(artist, Axis):
+            children = [c for c in children if c is not artist.offsetText]
+        stack.extend(children)
+
+
+def _plain(text) -> None:
+    """One Text drawn as typed (see :func:`plain_text`)."""
+    text.set_usetex(False)
+    if not text.get_wrap():
+        text.set_parse_math(False)
+        return
+    # matplotlib measures the lines of a wrapped text as mathtext whenever they hold an
+    # even number of '$', whatever parse_math says: escape every '$' instead (a '\$' is
+    # drawn as '$' outside mathtext), once
+    if not getattr(text, "_ahbm_plain", False):
+        text.set_text(text.get_text().replace("$", "\\$"))
+        text._ahbm_plain = True
+    text.set_parse_math(True)
 
 
 def atomic_output(path, *, argname: str = "path"):

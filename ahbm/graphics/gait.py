@@ -10,7 +10,14 @@ import numpy as np
 from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
-from ahbm.graphics._common import SIDE_COLORS, check_figure, check_mapping, check_names, pyplot
+from ahbm.graphics._common import (
+    SIDE_COLORS,
+    check_figure,
+    check_mapping,
+    check_names,
+    plain_text,
+    pyplot,
+)
 from ahbm.types import ResultRepr, TupleResult
 
 __all__ = [
@@ -355,10 +362,14 @@ def plot_gait_cycles(
             ax.grid(True, alpha=0.3)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     keep = [(h, lab) for h, lab in zip(handles, labels, strict=True) if lab in wanted]
+    legend = None
     if keep:
-        fig.legend(
+        legend = fig.legend(
             *zip(*keep, strict=True), loc="upper right", ncols=len(keep), fontsize=8, frameon=False
         )
+    # variable names, plane titles and sides are data: plain text, before the layout
+    # measures them (mathtext would be parsed there)
+    plain_text(*axes.ravel(), legend)
     fig.tight_layout(rect=(0.0, 0.0, 1.0, 1.0 - 0.3 / fig.get_size_inches()[1]))
     return fig
 

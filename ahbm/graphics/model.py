@@ -10,7 +10,7 @@ import numpy as np
 from ahbm._deprecation import positional_to_keyword
 from ahbm._validation import as_float_array, as_int, as_positive_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
-from ahbm.graphics._common import pyplot, set_equal_3d
+from ahbm.graphics._common import plain_text, pyplot, set_equal_3d
 
 __all__ = ["draw_model", "geometry_mesh", "model_skeleton"]
 
@@ -389,4 +389,5 @@ def draw_model(
     ax.set_ylabel("y (m)")
     ax.set_zlabel("z (m)")
     ax.set_title(getattr(model, "name", ""))
+    plain_text(ax)  # the model's name is data, not mathtext
     return ax

@@ -8,7 +8,7 @@ import numpy as np
 
 from ahbm._validation import as_float_array
 from ahbm.errors import DataError
-from ahbm.graphics._common import check_figure, pyplot
+from ahbm.graphics._common import check_figure, plain_text, pyplot
 
 __all__ = ["plot_simulation"]
 
@@ -183,5 +183,6 @@ def plot_simulation(
     for ax in axes:
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (s)")
+    plain_text(*axes)  # coordinate and series names are data: plain text, before the layout
     fig.tight_layout()
     return fig

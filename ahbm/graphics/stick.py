@@ -15,6 +15,7 @@ from ahbm.graphics._common import (
     atomic_output,
     check_names,
     is_interactive_backend,
+    plain_text,
     pyplot,
     set_equal_3d,
 )
@@ -226,6 +227,7 @@ class StickViewer:
         if title:
             ax.set_title(title)
         self.artists["time"] = ax.text2D(0.02, 0.97, "", transform=ax.transAxes)
+        plain_text(ax)  # marker labels and the title (a file name) are data, not mathtext
 
     def _setup_follow(self, model_points, lo, hi, v: int, h: list[int]) -> None:
         """Per-frame window centres (horizontal axes) that follow the subject."""

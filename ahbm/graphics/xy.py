@@ -10,7 +10,7 @@ import numpy as np
 from ahbm._deprecation import warn_deprecated
 from ahbm._validation import as_float_array, as_positive_float
 from ahbm.errors import DataError
-from ahbm.graphics._common import SIDE_COLORS, check_figure, check_names, pyplot
+from ahbm.graphics._common import SIDE_COLORS, check_figure, check_names, plain_text, pyplot
 
 __all__ = ["XYViewer", "xy_view"]
 
@@ -346,8 +346,8 @@ def xy_view(
         )
     known_rate = rate is not None or _is_trial(data) or t is not None
     axes[-1].set_xlabel("time (s)" if known_rate else "sample")
-    if title:
-        fig.suptitle(title)
+    suptitle = fig.suptitle(title) if title else None
+    plain_text(*axes, suptitle)  # channel names, event labels and titles are data
     cursor_lines = []
     if cursor is not None and cursor is not False:
         t0 = float(panels[0][1][0]) if panels[0][1].size else 0.0
