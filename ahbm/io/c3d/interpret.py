@@ -34,6 +34,47 @@ def _convert_units(xyz, residuals, P: _Params, units: str | None, source: str):
     return file_units, units
 
 
+#: Marker coordinates beyond this (m) are no measurement (a corrupted file or a wrong scale).
+MAX_MARKER_COORDINATE = 1e3
+
+
+def _drop_implausible_points(xyz, residuals, valid, labels, outputs, units, source) -> None:
+    """Mark missing (in place) marker samples beyond MAX_MARKER_COORDINATE; warn naming them.
+
+    A coordinate of a kilometre or more (or inf) is no marker position: the file is
+    corrupted or its POINT:SCALE is wrong. The whole file is not refused (the other
+    samples are good); those samples become NaN, ``point_mask`` False, residual NaN,
+    and one warning names the markers, their frames and the largest value. Model
+    outputs (angles, moments, ...) are not lengths and are not checked.
+    """
+    per_m = _unit_factor(units, lenient=True) if units else None
+    limit = MAX_MARKER_COORDINATE / (per_m if per_m else 1e-3)  # unknown unit: mm
+    with np.errstate(invalid="ignore"):
+        bad = (np.abs(xyz) > limit).any(axis=2)  # NaN (missing) compares False
+    if outputs:
+        bad[:, list(outputs)] = False
+    if not bad.any():
+        return
+    cols = np.flatnonzero(bad.any(axis=0))
+    parts = []
+    for j in cols[:5]:
+        rows = np.flatnonzero(bad[:, j])
+        name = labels[j] if j < len(labels) else f"POINT{j + 1}"
+        parts.append(f"{name!r} frames {rows[0]}-{rows[-1]} ({rows.size} samples)")
+    more = f" and {cols.size - 5} more markers" if cols.size > 5 else ""
+    with np.errstate(invalid="ignore", over="ignore"):
+        peak = float(np.nanmax(np.abs(xyz[bad])))
+    _warn(
+        f"{source}: {int(bad.sum())} marker samples lie beyond {MAX_MARKER_COORDINATE:g} m "
+        f"from the origin (up to {peak:.3g} {units or 'file units'}), which no marker does: "
+        f"{'; '.join(parts)}{more} (0-based frames). They are marked missing (NaN); the file "
+        "is corrupted there or its POINT:SCALE / POINT:UNITS is wrong"
+    )
+    xyz[bad] = np.nan
+    residuals[bad] = np.nan
+    valid[bad] = False
+
+
 def _calibrate_analogs(araw, P: _Params, types: dict, n_channels: int, source: str):
     """``(raw - OFFSET) * SCALE * GEN_SCALE`` per channel.
 

@@ -12,6 +12,7 @@ from ahbm.io.c3d.interpret import (
     _calibrate_analogs,
     _convert_model_outputs,
     _convert_units,
+    _drop_implausible_points,
     _events,
     _force_plates,
     _labels,
@@ -72,7 +73,15 @@ def read_c3d(path, *, units: str | None = "m", zero_is_missing: bool = True) -> 
     -----
     AhbmWarning
         For recoverable inconsistencies (label counts, header/parameter
-        disagreements, a corrupted trailing parameter record, ...).
+        disagreements, a corrupted trailing parameter record, ...). Marker
+        samples beyond 1e3 m from the origin (after unit conversion; inf
+        included) and force plate samples beyond 1e6 N are implausible: they
+        are marked missing (NaN, ``point_mask`` False) with a warning naming
+        the markers or the plate and its channels and the frames, so that one
+        corrupted sample does not cost the rest of the file. A force plate
+        that cannot be computed (zero-size, collinear or non-finite corners,
+        missing channels) is skipped with a warning naming it; the other
+        plates are kept.
 
     Notes
     -----
@@ -215,6 +224,9 @@ def _read(buf: bytes, source: str, units: str | None, zero_is_missing: bool = Tr
         kinds = _convert_model_outputs(
             xyz, file_xyz, outputs, labels["point_labels"], units, source
         )
+    _drop_implausible_points(
+        xyz, residuals, valid, labels["point_labels"], outputs, out_units, source
+    )
     araw = _decode_analogs(raw_a, lay, fmt)
     analogs = _calibrate_analogs(araw, P, types, lay.n_channels, source)
     point_rate, analog_rate = _rates(P, h, lay.spf, source)

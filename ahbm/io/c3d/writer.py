@@ -91,6 +91,9 @@ def _encode_value(value, ptype, dims_hint):
     if is_int and (not flat.size or (flat.min() >= -32768 and flat.max() <= 65535)):
         if ptype != 4:
             return 2, dims, (flat.astype(np.int64) & 0xFFFF).astype("<u2").tobytes()
+    with np.errstate(invalid="ignore"):
+        if (np.isfinite(flat) & ~(np.abs(flat) <= np.finfo(np.float32).max)).any():
+            return None  # a float32 would hold inf: skipped (and named) rather than corrupted
     return 4, dims, flat.astype("<f4").tobytes()
 
 
@@ -168,7 +171,12 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     DataError
         If `trial` is not a consistent Trial (:func:`ahbm.io.trial.check_trial`;
         e.g. swapped arguments), `path` is not a file path (None, a folder),
-        or a label cannot be stored.
+        or a label cannot be stored; or a value does not fit the file's
+        float32 numbers (magnitude above 3.4e38 after the conversion to
+        `units`: a point, naming it, its frame and coordinate; an analog
+        sample, naming the channel and frame; POINT:SCALE or a rate). Such a
+        value would be written as inf, or, overflowing in the unit
+        conversion, as a missing sample. Nothing is written then.
 
     Notes
     -----
@@ -180,8 +188,9 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     ``trial.parameters`` that these fields do not define (FORCE_PLATFORM,
     SUBJECTS, PROCESSING, extra POINT/ANALOG entries, ...) are copied with
     their original types, so a C3D file read and written again keeps its
-    force plates and metadata; entries that cannot be stored are skipped with
-    an AhbmWarning. The residual word follows the C3D specification: a float
+    force plates and metadata; entries that cannot be stored (including
+    floating-point values beyond the float32 range) are skipped with an
+    AhbmWarning. The residual word follows the C3D specification: a float
     holding ``camera_mask * 256 + round(residual / scale)``, -1 when invalid.
     Points listed in ``trial.point_kinds`` (model outputs) are written as
     held, in their own unit, never scaled as lengths, and declared in
@@ -210,6 +219,10 @@ def write_c3d(trial: Trial, path, *, units: str | None = None, scale: float | No
     pts, units, factor, scale = _output_units(trial, pts, units, scale)
     if kind_cols and pts is not raw_pts:
         pts[:, kind_cols] = raw_pts[:, kind_cols]  # in their own units, not lengths
+    _check_float32_points(trial, raw_pts, pts, labels, kind_cols, units, path)
+    _check_float32_analogs(an, alabels, spf, path)
+    rates = {"trial.point_rate": trial.point_rate, "trial.analog_rate": trial.analog_rate}
+    _check_float32_scalars(path, scale=scale, **rates)
     valid, resid_word = _residual_words(trial, pts, factor, scale)
     n_first = int(trial.first_frame) if trial.first_frame >= 1 else 1
     n_last = n_first + n_frames - 1
@@ -281,6 +294,72 @@ def _samples_per_frame(trial: Trial, an, n_frames: int) -> int:
     return spf
 
 
+#: Largest magnitude a C3D float (IEEE float32) holds; beyond it the file would hold inf.
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float32_points(trial: Trial, raw, pts, labels, kind_cols, units, path) -> None:
+    """DataError naming the first point and frame whose value does not fit a float32.
+
+    `raw` holds the trial's values, `pts` the values in the file's unit (a finite
+    1e308 m is inf in mm). Samples that are missing (NaN, or False in
+    ``trial.point_mask``) are written as zeros and are not checked.
+    """
+    with np.errstate(invalid="ignore"):
+        bad = np.isfinite(raw) & ~(np.abs(pts) <= _F32_MAX)
+    if trial.point_mask is not None and np.shape(trial.point_mask) == bad.shape[:2]:
+        bad &= np.asarray(trial.point_mask, dtype=bool)[..., None]
+    if not bad.any():
+        return
+    k, j, c = (int(v) for v in np.argwhere(bad)[0])
+    n_bad = int(bad.any(axis=2).sum())
+    is_length = j not in kind_cols
+    unit_in = trial.point_units if is_length else str(trial.point_kinds[labels[j]][1])
+    value = f"{raw[k, j, c]:.4g} {unit_in}".rstrip()
+    if is_length and units != trial.point_units:
+        value += f" (= {float(pts[k, j, c]):.4g} {units} in the file)"
+    hint = (
+        " or write the file in a larger unit (`units='m'`)"
+        if is_length and (_unit_factor(units) or 1.0) < 1.0
+        else ""
+    )
+    raise DataError(
+        f"Cannot write '{path}': point {labels[j]!r} at frame {k} (0-based), coordinate "
+        f"{'xyz'[c]}, is {value}, beyond the largest number a C3D file stores ({_F32_MAX:.4g}, "
+        f"float32); {n_bad} samples in all do not fit. Correct the value or mark the sample "
+        f"missing (NaN){hint}"
+    )
+
+
+def _check_float32_analogs(an, alabels, spf: int, path) -> None:
+    """DataError naming the first channel and frame whose sample does not fit a float32."""
+    if not an.size:
+        return
+    with np.errstate(invalid="ignore"):
+        bad = np.isfinite(an) & ~(np.abs(an) <= _F32_MAX)
+    if not bad.any():
+        return
+    s, j = (int(v) for v in np.argwhere(bad)[0])
+    raise DataError(
+        f"Cannot write '{path}': analog channel {alabels[j]!r} at sample {s} (frame "
+        f"{s // max(spf, 1)}, 0-based) is {an[s, j]:.4g}, beyond the largest number a C3D "
+        f"file stores ({_F32_MAX:.4g}, float32); {int(bad.sum())} samples in all do not fit. "
+        "Correct the values, mark them missing (NaN), or rescale the channel (e.g. kN for N)"
+    )
+
+
+def _check_float32_scalars(path, **values) -> None:
+    """DataError when a number of the header/parameters (scale, rates) overflows a float32."""
+    for name, value in values.items():
+        v = float(value)
+        if math.isfinite(v) and abs(v) > _F32_MAX:
+            raise DataError(
+                f"Cannot write '{path}': `{name}` = {v:g} is beyond "
+                f"the largest number a C3D file stores ({_F32_MAX:.4g}, float32); give a "
+                "smaller value"
+            )
+
+
 def _source_header(trial: Trial) -> dict:
     src = trial.parameters.get("__header__", {}) if trial.parameters else {}
     return src if isinstance(src, dict) else {}
@@ -305,7 +384,8 @@ def _output_units(trial: Trial, pts, units, scale):
     else:
         factor = f_in / f_out
     if factor != 1.0:
-        pts = pts * factor
+        with np.errstate(over="ignore"):  # overflow to inf: refused by _check_float32_points
+            pts = pts * factor
     if scale is None:
         src_scale = src_header.get("point_scale")
         ok = isinstance(src_scale, (int, float)) and math.isfinite(src_scale) and src_scale != 0
