@@ -439,8 +439,19 @@ def force_plates_from_c3d(
     Raises
     ------
     FileFormatError
-        If the FORCE_PLATFORM parameters are missing, inconsistent, or refer to
-        channels that do not exist.
+        If the FORCE_PLATFORM parameters are missing or too small for
+        FORCE_PLATFORM:USED plates.
+
+    Warns
+    -----
+    AhbmWarning
+        A plate that cannot be computed -- zero-size, collinear or non-finite
+        CORNERS/ORIGIN, CHANNEL entries the file lacks, an unsupported TYPE,
+        a type 4 plate without CAL_MATRIX -- is skipped with a warning giving
+        its number and the reason; the other plates are returned, in file
+        order. Samples whose force exceeds ``MAX_PLATE_FORCE`` (1e6 N)
+        are marked missing (NaN force, moment, COP and free torque) with a
+        warning naming the plate, its channels and the frames.
 
     Examples
     --------
@@ -498,50 +509,84 @@ def force_plates_from_c3d(
     poly = _param(tree, "FPCOPPOLY")
     plates = []
     for i in range(n_plates):
-        ptype = int(types[i])
-        if ptype not in _N_CHANNELS:
+        try:
+            plate = _one_plate(
+                i, trial, types, corners_all, origins_all, chan, analogs, cal, poly,
+                pos_scale, unit, cop_threshold, src,
+            )  # fmt: skip
+        except (FileFormatError, DataError) as err:
+            # one bad plate (zero-size, collinear or non-finite corners, channels the file
+            # lacks, ...) must not cost the others: skip it, loudly, and go on
+            reason = str(err).removeprefix(f"{src}: ").removeprefix(f"force plate {i + 1}: ")
             _warn(
-                f"{src}: force plate {i + 1} has type {ptype}; only types 1-4 are supported, "
-                "plate skipped"
+                f"{src}: force plate {i + 1} of {n_plates} skipped: {reason}; the other "
+                "plates are kept (trial.force_plates holds them in file order)"
             )
             continue
-        nch = _N_CHANNELS[ptype]
-        if chan.shape[0] < nch or chan.shape[1] <= i:
-            raise FileFormatError(
-                f"{src}: FORCE_PLATFORM:CHANNEL has shape {chan.shape}; plate {i + 1} of type "
-                f"{ptype} needs {nch} channels"
-            )
-        idx = chan[:nch, i].astype(np.int64) - 1
-        if np.any(idx < 0) or np.any(idx >= analogs.shape[1]):
-            raise FileFormatError(
-                f"{src}: FORCE_PLATFORM:CHANNEL for plate {i + 1} refers to channels "
-                f"{(idx + 1).tolist()} but the file has {analogs.shape[1]} analog channels"
-            )
-        corners = corners_all[12 * i : 12 * i + 12].reshape(4, 3).astype(np.float64)
-        origin = origins_all[3 * i : 3 * i + 3].astype(np.float64)
-        if not (np.all(np.isfinite(corners)) and np.all(np.isfinite(origin))):
-            raise FileFormatError(f"{src}: force plate {i + 1} has non-finite CORNERS/ORIGIN")
-        try:
-            frame = plate_frame(corners * pos_scale, origin * pos_scale, plate_type=ptype)
-            R, center, origin = frame.R, frame.center, frame.origin
-        except DataError as err:
-            raise FileFormatError(f"{src}: force plate {i + 1}: {err}") from None
-        _check_plate_size(corners * pos_scale, i, unit, src)
-        cal_i = None
-        if ptype == 4:
-            cal_i = _cal_matrix(cal, i, src)
-        poly_i = None
-        if ptype == 3 and isinstance(poly, np.ndarray) and poly.size >= 12 * (i + 1):
-            poly_i = poly.reshape(-1, order="F")[12 * i : 12 * i + 12]
-        ch = analogs[:, idx]
-        if ptype == 1:
-            ch = ch.copy()
-            ch[:, 3:5] *= pos_scale
-            ch[:, 5] *= pos_scale
-        elif ptype in (2, 4):
-            # moments are in N x (point unit) after calibration: scale them after cal
-            pass
+        if plate is not None:
+            plates.append(plate)
+    if rate is not None:
+        target = trial.point_rate if rate == "point" else float(rate)
+        plates = [resample_force_plate(p, target, cop_threshold=cop_threshold) for p in plates]
+    return plates
+
+
+#: Forces beyond this (N) are no measurement (a bad calibration or a corrupted file).
+MAX_PLATE_FORCE = 1e6
+
+
+def _one_plate(
+    i, trial, types, corners_all, origins_all, chan, analogs, cal, poly, pos_scale, unit,
+    cop_threshold, src,
+):  # fmt: skip
+    """ForcePlate `i` (0-based) of FORCE_PLATFORM, None for an unsupported type (warned).
+
+    Raises FileFormatError (or DataError) naming what is wrong with this plate only.
+    """
+    ptype = int(types[i])
+    if ptype not in _N_CHANNELS:
+        _warn(
+            f"{src}: force plate {i + 1} has type {ptype}; only types 1-4 are supported, "
+            "plate skipped"
+        )
+        return None
+    nch = _N_CHANNELS[ptype]
+    if chan.shape[0] < nch or chan.shape[1] <= i:
+        raise FileFormatError(
+            f"FORCE_PLATFORM:CHANNEL has shape {chan.shape}; plate {i + 1} of type "
+            f"{ptype} needs {nch} channels"
+        )
+    idx = chan[:nch, i].astype(np.int64) - 1
+    if np.any(idx < 0) or np.any(idx >= analogs.shape[1]):
+        raise FileFormatError(
+            f"FORCE_PLATFORM:CHANNEL for plate {i + 1} refers to channels "
+            f"{(idx + 1).tolist()} but the file has {analogs.shape[1]} analog channels"
+        )
+    corners = corners_all[12 * i : 12 * i + 12].reshape(4, 3).astype(np.float64)
+    origin = origins_all[3 * i : 3 * i + 3].astype(np.float64)
+    if not (np.all(np.isfinite(corners)) and np.all(np.isfinite(origin))):
+        raise FileFormatError(
+            f"non-finite FORCE_PLATFORM:CORNERS/ORIGIN (corners {corners.tolist()}, "
+            f"origin {origin.tolist()})"
+        )
+    try:
+        frame = plate_frame(corners * pos_scale, origin * pos_scale, plate_type=ptype)
+        R, center, origin = frame.R, frame.center, frame.origin
+    except DataError as err:
+        raise FileFormatError(f"{err} (a zero-size or collinear plate)") from None
+    _check_plate_size(corners * pos_scale, i, unit, src)
+    cal_i = _cal_matrix(cal, i, src) if ptype == 4 else None
+    poly_i = None
+    if ptype == 3 and isinstance(poly, np.ndarray) and poly.size >= 12 * (i + 1):
+        poly_i = poly.reshape(-1, order="F")[12 * i : 12 * i + 12]
+    ch = analogs[:, idx]
+    if ptype == 1:
+        ch = ch.copy()
+        ch[:, 3:5] *= pos_scale
+        ch[:, 5] *= pos_scale
+    with np.errstate(over="ignore", invalid="ignore"):
         if ptype in (2, 4):
+            # moments are in N x (point unit) after calibration: scale them after cal
             if cal_i is not None:
                 ch = ch @ cal_i.T
             ch = ch.copy()
@@ -554,22 +599,48 @@ def force_plates_from_c3d(
         if ptype == 3 and cop_p is not None:
             r = np.where(np.isnan(r), np.nan, cop_p)
             free = m - cross(r, f)
-        plates.append(
-            ForcePlate(
-                force=f @ R.T,
-                moment=m @ R.T,
-                cop=r @ R.T + center,
-                free_moment=free @ R.T,
-                corners=corners * pos_scale,
-                origin=center,
-                rate=float(trial.analog_rate),
-                plate_type=ptype,
-            )
-        )
-    if rate is not None:
-        target = trial.point_rate if rate == "point" else float(rate)
-        plates = [resample_force_plate(p, target, cop_threshold=cop_threshold) for p in plates]
-    return plates
+        f, m, r, free = f @ R.T, m @ R.T, r @ R.T + center, free @ R.T
+    _drop_implausible_forces(f, m, r, free, i, trial, idx, src)
+    return ForcePlate(
+        force=f,
+        moment=m,
+        cop=r,
+        free_moment=free,
+        corners=corners * pos_scale,
+        origin=center,
+        rate=float(trial.analog_rate),
+        plate_type=ptype,
+    )
+
+
+def _drop_implausible_forces(f, m, r, free, i, trial, idx, src) -> None:
+    """Mark missing (NaN, in place) the samples whose force exceeds MAX_PLATE_FORCE; warn.
+
+    No plate measures a mega-newton: such a sample comes from a wrong calibration
+    (ANALOG:SCALE, CAL_MATRIX) or a corrupted file, and must not pass for data.
+    """
+    with np.errstate(invalid="ignore"):
+        bad = (np.abs(f) > MAX_PLATE_FORCE).any(axis=1)  # NaN (missing) compares False
+    if not bad.any():
+        return
+    rows = np.flatnonzero(bad)
+    spf = trial.analog_rate / trial.point_rate if trial.point_rate > 0 else 0.0
+    where = f"analog samples {rows[0]}-{rows[-1]}"
+    if spf >= 1:
+        where += f" (frames {int(rows[0] // spf)}-{int(rows[-1] // spf)}, 0-based)"
+    labels = list(trial.analog_labels)
+    names = [labels[k] if 0 <= k < len(labels) else f"channel {k + 1}" for k in idx]
+    with np.errstate(invalid="ignore", over="ignore"):
+        peak = float(np.nanmax(np.abs(f[rows])))
+    _warn(
+        f"{src}: force plate {i + 1}: {rows.size} samples ({where}) have forces up to "
+        f"{peak:.3g} N, beyond {MAX_PLATE_FORCE:.0e} N, which no plate measures; they are "
+        f"marked missing (NaN). Check the calibration of its channels "
+        f"{', '.join(map(repr, names))} (ANALOG:SCALE, GEN_SCALE, OFFSET, "
+        "FORCE_PLATFORM:CAL_MATRIX)"
+    )
+    for arr in (f, m, r, free):
+        arr[rows] = np.nan
 
 
 #: Side lengths (m) of the force plates in use: 0.1 m (small stair plates) to 3 m (walkways).

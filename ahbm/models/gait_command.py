@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.graphics import save_figure
+from ahbm.graphics import plain_text, save_figure
 from ahbm.graphics.gait import plot_gait_cycles
 from ahbm.models.gait import (
     GaitSettings,
@@ -29,6 +29,7 @@ from ahbm.models.gait import (
     save_gait_result,
 )
 from ahbm.models.gait.batch import analyze_gait_files
+from ahbm.models.gait.subject import mass_text
 
 __all__ = ["GAIT_HELP", "add_gait_arguments", "run_gait", "write_gait_report"]
 
@@ -113,7 +114,7 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
         fig.text(0.05, 0.02, text, family="monospace", fontsize=9, va="bottom")
         settings = result.settings
         info = (
-            f"mass {result.subject.mass:.1f} kg; markers low-pass "
+            f"{mass_text(result.subject.mass)}; markers low-pass "
             f"{settings.get('marker_cutoff_hz')} Hz; BSP {settings.get('bsp_table', '-')}\n"
             f"angles: {settings.get('angles')}; moments (N·m/kg): internal, Plug-in Gait "
             "signs: extensor/plantarflexor, abductor, external rotator positive; powers "
@@ -135,6 +136,7 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
             fontsize=12,
             y=1.0 - 0.15 / fig.get_size_inches()[1],
         )
+        plain_text(fig)  # file names, flags and variable names are data, not mathtext
         save_figure(fig, out, dpi=90, close=False, argname="report")
     finally:
         plt.close(fig)

@@ -31,7 +31,7 @@ from ahbm.models.gait.frames import SEGMENTS, SegmentFrames
 from ahbm.models.gait.markers import GaitMarkers
 from ahbm.models.gait.markersets import SIDES, G
 from ahbm.models.gait.settings import GaitSettings
-from ahbm.models.gait.subject import SubjectParameters, _median_dist
+from ahbm.models.gait.subject import SubjectParameters, _median_dist, check_subject_mass
 from ahbm.types import ResultRepr
 
 __all__ = [
@@ -448,6 +448,7 @@ def segment_loads(markers, frames, subject, assignment, settings):
     (filtered) plate loads on the feet and the :class:`JointLoads`, lab frame;
     ``f_ext`` and ``loads`` are None when `assignment` is None.
     """
+    check_subject_mass(subject, "the segment model (joint kinetics, segment energies)")
     mk, time, rate = markers.as_dict(), markers.time, markers.rate
     masses, inertia, R, com, joint_pts = _segment_model(mk, frames, subject, settings.sex)
     motion = segment_motion(R, com, time=time)

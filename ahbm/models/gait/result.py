@@ -11,7 +11,7 @@ from ahbm.errors import DataError
 from ahbm.io.hdf5 import save_trial
 from ahbm.io.trial import Trial
 from ahbm.models.gait.markersets import SIDES
-from ahbm.models.gait.subject import SubjectParameters
+from ahbm.models.gait.subject import SubjectParameters, mass_text
 from ahbm.types import ResultRepr
 
 __all__ = ["GaitResult", "save_gait_result", "result_units", "variable_units"]
@@ -153,7 +153,7 @@ class GaitResult(ResultRepr):
             f"events=list[{len(self.events)}] ({events}), cycles=({cyc}), "
             f"speed={sp.get('walking_speed', np.nan):.2f} m/s, "
             f"cadence={sp.get('cadence', np.nan):.1f} steps/min, "
-            f"mass={self.subject.mass:.1f} kg, flags={flags})"
+            f"{_mass_field(self.subject)}, flags={flags})"
         )
 
     def as_plug_in_gait(self) -> dict:
@@ -255,8 +255,20 @@ class GaitResult(ResultRepr):
                 line += f", peak ankle plantarflexor moment {peak:.2f} N·m/kg"
             lines.append(line)
         lines.append(f"cadence {self.spatiotemporal.get('cadence', np.nan):.1f} steps/min")
+        if not _mass_known(self.subject):
+            lines.append(mass_text(None))
         lines += [f"CHECK FAILED: {f}" for f in self.flags]
         return "\n".join(lines)
+
+
+def _mass_known(subject) -> bool:
+    m = getattr(subject, "mass", None)
+    return isinstance(m, (int, float, np.floating)) and bool(np.isfinite(m)) and m > 0
+
+
+def _mass_field(subject) -> str:
+    """``mass=70.0 kg`` for the repr, ``mass=unknown`` (never ``nan kg``) without one."""
+    return f"mass={subject.mass:.1f} kg" if _mass_known(subject) else "mass=unknown"
 
 
 def result_units(results: dict) -> dict:

@@ -168,6 +168,43 @@ class NoBodyMassError(DataError):
     """No body mass given, none in the file, and the plates cannot weigh the subject."""
 
 
+#: What an unknown body mass (NaN in SubjectParameters.mass) means and how to give it.
+MASS_UNKNOWN = (
+    "body mass not known (none given and no Bodymass in the file: kinematics only; pass "
+    "`mass`, CLI --mass KG, for kinetics)"
+)
+
+
+def mass_text(mass) -> str:
+    """``"mass 70.0 kg"``, or what is missing and how to give it when `mass` is not known.
+
+    Text for messages and reports: a kinematics-only subject has a NaN mass
+    (:func:`subject_parameters` with ``need_mass=False``), which is never
+    printed as ``nan kg``.
+    """
+    try:
+        m = float(mass)
+    except (TypeError, ValueError):
+        m = float("nan")
+    return f"mass {m:.1f} kg" if np.isfinite(m) and m > 0 else MASS_UNKNOWN
+
+
+def check_subject_mass(subject, what: str) -> float:
+    """The subject's mass, or a DataError saying what is missing and which option gives it."""
+    m = getattr(subject, "mass", None)
+    try:
+        m = float(m)
+    except (TypeError, ValueError):
+        m = float("nan")
+    if not (np.isfinite(m) and m > 0):
+        shown = "missing (NaN)" if m != m else f"{m:g} kg"
+        raise NoBodyMassError(
+            f"{what} needs the body mass, but `subject.mass` is {shown}: {MASS_UNKNOWN} "
+            "(subject_parameters(..., mass=KG))"
+        )
+    return m
+
+
 def _file_length(value):
     """A length from a Vicon parameter: mm when above 3 (Vicon's unit), else m."""
     if value is None or not np.isfinite(value) or value <= 0:
@@ -493,8 +530,8 @@ def subject_parameters(
     _check_range(h, "height", "m", 0.4, 2.8)
     if warn and [e for e in estimated if e != "height"]:  # height is informational
         warnings.warn(
-            f"subject parameters estimated (not given): {', '.join(estimated)} -- mass "
-            f"{float(m):.1f} kg, leg lengths {ll['Left']:.3f}/{ll['Right']:.3f} m, knee widths "
+            f"subject parameters estimated (not given): {', '.join(estimated)} -- "
+            f"{mass_text(m)}, leg lengths {ll['Left']:.3f}/{ll['Right']:.3f} m, knee widths "
             f"{kw['Left']:.3f}/{kw['Right']:.3f} m, ankle widths {aw['Left']:.3f}/"
             f"{aw['Right']:.3f} m; pass them for accurate joint centres and kinetics",
             AhbmWarning,
