@@ -11,7 +11,6 @@ failures in one table (:class:`GaitBatchResult`).
 from __future__ import annotations
 
 import concurrent.futures as cf
-import glob
 import multiprocessing
 import os
 import warnings
@@ -21,7 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.errors import AhbmError, DataError
+from ahbm._files import expand_paths
+from ahbm.errors import AhbmError, AhbmWarning, DataError
+from ahbm.io.readers import SUPPORTED_SUFFIXES
 from ahbm.types import ResultRepr
 
 __all__ = ["GaitBatchResult", "analyze_gait_files", "expand_trial_paths"]
@@ -81,12 +82,21 @@ class GaitBatchResult(ResultRepr):
 
 
 def expand_trial_paths(patterns) -> list:
-    """File paths from names or glob patterns (expanded here too, e.g. on Windows shells).
+    """File paths from names, folders or glob patterns (expanded here too, e.g. on Windows).
+
+    The expander of ``ahbm convert`` (:func:`ahbm._files.expand_paths`): a
+    folder gives its .c3d/.trc files, ``**`` follows no symbolically linked
+    folder and looks at a bounded number of entries, a file reached twice is
+    listed once, and FIFOs, devices, sockets and broken links are refused
+    without being opened. A named file of another type is kept (its row then
+    says it cannot be read).
 
     Raises
     ------
     DataError
-        A pattern that matches no file, or no file at all.
+        A pattern that matches no file, a name that is no file, an entry that
+        is not a regular file, a pattern that looks at too many entries, or
+        no file at all.
 
     Examples
     --------
@@ -94,18 +104,21 @@ def expand_trial_paths(patterns) -> list:
     Traceback (most recent call last):
     ahbm.errors.DataError: no file matches 'no/such/*.c3d'
     """
+    if isinstance(patterns, str | os.PathLike):
+        patterns = [patterns]
     out = []
-    for pat in patterns:
-        pat = str(pat)
-        if any(c in pat for c in "*?["):
-            found = sorted(glob.glob(pat))
-            if not found:
-                raise DataError(f"no file matches {pat!r}")
-            out += found
-        else:
-            if not Path(pat).is_file():
-                raise DataError(f"trial file {pat!r} does not exist")
-            out.append(pat)
+    for found in expand_paths(patterns, suffixes=SUPPORTED_SUFFIXES, argname="files"):
+        where = str(found.path)
+        if found.kind == "file" or (found.kind == "unsupported" and found.named):
+            out.append(where)
+        elif found.kind == "nomatch":
+            raise DataError(f"no file matches {where!r}")
+        elif found.kind == "missing":
+            raise DataError(f"trial file {where!r} does not exist")
+        elif found.kind == "special":
+            raise DataError(f"trial file {where!r}: {found.reason}; give a regular .c3d/.trc file")
+        elif found.kind == "unlistable":
+            warnings.warn(f"{where}: {found.reason}", AhbmWarning, stacklevel=2)
     if not out:
         raise DataError("no trial files given")
     return out
