@@ -24,19 +24,38 @@ that names the file and the object:
   expected is an error), no more than 64 KiB each;
 - global heaps: :func:`check_global_heaps` refuses, before libhdf5 opens the
   file, damage on which libhdf5 itself would loop forever.
+
+:func:`store_lock` serializes the writers of one store (across processes):
+each read-copy-modify-rename of :func:`ahbm.io.hdf5.save_trial` runs under it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import math
 import os
+import re
+import stat
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from ahbm.errors import FileFormatError
+from ahbm._files import _host_tag, _owner_alive, os_error
+from ahbm.errors import DataError, FileFormatError
 
-__all__ = ["SafeStore", "MAX_DEPTH", "MAX_EXPANSION", "H5_ERRORS", "check_global_heaps"]
+__all__ = [
+    "SafeStore",
+    "MAX_DEPTH",
+    "MAX_EXPANSION",
+    "H5_ERRORS",
+    "check_global_heaps",
+    "store_lock",
+    "lock_path",
+    "LOCK_TIMEOUT",
+]
 
 #: Deepest nesting of groups read from a store (ahbm writes < 20 levels).
 MAX_DEPTH = 64
@@ -467,3 +486,264 @@ def _kind_names(kinds: str) -> str:
         "S": "byte strings",
     }
     return " or ".join(dict.fromkeys(names[k] for k in kinds))
+
+
+# ----------------------------------------------------------------------------- writer lock
+
+#: Seconds a writer waits for a store's lock held by another writer (``lock_timeout=``).
+LOCK_TIMEOUT = 600.0
+#: Appended to the store's file name to name its lock file (``walk.h5.ahbm-lock``).
+LOCK_SUFFIX = ".ahbm-lock"
+#: Use ``fcntl.flock`` where it exists (else the O_EXCL lock file).
+_USE_FLOCK = True
+#: Seconds after which an O_EXCL lock file that names no owner counts as left behind.
+_STALE_UNNAMED = 30.0
+_OWNER_RE = re.compile(r"host (?P<host>[0-9a-f]{8}) pid (?P<pid>[0-9]+)")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of the store `path`: ``<name>.ahbm-lock`` in the same folder."""
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+@contextlib.contextmanager
+def store_lock(path: Path, *, timeout: float | None = None, argname: str = "path") -> Iterator:
+    """Hold the lock of the store `path` (one writer at a time, across processes).
+
+    The lock is the file ``<name>.ahbm-lock`` beside the store. With
+    ``fcntl.flock`` (POSIX) the operating system releases it when its holder
+    ends, however it ends; the holder removes the file when done, and a waiter
+    that locked a file removed meanwhile tries again on the new one. Where
+    ``flock`` is missing or the file system refuses it, the lock file is
+    created with ``O_CREAT | O_EXCL`` and holds its owner (machine and process
+    id); one whose owner ran on this machine and no longer runs is removed.
+
+    Raises
+    ------
+    DataError
+        If the lock is not obtained within `timeout` seconds (default
+        :data:`LOCK_TIMEOUT`), naming the store and the lock file, or if the lock
+        file cannot be created (a folder without write permission).
+    """
+    lock = lock_path(path)
+    timeout = LOCK_TIMEOUT if timeout is None else float(timeout)
+    deadline = time.monotonic() + timeout
+    release = None
+    if _USE_FLOCK:
+        with contextlib.suppress(ImportError):
+            import fcntl
+
+            release = _flock_acquire(fcntl, lock, path, deadline, timeout, argname)
+    if release is None:
+        release = _excl_acquire(lock, path, deadline, timeout, argname)
+    try:
+        yield lock
+    finally:
+        release()
+
+
+def _owner_text() -> str:
+    return f"ahbm store lock: host {_host_tag()} pid {os.getpid()}\n"
+
+
+def _lock_error(err: OSError, lock: Path, argname: str):
+    return os_error(err, lock, "create the lock file", argname=argname)
+
+
+def _open_lock(lock: Path, argname: str) -> tuple[int, bool] | None:
+    """``(fd, created)`` of the lock file, created if absent; None if it vanished meanwhile."""
+    flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW
+    try:
+        return os.open(lock, flags | os.O_EXCL, 0o666), True
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise _lock_error(err, lock, argname) from err
+    try:
+        fd = os.open(lock, os.O_RDWR | _NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except PermissionError:  # another user's lock file: locking needs no write access
+        try:
+            fd = os.open(lock, os.O_RDONLY | _NOFOLLOW)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            raise _lock_error(err, lock, argname) from err
+    except OSError as err:
+        raise _lock_error(err, lock, argname) from err
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FileFormatError(
+            f"The lock file '{lock}' of an HDF5 store is not a regular file; remove it"
+        )
+    return fd, False
+
+
+def _same_file(fd: int, lock: Path) -> bool:
+    try:
+        st = os.stat(lock, follow_symlinks=False)
+    except OSError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (st.st_dev, st.st_ino)
+
+
+def _flock_acquire(fcntl, lock: Path, store: Path, deadline: float, timeout: float, argname):
+    """Lock `lock` with flock; the release function, or None if flock does not work here."""
+    delay = 0.005
+    while True:
+        opened = _open_lock(lock, argname)
+        if opened is None:
+            continue  # removed by its holder between our two opens
+        fd, created = opened
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            os.close(fd)
+            if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                if created:  # flock unsupported on this file system: the other method
+                    with contextlib.suppress(OSError):
+                        os.unlink(lock)
+                return None
+        except BaseException:
+            os.close(fd)
+            raise
+        else:
+            if _same_file(fd, lock):
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)
+                    os.write(fd, _owner_text().encode())
+                return lambda: _flock_release(fd, lock)
+            os.close(fd)  # the holder removed this file as it finished: lock the new one
+            continue
+        if time.monotonic() >= deadline:
+            raise _timeout(store, lock, timeout, breakable=False)
+        time.sleep(delay)
+        delay = min(2 * delay, 0.1)
+
+
+def _flock_release(fd: int, lock: Path) -> None:
+    try:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)  # while still locked: a waiter on this file then tries again
+    finally:
+        os.close(fd)
+
+
+def _excl_acquire(lock: Path, store: Path, deadline: float, timeout: float, argname):
+    """Create `lock` exclusively (waiting for its holder); the release function."""
+    delay = 0.005
+    while True:
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)
+        except FileExistsError:
+            if _break_stale(lock):
+                continue
+        except OSError as err:
+            raise _lock_error(err, lock, argname) from err
+        else:
+            try:
+                os.write(fd, _owner_text().encode())
+                st = os.fstat(fd)
+            except BaseException:
+                os.close(fd)
+                with contextlib.suppress(OSError):
+                    os.unlink(lock)
+                raise
+            os.close(fd)
+            return lambda: _excl_release(lock, (st.st_dev, st.st_ino))
+        if time.monotonic() >= deadline:
+            raise _timeout(store, lock, timeout, breakable=True)
+        time.sleep(delay)
+        delay = min(2 * delay, 0.1)
+
+
+def _excl_release(lock: Path, ident: tuple) -> None:
+    with contextlib.suppress(OSError):
+        st = os.stat(lock, follow_symlinks=False)
+        if (st.st_dev, st.st_ino) == ident:
+            os.unlink(lock)
+
+
+def _read_owner(lock: Path) -> tuple[str, int] | None:
+    try:
+        fd = os.open(lock, os.O_RDONLY | _NOFOLLOW)
+        try:
+            text = os.read(fd, 256).decode("ascii", "replace")
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    m = _OWNER_RE.search(text)
+    return (m["host"], int(m["pid"])) if m else None
+
+
+def _pid_alive(pid: int, written: float) -> bool:
+    """Whether process `pid` of this machine may still run (True when in doubt)."""
+    if os.name == "nt":  # os.kill(pid, 0) would signal it there
+        try:
+            import ctypes
+
+            k32 = ctypes.WinDLL("kernel32", use_last_error=True)
+            handle = k32.OpenProcess(0x1000 | 0x100000, False, pid)
+            if not handle:
+                return ctypes.get_last_error() != 87  # ERROR_INVALID_PARAMETER: no such process
+            try:
+                return k32.WaitForSingleObject(handle, 0) == 0x102  # WAIT_TIMEOUT: running
+            finally:
+                k32.CloseHandle(handle)
+        except Exception:
+            return True
+    return _owner_alive(pid, written)
+
+
+def _break_stale(lock: Path) -> bool:
+    """Remove `lock` if its writer is gone; True if the caller should try again at once."""
+    try:
+        before = os.stat(lock, follow_symlinks=False)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    owner = _read_owner(lock)
+    if owner is None:
+        stale = time.time() - before.st_mtime > _STALE_UNNAMED
+    else:
+        stale = owner[0] == _host_tag() and not _pid_alive(owner[1], before.st_mtime)
+    if not stale:
+        return False
+    aside = lock.with_name(f"{lock.name}.stale-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        os.rename(lock, aside)  # atomic: of several waiters, one moves it
+    except OSError:
+        return True
+    try:
+        moved = os.stat(aside, follow_symlinks=False)
+        if (moved.st_ino, moved.st_mtime_ns) != (before.st_ino, before.st_mtime_ns):
+            # another waiter broke the stale lock and took a new one meanwhile: give it back
+            with contextlib.suppress(OSError):
+                os.link(aside, lock)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(aside)
+    return True
+
+
+def _timeout(store: Path, lock: Path, timeout: float, *, breakable: bool) -> DataError:
+    owner = _read_owner(lock)
+    who = ""
+    if owner is not None:
+        where = "this machine" if owner[0] == _host_tag() else "another machine"
+        who = f" (process {owner[1]} on {where})"
+    advice = (
+        "; if no ahbm process is writing this store, remove the lock file"
+        if breakable
+        else " (the lock is released when that writer ends, however it ends)"
+    )
+    return DataError(
+        f"Cannot write HDF5 store '{store}': another writer{who} has held its lock file "
+        f"'{lock}' for more than {timeout:g} s; wait for it to finish and write again"
+        f"{advice}, or give a longer lock_timeout"
+    )

@@ -12,7 +12,9 @@ The layout is documented in ``docs/hdf5-schema.md`` (format
 
 Every write goes to a temporary file in the target's folder which then replaces
 the target (``os.replace``), so a failure or interruption never leaves a
-truncated file and never damages an existing one.
+truncated file and never damages an existing one. Writers of one store take
+turns: each read-copy-modify-rename runs under the store's lock file
+(``<name>.ahbm-lock``), so concurrent writers (threads or processes) lose no trial.
 
 Every read goes through the checks of ``ahbm.io._h5safe`` (hard links
 only, each object once, declared sizes and types checked before reading,
@@ -38,7 +40,7 @@ import numpy as np
 from ahbm._files import atomic_path, run_isolated
 from ahbm._validation import as_positive_float, max_read_bytes, output_path
 from ahbm.errors import AhbmError, DataError, FileFormatError
-from ahbm.io._h5safe import H5_ERRORS, MAX_DEPTH, SafeStore, check_global_heaps
+from ahbm.io._h5safe import H5_ERRORS, MAX_DEPTH, SafeStore, check_global_heaps, store_lock
 from ahbm.io.opensim import OpenSimTable
 from ahbm.io.trial import Event, ForcePlate, Trial, check_trial
 
@@ -720,7 +722,11 @@ def _reading(path: Path, *, max_bytes: int, follow_links: bool = False) -> Itera
         check_global_heaps(path)
     except FileFormatError:
         raise
-    except (OSError, ValueError) as err:
+    except OSError as err:
+        raise FileFormatError(
+            f"HDF5 trial store '{path}' cannot be read: {err.strerror or err}"
+        ) from err
+    except ValueError as err:
         raise FileFormatError(f"HDF5 trial store '{path}' cannot be read: {err}") from err
     try:
         f = h5py.File(path, "r")
@@ -771,6 +777,7 @@ def save_trial(
     name: str | None = None,
     overwrite: bool = False,
     result_units: Mapping | None = None,
+    lock_timeout: float | None = None,
 ) -> str:
     """Save a Trial into an HDF5 trial store (several trials per file).
 
@@ -792,6 +799,9 @@ def save_trial(
         ``{(key, subkey, ...): units}``: the ``units`` attribute written on
         the dataset ``results/key/subkey/...`` (a single key may be a str),
         e.g. ``{("gait_cycles", "Left", "KneeAngles"): "rad"}``.
+    lock_timeout : float or None, optional
+        Seconds to wait while another writer holds the store's lock (default
+        600 s); then a DataError naming the store and its lock file.
 
     Returns
     -------
@@ -804,7 +814,8 @@ def save_trial(
         If `trial` is not a consistent Trial (:func:`ahbm.io.trial.check_trial`:
         labels per column, shapes, rates), the name is invalid or taken (and
         not `overwrite`), or a field holds a value the store cannot represent
-        (the message names it).
+        (the message names it), the folder cannot be written, or another
+        writer held the store's lock for `lock_timeout` seconds.
     FileFormatError
         If `path` exists but is not an ahbm trial store, or holds links, loops
         or damaged items (it is left untouched).
@@ -821,6 +832,14 @@ def save_trial(
     only, each object once, declared sizes consistent with the file), so that
     a damaged or crafted store is refused rather than extended. Large arrays
     are chunked along time (~256 KiB chunks) and gzip-compressed with shuffle.
+
+    Concurrent writers of one store (threads, processes) take turns: the
+    whole read-check-copy-write-rename runs under the lock file
+    ``<name>.ahbm-lock`` beside the store (``fcntl.flock`` where the system
+    has it, else a file created exclusively that names its owner), so no
+    writer's trial is lost; the lock file is removed when released. Writers on
+    several machines sharing a folder take turns only where that file system
+    supports these locks.
 
     Examples
     --------
@@ -843,7 +862,15 @@ def save_trial(
     folder = path.parent
     if not folder.is_dir():
         raise DataError(f"Cannot write '{path}': folder '{folder}' does not exist")
+    if lock_timeout is not None:
+        lock_timeout = as_positive_float(lock_timeout, "lock_timeout", unit="s")
+    with store_lock(path, timeout=lock_timeout):  # read, copy and replace as one step
+        _save_locked(trial, path, name, overwrite=overwrite, result_units=result_units)
+    return name
 
+
+def _save_locked(trial: Trial, path: Path, name: str, *, overwrite: bool, result_units) -> None:
+    """The body of :func:`save_trial`, run while holding the store's lock."""
     existing = path.exists()
     replace_existing_name = False
     root_attrs: dict[str, Any] = {}
@@ -868,7 +895,6 @@ def save_trial(
         existing=existing,
         replace=replace_existing_name,
     )
-    return name
 
 
 def _write_store(
