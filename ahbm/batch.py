@@ -12,15 +12,16 @@ readers' warnings per file. One bad file never stops the batch.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import glob
+import contextlib
 import os
+import tempfile
 import threading
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ahbm._files import run_isolated
+from ahbm._files import TEMP_MARKER, _host_tag, expand_paths, os_error, run_isolated
 from ahbm._validation import as_positive_float
 from ahbm.errors import DataError
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
@@ -42,13 +43,24 @@ class ConversionReport:
         ``(input, output)`` for each file written.
     skipped : list of (Path, str)
         ``(input, reason)``: unsupported type, output already present (without
-        ``overwrite``), an output name already used by another input, or an
-        input that names no file.
+        ``overwrite``), an output name already used by another input, an
+        input that names no file, or an entry that is not a regular file
+        (FIFO, device, socket, dangling link, link loop: never opened).
     failed : list of (Path, str)
         ``(input, reason)``: the error type and message.
     warnings : dict of Path to list of str
         The warnings issued while each input was read and written
         (``"Category: message"``), collected instead of printed.
+    collisions : list of (Path, Path, Path)
+        ``(skipped input, converted input, output)`` for each input whose
+        output name another input already uses (``walk.c3d`` and ``walk.trc``
+        both give ``walk.h5``): only the first is converted (also in
+        `skipped`). ``ahbm convert`` exits with status 1 for them unless
+        ``--overwrite``.
+    refused : list of Path
+        Inputs named explicitly (not found in a folder or by a pattern) that
+        are not regular files (also in `skipped`); ``ahbm convert`` exits with
+        status 1 for them.
 
     Examples
     --------
@@ -64,6 +76,8 @@ class ConversionReport:
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     failed: list[tuple[Path, str]] = field(default_factory=list)
     warnings: dict[Path, list[str]] = field(default_factory=dict)
+    collisions: list[tuple[Path, Path, Path]] = field(default_factory=list)
+    refused: list[Path] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -185,9 +199,14 @@ def _convert_one(
             )
         else:
             _convert_file(src, dst, overwrite)
-    except Exception as err:
+    except Exception as exc:
+        err = exc
+        if isinstance(exc, OSError):  # not one of the readers' or writers' own errors
+            err = os_error(exc, exc.filename or src, "convert", argname="inputs")
         if not catch:
-            raise
+            if err is exc:
+                raise
+            raise err from exc
         return src, dst, f"{type(err).__name__}: {err}", _local.caught
     finally:
         caught = _local.caught
@@ -196,51 +215,55 @@ def _convert_one(
 
 
 def _convert_file(src: str, dst: str, overwrite: bool) -> None:
-    """Read `src` and save it as the trial ``<stem>`` of the store `dst`."""
+    """Read `src` and save it as the trial ``<stem>`` of the store `dst`.
+
+    An operating-system error (permissions, a full disk) becomes a DataError
+    naming the file and what to do.
+    """
     from ahbm.io.hdf5 import save_trial
 
-    save_trial(read_trial(src), dst, name=Path(src).stem, overwrite=overwrite)
+    try:
+        trial = read_trial(src)
+    except OSError as err:
+        raise os_error(err, err.filename or src, "read", argname="inputs") from err
+    try:
+        save_trial(trial, dst, name=Path(src).stem, overwrite=overwrite)
+    except OSError as err:
+        raise os_error(err, err.filename or dst, "write", argname="output_dir") from err
 
 
-def _expand(inputs) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Files named by `inputs` (files, folders, globs), and skipped entries."""
-    if isinstance(inputs, str | os.PathLike):
-        inputs = [inputs]
+def _expand(inputs) -> tuple[list[Path], list[tuple[Path, str]], list[Path]]:
+    """Files named by `inputs` (files, folders, globs), skipped entries, refused named inputs.
+
+    See :func:`ahbm._files.expand_paths`: ``**`` follows no symbolic link,
+    special files are never opened, each file is listed once.
+    """
     files: list[Path] = []
     skipped: list[tuple[Path, str]] = []
-    for item in inputs:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(
-                q for q in p.iterdir() if q.is_file() and q.suffix.lower() in SUPPORTED_SUFFIXES
-            )
-            files += found
-        elif p.is_file():
-            if p.suffix.lower() in SUPPORTED_SUFFIXES:
-                files.append(p)
-            else:
-                skipped.append((p, f"unsupported file type {p.suffix!r}"))
-        elif glob.has_magic(str(item)):
-            matches = sorted(Path(m) for m in glob.glob(str(item), recursive=True))
-            matches = [m for m in matches if m.is_file()]
-            if not matches:
-                skipped.append((p, "pattern matches no file"))
-            for m in matches:
-                if m.suffix.lower() in SUPPORTED_SUFFIXES:
-                    files.append(m)
-                else:
-                    skipped.append((m, f"unsupported file type {m.suffix!r}"))
-        else:
-            skipped.append((p, "no such file or folder"))
-    # remove duplicates, keep order
-    seen: set[Path] = set()
-    unique = []
-    for f in files:
-        key = f.resolve()
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique, skipped
+    refused: list[Path] = []
+    for found in expand_paths(inputs, suffixes=SUPPORTED_SUFFIXES, argname="inputs"):
+        if found.kind == "file":
+            files.append(found.path)
+            continue
+        skipped.append((found.path, found.reason))
+        if found.kind == "special" and found.named:
+            refused.append(found.path)
+    return files, skipped, refused
+
+
+def _check_writable(out: Path) -> None:
+    """DataError naming `out` unless a file can be created in it (nothing converted yet)."""
+    try:
+        fd, name = tempfile.mkstemp(
+            prefix=f".convert-check.{TEMP_MARKER}-{_host_tag()}-{os.getpid()}-",
+            suffix=".tmp",
+            dir=out,
+        )
+    except OSError as err:
+        raise os_error(err, out, "write to the folder", argname="output_dir") from err
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(name)
 
 
 def process_pool(max_workers: int) -> cf.ProcessPoolExecutor:
@@ -298,10 +321,16 @@ def convert(
     ----------
     inputs : str, path-like, or iterable of them
         Files, folders (their ``.c3d``/``.trc`` files, not recursive) and glob
-        patterns (``"data/**/*.c3d"`` is recursive).
+        patterns (``"data/**/*.c3d"`` is recursive; ``**`` does not enter
+        symbolically linked folders, and expanding one input looks at no more
+        than 1,000,000 folder entries). FIFOs, devices, sockets, dangling
+        links and link loops are never opened: they are listed in
+        ``report.skipped`` with the reason.
     output_dir : str or path-like
         Folder for the outputs, created if needed; each input ``name.ext``
-        becomes ``output_dir/name.h5`` holding one trial named ``name``.
+        becomes ``output_dir/name.h5`` holding one trial named ``name``. Two
+        inputs with the same ``name`` collide: the first is converted, the
+        other skipped and listed in ``report.collisions``.
     jobs : int or None, optional
         Number of files converted at the same time (default: one per
         available CPU, at most one per file). They run in threads of this
@@ -343,7 +372,9 @@ def convert(
     ------
     DataError
         If `on_error`, `jobs` or `timeout` is invalid, `jobs` and `executor`
-        are both given, or `output_dir` is a file.
+        are both given, `output_dir` is a file or cannot be created or written
+        (checked before anything is converted), or a pattern or folder makes
+        the expansion look at too many folder entries.
 
     Notes
     -----
@@ -385,23 +416,38 @@ def convert(
             raise DataError(f"`jobs` must be a whole number of at least 1, got {jobs!r}")
         if executor is not None:
             raise DataError("give `jobs` or `executor`, not both (jobs sizes the default threads)")
+    if not isinstance(output_dir, str | os.PathLike):
+        raise DataError(
+            f"Expected `output_dir` to be a folder path, got {type(output_dir).__name__}"
+        )
     out = Path(output_dir)
     if out.exists() and not out.is_dir():
-        raise DataError(f"`output_dir` '{out}' exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+        raise DataError(f"`output_dir` '{out}' exists and is not a folder; give a folder")
 
-    files, skipped = _expand(inputs)
-    report = ConversionReport(skipped=list(skipped))
+    files, skipped, refused = _expand(inputs)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise os_error(err, out, "create the folder", argname="output_dir") from err
+    _check_writable(out)
+    report = ConversionReport(skipped=list(skipped), refused=refused)
     tasks: list[tuple[Path, Path]] = []
     used: dict[str, Path] = {}
     for f in files:
         dst = out / f"{f.stem}.h5"
-        if dst.name in used:
+        key = os.path.normcase(dst.name)
+        if key in used:
+            first = used[key]
+            report.collisions.append((f, first, dst))
             report.skipped.append(
-                (f, f"output name {dst.name} already used by {used[dst.name]}; rename one")
+                (
+                    f,
+                    f"output name {dst.name} already used by {first} (both map to {dst}); "
+                    f"only {first} is converted; rename one of them",
+                )
             )
             continue
-        used[dst.name] = f
+        used[key] = f
         if dst.exists() and not overwrite:
             report.skipped.append((f, f"output {dst} exists (pass overwrite=True to replace)"))
             continue
@@ -451,6 +497,8 @@ def _collect(fut, task, report: ConversionReport, catch: bool, futures) -> None:
                 other.cancel()
             raise
         caught = []
+        if isinstance(err, OSError):
+            err = os_error(err, err.filename or src, "convert", argname="inputs")
         reason = f"{type(err).__name__}: {err}"  # the worker itself failed
         from concurrent.futures.process import BrokenProcessPool
 

@@ -74,7 +74,10 @@ def _add_convert(parser: argparse.ArgumentParser) -> None:
         "CPU; 1 converts one file at a time in this process)",
     )
     parser.add_argument(
-        "--overwrite", action="store_true", help="replace the trial in existing outputs"
+        "--overwrite",
+        action="store_true",
+        help="replace the trial in existing outputs; accept inputs that share an output name "
+        "(the first is converted)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
@@ -89,8 +92,10 @@ def _add_convert(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_convert(args: argparse.Namespace) -> int:
-    """Exit status 0 if every input named files and all converted, 1 if a file failed or
-    an input named no file, 2 if no input named any file."""
+    """Exit status 0 if every input named files and all converted, 1 if a file failed, an
+    input named no file, an input named explicitly is not a regular file (FIFO, device,
+    socket, dangling link, link loop), or two inputs map to one output (without
+    --overwrite); 2 if no input named any file."""
     import os
 
     from ahbm.batch import convert, process_pool
@@ -124,7 +129,22 @@ def _run_convert(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    return 0 if report.ok and not report.unmatched else 1
+    if report.refused:
+        print(
+            "ahbm convert: not regular files (never opened): "
+            + ", ".join(repr(str(p)) for p in report.refused),
+            file=sys.stderr,
+        )
+    collide = report.collisions and not args.overwrite
+    if collide:
+        print(
+            "ahbm convert: inputs map to one output: "
+            + "; ".join(f"{a} and {b} -> {out}" for a, b, out in report.collisions)
+            + "; only the first of each was converted (rename one, or pass --overwrite "
+            "to accept)",
+            file=sys.stderr,
+        )
+    return 0 if report.ok and not report.unmatched and not report.refused and not collide else 1
 
 
 def _add_info(parser: argparse.ArgumentParser) -> None:
