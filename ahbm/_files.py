@@ -603,7 +603,7 @@ def python_child(code: str) -> tuple[list[str], dict[str, str]]:
     Returns
     -------
     cmd : list of str
-        For :func:`subprocess.run` / :class:`subprocess.Popen`.
+        For ``subprocess.run`` or ``subprocess.Popen``.
     env : dict
         The child's environment.
 

@@ -601,8 +601,9 @@ def test_write_is_atomic(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(DataError, match="disk full") as info:  # the OSError, naming the file
         write_c3d(_random_trial(rng), path)
+    assert isinstance(info.value.__cause__, OSError)
     assert path.read_bytes() == b"old content"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.c3d"]
 

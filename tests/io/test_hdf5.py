@@ -122,8 +122,9 @@ def test_interrupted_replace_never_truncates(tmp_path, monkeypatch):
         raise OSError("rename failed")
 
     monkeypatch.setattr(os, "replace", no_replace)
-    with pytest.raises(OSError, match="rename failed"):
+    with pytest.raises(DataError, match="rename failed") as info:  # the OSError, naming the file
         save_trial(make_full_trial(2), path, name="b")
+    assert isinstance(info.value.__cause__, OSError)
     assert _digest(path) == before
     assert os.listdir(tmp_path) == ["s.h5"]
 
