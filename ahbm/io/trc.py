@@ -59,6 +59,10 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     FileFormatError
         If the file is missing, not a TRC file, or its header and data disagree
         in a way that cannot be recovered (the message names the line).
+    DataError
+        If a marker coordinate is beyond 1000 m (after conversion to metres:
+        :data:`MAX_MARKER_COORDINATE`), which no measurement can be; the
+        message names the marker, the column and the frame.
 
     Warns
     -----
@@ -111,6 +115,7 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     _check_declared_counts(header, points.shape[0], len(labels), path)
     first_frame = _trc_first_frame(data, float(rate), path, start)
     file_units = str(header["Units"])
+    _check_marker_bounds(points, labels, file_units, first_frame, float(rate), path)
     out_units = file_units if units is None else str(units)
     if units is not None:
         try:
@@ -131,6 +136,57 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
         first_frame=first_frame,
         parameters={"TRC": header},
         source=str(path),
+    )
+
+
+#: Largest plausible marker coordinate, m: a laboratory is not a kilometre wide.
+MAX_MARKER_COORDINATE = 1e3
+
+
+def _beyond(values: np.ndarray, bound: float, *, missing_ok: bool = True):
+    """Index (tuple) of the first value of `values` beyond ``±bound`` (C order), or None.
+
+    Infinities are beyond any bound; NaN (a missing sample) is beyond it only
+    when `missing_ok` is False. The search allocates nothing for arrays within
+    the bound (NaN-ignoring min and max).
+    """
+    v = np.asarray(values)
+    if v.size == 0:
+        return None
+    hi = np.fmax.reduce(v, axis=None)
+    lo = np.fmin.reduce(v, axis=None)
+    if hi <= bound and lo >= -bound and (missing_ok or not np.isnan(v).any()):
+        return None
+    if np.isnan(hi) and missing_ok:  # every value missing
+        return None
+    with np.errstate(invalid="ignore"):
+        bad = np.abs(v) > bound if missing_ok else ~(np.abs(v) <= bound)
+    hits = np.argwhere(bad)
+    return None if hits.shape[0] == 0 else tuple(int(i) for i in hits[0])
+
+
+def _check_marker_bounds(points, labels, file_units, first_frame, rate, path) -> None:
+    """DataError for a marker coordinate beyond :data:`MAX_MARKER_COORDINATE` (in metres).
+
+    Checked on the file's values, before any unit conversion (which could
+    overflow); a file in an unknown unit is not checked.
+    """
+    try:
+        metres = length_unit_scale(file_units, name="Units")
+    except DataError:
+        return
+    where = _beyond(points, MAX_MARKER_COORDINATE / metres)
+    if where is None:
+        return
+    k, m, a = where
+    value = float(points[k, m, a])
+    in_metres = "" if metres == 1.0 else f" ({value * metres:g} m)"
+    raise DataError(
+        f"TRC file '{path}': marker '{labels[m]}' {'XYZ'[a]} (column {'XYZ'[a]}{m + 1}) in "
+        f"frame {k} (data row {k + 1}, Frame# {first_frame + k}, time "
+        f"{(first_frame - 1 + k) / rate:.6g} s) is {value:g} {file_units}{in_metres}, beyond "
+        f"the bound of {MAX_MARKER_COORDINATE:g} m for a marker coordinate; the file is damaged "
+        "or its Units header is wrong: fix or blank that value"
     )
 
 
