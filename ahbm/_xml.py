@@ -26,6 +26,7 @@ from xml.parsers import expat
 
 import numpy as np
 
+from ahbm._validation import check_read_size
 from ahbm.errors import FileFormatError
 
 __all__ = ["XmlNode", "parse_xml"]
@@ -78,6 +79,9 @@ class _Refused(Exception):
 
 # Below this size the expat-event tree is as fast as a check plus a scan.
 _SCAN_MIN_BYTES = 16384
+#: Bytes one ``<`` of the text may cost once parsed (an upper bound on the elements): the
+#: scan's table row and stack entry, the node with its attribute dict, child list and tag.
+_ELEMENT_BYTES = 384
 _ATTRIBUTE = re.compile(r"""([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _UTF8_NAMES = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
 
@@ -222,14 +226,32 @@ def parse_xml(
     ------
     FileFormatError
         Malformed XML (line and column), a DOCTYPE/ENTITY declaration, an external
-        entity reference, nesting deeper than `max_depth`, or no element at all.
+        entity reference, nesting deeper than `max_depth`, no element at all, or a
+        tree whose texts, attributes and elements would exceed the read cap.
     """
     label = source if label is None else label
+    _check_tree_size(data, label)
     if isinstance(data, bytes) and len(data) >= _SCAN_MIN_BYTES:
         root = _scanned_tree(data, source, max_depth, frozenset(shallow), frozenset(skip))
         if root is not None:
             return root
     return _expat_tree(data, source, label, max_depth, usual, shallow, skip)
+
+
+def _check_tree_size(data, label: str) -> None:
+    """Count the tree that `data` makes against the read cap (:func:`ahbm.io.max_read_bytes`).
+
+    Element texts and attribute values are copied into the tree (at most the
+    bytes of the text again, on top of the text itself), and every element
+    costs a few hundred bytes (at most one per ``<``): a file within the cap
+    cannot make a tree many times larger than the cap.
+    """
+    n, lt = len(data), data.count(b"<" if isinstance(data, (bytes, bytearray)) else "<")
+    check_read_size(
+        2 * n + lt * _ELEMENT_BYTES,
+        f"parsing {n} bytes with up to {lt} elements and their texts",
+        label,
+    )
 
 
 def _expat_tree(data, source, label, max_depth, usual, shallow, skip):
