@@ -358,9 +358,26 @@ def _add_scale(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_scale(args: argparse.Namespace) -> int:
-    from ahbm.tools.opensim_scale import run_scale, write_model, write_scale_factors
+    from ahbm.tools.opensim_id import _check_out, _writable_folder
+    from ahbm.tools.opensim_scale import (
+        _MODEL_SUFFIXES,
+        _XML,
+        _scale_inputs,
+        read_scale_setup,
+        run_scale,
+        write_model,
+        write_scale_factors,
+    )
 
-    result = run_scale(args.setup)
+    setup = read_scale_setup(args.setup)
+    inputs = _scale_inputs(setup)  # the extra outputs are refused before the computation
+    for path, suffixes, option in (
+        (args.output, _MODEL_SUFFIXES, "--output"),
+        (args.scale_file, _XML, "--scale-file"),
+    ):
+        if path is not None:
+            _writable_folder(_check_out(path, inputs, suffixes, option).parent, argname=option)
+    result = run_scale(setup)
     written = list(result.written)
     if args.output is not None:
         written.append(write_model(result.model, args.output))

@@ -36,6 +36,8 @@ What is computed
 
 from __future__ import annotations
 
+import os
+import tempfile
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -46,17 +48,19 @@ from scipy import linalg
 
 from ahbm._engine.batch import cross
 from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
+from ahbm._files import TEMP_MARKER, _host_tag, check_output, inside_folder, os_error
 from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot_values
+from ahbm.io.trc import _beyond
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_processing import (
     natural_quintic_spline,
     opensim_coordinate_processing,
 )
-from ahbm.tools.opensim_setup import ExternalLoads, IDSetup, read_id_setup
+from ahbm.tools.opensim_setup import ExternalLoads, IDSetup, _listed, _shown, read_id_setup
 from ahbm.types import ResultRepr
 
 __all__ = [
@@ -264,6 +268,62 @@ def opensim_coordinate_order(model: Model) -> list:
     return order
 
 
+# --- plausibility of the data -------------------------------------------------------------
+
+#: Bounds beyond which a value is no measurement (a damaged file, a wrong unit, another
+#: quantity): generalized coordinates (rad or m), forces (N), points of application
+#: (centres of pressure, m) and torques (N m). The tools refuse such values, naming the
+#: file, the column and the frame, rather than compute garbage from them.
+MAX_COORDINATE = 1e3
+MAX_FORCE = 1e6
+MAX_POINT = 1e3
+MAX_TORQUE = 1e6
+
+
+def _frame_text(row: int, time) -> str:
+    """``frame 3 (time 0.05 s)`` for messages (`time` None: no time)."""
+    if time is None:
+        return f"frame {row}"
+    return f"frame {row} (time {float(time):.6g} s)"
+
+
+def _check_times(time, source: str, what: str) -> None:
+    """DataError unless the times of a data file are finite and strictly increasing."""
+    t = np.asarray(time, dtype=float)
+    finite = np.isfinite(t)
+    if not finite.all():
+        k = int(np.argmin(finite))
+        raise DataError(
+            f"{what} '{source}': the time of row {k} is {t[k]!r}; times must be finite and "
+            "strictly increasing: fix that row"
+        )
+    if t.shape[0] > 1:
+        step = np.diff(t)
+        if not (step > 0).all():
+            k = int(np.argmin(step > 0))
+            raise DataError(
+                f"{what} '{source}': the time of row {k + 1} ({t[k + 1]:.9g} s) does not come "
+                f"after that of row {k} ({t[k]:.9g} s); times must be strictly increasing: fix "
+                "or remove the row"
+            )
+
+
+def _implausible(kind: str, bound: float, unit: str, what: str, source: str, column: str,
+                 row: int, time, value: float, shown: str = "") -> DataError:  # fmt: skip
+    """The DataError of a value beyond its physical bound (or missing, NaN)."""
+    where = f"{what} '{source}', column '{column}', {_frame_text(row, time)}"
+    if np.isnan(value):
+        return DataError(
+            f"{where}: the {kind} is missing (NaN); the tool needs it in every frame: fill the "
+            "gap (e.g. by interpolation) or remove the row"
+        )
+    return DataError(
+        f"{where}: {shown or f'{value:g} {unit}'} is beyond the bound of ±{bound:g} {unit} for "
+        f"a {kind}, which no measurement can reach; the file is damaged, in another unit or "
+        "the column holds another quantity: fix that value"
+    )
+
+
 # --- external loads -----------------------------------------------------------------------
 
 
@@ -332,6 +392,33 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
     #   + (y[k+1] / h_k - M[k+1] h_k / 6) b, numpy's operations compiled (the cubes numpy's)
     a3, b3 = a[:, None] ** 3, b[:, None] ** 3  # (the cubes as the array expression took them)
     return natural_cubic_values(M, y, h, k, a, b, a3[:, 0], b3[:, 0])
+
+
+_LOAD_BOUNDS = {
+    "force": ("force", MAX_FORCE, "N"),
+    "point": ("point of application", MAX_POINT, "m"),
+    "torque": ("torque", MAX_TORQUE, "N m"),
+}
+
+
+def _check_loads(y: np.ndarray, columns: list, plan: list, time: np.ndarray, source: str):
+    """DataError for a missing or implausible force, point or torque of the loads' columns."""
+    kinds = [""] * len(columns)
+    for _spec, slots in plan:
+        for what, start in slots.items():
+            kinds[start : start + 3] = [what] * 3
+    for what, (kind, limit, unit) in _LOAD_BOUNDS.items():
+        cols = [k for k, w in enumerate(kinds) if w == what]
+        if not cols:
+            continue
+        where = _beyond(y[:, cols], limit, missing_ok=False)
+        if where is not None:
+            row, k = where[0], cols[where[1]]
+            raise _implausible(
+                f"{kind} of an external load", limit, unit, "external loads data file", source,
+                columns[k], row,
+                time[row], float(y[row, k]),
+            )  # fmt: skip
 
 
 def _frame_pose(model: Model, kin, name: str, what: str):
@@ -410,6 +497,9 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
     N = t.shape[0]
     f_ext = np.zeros((N, model.n_bodies, 6))
     t_data = data.time
+    source = data.source or data.name or "external loads data"
+    if loads.forces:
+        _check_times(t_data, source, "external loads data file")
     # a little outside is fine (OpenSim's processed times may start 1e-7 s early):
     # the splines extrapolate over at most one sample interval of the data
     slack = float(np.min(np.diff(t_data))) if t_data.shape[0] > 1 else 0.0
@@ -441,10 +531,7 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
         return f_ext
     position = {c: k for k, c in enumerate(labels)}
     y = data.data.to_numpy(dtype=float)[:, [position[c] for c in columns]]
-    bad = ~np.isfinite(y).all(axis=0)
-    if bad.any():
-        names = [c for c, b in zip(columns, bad, strict=True) if b]
-        raise DataError(f"the external loads columns {names} of '{data.source}' contain NaN or inf")
+    _check_loads(y, columns, plan, t_data, source)
     values = _time_function(t_data, y, t)
     for spec, slots in plan:
         b = model.body_index(spec.applied_to_body)
@@ -516,6 +603,17 @@ def _coordinate_matrix(
             Q[:, k] = values[:, col[lookup[n]]] * _DEGREE
         else:
             Q[:, k] = values[:, col[lookup[n]]]
+    where = _beyond(Q, MAX_COORDINATE, missing_ok=False)
+    if where is not None:
+        row, k = where
+        column = lookup[names[k]]
+        raw = float(values[row, col[column]])
+        shown = f"{raw:g} degrees ({Q[row, k]:g} rad)" if column in degrees else ""
+        raise _implausible(
+            "generalized coordinate", MAX_COORDINATE, "rad or m", "coordinates file",
+            table.source or table.name or "(in memory)", column, row,
+            table.time[row], float(Q[row, k]), shown,
+        )  # fmt: skip
     return Q
 
 
@@ -576,7 +674,10 @@ def inverse_dynamics_opensim(
     Raises
     ------
     DataError, ModelError
-        Bad tables, identifiers, body names, time ranges or options.
+        Bad tables, identifiers, body names, time ranges or options; a
+        coordinate beyond 1000 rad or m, a force beyond 1e6 N, a point
+        beyond 1000 m or a torque beyond 1e6 N m, or a missing (NaN)
+        value, naming the column and the frame.
 
     Examples
     --------
@@ -628,6 +729,7 @@ def _inverse_dynamics_opensim(
         )
     Q = _coordinate_matrix(model, coordinates, _default_q(model), degrees)
     t = coordinates.time
+    _check_times(t, coordinates.source or coordinates.name or "(in memory)", "coordinates file")
     if processing == "opensim":
         proc = opensim_coordinate_processing(t, Q, cutoff=cutoff, time_range=time_range)
         times, q, qd, qdd = proc.time, proc.q, proc.qd, proc.qdd
@@ -811,17 +913,124 @@ def _read_osim(path: Path, *, muscles: bool = True, markers: bool = True) -> Mod
     )
 
 
-def _make_folder(folder: Path) -> None:
-    """Create an output folder named by a setup (as OpenSim does); AhbmError on failure."""
+# --- outputs ------------------------------------------------------------------------------
+#
+# The policy of every tool (docs/security.md): an output that is one of the run's inputs
+# (setup, model, data files, external loads and their data, through links too) is refused;
+# an existing file is replaced only when it has a suffix the writer writes, and atomically;
+# names read from a setup cannot leave the results folder; the folders are created and
+# checked before the computation; every OSError becomes a DataError naming the path.
+
+#: Suffixes of the storage files the tools write (replaced when they exist).
+_STORAGE = (".sto", ".mot")
+#: Longest file name (bytes) of common file systems.
+_NAME_MAX = 255
+
+
+def _make_folder(folder: Path, argname: str = "results folder") -> None:
+    """Create an output folder named by a setup (as OpenSim does); DataError on failure."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise DataError(f"cannot create the output folder '{folder}': {err}") from err
+        raise os_error(err, folder, "create the output folder", argname=argname) from err
+
+
+def _writable_folder(folder, *, argname: str, create: bool = False) -> Path:
+    """Check, before a computation, that a file can be created in `folder`.
+
+    `create`: create the folder first (the results folder a setup names, as
+    OpenSim does); otherwise it must exist. The check creates and removes an
+    empty temporary file (named as :func:`ahbm._files.atomic_path` names its
+    temporaries, so that :func:`~ahbm._files.cleanup_temporaries` removes one
+    left by a killed process): permissions, read-only file systems, quotas and
+    ACLs are all tested as the write will meet them.
+    """
+    folder = Path(folder) if str(folder) else Path(".")
+    if create:
+        _make_folder(folder, argname)
+    try:
+        if not folder.is_dir():
+            raise DataError(
+                f"Cannot write `{argname}`: the folder {str(folder)!r} does not exist; create it "
+                "first or choose another output"
+            )
+        fd, probe = tempfile.mkstemp(
+            prefix=f".probe.{TEMP_MARKER}-{_host_tag()}-{os.getpid()}-", suffix=".tmp", dir=folder
+        )
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise os_error(err, folder, "write in the folder", argname=argname) from err
+    return folder
+
+
+def _check_out(path, inputs, suffixes, argname: str) -> Path:
+    """:func:`ahbm._files.check_output`, an OSError (a folder that cannot be searched) too."""
+    try:
+        return check_output(output_path(path, argname), inputs, suffixes=suffixes, argname=argname)
+    except OSError as err:
+        raise os_error(err, path, "check the output", argname=argname) from err
+
+
+def _named_output(folder: Path, names, suffix: str) -> Path:
+    """``folder / "_".join(names) + suffix`` for names read from a setup.
+
+    `names` holds ``(name, where)`` pairs, `where` saying which attribute of
+    which setup the name is (for the message); each name, and the whole file
+    name, must be a plain file name: it cannot leave the results folder.
+    """
+    for name, where in names:
+        if len(name) > _NAME_MAX:
+            raise DataError(
+                f"{where} {_shown(name)} is too long to be used in an output file name; "
+                "rename it in the setup file"
+            )
+        if name:
+            inside_folder(folder, name, argname=where)
+    joined = "_".join(name for name, _ in names) + suffix
+    if len(joined.encode("utf-8", "surrogateescape")) > _NAME_MAX:
+        raise DataError(
+            f"the output file name {_shown(joined)} made of {' and '.join(w for _, w in names)} "
+            f"is longer than {_NAME_MAX} bytes, which file systems refuse; shorten the names"
+        )
+    return inside_folder(folder, joined, argname=names[0][1])
+
+
+def _loads_inputs(loads: ExternalLoads | None) -> list:
+    """The input files of an external-loads description, as (what, path) pairs."""
+    if loads is None:
+        return []
+    return [
+        ("external loads", loads.path),
+        ("external loads data", loads.datafile),
+        ("external loads kinematics", loads.model_kinematics_file),
+    ]
+
+
+def _id_outputs(setup: IDSetup, output) -> Path:
+    """The checked output of an ID run (its folder created and writable), before computing."""
+    inputs = [
+        ("setup", setup.path),
+        ("model", setup.model_file),
+        ("coordinates", setup.coordinates_file),
+        *_loads_inputs(setup.external_loads),
+    ]
+    if output is not None:
+        out = _check_out(output, inputs, _STORAGE, "output")
+        _writable_folder(out.parent, argname="output")
+        return out
+    argname = f"<output_gen_force_file> of ID setup '{setup.path}'"
+    out = _check_out(setup.output_gen_force_file, inputs, _STORAGE, argname)
+    _writable_folder(out.parent, argname=argname, create=True)  # as OpenSim does
+    return out
 
 
 def write_id_sto(result: IDResult, path) -> Path:
-    """Write the generalized forces as OpenSim's ID tool does (``.sto``, inDegrees=no)."""
-    path = output_path(path)
+    """Write the generalized forces as OpenSim's ID tool does (``.sto``, inDegrees=no).
+
+    An existing file is replaced (atomically) only if it is a ``.sto`` or ``.mot``.
+    """
+    path = _check_out(path, (), _STORAGE, "path")
     write_mot_values(
         result.tau[:, result.order],
         path,
@@ -877,6 +1086,14 @@ def run_id_setup(
         line).
     DataError, ModelError
         Data that do not fit the model.
+    DataError
+        An output that is an input of the run (the setup, model, data or
+        loads files, through links too), an existing file of another kind, a
+        setup name that would leave the results folder, a folder that cannot
+        be written (all refused before the computation); a value beyond its
+        physical bound (a coordinate beyond 1000 rad or m, a marker beyond
+        1000 m, a force beyond 1e6 N, a point beyond 1000 m), naming the file,
+        the column and the frame.
 
     Examples
     --------
@@ -885,14 +1102,15 @@ def run_id_setup(
     (['pelvis_tilt_moment', 'pelvis_tx_force'], 'subject01_walk_ID.sto')
     """
     setup: IDSetup = read_id_setup(path)
+    out = _id_outputs(setup, output) if write else None  # refused before the computation
     if model is None:  # inverse dynamics uses no muscle path
         model = _read_osim(setup.model_file, muscles=False, markers=False)
     active = active_model_forces(model, setup.forces_to_exclude)
     if active:
         warnings.warn(
             f"ID setup '{setup.path}': ahbm applies no model forces, but OpenSim would apply "
-            f"{len(active)} force(s) not listed in <forces_to_exclude>: {active[:5]}"
-            f"{' ...' if len(active) > 5 else ''}; add them (or 'All') to match OpenSim",
+            f"{len(active)} force(s) not listed in <forces_to_exclude>: {_listed(active)}; add "
+            "them (or 'All') to match OpenSim",
             AhbmWarning,
             stacklevel=2,
         )
@@ -908,7 +1126,7 @@ def run_id_setup(
     if setup.joints_to_report_body_forces:
         warnings.warn(
             f"ID setup '{setup.path}': <joints_to_report_body_forces> "
-            f"{list(setup.joints_to_report_body_forces)} is not computed by ahbm",
+            f"{_listed(setup.joints_to_report_body_forces)} is not computed by ahbm",
             AhbmWarning,
             stacklevel=2,
         )
@@ -926,10 +1144,7 @@ def run_id_setup(
         time_range=setup.time_range if time_range is None else time_range,
         processing=processing,
     )
-    if write:
-        out = Path(output) if output is not None else setup.output_gen_force_file
-        if output is None:  # OpenSim creates the setup's results folder
-            _make_folder(out.parent)
+    if out is not None:
         write_id_sto(result, out)
         result = replace(result, output=out)
     return result

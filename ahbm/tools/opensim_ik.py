@@ -43,18 +43,23 @@ import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
-from ahbm.io.trc import read_trc
+from ahbm.io.trc import MAX_MARKER_COORDINATE, _beyond, read_trc
 from ahbm.kinematics.ik import fit_markers, model_markers
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_id import (
+    _STORAGE,
+    MAX_COORDINATE,
+    _check_out,
     _default_q,
-    _make_folder,
+    _implausible,
+    _named_output,
     _osim_rows,
     _read_osim,
     _rotational,
+    _writable_folder,
     coordinates_to_radians,
 )
-from ahbm.tools.opensim_setup import IKSetup, read_ik_setup
+from ahbm.tools.opensim_setup import IKSetup, _listed, read_ik_setup
 from ahbm.types import ResultRepr
 
 __all__ = [
@@ -275,14 +280,22 @@ def inverse_kinematics_opensim(
     ]
     if not used:
         raise DataError(
-            f"none of the trial's markers {labels[:10]}... is a model marker with a weight > 0 "
-            f"(model markers: {names[:10]}...); check the marker names and the IK tasks"
+            f"none of the trial's markers {_listed(labels)} is a model marker with a weight > 0 "
+            f"(model markers: {_listed(names)}); check the marker names and the IK tasks"
         )
     cols = [k for k, _ in used]
     mnames = [lab for _, lab in used]
     w = np.array([float(weights.get(n, 1.0)) for n in mnames])
     frames = _frames(time, rate, time_range)
     X = points[frames][:, cols, :]
+    where = _beyond(X, MAX_MARKER_COORDINATE)
+    if where is not None:
+        k, m, a = where
+        raise _implausible(
+            "marker coordinate", MAX_MARKER_COORDINATE, "m", "marker trial",
+            getattr(markers, "source", "") or "(in memory)", f"{mnames[m]} {'XYZ'[a]}",
+            int(frames[k]), time[frames[k]], float(X[k, m, a]),
+        )  # fmt: skip
     targets = None
     if coordinate_targets:
         targets = {}
@@ -340,6 +353,8 @@ def write_ik_mot(result: IKOpenSimResult, model: Model, path, *, order=None) -> 
         the coordinates that :func:`ahbm.io.read_osim` removed because they are
         locked are written too, at their default value, as OpenSim does.
     path : str or path-like
+        An existing file is replaced (atomically) only if it is a ``.mot`` or
+        ``.sto`` file.
     order : list of str, optional
         Column order (OpenSim writes its CoordinateSet's order, that of the
         ``.osim`` file); names not listed follow in the model's order.
@@ -368,7 +383,7 @@ def write_ik_mot(result: IKOpenSimResult, model: Model, path, *, order=None) -> 
             "rotational values are in degrees (yes) or radians (no).",
         ],
     )
-    path = Path(path)
+    path = _check_out(path, (), _STORAGE, "path")
     write_mot(table, path, float_format="%.8f")
     return path
 
@@ -384,6 +399,7 @@ def _file_coordinate_order(path) -> list:
 
 
 def _write_marker_errors(result: IKOpenSimResult, path: Path) -> None:
+    path = _check_out(path, (), _STORAGE, "path")
     df = pd.DataFrame(
         {
             "total_squared_error": result.total_squared_error,
@@ -444,14 +460,16 @@ def coordinate_task_targets(model: Model, tasks, coordinate_file, time, *, where
     targets, weights = {}, {}
     defaults = _default_q(model)
     file_table = None
+    unknown = [task.name for task in tasks if task.name not in names]
+    if unknown:
+        warnings.warn(
+            f"{where}: coordinate task(s) {_listed(unknown)} name no coordinate of the model "
+            "(locked or absent); ignored",
+            AhbmWarning,
+            stacklevel=3,
+        )
     for task in tasks:
         if task.name not in names:
-            warnings.warn(
-                f"{where}: coordinate task '{task.name}' names no coordinate of the model "
-                "(locked or absent); ignored",
-                AhbmWarning,
-                stacklevel=3,
-            )
             continue
         if task.weight == 0:
             continue
@@ -473,9 +491,15 @@ def coordinate_task_targets(model: Model, tasks, coordinate_file, time, *, where
                 raise DataError(
                     f"coordinate task '{task.name}': no such column in '{coordinate_file}'"
                 )
-            value = np.interp(
-                time, file_table.time, file_table.data[task.name].to_numpy(dtype=float)
-            )
+            column = file_table.data[task.name].to_numpy(dtype=float)
+            bad = _beyond(column, MAX_COORDINATE)
+            if bad is not None:
+                raise _implausible(
+                    "generalized coordinate", MAX_COORDINATE, "rad or m", "coordinates file",
+                    str(coordinate_file), task.name, bad[0], file_table.time[bad[0]],
+                    float(column[bad[0]]),
+                )  # fmt: skip
+            value = np.interp(time, file_table.time, column)
         targets[task.name] = value
         weights[task.name] = task.weight
     return targets, weights
@@ -520,6 +544,14 @@ def run_ik_setup(
         Bad setup, model or marker files (naming the file, element and line).
     DataError, ModelError
         Tasks or data that do not fit the model.
+    DataError
+        An output that is an input of the run (the setup, model, data or
+        loads files, through links too), an existing file of another kind, a
+        setup name that would leave the results folder, a folder that cannot
+        be written (all refused before the computation); a value beyond its
+        physical bound (a coordinate beyond 1000 rad or m, a marker beyond
+        1000 m, a force beyond 1e6 N, a point beyond 1000 m), naming the file,
+        the column and the frame.
 
     Examples
     --------
@@ -528,6 +560,7 @@ def run_ik_setup(
     ((151, 10), 'subject01_walk_IK.mot')
     """
     setup: IKSetup = read_ik_setup(path)
+    outputs = _ik_outputs(setup, output) if write else None  # refused before the computation
     if model is None:  # IK uses no muscle path
         model = _read_osim(setup.model_file, muscles=False)
     trial = read_trc(setup.marker_file)
@@ -544,8 +577,8 @@ def run_ik_setup(
     )
     if lost:
         warnings.warn(
-            f"IK setup '{setup.path}': marker task(s) {lost} name a marker missing from the "
-            f"model or from '{setup.marker_file.name}'; ignored, as OpenSim does",
+            f"IK setup '{setup.path}': marker task(s) {_listed(lost)} name a marker missing "
+            f"from the model or from '{setup.marker_file.name}'; ignored, as OpenSim does",
             AhbmWarning,
             stacklevel=2,
         )
@@ -564,19 +597,50 @@ def run_ik_setup(
         accuracy=setup.accuracy if math.isfinite(setup.accuracy) else 1e-5,
         constraint_weight=setup.constraint_weight,
     )
-    if write:
-        out = Path(output) if output is not None else setup.output_motion_file
-        if out is None:
+    if outputs is not None:
+        out, errors = outputs
+        write_ik_mot(result, model, out, order=_file_coordinate_order(setup.model_file))
+        if errors is not None:
+            _write_marker_errors(result, errors)
+        result = replace(result, output=out)
+    return result
+
+
+def _ik_outputs(setup: IKSetup, output) -> tuple:
+    """The checked outputs of an IK run: the motion and the marker-error file (or None).
+
+    Refused before the computation: an output that is an input of the run, an
+    existing file of another kind, a setup name that leaves the results folder,
+    a folder that cannot be written (the setup's folders are created, as
+    OpenSim does).
+    """
+    inputs = [
+        ("setup", setup.path),
+        ("model", setup.model_file),
+        ("marker", setup.marker_file),
+        ("coordinate", setup.coordinate_file),
+    ]
+    if output is not None:
+        out = _check_out(output, inputs, _STORAGE, "output")
+        _writable_folder(out.parent, argname="output")
+    else:
+        if setup.output_motion_file is None:
             raise FileFormatError(
                 f"IK setup '{setup.path}' names no <output_motion_file>; give an output path"
             )
-        if output is None:  # OpenSim creates the setup's results folder
-            _make_folder(out.parent)
-        write_ik_mot(result, model, out, order=_file_coordinate_order(setup.model_file))
-        if setup.report_errors and setup.results_directory is not None:
-            _make_folder(setup.results_directory)
-            _write_marker_errors(
-                result, setup.results_directory / f"{setup.name}_ik_marker_errors.sto"
-            )
-        result = replace(result, output=out)
-    return result
+        argname = f"<output_motion_file> of IK setup '{setup.path}'"
+        out = _check_out(setup.output_motion_file, inputs, _STORAGE, argname)
+        _writable_folder(out.parent, argname=argname, create=True)
+    errors = None
+    if setup.report_errors and setup.results_directory is not None:
+        where = f"the name of the <InverseKinematicsTool> in '{setup.path}'"
+        name = _named_output(
+            setup.results_directory, [(setup.name, where)], "_ik_marker_errors.sto"
+        )
+        errors = _check_out(name, [*inputs, ("motion output", out)], _STORAGE, where)
+        _writable_folder(
+            setup.results_directory,
+            argname=f"<results_directory> of IK setup '{setup.path}'",
+            create=True,
+        )
+    return out, errors

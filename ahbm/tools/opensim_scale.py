@@ -74,15 +74,25 @@ import numpy as np
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.tools._xml import XmlElement
-from ahbm.tools.opensim_id import _default_q, _read_osim, _rotational
+from ahbm.tools.opensim_id import (
+    _STORAGE,
+    _check_out,
+    _default_q,
+    _read_osim,
+    _rotational,
+    _writable_folder,
+)
 from ahbm.tools.opensim_setup import (
     _child_text,
     _file,
     _float,
     _ik_task_set,
+    _listed,
     _objects,
     _opt_bool,
     _opt_float,
+    _shown,
+    _split_words,
     _text,
     _time_range,
     _tool_root,
@@ -191,6 +201,9 @@ class ScaleSetup:
         The ``<GenericModelMaker>``'s files.
     scaler : ModelScalerSetup or None
     placer : MarkerPlacerSetup or None
+    set_files : tuple of pathlib.Path
+        The files that hold a ``<MeasurementSet>``, ``<ScaleSet>`` or
+        ``<IKTaskSet>`` of the setup (``file=`` attributes).
     """
 
     path: Path
@@ -202,12 +215,13 @@ class ScaleSetup:
     marker_set_file: Path | None = None
     scaler: ModelScalerSetup | None = None
     placer: MarkerPlacerSetup | None = None
+    set_files: tuple = ()
 
 
 def _vec(el: XmlElement, n: int) -> np.ndarray:
-    parts = _text(el).split()
+    parts = _split_words(el)
     if len(parts) != n:
-        raise FileFormatError(f"{el.where()}: expected {n} numbers, got {_text(el)!r}")
+        raise FileFormatError(f"{el.where()}: expected {n} numbers, got {_shown(_text(el))}")
     return np.array([_float(el, p) for p in parts])
 
 
@@ -223,11 +237,11 @@ def _measurement(el: XmlElement):
         if p.tag != "MarkerPair":
             raise FileFormatError(f"{p.where()}: expected <MarkerPair> in a MarkerPairSet")
         m = p.find("markers")
-        names = _text(m).split() if m is not None else []
+        names = _split_words(m)
         if len(names) != 2:
             raise FileFormatError(
                 f"{(m or p).where()}: a marker pair needs exactly two marker names, got "
-                f"{_text(m)!r}"
+                f"{_shown(_text(m))}"
             )
         pairs.append(tuple(names))
     axes = []
@@ -239,16 +253,16 @@ def _measurement(el: XmlElement):
         if not body:
             raise FileFormatError(f"{b.where()}: a BodyScale needs a name attribute (the body)")
         a = b.find("axes")
-        letters = "".join(_text(a).split()).upper() if a is not None else ""
+        letters = "".join(_split_words(a)).upper()
         if not letters or any(c not in "XYZ" for c in letters):
             raise FileFormatError(
-                f"{(a or b).where()}: <axes> must list X, Y and/or Z, got {_text(a)!r}"
+                f"{(a or b).where()}: <axes> must list X, Y and/or Z, got {_shown(_text(a))}"
             )
         axes.append((body, letters))
     return Measurement(name, pairs, axes, _opt_bool(el, "apply", True))
 
 
-def _set_element(node: XmlElement, tag: str, folder: Path) -> XmlElement | None:
+def _set_element(node: XmlElement, tag: str, folder: Path, found=None) -> XmlElement | None:
     """The ``<tag>`` Set of `node`, read from its ``file`` attribute when it has one.
 
     OpenSim setups may keep a Set in its own file (``<MeasurementSet
@@ -262,6 +276,8 @@ def _set_element(node: XmlElement, tag: str, folder: Path) -> XmlElement | None:
         return el
     path = Path(ref.replace("\\", "/"))
     path = path if path.is_absolute() else folder / path
+    if found is not None:
+        found.append(path)
     root = parse_xml_file(path, f"<{tag}> (named at {el.where()})")
     found = root if root.tag == tag else root.find(tag)
     if found is None:
@@ -271,31 +287,31 @@ def _set_element(node: XmlElement, tag: str, folder: Path) -> XmlElement | None:
     return found
 
 
-def _set_owner(node: XmlElement, tag: str, folder: Path) -> XmlElement:
+def _set_owner(node: XmlElement, tag: str, folder: Path, found=None) -> XmlElement:
     """An element whose ``<tag>`` child is the Set of `node` (inline or from its file)."""
-    el = _set_element(node, tag, folder)
+    el = _set_element(node, tag, folder, found)
     if el is None or el is node.find(tag):
         return node
     return XmlElement(node.tag, {}, el.line, source=el.source, children=[el])
 
 
-def _scaler(node: XmlElement, folder: Path) -> ModelScalerSetup:
+def _scaler(node: XmlElement, folder: Path, found=None) -> ModelScalerSetup:
     order_el = node.find("scaling_order")
-    order = tuple(_text(order_el).split()) if order_el is not None else ("measurements",)
+    order = _split_words(order_el) if order_el is not None else ("measurements",)
     for step in order:
         if step not in ("measurements", "manualScale"):
             raise FileFormatError(
-                f"{order_el.where()}: unknown scaling step {step!r}; OpenSim expects "
+                f"{order_el.where()}: unknown scaling step {_shown(step)}; OpenSim expects "
                 "'measurements' and/or 'manualScale'"
             )
     measurements = []
-    ms = _set_element(node, "MeasurementSet", folder)
+    ms = _set_element(node, "MeasurementSet", folder, found)
     for el in _objects(ms) if ms is not None else []:
         if el.tag != "Measurement":
             raise FileFormatError(f"{el.where()}: expected <Measurement> in a MeasurementSet")
         measurements.append(_measurement(el))
     manual = []
-    ss = _set_element(node, "ScaleSet", folder)
+    ss = _set_element(node, "ScaleSet", folder, found)
     for el in _objects(ss) if ss is not None else []:
         if el.tag != "Scale":
             raise FileFormatError(f"{el.where()}: expected <Scale> in a ScaleSet")
@@ -320,10 +336,10 @@ def _scaler(node: XmlElement, folder: Path) -> ModelScalerSetup:
     )
 
 
-def _placer(node: XmlElement, folder: Path) -> MarkerPlacerSetup:
+def _placer(node: XmlElement, folder: Path, found=None) -> MarkerPlacerSetup:
     return MarkerPlacerSetup(
         apply=_opt_bool(node, "apply", True),
-        tasks=_ik_task_set(_set_owner(node, "IKTaskSet", folder)),
+        tasks=_ik_task_set(_set_owner(node, "IKTaskSet", folder, found)),
         marker_file=_file(node, "marker_file", folder),
         coordinate_file=_file(node, "coordinate_file", folder),
         time_range=_time_range(node),
@@ -376,6 +392,9 @@ def read_scale_setup(path) -> ScaleSetup:
         )
     ms = node.find("ModelScaler")
     mp = node.find("MarkerPlacer")
+    found: list = []
+    scaler = _scaler(ms, folder, found) if ms is not None else None
+    placer = _placer(mp, folder, found) if mp is not None else None
     return ScaleSetup(
         path=Path(path),
         name=node.attrib.get("name", ""),
@@ -384,8 +403,9 @@ def read_scale_setup(path) -> ScaleSetup:
         age=_opt_float(node, "age", -1.0),
         model_file=model_file,
         marker_set_file=_file(gmm, "marker_set_file", folder),
-        scaler=_scaler(ms, folder) if ms is not None else None,
-        placer=_placer(mp, folder) if mp is not None else None,
+        scaler=scaler,
+        placer=placer,
+        set_files=tuple(found),
     )
 
 
@@ -426,7 +446,13 @@ class ScaleResult(ResultRepr):
 
 
 def _read_model(path: Path):
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError as err:
+        raise FileFormatError(
+            f"cannot read model file '{path}' (named by the Scale setup): {err.strerror or err}"
+        ) from err
+    if not is_file:
         raise FileFormatError(f"model file '{path}' (named by the Scale setup) does not exist")
     if path.suffix.lower() == ".json":
         from ahbm.kinematics.model_file import load_model
@@ -518,6 +544,48 @@ def _static_trial(path: Path, time_range, where: str):
     return trial, trial.points[i0 : i1 + 1], list(trial.point_labels)
 
 
+#: Suffixes of the files the Scale tool writes (replaced when they exist).
+_MODEL_SUFFIXES = (".osim", ".json")
+_XML = (".xml",)
+
+
+def _scale_inputs(setup: ScaleSetup) -> list:
+    """The input files of a Scale run, as (what, path) pairs (for ``check_output``)."""
+    sc, pl = setup.scaler, setup.placer
+    return [
+        ("setup", setup.path),
+        ("generic model", setup.model_file),
+        ("marker set", setup.marker_set_file),
+        ("static trial", sc.marker_file if sc is not None else None),
+        ("static trial", pl.marker_file if pl is not None else None),
+        ("coordinate", pl.coordinate_file if pl is not None else None),
+        *(("set", f) for f in setup.set_files),
+    ]
+
+
+def _scale_outputs(setup: ScaleSetup) -> None:
+    """Refuse, before the computation, outputs of the setup that destroy an input of the run,
+    existing files of another kind, and folders that do not exist or cannot be written."""
+    inputs = _scale_inputs(setup)
+    sc, pl = setup.scaler, setup.placer
+    outputs = []
+    if sc is not None and sc.apply:
+        outputs += [
+            ("ModelScaler><output_model_file", sc.output_model_file, _MODEL_SUFFIXES),
+            ("ModelScaler><output_scale_file", sc.output_scale_file, _XML),
+        ]
+    if pl is not None and pl.apply:
+        outputs += [
+            ("MarkerPlacer><output_model_file", pl.output_model_file, _MODEL_SUFFIXES),
+            ("MarkerPlacer><output_motion_file", pl.output_motion_file, _STORAGE),
+            ("MarkerPlacer><output_marker_file", pl.output_marker_file, _XML),
+        ]
+    for tag, path, suffixes in outputs:
+        if path is not None:
+            argname = f"<{tag}> of Scale setup '{setup.path}'"
+            _writable_folder(_check_out(path, inputs, suffixes, argname).parent, argname=argname)
+
+
 def write_model(model, path) -> Path:
     """Write a (scaled) model: OpenSim ``.osim`` for that suffix, else an ahbm model file.
 
@@ -527,6 +595,8 @@ def write_model(model, path) -> Path:
     path : str or path-like
         ``.osim`` is written by :func:`ahbm.io.write_osim`; any other suffix
         as an ahbm JSON model file (:func:`~ahbm.kinematics.model_file.save_model`).
+        An existing file is replaced (atomically) only if it is a ``.osim``
+        or ``.json`` file.
 
     Returns
     -------
@@ -541,7 +611,7 @@ def write_model(model, path) -> Path:
     >>> write_model(m, pathlib.Path(tempfile.mkdtemp()) / "p.json").suffix
     '.json'
     """
-    path = Path(path)
+    path = _check_out(path, (), _MODEL_SUFFIXES, "path")
     if path.suffix.lower() == ".osim":
         from ahbm.io import write_osim
 
@@ -564,6 +634,7 @@ def write_scale_factors(factors: dict, path) -> Path:
     factors : dict
         ``{body: (3,) factors}``.
     path : str or path-like
+        An existing file is replaced (atomically) only if it is an ``.xml`` file.
 
     Returns
     -------
@@ -579,7 +650,7 @@ def write_scale_factors(factors: dict, path) -> Path:
     """
     from xml.sax.saxutils import escape
 
-    path = Path(path)
+    path = _check_out(path, (), _XML, "path")
     rows = []
     for body, f in factors.items():
         f = np.asarray(f, dtype=float).reshape(3)
@@ -602,6 +673,7 @@ def _write_set(path: Path, tag: str, name: str, rows: list, argname: str) -> Pat
         f'\t<{tag} name="{name}">\n\t\t<objects>\n' + "".join(rows) + "\t\t</objects>\n"
         f"\t\t<groups />\n\t</{tag}>\n</OpenSimDocument>\n"
     )
+    path = _check_out(path, (), _XML, argname)
     with atomic_path(path, argname=argname) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return path
@@ -646,7 +718,7 @@ def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list)
         if moved:
             warnings.warn(
                 f"markers moved more than max_marker_movement={placer.max_marker_movement:g} "
-                f"{unit} over the averaged frames of '{placer.marker_file}': {moved}",
+                f"{unit} over the averaged frames of '{placer.marker_file}': {_listed(moved)}",
                 AhbmWarning,
                 stacklevel=3,
             )
@@ -722,6 +794,7 @@ def _write_static_motion(model, q, placer, written):
     from ahbm.io import write_mot
 
     t0 = placer.time_range[0]
+    _check_out(placer.output_motion_file, (), _STORAGE, "output_motion_file")
     df = pd.DataFrame([q], columns=model.coordinate_names, index=pd.Index([t0], name="time"))
     rot = _rotational(model)
     angles = [n for n in model.coordinate_names if rot.get(n, True)]
@@ -770,7 +843,10 @@ def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:
         Unreadable setup, model or trial files.
     DataError
         Measurements without a static trial, markers missing from the trial
-        or the model, nothing to fit.
+        or the model, nothing to fit; with `write`, an output that is an
+        input of the run (setup, generic model, marker set, static trial,
+        set files), an existing file of another kind or a folder that does
+        not exist or cannot be written (refused before the computation).
 
     Notes
     -----
@@ -789,6 +865,8 @@ def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:
 
     if not isinstance(setup, ScaleSetup):
         setup = read_scale_setup(setup)
+    if write:
+        _scale_outputs(setup)  # refused before the computation
     model = _read_model(setup.model_file) if model is None else model.copy()
     if setup.marker_set_file is not None:
         model = _apply_marker_set(model, setup.marker_set_file)

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ahbm._validation import check_read_size
 from ahbm.errors import FileFormatError
 from ahbm.tools._xml import XmlElement, parse_xml_file
 
@@ -38,12 +39,66 @@ __all__ = [
 
 _UNASSIGNED = ("", "unassigned")
 
+#: Bytes one name of a whitespace-separated list costs once split (a Python str object, its
+#: pointers in the list and the tuple): what :func:`_split_words` counts against the read cap.
+_WORD_BYTES = 72
+#: Longest file name read from a setup (PATH_MAX of common systems).
+_MAX_PATH_CHARS = 4096
+
+
+# --- bounded messages -------------------------------------------------------------------
+
+
+def _shown(text, limit: int = 60) -> str:
+    """`text` quoted for a message, cut after `limit` characters (with its length)."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def _listed(items, limit: int = 5) -> str:
+    """The first `limit` items for a message, each cut short, and how many there are.
+
+    Examples
+    --------
+    >>> _listed(["a", "b"])
+    "['a', 'b']"
+    >>> _listed([f"j{i}" for i in range(1000)], 3)
+    "['j0', 'j1', 'j2'] and 997 more (1000 in all)"
+    """
+    n = len(items)
+    head = [str(x) if len(str(x)) <= 60 else str(x)[:60] + "..." for x in list(items[:limit])]
+    return f"{head!r}" + (f" and {n - limit} more ({n} in all)" if n > limit else "")
+
 
 # --- small typed readers ----------------------------------------------------------------
 
 
 def _text(el: XmlElement | None) -> str:
     return "" if el is None else el.text.strip()
+
+
+def _split_words(el: XmlElement | None) -> tuple:
+    """The whitespace-separated words of an element's text, counted against the read cap.
+
+    A list of millions of short names costs ~72 bytes per name once split,
+    many times the bytes of the file: that (an upper bound, from the number of
+    whitespace characters) counts against :func:`ahbm.io.max_read_bytes` like the
+    file itself, and a list beyond the cap is a FileFormatError naming the
+    element and its line.
+    """
+    text = _text(el)
+    if not text:
+        return ()
+    if len(text) > 4096:
+        n = 1 + sum(text.count(c) for c in " \t\n\r")
+        check_read_size(
+            n * _WORD_BYTES + 2 * len(text),
+            f"splitting the list of up to {n} names of {len(text)} characters",
+            el.where(),
+        )
+    return tuple(text.split())
 
 
 def _child_text(parent: XmlElement, tag: str) -> str:
@@ -60,7 +115,7 @@ def _float(el: XmlElement, value: str | None = None) -> float:
     try:
         v = float(s)
     except ValueError as err:
-        raise FileFormatError(f"{el.where()}: expected a number, got {s!r}") from err
+        raise FileFormatError(f"{el.where()}: expected a number, got {_shown(s)}") from err
     if math.isnan(v):
         raise FileFormatError(f"{el.where()}: NaN is not allowed here")
     return v
@@ -72,7 +127,7 @@ def _bool(el: XmlElement) -> bool:
         return True
     if s in ("false", "0", "no"):
         return False
-    raise FileFormatError(f"{el.where()}: expected true or false, got {_text(el)!r}")
+    raise FileFormatError(f"{el.where()}: expected true or false, got {_shown(_text(el))}")
 
 
 def _opt_float(parent: XmlElement, tag: str, default: float) -> float:
@@ -94,6 +149,11 @@ def _file(parent: XmlElement, tag: str, folder: Path) -> Path | None:
     s = _child_text(parent, tag)
     if s.lower() in _UNASSIGNED:
         return None
+    if len(s) > _MAX_PATH_CHARS or "\0" in s:
+        raise FileFormatError(
+            f"{parent.find(tag).where()}: {_shown(s)} is not a file name (longer than "
+            f"{_MAX_PATH_CHARS} characters or with a NUL); name the file"
+        )
     p = Path(s.replace("\\", "/"))
     return p if p.is_absolute() else folder / p
 
@@ -102,10 +162,10 @@ def _time_range(parent: XmlElement) -> tuple[float, float] | None:
     el = parent.find("time_range")
     if el is None or _text(el) == "":
         return None
-    parts = _text(el).split()
+    parts = _split_words(el)
     if len(parts) != 2:
         raise FileFormatError(
-            f"{el.where()}: expected two numbers (start and end time, s), got {_text(el)!r}"
+            f"{el.where()}: expected two numbers (start and end time, s), got {_shown(_text(el))}"
         )
     t0, t1 = (_float(el, p) for p in parts)
     if t1 < t0:
@@ -239,7 +299,7 @@ def _ik_task(el: XmlElement) -> IKTask:
         if vt not in ("default_value", "manual_value", "from_file"):
             raise FileFormatError(
                 f"{vt_el.where()}: <value_type> must be default_value, manual_value or "
-                f"from_file, got {vt!r}"
+                f"from_file, got {_shown(vt)}"
             )
     elif el.find("from_file") is not None and _opt_bool(el, "from_file", False):
         vt = "from_file"
@@ -561,7 +621,7 @@ def read_id_setup(path) -> IDSetup:
     out_path = Path(out.replace("\\", "/"))
     if not out_path.is_absolute():
         out_path = results / out_path
-    excl = tuple(_child_text(node, "forces_to_exclude").split())
+    excl = _split_words(node.find("forces_to_exclude"))
     return IDSetup(
         path=Path(path),
         name=node.attrib.get("name", ""),
@@ -574,7 +634,5 @@ def read_id_setup(path) -> IDSetup:
         forces_to_exclude=excl,
         results_directory=results,
         output_gen_force_file=out_path,
-        joints_to_report_body_forces=tuple(
-            _child_text(node, "joints_to_report_body_forces").split()
-        ),
+        joints_to_report_body_forces=_split_words(node.find("joints_to_report_body_forces")),
     )

@@ -60,8 +60,12 @@ from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
 from ahbm.tools._xml import parse_xml_file
 from ahbm.tools.opensim_id import (
-    _make_folder,
+    _STORAGE,
+    _check_out,
+    _loads_inputs,
+    _named_output,
     _read_osim,
+    _writable_folder,
     active_model_forces,
     coordinates_to_radians,
     inverse_dynamics_opensim,
@@ -71,9 +75,12 @@ from ahbm.tools.opensim_setup import (
     _child_text,
     _file,
     _float,
+    _listed,
     _objects,
     _opt_bool,
     _opt_float,
+    _shown,
+    _split_words,
     _text,
     _tool_root,
     read_external_loads,
@@ -180,7 +187,7 @@ class SOSetup:
 
 
 def _words(node, tag) -> tuple:
-    return tuple(_child_text(node, tag).split())
+    return _split_words(node.find(tag))
 
 
 def _opt_int(node, tag, default) -> int:
@@ -189,7 +196,7 @@ def _opt_int(node, tag, default) -> int:
         return default
     v = _float(el)
     if v != int(v) or v < 1:
-        raise FileFormatError(f"{el.where()}: expected a positive integer, got {_text(el)!r}")
+        raise FileFormatError(f"{el.where()}: expected a positive integer, got {_shown(_text(el))}")
     return int(v)
 
 
@@ -480,6 +487,7 @@ def _select_frames(time, t0, t1, step) -> np.ndarray:
 
 
 def _sto(values, labels, time, path: Path, name: str, comment: str) -> Path:
+    path = _check_out(path, (), _STORAGE, "path")
     df = pd.DataFrame(values, columns=labels, index=pd.Index(time, name="time"))
     table = OpenSimTable(df, name=name, comments=[comment])
     write_mot(table, path, in_degrees=False, angle_columns=[])
@@ -617,6 +625,14 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
         Data that do not fit the model, unsupported actuators, muscle types
         without ahbm curves (Millard2012EquilibriumMuscle: replace them by
         Thelen2003Muscle or DeGrooteFregly2016Muscle).
+    DataError
+        An output that is an input of the run (the setup, model, data or
+        loads files, through links too), an existing file of another kind, a
+        setup name that would leave the results folder, a folder that cannot
+        be written (all refused before the computation); a value beyond its
+        physical bound (a coordinate beyond 1000 rad or m, a marker beyond
+        1000 m, a force beyond 1e6 N, a point beyond 1000 m), naming the file,
+        the column and the frame.
 
     Examples
     --------
@@ -628,6 +644,7 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
 
     setup = read_so_setup(path)
     spec = setup.static_optimization
+    paths = _so_outputs(setup, output_dir) if write else None  # refused before computing
     if model is None:
         model = _read_osim(setup.model_file)
     if setup.replace_force_set or not spec.use_model_force_set:
@@ -639,7 +656,7 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
     if setup.other_analyses:
         warnings.warn(
             f"AnalyzeTool setup '{setup.path}': ahbm runs only StaticOptimization and "
-            f"JointReaction; not run: {list(setup.other_analyses)}",
+            f"JointReaction; not run: {_listed(setup.other_analyses)}",
             AhbmWarning,
             stacklevel=2,
         )
@@ -649,8 +666,7 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
     if ignored:
         warnings.warn(
             f"AnalyzeTool setup '{setup.path}': ahbm applies no model forces other than muscles "
-            f"and CoordinateActuators, but OpenSim would also apply {ignored[:5]}"
-            f"{' ...' if len(ignored) > 5 else ''}",
+            f"and CoordinateActuators, but OpenSim would also apply {_listed(ignored)}",
             AhbmWarning,
             stacklevel=2,
         )
@@ -724,17 +740,14 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
             all_joints,
         )
     out = SOToolResult(time, res, names, controls, forces, jr)
-    if not write:
+    if paths is None:
         return out
-    folder = Path(output_dir) if output_dir is not None else setup.results_directory
-    _make_folder(folder)
-    stem = f"{setup.name}_{spec.name}"
     written = []
     if spec.on:
         written += [
-            _sto(controls, names, time, folder / f"{stem}_activation.sto", "Static Optimization",
+            _sto(controls, names, time, paths["activation"], "Static Optimization",
                  "This file contains static optimization results."),  # fmt: skip
-            _sto(forces, names, time, folder / f"{stem}_force.sto", "Static Optimization",
+            _sto(forces, names, time, paths["force"], "Static Optimization",
                  "This file contains the forces of the actuators found by static optimization."),
         ]  # fmt: skip
     for j in setup.joint_reactions:
@@ -744,7 +757,7 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
                 r.table(),
                 r.labels(),
                 t,
-                folder / f"{setup.name}_{j.name}_ReactionLoads.sto",
+                paths[("reaction", j.name)],
                 "Joint Reaction Loads",
                 "This file contains the reaction forces and moments "
                 "applied to the specified body of a joint pair and expressed in the specified "
@@ -752,3 +765,42 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
             )  # fmt: skip
         )
     return replace(out, outputs=written)
+
+
+def _so_outputs(setup: SOSetup, output_dir) -> dict:
+    """The checked output files of an SO run, before the computation.
+
+    Refused: a tool or analysis name that would leave the results folder, an
+    output that is an input of the run (setup, model, coordinates, external
+    loads and their data, actuator files, JointReaction force files), an
+    existing file other than ``.sto``/``.mot``, a folder that cannot be
+    written (the setup's results folder is created, as OpenSim does).
+    """
+    inputs = [
+        ("setup", setup.path),
+        ("model", setup.model_file),
+        ("coordinates", setup.coordinates_file),
+        *_loads_inputs(setup.external_loads),
+        *(("actuator (force set)", f) for f in setup.force_set_files),
+        *(("JointReaction forces", j.forces_file) for j in setup.joint_reactions),
+    ]
+    if output_dir is not None:
+        folder = _writable_folder(Path(output_dir), argname="output_dir", create=True)
+        folder_arg = "output_dir"
+    else:
+        folder_arg = f"<results_directory> of AnalyzeTool setup '{setup.path}'"
+        folder = _writable_folder(setup.results_directory, argname=folder_arg, create=True)
+    tool = (setup.name, f"the name of the <AnalyzeTool> in '{setup.path}'")
+    spec = setup.static_optimization
+    named = {}
+    if spec.on:
+        analysis = (spec.name, f"the name of its <StaticOptimization> in '{setup.path}'")
+        for kind in ("activation", "force"):
+            named[kind] = _named_output(folder, [tool, analysis], f"_{kind}.sto")
+    for j in setup.joint_reactions:
+        analysis = (j.name, f"the name of its <JointReaction> in '{setup.path}'")
+        named[("reaction", j.name)] = _named_output(folder, [tool, analysis], "_ReactionLoads.sto")
+    for key, path in named.items():
+        what = key if isinstance(key, str) else f"JointReaction '{key[1]}'"
+        named[key] = _check_out(path, inputs, _STORAGE, f"{what} output in {folder_arg}")
+    return named
