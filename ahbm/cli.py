@@ -358,31 +358,11 @@ def _add_scale(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_scale(args: argparse.Namespace) -> int:
-    from ahbm.tools.opensim_id import _check_out, _writable_folder
-    from ahbm.tools.opensim_scale import (
-        _MODEL_SUFFIXES,
-        _XML,
-        _scale_inputs,
-        read_scale_setup,
-        run_scale,
-        write_model,
-        write_scale_factors,
-    )
+    from ahbm.tools.opensim_scale import run_scale
 
-    setup = read_scale_setup(args.setup)
-    inputs = _scale_inputs(setup)  # the extra outputs are refused before the computation
-    for path, suffixes, option in (
-        (args.output, _MODEL_SUFFIXES, "--output"),
-        (args.scale_file, _XML, "--scale-file"),
-    ):
-        if path is not None:
-            _writable_folder(_check_out(path, inputs, suffixes, option).parent, argname=option)
-    result = run_scale(setup)
+    # -o and --scale-file are checked with the setup's outputs, before the computation
+    result = run_scale(args.setup, output=args.output, scale_file=args.scale_file)
     written = list(result.written)
-    if args.output is not None:
-        written.append(write_model(result.model, args.output))
-    if args.scale_file is not None:
-        written.append(write_scale_factors(result.factors, args.scale_file))
     print(f"scale factors ({len(result.factors)} bodies):")
     for body, f in result.factors.items():
         print(f"  {body:<20s} {f[0]:.6f} {f[1]:.6f} {f[2]:.6f}")

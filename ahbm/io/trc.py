@@ -143,12 +143,20 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
 MAX_MARKER_COORDINATE = 1e3
 
 
-def _beyond(values: np.ndarray, bound: float, *, missing_ok: bool = True):
+def first_beyond(values: np.ndarray, bound: float, *, missing_ok: bool = True):
     """Index (tuple) of the first value of `values` beyond ``±bound`` (C order), or None.
 
-    Infinities are beyond any bound; NaN (a missing sample) is beyond it only
-    when `missing_ok` is False. The search allocates nothing for arrays within
-    the bound (NaN-ignoring min and max).
+    The plausibility check of the readers and the OpenSim tools. Infinities
+    are beyond any bound; NaN (a missing sample) is beyond it only when
+    `missing_ok` is False. The search allocates nothing for arrays within the
+    bound (NaN-ignoring min and max).
+
+    Examples
+    --------
+    >>> first_beyond(np.array([[0.0, np.nan], [2e3, 1.0]]), 1e3)
+    (1, 0)
+    >>> first_beyond(np.array([0.0, np.nan]), 1e3) is None
+    True
     """
     v = np.asarray(values)
     if v.size == 0:
@@ -175,7 +183,7 @@ def _check_marker_bounds(points, labels, file_units, first_frame, rate, path) ->
         metres = length_unit_scale(file_units, name="Units")
     except DataError:
         return
-    where = _beyond(points, MAX_MARKER_COORDINATE / metres)
+    where = first_beyond(points, MAX_MARKER_COORDINATE / metres)
     if where is None:
         return
     k, m, a = where

@@ -53,7 +53,7 @@ from ahbm._validation import output_path
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot_values
-from ahbm.io.trc import _beyond
+from ahbm.io.trc import first_beyond
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_processing import (
@@ -411,7 +411,7 @@ def _check_loads(y: np.ndarray, columns: list, plan: list, time: np.ndarray, sou
         cols = [k for k, w in enumerate(kinds) if w == what]
         if not cols:
             continue
-        where = _beyond(y[:, cols], limit, missing_ok=False)
+        where = first_beyond(y[:, cols], limit, missing_ok=False)
         if where is not None:
             row, k = where[0], cols[where[1]]
             raise _implausible(
@@ -603,7 +603,7 @@ def _coordinate_matrix(
             Q[:, k] = values[:, col[lookup[n]]] * _DEGREE
         else:
             Q[:, k] = values[:, col[lookup[n]]]
-    where = _beyond(Q, MAX_COORDINATE, missing_ok=False)
+    where = first_beyond(Q, MAX_COORDINATE, missing_ok=False)
     if where is not None:
         row, k = where
         column = lookup[names[k]]

@@ -43,7 +43,7 @@ import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
-from ahbm.io.trc import MAX_MARKER_COORDINATE, _beyond, read_trc
+from ahbm.io.trc import MAX_MARKER_COORDINATE, first_beyond, read_trc
 from ahbm.kinematics.ik import fit_markers, model_markers
 from ahbm.kinematics.tree import Model
 from ahbm.tools.opensim_id import (
@@ -288,7 +288,7 @@ def inverse_kinematics_opensim(
     w = np.array([float(weights.get(n, 1.0)) for n in mnames])
     frames = _frames(time, rate, time_range)
     X = points[frames][:, cols, :]
-    where = _beyond(X, MAX_MARKER_COORDINATE)
+    where = first_beyond(X, MAX_MARKER_COORDINATE)
     if where is not None:
         k, m, a = where
         raise _implausible(
@@ -492,7 +492,7 @@ def coordinate_task_targets(model: Model, tasks, coordinate_file, time, *, where
                     f"coordinate task '{task.name}': no such column in '{coordinate_file}'"
                 )
             column = file_table.data[task.name].to_numpy(dtype=float)
-            bad = _beyond(column, MAX_COORDINATE)
+            bad = first_beyond(column, MAX_COORDINATE)
             if bad is not None:
                 raise _implausible(
                     "generalized coordinate", MAX_COORDINATE, "rad or m", "coordinates file",

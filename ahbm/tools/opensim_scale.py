@@ -563,10 +563,9 @@ def _scale_inputs(setup: ScaleSetup) -> list:
     ]
 
 
-def _scale_outputs(setup: ScaleSetup) -> None:
+def _scale_outputs(setup: ScaleSetup, inputs: list) -> None:
     """Refuse, before the computation, outputs of the setup that destroy an input of the run,
     existing files of another kind, and folders that do not exist or cannot be written."""
-    inputs = _scale_inputs(setup)
     sc, pl = setup.scaler, setup.placer
     outputs = []
     if sc is not None and sc.apply:
@@ -818,7 +817,9 @@ def _write_marker_set(model, path: Path, written: list) -> None:
     written.append(_write_set(path, "MarkerSet", "markerset", rows, "output_marker_file"))
 
 
-def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:
+def run_scale(
+    setup, *, model=None, write: bool = True, output=None, scale_file=None
+) -> ScaleResult:
     """Run an OpenSim Scale setup with ahbm (OpenSim's ``ScaleTool::run``).
 
     Parameters
@@ -830,6 +831,12 @@ def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:
         (its ``marker_set_file`` still applies).
     write : bool, optional
         Write the output files the setup names (default True).
+    output : str or path-like, optional
+        Also write the final model here (:func:`write_model`: ``.osim``, or an
+        ahbm JSON model file); ``ahbm scale -o``.
+    scale_file : str or path-like, optional
+        Also write the scale factors here (:func:`write_scale_factors`);
+        ``ahbm scale --scale-file``.
 
     Returns
     -------
@@ -865,8 +872,15 @@ def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:
 
     if not isinstance(setup, ScaleSetup):
         setup = read_scale_setup(setup)
+    inputs = _scale_inputs(setup)  # the outputs are refused before the computation
     if write:
-        _scale_outputs(setup)  # refused before the computation
+        _scale_outputs(setup, inputs)
+    for path, suffixes, argname in (
+        (output, _MODEL_SUFFIXES, "output"),
+        (scale_file, _XML, "scale_file"),
+    ):
+        if path is not None:
+            _writable_folder(_check_out(path, inputs, suffixes, argname).parent, argname=argname)
     model = _read_model(setup.model_file) if model is None else model.copy()
     if setup.marker_set_file is not None:
         model = _apply_marker_set(model, setup.marker_set_file)
@@ -908,4 +922,8 @@ def run_scale(setup, *, model=None, write: bool = True) -> ScaleResult:
         q_static, errors = _place_markers(model, pl, write, written)
         if write and pl.output_model_file is not None:
             _write_model(model, pl.output_model_file, written)
+    if output is not None:
+        _write_model(model, output, written)
+    if scale_file is not None:
+        written.append(write_scale_factors(factors, scale_file))
     return ScaleResult(model, scaled, factors, meas, q_static, errors, written)
