@@ -487,7 +487,7 @@ def _long_list(arm: Path, n: int) -> Path:
 
 
 def test_15_setup_lists_count_against_the_read_cap(arm, small_cap):
-    setup = _long_list(arm, 200_000)  # a 1.3 MB file: 200,000 names of ~80 bytes once split
+    setup = _long_list(arm, 90_000)  # a 0.6 MB file: 90,000 names of ~80 bytes once split
     assert setup.stat().st_size < small_cap
     with pytest.raises(FileFormatError, match="read cap") as info:
         read_id_setup(setup)
@@ -499,13 +499,22 @@ def test_15_setup_lists_count_against_the_read_cap(arm, small_cap):
         read_id_setup(many)
 
 
+def test_15_a_list_longer_than_any_model_is_refused_at_once(arm):
+    # 12 million names (~100 MB) took 40 s and 1.4 GB; the bound refuses it before splitting
+    setup = _long_list(arm, 150_000)
+    with pytest.raises(FileFormatError, match="more than 100,000 names") as info:
+        read_id_setup(setup)
+    assert "element <joints_to_report_body_forces>" in str(info.value)
+    assert len(str(info.value)) < 400
+
+
 def test_15_warnings_name_a_few_items_and_the_count(arm):
-    setup = _long_list(arm, 200_000)
+    setup = _long_list(arm, 50_000)
     with pytest.warns(AhbmWarning, match="joints_to_report_body_forces") as record:
         run_id_setup(setup, write=False)
     texts = [str(w.message) for w in record if "joints_to_report" in str(w.message)]
     assert len(texts) == 1 and len(texts[0]) < 400, len(texts[0])
-    assert "'j0', 'j1'" in texts[0] and "200000 in all" in texts[0]
+    assert "'j0', 'j1'" in texts[0] and "50000 in all" in texts[0]
 
 
 def test_results_are_still_written_where_the_setups_say(arm, capsys):

@@ -42,6 +42,9 @@ _UNASSIGNED = ("", "unassigned")
 #: Bytes one name of a whitespace-separated list costs once split (a Python str object, its
 #: pointers in the list and the tuple): what :func:`_split_words` counts against the read cap.
 _WORD_BYTES = 72
+#: Most names in one list of a setup file. Lists name a model's components (joints,
+#: forces, coordinates, markers): the largest OpenSim models have a few hundred.
+MAX_LIST_NAMES = 100_000
 #: Longest file name read from a setup (PATH_MAX of common systems).
 _MAX_PATH_CHARS = 4096
 
@@ -93,6 +96,12 @@ def _split_words(el: XmlElement | None) -> tuple:
         return ()
     if len(text) > 4096:
         n = 1 + sum(text.count(c) for c in " \t\n\r")
+        if n > MAX_LIST_NAMES and len(text.split(maxsplit=MAX_LIST_NAMES)) > MAX_LIST_NAMES:
+            raise FileFormatError(
+                f"{el.where()}: a list of more than {MAX_LIST_NAMES:,} names "
+                f"({len(text):,} characters); it names components of a model, which has "
+                "far fewer: correct the setup file"
+            )
         check_read_size(
             n * _WORD_BYTES + 2 * len(text),
             f"splitting the list of up to {n} names of {len(text)} characters",
