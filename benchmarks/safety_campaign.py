@@ -387,7 +387,7 @@ def case_write_c3d_range(tmp):
             p = np.zeros((5, 2, 3)); p[2, 1, 0] = value
             t = Trial(points=p, point_labels=["A", "B"], point_rate=100.0, point_units="m")
             try:
-                write_c3d(t, {str(tmp / "x.c3d")!r})
+                write_c3d(t, {str(tmp / "x.c3d")!r}, units="mm")  # 3e38 m is 3e41 mm
             except AhbmError as err:
                 print("refused", value, err)
                 continue
@@ -589,7 +589,7 @@ CASES = [
     Case("9", "view --labels --png with $mathtext$ labels and file name", case_mathtext_labels),
     Case("10", "id: a .mot hip angle of 1e30 deg", case_id_absurd_angle, True),
     Case("11", "ik: a .trc coordinate of 1e30 mm", case_ik_absurd_marker, True),
-    Case("12", "write_c3d: points of 3e38 m and 1e308 m", case_write_c3d_range),
+    Case("12", "write_c3d in mm: points of 3e38 m and 1e308 m", case_write_c3d_range),
     Case(
         "13",
         "convert a folder with a FIFO, devices and broken links",
