@@ -6,9 +6,12 @@ A collection of flat, independently usable function modules:
 - ``ahbm.dynamics``: spatial algebra, inverse and forward dynamics, simulation
 - ``ahbm.bsp``: body-segment parameters
 - ``ahbm.analysis``: filtering, derivatives, gaps, events, cycles
-- ``ahbm.io``: C3D, force plates, OpenSim files, HDF5, tables
+- ``ahbm.io``: C3D, force plates, TRC, HDF5, tables, batch conversion
+- ``ahbm.opensim``: OpenSim models, MOT/STO files, setup files and tools
+- ``ahbm.gait``: the clinical gait pipeline (Plug-in Gait style)
 - ``ahbm.graphics``: stick figures, time-series viewers, gait plots
 - ``ahbm.models``: example models
+- ``ahbm.cli``: the ``ahbm`` command
 
 Importing ``ahbm`` does no I/O and does not import matplotlib.
 """
@@ -21,34 +24,6 @@ from ahbm.errors import (
     ModelError,
     SimulationError,
 )
-from ahbm.kinematics.model_file import load_model, save_model
-
-# The model-file sections of the layers above kinematics register themselves
-# on import, so that `ahbm.load_model` reads all of a model file ("constraints",
-# "muscles", "wrap_objects").
-import ahbm.dynamics.constraints  # noqa: E402, F401  isort: skip
-import ahbm.muscles.path_elements  # noqa: E402, F401  isort: skip
-
-
-def _osim_section(name):
-    # "opensim" (ahbm.io.osim) is registered lazily: ahbm.io imports pandas, which
-    # `import ahbm` must not; importing ahbm.io.osim registers the real functions
-    def call(*args):
-        from ahbm.io import osim
-
-        return getattr(osim, name)(*args)
-
-    return call
-
-
-if "opensim" not in ahbm.kinematics.model_file.model_sections():
-    ahbm.kinematics.model_file.register_model_section(
-        "opensim",
-        read=_osim_section("_read_section"),
-        write=_osim_section("_write_section"),
-        check=_osim_section("_check_section"),
-        owner="ahbm.io.osim",
-    )
 
 __version__ = "0.1.0"
 
@@ -56,20 +31,19 @@ __version__ = "0.1.0"
 #: those not imported yet load on first access (module ``__getattr__``, PEP 562).
 _SUBMODULES = (
     "analysis",
-    "batch",
     "bsp",
     "cli",
-    "demo",
     "dynamics",
     "errors",
+    "gait",
     "graphics",
     "io",
     "kinematics",
     "models",
     "muscles",
+    "opensim",
     "optimize",
     "testing",
-    "tools",
     "types",
 )
 
@@ -80,6 +54,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"ahbm.{name}")
+    if name in ("load_model", "save_model"):
+        from ahbm.kinematics import model_file
+
+        return getattr(model_file, name)
     raise AttributeError(
         f"module 'ahbm' has no attribute {name!r}; its subpackages are {', '.join(_SUBMODULES)}"
     )
@@ -87,7 +65,7 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     """Names for tab completion: the top-level functions and every subpackage."""
-    return sorted(set(globals()) | set(_SUBMODULES))
+    return sorted(set(globals()) | set(_SUBMODULES) | {"load_model", "save_model"})
 
 
 __all__ = [

@@ -24,7 +24,7 @@ import dataclasses
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
+from ahbm._internal.deprecation import warn_deprecated
 
 __all__ = ["ResultRepr", "TupleResult", "Event"]
 

@@ -101,9 +101,10 @@ class Fixtures:
 
         import ahbm.models as mdl
         from ahbm.dynamics import CoordinateCoupling
-        from ahbm.io import OpenSimTable, write_c3d, write_csv, write_mat, write_mot, write_trc
+        from ahbm.io import OpenSimTable, write_c3d, write_csv, write_mat, write_trc
         from ahbm.io.hdf5 import save_trial
         from ahbm.kinematics import Model, euler_to_matrix, save_model
+        from ahbm.opensim import write_mot
 
         rng = np.random.default_rng(0)
         self.folder = folder

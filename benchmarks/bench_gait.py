@@ -26,10 +26,10 @@ import numpy as np
 from ahbm.dynamics import rnea
 from ahbm.dynamics.segmental import SegmentMotion, newton_euler
 from ahbm.errors import AhbmWarning
+from ahbm.gait import analyze_gait, lower_extremity_model
+from ahbm.gait.demo import _walk, synthetic_walking_trial
 from ahbm.io import read_c3d
 from ahbm.kinematics.forward import forward_kinematics
-from ahbm.models.gait import analyze_gait, lower_extremity_model
-from ahbm.models.gait_demo import _walk, synthetic_walking_trial
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

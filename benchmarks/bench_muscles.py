@@ -16,7 +16,7 @@ libraries then work on the same files and the same coordinates:
   loop over frames (state set and realized to position once per frame) against one
   call of ``ahbm.muscles.moment_arms(model, q)``;
 - static optimization, whole tool: ``AnalyzeTool(setup).run()`` against
-  ``ahbm.tools.run_so_setup(setup)`` (read the model and data, filter and spline the
+  ``ahbm.opensim.run_so_setup(setup)`` (read the model and data, filter and spline the
   coordinates, inverse dynamics, optimize, write the activation and force files);
   ahbm's library call ``static_optimization(...)`` on the processed trial is timed
   too;
@@ -213,13 +213,18 @@ def main() -> int:
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}")
         return 1
-    from ahbm.io import read_mot, read_osim
     from ahbm.muscles import moment_arms, static_optimization
     from ahbm.muscles.hill import MuscleParameters, force_coefficients
     from ahbm.muscles.paths import lengthening_speeds, muscle_lengths
     from ahbm.muscles.static_optimization import load_sharing
-    from ahbm.tools import inverse_dynamics_opensim, read_external_loads, run_so_setup
-    from ahbm.tools.opensim_id import coordinates_to_radians
+    from ahbm.opensim import (
+        inverse_dynamics_opensim,
+        read_external_loads,
+        read_mot,
+        read_osim,
+        run_so_setup,
+    )
+    from ahbm.opensim.id_tool import coordinates_to_radians
 
     with tempfile.TemporaryDirectory(prefix="ahbm-bench-muscles-") as tmp:
         folder = Path(tmp)

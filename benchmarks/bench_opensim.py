@@ -22,7 +22,7 @@ of all rounds), so that a busy machine slows both alike:
 Prints the times, the ratio OpenSim / ahbm (> 1: ahbm faster) and the largest
 difference between the outputs (ID: % of each coordinate's range; IK: degrees).
 
-ahbm writes its outputs atomically (``ahbm._files.atomic_path``: a temporary
+ahbm writes its outputs atomically (``ahbm._internal.files.atomic_path``: a temporary
 file flushed with ``fsync``, renamed over the target, then the folder
 flushed); OpenSim writes in place without flushing. The last line shows what
 the two ``fsync`` calls cost in writing the ID ``.sto`` (best and median of 30
@@ -136,7 +136,7 @@ def opensim_times(repeat: int) -> dict | None:
             print(r.stderr[-2000:])
             return None
         times = json.loads(out.read_text())
-        from ahbm.io.opensim import read_mot
+        from ahbm.opensim.storage import read_mot
 
         times["id_sto"] = read_mot(folder / "Results" / "subject01_walk_ID.sto")
         times["ik_mot"] = read_mot(folder / "opensim_ik.mot")
@@ -145,8 +145,7 @@ def opensim_times(repeat: int) -> dict | None:
 
 def ahbm_times(repeat: int):
     """Best times of ahbm's runs (dict), and the ID and IK results, on a fresh copy."""
-    from ahbm.io import read_osim
-    from ahbm.tools import run_id_setup, run_ik_setup
+    from ahbm.opensim import read_osim, run_id_setup, run_ik_setup
 
     with tempfile.TemporaryDirectory(prefix="ahbm-bench-") as tmp:
         folder = Path(tmp)
@@ -169,8 +168,8 @@ def ahbm_times(repeat: int):
 
 def fsync_cost(id_res, repeat: int = 30) -> tuple:
     """Best and median ms of writing the ID .sto: (with fsync, without fsync)."""
-    import ahbm._files as files
-    from ahbm.tools.opensim_id import write_id_sto
+    import ahbm._internal.files as files
+    from ahbm.opensim.id_tool import write_id_sto
 
     def timed():
         times = []

@@ -10,7 +10,7 @@ markers, 5 % missing samples, 16 analog channels at 10x the point rate):
 2. ``ahbm.io.write_trc`` / ``read_trc`` against ``numpy.savetxt`` and
    ``pandas.read_csv`` on the same table (the peers produce/parse only the
    numbers, not the OpenSim header, labels or unit conversion).
-3. ``ahbm.batch.convert`` of 8 TRC files with a 2-process pool against a
+3. ``ahbm.io.batch.convert`` of 8 TRC files with a 2-process pool against a
    serial loop of ``read_trc`` + ``save_trial``.
 
 Times are the best of several repeats. Run:
@@ -30,8 +30,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from ahbm.batch import convert
 from ahbm.io import Trial, load_trial, read_trc, save_trial, write_trc
+from ahbm.io.batch import convert
 
 
 def best(fn, repeat=3):

@@ -2,7 +2,7 @@
 
 Run: python benchmarks/osim_model_survey.py FOLDER [--states N] [--seed S] [--repeat R]
 
-For each ``*.osim`` file of FOLDER (sorted by name): ``ahbm.io.read_osim`` reads
+For each ``*.osim`` file of FOLDER (sorted by name): ``ahbm.opensim.read_osim`` reads
 it (every warning is printed: skipped elements and notes), then OpenSim 4.6, in a
 child process through ``tests/peers/opensim_oracle.py`` (``opensim`` never shares
 an interpreter with ahbm), evaluates the same model at N random states drawn
@@ -14,7 +14,7 @@ within the coordinate ranges (speeds and accelerations standard normal):
 - inverse-dynamics generalized forces (``InverseDynamicsSolver``).
 
 OpenSim's speeds differ from ahbm's ``qd`` for BallJoint and FreeJoint
-rotations: ``u = T qd`` with ``T = ahbm.io.osim_speed_matrix(model, q)``, so
+rotations: ``u = T qd`` with ``T = ahbm.opensim.osim_speed_matrix(model, q)``, so
 ``M = Tᵀ M_osim T`` and ``tau = Tᵀ tau_osim`` with ``u̇ = T q̈ + Ṫ q̇`` (``Ṫ q̇``
 by complex step). Errors are ``max|ahbm - OpenSim| / max|OpenSim|`` over all
 states and entries (poses: the larger of the rotation and position errors).
@@ -50,9 +50,9 @@ from opensim_oracle import opensim_available, opensim_run  # noqa: E402
 from test_opensim_model import ORACLE as MODEL_ORACLE  # noqa: E402
 
 from ahbm.dynamics import crba, rnea  # noqa: E402
-from ahbm.io import osim_coordinates, osim_speed_matrix, read_osim  # noqa: E402
-from ahbm.io.osim import _speed_matrix  # noqa: E402
 from ahbm.kinematics import forward_kinematics, point_position  # noqa: E402
+from ahbm.opensim import osim_coordinates, osim_speed_matrix, read_osim  # noqa: E402
+from ahbm.opensim.osim import _speed_matrix  # noqa: E402
 
 # OpenSim's side: the peer test's oracle (tests/peers/test_opensim_model.py), with the load
 # timed and the replaced inertias given to OpenSim right after the model is read

@@ -6,7 +6,7 @@ Each file must carry Vicon's own Plug-in Gait outputs (``LKneeAngles``,
 ``LHipMoment``, ... and, for the load check, ``LGroundReactionForce``). The
 pipeline runs blind on it (``analyze_gait(path, moment_frame="distal")``, the
 subject parameters and events as the file gives them; nothing tuned per
-file), then :func:`ahbm.models.gait.compare_with_file_outputs` compares the
+file), then :func:`ahbm.gait.compare_with_file_outputs` compares the
 result with the file's curves. Printed per file: the correlation per
 component of every angle and moment, the joint-centre distances, the frames
 whose foot load differs from Vicon's (left out of that foot's moments), and
@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from ahbm.models.gait import GaitSettings, analyze_gait
+from ahbm.gait import GaitSettings, analyze_gait
 
 JOINTS = ("Hip", "Knee", "Ankle")
 

@@ -141,7 +141,7 @@ def _walking_c3d(path: Path) -> None:
     """The gait demo's synthetic walk (Plug-in Gait markers, two plates), as C3D."""
     code = f"""
         from ahbm.io import write_c3d
-        from ahbm.models.gait_demo import synthetic_walking_trial
+        from ahbm.gait.demo import synthetic_walking_trial
         trial, _ = synthetic_walking_trial()
         write_c3d(trial, {str(path)!r})
     """
@@ -247,7 +247,7 @@ def case_concurrent_store(tmp):
     code = f"""
         import subprocess, sys
         cmd = {_ahbm()!r}
-        procs = [subprocess.Popen(cmd + ["gait", str(p), "--out", {str(store)!r}, "--quiet",
+        procs = [subprocess.Popen(cmd + ["gait", str(p), "--output", {str(store)!r}, "--quiet",
                                           "--mass", "70", "--height", "1.75"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for p in {[str(n) for n in names]!r}]
@@ -296,7 +296,7 @@ def case_planted_numpy(tmp):
     cache = tmp / "numba-cache"
     cache.mkdir()
     return dict(
-        cmd=[*_ahbm(), "demo", "--quiet", "--out", str(tmp / "demo")],
+        cmd=[*_ahbm(), "demo", "--quiet", "--output", str(tmp / "demo")],
         cwd=plant,
         protect=[],
         planted=marker,

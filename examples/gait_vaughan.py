@@ -1,6 +1,6 @@
 """Gait analysis with the seven-segment lower-extremity model (Vaughan / Plug-in Gait).
 
-Runs :func:`ahbm.models.analyze_gait` on the shared walking trial gait-raw.c3d
+Runs :func:`ahbm.gait.analyze_gait` on the shared walking trial gait-raw.c3d
 (when the shared data folder is present) and on the synthetic walking trial of
 the demo, prints the spatiotemporal parameters and peak values, compares the
 synthetic result with its known truth, and saves the report figures and the
@@ -19,10 +19,9 @@ import warnings
 from pathlib import Path
 
 from ahbm.errors import AhbmWarning
+from ahbm.gait import analyze_gait, save_gait_result, synthetic_walking_trial, write_gait_report
+from ahbm.gait.demo import recovery_errors
 from ahbm.io import read_c3d
-from ahbm.models import analyze_gait, save_gait_result, synthetic_walking_trial
-from ahbm.models.gait_command import write_gait_report
-from ahbm.models.gait_demo import recovery_errors
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -13,10 +13,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from ahbm.gait import (
+    analyze_gait,  # noqa: E402
+    write_gait_report,  # noqa: E402
+)
 from ahbm.graphics import stick_view  # noqa: E402
 from ahbm.io import read_c3d  # noqa: E402
-from ahbm.models.gait import analyze_gait  # noqa: E402
-from ahbm.models.gait_command import write_gait_report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

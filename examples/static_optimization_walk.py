@@ -5,7 +5,7 @@ muscles; ``subject01_walk_IK.mot``; ``subject01_walk_grf.mot/.xml``):
 
 1. the coordinates are filtered and differentiated and the inverse-dynamics
    generalized forces computed as OpenSim's ID tool does
-   (:func:`ahbm.tools.inverse_dynamics_opensim`, 6 Hz);
+   (:func:`ahbm.opensim.inverse_dynamics_opensim`, 6 Hz);
 2. static optimization (:func:`ahbm.muscles.static_optimization`) shares them
    among the muscles (sum of squared activations, Thelen 2003 force-length-velocity
    curves with the model's parameters — the model's own Millard 2012 curves are not
@@ -37,10 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.io import read_mot, read_osim
 from ahbm.muscles import joint_reaction_loads, static_optimization
-from ahbm.tools import inverse_dynamics_opensim, read_external_loads
-from ahbm.tools.opensim_id import coordinates_to_radians
+from ahbm.opensim import inverse_dynamics_opensim, read_external_loads, read_mot, read_osim
+from ahbm.opensim.id_tool import coordinates_to_radians
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
 ROOT = Path(__file__).resolve().parents[1]

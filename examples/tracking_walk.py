@@ -3,7 +3,7 @@
 The shared walking trial (``../shared/data/opensim``: the planar 10-coordinate
 ``subject01.osim``, its inverse kinematics ``subject01_walk_IK.mot`` and the
 ground reactions ``subject01_walk_grf.mot`` applied as its ID setup describes)
-is read with :mod:`ahbm.io` / :mod:`ahbm.tools`, and ahbm's inverse dynamics of
+is read with :mod:`ahbm.io` / :mod:`ahbm.opensim`, and ahbm's inverse dynamics of
 it gives the reference moments. An optimal-control problem then asks for the
 torques whose *forward* dynamics, with the measured ground reactions, tracks the
 measured coordinates:
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ahbm.dynamics import DesiredTrajectory, rnea
-from ahbm.io import read_osim
+from ahbm.opensim import read_osim, run_id_setup
 from ahbm.optimize import (
     CustomCost,
     Phase,
@@ -42,7 +42,6 @@ from ahbm.optimize import (
     solve,
     symbolic_dynamics,
 )
-from ahbm.tools import run_id_setup
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
 JOINTS = ("hip_flexion_r", "hip_flexion_l", "knee_angle_r", "knee_angle_l", "ankle_angle_r",
@@ -50,7 +49,7 @@ JOINTS = ("hip_flexion_r", "hip_flexion_l", "knee_angle_r", "knee_angle_l", "ank
 
 
 def reference(data=DATA):
-    """The model and ahbm's inverse dynamics of the trial (an :class:`ahbm.tools.IDResult`)."""
+    """The model and ahbm's inverse dynamics of the trial (an :class:`ahbm.opensim.IDResult`)."""
     model = read_osim(data / "subject01.osim")
     result = run_id_setup(data / "subject01_Setup_ID.xml", write=False, model=model)
     return model, result

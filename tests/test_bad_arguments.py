@@ -21,7 +21,7 @@ import ahbm.dynamics as dyn
 import ahbm.io as io
 import ahbm.kinematics as kin
 import ahbm.models as mdl
-from ahbm._validation import as_float_array
+from ahbm._internal.validation import as_float_array
 from ahbm.errors import AhbmError, DataError
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ahbm.batch import ConversionReport, convert, read_trial
 from ahbm.errors import DataError, FileFormatError
+from ahbm.io import read_trc, write_trc
+from ahbm.io.batch import ConversionReport, convert, read_trial
 from ahbm.io.hdf5 import list_trials, load_trial
-from ahbm.io.opensim import read_trc, write_trc
 from ahbm.io.trial import Trial
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

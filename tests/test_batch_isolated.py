@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from ahbm.batch import convert
 from ahbm.errors import DataError
 from ahbm.io import Trial, load_trial, write_trc
+from ahbm.io.batch import convert
 
 
 @pytest.fixture
@@ -46,8 +46,8 @@ def archive(tmp_path, monkeypatch):
                     time.sleep(120)
                 return _read(path)
             readers.read_trial = read_trial
-            import ahbm.batch
-            ahbm.batch.read_trial = read_trial
+            import ahbm.io.batch
+            ahbm.io.batch.read_trial = read_trial
             """
         )
     )

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ahbm.batch import ConversionReport, convert, process_pool
 from ahbm.cli import main
 from ahbm.errors import DataError
 from ahbm.io import Trial, load_trial, write_c3d, write_trc
+from ahbm.io.batch import ConversionReport, convert, process_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,7 +93,7 @@ def test_plain_script_without_main_guard(mixed, tmp_path):
     script.write_text(
         textwrap.dedent(
             f"""
-            from ahbm.batch import convert
+            from ahbm.io.batch import convert
             report = convert({str(mixed)!r}, {str(tmp_path / "out")!r}, progress=False)
             print(report)
             print("RUNS", 1)

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from ahbm.cli import COMMANDS, main
+from ahbm.io import read_trc, write_trc
 from ahbm.io.hdf5 import list_trials, load_trial, save_trial
-from ahbm.io.opensim import read_trc, write_mot, write_trc
 from ahbm.io.trial import Event, Trial
+from ahbm.opensim.storage import write_mot
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -1,7 +1,7 @@
 """`ahbm demo`: its checks pass, and it says when it compiles the kernels."""
 
-from ahbm import demo
 from ahbm._engine import kernels
+from ahbm.cli import demo
 
 
 def test_demo_says_when_it_compiles(monkeypatch, tmp_path, capsys):
@@ -15,7 +15,7 @@ def test_demo_says_when_it_compiles(monkeypatch, tmp_path, capsys):
 
     monkeypatch.setattr(kernels, "is_compiled", lambda names: False)
     monkeypatch.setattr(kernels, "compile_in_background", background)
-    assert demo.run_demo(out_dir=tmp_path) == 0
+    assert demo.toolbox_demo(out_dir=tmp_path) == 0
     out = capsys.readouterr().out
     assert "compiling the dynamics kernels (first run only" in out
     assert started == [("aba",)]
@@ -32,6 +32,6 @@ def test_demo_compiles_in_process_when_no_helper_can_start(monkeypatch, tmp_path
 
     monkeypatch.setattr(kernels, "is_compiled", lambda names: False)
     monkeypatch.setattr(kernels, "compile_in_background", fail)
-    assert demo.run_demo(out_dir=tmp_path) == 0
+    assert demo.toolbox_demo(out_dir=tmp_path) == 0
     out = capsys.readouterr().out
     assert "compiled the kernels in" in out and "all 6 checks passed" in out

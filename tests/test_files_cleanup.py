@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ahbm._files import TEMP_MARKER, _host_tag, atomic_path
+from ahbm._internal.files import TEMP_MARKER, _host_tag, atomic_path
 from ahbm.errors import DataError
 from ahbm.io import Trial, cleanup_temporaries, load_trial, save_trial
 

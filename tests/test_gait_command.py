@@ -19,7 +19,7 @@ def test_gait_command_writes_results_and_report(tmp_path, capsys):
             str(GAIT_RAW),
             "--mass",
             "65",
-            "--out",
+            "--output",
             str(out),
             "--report",
             str(report),
@@ -43,7 +43,7 @@ def test_gait_command_errors(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["gait", str(GAIT_RAW), "--report", str(tmp_path / "r.txt"), "--mass", "65"]) == 1
     assert ".png" in capsys.readouterr().err
-    assert main(["gait", str(GAIT_RAW), "--out", str(tmp_path / "no" / "r.h5")]) == 1
+    assert main(["gait", str(GAIT_RAW), "--output", str(tmp_path / "no" / "r.h5")]) == 1
     assert "folder does not exist" in capsys.readouterr().err
 
 
@@ -63,7 +63,7 @@ def test_gait_command_moment_frame(tmp_path):
     out = {}
     for frame in ("jcs", "distal"):
         path = tmp_path / f"{frame}.h5"
-        args = ["gait", str(GAIT_RAW), "--mass", "65", "--out", str(path), "--quiet"]
+        args = ["gait", str(GAIT_RAW), "--mass", "65", "--output", str(path), "--quiet"]
         assert main(args + ["--moment-frame", frame]) == 0
         res = load_trial(path).results
         text = res["gait_settings"]["moment_convention"]

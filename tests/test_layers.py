@@ -1,14 +1,14 @@
 """The import order of DESIGN.md: a module imports only from the layers above it.
 
-errors → kinematics.rotations → kinematics.tree, _engine, kinematics.* → dynamics →
-muscles → optimize → bsp, analysis → io → graphics → models, tools → batch, cli
-(imports inside functions count too).
+errors, _internal → kinematics.rotations → kinematics.tree, _engine, kinematics.* →
+dynamics → muscles → optimize → bsp, analysis → io → opensim → graphics → models →
+gait → cli (imports inside functions count too).
 
 And no private name crosses a package boundary (the package is the first
 component after ``ahbm.``: kinematics, dynamics, io, ...): a module never
 imports a name with a leading underscore, or anything from a private module,
-of another package, except from the shared private helpers ``ahbm._engine.*``,
-``ahbm._validation``, ``ahbm._files``, ``ahbm._deprecation`` and ``ahbm._xml``.
+of another package, except from the shared private rooms ``ahbm._internal.*``
+(argument checks, safe files, text files) and ``ahbm._engine.*`` (compiled code).
 """
 
 import ast
@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ahbm"
-BASE = ("errors", "_validation", "_files", "_deprecation", "_xml", "_xml_scan", "types")
+BASE = ("errors", "_internal", "types")
+_BASE_ENGINE = ("arrays", "jit_common", "jit_text", "jit_xml")
 RANK = {
     "kinematics.rotations": 1,
     "kinematics": 2,
@@ -28,12 +29,11 @@ RANK = {
     "bsp": 4,
     "analysis": 4,
     "io": 5,
+    "opensim": 5.5,
     "graphics": 6,
     "models": 7,
-    "tools": 7,
-    "batch": 8,
+    "gait": 7.5,
     "cli": 8,
-    "demo": 8,
     "testing": None,
 }
 
@@ -44,6 +44,8 @@ def _layer(module: str):
         return None
     if parts[0] in BASE:
         return 0
+    if parts[0] == "_engine" and len(parts) > 1 and parts[1] in _BASE_ENGINE:
+        return 0  # numpy and numba only (array helpers, compiled readers): usable by all
     if parts[:2] == ["kinematics", "rotations"]:
         return RANK["kinematics.rotations"]
     return RANK.get(parts[0])
@@ -82,9 +84,7 @@ def test_checker_sees_a_violation(tmp_path):
 # private names across packages
 # ----------------------------------------------------------------------------
 
-SHARED_PRIVATE = (
-    "ahbm._engine", "ahbm._validation", "ahbm._files", "ahbm._deprecation", "ahbm._xml",
-)  # fmt: skip
+SHARED_PRIVATE = ("ahbm._engine", "ahbm._internal")
 
 
 def _package(module: str):
@@ -127,7 +127,7 @@ def test_no_private_name_crosses_a_package(path, name):
     bad = _private_imports(path.read_text(encoding="utf-8"), name)
     assert not bad, (
         f"{name} imports private names of another package: {bad}; use a public name, or move "
-        "a genuinely shared helper into ahbm._engine"
+        "a genuinely shared helper into ahbm._internal (ahbm._engine for compiled code)"
     )
 
 
@@ -147,8 +147,127 @@ def test_private_name_checker_sees_violations():
         "from ahbm.dynamics.forces import _body\n"
         "from ahbm._engine.state import point_bl\n"
         "from ahbm._engine import kernels as _kernels\n"
-        "from ahbm._validation import as_float_array\n"
+        "from ahbm._internal.validation import as_float_array\n"
         "from ahbm.kinematics.forward import point_position\n"
         "from .forces import _vec3\n"
     )
     assert _private_imports(ok, me) == []
+
+
+# ----------------------------------------------------------------------------
+# module size and import circles
+# ----------------------------------------------------------------------------
+
+MAX_LINES = 800
+#: Modules that are data tables (published parameter tables), exempt from MAX_LINES by name.
+DATA_TABLES = {"ahbm.bsp.tables"}
+#: Modules still over MAX_LINES while they are being split (must become empty).
+OVERSIZED: set[str] = {
+    "ahbm.kinematics.joints", "ahbm.opensim.so_tool", "ahbm.dynamics.segmental",
+    "ahbm.dynamics.balance", "ahbm.muscles.path_elements", "ahbm.opensim.scale_tool",
+    "ahbm.dynamics.simulate", "ahbm.muscles.hill", "ahbm._internal.files", "ahbm.muscles.paths",
+    "ahbm.bsp.scaling", "ahbm.kinematics.ik", "ahbm.opensim.id_tool", "ahbm._engine.kernels",
+    "ahbm.io.hdf5", "ahbm._engine.jit_derivatives", "ahbm.kinematics.geometry",
+    "ahbm.optimize.problem", "ahbm.opensim.osim",
+}  # fmt: skip
+
+
+def _all_modules():
+    for f in sorted(PACKAGE.rglob("*.py")):
+        rel = f.relative_to(PACKAGE.parent).with_suffix("")
+        yield f, ".".join(rel.parts).removesuffix(".__init__")
+
+
+@pytest.mark.parametrize("path,name", list(_all_modules()), ids=lambda x: str(x)[-40:])
+def test_modules_are_at_most_800_lines(path, name):
+    if name in DATA_TABLES or name in OVERSIZED:
+        return
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    assert n <= MAX_LINES, (
+        f"{name} has {n} lines (at most {MAX_LINES}): split it along its sections into "
+        "modules of the same package"
+    )
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the ahbm modules it imports (anywhere in it; packages' __init__ left out)."""
+    modules = dict((n, p) for p, n in _all_modules())
+    packages = {n for n, p in modules.items() if p.name == "__init__.py"}
+    graph = {}
+    for name, path in modules.items():
+        if name in packages:
+            continue
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            edges |= {t for t in targets if t in modules and t not in packages and t != name}
+        graph[name] = edges
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        found.append(sorted(comp))
+    return found
+
+
+#: Circles still being removed (must become empty).
+KNOWN_CYCLES: list[list[str]] = [
+    ["ahbm.kinematics.model_file", "ahbm.kinematics.tree"],
+    ["ahbm.io.matfile", "ahbm.io.tables", "ahbm.io.trial"],
+    ["ahbm.dynamics.constrained", "ahbm.dynamics.constraints",
+     "ahbm.dynamics.coordinate_constraints", "ahbm.dynamics.forward", "ahbm.dynamics.simulate"],
+    ["ahbm.muscles.wrap_ellipsoid", "ahbm.muscles.wrapping"],
+]  # fmt: skip
+
+
+def test_no_import_circles():
+    """No module imports, directly or through others, a module that imports it back
+    (imports inside functions count: they hide a circle, they do not remove it)."""
+    new = [c for c in _cycles(_import_graph()) if c not in KNOWN_CYCLES]
+    assert not new, f"import circles: {new}; move the shared part into a module both import"
+
+
+def test_cycle_finder_sees_a_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []

@@ -5,7 +5,7 @@ A sweep over every dataclass of ahbm fills each field with something large (a
 ``repr`` and ``str`` stay under 2,000 characters; real instances of the
 containers a user prints most (Trial, Model, SimulationResult, ForcePlate,
 EnsembleStats, ResidualAnalysis, a batch report) are checked for their content.
-``ahbm.models.gait`` (GaitResult) is left to that package's own tests.
+``ahbm.gait`` (GaitResult) is left to that package's own tests.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import ahbm
 from ahbm.types import ResultRepr
 
 LIMIT = 2000
-_SKIP = ("ahbm.__main__", "ahbm.models.gait", "ahbm.optimize")  # gait: its owner; casadi
+_SKIP = ("ahbm.__main__", "ahbm.gait", "ahbm.optimize")  # gait: its owner; casadi
 
 
 def _modules():
@@ -206,7 +206,7 @@ def test_analysis_results():
 def test_batch_report_lists_at_most_twenty_files(tmp_path):
     from pathlib import Path
 
-    from ahbm.batch import ConversionReport
+    from ahbm.io.batch import ConversionReport
 
     r = ConversionReport(warnings={Path(f"f{i}.c3d"): ["AhbmWarning: x" * 50] * 9
                                    for i in range(500)})  # fmt: skip
@@ -218,7 +218,7 @@ def test_batch_report_lists_at_most_twenty_files(tmp_path):
 def test_opensim_table(tmp_path):
     import pandas as pd
 
-    from ahbm.io import read_mot, write_mot
+    from ahbm.opensim import read_mot, write_mot
 
     df = pd.DataFrame(np.zeros((3000, 60)), columns=[f"coord_{i}" for i in range(60)],
                       index=pd.Index(np.arange(3000) / 100.0, name="time"))  # fmt: skip

@@ -103,9 +103,7 @@ def test_view_and_plots_draw_mathtext_labels_as_plain_text(tmp_path, capsys):
 def test_gait_report_draws_mathtext_title_and_flags_as_plain_text(tmp_path):
     from dataclasses import replace
 
-    from ahbm.models import synthetic_walking_trial
-    from ahbm.models.gait import GaitSettings, analyze_gait
-    from ahbm.models.gait_command import write_gait_report
+    from ahbm.gait import GaitSettings, analyze_gait, synthetic_walking_trial, write_gait_report
 
     trial, _ = synthetic_walking_trial(duration=2.4)
     with warnings.catch_warnings():
@@ -177,7 +175,7 @@ def test_read_c3d_marks_implausible_markers_missing_loudly(tmp_path):
 @pytest.fixture(scope="module")
 def walking():
     """A synthetic walking trial with two type-2 plates (FORCE_PLATFORM parameters)."""
-    from ahbm.models import synthetic_walking_trial
+    from ahbm.gait import synthetic_walking_trial
 
     trial, _ = synthetic_walking_trial(duration=2.4)
     return trial
@@ -235,9 +233,9 @@ def test_one_bad_plate_is_dropped_alone(tmp_path, walking, kind):
 
 
 def test_gait_without_mass_never_prints_or_uses_nan_mass(tmp_path, walking, capsys):
-    from ahbm.models.gait import analyze_gait
-    from ahbm.models.gait.kinetics import joint_kinetics
-    from ahbm.models.gait.subject import NoBodyMassError
+    from ahbm.gait import analyze_gait
+    from ahbm.gait.kinetics import joint_kinetics
+    from ahbm.gait.subject import NoBodyMassError
 
     trial = _bad_second_plate(walking, "zero-size")
     trial.parameters.pop("PROCESSING", None)  # no Bodymass in the file

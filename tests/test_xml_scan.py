@@ -1,7 +1,7 @@
 """The compiled XML scan builds the same tree as expat's events, or declines.
 
-``ahbm._xml.parse_xml`` builds large texts from one expat check plus the
-compiled scan of :mod:`ahbm._xml_scan`; every other text (and every text the
+``ahbm.opensim._xml.parse_xml`` builds large texts from one expat check plus the
+compiled scan of :mod:`ahbm._engine.jit_xml`; every other text (and every text the
 scan declines) from expat's element events. These tests generate documents
 with the constructs that matter (comments and processing instructions in
 every position, quotes, ``>`` in attribute values, spaces inside tags, CR/LF

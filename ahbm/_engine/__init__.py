@@ -10,16 +10,23 @@ public functions lives here and is imported openly by them:
   kinematics of one body in one state (world point, point velocity and bias
   acceleration, point Jacobian columns), the single coding of those formulas,
   called by ``jit_constrained`` and, through compiled frame loops, by ``state``;
-* ``batch``: the layout conventions (batch first in the public API, batch
-  last inside per-body loops, ``_bl`` names), the one cross product,
-  batch-last rotations of vectors, and the validation and flattening of a
-  batch of states (``prepare``);
+* ``arrays``: the layout conventions (batch first in the public API, batch
+  last inside per-body loops, ``_bl`` names), the one cross product and
+  batch-last rotations of vectors (numpy only); ``checks``: the validation
+  and flattening of a batch of states (``prepare``);
+* ``jit_text``, ``jit_xml``: compiled readers of number blocks and XML;
 * ``state``: the kinematic state (``Kinematics``, public as
   ``ahbm.kinematics.Kinematics``) and the batch-last point kinematics and
   Jacobians derived from it (computed by ``jit_points``) for
   ``ahbm.kinematics``, the marker IK, the force elements and the constraints.
 
 DESIGN.md's rule (checked by tests/test_layers.py): no private name crosses
-a package boundary except from this engine and from ``ahbm._validation``,
-``ahbm._files`` and ``ahbm._deprecation``.
+a package boundary except from this engine and from ``ahbm._internal``.
+
+The engine and ``ahbm.kinematics`` build on each other (the kernels run on the
+kinematics' ``Model``; ``ahbm.kinematics.forward`` returns the engine's
+``Kinematics``), so ``ahbm.kinematics`` is initialized first, whichever of
+the two a program imports first (below).
 """
+
+import ahbm.kinematics  # noqa: F401  (initialized before any engine module: see above)

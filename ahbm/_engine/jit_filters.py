@@ -1,7 +1,7 @@
 """Compiled pass of OpenSim's 3rd-order low-pass filter (internal).
 
 :func:`iir3_pass` is one pass of ``Signal::LowpassIIR`` as
-``ahbm.tools.opensim_processing`` runs it: the first three samples copied,
+``ahbm.opensim.processing`` runs it: the first three samples copied,
 then ``scipy.signal.lfilter``'s direct form II transposed recursion started
 from the state those three samples give (what ``scipy.signal.lfiltic``
 computes). The operations are scipy's, in its order (the state, then per

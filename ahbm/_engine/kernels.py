@@ -1148,7 +1148,7 @@ def compile_in_background(names) -> subprocess.Popen:
     a second core. Wait for it (``.wait()``) before the first call of those
     kernels here, which then loads them from the cache.
     """
-    from ahbm._files import python_child
+    from ahbm._internal.files import python_child
 
     code = f"from ahbm._engine.kernels import compile_kernels; compile_kernels({tuple(names)!r})"
     cmd, env = python_child(code)  # isolated: never imports files of the current folder

@@ -10,7 +10,7 @@ velocities, the bias accelerations (``q̈ = 0``) and, when first needed, the
 world motion columns of every degree of freedom. Everything else (points,
 Jacobians, ``J̇ q̇``, accelerations for a given ``q̈``) is derived from those
 arrays by the functions of this module, which work *batch last* (see
-:mod:`ahbm._engine.batch`): a point is ``(3, N)``, a point Jacobian
+:mod:`ahbm._engine.checks`): a point is ``(3, N)``, a point Jacobian
 ``(3, nv, N)``. The public functions of :mod:`ahbm.kinematics.forward`, the
 marker IK, the force elements and the constraints all call them. The point
 formulas themselves (world point, point velocity and acceleration, point
@@ -38,8 +38,9 @@ import numpy as np
 
 from ahbm._engine import jit_points as _jp
 from ahbm._engine import kernels as _kernels
-from ahbm._engine.batch import cross, mv_bl, prepare
-from ahbm._validation import check_model
+from ahbm._engine.arrays import cross, mv_bl
+from ahbm._engine.checks import prepare
+from ahbm._internal.validation import check_model
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
 from ahbm.types import ResultRepr

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ahbm._validation import as_int, as_positive_float
+from ahbm._internal.validation import as_int, as_positive_float
 from ahbm.errors import AhbmWarning, DataError
 
 
@@ -19,7 +19,7 @@ def warn_caller(message: str) -> None:
     """
     frame, level = sys._getframe(1), 2
     while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(
-        ("ahbm.analysis", "ahbm._deprecation")
+        ("ahbm.analysis", "ahbm._internal.deprecation")
     ):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, AhbmWarning, stacklevel=level)

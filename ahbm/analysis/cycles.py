@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, as_int, check_not_empty, sample_times
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import as_float_array, as_int, check_not_empty, sample_times
 from ahbm.analysis._common import check_axis, warn_caller
 from ahbm.analysis._labelled import accepts_labelled, event_times
 from ahbm.errors import DataError

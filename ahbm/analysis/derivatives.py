@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import interpolate, signal
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_choice, as_float_array, as_int, sample_rate, sample_times
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import as_choice, as_float_array, as_int, sample_rate, sample_times
 from ahbm.analysis._common import check_axis
 from ahbm.analysis._labelled import accepts_labelled
 from ahbm.errors import DataError

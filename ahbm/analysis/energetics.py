@@ -52,8 +52,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._engine.batch import cross
-from ahbm._validation import (
+from ahbm._engine.arrays import cross
+from ahbm._internal.validation import (
     as_float_array,
     check_inertia,
     check_trailing_shape,

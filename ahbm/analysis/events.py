@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 from scipy import signal
 
-from ahbm._deprecation import positional_to_keyword, warn_deprecated
-from ahbm._validation import (
+from ahbm._internal.deprecation import positional_to_keyword, warn_deprecated
+from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
     as_nonnegative_float,

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate, ndimage, signal
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import (
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import (
     as_choice,
     as_float_array,
     as_int,

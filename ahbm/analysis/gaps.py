@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import interpolate
 
-from ahbm._validation import as_float_array, as_int, sample_times
+from ahbm._internal.validation import as_float_array, as_int, sample_times
 from ahbm.analysis._common import nan_runs
 from ahbm.analysis._labelled import accepts_labelled
 from ahbm.errors import DataError

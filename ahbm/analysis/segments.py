@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, check_trailing_shape, sample_times
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.segmental import SegmentMotion
 from ahbm.errors import DataError

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import Polynomial
 
-from ahbm._validation import as_float_array, as_nonnegative_float, as_positive_float
+from ahbm._internal.validation import as_float_array, as_nonnegative_float, as_positive_float
 from ahbm.bsp.tables import SegmentParameters
 from ahbm.errors import DataError
 

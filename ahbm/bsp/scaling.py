@@ -20,7 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_nonnegative_float, check_inertia, check_model
+from ahbm._internal.validation import (
+    as_float_array,
+    as_nonnegative_float,
+    check_inertia,
+    check_model,
+)
 from ahbm.bsp.tables import get_table, segment_parameters
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.types import ResultRepr
@@ -901,7 +906,7 @@ def scale_segments(model, factors, *, mass=None, preserve_mass_distribution: boo
         body["mass"] = m_new
         body["inertia"] = i_new.tolist()
     if mass is not None:
-        from ahbm._validation import as_positive_float
+        from ahbm._internal.validation import as_positive_float
 
         target = as_positive_float(mass, "mass", unit="kg")
         total = sum(float(body["mass"]) for body in data["bodies"])
@@ -987,7 +992,7 @@ def _scale_sections(data: dict, s: dict) -> None:
 
     The constraints section holds no body-fixed geometry that OpenSim scales
     (coordinate couplers); the other sections (e.g. the ``"opensim"`` data of
-    :func:`ahbm.io.read_osim`) are searched for path points and wrap objects.
+    :func:`ahbm.opensim.read_osim`) are searched for path points and wrap objects.
     """
     for key, items in data.items():
         if key in ("format", "version", "name", "gravity", "bodies", "constraints"):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_positive_float
+from ahbm._internal.validation import as_positive_float
 from ahbm.errors import DataError
 from ahbm.types import ResultRepr
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._engine.arrays import cross
+from ahbm._internal.validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics.forward import center_of_mass
 from ahbm.kinematics.tree import Model

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
 from ahbm._engine import state as _st
-from ahbm._engine.batch import cross, mtv_bl, mv_bl
-from ahbm._validation import (
+from ahbm._engine.arrays import cross, mtv_bl, mv_bl
+from ahbm._internal.deprecation import warn_deprecated
+from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
     as_nonnegative_float,

@@ -22,7 +22,7 @@ import numpy as np
 from ahbm._engine import jit_constrained as _jc
 from ahbm._engine import kernels as _kernels
 from ahbm._engine import state as _st
-from ahbm._validation import (
+from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
     as_int,

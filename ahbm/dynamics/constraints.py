@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
 from ahbm._engine import state as _st
+from ahbm._internal.deprecation import warn_deprecated
 from ahbm.dynamics.coordinate_constraints import (
     CoordinateCoupling,
     PrescribedCoordinate,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_int, check_callable, check_model
+from ahbm._internal.validation import as_float_array, as_int, check_callable, check_model
 from ahbm.errors import DataError, ModelError
 
 __all__ = [

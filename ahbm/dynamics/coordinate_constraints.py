@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import as_finite_float, as_float_array, as_int
+from ahbm._internal.validation import as_finite_float, as_float_array, as_int
 from ahbm.dynamics.force_element import _coordinate
 from ahbm.dynamics.geometric_constraints import Constraint
 from ahbm.errors import DataError, ModelError

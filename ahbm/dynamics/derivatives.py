@@ -138,7 +138,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._engine import kernels as _kernels
-from ahbm._engine.batch import prepare
+from ahbm._engine.checks import prepare
 from ahbm.dynamics.forward import _singular
 from ahbm.dynamics.inverse import _check_f_ext, external_forces_local
 from ahbm.errors import DataError

@@ -11,7 +11,7 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._engine.state import Kinematics
-from ahbm._validation import (
+from ahbm._internal.validation import (
     as_float_array,
     callback_result,
     check_model,

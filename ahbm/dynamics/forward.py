@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import kernels as _kernels
-from ahbm._engine.batch import prepare
+from ahbm._engine.checks import prepare
 from ahbm.dynamics.inverse import _check_f_ext, _node_forces
 from ahbm.errors import DataError, SimulationError
 from ahbm.kinematics.tree import Model

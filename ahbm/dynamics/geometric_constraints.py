@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._engine.batch import cross
-from ahbm._validation import as_finite_float, as_float_array
+from ahbm._engine.arrays import cross
+from ahbm._internal.validation import as_finite_float, as_float_array
 from ahbm.dynamics.force_element import GROUND, _body, _vec3
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.rotations import matrix_to_rotvec

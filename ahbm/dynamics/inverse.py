@@ -20,8 +20,9 @@ import numpy as np
 
 from ahbm._engine import kernels as _kernels
 from ahbm._engine import state as _st
-from ahbm._engine.batch import cross, prepare
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._engine.arrays import cross
+from ahbm._engine.checks import prepare
+from ahbm._internal.validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
 

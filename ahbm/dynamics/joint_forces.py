@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import as_finite_float, as_nonnegative_float
+from ahbm._internal.validation import as_finite_float, as_nonnegative_float
 from ahbm.dynamics.force_element import ForceElement, _characteristic, _coordinate
 from ahbm.errors import DataError
 

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._engine.batch import prepare
+from ahbm._engine.checks import prepare
 from ahbm.dynamics.derivatives import RNEADerivatives
 from ahbm.errors import ModelError
 from ahbm.kinematics.tree import Model

@@ -93,7 +93,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_float_array
+from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import (
     CUSTOM,

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
-from ahbm._engine.batch import cross
-from ahbm._validation import (
+from ahbm._engine.arrays import cross
+from ahbm._internal.deprecation import warn_deprecated
+from ahbm._internal.validation import (
     as_float_array,
     as_int,
     as_nonnegative_float,
@@ -398,7 +398,7 @@ def clinical_moments(moment, r_proximal, r_distal, *, joint: str, side: str):
     adduction), as Plug-in Gait reports them, and acts with it in the
     transverse plane (internal rotation). Plug-in Gait's transverse moment
     has the opposite sign (external rotator positive; docs/conventions.md
-    §9): the gait pipeline's :func:`ahbm.models.gait.pig_moments` flips it,
+    §9): the gait pipeline's :func:`ahbm.gait.pig_moments` flips it,
     and can also project on the distal or proximal segment's axes.
 
     Examples

@@ -21,9 +21,9 @@ import warnings
 
 import numpy as np
 
-from ahbm._deprecation import renamed_kwargs, warn_deprecated
 from ahbm._engine import jit_constrained as _jc
-from ahbm._validation import (
+from ahbm._internal.deprecation import renamed_kwargs, warn_deprecated
+from ahbm._internal.validation import (
     as_float_array,
     as_int,
     as_nonnegative_float,

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, check_inertia, check_mass, check_trailing_shape
+from ahbm._engine.arrays import cross
+from ahbm._internal.validation import (
+    as_float_array,
+    check_inertia,
+    check_mass,
+    check_trailing_shape,
+)
 from ahbm.errors import DataError
 from ahbm.kinematics.rotations import skew
 

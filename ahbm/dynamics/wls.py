@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._engine.batch import cross
-from ahbm._validation import as_float_array, as_positive_float, check_model, sample_times
+from ahbm._engine.arrays import cross
+from ahbm._internal.validation import as_float_array, as_positive_float, check_model, sample_times
 from ahbm.dynamics.forward import crba
 from ahbm.dynamics.inverse import rnea
 from ahbm.errors import DataError

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._files import atomic_path
-from ahbm._validation import as_path, as_positive_float, output_path
+from ahbm._internal.files import atomic_path
+from ahbm._internal.validation import as_path, as_positive_float, output_path
 from ahbm.errors import DataError
 
 __all__ = [
@@ -108,7 +108,7 @@ def atomic_output(path, *, argname: str = "path"):
     The temporary file keeps the suffix of `path` (writers such as Pillow pick
     the format from it). On any exception the temporary file is removed and
     `path` is left untouched, so no half-written file ever appears. See
-    :func:`ahbm._files.atomic_path`.
+    :func:`ahbm._internal.files.atomic_path`.
     """
     return atomic_path(path, argname=argname)
 
@@ -139,7 +139,7 @@ def save_figure(fig, path, *, dpi=100, close: bool = True, argname: str = "path"
     DataError
         Unsupported extension, or a folder that cannot be created. The figure
         goes to a temporary file that is renamed over `path` only when
-        complete (:func:`ahbm._files.atomic_path`).
+        complete (:func:`ahbm._internal.files.atomic_path`).
 
     Examples
     --------

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ahbm._validation import as_float_array
+from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
 
 #: Marker pairs of a stick figure for the Plug-in-Gait marker set (full body,

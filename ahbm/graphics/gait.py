@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import (
     SIDE_COLORS,

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import as_float_array, as_int, as_positive_float, check_model
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import as_float_array, as_int, as_positive_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.graphics._common import plain_text, pyplot, set_equal_3d
 

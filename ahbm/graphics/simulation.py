@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ahbm._validation import as_float_array
+from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import check_figure, plain_text, pyplot
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
-from ahbm._validation import as_finite_float, as_positive_float
+from ahbm._internal.deprecation import warn_deprecated
+from ahbm._internal.validation import as_finite_float, as_positive_float
 from ahbm.errors import AhbmError, DataError
 from ahbm.graphics._common import (
     atomic_output,

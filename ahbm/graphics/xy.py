@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ahbm._deprecation import warn_deprecated
-from ahbm._validation import as_float_array, as_positive_float
+from ahbm._internal.deprecation import warn_deprecated
+from ahbm._internal.validation import as_float_array, as_positive_float
 from ahbm.errors import DataError
 from ahbm.graphics._common import SIDE_COLORS, check_figure, check_names, plain_text, pyplot
 

@@ -42,9 +42,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._engine.batch import cross
-from ahbm._validation import (
+from ahbm._engine.arrays import cross
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import (
     as_float_array,
     as_int,
     as_nonnegative_float,

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ahbm._files import atomic_path
-from ahbm._validation import as_path, output_path
+from ahbm._internal.files import atomic_path
+from ahbm._internal.validation import as_path, output_path
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io.trial import Event, ForcePlate, Trial, check_trial, point_kinds_from
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ahbm._validation import as_path
+from ahbm._internal.validation import as_path
 from ahbm.errors import DataError
 
 __all__ = ["read_trial", "SUPPORTED_SUFFIXES"]
 
-#: File suffixes :func:`read_trial` (and :func:`ahbm.batch.convert`) read,
+#: File suffixes :func:`read_trial` (and :func:`ahbm.io.batch.convert`) read,
 #: compared case-insensitively.
 SUPPORTED_SUFFIXES = (".c3d", ".trc")
 
@@ -47,7 +47,7 @@ def read_trial(path):
 
         return read_c3d(path)
     if suffix == ".trc":
-        from ahbm.io.opensim import read_trc
+        from ahbm.io.trc import read_trc
 
         return read_trc(path)
     raise DataError(

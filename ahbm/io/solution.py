@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_positive_float
+from ahbm._internal.validation import as_positive_float
 from ahbm.errors import DataError
 from ahbm.io.trial import Trial
 

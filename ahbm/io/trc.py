@@ -13,9 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._validation import as_path, check_read_size, output_path
-from ahbm.errors import AhbmWarning, DataError, FileFormatError
-from ahbm.io._text import (
+from ahbm._internal.text import (
     _atomic_write_text,
     _check_float_format,
     _fmt_header,
@@ -26,6 +24,8 @@ from ahbm.io._text import (
     _write_rows,
     length_unit_scale,
 )
+from ahbm._internal.validation import as_path, check_read_size, output_path
+from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.trial import Trial, check_trial
 
 __all__ = ["read_trc", "write_trc"]

@@ -429,7 +429,7 @@ def _label_list(values, field: str, n: int, *, required: bool) -> list[str]:
 
 def _numeric(value, field: str, ndim: int, trailing: tuple = ()) -> np.ndarray:
     """A real float64 array of `ndim` axes whose last axes equal `trailing`."""
-    from ahbm._validation import as_float_array
+    from ahbm._internal.validation import as_float_array
 
     arr = as_float_array(value, f"trial.{field}", allow_nan=True)
     if arr.ndim != ndim or (trailing and arr.shape[ndim - len(trailing) :] != trailing):

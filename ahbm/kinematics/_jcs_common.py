@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, check_trailing_shape
+from ahbm._internal.validation import as_float_array, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics.rotations import check_rotation_matrix
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import (
+from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
     as_int,

@@ -52,7 +52,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_float_array
+from ahbm._internal.validation import as_choice, as_float_array
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import Model
 

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import (
+from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
     as_nonnegative_float,

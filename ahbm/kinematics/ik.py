@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._validation import as_float_array, as_int, as_nonnegative_float, check_model
+from ahbm._internal.validation import as_float_array, as_int, as_nonnegative_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.kinematics.tree import (
     FREE,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, broadcast_batch, check_trailing_shape
+from ahbm._internal.validation import as_float_array, broadcast_batch, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics._jcs_common import _dot, _pair, _rotations, _side
 from ahbm.kinematics.joint_centres import (

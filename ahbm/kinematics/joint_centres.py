@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import (
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
     as_int,

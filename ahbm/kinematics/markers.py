@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_int, broadcast_batch, check_trailing_shape
+from ahbm._internal.validation import as_float_array, as_int, broadcast_batch, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.rotations import orthonormalize
 from ahbm.types import ResultRepr, TupleResult

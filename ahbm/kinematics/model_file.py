@@ -6,26 +6,30 @@ and the top-level *sections* that other layers define (``"constraints"``
 today, read by :mod:`ahbm.dynamics.constraints`; ``"muscles"`` and
 ``"contacts"`` will come the same way). A section is registered with
 :func:`register_model_section` by the package that owns its classes, because
-the kinematics layer may not import the layers above it; importing ``ahbm``
-registers the sections of the toolbox, so :func:`load_model` always knows
-them. Nothing is reserved or dropped silently: an entry of a file that no
+the kinematics layer may not import the layers above it. The owners of the
+toolbox's own sections are listed by name in ``_SECTION_OWNERS`` (a plugin
+table, not an import) and imported on the first read or write of a model file,
+so :func:`load_model` always knows them and ``import ahbm`` stays light.
+Nothing is reserved or dropped silently: an entry of a file that no
 reader understands, or a section whose reader is not registered, is a
 :class:`~ahbm.errors.ModelError` that names the entry and the file.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ahbm._files import atomic_path
-from ahbm._validation import check_read_size, output_path
+from ahbm._internal.files import atomic_path
+from ahbm._internal.validation import check_read_size, output_path
 from ahbm.errors import DataError, FileFormatError, ModelError
 from ahbm.kinematics.tree import _GROUND, Model
 
@@ -110,13 +114,49 @@ def register_model_section(key: str, *, read, write, check, owner: str) -> None:
     _SECTIONS[key] = ModelSection(key, read, write, check, str(owner))
 
 
+#: Modules of the toolbox that register model-file sections when imported. They are
+#: imported by name on the first use of the sections: the kinematics layer may not
+#: import them, and ``import ahbm`` must not pay for them.
+_SECTION_OWNERS = (
+    "ahbm.kinematics.geometry",
+    "ahbm.dynamics.constraints",
+    "ahbm.muscles.path_elements",
+)
+
+
+def _osim_section(name):
+    """A section function of ahbm.opensim.osim, imported on its first call (pandas)."""
+
+    def call(*args):
+        return getattr(importlib.import_module("ahbm.opensim.osim"), name)(*args)
+
+    return call
+
+
+def _import_section_owners() -> None:
+    """Register the toolbox's own sections (import their owners once)."""
+    for name in _SECTION_OWNERS:
+        if name not in sys.modules:
+            importlib.import_module(name)
+    if "opensim" not in _SECTIONS:
+        _SECTIONS["opensim"] = ModelSection(
+            "opensim",
+            _osim_section("_read_section"),
+            _osim_section("_write_section"),
+            _osim_section("_check_section"),
+            "ahbm.opensim.osim",
+        )
+
+
 def model_sections() -> tuple[str, ...]:
     """Names of the registered model-file sections, e.g. ``('constraints',)``."""
+    _import_section_owners()
     return tuple(_SECTIONS)
 
 
 def section_spec(key: str) -> ModelSection:
     """The registered :class:`ModelSection` of `key` (ModelError if none)."""
+    _import_section_owners()
     try:
         return _SECTIONS[key]
     except KeyError:
@@ -128,6 +168,7 @@ def section_spec(key: str) -> ModelSection:
 
 def model_to_dict(model: Model) -> dict:
     """The JSON model-file dictionary (version 1) of `model`, with its sections."""
+    _import_section_owners()
     bodies = []
     for x in model.bodies:
         j = {"type": x.joint.type}
@@ -213,6 +254,7 @@ def _check_names(data: dict, bodies: list, source: str) -> None:
 
 def model_from_dict(data: dict, *, source: str = "model dict", cls=Model) -> Model:
     """Build a model and its sections from a model-file dictionary (see :func:`load_model`)."""
+    _import_section_owners()
     if not isinstance(data, dict):
         raise FileFormatError(f"{source}: expected a JSON object, got {type(data).__name__}")
     if data.get("format") != "ahbm-model":

@@ -1,20 +1,10 @@
-"""Example models built from the other modules: pendulums, the lower
-extremity gait model, the head-neck sled model, the 15-segment whole body.
+"""Example models built from the other modules: pendulums, the two-joint arm,
+the head-neck sled model, the 15-segment whole body, HeiMan, Winter's sagittal
+model. The lower-extremity gait model and its pipeline are :mod:`ahbm.gait`.
 """
 
 from ahbm.models.airbag import HeadLoad, airbag_force, airbag_test, estimate_head_load
 from ahbm.models.arm import ARM_MUSCLES, arm_model
-from ahbm.models.gait import (
-    MARKER_SETS,
-    GaitResult,
-    GaitSettings,
-    SubjectParameters,
-    analyze_gait,
-    lower_extremity_model,
-    save_gait_result,
-    subject_parameters,
-)
-from ahbm.models.gait_demo import run_gait_demo, synthetic_walking_trial
 from ahbm.models.head_neck import (
     HEAD_NECK_JOINTS,
     HEAD_NECK_PARAMETERS,
@@ -47,17 +37,6 @@ __all__: list[str] = [
     "double_pendulum_3d",
     "human15",
     "triple_pendulum_euler",
-    # lower-extremity gait model (gait/, gait_demo.py)
-    "GaitResult",
-    "GaitSettings",
-    "MARKER_SETS",
-    "SubjectParameters",
-    "analyze_gait",
-    "lower_extremity_model",
-    "run_gait_demo",
-    "save_gait_result",
-    "subject_parameters",
-    "synthetic_walking_trial",
     # Winter's 2-D sagittal model (sagittal.py)
     "SAGITTAL_MARKERS",
     "SagittalResult",

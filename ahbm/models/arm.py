@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_choice
+from ahbm._internal.validation import as_choice
 from ahbm.kinematics.tree import Model
 from ahbm.muscles import Muscle, PathPoint
 

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword
-from ahbm._validation import (
+from ahbm._internal.deprecation import positional_to_keyword
+from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
     as_int,

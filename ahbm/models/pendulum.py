@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_positive_float, broadcast_batch
+from ahbm._internal.validation import as_float_array, as_positive_float, broadcast_batch
 from ahbm.errors import ModelError
 from ahbm.kinematics.tree import Model
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_float_array, sample_rate
+from ahbm._internal.validation import as_float_array, sample_rate
 from ahbm.analysis.derivatives import central_difference
 from ahbm.analysis.filters import butter_filtfilt
 from ahbm.bsp.tables import segment_parameters

@@ -24,7 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_finite_float, as_float_array, as_positive_float, check_model
+from ahbm._internal.validation import (
+    as_finite_float,
+    as_float_array,
+    as_positive_float,
+    check_model,
+)
 from ahbm.bsp.tables import segment_parameters
 from ahbm.dynamics.forces import BodyForce, Bushing, JointStop, RotationalSpringDamper
 from ahbm.errors import AhbmError, DataError, ModelError

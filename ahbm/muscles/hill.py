@@ -46,7 +46,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_int, as_positive_float
+from ahbm._internal.validation import as_choice, as_int, as_positive_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.muscles.hill_curves import (
     _DG_C3,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_float_array
+from ahbm._internal.validation import as_choice, as_float_array
 from ahbm.errors import DataError
 from ahbm.types import ResultRepr
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_float_array, check_model, check_trailing_shape
+from ahbm._internal.validation import as_choice, as_float_array, check_model, check_trailing_shape
 from ahbm.dynamics.segmental import SegmentMotion, newton_euler
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.forward import forward_kinematics

@@ -747,7 +747,7 @@ class Muscle:
 # ----------------------------------------------------------------------------
 
 
-def _coordinate_indices(model) -> dict:
+def coordinate_indices(model) -> dict:
     """Scalar coordinates of `model`: name -> (q index, v index)."""
     out = {}
     for j, body in enumerate(model.bodies):
@@ -788,7 +788,7 @@ def _check_wrap_objects(items, model) -> list:
 def _check_muscles(items, model) -> list:
     out, seen = [], set()
     bodies = set(model.body_names) | {"ground"}
-    coords = _coordinate_indices(model)
+    coords = coordinate_indices(model)
     wraps = {w.name for w in model.section(WRAP_OBJECTS_SECTION)}
     for k, m in enumerate(items):
         if not isinstance(m, Muscle):

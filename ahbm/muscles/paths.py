@@ -73,7 +73,7 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._engine.batch import cross
+from ahbm._engine.arrays import cross
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import Model
 from ahbm.muscles.path_elements import (
@@ -82,7 +82,7 @@ from ahbm.muscles.path_elements import (
     MovingPathPoint,
     Muscle,
     WrapObject,
-    _coordinate_indices,
+    coordinate_indices,
 )
 
 __all__ = ["muscle_lengths", "lengthening_speeds", "moment_arms", "path_loads", "path_points"]
@@ -140,7 +140,7 @@ def _plan(model: Model, names: tuple) -> list:
     if key in cache:
         return cache[key]
     by_name = {m.name: m for m in model.muscles}
-    coords = _coordinate_indices(model)
+    coords = coordinate_indices(model)
     wraps = {w.name: w for w in model.wrap_objects}
     plans = []
     for name in names:

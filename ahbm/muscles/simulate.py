@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import (
+from ahbm._internal.validation import (
     as_choice,
     as_float_array,
     callback_result,

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import (
+from ahbm._internal.validation import (
     as_choice,
     as_float_array,
     as_int,
@@ -601,7 +601,7 @@ def static_optimization(
     Parameters
     ----------
     model : Model
-        With muscles (``model.muscles``, e.g. from :func:`ahbm.io.read_osim`).
+        With muscles (``model.muscles``, e.g. from :func:`ahbm.opensim.read_osim`).
     q : array_like, shape (..., nq)
         Generalized coordinates (rad, m).
     qd, qdd : array_like, shape (..., nv)
@@ -755,7 +755,7 @@ def _select_muscles(model, muscles) -> list:
     if not items:
         raise ModelError(
             f"model '{model.name}' has no muscles (model.muscles is empty); read an OpenSim "
-            "model with muscles (ahbm.io.read_osim) or add the 'muscles' section"
+            "model with muscles (ahbm.opensim.read_osim) or add the 'muscles' section"
         )
     if muscles is None:
         return items

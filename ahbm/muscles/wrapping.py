@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_vector_array, broadcast_batch
+from ahbm._internal.validation import as_choice, as_vector_array, broadcast_batch
 from ahbm.errors import AhbmWarning, DataError
 
 __all__ = ["WrapResult", "wrap_path_segment", "wrap_length_gradient", "WRAP_KINDS"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_int
+from ahbm._internal.validation import as_float_array, as_int
 from ahbm.errors import DataError
 from ahbm.optimize.problem import Jerk, _names_to_index
 from ahbm.optimize.symbolic import require_casadi

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_float_array, as_int, as_positive_float, check_callable
+from ahbm._internal.validation import as_float_array, as_int, as_positive_float, check_callable
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.ik import joint_bounds
 from ahbm.kinematics.tree import Model

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ahbm._validation import as_positive_float
+from ahbm._internal.validation import as_positive_float
 from ahbm.kinematics.forward import point_position
 from ahbm.types import ResultRepr
 

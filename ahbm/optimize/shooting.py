@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_int
+from ahbm._internal.validation import as_choice, as_int
 from ahbm.optimize.symbolic import require_casadi
 from ahbm.optimize.transcription import PhaseGrid, Transcription, register_transcription
 

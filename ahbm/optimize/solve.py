@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from ahbm._validation import as_choice, as_int, as_positive_float
+from ahbm._internal.validation import as_choice, as_int, as_positive_float
 from ahbm.errors import DataError
 from ahbm.optimize import collocation  # noqa: F401  (registers the collocation methods)
 from ahbm.optimize.problem import _AXES, check_problem

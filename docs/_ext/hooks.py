@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Pages of the API reference whose title or grouping is not simply the module name.
 #: Any other public package or top-level module of ahbm gets a page of its own.
 GROUPS = {
-    "batch-cli": ("ahbm.batch, ahbm.cli", ["ahbm.batch", "ahbm.cli", "ahbm.demo"]),
+    "batch-cli": ("ahbm.io.batch, ahbm.cli", ["ahbm.io.batch", "ahbm.cli", "ahbm.cli.demo"]),
 }
 #: Order of the reference pages in the navigation (the package's layers).
 ORDER = [

@@ -55,7 +55,7 @@ def test_time_normalize_nan_and_errors():
 
 
 def test_time_normalize_positional_n_points_deprecated(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     x = np.arange(30.0)

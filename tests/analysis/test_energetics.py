@@ -242,8 +242,8 @@ def walk():
     import warnings
 
     from ahbm.errors import AhbmWarning
-    from ahbm.models.gait import analyze_gait
-    from ahbm.models.gait_demo import synthetic_walking_trial
+    from ahbm.gait import analyze_gait
+    from ahbm.gait.demo import synthetic_walking_trial
 
     trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
     with warnings.catch_warnings():
@@ -252,8 +252,8 @@ def walk():
 
 
 def test_gait_result_energies_and_power_balance(walk):
-    from ahbm.models.gait.frames import SEGMENTS
-    from ahbm.models.gait.markersets import G
+    from ahbm.gait.frames import SEGMENTS
+    from ahbm.gait.markersets import G
 
     _, r = walk
     en = r.energetics
@@ -297,7 +297,7 @@ def test_gait_result_energies_and_power_balance(walk):
 
 
 def test_gait_cycle_work_matches_winter_work(walk):
-    from ahbm.models.gait.cycles import foot_strikes
+    from ahbm.gait.cycles import foot_strikes
 
     _, r = walk
     en = r.energetics
@@ -319,7 +319,7 @@ def test_gait_energetics_in_hdf5_with_units(walk, tmp_path):
 
     import h5py
 
-    from ahbm.models.gait import save_gait_result
+    from ahbm.gait import save_gait_result
 
     trial, r = walk
     out = tmp_path / "walk.h5"
@@ -337,8 +337,8 @@ def test_gait_energetics_without_kinetics():
     import warnings
 
     from ahbm.errors import AhbmWarning
-    from ahbm.models.gait import GaitSettings, analyze_gait
-    from ahbm.models.gait_demo import synthetic_walking_trial
+    from ahbm.gait import GaitSettings, analyze_gait
+    from ahbm.gait.demo import synthetic_walking_trial
 
     trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
     with warnings.catch_warnings():

@@ -221,7 +221,7 @@ def test_one_event_class_and_gaitevent_alias_warns_once(monkeypatch):
     import dataclasses
     import warnings
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
     import ahbm.analysis
     import ahbm.analysis.events as events_module
     import ahbm.io

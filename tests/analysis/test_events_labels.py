@@ -164,8 +164,8 @@ def test_opensim_walking_trial_events_from_its_own_labels():
     the plate step assigns to the feet that subject01_walk_grf.xml names."""
     import warnings
 
+    from ahbm.gait.markers import plates_from_grf
     from ahbm.io import read_trial
-    from ahbm.models.gait.markers import plates_from_grf
 
     trial = read_trial(OPENSIM / "subject01_walk.trc")
     kin = detect_gait_events(trial, method="kinematic")

@@ -27,7 +27,7 @@ def test_winter_correction_value():
 
 
 def test_winter_correction_positional_options_deprecated(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     with pytest.warns(dep.AhbmDeprecationWarning, match="n_passes=..., order=...") as record:

@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 import pytest
 
-import ahbm._deprecation as dep
-from ahbm._validation import sample_rate, sample_times
+import ahbm._internal.deprecation as dep
+from ahbm._internal.validation import sample_rate, sample_times
 from ahbm.analysis import (
     butter_filtfilt,
     central_difference,

@@ -136,7 +136,7 @@ def test_values():
 
 
 def test_coordinate_constraints_pickle_with_their_model():
-    # process pools (ahbm.batch) pickle models: linear, table, function and constant
+    # process pools (ahbm.io.batch) pickle models: linear, table, function and constant
     # relations must survive, with the same residuals, Jacobians and bias terms
     import pickle
 
@@ -264,8 +264,8 @@ def test_constraint_terms_with_kin_equal_recomputation(case, batch):
 
 
 def test_constraint_terms_is_a_result_object_and_unpacks_with_one_warning():
-    import ahbm._deprecation as dep
-    from ahbm._deprecation import AhbmDeprecationWarning
+    import ahbm._internal.deprecation as dep
+    from ahbm._internal.deprecation import AhbmDeprecationWarning
 
     m = double_pendulum_3d()
     cs = ConstraintSet([PointConstraint(m.body_names[-1], [0.0, 0.0, -0.5])])

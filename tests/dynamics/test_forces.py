@@ -323,7 +323,7 @@ def test_total_force_and_power_with_kin(batch):
 def test_body_frame_spelling_is_a_deprecated_alias_of_local(monkeypatch):
     import warnings
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     m = double_pendulum_3d()

@@ -6,8 +6,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import ahbm._deprecation as dep
-from ahbm._deprecation import AhbmDeprecationWarning
+import ahbm._internal.deprecation as dep
+from ahbm._internal.deprecation import AhbmDeprecationWarning
 from ahbm.analysis.segments import segment_motion
 from ahbm.dynamics import rnea
 from ahbm.dynamics.segmental import (
@@ -179,7 +179,7 @@ def test_newton_euler_equals_rnea_of_the_tree(with_external):
 def test_jcs_projections_are_the_torques_of_zxy_euler_joints():
     """The lower-extremity model has "ZXY" Euler hips, knees and ankles: RNEA's torques
     are the projections of the joint moments on the Grood-Suntay axes."""
-    from ahbm.models.lower_extremity import lower_extremity_model
+    from ahbm.gait import lower_extremity_model
 
     model, _ = lower_extremity_model(mass=70.0, height=1.75)
     rng = np.random.default_rng(11)
@@ -485,7 +485,7 @@ def test_a_load_between_two_feet_on_the_plate_is_not_dropped_as_under_no_foot():
     heel-toe lines; the load is theirs, not an offset: it is kept for the assignment."""
     import warnings
 
-    from ahbm.models.gait.kinetics import drop_loads_under_no_foot
+    from ahbm.gait.kinetics import drop_loads_under_no_foot
 
     t, left, right, p = _shared_plate_case()
     p = replace(p, cop=np.tile([0.25, -0.3, 0.0], (t.size, 1)))  # 0.2+ m from both lines

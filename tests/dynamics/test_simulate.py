@@ -344,7 +344,7 @@ def test_human15_standing_with_welded_feet():
 def test_simulation_event_alias_and_solver_keyword_warn_once(monkeypatch):
     import warnings
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
     import ahbm.dynamics
     from ahbm.dynamics.simulate import SimulationEvent, SimulationResult
 

@@ -1,4 +1,4 @@
-"""Fuzz test of ``ahbm.io.read_osim`` on damaged copies of ``subject01.osim`` (``fuzz_harness``).
+"""Fuzz test of ``ahbm.opensim.read_osim`` on damaged copies of subject01.osim (fuzz_harness).
 
 XML-level mutations: the text of a leaf element replaced by an extreme value
 (NaN, 1e400, 5,000 digits, 100,000 numbers, words), elements deleted or
@@ -115,7 +115,7 @@ def osim_cases(n: int, seed: int = 0):
 
 def warm_osim():
     """Load the model reader's compiled code (the XML scan) in a fuzz worker."""
-    from ahbm.io import read_osim
+    from ahbm.opensim import read_osim
 
     read_osim(DATA / "subject01.osim")
 

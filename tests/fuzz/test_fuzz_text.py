@@ -174,7 +174,7 @@ def warm_text():
     """Load the compiled number reader (shared by the TRC and MOT readers) in a fuzz worker."""
     import tempfile
 
-    from ahbm.io import read_mot
+    from ahbm.opensim import read_mot
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "warm.mot"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ahbm.cli import (
+from ahbm.cli.view import (
     add_plot_arguments,
     add_view_arguments,
     run_plot,
@@ -14,8 +14,8 @@ from ahbm.cli import (
 )
 from ahbm.errors import DataError
 from ahbm.graphics import gait_cycles_from_results
+from ahbm.io import write_trc
 from ahbm.io.hdf5 import save_trial
-from ahbm.io.opensim import write_trc
 
 
 def _parse(add, argv):

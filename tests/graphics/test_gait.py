@@ -45,7 +45,7 @@ def test_summary_matches_numpy_nan_statistics():
 
 
 def test_summary_tuple_unpacking_deprecated(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     cyc = _cycles(3, 5)
@@ -120,7 +120,7 @@ def test_normative_band_equals_mean_plus_minus_sd():
 def test_positional_variables_deprecated(monkeypatch):
     import matplotlib.pyplot as plt
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     with pytest.warns(dep.AhbmDeprecationWarning, match="variables=") as record:

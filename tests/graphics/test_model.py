@@ -97,7 +97,7 @@ def test_draw_model_default_is_the_neutral_pose_and_accepts_an_axes():
 def test_draw_model_positional_ax_deprecated(monkeypatch):
     import matplotlib.pyplot as plt
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     m = _pendulum()

@@ -398,7 +398,7 @@ def test_saved_files_get_ordinary_permissions(tmp_path, walking):
 
 
 def test_frame_attribute_is_a_deprecated_alias_of_frame_index(monkeypatch, walking):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     viewer = stick_view(walking(6, 3))

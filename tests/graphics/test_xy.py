@@ -93,7 +93,7 @@ def test_manual_cursor():
 
 
 def test_deprecated_t_and_frame_keywords_warn_once_and_work(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     t = np.linspace(0, 1, 5)

@@ -198,7 +198,7 @@ def test_plate_frame_axes_and_origin_quirk():
 
 
 def test_plate_frame_positional_type_and_tuple_use_deprecated(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     corners = [[500, 0, 0], [0, 0, 0], [0, 400, 0], [500, 400, 0]]

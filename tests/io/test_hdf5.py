@@ -193,7 +193,7 @@ def test_invalid_names(tmp_path, name):
 def test_opensim_table_as_result(tmp_path):
     import pandas as pd
 
-    from ahbm.io.opensim import OpenSimTable
+    from ahbm.io import OpenSimTable
 
     rng = np.random.default_rng(8)
     table = OpenSimTable(

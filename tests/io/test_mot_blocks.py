@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ahbm.errors import FileFormatError
-from ahbm.io import read_mot
+from ahbm.opensim import read_mot
 
 HEAD = "t\nversion=1\ninDegrees=no\nendheader\n"
 

@@ -1,6 +1,6 @@
 """The compiled reader of numeric blocks gives numpy's loadtxt values bit for bit, or declines.
 
-``ahbm.io._text._compiled_block`` reads most regular blocks itself (decimal
+``ahbm._internal.text._compiled_block`` reads most regular blocks itself (decimal
 numbers it can round exactly, the others by ``float()``) and returns None for
 anything else, which then goes to loadtxt or pandas as before.
 """
@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ahbm.io._text import _compiled_block
+from ahbm._internal.text import _compiled_block
 
 EDGE = ["0", "-0", "+0", ".5", "5.", "-.5", "+5.e3", "1e22", "1e23", "9007199254740993",
         "123456789012345678901234", "0.000000000000000000000000001", "1E-5", "1e400",

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning, DataError, ModelError
-from ahbm.io import (
-    OpenSimTable,
+from ahbm.io import OpenSimTable
+from ahbm.opensim import (
     osim_coordinates,
     osim_motion_types,
     read_mot,

@@ -10,18 +10,11 @@ import pandas as pd
 import pytest
 from io_helpers import DATA
 
-import ahbm.io.opensim as opensim
+import ahbm.opensim.storage as opensim
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
-from ahbm.io.opensim import (
-    OpenSimTable,
-    length_unit_scale,
-    read_mot,
-    read_trc,
-    table_to_grf,
-    write_mot,
-    write_trc,
-)
+from ahbm.io import OpenSimTable, read_trc, write_trc
 from ahbm.io.trial import Trial
+from ahbm.opensim.storage import length_unit_scale, read_mot, table_to_grf, write_mot
 
 OSIM = DATA / "opensim"
 needs_data = pytest.mark.skipif(

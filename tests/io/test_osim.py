@@ -17,10 +17,10 @@ import pytest
 import ahbm
 from ahbm.dynamics import ConstraintSet, CoordinateCoupling
 from ahbm.errors import AhbmWarning, FileFormatError, ModelError
-from ahbm.io import OsimItem, osim_coordinates, osim_speed_matrix, read_osim, write_osim
 from ahbm.kinematics import forward_kinematics, point_position
 from ahbm.kinematics.functions import SimmSpline
 from ahbm.kinematics.tree import Model
+from ahbm.opensim import OsimItem, osim_coordinates, osim_speed_matrix, read_osim, write_osim
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 ALL = DATA / "all_joints.osim"

@@ -15,10 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ahbm._xml import parse_xml
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
-from ahbm.io import read_osim, write_osim
-from ahbm.tools import active_model_forces
+from ahbm.opensim import active_model_forces, read_osim, write_osim
+from ahbm.opensim._xml import parse_xml
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 SUBJECT01 = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim").resolve()

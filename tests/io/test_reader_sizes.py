@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import ahbm.io
-from ahbm._validation import DEFAULT_MAX_READ_BYTES, check_read_size
+from ahbm._internal.validation import DEFAULT_MAX_READ_BYTES, check_read_size
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
-from ahbm.io import Trial, read_c3d, read_mot, read_trc, write_c3d
+from ahbm.io import Trial, read_c3d, read_trc, write_c3d
+from ahbm.opensim import read_mot
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from ahbm._xml import parse_xml
+from ahbm.opensim._xml import parse_xml
 
 
 def _reference(el) -> dict:

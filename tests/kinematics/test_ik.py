@@ -46,7 +46,7 @@ def test_model_markers_order():
 
 
 def test_model_markers_tuple_unpacking_is_deprecated(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     found = model_markers(leg_model())
@@ -105,7 +105,7 @@ def test_recovers_known_trajectory_exactly(leg, block_size):
 
 
 def test_ik_result_is_an_object_and_tuple_use_is_deprecated(leg, monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     m, q, X = leg

@@ -74,7 +74,7 @@ def test_jcs_axes_geometry():
 
 
 def test_hip_centre_positional_measurements_deprecated(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     new_d = hip_joint_centre_davis(leg_length=0.92, inter_asis_distance=0.24, side="left")
@@ -442,7 +442,7 @@ def test_sphere_fit_noise_free_and_noisy():
 def test_functional_centre_results_are_objects_with_deprecated_tuple_use(monkeypatch):
     import dataclasses
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     Rp, op, Rd, od, X, cp, _ = _functional_trial(12)

@@ -301,7 +301,7 @@ def test_per_frame_weights_equal_missing_markers():
 
 
 def test_segment_pose_is_a_result_object_with_deprecated_tuple_use(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     local = np.array([[0.0, 0, 0], [0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]])

@@ -11,7 +11,7 @@ import pytest
 
 import ahbm
 from ahbm import _deprecation
-from ahbm._deprecation import AhbmDeprecationWarning
+from ahbm._internal.deprecation import AhbmDeprecationWarning
 from ahbm.dynamics import (
     ConstraintSet,
     CoordinateCoupling,

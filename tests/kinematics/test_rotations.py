@@ -555,7 +555,7 @@ def test_bad_shapes_and_values():
 # --------------------------------------------------------------------------
 @pytest.fixture
 def fresh_warnings(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     return dep.AhbmDeprecationWarning

@@ -36,7 +36,7 @@ def test_exact_recovery_with_exact_accelerations():
 
 
 def test_head_load_tuple_unpacking_is_deprecated(monkeypatch):
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     m = head_neck_model()
@@ -70,7 +70,7 @@ def test_bad_input():
 def test_head_load_is_a_result_object_and_unpacking_warns_once(monkeypatch):
     import warnings
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     m = head_neck_model()

@@ -1,4 +1,4 @@
-"""Many trials through the gait pipeline: ahbm gait trials/*.c3d --static --out --jobs, one
+"""Many trials through the gait pipeline: ahbm gait trials/*.c3d --static --output --jobs, one
 combined HDF5 file and a summary table with the failures."""
 
 import concurrent.futures as cf
@@ -9,10 +9,10 @@ import pytest
 
 from ahbm.cli import main
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.gait import analyze_gait
+from ahbm.gait.batch import analyze_gait_files
+from ahbm.gait.demo import synthetic_static_trial, synthetic_walking_trial
 from ahbm.io import list_trials, load_trial, write_c3d
-from ahbm.models.gait import analyze_gait
-from ahbm.models.gait.batch import analyze_gait_files
-from ahbm.models.gait_demo import synthetic_static_trial, synthetic_walking_trial
 
 ANATOMY = {"tibial_torsion": 0.2, "thigh_wand_rotation": 0.1}
 
@@ -34,7 +34,7 @@ def folder(tmp_path_factory):
 def test_batch_cli_one_hdf5_and_a_table_with_the_failure(folder, capsys):
     out = folder / "results.h5"
     code = main(["gait", str(folder / "trials" / "*.c3d"), "--static", str(folder / "static.c3d"),
-                 "--out", str(out), "--jobs", "2", "--quiet"])  # fmt: skip
+                 "--output", str(out), "--jobs", "2", "--quiet"])  # fmt: skip
     text = capsys.readouterr().out
     assert code == 1  # one trial failed
     assert "walk1.c3d" in text and "walk2.c3d" in text

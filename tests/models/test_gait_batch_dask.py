@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning
+from ahbm.gait import analyze_gait
+from ahbm.gait.batch import analyze_gait_files
+from ahbm.gait.demo import synthetic_walking_trial
 from ahbm.io import list_trials, load_trial, write_c3d
-from ahbm.models.gait import analyze_gait
-from ahbm.models.gait.batch import analyze_gait_files
-from ahbm.models.gait_demo import synthetic_walking_trial
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.models.gait import GaitSettings, analyze_gait, segment_frames
-from ahbm.models.gait.calibration import kad_knee_axis, static_calibration
-from ahbm.models.gait.frames import signed_angle_about, turn_about_line
-from ahbm.models.gait.markers import static_markers
-from ahbm.models.gait_demo import (
+from ahbm.gait import GaitSettings, analyze_gait, segment_frames
+from ahbm.gait.calibration import kad_knee_axis, static_calibration
+from ahbm.gait.demo import (
     recovery_errors,
     synthetic_static_trial,
     synthetic_walking_trial,
 )
+from ahbm.gait.frames import signed_angle_about, turn_about_line
+from ahbm.gait.markers import static_markers
 
 ANATOMY = {
     "tibial_torsion": 0.30,  # 17 deg
@@ -100,7 +100,7 @@ def test_subject_named_group_and_degrees(subject):
         "LTibialTorsion": np.array([20.0]), "RTibialTorsion": np.array([0.2]),
         "InterAsisDistance": np.array([251.0])}}  # fmt: skip
     t2.subject = {**trial.subject, "names": ["synthetic"]}
-    from ahbm.models.gait import subject_parameters
+    from ahbm.gait import subject_parameters
 
     with pytest.warns(AhbmWarning, match="LTibialTorsion = 20 is beyond pi, read as degrees"):
         p = subject_parameters(t2)

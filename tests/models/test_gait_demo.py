@@ -2,14 +2,14 @@
 
 import numpy as np
 
+from ahbm.gait.demo import run_gait_demo, synthetic_walking_trial
 from ahbm.io import list_trials, load_trial, read_c3d
-from ahbm.models.gait_demo import run_gait_demo, synthetic_walking_trial
 
 
 def test_gait_demo_runs_and_writes_its_outputs(tmp_path, capsys, monkeypatch):
     import pytest
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     # run_gait_demo(out_dir, quiet) with a positional `quiet` still works and warns (0.1 form)
@@ -49,7 +49,7 @@ def test_synthetic_plates_survive_the_c3d_round_trip(tmp_path):
 def test_synthetic_walking_trial_positional_options_deprecated(monkeypatch):
     import pytest
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
 
     monkeypatch.setattr(dep, "_warned", set())
     new, _ = synthetic_walking_trial(duration=1.5, rate=50.0, noise=0.0, gap=None)

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.models.gait import GaitSettings, analyze_gait
-from ahbm.models.gait.checks import (
+from ahbm.gait import GaitSettings, analyze_gait
+from ahbm.gait.checks import (
     belt_speed_from_feet,
     check_cycles,
     detect_treadmill,
 )
-from ahbm.models.gait.events import event_problems
-from ahbm.models.gait_demo import synthetic_walking_trial
+from ahbm.gait.demo import synthetic_walking_trial
+from ahbm.gait.events import event_problems
 from ahbm.types import Event
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -208,8 +208,8 @@ def test_auto_passes_over_file_events_that_disagree_with_the_plates(walk):
 def test_header_events_of_a_real_file_are_read_as_foot_events():
     import warnings
 
+    from ahbm.gait.events import file_gait_events
     from ahbm.io import read_c3d
-    from ahbm.models.gait.events import file_gait_events
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

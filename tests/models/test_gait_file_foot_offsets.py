@@ -8,15 +8,15 @@ import copy
 import numpy as np
 import pytest
 
-from ahbm.models.gait import (
+from ahbm.gait import (
     GaitSettings,
     analyze_gait,
     foot_offset_from_angles,
     subject_parameters,
 )
-from ahbm.models.gait.calibration import static_calibration
-from ahbm.models.gait.markers import static_markers
-from ahbm.models.gait_demo import recovery_errors, synthetic_static_trial, synthetic_walking_trial
+from ahbm.gait.calibration import static_calibration
+from ahbm.gait.demo import recovery_errors, synthetic_static_trial, synthetic_walking_trial
+from ahbm.gait.markers import static_markers
 
 ANATOMY = {
     "tibial_torsion": 0.30,

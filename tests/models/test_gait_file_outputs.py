@@ -9,9 +9,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from ahbm.gait import GaitSettings, analyze_gait, compare_with_file_outputs
+from ahbm.gait.demo import synthetic_walking_trial
 from ahbm.io import read_c3d, write_c3d
-from ahbm.models.gait import GaitSettings, analyze_gait, compare_with_file_outputs
-from ahbm.models.gait_demo import synthetic_walking_trial
 
 pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
 SETTINGS = GaitSettings(cutoff=10.0)
@@ -107,7 +107,7 @@ def test_nothing_to_compare_without_outputs(case):
 
 def test_results_units_of_the_check(case):
     trial, result, folder = case
-    from ahbm.models.gait.result import result_units
+    from ahbm.gait.result import result_units
 
     tr = _roundtrip(folder, _with_outputs(trial, result), "units")
     r = analyze_gait(tr, settings=SETTINGS)
@@ -121,7 +121,7 @@ def test_a_displaced_centre_names_the_sign_flip_that_fixes_it(tmp_path):
     """File angles stored with another sign convention: the flag says which flip fits."""
     import copy
 
-    from ahbm.models.gait_demo import synthetic_static_trial
+    from ahbm.gait.demo import synthetic_static_trial
 
     anatomy = {"tibial_torsion": 0.30, "thigh_wand_rotation": 0.20,
                "shank_wand_rotation": -0.15}  # fmt: skip

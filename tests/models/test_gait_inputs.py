@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.gait import GaitSettings, analyze_gait, subject_parameters
+from ahbm.gait.demo import synthetic_walking_trial
 from ahbm.io.trial import ForcePlate
-from ahbm.models.gait import GaitSettings, analyze_gait, subject_parameters
-from ahbm.models.gait_demo import synthetic_walking_trial
 
 # warnings are asserted where they are the point (pytest.warns); elsewhere quiet
 pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
@@ -86,7 +86,7 @@ def test_no_mass_anywhere_gives_kinematics_under_auto_and_an_error_otherwise(wal
         r = analyze_gait(t)
     assert r.moments == {} and np.isnan(r.subject.mass)
     np.testing.assert_allclose(r.angles["LKneeAngles"], ref.angles["LKneeAngles"])
-    from ahbm.models.gait import NoBodyMassError
+    from ahbm.gait import NoBodyMassError
 
     with pytest.raises(NoBodyMassError, match="no body mass given"):
         analyze_gait(t, settings=GaitSettings(kinetics=True))
@@ -160,7 +160,7 @@ def test_plate_zero_offset_is_removed_and_reported(walk):
 
 
 def _markers(trial):
-    from ahbm.models.gait import gait_markers
+    from ahbm.gait import gait_markers
 
     return gait_markers(trial)
 

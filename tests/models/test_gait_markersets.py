@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from ahbm.errors import DataError
-from ahbm.models.gait import GaitSettings, analyze_gait
-from ahbm.models.gait.markersets import marker_set_requirements
-from ahbm.models.gait_demo import synthetic_walking_trial
+from ahbm.gait import GaitSettings, analyze_gait
+from ahbm.gait.demo import synthetic_walking_trial
+from ahbm.gait.markersets import marker_set_requirements
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 OPENSIM = DATA / "opensim"
@@ -88,8 +88,8 @@ def test_opensim_marker_set_without_static_says_it_needs_a_static_trial():
 
 @pytest.mark.skipif(not OPENSIM.is_dir(), reason="shared data folder not available")
 def test_the_opensim_labels_are_recognised_with_the_default_marker_set():
+    from ahbm.gait.markersets import detect_marker_set
     from ahbm.io import read_trial
-    from ahbm.models.gait.markersets import detect_marker_set
 
     walk = read_trial(OPENSIM / "subject01_walk.trc")
     assert detect_marker_set(walk.point_labels) == "opensim"
@@ -108,7 +108,7 @@ def test_the_opensim_labels_are_recognised_with_the_default_marker_set():
 
 
 def test_detect_marker_set_on_plug_in_gait_and_unknown_labels(walk):
-    from ahbm.models.gait.markersets import detect_marker_set
+    from ahbm.gait.markersets import detect_marker_set
 
     trial, _ = walk
     assert detect_marker_set(trial.point_labels) == "plug_in_gait"

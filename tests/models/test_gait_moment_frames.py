@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from ahbm.errors import DataError
+from ahbm.gait import GaitSettings, analyze_gait
+from ahbm.gait.demo import synthetic_walking_trial
+from ahbm.gait.kinetics import pig_moments
 from ahbm.kinematics.rotations import euler_to_matrix, rot_x, rot_z
-from ahbm.models.gait import GaitSettings, analyze_gait
-from ahbm.models.gait.kinetics import pig_moments
-from ahbm.models.gait_demo import synthetic_walking_trial
 
 pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
 

@@ -6,8 +6,8 @@ events or shift a cycle."""
 import numpy as np
 
 from ahbm.dynamics.segmental import PlateAssignment
+from ahbm.gait.events import FOOT_INDEX, _merge_plate_events
 from ahbm.io.trial import ForcePlate
-from ahbm.models.gait.events import FOOT_INDEX, _merge_plate_events
 
 N = 100
 TIME = np.arange(N) / 100.0

@@ -7,10 +7,7 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning
-from ahbm.io.trial import ForcePlate, Trial
-from ahbm.kinematics.jcs import lab_reference_frame
-from ahbm.kinematics.rotations import rot_x, rot_y, rot_z
-from ahbm.models.gait import (
+from ahbm.gait import (
     GaitSettings,
     assign_plates,
     gait_markers,
@@ -18,9 +15,12 @@ from ahbm.models.gait import (
     lower_extremity_model,
     segment_frames,
 )
-from ahbm.models.gait.angles import pig_foot_progression_angles
-from ahbm.models.gait.kinetics import pig_moments
-from ahbm.models.gait_demo import synthetic_static_trial
+from ahbm.gait.angles import pig_foot_progression_angles
+from ahbm.gait.demo import synthetic_static_trial
+from ahbm.gait.kinetics import pig_moments
+from ahbm.io.trial import ForcePlate, Trial
+from ahbm.kinematics.jcs import lab_reference_frame
+from ahbm.kinematics.rotations import rot_x, rot_y, rot_z
 
 I3 = np.eye(3)  # proximal and distal segments aligned: x anterior, y up, z right
 
@@ -128,8 +128,8 @@ def test_standing_subject_twisted_by_the_plate_needs_external_rotator_moments():
 
 
 def test_total_power_is_the_sum_of_the_components_and_plug_in_gaits_z():
-    from ahbm.models.gait import analyze_gait
-    from ahbm.models.gait_demo import synthetic_walking_trial
+    from ahbm.gait import analyze_gait
+    from ahbm.gait.demo import synthetic_walking_trial
 
     trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
     with warnings.catch_warnings():

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 from ahbm import _deprecation
-from ahbm._deprecation import AhbmDeprecationWarning
+from ahbm._internal.deprecation import AhbmDeprecationWarning
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.io.hdf5 import load_result_units
-from ahbm.models.gait import (
+from ahbm.gait import (
     GaitResult,
     GaitSettings,
     analyze_gait,
@@ -29,7 +28,8 @@ from ahbm.models.gait import (
     segment_frames,
     subject_parameters,
 )
-from ahbm.models.gait_demo import synthetic_walking_trial
+from ahbm.gait.demo import synthetic_walking_trial
+from ahbm.io.hdf5 import load_result_units
 from ahbm.types import Event
 
 
@@ -276,7 +276,7 @@ _OLD_KEYWORDS = {
 
 
 def test_every_settings_field_has_a_deprecated_keyword():
-    from ahbm.models.gait.settings import SETTINGS_FIELDS
+    from ahbm.gait.settings import SETTINGS_FIELDS
 
     # fields added since 0.1 are set through settings= only
     assert set(_OLD_KEYWORDS) == set(SETTINGS_FIELDS) - {"moment_frame"}
@@ -284,7 +284,7 @@ def test_every_settings_field_has_a_deprecated_keyword():
 
 @pytest.mark.parametrize("key", sorted(_OLD_KEYWORDS))
 def test_each_deprecated_keyword_warns_once_and_sets_its_field(key):
-    from ahbm.models.gait.pipeline import _settings_from_keywords
+    from ahbm.gait.pipeline import _settings_from_keywords
 
     _deprecation._warned.discard(f"analyze_gait:{key}")
     value = _OLD_KEYWORDS[key]

@@ -10,14 +10,14 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from ahbm.errors import DataError
-from ahbm.kinematics.jcs import grood_suntay_angles
-from ahbm.models.gait import GaitSettings, analyze_gait
-from ahbm.models.gait.angles import (
+from ahbm.gait import GaitSettings, analyze_gait
+from ahbm.gait.angles import (
     pig_foot_progression_angles,
     vicon_ankle_angles,
     vicon_foot_progress_angles,
 )
-from ahbm.models.gait_demo import synthetic_walking_trial
+from ahbm.gait.demo import synthetic_walking_trial
+from ahbm.kinematics.jcs import grood_suntay_angles
 
 SIGNS = {"Left": (1.0, 1.0, -1.0), "Right": (1.0, -1.0, 1.0)}
 

@@ -127,7 +127,7 @@ def test_bad_parameters():
 def test_half_sine_old_positional_options_warn_once(monkeypatch):
     import warnings
 
-    import ahbm._deprecation as dep
+    import ahbm._internal.deprecation as dep
     from ahbm.models.head_neck import half_sine
 
     monkeypatch.setattr(dep, "_warned", set())

@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.io import load_trial, read_c3d
-from ahbm.kinematics.forward import forward_kinematics
-from ahbm.models.gait import (
+from ahbm.gait import (
     GaitSettings,
     analyze_gait,
     joint_angles,
@@ -20,7 +18,9 @@ from ahbm.models.gait import (
     segment_frames,
     subject_parameters,
 )
-from ahbm.models.gait_demo import recovery_errors, synthetic_walking_trial
+from ahbm.gait.demo import recovery_errors, synthetic_walking_trial
+from ahbm.io import load_trial, read_c3d
+from ahbm.kinematics.forward import forward_kinematics
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 GAIT_RAW = DATA / "c3d" / "gait-raw.c3d"
@@ -152,8 +152,8 @@ def test_gait_raw_plausible_angles_and_events(gait_raw):
 
 def test_power_components_sum_to_total_power():
     from ahbm.dynamics.segmental import joint_power
+    from ahbm.gait.kinetics import _power_components
     from ahbm.kinematics.rotations import euler_to_matrix
-    from ahbm.models.gait.kinetics import _power_components
 
     rng = np.random.default_rng(5)
     Rp = euler_to_matrix(rng.uniform(-0.5, 0.5, (50, 3)), "ZXY")
@@ -203,7 +203,7 @@ def test_opensim_marker_set_agrees_with_opensim_inverse_kinematics():
     """The OpenSim walking example through the "opensim" marker set (knee and ankle
     landmarks rebuilt from the thigh and shank clusters of the static trial) and its
     GRF file: sagittal angles follow OpenSim's own IK solution of the same trial."""
-    from ahbm.io import read_mot
+    from ahbm.opensim import read_mot
 
     r = _quiet(
         analyze_gait,

@@ -8,11 +8,11 @@ import pytest
 
 import ahbm
 from ahbm.errors import AhbmWarning
-from ahbm.io import read_osim
 from ahbm.kinematics import point_position
 from ahbm.kinematics.tree import Model
 from ahbm.muscles import ConditionalPathPoint, MovingPathPoint, PathPoint, muscle_lengths
-from ahbm.muscles.path_osim import _function, muscles_from_osim, wrap_objects_from_osim
+from ahbm.opensim import read_osim
+from ahbm.opensim.muscle_paths import _function, muscles_from_osim, wrap_objects_from_osim
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 LEG = DATA / "muscles_leg.osim"

@@ -1,4 +1,4 @@
-"""Models read by ``ahbm.io.read_osim`` against OpenSim itself (through the oracle).
+"""Models read by ``ahbm.opensim.read_osim`` against OpenSim itself (through the oracle).
 
 For the shared ``subject01.osim`` (custom pelvis joint, the knees' spline
 translations) and for ``tests/data/osim/all_joints.osim`` (every joint type,
@@ -7,7 +7,7 @@ at random states: body frame poses, marker positions, the mass matrix and
 inverse-dynamics generalized forces (``osim.InverseDynamicsSolver``) agree to
 1e-9 relative. OpenSim's speeds ``u`` are ahbm's ``qd`` except for the
 BallJoint and FreeJoint rotations (``u = T(q) qd``,
-:func:`ahbm.io.osim_speed_matrix`), so ``M = Tᵀ M_osim T`` and
+:func:`ahbm.opensim.osim_speed_matrix`), so ``M = Tᵀ M_osim T`` and
 ``τ = Tᵀ τ_osim`` with ``u̇ = T q̈ + Ṫ qd`` (``Ṫ qd`` by complex step).
 Models written by ``write_osim`` open in OpenSim with the same body poses.
 """
@@ -23,10 +23,10 @@ from opensim_oracle import opensim_run
 
 from ahbm.dynamics import ConstraintSet, crba, rnea
 from ahbm.errors import AhbmWarning
-from ahbm.io import osim_coordinates, osim_speed_matrix, read_osim, write_osim
-from ahbm.io.osim import _speed_matrix
 from ahbm.kinematics import forward_kinematics, point_position
 from ahbm.kinematics.configuration import random_model
+from ahbm.opensim import osim_coordinates, osim_speed_matrix, read_osim, write_osim
+from ahbm.opensim.osim import _speed_matrix
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 SUBJECT01 = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim"

@@ -1,4 +1,4 @@
-"""Muscle path lengths read by ``ahbm.io.read_osim`` against OpenSim's GeometryPath.
+"""Muscle path lengths read by ``ahbm.opensim.read_osim`` against OpenSim's GeometryPath.
 
 OpenSim runs in a child process (``opensim_oracle``). At random states within the
 coordinates' ranges:
@@ -31,8 +31,8 @@ import pytest
 from opensim_oracle import opensim_run
 
 from ahbm.errors import AhbmWarning
-from ahbm.io import osim_coordinates, read_osim
 from ahbm.muscles import lengthening_speeds, moment_arms, muscle_lengths, path_points
+from ahbm.opensim import osim_coordinates, read_osim
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 LEG = DATA / "muscles_leg.osim"

@@ -217,7 +217,7 @@ def _rel(a, b):
 
 @pytest.fixture(scope="module", params=[True, False], ids=["preserve_mass", "volume_mass"])
 def runs(request, tmp_path_factory):
-    from ahbm.tools.opensim_scale import run_scale
+    from ahbm.opensim.scale_tool import run_scale
 
     if not MODEL.is_file() or not STATIC.is_file():
         pytest.skip(f"shared OpenSim walking trial not available ({DATA})")
@@ -416,9 +416,9 @@ def _toy_model():
 
 
 def test_manual_scales_of_custom_joints_and_offsets_match_opensim(tmp_path):
-    from ahbm.io import write_osim
     from ahbm.kinematics import forward_kinematics
-    from ahbm.tools.opensim_scale import run_scale
+    from ahbm.opensim import write_osim
+    from ahbm.opensim.scale_tool import run_scale
 
     write_osim(_toy_model(), tmp_path / "toy.osim")
     scales = {"ground": (1.0, 1.0, 1.0), "base": (1.1, 0.9, 1.3), "arm": (0.8, 1.2, 1.05),

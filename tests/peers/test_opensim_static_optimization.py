@@ -23,8 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from opensim_oracle import MILLARD_TO_THELEN, opensim_run  # noqa: E402
 from test_opensim_so import joint_reaction_xml, write_reserves, write_setup  # noqa: E402
 
-from ahbm.io import read_mot  # noqa: E402
-from ahbm.tools import run_so_setup  # noqa: E402
+from ahbm.opensim import (
+    read_mot,  # noqa: E402
+    run_so_setup,  # noqa: E402
+)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
@@ -142,10 +144,9 @@ def test_degroote_activations_and_opensims_fiber_strength(tmp_path):
     solver tolerance; the default differs, within the issue's 0.02 RMS (this model's
     pennation reaches 25°).
     """
-    from ahbm.io import read_osim
     from ahbm.muscles import static_optimization
-    from ahbm.tools import inverse_dynamics_opensim, read_so_setup
-    from ahbm.tools.opensim_id import coordinates_to_radians
+    from ahbm.opensim import inverse_dynamics_opensim, read_osim, read_so_setup
+    from ahbm.opensim.id_tool import coordinates_to_radians
 
     model_file = tmp_path / "subject01_degroote.osim"
     reserves = write_reserves(tmp_path / "reserves.xml")

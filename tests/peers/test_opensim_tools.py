@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from opensim_oracle import opensim_run
 
-from ahbm.io.opensim import read_mot
-from ahbm.tools import opensim_coordinate_processing, run_id_setup, run_ik_setup
+from ahbm.opensim import opensim_coordinate_processing, run_id_setup, run_ik_setup
+from ahbm.opensim.storage import read_mot
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")

@@ -15,10 +15,10 @@ import pytest
 from ahbm.cli import main
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, ModelError
-from ahbm.io.opensim import OpenSimTable, read_mot, write_mot
+from ahbm.io import OpenSimTable
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
-from ahbm.tools import (
+from ahbm.opensim import (
     ExternalForceSpec,
     ExternalLoads,
     external_loads_f_ext,
@@ -26,6 +26,7 @@ from ahbm.tools import (
     read_external_loads,
     run_id_setup,
 )
+from ahbm.opensim.storage import read_mot, write_mot
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
@@ -160,7 +161,7 @@ def test_force_without_point_acts_at_the_body_origin_and_interpolation():
 def test_external_load_interpolation_is_scipys_natural_cubic_spline():
     from scipy.interpolate import CubicSpline
 
-    from ahbm.tools.opensim_id import _time_function
+    from ahbm.opensim.id_tool import _time_function
 
     rng = np.random.default_rng(3)
     for n in (4, 5, 40):

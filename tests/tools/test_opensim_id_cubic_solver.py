@@ -7,7 +7,7 @@ from scipy.linalg import lapack
 
 from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
 from ahbm.errors import DataError
-from ahbm.tools import opensim_id
+from ahbm.opensim import id_tool as opensim_id
 
 
 def _data(n, rng):

@@ -15,11 +15,11 @@ from scipy.optimize import brentq
 from ahbm.cli import main
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io import Trial
-from ahbm.io.opensim import read_mot, write_mot
 from ahbm.io.trc import write_trc
 from ahbm.kinematics.ik import marker_jacobians
 from ahbm.kinematics.tree import Model
-from ahbm.tools import inverse_kinematics_opensim, run_ik_setup
+from ahbm.opensim import inverse_kinematics_opensim, run_ik_setup
+from ahbm.opensim.storage import read_mot, write_mot
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
@@ -267,8 +267,7 @@ def test_subject01_clamped_coordinate_stays_in_its_range(tmp_path):
     (tmp_path / "subject01.osim").write_text(text[:start] + block + text[end:])
     for name in ("subject01_walk.trc", "subject01_Setup_IK.xml"):
         shutil.copy(DATA / name, tmp_path / name)
-    from ahbm.io import read_osim
-    from ahbm.tools import clamped_bounds
+    from ahbm.opensim import clamped_bounds, read_osim
 
     model = read_osim(tmp_path / "subject01.osim")
     lower, upper = clamped_bounds(model)

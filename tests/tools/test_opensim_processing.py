@@ -12,13 +12,13 @@ from scipy import signal
 
 from ahbm._engine.jit_filters import iir3_pass
 from ahbm.errors import DataError
-from ahbm.tools import (
+from ahbm.opensim import (
     natural_quintic_spline,
     opensim_coordinate_processing,
     opensim_lowpass_iir,
     opensim_pad,
 )
-from ahbm.tools.opensim_processing import _iir_coefficients, _iir_pass, _resample_grid
+from ahbm.opensim.processing import _iir_coefficients, _iir_pass, _resample_grid
 
 
 def test_pad_is_point_symmetric_about_the_ends():

@@ -1,4 +1,4 @@
-"""Reading OpenSim's IK, ID and external-loads setup files (ahbm.tools.opensim_setup)."""
+"""Reading OpenSim's IK, ID and external-loads setup files (ahbm.opensim.setup_files)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ahbm.errors import FileFormatError
-from ahbm.tools import read_external_loads, read_id_setup, read_ik_setup
+from ahbm.opensim import read_external_loads, read_id_setup, read_ik_setup
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")

@@ -16,8 +16,14 @@ import pytest
 
 from ahbm.cli import main
 from ahbm.errors import FileFormatError
-from ahbm.io import read_mot, read_osim
-from ahbm.tools import read_actuators, read_so_setup, run_id_setup, run_so_setup
+from ahbm.opensim import (
+    read_actuators,
+    read_mot,
+    read_osim,
+    read_so_setup,
+    run_id_setup,
+    run_so_setup,
+)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")

@@ -7,11 +7,12 @@ import pytest
 
 from ahbm.bsp import scale_segments
 from ahbm.errors import AhbmWarning, FileFormatError
-from ahbm.io import Trial, read_mot, write_trc
+from ahbm.io import Trial, write_trc
 from ahbm.kinematics.ik import marker_jacobians
 from ahbm.kinematics.model_file import load_model, save_model
 from ahbm.kinematics.tree import Model
-from ahbm.tools.opensim_scale import read_scale_setup, run_scale
+from ahbm.opensim import read_mot
+from ahbm.opensim.scale_tool import read_scale_setup, run_scale
 
 MEASUREMENTS = """
         <MeasurementSet><objects>
@@ -309,7 +310,7 @@ def test_marker_set_written_by_the_placer_is_read_by_the_generic_model_maker(sub
 
 def test_the_default_pose_satisfies_coordinate_couplings():
     from ahbm.dynamics import CoordinateCoupling
-    from ahbm.tools.opensim_scale import _default_pose
+    from ahbm.opensim.scale_tool import _default_pose
 
     m = Model()
     for name in ("a", "b", "c"):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._validation import check_read_size
+from ahbm._internal.validation import check_read_size
 from ahbm.errors import FileFormatError
 from ahbm.io.c3d._common import _BLOCK, _warn
 from ahbm.io.c3d.numbers import _Format

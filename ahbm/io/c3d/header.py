@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ahbm._validation import check_read_size
+from ahbm._internal.validation import check_read_size
 from ahbm.errors import FileFormatError
 from ahbm.io.c3d._common import _warn
 from ahbm.io.c3d.numbers import _Format

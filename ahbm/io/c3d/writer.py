@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 
-from ahbm._files import atomic_path
-from ahbm._validation import as_finite_float, output_path
+from ahbm._internal.files import atomic_path
+from ahbm._internal.validation import as_finite_float, output_path
 from ahbm.errors import DataError
 from ahbm.io.c3d._common import _BLOCK, C3D_LENGTH_UNITS, _unit_factor, _warn
 from ahbm.io.trial import Trial, check_trial

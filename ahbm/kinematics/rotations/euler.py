@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ahbm._validation import as_nonnegative_float
+from ahbm._internal.validation import as_nonnegative_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.rotations._base import (
     _GIMBAL_ZERO,

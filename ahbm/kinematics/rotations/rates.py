@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._deprecation import positional_to_keyword, warn_deprecated
-from ahbm._validation import as_float_array, check_trailing_shape, sample_times
+from ahbm._internal.deprecation import positional_to_keyword, warn_deprecated
+from ahbm._internal.validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.errors import DataError
 from ahbm.kinematics.rotations._base import (
     GIMBAL_TOL,

@@ -1,0 +1,4 @@
+"""Private helpers shared by every package: argument checks, safe files, text files.
+
+Nothing here is public API; the names may change in any release.
+"""

@@ -1,0 +1,555 @@
+"""Stage 5 of the gait pipeline: ground reactions on the feet and joint kinetics.
+
+Force plates are assigned to the foot over each plate's centre of pressure;
+segment-by-segment Newton-Euler from the feet up (AHBM §4.4) gives the joint
+loads, reported as clinical moments on the JCS axes, powers and forces in the
+distal segment frame, all divided by body mass.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ahbm._internal.validation import as_float_array
+from ahbm.analysis.filters import butter_filtfilt
+from ahbm.analysis.segments import segment_motion
+from ahbm.bsp.tables import segment_parameters
+from ahbm.dynamics.segmental import (
+    assign_force_plates,
+    clinical_moments,
+    feet_on_plate,
+    loads_in_frame,
+    newton_euler,
+)
+from ahbm.errors import AhbmWarning, DataError
+from ahbm.gait.events import FOOT_INDEX
+from ahbm.gait.frames import SEGMENTS, SegmentFrames
+from ahbm.gait.markers import GaitMarkers
+from ahbm.gait.markersets import SIDES, G
+from ahbm.gait.settings import GaitSettings
+from ahbm.gait.subject import SubjectParameters, _median_dist, check_subject_mass
+from ahbm.kinematics.jcs import jcs_axes
+from ahbm.types import ResultRepr
+
+__all__ = [
+    "GaitKinetics",
+    "MOMENT_FRAMES",
+    "PIG_MOMENT_SIGNS",
+    "assign_plates",
+    "joint_kinetics",
+    "pig_moments",
+    "JOINTS",
+]
+
+#: Joints of each leg, proximal first.
+JOINTS = ("Hip", "Knee", "Ankle")
+#: Parent segment index of each of :data:`SEGMENTS`.
+PARENT = (-1, 0, 1, 2, 0, 4, 5)
+# ahbm.bsp axes (x anterior, y left, z up) -> ISB segment axes (x anterior, y up, z right)
+_BSP_TO_ISB = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])
+_SIDE_KEY = {"Right": "_r", "Left": "_l"}
+#: Factors from the clinical components of :func:`ahbm.dynamics.segmental.clinical_moments`
+#: (internal rotator positive) to Plug-in Gait's (external rotator positive).
+PIG_MOMENT_SIGNS = np.array([1.0, 1.0, -1.0])
+
+
+#: Projections of the joint moments (``GaitSettings.moment_frame``).
+MOMENT_FRAMES = ("jcs", "distal", "proximal")
+_FRAME_TEXT = {
+    "jcs": "JCS projection (e1 proximal z, e2 floating, e3 distal y)",
+    "distal": "distal segment axes (Plug-in Gait's projection)",
+    "proximal": "proximal segment axes",
+}
+# ISB segment axes (x anterior, y proximal, z right) in the order (sagittal, frontal,
+# transverse): the JCS axes e1, e2, e3 of two aligned segments
+_PLANE_AXES = (2, 0, 1)
+
+
+def pig_moments(
+    moment, r_proximal, r_distal, *, joint: str, side: str, frame: str = "jcs"
+) -> np.ndarray:
+    """Internal joint moments as Plug-in Gait reports their components.
+
+    Parameters
+    ----------
+    moment : array_like, shape (..., 3)
+        Internal moment of the proximal on the distal segment, lab frame
+        (N·m or N·m/kg).
+    r_proximal, r_distal : array_like, shape (..., 3, 3)
+        ``lab_R_segment`` of the two segments (ISB axes, both sides).
+    joint : {"hip", "knee", "ankle"}
+    side : {"Left", "Right"}
+    frame : {"jcs", "distal", "proximal"}
+        Axes the moment is projected on: ``"jcs"`` (default) the joint
+        coordinate system ``e1, e2, e3`` (non-orthogonal; dual to the joint
+        angles), ``"distal"`` the distal segment's axes ``(z, x, y)`` as
+        Plug-in Gait reports its kinetics, ``"proximal"`` the proximal
+        segment's ``(z, x, y)``. The three coincide when the segments are
+        aligned.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        (sagittal, frontal, transverse) on the axes of `frame`:
+        extensor (hip, knee) / plantarflexor (ankle) positive; abductor (hip),
+        valgus (knee), evertor (ankle) positive; **external rotator positive**
+        (Plug-in Gait's sign of the transverse moment at hip, knee and ankle,
+        opposite to the internal rotation angle).
+
+    Notes
+    -----
+    With ``frame="jcs"``: :func:`ahbm.dynamics.segmental.clinical_moments`
+    times :data:`PIG_MOMENT_SIGNS`. Plug-in Gait's transverse component is the
+    moment about the distal segment's long axis with the lateral rotation of
+    its anterior face positive on both sides (pyCGM2's Vicon-compatible
+    clinical descriptors: left ``+M·z``, right ``−M·z`` with z proximal).
+    With ``frame="distal"`` the components are ``(s₁ M·z_d, −k M·x_d,
+    −k M·y_d)`` (``k = +1`` right, ``−1`` left; ``s₁`` as in
+    :func:`~ahbm.dynamics.segmental.clinical_moments`) with the distal
+    segment's ISB axes, the signs that the JCS components have for aligned
+    segments; ``"proximal"`` the same with the proximal axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.eye(3)  # segments aligned: x anterior, y up, z right
+    >>> # a pure internal-rotation moment on the right thigh (about +y, toes turned medially)
+    >>> (pig_moments([0.0, 10.0, 0.0], R, R, joint="hip", side="Right") + 0.0).tolist()
+    [0.0, 0.0, -10.0]
+    """
+    if frame not in MOMENT_FRAMES:
+        raise DataError(
+            f"`frame` must be one of {', '.join(map(repr, MOMENT_FRAMES))}, got {frame!r}"
+        )
+    if frame == "jcs":
+        clin = clinical_moments(moment, r_proximal, r_distal, joint=joint, side=side)
+    else:
+        R = as_float_array(
+            r_distal if frame == "distal" else r_proximal, f"r_{frame}", allow_nan=True
+        )
+        M = as_float_array(moment, "moment", allow_nan=True)
+        local = loads_in_frame(M, R)[..., list(_PLANE_AXES)]
+        # the signs the JCS components have for aligned segments (identity rotations)
+        eye = np.eye(3)
+        unit = clinical_moments(eye[list(_PLANE_AXES)], eye, eye, joint=joint, side=side)
+        clin = local * np.diagonal(unit)
+    return clin * PIG_MOMENT_SIGNS
+
+
+@dataclass(frozen=True, repr=False)
+class GaitKinetics(ResultRepr):
+    """Output of :func:`joint_kinetics` (all divided by body mass).
+
+    Attributes
+    ----------
+    moments : dict
+        ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg, internal moments with
+        Plug-in Gait's signs (:func:`pig_moments`): extensor / plantarflexor,
+        abductor / valgus / evertor, external rotator positive.
+    powers : dict
+        ``"LHipPower"`` ... -> (n_frames, 3), W/kg, the joint power split on
+        the JCS axes (their sum is the total power).
+    total_powers : dict
+        ``"LHipPower"`` ... -> (n_frames,), W/kg, the total joint power
+        ``M·(ω_distal − ω_proximal)`` (Plug-in Gait stores it as the Z
+        component of ``LHipPower``).
+    forces : dict
+        ``"LHipForce"`` ... -> (n_frames, 3), N/kg, force of the proximal on the
+        distal segment in the distal segment frame; ``"LGroundReactionForce"``,
+        ``"RGroundReactionForce"``: the plates' load assigned to each foot
+        (ground on foot), lab frame, zero off the plates, NaN where the
+        foot's load is unknown.
+    notes : dict
+        What was done (BSP table, GRF cutoff, threshold, moment convention).
+    """
+
+    moments: dict
+    powers: dict
+    forces: dict
+    notes: dict
+    total_powers: dict = field(default_factory=dict)
+
+
+def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None):
+    """The force plates' loads assigned to the feet, frame by frame.
+
+    Parameters
+    ----------
+    markers : GaitMarkers
+        Its force plates (Z-up) and filtered toe and heel markers.
+    frames : SegmentFrames
+        Its ankle centres.
+    settings : GaitSettings, optional
+        ``threshold`` (contact, N) and ``kinetics`` (whether a failure is an
+        error).
+
+    Returns
+    -------
+    PlateAssignment or None
+        :class:`ahbm.dynamics.segmental.PlateAssignment` over the segments
+        :data:`~ahbm.gait.frames.SEGMENTS`; None when the trial has no
+        plates, or no contact can be attributed and ``settings.kinetics`` is
+        not True.
+
+    Raises
+    ------
+    DataError
+        No force plates (or no attributable contact) with ``kinetics=True``.
+    """
+    settings = GaitSettings() if settings is None else settings
+    mk = markers.as_dict()
+    jc = frames.joint_centres
+    if not markers.plates:
+        if settings.kinetics is True or settings.kinetics is np.True_:
+            raise DataError(
+                f"{markers.source}: the trial has no force plates, so joint moments cannot be "
+                "computed; pass kinetics=False (CLI: --no-kinetics) for kinematics only"
+            )
+        return None
+    feet = {}
+    for side, p in SIDES:
+        pts_f = [jc[p + "AJC"], mk[p + "TOE"]]
+        if p + "HEE" in mk:
+            pts_f.insert(0, mk[p + "HEE"])
+        feet[FOOT_INDEX[side]] = np.stack(pts_f, axis=1)
+    plates = drop_loads_under_no_foot(
+        markers.plates, list(feet.values()), markers.time, threshold=settings.threshold
+    )
+    try:
+        return assign_force_plates(
+            plates,
+            feet,
+            time=markers.time,
+            n_segments=len(SEGMENTS),
+            threshold=settings.threshold,
+        )
+    except DataError:
+        if settings.kinetics is True or settings.kinetics is np.True_:
+            raise
+        return None
+
+
+def drop_loads_under_no_foot(
+    plates, feet, time, *, threshold: float = 20.0, max_distance: float = 0.12, warn=True
+):
+    """Plates without the loads that lie under no foot (with a warning naming plate and frames).
+
+    Parameters
+    ----------
+    plates : sequence of ForcePlate
+        Z-up lab frame, sample 0 at ``time[0]``.
+    feet : sequence of ndarray, shape (n_frames, n_points, 3)
+        Points spanning each foot (heel or ankle centre, then toe), m.
+    time : ndarray, shape (n_frames,)
+        Frame times, s.
+    threshold : float
+        N: samples with ``|Fz|`` above it are loads.
+    max_distance : float
+        m: a load whose centre of pressure is farther than this (horizontally)
+        from every foot's heel-toe line, while every foot is visible and no
+        foot stands on the plate (:func:`ahbm.dynamics.feet_on_plate`: a
+        grounded marker inside its outline), is under no foot.
+
+    Returns
+    -------
+    list of ForcePlate
+        Copies with those samples set to zero force (COP NaN); plates without
+        such samples are returned unchanged.
+
+    Notes
+    -----
+    A plate with a zero offset, a spike or a load from something else (a
+    walking aid, the other subject) would otherwise make its frames
+    ambiguous and blank the kinetics of both legs.
+
+    Examples
+    --------
+    >>> from ahbm.io.trial import ForcePlate
+    >>> n = 5; F = np.tile([0.0, 0, 300], (n, 1)); cop = np.tile([2.0, 2.0, 0], (n, 1))
+    >>> fp = ForcePlate(F, np.zeros((n, 3)), cop, np.zeros((n, 3)), np.zeros((4, 3)),
+    ...                 np.zeros(3), rate=100.0)
+    >>> foot = np.tile([[0.0, 0, 0], [0.2, 0, 0]], (n, 1, 1))
+    >>> out = drop_loads_under_no_foot([fp], [foot], np.arange(n) / 100.0, warn=False)
+    >>> float(out[0].force[:, 2].max())
+    0.0
+    """
+    from dataclasses import replace
+
+    time = np.asarray(time, dtype=float)
+    out = []
+    for k, plate in enumerate(plates):
+        F = np.asarray(plate.force, dtype=float)
+        cop = np.asarray(plate.cop, dtype=float)
+        ts = time[0] + np.arange(F.shape[0]) / float(plate.rate)
+        idx = np.clip(np.searchsorted(time, ts + 1e-9, side="right") - 1, 0, time.size - 1)
+        loaded = np.abs(F[:, 2]) > threshold
+        loaded &= np.isfinite(cop[:, :2]).all(axis=1)
+        if not loaded.any():
+            out.append(plate)
+            continue
+        dist = np.full((F.shape[0], len(feet)), np.nan)
+        for j, pts in enumerate(feet):
+            dist[:, j] = _horizontal_distance(cop, pts[idx])
+        seen = np.isfinite(dist).all(axis=1)
+        none = loaded & seen
+        none[seen] &= dist[seen].min(axis=1) > max_distance
+        if none.any():  # a foot standing on the plate: the load is (partly) that foot's,
+            # e.g. two feet on the plate with the centre of pressure between them
+            corners = getattr(plate, "corners", None)
+            if corners is not None:
+                on = feet_on_plate(list(feet), corners, time=time).any(axis=1)
+                none &= ~on[idx]
+        if not none.any():
+            out.append(plate)
+            continue
+        frames = np.unique(idx[none])
+        if warn:
+            warnings.warn(
+                f"force plate {k}: a load of up to {np.nanmax(np.abs(F[none, 2])):.0f} N lies "
+                f"under no foot (more than {max_distance} m from both feet) in {frames.size} "
+                f"frame(s) {_ranges(frames)} (t = {time[frames[0]]:.3f}-"
+                f"{time[frames[-1]]:.3f} s); ignored (a plate offset, a spike or another "
+                "load), the feet's kinetics are kept",
+                AhbmWarning,
+                stacklevel=3,
+            )
+        keep = ~none[:, None]
+        out.append(
+            replace(
+                plate,
+                force=np.where(keep, F, 0.0),
+                moment=np.where(keep, plate.moment, 0.0),
+                cop=np.where(keep, cop, np.nan),
+                free_moment=np.where(keep, plate.free_moment, 0.0),
+            )
+        )
+    return out
+
+
+def _horizontal_distance(p, pts):
+    """Horizontal distance (n,) from points `p` (n, 3) to the polyline `pts` (n, k, 3)."""
+    best = np.full(p.shape[0], np.inf)
+    for a, b in zip(np.moveaxis(pts[:, :-1], 1, 0), np.moveaxis(pts[:, 1:], 1, 0), strict=True):
+        a2, b2, p2 = a[:, :2], b[:, :2], p[:, :2]
+        ab = b2 - a2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            u = np.clip(np.sum((p2 - a2) * ab, 1) / np.sum(ab * ab, 1), 0.0, 1.0)
+        d = np.linalg.norm(p2 - (a2 + u[:, None] * ab), axis=1)
+        best = np.fmin(best, d)
+    best[~np.isfinite(pts).all(axis=(1, 2))] = np.nan
+    return best
+
+
+def _runs(frames) -> list:
+    """[(first, last), ...] of the runs of consecutive indices in sorted `frames`."""
+    runs, start = [], frames[0]
+    for a, b in zip(frames[:-1], frames[1:], strict=True):
+        if b != a + 1:
+            runs.append((start, a))
+            start = b
+    runs.append((start, frames[-1]))
+    return runs
+
+
+def _ranges(frames) -> str:
+    """'3-7, 12' for frame indices [3, 4, 5, 6, 7, 12] (at most 4 ranges shown)."""
+    runs = _runs(frames)
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:4])
+    return text + (f" and {len(runs) - 4} more" if len(runs) > 4 else "")
+
+
+def joint_kinetics(
+    markers: GaitMarkers,
+    frames: SegmentFrames,
+    subject: SubjectParameters,
+    events,
+    assignment,
+    *,
+    settings=None,
+) -> GaitKinetics:
+    """Joint moments, powers and forces of both legs by Newton-Euler from the feet up.
+
+    Parameters
+    ----------
+    markers : GaitMarkers
+        Time, rate and the toe markers (foot COM and length).
+    frames : SegmentFrames
+        Segment rotations and joint centres.
+    subject : SubjectParameters
+        Body mass and stature (segment parameters, normalization).
+    events : list of Event
+        Gait events: a leg's loads are NaN where its foot is on the ground but
+        on no plate.
+    assignment : PlateAssignment
+        Output of :func:`assign_plates`.
+    settings : GaitSettings, optional
+        ``sex`` (de Leva column), ``grf_cutoff``, ``threshold``.
+
+    Returns
+    -------
+    GaitKinetics
+
+    Notes
+    -----
+    Segment parameters by de Leva (1996) with the measured HJC-KJC, KJC-AJC
+    and AJC-TOE lengths; foot COM at mid AJC-TOE. Loads are NaN within 0.03 s
+    of a frame where a plate cannot be attributed to one foot, and next to a
+    plate contact (where the load is below the threshold).
+    """
+    settings = GaitSettings() if settings is None else settings
+    if assignment is None:
+        raise DataError("`assignment` is None: no force plate load is assigned to the feet")
+    _, _, motion, f_ext, loads = segment_loads(markers, frames, subject, assignment, settings)
+    unknown = unknown_load_frames(events, assignment, markers.time, markers.rate)
+    moments, powers, forces, totals = {}, {}, {}, {}
+    for side, p in SIDES:
+        ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
+        bad = unknown[side]
+        grf = f_ext[:, ids[2], 3:] / subject.mass  # the plates' load on the foot, lab frame
+        grf[bad] = np.nan
+        forces[f"{p}GroundReactionForce"] = grf
+        for joint, i in zip(JOINTS, ids, strict=True):
+            prox = PARENT[i]
+            Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]
+            M = loads.moment[:, i] / subject.mass
+            clin = pig_moments(
+                M, Rprox, Rdist, joint=joint.lower(), side=side, frame=settings.moment_frame
+            )
+            w_rel = motion.omega[:, i] - motion.omega[:, prox]
+            pw = _power_components(M, w_rel, Rprox, Rdist)
+            total = np.sum(M * w_rel, axis=-1)
+            fr = loads_in_frame(loads.force[:, i] / subject.mass, Rdist)
+            for arr in (clin, pw, fr, total):
+                arr[bad] = np.nan
+            moments[f"{p}{joint}Moment"] = clin
+            powers[f"{p}{joint}Power"] = pw
+            totals[f"{p}{joint}Power"] = total
+            forces[f"{p}{joint}Force"] = fr
+    notes = {
+        "bsp_table": f"de_leva ({settings.sex}); foot COM at mid AJC-TOE",
+        "grf_cutoff_hz": "none" if settings.grf_cutoff is None else float(settings.grf_cutoff),
+        "force_threshold_n": float(settings.threshold),
+        "moment_convention": "internal; Plug-in Gait signs: extensor/plantarflexor, "
+        "abductor/valgus/evertor, external rotator positive; " + _FRAME_TEXT[settings.moment_frame],
+        "power_convention": "total M.(w_distal - w_proximal) (Plug-in Gait's Z) and its "
+        "split on the JCS axes",
+    }
+    return GaitKinetics(moments, powers, forces, notes, totals)
+
+
+def segment_loads(markers, frames, subject, assignment, settings):
+    """Segment model, motion, ground loads and Newton-Euler joint loads of :data:`SEGMENTS`.
+
+    Returns ``(masses, inertia, motion, f_ext, loads)``: masses (kg) and
+    inertias (ISB segment axes) by de Leva, the :class:`SegmentMotion`, the
+    (filtered) plate loads on the feet and the :class:`JointLoads`, lab frame;
+    ``f_ext`` and ``loads`` are None when `assignment` is None.
+    """
+    check_subject_mass(subject, "the segment model (joint kinetics, segment energies)")
+    mk, time, rate = markers.as_dict(), markers.time, markers.rate
+    masses, inertia, R, com, joint_pts = _segment_model(mk, frames, subject, settings.sex)
+    motion = segment_motion(R, com, time=time)
+    if assignment is None:
+        return masses, inertia, motion, None, None
+    f_ext = assignment.f_ext
+    if settings.grf_cutoff is not None:
+        f_ext = butter_filtfilt(f_ext, rate=rate, cutoff=settings.grf_cutoff)
+    loads = newton_euler(
+        list(PARENT), masses, inertia, motion, joint_pts, gravity=(0.0, 0.0, -G), f_ext=f_ext
+    )
+    return masses, inertia, motion, f_ext, loads
+
+
+def unknown_load_frames(events, assignment, time, rate) -> dict:
+    """Per side: True in the frames where the leg's joint loads are unknown.
+
+    The foot is on the ground (by the events) but on no plate, its plate
+    cannot be attributed to it, or the frame is within 0.03 s of a plate
+    contact's ends (the load there is below the plate threshold).
+    """
+    stance = _stance_masks(events, time)
+    margin = int(np.ceil(0.03 * rate))
+    out = {}
+    for side, _ in SIDES:
+        foot = SEGMENTS.index(f"foot_{side}")
+        contact = assignment.contact[:, foot]
+        bad = assignment.ambiguous[:, foot] | (stance[side] & ~contact)
+        out[side] = _dilate(bad, margin) | (_dilate(contact, margin) & ~contact)
+    return out
+
+
+def _segment_model(mk, frames: SegmentFrames, subj: SubjectParameters, sex: str):
+    """Masses, inertias (ISB axes), rotations, COMs and proximal joint points of SEGMENTS."""
+    jc = frames.joint_centres
+    lengths = {}
+    for side, p in SIDES:
+        k = _SIDE_KEY[side]
+        lengths["thigh" + k] = _median_dist(jc[p + "HJC"], jc[p + "KJC"])
+        lengths["shank" + k] = _median_dist(jc[p + "KJC"], jc[p + "AJC"])
+        lengths["foot" + k] = _median_dist(jc[p + "AJC"], mk[p + "TOE"])
+    par = segment_parameters(
+        "de_leva", mass=subj.mass, height=subj.height, segment_lengths=lengths, sex=sex
+    )
+    n_seg, n = len(SEGMENTS), frames.rotation["pelvis"].shape[0]
+    masses = np.zeros(n_seg)
+    inertia = np.zeros((n_seg, 3, 3))
+    R = np.empty((n, n_seg, 3, 3))
+    com = np.empty((n, n_seg, 3))
+    joint_pts = np.empty((n, n_seg, 3))
+    R[:, 0] = frames.rotation["pelvis"]
+    com[:, 0] = joint_pts[:, 0] = frames.origin["pelvis"]
+    for i, name in enumerate(SEGMENTS[1:], start=1):
+        seg, side = name.split("_")
+        p = side[0]
+        bp = par[f"{seg}{_SIDE_KEY[side]}"]
+        masses[i] = bp.mass
+        inertia[i] = _BSP_TO_ISB @ bp.inertia @ _BSP_TO_ISB.T
+        R[:, i] = frames.rotation[name]
+        if seg == "foot":
+            com[:, i] = 0.5 * (jc[p + "AJC"] + mk[p + "TOE"])
+            joint_pts[:, i] = jc[p + "AJC"]
+        else:
+            prox = jc[p + ("HJC" if seg == "thigh" else "KJC")]
+            dist = jc[p + ("KJC" if seg == "thigh" else "AJC")]
+            com[:, i] = prox + abs(bp.com[2]) / bp.length * (dist - prox)
+            joint_pts[:, i] = prox
+    return masses, inertia, R, com, joint_pts
+
+
+def _stance_masks(events, time):
+    """Per side: True where the foot is on the ground according to the events."""
+    out = {}
+    for side, _ in SIDES:
+        ev = sorted((e.time, e.label) for e in events if e.context == side)
+        mask = np.zeros(time.size, bool)
+        if ev:
+            state = ev[0][1] == "Foot Off"  # a trial starting in stance sees an off first
+            t_prev = time[0] - 1.0
+            for t_ev, label in ev + [(time[-1] + 1.0, "")]:
+                mask[(time >= t_prev) & (time < t_ev)] = state
+                state = label == "Foot Strike"
+                t_prev = t_ev
+        out[side] = mask
+    return out
+
+
+def _dilate(mask, k: int):
+    """Extend True runs of a boolean frame mask by `k` frames on both sides."""
+    if k <= 0 or not mask.any():
+        return mask.copy()
+    c = np.convolve(mask.astype(float), np.ones(2 * k + 1), mode="same")
+    return c > 0.5
+
+
+def _power_components(M, w_rel, Rp, Rd):
+    """Joint power split on the JCS axes: ω_rel = Σ a_k e_k, P_k = a_k (M·e_k)."""
+    e1, e2, e3 = jcs_axes(Rp, Rd)
+    E = np.stack([e1, e2, e3], axis=-1)
+    ok = np.isfinite(E).all(axis=(-2, -1)) & np.isfinite(w_rel).all(-1)
+    a = np.full(w_rel.shape, np.nan)
+    if ok.any():
+        a[ok] = np.linalg.solve(E[ok], w_rel[ok][..., None])[..., 0]
+    return a * np.stack([np.sum(M * e1, -1), np.sum(M * e2, -1), np.sum(M * e3, -1)], -1)

@@ -1,0 +1,807 @@
+"""OpenSim's Static Optimization (and Joint Reaction) analyses on ahbm (``ahbm so SETUP.xml``).
+
+:func:`run_so_setup` reads an OpenSim AnalyzeTool setup with a
+``<StaticOptimization>`` analysis (and optionally ``<JointReaction>``
+analyses), its model, coordinates, external loads and actuator files, and
+writes OpenSim's result files:
+
+- ``<tool>_<analysis>_activation.sto``: the muscle activations and the
+  controls of the other actuators (CoordinateActuators), one column per
+  actuator in OpenSim's order (the model's force set, then the
+  ``<force_set_files>``);
+- ``<tool>_<analysis>_force.sto``: the actuator forces (muscle tensions,
+  N; actuator generalized forces ``control × optimal_force``);
+- ``<tool>_<analysis>_ReactionLoads.sto`` for each JointReaction: the
+  columns ``<joint>_on_<body>_in_<frame>_fx`` ... ``_pz``.
+
+What is computed
+----------------
+- Coordinates, speeds, accelerations and the inverse-dynamics generalized
+  forces with the external loads exactly as ``ahbm id`` does
+  (:func:`~ahbm.opensim.id_tool.inverse_dynamics_opensim`: OpenSim's
+  padding, Butterworth low-pass at ``<lowpass_cutoff_frequency_for_coordinates>``
+  and quintic spline), at the coordinates' times within
+  ``[initial_time, final_time]`` and the analysis' ``[start_time, end_time]``.
+- Static optimization: :func:`ahbm.muscles.static_optimization` with
+  OpenSim's strengths (``convention="opensim"``: along the fiber for De
+  Groote's muscles), ``activation_exponent``, ``use_muscle_physiology``
+  (force-length-velocity),
+  the muscles' ``min_control``/``max_control`` as activation bounds, and
+  every CoordinateActuator (of the model and of ``<force_set_files>``) as a
+  reserve with its ``optimal_force`` and control bounds. OpenSim's optimizer
+  stops at ``optimizer_convergence_criterion`` on its cost; ahbm solves to
+  its own constraint tolerance (1e-8 relative), so activations agree to
+  about OpenSim's tolerance.
+- Joint reaction loads: :func:`ahbm.muscles.joint_reaction_loads` with the
+  actuator forces of ``<forces_file>`` when given, else with the forces of
+  this run's static optimization (OpenSim would then use the muscles'
+  default states: run it with the force file of a previous static
+  optimization to compare).
+
+Differences from OpenSim, said rather than hidden: only the
+StaticOptimization and JointReaction analyses run (others are named in a
+warning); OpenSim's ``_controls.xml`` (the activations as a ControlSet for a
+forward simulation) is not written; only CoordinateActuators are read from actuator files (Point and
+Torque actuators raise a FileFormatError naming them); model forces other
+than muscles and CoordinateActuators are not applied (warning, as ``ahbm id``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
+from ahbm.io import OpenSimTable
+from ahbm.opensim._xml import parse_xml_file
+from ahbm.opensim.id_tool import (
+    _STORAGE,
+    _check_out,
+    _loads_inputs,
+    _named_output,
+    _read_osim,
+    _writable_folder,
+    active_model_forces,
+    coordinates_to_radians,
+    inverse_dynamics_opensim,
+)
+from ahbm.opensim.setup_files import (
+    ExternalLoads,
+    _child_text,
+    _file,
+    _float,
+    _listed,
+    _objects,
+    _opt_bool,
+    _opt_float,
+    _shown,
+    _split_words,
+    _text,
+    _tool_root,
+    read_external_loads,
+)
+from ahbm.opensim.storage import read_mot, write_mot
+from ahbm.types import ResultRepr
+
+__all__ = [
+    "CoordinateActuatorSpec",
+    "JointReactionSpec",
+    "SOSetup",
+    "SOToolResult",
+    "StaticOptimizationSpec",
+    "read_actuators",
+    "read_so_setup",
+    "run_so_setup",
+]
+
+
+# --- the setup ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StaticOptimizationSpec:
+    """The ``<StaticOptimization>`` analysis of an AnalyzeTool setup (OpenSim's defaults)."""
+
+    name: str = "StaticOptimization"
+    on: bool = True
+    start_time: float = -math.inf
+    end_time: float = math.inf
+    step_interval: int = 1
+    activation_exponent: float = 2.0
+    use_model_force_set: bool = True
+    use_muscle_physiology: bool = True
+    optimizer_convergence_criterion: float = 1e-4
+    optimizer_max_iterations: int = 100
+
+
+@dataclass(frozen=True)
+class JointReactionSpec:
+    """A ``<JointReaction>`` analysis: joints, the bodies loaded, the frames, the forces file."""
+
+    name: str = "JointReaction"
+    on: bool = True
+    start_time: float = -math.inf
+    end_time: float = math.inf
+    step_interval: int = 1
+    forces_file: Path | None = None
+    joint_names: tuple = ("all",)
+    apply_on_bodies: tuple = ("child",)
+    express_in_frame: tuple = ("ground",)
+
+
+@dataclass(frozen=True)
+class CoordinateActuatorSpec:
+    """An OpenSim ``CoordinateActuator`` (a reserve): generalized force ``u × optimal_force``."""
+
+    name: str
+    coordinate: str
+    optimal_force: float = 1.0
+    min_control: float = -math.inf
+    max_control: float = math.inf
+
+
+@dataclass(frozen=True)
+class SOSetup:
+    """An OpenSim AnalyzeTool setup with a StaticOptimization analysis.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    name : str
+        The tool's name (prefix of the output files).
+    model_file, coordinates_file, external_loads_file : pathlib.Path or None
+    external_loads : ExternalLoads or None
+    force_set_files : tuple of pathlib.Path
+        Actuator files (``<force_set_files>``).
+    replace_force_set : bool
+    results_directory : pathlib.Path
+    initial_time, final_time : float
+    lowpass_cutoff_frequency : float
+        Hz; negative: no filtering.
+    static_optimization : StaticOptimizationSpec
+        ``on=False`` when the setup only computes joint reactions from force files.
+    joint_reactions : tuple of JointReactionSpec
+    other_analyses : tuple of str
+        Analyses of the setup that ahbm does not run (``"Kinematics (name)"``).
+    """
+
+    path: Path
+    name: str = ""
+    model_file: Path | None = None
+    coordinates_file: Path | None = None
+    external_loads_file: Path | None = None
+    external_loads: ExternalLoads | None = None
+    force_set_files: tuple = ()
+    replace_force_set: bool = False
+    results_directory: Path | None = None
+    initial_time: float = -math.inf
+    final_time: float = math.inf
+    lowpass_cutoff_frequency: float = -1.0
+    static_optimization: StaticOptimizationSpec = field(default_factory=StaticOptimizationSpec)
+    joint_reactions: tuple = ()
+    other_analyses: tuple = ()
+
+
+def _words(node, tag) -> tuple:
+    return _split_words(node.find(tag))
+
+
+def _opt_int(node, tag, default) -> int:
+    el = node.find(tag)
+    if el is None or _text(el) == "":
+        return default
+    v = _float(el)
+    if v != int(v) or v < 1:
+        raise FileFormatError(f"{el.where()}: expected a positive integer, got {_shown(_text(el))}")
+    return int(v)
+
+
+def _so_spec(el) -> StaticOptimizationSpec:
+    return StaticOptimizationSpec(
+        name=el.attrib.get("name", "StaticOptimization"),
+        on=_opt_bool(el, "on", True),
+        start_time=_opt_float(el, "start_time", -math.inf),
+        end_time=_opt_float(el, "end_time", math.inf),
+        step_interval=_opt_int(el, "step_interval", 1),
+        activation_exponent=_opt_float(el, "activation_exponent", 2.0),
+        use_model_force_set=_opt_bool(el, "use_model_force_set", True),
+        use_muscle_physiology=_opt_bool(el, "use_muscle_physiology", True),
+        optimizer_convergence_criterion=_opt_float(el, "optimizer_convergence_criterion", 1e-4),
+        optimizer_max_iterations=_opt_int(el, "optimizer_max_iterations", 100),
+    )
+
+
+def _jr_spec(el, folder: Path) -> JointReactionSpec:
+    return JointReactionSpec(
+        name=el.attrib.get("name", "JointReaction"),
+        on=_opt_bool(el, "on", True),
+        start_time=_opt_float(el, "start_time", -math.inf),
+        end_time=_opt_float(el, "end_time", math.inf),
+        step_interval=_opt_int(el, "step_interval", 1),
+        forces_file=_file(el, "forces_file", folder),
+        joint_names=_words(el, "joint_names") or ("all",),
+        apply_on_bodies=_words(el, "apply_on_bodies") or ("child",),
+        express_in_frame=_words(el, "express_in_frame") or ("ground",),
+    )
+
+
+def read_so_setup(path) -> SOSetup:
+    """Read an OpenSim AnalyzeTool setup with a StaticOptimization analysis.
+
+    Parameters
+    ----------
+    path : str or path-like
+        An XML file with an ``<AnalyzeTool>`` element whose ``<AnalysisSet>``
+        holds a ``<StaticOptimization>`` (and optionally ``<JointReaction>``).
+
+    Returns
+    -------
+    SOSetup
+        File names resolved against the setup's folder.
+
+    Raises
+    ------
+    FileFormatError
+        Not an AnalyzeTool setup, no StaticOptimization analysis, no model or
+        coordinates file, malformed values (the message names element and line).
+
+    Examples
+    --------
+    >>> setup = read_so_setup("subject01_Setup_SO.xml")  # doctest: +SKIP
+    >>> setup.static_optimization.activation_exponent  # doctest: +SKIP
+    2.0
+    """
+    node, folder = _tool_root(path, "AnalyzeTool", "AnalyzeTool setup")
+    for tag in ("model_file", "coordinates_file"):
+        if _file(node, tag, folder) is None:
+            el = node.find(tag) or node
+            raise FileFormatError(
+                f"{el.where()}: the AnalyzeTool setup names no <{tag}>; ahbm needs it to run "
+                "static optimization (states files are not read)"
+            )
+    analyses = node.find("AnalysisSet")
+    so, jrs, other = None, [], []
+    for el in _objects(analyses) if analyses is not None else []:
+        if el.tag == "StaticOptimization":
+            if so is not None:
+                raise FileFormatError(f"{el.where()}: a second <StaticOptimization> analysis")
+            so = _so_spec(el)
+        elif el.tag == "JointReaction":
+            jrs.append(_jr_spec(el, folder))
+        else:
+            other.append(f"{el.tag} ({el.attrib.get('name', '')})")
+    jrs = [j for j in jrs if j.on]
+    if (so is None or not so.on) and not jrs:
+        where = analyses.where() if analyses is not None else node.where()
+        raise FileFormatError(
+            f"{where}: the AnalyzeTool setup has no <StaticOptimization> or <JointReaction> "
+            "analysis that is on; add one (ahbm so runs these two)"
+        )
+    if so is None:
+        so = StaticOptimizationSpec(on=False)
+    if not so.on:
+        for j in jrs:
+            if j.forces_file is None:
+                raise FileFormatError(
+                    f"AnalyzeTool setup '{path}': JointReaction '{j.name}' has no <forces_file> "
+                    "and no StaticOptimization runs to give the muscle forces; name the force "
+                    "file of a static optimization"
+                )
+    loads_file = _file(node, "external_loads_file", folder)
+    rd = _child_text(node, "results_directory")
+    files = []
+    for word in _words(node, "force_set_files"):
+        p = Path(word.replace("\\", "/"))
+        files.append(p if p.is_absolute() else folder / p)
+    return SOSetup(
+        path=Path(path),
+        name=node.attrib.get("name", ""),
+        model_file=_file(node, "model_file", folder),
+        coordinates_file=_file(node, "coordinates_file", folder),
+        external_loads_file=loads_file,
+        external_loads=read_external_loads(loads_file) if loads_file is not None else None,
+        force_set_files=tuple(files),
+        replace_force_set=_opt_bool(node, "replace_force_set", False),
+        results_directory=folder / rd if rd else folder,
+        initial_time=_opt_float(node, "initial_time", -math.inf),
+        final_time=_opt_float(node, "final_time", math.inf),
+        lowpass_cutoff_frequency=_opt_float(node, "lowpass_cutoff_frequency_for_coordinates", -1.0),
+        static_optimization=so,
+        joint_reactions=tuple(jrs),
+        other_analyses=tuple(other),
+    )
+
+
+_ACTUATOR_TAGS = ("PointActuator", "TorqueActuator", "BodyActuator", "PointToPointActuator")
+
+
+def _coordinate_actuator(el) -> CoordinateActuatorSpec:
+    name = el.attrib.get("name", "")
+    coord = _child_text(el, "coordinate")
+    if not coord:
+        raise FileFormatError(f"{el.where()}: CoordinateActuator '{name}' names no <coordinate>")
+    return CoordinateActuatorSpec(
+        name=name,
+        coordinate=coord.split("/")[-1],
+        optimal_force=_opt_float(el, "optimal_force", 1.0),
+        min_control=_opt_float(el, "min_control", -math.inf),
+        max_control=_opt_float(el, "max_control", math.inf),
+    )
+
+
+def read_actuators(path) -> tuple:
+    """Read the CoordinateActuators of an OpenSim actuator (ForceSet) file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        An XML file with a ``<ForceSet>`` (e.g. a reserve-actuator file).
+
+    Returns
+    -------
+    tuple of CoordinateActuatorSpec
+        In file order.
+
+    Raises
+    ------
+    FileFormatError
+        Not a ForceSet, or an actuator ahbm's static optimization does not
+        model (PointActuator, TorqueActuator, ...), named with its line.
+
+    Examples
+    --------
+    >>> read_actuators("reserves.xml")[0].optimal_force  # doctest: +SKIP
+    1.0
+    """
+    root = parse_xml_file(path, "actuator (ForceSet)")
+    node = root if root.tag == "ForceSet" else root.find("ForceSet")
+    if node is None:
+        raise FileFormatError(f"'{path}' is not an OpenSim actuator file: no <ForceSet> element")
+    out = []
+    for el in _objects(node):
+        if el.tag == "CoordinateActuator":
+            out.append(_coordinate_actuator(el))
+        elif el.tag in _ACTUATOR_TAGS or el.tag.endswith("Muscle"):
+            raise FileFormatError(
+                f"{el.where()}: {el.tag} '{el.attrib.get('name', '')}' is not modelled by ahbm's "
+                "static optimization; use CoordinateActuators (reserves on coordinates) instead"
+            )
+        else:
+            warnings.warn(
+                f"{el.where()}: {el.tag} '{el.attrib.get('name', '')}' is not an actuator ahbm "
+                "applies; ignored",
+                AhbmWarning,
+                stacklevel=2,
+            )
+    return tuple(out)
+
+
+# --- running it -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class SOToolResult(ResultRepr):
+    """Result of :func:`run_so_setup`.
+
+    Attributes
+    ----------
+    time : ndarray, shape (n_frames,)
+    result : StaticOptimizationResult or None
+        Activations, muscle forces, reserve loads, residuals, failed frames
+        (None when the setup's StaticOptimization is off).
+    actuator_names : list of str
+        Columns of the activation and force files (OpenSim's actuator order).
+    controls : ndarray, shape (n_frames, n_actuators)
+        The activation file: activations of muscles, controls of the others.
+    forces : ndarray, shape (n_frames, n_actuators)
+        The force file, N or N m.
+    joint_reactions : dict
+        ``{analysis name: (time, JointReactionResult)}``.
+    outputs : list of pathlib.Path
+        The files written.
+    """
+
+    time: np.ndarray
+    result: object
+    actuator_names: list
+    controls: np.ndarray
+    forces: np.ndarray
+    joint_reactions: dict
+    outputs: list = field(default_factory=list)
+
+
+def _number(item, key, default) -> float:
+    v = item.get(key)
+    if v in (None, ""):
+        return default
+    try:
+        return float(v)
+    except (TypeError, ValueError) as err:
+        raise ModelError(
+            f"{item.get('type')} '{item.get('name')}': {key}={v!r} is not a number"
+        ) from err
+
+
+def _model_actuators(model) -> list:
+    """The model's own CoordinateActuators (ForceSet order) from its "opensim" section."""
+    try:
+        items = model.section("opensim")
+    except (KeyError, ModelError):
+        return []
+    out = []
+    for item in items:
+        if getattr(item, "kind", None) != "force" or item.get("type") != "CoordinateActuator":
+            continue
+        disabled = str(item.get("isDisabled", "false")).lower() in ("true", "1")
+        applies = str(item.get("appliesForce", "true")).lower() not in ("false", "0")
+        if disabled or not applies:
+            continue
+
+        out.append(
+            CoordinateActuatorSpec(
+                name=str(item.get("name", "")),
+                coordinate=str(item.get("coordinate", "")).split("/")[-1],
+                optimal_force=_number(item, "optimal_force", 1.0),
+                min_control=_number(item, "min_control", -math.inf),
+                max_control=_number(item, "max_control", math.inf),
+            )
+        )
+    return out
+
+
+def _reserves(model, actuators):
+    """Optimal forces and control limits per generalized velocity, and each actuator's index."""
+    names = list(model.coordinate_names)
+    nv = model.nv
+    opt = np.zeros(nv)
+    lo, hi = np.full(nv, -np.inf), np.full(nv, np.inf)
+    index = []
+    for a in actuators:
+        if a.coordinate not in names or model.nq != nv:
+            raise ModelError(
+                f"CoordinateActuator '{a.name}' acts on coordinate '{a.coordinate}', which model "
+                f"'{model.name}' does not have; coordinates: {names}"
+            )
+        k = names.index(a.coordinate)
+        if opt[k] != 0:
+            raise ModelError(
+                f"two CoordinateActuators act on coordinate '{a.coordinate}' ('{a.name}' and an "
+                "earlier one); ahbm's static optimization takes one reserve per coordinate"
+            )
+        if not a.optimal_force > 0:
+            raise ModelError(
+                f"CoordinateActuator '{a.name}': optimal_force must be > 0, got {a.optimal_force}"
+            )
+        opt[k], lo[k], hi[k] = a.optimal_force, a.min_control, a.max_control
+        index.append(k)
+    return opt, (lo, hi), index
+
+
+def _select_frames(time, t0, t1, step) -> np.ndarray:
+    sel = np.flatnonzero((time >= t0 - 1e-6) & (time <= t1 + 1e-6))
+    return sel[::step]
+
+
+def _sto(values, labels, time, path: Path, name: str, comment: str) -> Path:
+    path = _check_out(path, (), _STORAGE, "path")
+    df = pd.DataFrame(values, columns=labels, index=pd.Index(time, name="time"))
+    table = OpenSimTable(df, name=name, comments=[comment])
+    write_mot(table, path, in_degrees=False, angle_columns=[])
+    return path
+
+
+def _muscle_tensions(table: OpenSimTable, muscles, times, source) -> np.ndarray:
+    """Muscle forces from an actuator force file, linearly interpolated at `times`."""
+    missing = [m for m in muscles if m not in table.columns]
+    if missing:
+        raise DataError(
+            f"the forces file '{source}' has no column for the muscles {missing}; give the "
+            "force file of a static optimization of this model"
+        )
+    t = table.time
+    if times.size and (times.min() < t[0] - 1e-6 or times.max() > t[-1] + 1e-6):
+        raise DataError(
+            f"the forces file '{source}' covers {t[0]} to {t[-1]} s but the joint reaction "
+            f"needs {times.min()} to {times.max()} s"
+        )
+    data = table.data[list(muscles)].to_numpy(dtype=float)
+    return np.stack([np.interp(times, t, data[:, k]) for k in range(data.shape[1])], axis=-1)
+
+
+def _jointset_order(model, model_file) -> list:
+    """The model's joints in the order of the .osim JointSet (OpenSim's "ALL"), else body order."""
+    names = list(model.joint_names)
+    if model_file is None:
+        return names
+    try:
+        root = parse_xml_file(model_file, "OpenSim model")
+    except FileFormatError:
+        return names
+    order = []
+    for node in root.iter():
+        if node.tag == "JointSet":
+            order = [el.attrib.get("name") for el in _objects(node)]
+            break
+    known = [n for n in order if n in names]
+    return known + [n for n in names if n not in known]
+
+
+def _joint_reactions(model, spec: JointReactionSpec, ids, frames, forces, muscles, all_joints):
+    """Run one JointReaction analysis; returns (time, JointReactionResult)."""
+    from ahbm.muscles import joint_reaction_loads
+    from ahbm.muscles.joint_reaction import JointReactionResult
+
+    joints = all_joints if [j.lower() for j in spec.joint_names] == ["all"] else list(
+        spec.joint_names
+    )  # fmt: skip
+    n = len(joints)
+
+    def per_joint(values, what):
+        if len(values) == 1:
+            return list(values) * n
+        if len(values) != n:
+            raise FileFormatError(
+                f"JointReaction '{spec.name}': <{what}> lists {len(values)} values for {n} "
+                "joints; give one value or one per joint"
+            )
+        return list(values)
+
+    on = [v.lower() for v in per_joint(spec.apply_on_bodies, "apply_on_bodies")]
+    frame = per_joint(spec.express_in_frame, "express_in_frame")
+    time = ids.time[frames]
+    if spec.forces_file is not None:
+        table = read_mot(spec.forces_file, angle_columns=[])
+        tension = _muscle_tensions(table, muscles, time, spec.forces_file)
+    else:
+        tension = forces
+    f_ext = None if ids.f_ext is None else ids.f_ext[frames]
+    parts = {}
+    for key in dict.fromkeys(zip(on, frame, strict=True)):
+        sel = [j for j, o, f in zip(joints, on, frame, strict=True) if (o, f) == key]
+        parts[key] = (
+            sel,
+            joint_reaction_loads(
+                model,
+                ids.q[frames],
+                ids.qd[frames],
+                ids.qdd[frames],
+                tension,
+                f_ext=f_ext,
+                joints=sel,
+                on=key[0],
+                frame=key[1],
+                muscles=muscles,
+            ),
+        )
+    # back to the setup's joint order
+    force, moment, point, bodies, frames_out = [], [], [], [], []
+    for j, o, f in zip(joints, on, frame, strict=True):
+        sel, res = parts[(o, f)]
+        k = sel.index(j)
+        force.append(res.force[:, k])
+        moment.append(res.moment[:, k])
+        point.append(res.point[:, k])
+        bodies.append(res.body_names[k])
+        frames_out.append(res.frames[k])
+    result = JointReactionResult(
+        np.stack(force, axis=1),
+        np.stack(moment, axis=1),
+        np.stack(point, axis=1),
+        joint_names=tuple(joints),
+        body_names=tuple(bodies),
+        frames=tuple(frames_out),
+        on=on[0] if len(set(on)) == 1 else "mixed",
+    )
+    return time, result
+
+
+def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SOToolResult:
+    """Run an OpenSim static-optimization setup with ahbm (``ahbm so SETUP.xml``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        An AnalyzeTool setup (:func:`read_so_setup`).
+    output_dir : str or path-like, optional
+        Where to write the files (default the setup's ``<results_directory>``).
+    model : Model, optional
+        Use this model instead of reading ``<model_file>``.
+    write : bool
+        Write OpenSim's files (default True).
+
+    Returns
+    -------
+    SOToolResult
+
+    Raises
+    ------
+    FileFormatError
+        Bad setup, actuator, loads or data files.
+    DataError, ModelError
+        Data that do not fit the model, unsupported actuators, muscle types
+        without ahbm curves (Millard2012EquilibriumMuscle: replace them by
+        Thelen2003Muscle or DeGrooteFregly2016Muscle).
+    DataError
+        An output that is an input of the run (the setup, model, data or
+        loads files, through links too), an existing file of another kind, a
+        setup name that would leave the results folder, a folder that cannot
+        be written (all refused before the computation); a value beyond its
+        physical bound (a coordinate beyond 1000 rad or m, a marker beyond
+        1000 m, a force beyond 1e6 N, a point beyond 1000 m), naming the file,
+        the column and the frame.
+
+    Examples
+    --------
+    >>> res = run_so_setup("subject01_Setup_SO.xml")  # doctest: +SKIP
+    >>> res.actuator_names[:2], [p.name for p in res.outputs][:1]  # doctest: +SKIP
+    (['hamstrings_r', 'bifemsh_r'], ['subject01_walk_StaticOptimization_activation.sto'])
+    """
+    from ahbm.muscles import static_optimization
+
+    setup = read_so_setup(path)
+    spec = setup.static_optimization
+    paths = _so_outputs(setup, output_dir) if write else None  # refused before computing
+    if model is None:
+        model = _read_osim(setup.model_file)
+    if setup.replace_force_set or not spec.use_model_force_set:
+        raise FileFormatError(
+            f"AnalyzeTool setup '{setup.path}': replace_force_set=true or "
+            "use_model_force_set=false leave no muscles; ahbm's static optimization shares the "
+            "loads among the model's muscles (set them to false / true)"
+        )
+    if setup.other_analyses:
+        warnings.warn(
+            f"AnalyzeTool setup '{setup.path}': ahbm runs only StaticOptimization and "
+            f"JointReaction; not run: {_listed(setup.other_analyses)}",
+            AhbmWarning,
+            stacklevel=2,
+        )
+    ignored = [
+        f for f in active_model_forces(model, ["Muscles"]) if not f.endswith("(CoordinateActuator)")
+    ]
+    if ignored:
+        warnings.warn(
+            f"AnalyzeTool setup '{setup.path}': ahbm applies no model forces other than muscles "
+            f"and CoordinateActuators, but OpenSim would also apply {_listed(ignored)}",
+            AhbmWarning,
+            stacklevel=2,
+        )
+    muscles = [m for m in model.muscles if str(m.model).endswith("Muscle")]
+    actuators = _model_actuators(model)
+    for f in setup.force_set_files:
+        actuators.extend(read_actuators(f))
+    opt, limits, reserve_index = _reserves(model, actuators)
+    t0 = max(setup.initial_time, spec.start_time)
+    t1 = min(setup.final_time, spec.end_time)
+    if not t0 <= t1:
+        raise FileFormatError(
+            f"AnalyzeTool setup '{setup.path}': the time range [{t0}, {t1}] of the tool and "
+            "the StaticOptimization analysis is empty"
+        )
+    coords = coordinates_to_radians(model, read_mot(setup.coordinates_file, angle_columns=[]))
+    ids = inverse_dynamics_opensim(
+        model,
+        coords,
+        external_loads=setup.external_loads,
+        cutoff=setup.lowpass_cutoff_frequency,
+        time_range=(
+            max(t0, float(coords.time[0])),
+            min(t1, float(coords.time[-1])),
+        ),
+    )
+    frames = _select_frames(ids.time, t0, t1, spec.step_interval)
+    if frames.size == 0:
+        raise DataError(
+            f"AnalyzeTool setup '{setup.path}': no frame of '{setup.coordinates_file}' lies in "
+            f"[{t0}, {t1}] s"
+        )
+    time = ids.time[frames]
+    muscle_names = [m.name for m in muscles]
+    if spec.on:
+        res = static_optimization(
+            model,
+            ids.q[frames],
+            ids.qd[frames],
+            ids.qdd[frames],
+            tau=ids.tau[frames],
+            exponent=spec.activation_exponent,
+            reserves=opt,
+            reserve_limits=limits,
+            force_length_velocity=spec.use_muscle_physiology,
+            muscles=muscle_names,
+            convention="opensim",
+        )
+        # OpenSim's actuator order: the model's force set (muscles, its actuators), the files
+        names = muscle_names + [a.name for a in actuators]
+        controls = np.concatenate([res.activations, res.reserve_controls[:, reserve_index]], 1)
+        forces = np.concatenate([res.muscle_forces, res.reserve_loads[:, reserve_index]], 1)
+        tensions = res.muscle_forces
+    else:
+        res, names = None, []
+        controls = forces = np.zeros((time.size, 0))
+        tensions = None  # every JointReaction reads its forces file
+    jr = {}
+    all_joints = _jointset_order(model, setup.model_file) if setup.joint_reactions else []
+    for j in setup.joint_reactions:
+        sel = _select_frames(
+            time, max(t0, j.start_time), min(t1, j.end_time), j.step_interval
+        )  # fmt: skip
+        jr[j.name] = _joint_reactions(
+            model,
+            j,
+            ids,
+            frames[sel],
+            None if tensions is None else tensions[sel],
+            muscle_names,
+            all_joints,
+        )
+    out = SOToolResult(time, res, names, controls, forces, jr)
+    if paths is None:
+        return out
+    written = []
+    if spec.on:
+        written += [
+            _sto(controls, names, time, paths["activation"], "Static Optimization",
+                 "This file contains static optimization results."),  # fmt: skip
+            _sto(forces, names, time, paths["force"], "Static Optimization",
+                 "This file contains the forces of the actuators found by static optimization."),
+        ]  # fmt: skip
+    for j in setup.joint_reactions:
+        t, r = jr[j.name]
+        written.append(
+            _sto(
+                r.table(),
+                r.labels(),
+                t,
+                paths[("reaction", j.name)],
+                "Joint Reaction Loads",
+                "This file contains the reaction forces and moments "
+                "applied to the specified body of a joint pair and expressed in the specified "
+                "reference frame. Units are S.I. units (seconds, meters, Newtons, ...)",
+            )  # fmt: skip
+        )
+    return replace(out, outputs=written)
+
+
+def _so_outputs(setup: SOSetup, output_dir) -> dict:
+    """The checked output files of an SO run, before the computation.
+
+    Refused: a tool or analysis name that would leave the results folder, an
+    output that is an input of the run (setup, model, coordinates, external
+    loads and their data, actuator files, JointReaction force files), an
+    existing file other than ``.sto``/``.mot``, a folder that cannot be
+    written (the setup's results folder is created, as OpenSim does).
+    """
+    inputs = [
+        ("setup", setup.path),
+        ("model", setup.model_file),
+        ("coordinates", setup.coordinates_file),
+        *_loads_inputs(setup.external_loads),
+        *(("actuator (force set)", f) for f in setup.force_set_files),
+        *(("JointReaction forces", j.forces_file) for j in setup.joint_reactions),
+    ]
+    if output_dir is not None:
+        folder = _writable_folder(Path(output_dir), argname="output_dir", create=True)
+        folder_arg = "output_dir"
+    else:
+        folder_arg = f"<results_directory> of AnalyzeTool setup '{setup.path}'"
+        folder = _writable_folder(setup.results_directory, argname=folder_arg, create=True)
+    tool = (setup.name, f"the name of the <AnalyzeTool> in '{setup.path}'")
+    spec = setup.static_optimization
+    named = {}
+    if spec.on:
+        analysis = (spec.name, f"the name of its <StaticOptimization> in '{setup.path}'")
+        for kind in ("activation", "force"):
+            named[kind] = _named_output(folder, [tool, analysis], f"_{kind}.sto")
+    for j in setup.joint_reactions:
+        analysis = (j.name, f"the name of its <JointReaction> in '{setup.path}'")
+        named[("reaction", j.name)] = _named_output(folder, [tool, analysis], "_ReactionLoads.sto")
+    for key, path in named.items():
+        what = key if isinstance(key, str) else f"JointReaction '{key[1]}'"
+        named[key] = _check_out(path, inputs, _STORAGE, f"{what} output in {folder_arg}")
+    return named
