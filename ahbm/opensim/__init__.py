@@ -1,0 +1,37 @@
+"""Everything OpenSim: models, motion files, setup files and the tools that run them.
+
+- :mod:`ahbm.opensim.osim` reads and writes ``.osim`` models (bodies, joints,
+  coordinates, constraints, markers, muscles and wrapping);
+  :mod:`ahbm.opensim.muscle_paths` turns their muscles into ahbm paths.
+- :mod:`ahbm.opensim.storage` reads and writes MOT/STO tables.
+- :mod:`ahbm.opensim.setup_files` reads OpenSim's IK and ID setup files and
+  external-loads files.
+- :mod:`ahbm.opensim.processing` reproduces OpenSim's processing of
+  coordinates for inverse dynamics (padding, 3rd-order Butterworth low-pass run
+  forward and backward, quintic spline and its derivatives).
+- :mod:`ahbm.opensim.id_tool` and :mod:`ahbm.opensim.ik_tool` run the setups
+  (``ahbm id SETUP.xml``, ``ahbm ik SETUP.xml``) and write OpenSim's files.
+- :mod:`ahbm.opensim.so_tool` runs OpenSim's AnalyzeTool setups with a
+  StaticOptimization (and JointReaction) analysis (``ahbm so SETUP.xml``)
+  and writes OpenSim's activation, force and reaction-load files.
+- :mod:`ahbm.opensim.scale_tool` reads and runs OpenSim's Scale setups
+  (``ahbm scale SETUP.xml``): scale factors from marker pairs, model scaling,
+  marker placement.
+"""
+
+from ahbm._internal.lazy import lazy_package
+
+__getattr__, __dir__, __all__ = lazy_package(
+    __name__,
+    [
+        "osim",
+        "muscle_paths",
+        "storage",
+        "setup_files",
+        "processing",
+        "id_tool",
+        "ik_tool",
+        "scale_tool",
+        "so_tool",
+    ],
+)
