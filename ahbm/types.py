@@ -24,9 +24,7 @@ import dataclasses
 
 import numpy as np
 
-from ahbm._internal.deprecation import warn_deprecated
-
-__all__ = ["ResultRepr", "TupleResult", "Event"]
+__all__ = ["ResultRepr", "Event"]
 
 
 def _describe(value) -> str:
@@ -67,48 +65,6 @@ class ResultRepr:
             if f.repr
         ]
         return f"{type(self).__name__}({', '.join(parts)})"
-
-
-class TupleResult:
-    """Mixin for result dataclasses that were tuples or NamedTuples in ahbm 0.1.
-
-    Unpacking (``a, b = result``) and indexing (``result[0]``) still work
-    until ahbm 0.3, in field order, and warn once per class
-    (``AhbmDeprecationWarning``); use the fields instead.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from dataclasses import dataclass
-    >>> @dataclass(frozen=True, repr=False)
-    ... class Pair(TupleResult, ResultRepr):
-    ...     a: float
-    ...     b: float
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     a, b = Pair(1.0, 2.0)
-    >>> a, b
-    (1.0, 2.0)
-    """
-
-    __slots__ = ()
-
-    def _as_deprecated_tuple(self) -> tuple:
-        name = type(self).__name__
-        fields = [f.name for f in dataclasses.fields(self)]
-        warn_deprecated(
-            f"{name}.__iter__",
-            f"using a {name} as a tuple (unpacking or indexing) is deprecated and will be "
-            f"removed in ahbm 0.3; use its fields {', '.join('.' + f for f in fields)}",
-            stacklevel=4,
-        )
-        return tuple(getattr(self, f) for f in fields)
-
-    def __iter__(self):
-        return iter(self._as_deprecated_tuple())
-
-    def __getitem__(self, index):
-        return self._as_deprecated_tuple()[index]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import (
     as_finite_float,
     as_int,
@@ -201,12 +200,6 @@ def _weights(t, stride):
     return out
 
 
-@positional_to_keyword(
-    "synthetic_walking_trial",
-    0,
-    ("duration", "rate"),
-    "synthetic_walking_trial(duration=..., rate=...)",
-)
 def synthetic_walking_trial(
     *,
     duration: float = 3.6,
@@ -226,8 +219,7 @@ def synthetic_walking_trial(
     Parameters
     ----------
     duration : float
-        s (keyword-only, like every option; the 0.1 positional
-        ``synthetic_walking_trial(duration, rate)`` works until 0.3 and warns once).
+        s (keyword-only, like every option).
     rate : float
         Marker frame rate, Hz.
     analog_factor : int
@@ -614,7 +606,6 @@ def recovery_errors(result, truth, *, edge: int = 10) -> dict:
     return errs
 
 
-@positional_to_keyword("run_gait_demo", 1, ("quiet",), "run_gait_demo(out_dir, quiet=...)")
 def run_gait_demo(out_dir=None, *, quiet: bool = False) -> int:
     """Run the gait demo; return 0 when the recovery errors are within the targets.
 

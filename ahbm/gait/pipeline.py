@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from ahbm._internal.deprecation import warn_deprecated
 from ahbm._internal.validation import as_positive_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait.angles import joint_angles
@@ -21,34 +20,10 @@ from ahbm.gait.frames import foot_offset_from_angles, segment_frames
 from ahbm.gait.kinetics import assign_plates, joint_kinetics
 from ahbm.gait.markers import gait_markers, load_gait_trial, static_markers
 from ahbm.gait.result import GaitResult
-from ahbm.gait.settings import SETTINGS_FIELDS, GaitSettings
+from ahbm.gait.settings import GaitSettings
 from ahbm.gait.subject import NoBodyMassError, subject_parameters
 
 __all__ = ["analyze_gait"]
-
-
-#: GaitSettings fields that never were keyword arguments of analyze_gait (settings= only).
-_SETTINGS_ONLY = ("moment_frame",)
-
-
-def _settings_from_keywords(settings, old: dict) -> GaitSettings:
-    """Fold the deprecated keyword arguments of 0.1 into a GaitSettings (warning once each)."""
-    unknown = sorted(set(old) - (set(SETTINGS_FIELDS) - set(_SETTINGS_ONLY)))
-    if unknown:
-        raise TypeError(
-            f"analyze_gait() got unexpected keyword argument(s) {', '.join(unknown)}; "
-            f"processing options are fields of GaitSettings, passed as "
-            f"settings=GaitSettings(...): {', '.join(SETTINGS_FIELDS)}"
-        )
-    settings = GaitSettings() if settings is None else settings
-    for key in old:
-        warn_deprecated(
-            f"analyze_gait:{key}",
-            f"analyze_gait(): the argument `{key}` is deprecated and will be removed in ahbm "
-            f"0.3; pass settings=GaitSettings({key}=...) (the field GaitSettings.{key})",
-            stacklevel=4,
-        )
-    return settings.replace(**old) if old else settings
 
 
 def analyze_gait(
@@ -61,7 +36,6 @@ def analyze_gait(
     events: str = "auto",
     belt_speed=None,
     settings: GaitSettings | None = None,
-    **deprecated,
 ) -> GaitResult:
     """Joint angles, moments, powers, forces, events and cycles of a walking trial.
 
@@ -100,10 +74,6 @@ def analyze_gait(
         Processing settings (marker set, filter cutoffs, gap limit, BSP table,
         contact threshold, kinetics on/off, vertical axis, subject
         measurements); default ``GaitSettings()``.
-    **deprecated
-        The keyword arguments of ahbm 0.1 (``cutoff=``, ``max_gap=``,
-        ``marker_map=``, ``kinetics=`` ... one per GaitSettings field) still
-        work until 0.3 with an ``AhbmDeprecationWarning`` naming the field.
 
     Returns
     -------
@@ -158,7 +128,7 @@ def analyze_gait(
         )
     if settings is not None and not isinstance(settings, GaitSettings):
         raise DataError(f"`settings` must be a GaitSettings, got {type(settings).__name__}")
-    settings = _settings_from_keywords(settings, deprecated)
+    settings = GaitSettings() if settings is None else settings
     tr = load_gait_trial(trial_or_path, "trial_or_path")
     st = load_gait_trial(static, "static") if static is not None else None
     markers = gait_markers(tr, settings=settings, static=st, grf=grf)

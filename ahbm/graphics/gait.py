@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.graphics._common import (
@@ -18,7 +17,7 @@ from ahbm.graphics._common import (
     plain_text,
     pyplot,
 )
-from ahbm.types import ResultRepr, TupleResult
+from ahbm.types import ResultRepr
 
 __all__ = [
     "plot_gait_cycles",
@@ -57,11 +56,8 @@ def _as_cycles(value, where: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False)
-class GaitCycleSummary(TupleResult, ResultRepr):
+class GaitCycleSummary(ResultRepr):
     """Mean and SD over gait cycles (output of :func:`gait_cycle_summary`).
-
-    In ahbm 0.1 :func:`gait_cycle_summary` returned a tuple; unpacking the
-    result (``percent, mean, sd = ...``) still works until 0.3 and warns once.
 
     Attributes
     ----------
@@ -155,9 +151,6 @@ def _units(variable: str) -> str:
     return "SI"
 
 
-@positional_to_keyword(
-    "plot_gait_cycles", 1, ("variables",), "plot_gait_cycles(result, variables=[...])"
-)
 def plot_gait_cycles(
     result: Mapping,
     *,

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import as_float_array, as_int, as_positive_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.graphics._common import plain_text, pyplot, set_equal_3d
@@ -212,7 +211,6 @@ def _geometry_entries(body) -> list:
     return [geom]
 
 
-@positional_to_keyword("draw_model", 2, ("ax",), "draw_model(model, q, ax=ax)")
 def draw_model(
     model,
     q=None,
@@ -283,7 +281,7 @@ def draw_model(
     from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
 
     from ahbm.kinematics.forward import forward_kinematics
-    from ahbm.kinematics.tree import neutral_q
+    from ahbm.kinematics.configuration import neutral_q
 
     check_model(model)
     if triad_length is not None:

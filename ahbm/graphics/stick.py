@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._internal.deprecation import warn_deprecated
 from ahbm._internal.validation import as_finite_float, as_positive_float
 from ahbm.errors import AhbmError, DataError
 from ahbm.graphics._common import (
@@ -55,8 +54,7 @@ class StickViewer:
     frames : ndarray of int
         Frames that the animation plays.
     frame_index : int
-        Number of the frame currently displayed (``frame`` in 0.1; that name
-        still works until 0.3 and warns once).
+        Number of the frame currently displayed.
     artists : dict
         The matplotlib artists by role: ``"markers"``, ``"joints"`` and
         ``"model_markers"`` (Line3D), ``"segments"``, ``"model"`` (sticks of
@@ -292,17 +290,6 @@ class StickViewer:
         else:
             return
         self.fig.canvas.draw_idle()
-
-    @property
-    def frame(self) -> int:
-        """Deprecated 0.1 name of :attr:`frame_index` (removed in ahbm 0.3)."""
-        _warn_frame_attribute()
-        return self.frame_index
-
-    @frame.setter
-    def frame(self, value: int) -> None:
-        _warn_frame_attribute()
-        self.frame_index = value
 
     # -- frame updates ----------------------------------------------------
     def add_listener(self, callback: Callable[[float, int], None]) -> None:
@@ -561,14 +548,6 @@ class StickViewer:
             f"StickViewer(frames={n}, markers={m}, rate={self.rate}, "
             f"frame_index={self.frame_index})"
         )
-
-
-def _warn_frame_attribute() -> None:
-    warn_deprecated(
-        "StickViewer.frame",
-        "StickViewer.frame is deprecated and will be removed in ahbm 0.3 (`frame` names a "
-        "coordinate frame elsewhere); use StickViewer.frame_index (or show_frame(i) to move)",
-    )
 
 
 def stick_view(

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ahbm._internal.deprecation import warn_deprecated
 from ahbm._internal.validation import as_float_array, as_positive_float
 from ahbm.errors import DataError
 from ahbm.graphics._common import SIDE_COLORS, check_figure, check_names, plain_text, pyplot
@@ -47,23 +46,13 @@ class XYViewer:
         self.cursor_lines = cursor_lines
         self.time = None
 
-    def set_time(
-        self, t: float, frame_index: int | None = None, *, frame: int | None = None
-    ) -> None:
+    def set_time(self, t: float, frame_index: int | None = None) -> None:
         """Move the cursor to time `t` (s).
 
         `frame_index` (the frame number) is accepted so that the method can be
         a :meth:`StickViewer.add_listener` callback, ``callback(t, frame_index)``;
-        the cursor only uses `t`. The 0.1 keyword ``frame=`` still works until
-        0.3 and warns once (``frame`` names a coordinate frame elsewhere).
+        the cursor only uses `t`.
         """
-        if frame is not None:
-            if frame_index is not None:
-                raise TypeError("set_time() got both `frame` (deprecated) and `frame_index`")
-            warn_deprecated(
-                "XYViewer.set_time:frame",
-                "XYViewer.set_time(): the argument `frame` is deprecated; use `frame_index`",
-            )
         self.time = float(t)
         for line in self.cursor_lines:
             line.set_xdata([self.time, self.time])
@@ -234,7 +223,6 @@ def xy_view(
     cursor=None,
     fig=None,
     title: str | None = None,
-    t=None,
 ) -> XYViewer:
     """Plot time series in stacked panels that share the time axis.
 
@@ -268,8 +256,6 @@ def xy_view(
         Figure to draw into (default: a new one).
     title : str, optional
         Figure title.
-    t : array_like, optional
-        Deprecated 0.1 spelling of `time` (works until 0.3, warns once).
 
     Returns
     -------
@@ -291,11 +277,7 @@ def xy_view(
     2
     >>> import matplotlib.pyplot as plt; plt.close(v.fig)
     """
-    if t is not None:
-        if time is not None:
-            raise TypeError("xy_view() got both `t` (deprecated) and `time`; use `time`")
-        warn_deprecated("xy_view:t", "xy_view(): the argument `t` is deprecated; use `time`")
-    t = time if t is None else t
+    t = time
     if rate is not None:
         rate = as_positive_float(rate, "rate", unit="Hz")
     channels = check_names(channels, "channels")

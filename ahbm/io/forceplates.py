@@ -43,7 +43,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ahbm._engine.arrays import cross
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import (
     as_float_array,
     as_int,
@@ -55,7 +54,7 @@ from ahbm._internal.validation import (
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io.c3d._common import _unit_factor, _warn
 from ahbm.io.trial import ForcePlate, Trial
-from ahbm.types import ResultRepr, TupleResult
+from ahbm.types import ResultRepr
 
 __all__ = [
     "force_plates_from_c3d",
@@ -71,11 +70,8 @@ _N_CHANNELS = {1: 6, 2: 6, 3: 8, 4: 6}
 
 
 @dataclass(frozen=True, repr=False)
-class PlateFrame(TupleResult, ResultRepr):
+class PlateFrame(ResultRepr):
     """Orientation, surface centre and corrected ORIGIN of a force plate (:func:`plate_frame`).
-
-    A tuple in ahbm 0.1: unpacking it (``R, center, origin = ...``) still
-    works until 0.3 and warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------
@@ -92,9 +88,6 @@ class PlateFrame(TupleResult, ResultRepr):
     origin: np.ndarray
 
 
-@positional_to_keyword(
-    "plate_frame", 2, ("plate_type",), "plate_frame(corners, origin, plate_type=...)"
-)
 def plate_frame(corners, origin, *, plate_type: int = 2) -> PlateFrame:
     """Orientation, surface centre and corrected ORIGIN of a force plate.
 

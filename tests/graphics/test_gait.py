@@ -44,22 +44,6 @@ def test_summary_matches_numpy_nan_statistics():
     assert "percent=array(101,)" in repr(s)
 
 
-def test_summary_tuple_unpacking_deprecated(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    cyc = _cycles(3, 5)
-    s = gait_cycle_summary(cyc)
-    with pytest.warns(dep.AhbmDeprecationWarning, match=".percent, .mean, .sd") as record:
-        pct, mean, sd = s
-        pct2, _, _ = gait_cycle_summary(cyc)
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    np.testing.assert_array_equal(pct, s.percent)
-    np.testing.assert_array_equal(mean, s.mean)
-    np.testing.assert_array_equal(sd, s.sd)
-    np.testing.assert_array_equal(pct2, s.percent)
-
-
 def test_layout_rows_are_variables_columns_are_planes():
     fig = plot_gait_cycles(_result())
     assert len(fig.axes) == 6
@@ -115,20 +99,6 @@ def test_normative_band_equals_mean_plus_minus_sd():
         np.testing.assert_allclose(xs, np.linspace(0, 100, 51))
         np.testing.assert_allclose(lo, norm_mean[:, col] - 4.0)
         np.testing.assert_allclose(hi, norm_mean[:, col] + 4.0)
-
-
-def test_positional_variables_deprecated(monkeypatch):
-    import matplotlib.pyplot as plt
-
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    with pytest.warns(dep.AhbmDeprecationWarning, match="variables=") as record:
-        fig = plot_gait_cycles(_result(), ["KneeAngles"])
-        plt.close(plot_gait_cycles(_result(), ["KneeAngles"]))
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert len(fig.axes) == 3
-    plt.close(fig)
 
 
 def test_one_side_non_angles_and_individual_cycles():

@@ -94,22 +94,6 @@ def test_draw_model_default_is_the_neutral_pose_and_accepts_an_axes():
     np.testing.assert_allclose(joints, T[:, :3, 3])
 
 
-def test_draw_model_positional_ax_deprecated(monkeypatch):
-    import matplotlib.pyplot as plt
-
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    m = _pendulum()
-    fig = plt.figure()
-    ax = fig.add_subplot(projection="3d")
-    with pytest.warns(dep.AhbmDeprecationWarning, match="ax=ax") as record:
-        assert draw_model(m, [0.1, 0.2], ax) is ax
-        assert draw_model(m, None, ax) is ax
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    plt.close(fig)
-
-
 def test_geometry_box_ellipsoid_cylinder():
     box = geometry_mesh({"type": "box", "size": [0.2, 0.4, 0.6], "position": [1, 2, 3]})
     corners = np.unique(box.reshape(-1, 3).round(12), axis=0)

@@ -397,15 +397,10 @@ def test_saved_files_get_ordinary_permissions(tmp_path, walking):
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask
 
 
-def test_frame_attribute_is_a_deprecated_alias_of_frame_index(monkeypatch, walking):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
+def test_frame_index_is_the_displayed_frame(walking):
     viewer = stick_view(walking(6, 3))
     viewer.show_frame(4)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="frame_index") as record:
-        assert viewer.frame == 4
-        viewer.frame = 2
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    assert viewer.frame_index == 4
+    viewer.frame_index = 2
     assert viewer.frame_index == 2
     assert "frame_index=2" in repr(viewer)

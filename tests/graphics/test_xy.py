@@ -92,25 +92,16 @@ def test_manual_cursor():
         np.testing.assert_allclose(line.get_xdata(), [0.75, 0.75])
 
 
-def test_deprecated_t_and_frame_keywords_warn_once_and_work(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
+def test_time_and_frame_index_keywords():
     t = np.linspace(0, 1, 5)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="use `time`") as record:
-        v = xy_view({"a": t}, t=t, cursor=True)
-        xy_view({"a": t}, t=t)
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    v = xy_view({"a": t}, time=t, cursor=True)
     np.testing.assert_array_equal(v.lines["a"][0].get_xdata(), t)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="use `frame_index`") as record:
-        v.set_time(0.5, frame=2)
-        v.set_time(0.25, frame=1)
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
+    v.set_time(0.25, frame_index=1)
     np.testing.assert_allclose(v.cursor_lines[0].get_xdata(), [0.25, 0.25])
     v.set_time(0.75, frame_index=3)
     assert v.time == 0.75
-    with pytest.raises(TypeError, match="`time`"):
-        xy_view({"a": t}, t=t, time=t)
+    with pytest.raises(TypeError):
+        xy_view({"a": t}, t=t)
 
 
 @pytest.mark.parametrize(

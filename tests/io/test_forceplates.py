@@ -197,26 +197,6 @@ def test_plate_frame_axes_and_origin_quirk():
         plate_frame(np.zeros((3, 3)), [0, 0, 0])
 
 
-def test_plate_frame_positional_type_and_tuple_use_deprecated(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    corners = [[500, 0, 0], [0, 0, 0], [0, 400, 0], [500, 400, 0]]
-    new = plate_frame(corners, [1.0, -2.0, 40.0], plate_type=1)
-    with pytest.warns(dep.AhbmDeprecationWarning) as record:
-        old = plate_frame(corners, [1.0, -2.0, 40.0], 1)
-        plate_frame(corners, [1.0, -2.0, 40.0], 1)
-        R, c, o = new
-        _ = new[2]
-    messages = [
-        str(w.message) for w in record if issubclass(w.category, dep.AhbmDeprecationWarning)
-    ]
-    assert len(messages) == 2
-    assert "plate_type=..." in messages[0] and "PlateFrame as a tuple" in messages[1]
-    np.testing.assert_array_equal(old.origin, new.origin)
-    assert R is new.R and c is new.center and o is new.origin
-
-
 def test_wrench_to_cop_closed_form_and_threshold():
     rng = _skew_free_rng(0)
     n = 50

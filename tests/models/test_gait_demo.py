@@ -6,15 +6,8 @@ from ahbm.gait.demo import run_gait_demo, synthetic_walking_trial
 from ahbm.io import list_trials, load_trial, read_c3d
 
 
-def test_gait_demo_runs_and_writes_its_outputs(tmp_path, capsys, monkeypatch):
-    import pytest
-
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    # run_gait_demo(out_dir, quiet) with a positional `quiet` still works and warns (0.1 form)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="quiet=..."):
-        assert run_gait_demo(tmp_path / "demo", True) == 0
+def test_gait_demo_runs_and_writes_its_outputs(tmp_path, capsys):
+    assert run_gait_demo(tmp_path / "demo", quiet=True) == 0
     out = capsys.readouterr().out
     assert "gait demo passed" in out and str(tmp_path / "demo") in out
     folder = tmp_path / "demo"
@@ -44,20 +37,3 @@ def test_synthetic_plates_survive_the_c3d_round_trip(tmp_path):
     )
     # the ground force carries the whole 70 kg on average over the loaded frames
     assert truth.params.mass == 70.0
-
-
-def test_synthetic_walking_trial_positional_options_deprecated(monkeypatch):
-    import pytest
-
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    new, _ = synthetic_walking_trial(duration=1.5, rate=50.0, noise=0.0, gap=None)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="duration=..., rate=...") as record:
-        old, _ = synthetic_walking_trial(1.5, 50.0, noise=0.0, gap=None)
-        synthetic_walking_trial(1.5, noise=0.0, gap=None)
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert old.point_rate == new.point_rate == 50.0
-    np.testing.assert_array_equal(old.points, new.points)
-    with pytest.raises(TypeError, match="by position and by keyword"):
-        synthetic_walking_trial(1.5, duration=1.5)

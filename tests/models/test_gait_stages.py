@@ -1,5 +1,5 @@
-"""The gait pipeline as stages: GaitSettings, each stage called alone, the deprecated
-keywords of analyze_gait, radians in the results and units in the HDF5 results."""
+"""The gait pipeline as stages: GaitSettings, each stage called alone, the signature
+of analyze_gait, radians in the results and units in the HDF5 results."""
 
 import dataclasses
 import warnings
@@ -9,8 +9,6 @@ import h5py
 import numpy as np
 import pytest
 
-from ahbm import _deprecation
-from ahbm._internal.deprecation import AhbmDeprecationWarning
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait import (
     GaitResult,
@@ -235,76 +233,15 @@ def test_save_trial_rejects_units_for_missing_results(tmp_path, walk):
     assert not (tmp_path / "a.h5").exists()
 
 
-# --- analyze_gait's signature: deprecated keywords, keyword-only mass ------------------
-
-
-def test_deprecated_keywords_warn_once_naming_the_field_and_still_work(walk):
-    trial, _, _ = walk
-    for key in ("analyze_gait:cutoff", "analyze_gait:kinetics"):
-        _deprecation._warned.discard(key)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = analyze_gait(trial, mass=70.0, cutoff=8.0, kinetics=False)
-        analyze_gait(trial, mass=70.0, cutoff=8.0, kinetics=False)
-    dep = [w for w in caught if issubclass(w.category, AhbmDeprecationWarning)]
-    assert len(dep) == 2, [str(w.message) for w in dep]  # one per argument, once each
-    assert any("GaitSettings.cutoff" in str(w.message) for w in dep)
-    assert all(w.filename == __file__ for w in dep)
-    new = _quiet(analyze_gait, trial, mass=70.0, settings=GaitSettings(cutoff=8.0, kinetics=False))
-    for key, a in new.angles.items():
-        np.testing.assert_array_equal(old.angles[key], a)
-    assert old.moments == {} and old.settings["marker_cutoff_hz"] == 8.0
-
-
-_OLD_KEYWORDS = {
-    "marker_set": "opensim",
-    "marker_map": {"SACR": "S1"},
-    "cutoff": 8.0,
-    "grf_cutoff": 15.0,
-    "max_gap": 4,
-    "bsp": "de_leva",
-    "sex": "female",
-    "threshold": 30.0,
-    "kinetics": False,
-    "up": (0.0, 1.0, 0.0),
-    "leg_length": 0.9,
-    "knee_width": {"Left": 0.1, "Right": 0.11},
-    "ankle_width": 0.07,
-    "tibial_torsion": 0.1,
-    "marker_radius": 0.008,
-}
-
-
-def test_every_settings_field_has_a_deprecated_keyword():
-    from ahbm.gait.settings import SETTINGS_FIELDS
-
-    # fields added since 0.1 are set through settings= only
-    assert set(_OLD_KEYWORDS) == set(SETTINGS_FIELDS) - {"moment_frame"}
-
-
-@pytest.mark.parametrize("key", sorted(_OLD_KEYWORDS))
-def test_each_deprecated_keyword_warns_once_and_sets_its_field(key):
-    from ahbm.gait.pipeline import _settings_from_keywords
-
-    _deprecation._warned.discard(f"analyze_gait:{key}")
-    value = _OLD_KEYWORDS[key]
-    with pytest.warns(AhbmDeprecationWarning, match=rf"GaitSettings\.{key}\b"):
-        s = _settings_from_keywords(None, {key: value})
-    expected = tuple(value) if key == "up" else value
-    assert getattr(s, key) == expected
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        again = _settings_from_keywords(GaitSettings(cutoff=9.0), {key: value})
-    assert getattr(again, key) == expected
-    assert again.cutoff == (value if key == "cutoff" else 9.0)
+# --- analyze_gait's signature: keyword-only mass, options in settings= ------------------
 
 
 def test_signature_breaks_are_clear(walk):
     trial, _, _ = walk
     with pytest.raises(TypeError):
         analyze_gait(trial, 70.0)  # mass is keyword-only since 0.2
-    with pytest.raises(TypeError, match="fields of GaitSettings"):
-        analyze_gait(trial, cutof=8.0)
+    with pytest.raises(TypeError, match="cutoff"):
+        analyze_gait(trial, cutoff=8.0)  # a GaitSettings field, not a keyword
     with pytest.raises(DataError, match="GaitSettings"):
         analyze_gait(trial, settings={"cutoff": 8.0})
     with pytest.raises(TypeError):
