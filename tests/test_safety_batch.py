@@ -24,6 +24,7 @@ import pytest
 
 import ahbm._internal.files as files
 import ahbm.io._h5safe as h5safe
+from ahbm._internal.patterns import expand_paths
 from ahbm.cli import main
 from ahbm.errors import DataError
 from ahbm.gait.batch import expand_trial_paths
@@ -192,7 +193,7 @@ def test_pattern_expansion_has_a_bound(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "ahbm convert: error:" in err and repr(pattern) in err and "narrow the pattern" in err
     assert not (tmp_path / "out").exists()  # refused before anything was written
-    found = files.expand_paths(pattern, suffixes=(".trc",), max_entries=100)
+    found = expand_paths(pattern, suffixes=(".trc",), max_entries=100)
     assert [f.path.name for f in found] == [f"t{i:02d}.trc" for i in range(30)]
 
 

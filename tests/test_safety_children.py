@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from ahbm._internal.files import python_child
+from ahbm._internal.isolation import python_child
 
 
 def _plant(folder):
@@ -52,7 +52,7 @@ def test_python_child_drops_relative_pythonpath_and_startup(tmp_path, monkeypatc
 
 
 def test_run_isolated_child_ignores_files_of_the_current_folder(tmp_path, monkeypatch):
-    from ahbm._internal.files import run_isolated
+    from ahbm._internal.isolation import run_isolated
 
     _plant(tmp_path)
     monkeypatch.chdir(tmp_path)

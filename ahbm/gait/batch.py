@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._internal.files import expand_paths
+from ahbm._internal.patterns import expand_paths
 from ahbm.errors import AhbmError, AhbmWarning, DataError
 from ahbm.io.readers import SUPPORTED_SUFFIXES
 from ahbm.types import ResultRepr
@@ -84,7 +84,7 @@ class GaitBatchResult(ResultRepr):
 def expand_trial_paths(patterns) -> list:
     """File paths from names, folders or glob patterns (expanded here too, e.g. on Windows).
 
-    The expander of ``ahbm convert`` (:func:`ahbm._internal.files.expand_paths`): a
+    The expander of ``ahbm convert`` (:func:`ahbm._internal.patterns.expand_paths`): a
     folder gives its .c3d/.trc files, ``**`` follows no symbolically linked
     folder and looks at a bounded number of entries, a file reached twice is
     listed once, and FIFOs, devices, sockets and broken links are refused

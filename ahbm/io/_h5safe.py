@@ -43,7 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm._internal.files import _host_tag, _owner_alive, os_error
+from ahbm._internal.files import _host_tag, _owner_alive
+from ahbm._internal.output import os_error
 from ahbm.errors import DataError, FileFormatError
 
 __all__ = [

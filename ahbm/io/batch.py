@@ -21,7 +21,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ahbm._internal.files import TEMP_MARKER, _host_tag, expand_paths, os_error, run_isolated
+from ahbm._internal.files import TEMP_MARKER, _host_tag
+from ahbm._internal.isolation import run_isolated
+from ahbm._internal.output import os_error
+from ahbm._internal.patterns import expand_paths
 from ahbm._internal.validation import as_positive_float
 from ahbm.errors import DataError
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
@@ -181,7 +184,7 @@ def _convert_one(
     """Worker: read `src`, save it to `dst`. Runs in a worker thread or process.
 
     With `isolate`, the reading and writing run in a child process of their
-    own (:func:`ahbm._internal.files.run_isolated`): a crash or hang fails this file only.
+    own (:func:`ahbm._internal.isolation.run_isolated`): a crash or hang fails this file only.
     Returns ``(src, dst, reason or None, warnings)``.
     """
     _install_router()
@@ -235,7 +238,7 @@ def _convert_file(src: str, dst: str, overwrite: bool) -> None:
 def _expand(inputs) -> tuple[list[Path], list[tuple[Path, str]], list[Path]]:
     """Files named by `inputs` (files, folders, globs), skipped entries, refused named inputs.
 
-    See :func:`ahbm._internal.files.expand_paths`: ``**`` follows no symbolic link,
+    See :func:`ahbm._internal.patterns.expand_paths`: ``**`` follows no symbolic link,
     special files are never opened, each file is listed once.
     """
     files: list[Path] = []

@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ahbm._internal.files import atomic_path, run_isolated
+from ahbm._internal.files import atomic_path
+from ahbm._internal.isolation import run_isolated
 from ahbm._internal.validation import as_positive_float, max_read_bytes, output_path
 from ahbm.errors import AhbmError, DataError, FileFormatError
 from ahbm.io._h5safe import H5_ERRORS, MAX_DEPTH, SafeStore, check_global_heaps, store_lock

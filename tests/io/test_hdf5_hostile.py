@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from io_helpers import assert_trials_equal, make_full_trial
 
-from ahbm._internal.files import run_isolated
+from ahbm._internal.isolation import run_isolated
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io import Trial, list_trials, load_result_units, load_trial, save_trial
 
