@@ -30,14 +30,11 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from ahbm.dynamics import OrientationConstraint, PlaneConstraint, PointConstraint, simulate
 from ahbm.dynamics.constrained import project_positions
-from ahbm.dynamics.constraints import (
-    ConstraintSet,
-    OrientationConstraint,
-    PlaneConstraint,
-    PointConstraint,
-)
-from ahbm.dynamics.simulate import _System, simulate
+from ahbm.dynamics.constraints import ConstraintSet
+from ahbm.dynamics.simulation_system import _System
+from ahbm.kinematics.configuration import neutral_q
 from ahbm.kinematics.forward import forward_kinematics, point_position
 from ahbm.kinematics.tree import Model, neutral_q
 from ahbm.models import double_pendulum_3d, human15
@@ -207,7 +204,7 @@ def bench_examples():
                                    atol=1e-8)))  # fmt: skip
     m4 = triple_pendulum_euler()
     floor = ConstraintSet([PlaneConstraint("link3", tp.TIP, height=tp.FLOOR)])
-    from ahbm.dynamics.simulate import point_height_event
+    from ahbm.dynamics import point_height_event
 
     ev = point_height_event(m4, "link3", tp.TIP, height=tp.FLOOR, constraints=floor,
                             restitution=0.0)  # fmt: skip

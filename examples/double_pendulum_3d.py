@@ -21,8 +21,7 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import cumulative_trapezoid
 
-from ahbm.dynamics.forces import BodyForce
-from ahbm.dynamics.simulate import simulate
+from ahbm.dynamics import BodyForce, simulate
 from ahbm.kinematics.forward import (
     body_jacobian,
     kinetic_energy,

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm.dynamics import PointConstraint, simulate
 from ahbm.dynamics.constrained import project_positions
-from ahbm.dynamics.constraints import ConstraintSet, PointConstraint
-from ahbm.dynamics.simulate import simulate
+from ahbm.dynamics.constraints import ConstraintSet
 from ahbm.kinematics.forward import kinetic_energy, potential_energy
 from ahbm.kinematics.tree import Model
 

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.dynamics import crba, rnea
-from ahbm.dynamics.simulate import simulate
+from ahbm.dynamics import crba, rnea, simulate
 from ahbm.graphics import save_figure
 from ahbm.models.pendulum import pendulum_torque, single_pendulum
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.dynamics.forces import BodyForce, PointSpringDamper
-from ahbm.dynamics.simulate import simulate
+from ahbm.dynamics import BodyForce, PointSpringDamper, simulate
 from ahbm.kinematics.tree import Model
 
 MASS, STIFFNESS, AMPLITUDE, FREQUENCY = 10.0, 10.0, 10.0, 1.0

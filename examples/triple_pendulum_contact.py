@@ -23,9 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm.dynamics import (
+    PlaneConstraint,
+    PointConstraint,
+    contact_release_event,
+    point_height_event,
+    simulate,
+)
 from ahbm.dynamics.constrained import constrained_forward_dynamics
-from ahbm.dynamics.constraints import ConstraintSet, PlaneConstraint, PointConstraint
-from ahbm.dynamics.simulate import contact_release_event, point_height_event, simulate
+from ahbm.dynamics.constraints import ConstraintSet
 from ahbm.kinematics.forward import kinetic_energy, point_position
 from ahbm.models import triple_pendulum_euler
 

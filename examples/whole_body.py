@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.dynamics.simulate import simulate
+from ahbm.dynamics import simulate
 from ahbm.graphics import save_figure
 from ahbm.kinematics import forward_kinematics, neutral_q, point_acceleration
 from ahbm.models.whole_body import chest_impact, joint_elements, whole_body_model

@@ -163,11 +163,9 @@ MAX_LINES = 800
 DATA_TABLES = {"ahbm.bsp.tables"}
 #: Modules still over MAX_LINES while they are being split (must become empty).
 OVERSIZED: set[str] = {
-    "ahbm.kinematics.joints", "ahbm.opensim.so_tool", "ahbm.dynamics.segmental",
-    "ahbm.dynamics.balance", "ahbm.muscles.path_elements", "ahbm.opensim.scale_tool",
-    "ahbm.dynamics.simulate", "ahbm.muscles.hill", "ahbm._internal.files", "ahbm.muscles.paths",
-    "ahbm.bsp.scaling", "ahbm.kinematics.ik", "ahbm.opensim.id_tool", "ahbm._engine.kernels",
-    "ahbm.io.hdf5", "ahbm._engine.jit_derivatives", "ahbm.kinematics.geometry",
+    "ahbm.opensim.so_tool",
+    "ahbm.opensim.scale_tool",
+    "ahbm.opensim.id_tool",
     "ahbm.optimize.problem", "ahbm.opensim.osim",
 }  # fmt: skip
 
@@ -254,9 +252,6 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 KNOWN_CYCLES: list[list[str]] = [
     ["ahbm.kinematics.model_file", "ahbm.kinematics.tree"],
     ["ahbm.io.matfile", "ahbm.io.tables", "ahbm.io.trial"],
-    ["ahbm.dynamics.constrained", "ahbm.dynamics.constraints",
-     "ahbm.dynamics.coordinate_constraints", "ahbm.dynamics.forward", "ahbm.dynamics.simulate"],
-    ["ahbm.muscles.wrap_ellipsoid", "ahbm.muscles.wrapping"],
 ]  # fmt: skip
 
 

@@ -14,7 +14,6 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._engine.arrays import cross, mtv_bl, mv_bl
-from ahbm._internal.deprecation import warn_deprecated
 from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
@@ -253,8 +252,7 @@ class BodyForce(ForceElement):
         Application point in the body frame, m.
     frame : {"world", "local"}
         ``"local"``: the force is fixed in the body frame and turns with it
-        (follower force, AHBM §5.2.2). ``"body"`` is the deprecated 0.1
-        spelling of ``"local"``.
+        (follower force, AHBM §5.2.2).
     name : str, optional
 
     Notes
@@ -300,15 +298,7 @@ class BodyForce(ForceElement):
 
 
 def _element_frame(frame, where: str) -> str:
-    """Return "world" or "local" (one frame vocabulary); the 0.1 "body" warns once."""
-    if frame == "body":
-        warn_deprecated(
-            f"{where}:frame=body",
-            f'{where}(frame="body") is deprecated and will be removed in ahbm 0.3; use '
-            'frame="local"',
-            stacklevel=4,
-        )
-        return "local"
+    """Return "world" or "local" (one frame vocabulary)."""
     if frame not in ("world", "local"):
         raise DataError(f"`frame` must be 'world' or 'local', got {frame!r}")
     return frame
@@ -323,8 +313,7 @@ class BodyTorque(ForceElement):
     torque : array_like, shape (3,), or callable ``f(t) -> (3,)``
         Moment, N m.
     frame : {"world", "local"}
-        ``"local"``: a follower moment fixed in the body frame (``"body"`` is
-        its deprecated 0.1 spelling).
+        ``"local"``: a follower moment fixed in the body frame.
     name : str, optional
 
     Notes
@@ -489,7 +478,7 @@ def shape_ground_contacts(model, shapes=None, *, stiffness, **options) -> list:
         Shapes (or names of the model's shapes); default all of
         :func:`ahbm.kinematics.geometry.collision_shapes` ``(model)``, e.g. the
         heel spheres and forefoot capsules of
-        :func:`ahbm.kinematics.geometry.foot_contact_shapes`.
+        :func:`ahbm.kinematics.contact.foot_contact_shapes`.
     stiffness : float
         ``k`` in N/m**exponent of every contact sphere.
     **options

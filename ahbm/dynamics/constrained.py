@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ahbm._engine import jit_constrained as _jc
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import dispatch as _dispatch
 from ahbm._engine import state as _st
 from ahbm._internal.validation import (
     as_finite_float,
@@ -32,8 +32,9 @@ from ahbm._internal.validation import (
 from ahbm.dynamics.forward import crba
 from ahbm.dynamics.inverse import nonlinear_effects
 from ahbm.errors import AhbmWarning, DataError, SimulationError
+from ahbm.kinematics.configuration import integrate_q
 from ahbm.kinematics.rotations import matrix_to_rotvec
-from ahbm.kinematics.tree import Model, integrate_q
+from ahbm.kinematics.tree import Model
 
 __all__ = [
     "constrained_forward_dynamics",
@@ -297,9 +298,9 @@ def _constrained_fd(
         kin = _st.compute(model, q, qd, columns=True)
     terms = cs._assemble(kin, t, position=baumgarte is not None)
     qf = _st.q_flat(kin)
-    H = _kernels.crba(model, qf)
+    H = _dispatch.crba(model, qf)
     if f_ext is None:
-        C = _kernels.rnea(model, qf, _st.qd_flat(kin), None)
+        C = _dispatch.rnea(model, qf, _st.qd_flat(kin), None)
     else:
         C = nonlinear_effects(model, q, qd, f_ext=f_ext, f_ext_frame=f_ext_frame)
     m = terms.G.shape[-2]
@@ -349,14 +350,16 @@ class _LeanConstrained:
         with or without Baumgarte stabilization ``(α, β)``, and constraints
         of the built-in types (exactly, not subclasses) only.
         """
-        from ahbm.dynamics.constraints import (
+        from ahbm.dynamics.coordinate_constraints import (
             CoordinateCoupling,
+            PrescribedCoordinate,
+            _coordinate,
+        )
+        from ahbm.dynamics.geometric_constraints import (
             OrientationConstraint,
             PlaneConstraint,
             PointConstraint,
-            PrescribedCoordinate,
         )
-        from ahbm.dynamics.coordinate_constraints import _coordinate
 
         if method not in ("direct", "range_space") or cs is None:
             return None
@@ -404,7 +407,7 @@ class _LeanConstrained:
 
     def terms(self, t, q, qd):
         """``G`` (m, nv) and ``γ`` (m,) of one state (float64 arrays (nq,), (nv,))."""
-        Rw, pw, v, a, Sw = _kernels.kinematics(self.model, q[None], qd[None], columns=True)
+        Rw, pw, v, a, Sw = _dispatch.kinematics(self.model, q[None], qd[None], columns=True)
         G = np.zeros((self.m, self.nv))
         gamma = np.zeros(self.m)
         if self.blk.shape[0]:
@@ -425,7 +428,7 @@ class _LeanConstrained:
 
     def position(self, t, q):
         """Residuals ``g(t, q)`` (m,) of one configuration (the formulas of the constraints)."""
-        Rw, pw = _kernels.kinematics(self.model, q[None], None, columns=False)[:2]
+        Rw, pw = _dispatch.kinematics(self.model, q[None], None, columns=False)[:2]
         Rw, pw = Rw[0], pw[0]
         g = np.empty(self.m)
         eye = np.eye(3)
@@ -459,8 +462,8 @@ class _LeanConstrained:
     def __call__(self, t, q, qd, tau):
         """(q̈ (nv,), λ (m,)) of one state, or None (the general path decides)."""
         model = self.model
-        H = _kernels.crba_single(model, q)
-        C = None if H is None else _kernels.rnea_single(model, q, qd, None)
+        H = _dispatch.crba_single(model, q)
+        C = None if H is None else _dispatch.rnea_single(model, q, qd, None)
         if C is None:
             return None
         G, gamma = self.terms(t, q, qd)
@@ -479,7 +482,7 @@ class _LeanConstrained:
 
         Returns None for a state the kernels refuse (the public functions then decide).
         """
-        H = _kernels.crba_single(self.model, q)
+        H = _dispatch.crba_single(self.model, q)
         if H is None:
             return None
         zero = np.zeros(self.nv)
@@ -487,7 +490,7 @@ class _LeanConstrained:
             self.model, q, lambda x: self.position(t, x), lambda x: self.terms(t, x, zero)[0],
             lambda: H, tol, 50,
         )  # fmt: skip
-        H = _kernels.crba_single(self.model, q)
+        H = _dispatch.crba_single(self.model, q)
         if H is None:
             return None
         G = self.terms(t, q, zero)[0]

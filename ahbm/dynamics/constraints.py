@@ -44,16 +44,13 @@ functions use ``model.constraints`` when given ``constraints=None``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm._internal.deprecation import warn_deprecated
 from ahbm.dynamics.coordinate_constraints import (
     CoordinateCoupling,
     PrescribedCoordinate,
-    UserConstraint,
 )
 from ahbm.dynamics.geometric_constraints import (
     Constraint,
@@ -62,32 +59,22 @@ from ahbm.dynamics.geometric_constraints import (
     PointConstraint,
 )
 from ahbm.errors import DataError, FileFormatError, ModelError
-from ahbm.kinematics.model_file import register_model_section, save_model
-from ahbm.kinematics.tree import Model, load_model
-from ahbm.types import ResultRepr, TupleResult
+from ahbm.kinematics.model_file import register_model_section
+from ahbm.kinematics.tree import Model
+from ahbm.types import ResultRepr
 
 __all__ = [
-    "Constraint",
-    "PointConstraint",
-    "PlaneConstraint",
-    "OrientationConstraint",
-    "CoordinateCoupling",
-    "PrescribedCoordinate",
-    "UserConstraint",
     "ConstraintSet",
     "ConstraintTerms",
     "constraint_from_dict",
-    "load_model_with_constraints",
-    "save_model_with_constraints",
 ]
 
 
 @dataclass(frozen=True, repr=False)
-class ConstraintTerms(TupleResult, ResultRepr):
+class ConstraintTerms(ResultRepr):
     """Assembled constraint terms (see :meth:`ConstraintSet.assemble`).
 
-    A frozen result object (see :mod:`ahbm.types`); unpacking it as the
-    tuple ``(g, G, nu, gamma)`` of ahbm 0.1 works until 0.3 and warns once.
+    A frozen result object (see :mod:`ahbm.types`).
 
     Attributes
     ----------
@@ -324,44 +311,3 @@ register_model_section(
     check=_check_constraints,
     owner="ahbm.dynamics.constraints",
 )
-
-
-def load_model_with_constraints(path_or_dict) -> tuple[Model, ConstraintSet]:
-    """Load a model file and its constraints (deprecated: use :func:`ahbm.load_model`).
-
-    :func:`ahbm.load_model` reads the ``"constraints"`` entry into
-    ``model.constraints``; this alias returns them again as a ConstraintSet.
-    It warns once and will be removed in ahbm 0.3.
-
-    Returns
-    -------
-    model : Model
-    constraints : ConstraintSet
-        ``ConstraintSet(model.constraints)``; empty if the file has none.
-    """
-    warn_deprecated(
-        "ahbm.dynamics.load_model_with_constraints",
-        "`load_model_with_constraints` is deprecated and will be removed in ahbm 0.3; use "
-        "`ahbm.load_model(path)`, which reads the constraints into `model.constraints`",
-    )
-    model = load_model(path_or_dict)
-    return model, ConstraintSet(model.constraints)
-
-
-def save_model_with_constraints(model: Model, constraints, path) -> Path:
-    """Write a model file with the given constraints (deprecated: use :func:`ahbm.save_model`).
-
-    Equivalent to setting ``model.constraints = constraints`` on a copy of
-    the model and calling :func:`ahbm.save_model`, which writes
-    ``model.constraints``. It warns once and will be removed in ahbm 0.3.
-    """
-    warn_deprecated(
-        "ahbm.dynamics.save_model_with_constraints",
-        "`save_model_with_constraints` is deprecated and will be removed in ahbm 0.3; set "
-        "`model.constraints = constraints` and use `ahbm.save_model(model, path)`",
-    )
-    if not isinstance(model, Model):
-        raise ModelError(f"expected a Model, got {type(model).__name__}")
-    copy = model.copy()
-    copy.constraints = constraints
-    return save_model(copy, path)

@@ -13,11 +13,12 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._internal.validation import as_finite_float, as_float_array, as_int
+from ahbm.dynamics.coordinate_rates import q_rate
 from ahbm.dynamics.force_element import _coordinate
 from ahbm.dynamics.geometric_constraints import Constraint
 from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.configuration import integrate_q
 from ahbm.kinematics.functions import Constant, Function, LinearFunction, as_function
-from ahbm.kinematics.tree import integrate_q
 
 __all__ = ["CoordinateCoupling", "PrescribedCoordinate", "UserConstraint"]
 
@@ -329,8 +330,6 @@ class UserConstraint(Constraint):
         return Jq
 
     def _G(self, kin, t):
-        from ahbm.dynamics.simulate import q_rate
-
         model = kin.model
         T = q_rate(model, _st.q_bl(kin).T[:, None, :], np.eye(model.nv)[None])  # (N, nv, nq)
 

@@ -42,29 +42,10 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine import state as _st
-from ahbm.dynamics.cartesian_forces import (
-    BodyForce,
-    BodyTorque,
-    Bushing,
-    GravityOverride,
-    PenaltyGroundContact,
-    PointSpringDamper,
-)
-from ahbm.dynamics.force_element import ForceElement, StatefulForceElement, check_forces
-from ahbm.dynamics.joint_forces import JointStop, RotationalSpringDamper
+from ahbm.dynamics.force_element import ForceElement, check_forces
 from ahbm.kinematics.tree import Model
 
 __all__ = [
-    "ForceElement",
-    "StatefulForceElement",
-    "RotationalSpringDamper",
-    "JointStop",
-    "PointSpringDamper",
-    "Bushing",
-    "BodyForce",
-    "BodyTorque",
-    "PenaltyGroundContact",
-    "GravityOverride",
     "total_generalized_force",
     "total_power",
 ]

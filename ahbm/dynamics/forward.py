@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import dispatch as _dispatch
+from ahbm._engine import node_plan as _node_plan
 from ahbm._engine.checks import prepare
 from ahbm.dynamics.inverse import _check_f_ext, _node_forces
 from ahbm.errors import DataError, SimulationError
@@ -38,7 +39,7 @@ def crba(model: Model, q) -> np.ndarray:
     ``I^c_λ += λX*_i I^c_i i_X_λ``; ``H_ii = S_iᵀ I^c_i S_i``, off-diagonal
     blocks by propagating ``F = I^c_i S_i`` towards the root.
 
-    Implementation: a compiled kernel (:mod:`ahbm._engine.kernels`) over the
+    Implementation: a compiled kernel (:mod:`ahbm._engine.dispatch`) over the
     model's node plan, looping over the frames of the batch.
 
     Examples
@@ -49,11 +50,11 @@ def crba(model: Model, q) -> np.ndarray:
     >>> bool(np.allclose(H, H.T))
     True
     """
-    H = _kernels.crba_single(model, q)  # lean path: one float64 state
+    H = _dispatch.crba_single(model, q)  # lean path: one float64 state
     if H is not None:
         return H
     batch, qf, _ = prepare(model, q, transpose=False)
-    H = _kernels.crba(model, qf)
+    H = _dispatch.crba(model, qf)
     return H.reshape(batch + (model.nv, model.nv))
 
 
@@ -89,7 +90,7 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     Featherstone (2008) Table 7.1; Felis (2015) §3.4.3. O(n) in the number
     of bodies; ``rnea(q, q̇, aba(q, q̇, τ)) = τ``.
 
-    Implementation: compiled kernels (:mod:`ahbm._engine.kernels`); from 8
+    Implementation: compiled kernels (:mod:`ahbm._engine.dispatch`); from 8
     frames on, blocks of 64 frames with the frame loop innermost.
 
     Examples
@@ -101,16 +102,16 @@ def aba(model: Model, q, qd, tau, *, f_ext=None, f_ext_frame: str = "world") -> 
     """
     if f_ext is None and (f_ext_frame == "world" or f_ext_frame == "local"):
         # lean path: one float64 state, checked inside the kernel
-        qdd = _kernels.aba_single(model, q, qd, tau)
+        qdd = _dispatch.aba_single(model, q, qd, tau)
         if qdd is not None:
             return qdd
     batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
     qdf, tauf = _zeros_for_none(qf, model.nv, qdf, tauf)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
     fx = _node_forces(model, qf, f, f_ext_frame)
-    qdd, bad = _kernels.aba(model, qf, qdf, tauf, fx)
+    qdd, bad = _dispatch.aba(model, qf, qdf, tauf, fx)
     if bad >= 0:
-        raise _singular(model, _kernels.failing_body(_kernels.plan(model), bad))
+        raise _singular(model, _dispatch.failing_body(_node_plan.plan(model), bad))
     if not np.all(np.isfinite(qdd)):
         raise SimulationError(
             "forward dynamics produced non-finite accelerations; check for massless "
@@ -177,8 +178,8 @@ def forward_dynamics(
     batch, qf, (qdf, tauf) = prepare(model, q, qd, tau, names=("qd", "tau"), transpose=False)
     (tauf,) = _zeros_for_none(qf, model.nv, tauf)
     f = _check_f_ext(model, f_ext, batch, f_ext_frame)
-    bias = _kernels.rnea(model, qf, qdf, None, _node_forces(model, qf, f, f_ext_frame))
-    H = _kernels.crba(model, qf)
+    bias = _dispatch.rnea(model, qf, qdf, None, _node_forces(model, qf, f, f_ext_frame))
+    H = _dispatch.crba(model, qf)
     try:
         L = np.linalg.cholesky(H)
     except np.linalg.LinAlgError as err:
@@ -189,13 +190,3 @@ def forward_dynamics(
     y = np.linalg.solve(L, rhs)
     qdd = np.linalg.solve(np.swapaxes(L, -1, -2), y)[:, :, 0]
     return qdd.reshape(batch + (model.nv,))
-
-
-def __getattr__(name):
-    # Constrained dynamics lives in ahbm.dynamics.constrained (which imports this
-    # module); it is reachable here too, loaded on first use to avoid the cycle.
-    if name in ("constrained_forward_dynamics", "compute_impulse"):
-        from ahbm.dynamics import constrained
-
-        return getattr(constrained, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import dispatch as _dispatch
+from ahbm._engine import node_plan as _node_plan
 from ahbm._engine import state as _st
 from ahbm._engine.arrays import cross
 from ahbm._engine.checks import prepare
@@ -61,7 +62,7 @@ def _node_forces(model: Model, qf, f, frame):
         return None
     N = qf.shape[0]
     fl = external_forces_local(model, f, (N,), frame, qf)
-    return _kernels.node_forces(_kernels.plan(model), fl, N)
+    return _node_plan.node_forces(_node_plan.plan(model), fl, N)
 
 
 def _rnea_batches(model: Model, q, qd, qdd, f_ext, f_ext_frame, *, gravity=True):
@@ -71,7 +72,7 @@ def _rnea_batches(model: Model, q, qd, qdd, f_ext, f_ext_frame, *, gravity=True)
     Returns tau (N, nv).
     """
     fx = _node_forces(model, q, f_ext, f_ext_frame)
-    return _kernels.rnea(model, q, qd, qdd, fx, gravity=gravity)
+    return _dispatch.rnea(model, q, qd, qdd, fx, gravity=gravity)
 
 
 def _check_f_ext(model, f_ext, batch, frame):
@@ -125,7 +126,7 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     Implementation: each multi-axis joint is expanded (once per model) into
     elementary one-axis (or quaternion) joints with massless intermediate
     frames, bodies on fixed joints are merged into their parents (as
-    Pinocchio does), and a compiled kernel (numba, :mod:`ahbm._engine.kernels`)
+    Pinocchio does), and a compiled kernel (numba, :mod:`ahbm._engine.dispatch`)
     runs the recursion for every frame of the trial in one call (from 2,048
     frames in ``NUMBA_NUM_THREADS`` threads, with results identical to one
     thread). A float64, C-contiguous state ``(nq,)`` or batch ``(N, nq)``
@@ -148,7 +149,7 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
     """
     if f_ext is None and f_ext_frame in _EXT_FRAMES:
         # lean path: a float64 state or batch, checked inside the kernels
-        tau = _kernels.rnea_single(model, q, qd, qdd)
+        tau = _dispatch.rnea_single(model, q, qd, qdd)
         if tau is not None:
             return tau
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd, transpose=False)
@@ -172,7 +173,7 @@ def nonlinear_effects(model: Model, q, qd, *, f_ext=None, f_ext_frame: str = "wo
     (4,)
     """
     if f_ext is None and f_ext_frame in _EXT_FRAMES:
-        tau = _kernels.rnea_single(model, q, qd, None)
+        tau = _dispatch.rnea_single(model, q, qd, None)
         if tau is not None:
             return tau
     batch, qf, (qdf,) = prepare(model, q, qd, names=("qd",), transpose=False)
@@ -195,7 +196,7 @@ def gravity_torques(model: Model, q) -> np.ndarray:
     >>> gravity_torques(m, np.zeros(m.nq))
     array([0., 0., 0., 0., 0., 0., 0., 0., 0.])
     """
-    tau = _kernels.rnea_single(model, q, None, None)
+    tau = _dispatch.rnea_single(model, q, None, None)
     if tau is not None:
         return tau
     batch, qf, _ = prepare(model, q, transpose=False)
@@ -231,13 +232,3 @@ def inverse_dynamics_residual(
             f"batch shape of `tau` {tau.shape[:-1]} does not broadcast with that of `q` "
             f"{t.shape[:-1]}"
         ) from err
-
-
-def __getattr__(name):
-    # Segment-by-segment Newton-Euler inverse dynamics (AHBM 4.4) lives in
-    # ahbm.dynamics.segmental; its public names are reachable here too.
-    from ahbm.dynamics import segmental
-
-    if name in segmental.__all__:
-        return getattr(segmental, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,8 +39,7 @@ _KEEP = "keep"
 class SimulationEvent:
     """An event located during :func:`~ahbm.dynamics.simulate`, with what to do when it occurs.
 
-    (Named ``Event`` in ahbm 0.1; ``ahbm.dynamics.Event`` is a deprecated alias.
-    The labelled instants of a recording are :class:`ahbm.types.Event`.)
+    (The labelled instants of a recording are :class:`ahbm.types.Event`.)
 
     Parameters
     ----------

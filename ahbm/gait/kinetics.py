@@ -17,13 +17,8 @@ from ahbm._internal.validation import as_float_array
 from ahbm.analysis.filters import butter_filtfilt
 from ahbm.analysis.segments import segment_motion
 from ahbm.bsp.tables import segment_parameters
-from ahbm.dynamics.segmental import (
-    assign_force_plates,
-    clinical_moments,
-    feet_on_plate,
-    loads_in_frame,
-    newton_euler,
-)
+from ahbm.dynamics.plate_assignment import assign_force_plates, feet_on_plate
+from ahbm.dynamics.segmental import clinical_moments, loads_in_frame, newton_euler
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait.events import FOOT_INDEX
 from ahbm.gait.frames import SEGMENTS, SegmentFrames
@@ -189,7 +184,7 @@ def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None)
     Returns
     -------
     PlateAssignment or None
-        :class:`ahbm.dynamics.segmental.PlateAssignment` over the segments
+        :class:`ahbm.dynamics.plate_assignment.PlateAssignment` over the segments
         :data:`~ahbm.gait.frames.SEGMENTS`; None when the trial has no
         plates, or no contact can be attributed and ``settings.kinetics`` is
         not True.

@@ -26,8 +26,9 @@ from ahbm._internal.validation import (
     sample_times,
 )
 from ahbm.analysis.derivatives import central_difference
+from ahbm.dynamics.cartesian_forces import BodyForce
 from ahbm.dynamics.force_element import check_forces
-from ahbm.dynamics.forces import BodyForce, total_generalized_force
+from ahbm.dynamics.forces import total_generalized_force
 from ahbm.dynamics.inverse import rnea
 from ahbm.errors import DataError
 from ahbm.kinematics.forward import body_jacobian, point_jacobian
@@ -110,7 +111,7 @@ def airbag_test(
     >>> r.q.shape
     (11, 8)
     """
-    from ahbm.dynamics.simulate import simulate
+    from ahbm.dynamics.simulation import simulate
 
     model = head_neck_model() if model is None else model
     check_model(model)

@@ -13,7 +13,7 @@ Prescribed T1 motion
 The sled (T1) translates without rotating. The equations of motion are
 written in the T1 frame, in which every body feels, besides gravity, the
 d'Alembert inertial force ``−m_i a_T1(t)`` at its centre of mass. These loads
-are :class:`ahbm.dynamics.forces.BodyForce` elements (one per body), so only
+are :class:`ahbm.dynamics.cartesian_forces.BodyForce` elements (one per body), so only
 the eight joint angles are integrated and the base motion enters as a known
 function of time (see :func:`sled_forces`). Joint angles are relative, hence
 frame independent; absolute accelerations are the relative ones plus
@@ -52,7 +52,9 @@ from ahbm._internal.validation import (
     check_callable,
     check_model,
 )
-from ahbm.dynamics.forces import BodyForce, ForceElement, RotationalSpringDamper
+from ahbm.dynamics.cartesian_forces import BodyForce
+from ahbm.dynamics.force_element import ForceElement
+from ahbm.dynamics.joint_forces import RotationalSpringDamper
 from ahbm.dynamics.inverse import gravity_torques
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.forward import com_jacobian
@@ -385,8 +387,8 @@ class BaseAcceleration(ForceElement):
     generalized force is ``Q = Σ J_ciᵀ (−m_i a) = −M J_comᵀ a`` with the
     total mass ``M`` and the Jacobian of the whole-body centre of mass
     (:func:`ahbm.kinematics.com_jacobian`): a time-varying version of
-    :class:`ahbm.dynamics.forces.GravityOverride` (one Jacobian per call
-    instead of one :class:`~ahbm.dynamics.forces.BodyForce` per body).
+    :class:`ahbm.dynamics.cartesian_forces.GravityOverride` (one Jacobian per call
+    instead of one :class:`~ahbm.dynamics.cartesian_forces.BodyForce` per body).
 
     Examples
     --------
@@ -504,7 +506,7 @@ def sled_test(
     Returns
     -------
     SimulationResult
-        From :func:`ahbm.dynamics.simulate.simulate`; the model starts at
+        From :func:`ahbm.dynamics.simulation.simulate`; the model starts at
         rest in the neutral posture (a static equilibrium, see
         :func:`intervertebral_elements`). The head rotation relative to T1
         is ``result.q.sum(axis=1)``.
@@ -515,7 +517,7 @@ def sled_test(
     >>> r.q.shape
     (3, 8)
     """
-    from ahbm.dynamics.simulate import simulate
+    from ahbm.dynamics.simulation import simulate
 
     model = head_neck_model() if model is None else model
     check_callable(pulse, "pulse")

@@ -31,7 +31,8 @@ from ahbm._internal.validation import (
     check_model,
 )
 from ahbm.bsp.tables import segment_parameters
-from ahbm.dynamics.forces import BodyForce, Bushing, JointStop, RotationalSpringDamper
+from ahbm.dynamics.cartesian_forces import BodyForce, Bushing
+from ahbm.dynamics.joint_forces import JointStop, RotationalSpringDamper
 from ahbm.errors import AhbmError, DataError, ModelError
 from ahbm.kinematics.tree import Model
 from ahbm.models.head_neck import half_sine
@@ -220,12 +221,12 @@ def joint_elements(model: Model, *, properties: dict | None = None, stops: bool 
     -------
     list of ForceElement
         For each Euler, universal and pin joint coordinate a
-        :class:`~ahbm.dynamics.forces.RotationalSpringDamper` with the
+        :class:`~ahbm.dynamics.joint_forces.RotationalSpringDamper` with the
         stiffness ``k (δ + δ³/δ0²)`` (δ0 = 0.5 rad) and damping ``c``, plus a
-        :class:`~ahbm.dynamics.forces.JointStop` (``k_s δ²``, 5000 N m/rad²,
+        :class:`~ahbm.dynamics.joint_forces.JointStop` (``k_s δ²``, 5000 N m/rad²,
         damping 50 N m s/rad²) outside the range of motion; for each
         ball-and-socket joint a rotational
-        :class:`~ahbm.dynamics.forces.Bushing` (``k``, ``c`` about all axes).
+        :class:`~ahbm.dynamics.cartesian_forces.Bushing` (``k``, ``c`` about all axes).
 
     Raises
     ------

@@ -23,7 +23,7 @@ What is reported is OpenSim's JointReaction: the load on the ``child`` (or
 the ``parent``) body, at the origin of the joint's child (or parent) frame,
 expressed in the ``ground``, the ``child`` body or the ``parent`` body frame
 (or any body named). Generalized forces that act inside a joint (reserve
-actuators, :class:`~ahbm.dynamics.forces.RotationalSpringDamper`) are part of
+actuators, :class:`~ahbm.dynamics.joint_forces.RotationalSpringDamper`) are part of
 the load the joint transmits, as in OpenSim (Simbody's mobilizer reaction).
 
 References

@@ -1561,7 +1561,7 @@ def _coupled_to_locked(d: _Description, order: list) -> tuple[dict, list]:
 
 
 def _build(d: _Description, source: str, *, muscles: bool = True) -> Model:
-    from ahbm.dynamics.constraints import CoordinateCoupling
+    from ahbm.dynamics.coordinate_constraints import CoordinateCoupling
     from ahbm.kinematics.functions import function_from_dict
 
     model = Model(d.name, d.gravity)
@@ -2338,7 +2338,7 @@ def _joint_xml(model: Model, i: int, rows: dict, osim_types: dict, ind: str) -> 
 
 
 def _coupler_xml(c, ind: str) -> str:
-    from ahbm.dynamics.constraints import CoordinateCoupling
+    from ahbm.dynamics.coordinate_constraints import CoordinateCoupling
 
     if not isinstance(c, CoordinateCoupling):
         raise ModelError(

@@ -13,7 +13,18 @@ import numpy as np
 import pytest
 
 from ahbm._engine import jit_constrained as jc
-from ahbm.dynamics import crba, nonlinear_effects
+from ahbm.dynamics import (
+    CoordinateCoupling,
+    OrientationConstraint,
+    PlaneConstraint,
+    PointConstraint,
+    PrescribedCoordinate,
+    UserConstraint,
+    crba,
+    nonlinear_effects,
+    q_rate,
+    simulate,
+)
 from ahbm.dynamics.constrained import (
     _constrained_fd,
     _LeanConstrained,
@@ -21,20 +32,11 @@ from ahbm.dynamics.constrained import (
     project_positions,
     project_velocities,
 )
-from ahbm.dynamics.constraints import (
-    ConstraintSet,
-    CoordinateCoupling,
-    OrientationConstraint,
-    PlaneConstraint,
-    PointConstraint,
-    PrescribedCoordinate,
-    UserConstraint,
-)
-from ahbm.dynamics.simulate import _System, q_rate, simulate
+from ahbm.dynamics.constraints import ConstraintSet
+from ahbm.dynamics.simulation_system import _System
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.kinematics.configuration import random_model, random_q
+from ahbm.kinematics.configuration import neutral_q, random_model, random_q
 from ahbm.kinematics.forward import forward_kinematics, point_acceleration, point_position
-from ahbm.kinematics.tree import neutral_q
 from ahbm.models import double_pendulum_3d, human15, triple_pendulum_euler
 
 

@@ -1,24 +1,22 @@
 """Tests of ahbm.dynamics.constraints: values, Jacobians and γ by finite differences,
 model-file round trip, errors."""
 
-import warnings
-
 import numpy as np
 import pytest
 
-from ahbm.dynamics.constraints import (
-    ConstraintSet,
+from ahbm.dynamics import (
     CoordinateCoupling,
     OrientationConstraint,
     PlaneConstraint,
     PointConstraint,
     PrescribedCoordinate,
     UserConstraint,
-    constraint_from_dict,
 )
+from ahbm.dynamics.constraints import ConstraintSet, constraint_from_dict
 from ahbm.errors import FileFormatError, ModelError
+from ahbm.kinematics.configuration import integrate_q, random_model, random_q
 from ahbm.kinematics.forward import forward_kinematics, point_position
-from ahbm.kinematics.tree import integrate_q, load_model, random_model, random_q, save_model
+from ahbm.kinematics.model_file import load_model, save_model
 from ahbm.models import double_pendulum_3d
 
 
@@ -263,18 +261,8 @@ def test_constraint_terms_with_kin_equal_recomputation(case, batch):
         cs.gamma(model, None, None, kin=forward_kinematics(model, q))
 
 
-def test_constraint_terms_is_a_result_object_and_unpacks_with_one_warning():
-    import ahbm._internal.deprecation as dep
-    from ahbm._internal.deprecation import AhbmDeprecationWarning
-
+def test_constraint_terms_is_a_result_object():
     m = double_pendulum_3d()
     cs = ConstraintSet([PointConstraint(m.body_names[-1], [0.0, 0.0, -0.5])])
     terms = cs.assemble(m, np.zeros(m.nq), np.zeros(m.nv))
     assert "G=array(3, 4)" in repr(terms)
-    dep._warned.discard("ConstraintTerms.__iter__")
-    with pytest.warns(AhbmDeprecationWarning, match="ConstraintTerms"):
-        g, G, nu, gamma = terms
-    assert G is terms.G and gamma is terms.gamma
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        g, G, nu, gamma = terms  # warned once already

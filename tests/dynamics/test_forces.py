@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from ahbm.dynamics import gravity_torques
-from ahbm.dynamics.forces import (
+from ahbm.dynamics import (
     BodyForce,
     BodyTorque,
     Bushing,
@@ -13,8 +12,9 @@ from ahbm.dynamics.forces import (
     PenaltyGroundContact,
     PointSpringDamper,
     RotationalSpringDamper,
-    total_power,
+    gravity_torques,
 )
+from ahbm.dynamics.forces import total_power
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.forward import body_jacobian, point_position, point_velocity
 from ahbm.models import double_pendulum_3d, triple_pendulum_euler
@@ -211,7 +211,8 @@ def test_bad_input(model):
 
 
 def test_total_force_shares_kinematics_and_accepts_custom_elements(model):
-    from ahbm.dynamics.forces import ForceElement, total_generalized_force
+    from ahbm.dynamics import ForceElement
+    from ahbm.dynamics.forces import total_generalized_force
 
     class Constant(ForceElement):
         def generalized_force(self, model, q, qd, *, t=0.0, kin=None):
@@ -240,7 +241,8 @@ def test_total_force_shares_kinematics_and_accepts_custom_elements(model):
 
 
 def _tree_and_elements(batch):
-    from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
+    from ahbm.kinematics.configuration import random_model, random_q
+    from ahbm.kinematics.joints import JOINT_TYPES
 
     rng = np.random.default_rng(77)
     m = random_model(9, rng=rng, joint_types=tuple(JOINT_TYPES))
@@ -320,24 +322,17 @@ def test_total_force_and_power_with_kin(batch):
         els[2].generalized_force(double_pendulum_3d(), None, None, kin=kin)
 
 
-def test_body_frame_spelling_is_a_deprecated_alias_of_local(monkeypatch):
-    import warnings
-
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
+def test_follower_frame_is_local():
     m = double_pendulum_3d()
-    q = np.array([0.3, 0.2, -0.1, 0.4])
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        old = BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="body")
-        BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="body")
-        old_t = BodyTorque("pendulum2", [0.0, 1.0, 0.5], frame="body")
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 2
-    assert old.frame == "local" and old_t.frame == "local"
-    new = BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="local")
-    np.testing.assert_array_equal(
-        old.generalized_force(m, q, np.zeros(4)), new.generalized_force(m, q, np.zeros(4))
+    local = BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="local")
+    world = BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="world")
+    assert (
+        local.frame == "local"
+        and BodyTorque("pendulum2", [0, 1.0, 0], frame="local").frame == "local"
     )
+    z = np.zeros(4)  # body axes = world axes: the follower force is the world force
+    np.testing.assert_allclose(local.generalized_force(m, z, z), world.generalized_force(m, z, z))
     with pytest.raises(DataError, match="'world' or 'local'"):
         BodyTorque("pendulum2", [0.0, 1.0, 0.0], frame="space")
+    with pytest.raises(DataError, match="'world' or 'local'"):
+        BodyForce("pendulum2", [1.0, 2.0, 0.0], frame="body")

@@ -6,14 +6,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import ahbm._internal.deprecation as dep
-from ahbm._internal.deprecation import AhbmDeprecationWarning
 from ahbm.analysis.segments import segment_motion
-from ahbm.dynamics import rnea
+from ahbm.dynamics import assign_force_plates, rnea
 from ahbm.dynamics.segmental import (
     JointLoads,
     SegmentMotion,
-    assign_force_plates,
     clinical_moments,
     joint_power,
     loads_in_frame,
@@ -22,9 +19,10 @@ from ahbm.dynamics.segmental import (
 )
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io.trial import ForcePlate
+from ahbm.kinematics.configuration import random_q
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.rotations import rot_x, rot_y, rot_z
-from ahbm.kinematics.tree import Model, random_q
+from ahbm.kinematics.tree import Model
 
 G = 9.81
 
@@ -359,7 +357,7 @@ def test_plate_on_raised_surface_cop_recovered():
     assert a.contact.all()
 
 
-def test_force_plate_assignment_time_axis_and_deprecated_order(monkeypatch):
+def test_force_plate_assignment_time_axis():
     n = 10
     t = 0.5 + np.arange(n) / 100.0
     foot = np.tile([[0.0, 0, 0.08], [0.2, 0, 0.0]], (n, 1, 1))
@@ -367,32 +365,19 @@ def test_force_plate_assignment_time_axis_and_deprecated_order(monkeypatch):
     new = assign_force_plates([p], {0: foot}, time=t)
     by_rate = assign_force_plates([p], {0: foot}, rate=100.0)
     np.testing.assert_allclose(by_rate.f_ext, new.f_ext)
-    monkeypatch.setattr(dep, "_warned", set())
-    with pytest.warns(AhbmDeprecationWarning, match="feet, time=time") as record:
-        old = assign_force_plates([p], t, {0: foot})
-        again = assign_force_plates([p], t, {0: foot})
-    assert len([w for w in record if issubclass(w.category, AhbmDeprecationWarning)]) == 1
-    np.testing.assert_array_equal(old.f_ext, new.f_ext)
-    np.testing.assert_array_equal(again.contact, new.contact)
     with pytest.raises(DataError, match="exactly one"):
         assign_force_plates([p], {0: foot})
     with pytest.raises(DataError, match="not both"):
         assign_force_plates([p], {0: foot}, rate=100.0, time=t)
 
 
-def test_segmental_results_are_objects_with_deprecated_tuple_use(monkeypatch):
-    monkeypatch.setattr(dep, "_warned", set())
+def test_segmental_results_are_objects():
     R = np.broadcast_to(np.eye(3), (1, 2, 3, 3))
     com = np.array([[[0.2, 0, 0], [0.6, 0, 0]]])
     jc = np.array([[[0.0, 0, 0], [0.4, 0, 0]]])
     motion = _static(R, com)
     loads = newton_euler([-1, 0], [3.0, 2.0], np.zeros((2, 3, 3)), motion, jc)
     assert repr(loads).startswith("JointLoads(force=array(1, 2, 3) float64")
-    with pytest.warns(AhbmDeprecationWarning, match="JointLoads as a tuple") as record:
-        force, moment, point = loads
-        loads[0]
-    assert sum(issubclass(w.category, AhbmDeprecationWarning) for w in record) == 1
-    assert force is loads.force and moment is loads.moment and point is loads.point
     # a plain tuple of the five arrays is still accepted as the motion
     parts = (motion.rotation, motion.com, motion.com_acc, motion.omega, motion.alpha)
     again = newton_euler([-1, 0], [3.0, 2.0], np.zeros((2, 3, 3)), parts, jc)
@@ -455,7 +440,7 @@ def test_a_foot_in_the_air_or_swinging_past_does_not_share_the_plate():
 
 
 def test_plate_outline_helpers():
-    from ahbm.dynamics.segmental import _inside_outline, _outline_area
+    from ahbm.dynamics.plate_assignment import _inside_outline, _outline_area
 
     quad = np.array([[0.0, 0.0], [0.4, 0.0], [0.4, 0.6], [0.0, 0.6]])
     pts = np.array([[[0.2, 0.3], [0.41, 0.3], [0.0, 0.0], [np.nan, 0.1]]])

@@ -6,23 +6,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ahbm.dynamics.constraints import ConstraintSet, PlaneConstraint, PointConstraint
-from ahbm.dynamics.forces import BodyForce, RotationalSpringDamper
-from ahbm.dynamics.simulate import (
+from ahbm.dynamics import (
+    BodyForce,
+    PlaneConstraint,
+    PointConstraint,
+    RotationalSpringDamper,
     SimulationEvent,
     coordinate_event,
     point_height_event,
     q_rate,
     simulate,
 )
+from ahbm.dynamics.constraints import ConstraintSet
 from ahbm.errors import DataError, ModelError, SimulationError
+from ahbm.kinematics.configuration import integrate_q
 from ahbm.kinematics.forward import (
     kinetic_energy,
     momentum,
     point_position,
     potential_energy,
 )
-from ahbm.kinematics.tree import Model, integrate_q
+from ahbm.kinematics.tree import Model
 from ahbm.models import double_pendulum_3d, triple_pendulum_euler
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -264,8 +268,8 @@ def test_bad_input():
 
 
 def test_lift_off_event_when_contact_force_vanishes():
+    from ahbm.dynamics import contact_release_event
     from ahbm.dynamics.constrained import constrained_forward_dynamics
-    from ahbm.dynamics.simulate import contact_release_event
 
     model = triple_pendulum_euler()
     tip = [0, 0, -1]
@@ -293,10 +297,10 @@ def test_lift_off_event_when_contact_force_vanishes():
 
 def test_human15_standing_with_welded_feet():
     """Free-floating pelvis (quaternion), both feet welded to the ground, passive joints."""
+    from ahbm.dynamics import OrientationConstraint
     from ahbm.dynamics.constrained import project_positions
-    from ahbm.dynamics.constraints import OrientationConstraint
+    from ahbm.kinematics.configuration import neutral_q
     from ahbm.kinematics.forward import forward_kinematics
-    from ahbm.kinematics.tree import neutral_q
     from ahbm.models import human15
 
     model = human15()
@@ -341,33 +345,13 @@ def test_human15_standing_with_welded_feet():
                                model.total_mass * a_com, atol=1e-6)  # fmt: skip
 
 
-def test_simulation_event_alias_and_solver_keyword_warn_once(monkeypatch):
-    import warnings
-
-    import ahbm._internal.deprecation as dep
-    import ahbm.dynamics
-    from ahbm.dynamics.simulate import SimulationEvent, SimulationResult
-
-    monkeypatch.setattr(dep, "_warned", set())
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        assert ahbm.dynamics.Event is SimulationEvent
-        assert ahbm.dynamics.Event is SimulationEvent
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
-    assert "SimulationEvent" in str(rec[0].message)
+def test_constraint_method_keyword_and_result_object():
+    from ahbm.dynamics import SimulationResult
 
     m = double_pendulum_3d()
     new = simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), constraint_method="null_space")
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        old = simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), solver="null_space")
-        simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), solver="null_space")
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
-    assert "constraint_method" in str(rec[0].message)
-    np.testing.assert_array_equal(old.q, new.q)
-    with pytest.raises(TypeError, match="both"):
-        simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), solver="direct",
-                 constraint_method="direct")  # fmt: skip
+    with pytest.raises(TypeError, match="unexpected keyword argument 'solver'"):
+        simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), solver="direct")
     with pytest.raises(TypeError, match="unexpected keyword argument 'sovler'"):
         simulate(m, (0, 0.2), [0.4, 0, 0, 0], np.zeros(4), sovler="direct")
     with pytest.raises(DataError, match="constraint_method"):

@@ -1,27 +1,22 @@
 """Model files own all of a model: markers, constraints and the section registry;
-unknown entries are errors that name them; deprecated constraint aliases."""
+unknown entries are errors that name them."""
 
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pytest
 
 import ahbm
-from ahbm import _deprecation
-from ahbm._internal.deprecation import AhbmDeprecationWarning
 from ahbm.dynamics import (
     ConstraintSet,
     CoordinateCoupling,
     PointConstraint,
     UserConstraint,
-    load_model_with_constraints,
-    save_model_with_constraints,
+    simulate,
 )
 from ahbm.dynamics.constrained import project_positions
-from ahbm.dynamics.simulate import simulate
 from ahbm.errors import ModelError
 from ahbm.kinematics import model_file
 from ahbm.kinematics.tree import Model
@@ -194,27 +189,3 @@ def test_register_a_section():
         model_file._SECTIONS.pop("notes")
     with pytest.raises(ModelError, match="identifier other than"):
         model_file.register_model_section("bodies", read=len, write=len, check=len, owner="tests")
-
-
-def _fresh(key):
-    _deprecation._warned.discard(key)
-
-
-def test_deprecated_constraint_file_aliases_warn_once_and_work(tmp_path):
-    _fresh("ahbm.dynamics.save_model_with_constraints")
-    _fresh("ahbm.dynamics.load_model_with_constraints")
-    m = four_bar()
-    cs = m.constraints
-    plain = m.copy()
-    plain.constraints = []
-    with pytest.warns(AhbmDeprecationWarning, match="save_model"):
-        save_model_with_constraints(plain, cs, tmp_path / "m.json")
-    assert plain.constraints == ()  # the model given is not changed
-    with pytest.warns(AhbmDeprecationWarning, match="ahbm.load_model"):
-        model, loaded = load_model_with_constraints(tmp_path / "m.json")
-    assert isinstance(loaded, ConstraintSet) and [c.name for c in loaded] == ["loop"]
-    assert model.to_dict() == m.to_dict()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        save_model_with_constraints(plain, cs, tmp_path / "m2.json")
-        assert len(load_model_with_constraints(tmp_path / "m2.json")[1]) == 1

@@ -206,7 +206,7 @@ def test_pickle_and_deepcopy():
 
 
 def test_force_element_indices_follow_model_changes():
-    from ahbm.dynamics.forces import RotationalSpringDamper
+    from ahbm.dynamics import RotationalSpringDamper
 
     m = build()
     spring = RotationalSpringDamper("b1", stiffness=10.0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ahbm.dynamics import aba
-from ahbm.dynamics.forces import BodyForce, total_generalized_force
+from ahbm.dynamics import BodyForce, aba
+from ahbm.dynamics.forces import total_generalized_force
 from ahbm.errors import DataError
 from ahbm.models.airbag import FACE_POINT, airbag_force, airbag_test, estimate_head_load
 from ahbm.models.head_neck import head_neck_model, intervertebral_elements
@@ -33,19 +33,6 @@ def test_exact_recovery_with_exact_accelerations():
     est_m = estimate_head_load(m, q, time=t, forces=els, qd=qd, qdd=qdd, moment=True)
     np.testing.assert_allclose(est_m.force, F, atol=1e-6 * np.abs(F).max())
     np.testing.assert_allclose(est_m.moment, 0.0, atol=1e-6 * np.abs(F).max())
-
-
-def test_head_load_tuple_unpacking_is_deprecated(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    m = head_neck_model()
-    est = estimate_head_load(m, np.zeros((11, 8)), rate=1000.0)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="HeadLoad as a tuple") as record:
-        force, moment, residual = est
-        assert est[2] is est.residual
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert force is est.force and moment is est.moment
 
 
 def test_recovers_airbag_load_from_recorded_motion():

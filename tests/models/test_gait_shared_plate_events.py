@@ -5,7 +5,7 @@ events or shift a cycle."""
 
 import numpy as np
 
-from ahbm.dynamics.segmental import PlateAssignment
+from ahbm.dynamics import PlateAssignment
 from ahbm.gait.events import FOOT_INDEX, _merge_plate_events
 from ahbm.io.trial import ForcePlate
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ahbm.dynamics import aba
-from ahbm.dynamics.forces import GravityOverride, total_generalized_force
+from ahbm.dynamics import GravityOverride, aba
+from ahbm.dynamics.forces import total_generalized_force
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics import point_position
 from ahbm.models.head_neck import (
@@ -122,19 +122,3 @@ def test_frontal_sled_response(sled_run):
 def test_bad_parameters():
     with pytest.raises(ModelError, match="C3"):
         head_neck_model(parameters={"C3": {"mass": 1.0}})
-
-
-def test_half_sine_old_positional_options_warn_once(monkeypatch):
-    import warnings
-
-    import ahbm._internal.deprecation as dep
-    from ahbm.models.head_neck import half_sine
-
-    monkeypatch.setattr(dep, "_warned", set())
-    t = np.linspace(0, 0.05, 11)
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        old = half_sine(t, 100.0, 0.03, 0.01)
-        half_sine(t, 100.0, 0.03)
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
-    np.testing.assert_array_equal(old, half_sine(t, peak=100.0, duration=0.03, onset=0.01))

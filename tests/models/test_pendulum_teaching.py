@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ahbm.dynamics import crba, gravity_torques, rnea
-from ahbm.dynamics.simulate import simulate
+from ahbm.dynamics import crba, gravity_torques, rnea, simulate
 from ahbm.errors import ModelError
 from ahbm.kinematics import point_position
 from ahbm.models.pendulum import pendulum_torque, single_pendulum

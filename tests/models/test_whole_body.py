@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ahbm.bsp import segment_parameters
-from ahbm.dynamics.forces import Bushing, JointStop, total_generalized_force, total_power
-from ahbm.dynamics.simulate import simulate
+from ahbm.dynamics import Bushing, JointStop, simulate
+from ahbm.dynamics.forces import total_generalized_force, total_power
 from ahbm.errors import ModelError
 from ahbm.kinematics import (
     center_of_mass,
