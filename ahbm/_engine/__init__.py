@@ -20,7 +20,7 @@ public functions lives here and is imported openly by them:
   Jacobians derived from it (computed by ``jit_points``) for
   ``ahbm.kinematics``, the marker IK, the force elements and the constraints.
 
-DESIGN.md's rule (checked by tests/test_layers.py): no private name crosses
+docs/design.md's rule (checked by tests/test_layers.py): no private name crosses
 a package boundary except from this engine and from ``ahbm._internal``.
 
 The engine and ``ahbm.kinematics`` build on each other (the kernels run on the

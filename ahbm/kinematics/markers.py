@@ -1,7 +1,7 @@
 """Segment poses from skin markers, local marker coordinates, anatomical frames
 and homogeneous transforms.
 
-Conventions (see DESIGN.md and docs/conventions.md):
+Conventions (see docs/design.md and docs/conventions.md):
 
 * marker arrays are ``(..., n_markers, 3)`` with the frame (time) axes leading;
   a missing marker is NaN in all three coordinates of that frame;

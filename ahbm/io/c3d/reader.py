@@ -89,7 +89,7 @@ def read_c3d(path, *, units: str | None = "m", zero_is_missing: bool = True) -> 
     FORCES or SCALARS list -- are not marker positions: they are read in
     their declared unit (POINT:ANGLE_UNITS, MOMENT_UNITS, POWER_UNITS,
     FORCE_UNITS, SCALAR_UNITS; Vicon's deg, Nmm, W, N when absent) and
-    converted to SI, as everything inside ahbm (DESIGN.md): angles to rad,
+    converted to SI, as everything inside ahbm (docs/design.md): angles to rad,
     N mm to N m, kW to W, length scalars to m (a 57.9 deg knee angle reads
     1.0105). ``trial.point_kinds`` records ``{label: (kind, unit)}`` for
     them. An unknown unit is kept as the file says (warning); ``units=None``

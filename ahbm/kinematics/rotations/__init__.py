@@ -1,6 +1,6 @@
 """Rotations: matrices, Euler/Cardan angles, Euler parameters, angular velocity.
 
-Conventions (see DESIGN.md):
+Conventions (see docs/design.md):
 
 - ``R = A_R_B`` holds the axes of frame B expressed in frame A, so
   ``v_A = R @ v_B``.
