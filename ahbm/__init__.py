@@ -25,7 +25,7 @@ from ahbm.errors import (
     SimulationError,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 #: Subpackages and public modules reachable as ``ahbm.<name>`` after ``import ahbm``;
 #: those not imported yet load on first access (module ``__getattr__``, PEP 562).
