@@ -13,8 +13,9 @@ import pytest
 
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io import read_trc, write_trc
-from ahbm.io.batch import ConversionReport, convert, read_trial
+from ahbm.io.batch import ConversionReport, convert
 from ahbm.io.hdf5 import list_trials, load_trial
+from ahbm.io.readers import read_trial
 from ahbm.io.trial import Trial
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -23,13 +23,15 @@ import numpy as np
 import pytest
 
 import ahbm._internal.files as files
+import ahbm._internal.patterns as patterns
 import ahbm.io._h5safe as h5safe
 from ahbm._internal.patterns import expand_paths
 from ahbm.cli import main
 from ahbm.errors import DataError
 from ahbm.gait.batch import expand_trial_paths
 from ahbm.io import Trial, list_trials, load_trial, save_trial, write_c3d, write_trc
-from ahbm.io.batch import convert, read_trial
+from ahbm.io.batch import convert
+from ahbm.io.readers import read_trial
 
 POSIX = os.name == "posix"
 
@@ -183,7 +185,7 @@ def test_pattern_expansion_has_a_bound(tmp_path, monkeypatch, capsys):
     d = tmp_path / "d"
     for i in range(30):
         _trc(d / f"t{i:02d}.trc", i)
-    monkeypatch.setattr(files, "MAX_PATTERN_ENTRIES", 10)
+    monkeypatch.setattr(patterns, "MAX_PATTERN_ENTRIES", 10)
     pattern = str(d / "**" / "*.trc")
     with pytest.raises(DataError, match=r"more than 10 folder entries"):
         convert(pattern, tmp_path / "out", jobs=1, progress=False)

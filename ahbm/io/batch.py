@@ -29,7 +29,7 @@ from ahbm._internal.validation import as_positive_float
 from ahbm.errors import DataError
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 
-__all__ = ["convert", "ConversionReport", "process_pool", "read_trial", "SUPPORTED_SUFFIXES"]
+__all__ = ["convert", "ConversionReport", "process_pool"]
 
 
 #: Skip reasons that mean an input named no file.

@@ -18,7 +18,8 @@ import pandas as pd
 from ahbm._internal.files import atomic_path
 from ahbm._internal.validation import as_path, output_path
 from ahbm.errors import DataError, FileFormatError
-from ahbm.io.trial import Event, ForcePlate, Trial, check_trial, point_kinds_from
+from ahbm.io._trial_fields import point_kinds_from
+from ahbm.io.trial import Event, ForcePlate, Trial, check_trial
 
 __all__ = ["write_mat", "read_mat"]
 
@@ -374,7 +375,7 @@ def read_mat(path) -> Trial:
     s = s.reshape(-1)[0]
     names = s.dtype.names
     if "ahbm_format" not in names or _mat_str(s["ahbm_format"]) != _MAT_FORMAT:
-        raise FileFormatError(f"MATLAB file '{path}' was not written by ahbm.io.tables.write_mat")
+        raise FileFormatError(f"MATLAB file '{path}' was not written by ahbm.io.matfile.write_mat")
     version = _mat_str(s["ahbm_version"])
     if version.split(".")[0] != _MAT_VERSION.split(".")[0]:
         raise FileFormatError(

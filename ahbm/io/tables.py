@@ -1,11 +1,12 @@
-"""Trials and results as tables: pandas DataFrames, CSV files and MATLAB .mat files.
+"""Results and tables: OpenSim-style tables, result DataFrames and CSV files.
 
-DataFrames use time (s) as index. Marker trajectories have MultiIndex columns
-``(marker, axis)`` with axes ``"x"``, ``"y"``, ``"z"``; results have
-``(result, component)`` columns. Metadata (rates, units, first frame) travel in
-``DataFrame.attrs`` and, in CSV files, in ``# key=value`` lines before the
-table. MATLAB files (:mod:`ahbm.io.matfile`, re-exported here) hold the whole
-Trial as one struct, readable in MATLAB without ahbm; no pickle is ever used.
+DataFrames use time (s) as index. Results have ``(result, component)``
+columns; marker trajectories (:func:`ahbm.io.trial.trial_to_dataframe`) have
+MultiIndex columns ``(marker, axis)`` with axes ``"x"``, ``"y"``, ``"z"``.
+Metadata (rates, units, first frame) travel in ``DataFrame.attrs`` and, in CSV
+files, in ``# key=value`` lines before the table. MATLAB files
+(:mod:`ahbm.io.matfile`) hold the whole Trial as one struct, readable in MATLAB
+without ahbm; no pickle is ever used.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,22 +22,16 @@ import numpy as np
 import pandas as pd
 
 from ahbm._internal.files import atomic_path
-from ahbm._internal.validation import as_float_array, as_path, as_positive_float, output_path
-from ahbm.errors import AhbmWarning, DataError, FileFormatError
-from ahbm.io.matfile import read_mat, write_mat
-from ahbm.io.trial import Trial, check_trial, point_kinds_from
+from ahbm._internal.validation import as_float_array, as_path, output_path
+from ahbm.errors import DataError, FileFormatError
+from ahbm.io.trial import Trial, check_trial, trial_to_dataframe
 
 __all__ = [
     "OpenSimTable",
-    "trial_to_dataframe",
-    "dataframe_to_trial",
-    "analogs_to_dataframe",
     "results_to_dataframe",
     "dataframe_to_results",
     "write_csv",
     "read_csv",
-    "write_mat",
-    "read_mat",
 ]
 
 _AXES = ("x", "y", "z")
@@ -115,248 +109,6 @@ class OpenSimTable:
             f"OpenSimTable(name={self.name[:40]!r}, {len(self)} rows {span}, {len(cols)} "
             f"columns [{shown}], in_degrees={self.in_degrees}, source={source!r})"
         )
-
-
-def trial_to_dataframe(trial: Trial) -> pd.DataFrame:
-    """Marker trajectories of a Trial as a DataFrame.
-
-    Parameters
-    ----------
-    trial : Trial
-        ``points`` of shape (n_frames, n_points, 3).
-
-    Returns
-    -------
-    pandas.DataFrame, shape (n_frames, 3 * n_points)
-        Index: time in s (``trial.time``, or frame numbers when the rate is
-        unknown), named ``"time"`` (``"frame"``). Columns: MultiIndex
-        (marker, axis), level names ``("marker", "axis")``. ``attrs``:
-        ``point_rate``, ``point_units``, ``first_frame``, ``source``, and
-        ``point_kinds`` (``{label: [kind, unit]}``) when the trial has model
-        outputs, whose columns are in that unit, not in ``point_units``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = Trial(points=np.arange(6.0).reshape(1, 2, 3), point_labels=["A", "B"],
-    ...           point_rate=100.0)
-    >>> trial_to_dataframe(t)[("B", "x")].tolist()
-    [3.0]
-    """
-    check_trial(trial)
-    pts = np.asarray(trial.points, dtype=np.float64)
-    if len(trial.point_labels) != pts.shape[1]:
-        raise DataError(
-            f"`trial.point_labels` has {len(trial.point_labels)} labels for {pts.shape[1]} points"
-        )
-    cols = pd.MultiIndex.from_product(
-        [list(trial.point_labels), list(_AXES)], names=["marker", "axis"]
-    )
-    if trial.point_rate > 0:
-        index = pd.Index(trial.time, name="time")
-    else:
-        index = pd.Index(trial.first_frame + np.arange(pts.shape[0]), name="frame")
-    df = pd.DataFrame(pts.reshape(pts.shape[0], 3 * pts.shape[1]), index=index, columns=cols)
-    df.attrs.update(
-        point_rate=float(trial.point_rate),
-        point_units=str(trial.point_units),
-        first_frame=int(trial.first_frame),
-        source=str(trial.source),
-    )
-    if trial.point_kinds:
-        df.attrs["point_kinds"] = {
-            str(k): [str(v[0]), str(v[1])] for k, v in trial.point_kinds.items()
-        }
-    return df
-
-
-def analogs_to_dataframe(trial: Trial) -> pd.DataFrame:
-    """Analog channels of a Trial as a DataFrame.
-
-    Returns
-    -------
-    pandas.DataFrame, shape (n_samples, n_channels)
-        Index: ``trial.analog_time`` in s, named ``"time"``; one column per
-        channel label. ``attrs``: ``analog_rate``, ``analog_units`` (list, one
-        per channel).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = Trial(analogs=np.zeros((4, 1)), analog_labels=["Fz"], analog_rate=1000.0,
-    ...           point_rate=250.0)
-    >>> analogs_to_dataframe(t).shape
-    (4, 1)
-    """
-    check_trial(trial)
-    a = np.asarray(trial.analogs, dtype=np.float64)
-    if a.ndim != 2:
-        raise DataError(
-            f"Expected `trial.analogs` to have shape (n_samples, n_channels), got {a.shape}"
-        )
-    if len(trial.analog_labels) != a.shape[1]:
-        raise DataError(
-            f"`trial.analog_labels` has {len(trial.analog_labels)} labels for {a.shape[1]} channels"
-        )
-    index = (
-        pd.Index(trial.analog_time, name="time")
-        if trial.analog_rate > 0
-        else pd.RangeIndex(a.shape[0], name="sample")
-    )
-    df = pd.DataFrame(a, index=index, columns=list(trial.analog_labels))
-    df.attrs.update(analog_rate=float(trial.analog_rate), analog_units=list(trial.analog_units))
-    return df
-
-
-def _infer_rate(index: pd.Index, name: str) -> float:
-    t = np.asarray(index, dtype=np.float64)
-    if t.size < 2:
-        raise DataError(
-            f"Cannot infer the sample rate of `{name}` from fewer than 2 rows; pass the rate"
-        )
-    dt = np.diff(t)
-    step = float(np.median(dt))
-    if not (step > 0) or np.max(np.abs(dt - step)) > 1e-6 * max(step, 1e-12) + 1e-9:
-        raise DataError(
-            f"The index of `{name}` is not uniformly increasing; pass the rate explicitly"
-        )
-    return 1.0 / step
-
-
-def dataframe_to_trial(
-    points: pd.DataFrame,
-    *,
-    analogs: pd.DataFrame | None = None,
-    point_rate: float | None = None,
-    point_units: str | None = None,
-) -> Trial:
-    """Build a Trial from a marker DataFrame (and optionally an analog DataFrame).
-
-    Parameters
-    ----------
-    points : pandas.DataFrame
-        Index time in s (or frame numbers when named ``"frame"``); MultiIndex
-        columns (marker, axis) with each marker having the axes x, y, z (any
-        order, upper or lower case).
-    analogs : pandas.DataFrame or None, optional
-        Index time in s; one column per channel.
-    point_rate : float or None, optional
-        Hz. Default: ``points.attrs["point_rate"]``, else inferred from the
-        index spacing.
-    point_units : str or None, optional
-        Default: ``points.attrs["point_units"]``, else ``"m"``.
-
-    Returns
-    -------
-    Trial
-        With ``first_frame = round(t0 * point_rate) + 1`` (``t0`` the first
-        time), or from ``attrs`` when given; ``point_kinds`` from
-        ``attrs["point_kinds"]`` (model outputs and their units).
-
-    Raises
-    ------
-    DataError
-        If the columns are not (marker, axis) pairs with x, y and z for every
-        marker, or the rate cannot be determined.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = Trial(points=np.ones((3, 1, 3)), point_labels=["A"], point_rate=50.0)
-    >>> dataframe_to_trial(trial_to_dataframe(t)).point_rate
-    50.0
-    """
-    if not isinstance(points, pd.DataFrame):
-        raise DataError(f"Expected `points` to be a DataFrame, got {type(points).__name__}")
-    if not isinstance(points.columns, pd.MultiIndex) or points.columns.nlevels != 2:
-        raise DataError(
-            "Expected `points` to have 2-level MultiIndex columns (marker, axis); build them "
-            "with pandas.MultiIndex.from_product([labels, ['x', 'y', 'z']])"
-        )
-    if points.columns.has_duplicates:
-        dup = points.columns[points.columns.duplicated()].tolist()
-        raise DataError(
-            f"`points` has duplicate (marker, axis) columns {dup[:5]}; give every marker a "
-            f"unique label"
-        )
-    labels: list[str] = []
-    for m in points.columns.get_level_values(0):
-        if m not in labels:
-            labels.append(str(m))
-    n = len(points)
-    arr = np.empty((n, len(labels), 3))
-    axes_of = {}
-    for m, a in points.columns:
-        axes_of.setdefault(str(m), []).append(a)
-    for j, m in enumerate(labels):
-        lower = {str(a).lower(): a for a in axes_of[m]}
-        if set(lower) != set(_AXES) or len(axes_of[m]) != 3:
-            raise DataError(
-                f"Marker {m!r} in `points` has axes {axes_of[m]}; expected exactly x, y, z"
-            )
-        for k, ax in enumerate(_AXES):
-            col = points[(m, lower[ax])]
-            try:
-                arr[:, j, k] = col.to_numpy(dtype=np.float64)
-            except (TypeError, ValueError) as err:
-                raise DataError(f"Column ({m!r}, {ax!r}) of `points` is not numeric") from err
-    attrs = points.attrs
-    by_frame = points.index.name == "frame"
-    if point_rate is not None:
-        point_rate = as_positive_float(point_rate, "point_rate", unit="Hz")
-    rate = point_rate if point_rate is not None else attrs.get("point_rate")
-    if rate is None or not (float(rate) > 0):
-        if by_frame:
-            raise DataError("`points` is indexed by frame; pass `point_rate`")
-        rate = _infer_rate(points.index, "points")
-    rate = float(rate)
-    if "first_frame" in attrs:
-        first = int(attrs["first_frame"])
-    elif n == 0:
-        first = 1
-    elif by_frame:
-        first = int(points.index[0])
-    else:
-        t0 = float(points.index[0]) * rate
-        first = int(round(t0)) + 1
-        if abs(t0 - round(t0)) > 1e-6:
-            warnings.warn(
-                f"`points` starts at {points.index[0]} s, not a multiple of 1/{rate:g} s; "
-                f"first_frame rounded to {first}",
-                AhbmWarning,
-                stacklevel=2,
-            )
-    units = point_units if point_units is not None else attrs.get("point_units", "m")
-    trial = Trial(
-        points=arr,
-        point_labels=labels,
-        point_rate=rate,
-        point_units=str(units),
-        first_frame=first,
-        source=str(attrs.get("source", "")),
-        point_kinds=point_kinds_from(
-            attrs.get("point_kinds"), labels, where='`points.attrs["point_kinds"]`'
-        ),
-    )
-    if analogs is not None:
-        if not isinstance(analogs, pd.DataFrame):
-            raise DataError(f"Expected `analogs` to be a DataFrame, got {type(analogs).__name__}")
-        try:
-            trial.analogs = analogs.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise DataError("`analogs` must hold numbers only") from err
-        trial.analog_labels = [str(c) for c in analogs.columns]
-        arate = analogs.attrs.get("analog_rate")
-        trial.analog_rate = (
-            float(arate) if arate and float(arate) > 0 else _infer_rate(analogs.index, "analogs")
-        )
-        units_a = analogs.attrs.get("analog_units")
-        trial.analog_units = (
-            [str(u) for u in units_a]
-            if units_a is not None and len(units_a) == trial.analogs.shape[1]
-            else [""] * trial.analogs.shape[1]
-        )
-    return trial
 
 
 def _component_labels(shape: tuple) -> list[str]:

@@ -1,17 +1,37 @@
-"""The `Trial` container: one recording and everything computed from it."""
+"""The `Trial` container: one recording and everything computed from it.
+
+A Trial converts to and from pandas DataFrames here (:func:`trial_to_dataframe`,
+:func:`analogs_to_dataframe`, :func:`dataframe_to_trial`, also as
+:meth:`Trial.to_dataframe` and :meth:`Trial.from_dataframe`); files are read
+and written by the other modules of :mod:`ahbm.io`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ahbm.errors import DataError, MissingDependencyError
+from ahbm._internal.validation import as_positive_float
+from ahbm.errors import AhbmWarning, DataError, MissingDependencyError
+from ahbm.io._trial_fields import _float_or_nan, _label_list, _numeric, _rate, point_kinds_from
 from ahbm.types import Event
 
-__all__ = ["Trial", "ForcePlate", "Event", "check_trial"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "Trial",
+    "ForcePlate",
+    "Event",
+    "check_trial",
+    "trial_to_dataframe",
+    "dataframe_to_trial",
+    "analogs_to_dataframe",
+]
 
 
 @dataclass
@@ -304,7 +324,7 @@ class Trial:
         )
 
     def to_dataframe(self):
-        """Marker trajectories as a DataFrame (see :func:`ahbm.io.tables.trial_to_dataframe`).
+        """Marker trajectories as a DataFrame (see :func:`trial_to_dataframe`).
 
         Returns
         -------
@@ -320,13 +340,11 @@ class Trial:
         >>> t.to_dataframe().shape
         (2, 3)
         """
-        from ahbm.io.tables import trial_to_dataframe
-
         return trial_to_dataframe(self)
 
     @classmethod
     def from_dataframe(cls, points, *, analogs=None, point_rate=None, point_units=None):
-        """Build a Trial from DataFrames (see :func:`ahbm.io.tables.dataframe_to_trial`).
+        """Build a Trial from DataFrames (see :func:`dataframe_to_trial`).
 
         Parameters
         ----------
@@ -347,8 +365,6 @@ class Trial:
         >>> Trial.from_dataframe(t.to_dataframe()).point_labels
         ['A']
         """
-        from ahbm.io.tables import dataframe_to_trial
-
         return dataframe_to_trial(
             points, analogs=analogs, point_rate=point_rate, point_units=point_units
         )
@@ -403,59 +419,6 @@ class Trial:
             f"@ {self.analog_rate:g} Hz, force_plates={len(self.force_plates)}, "
             f"events={len(self.events)}{results})"
         )
-
-
-def _label_list(values, field: str, n: int, *, required: bool) -> list[str]:
-    """`values` as a list of `n` strings (or an empty list where allowed)."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise DataError(
-            f"Expected `trial.{field}` to be a list of str, got {type(values).__name__}"
-        )
-    items = list(values)
-    if not items and (not required or n == 0):
-        return items
-    if len(items) != n:
-        raise DataError(
-            f"`trial.{field}` has {len(items)} labels for {n} "
-            f"{'points' if field.startswith('point') else 'channels'}; give one per column"
-        )
-    for i, item in enumerate(items):
-        if not isinstance(item, str):
-            raise DataError(
-                f"`trial.{field}[{i}]` is {type(item).__name__} ({item!r}); labels must be str"
-            )
-    return items
-
-
-def _numeric(value, field: str, ndim: int, trailing: tuple = ()) -> np.ndarray:
-    """A real float64 array of `ndim` axes whose last axes equal `trailing`."""
-    from ahbm._internal.validation import as_float_array
-
-    arr = as_float_array(value, f"trial.{field}", allow_nan=True)
-    if arr.ndim != ndim or (trailing and arr.shape[ndim - len(trailing) :] != trailing):
-        want = ["n"] * (ndim - len(trailing)) + [str(t) for t in trailing]
-        raise DataError(
-            f"Expected `trial.{field}` to have shape ({', '.join(want)}), got {arr.shape}"
-        )
-    if np.isinf(arr).any():
-        raise DataError(f"`trial.{field}` contains inf; use NaN for missing samples")
-    return arr
-
-
-def _rate(value, field: str, n: int) -> float:
-    """A finite rate, positive when there are samples."""
-    if isinstance(value, (bool, str, bytes)) or value is None:
-        raise DataError(f"Expected `trial.{field}` to be a number in Hz, got {value!r}")
-    try:
-        rate = float(value)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"Expected `trial.{field}` to be a number in Hz, got {value!r}") from err
-    if not np.isfinite(rate) or rate < 0 or (n and rate == 0):
-        raise DataError(
-            f"`trial.{field}` must be positive (Hz) for {n} samples, got {value!r}; set the "
-            "sample rate"
-        )
-    return rate
 
 
 def check_trial(trial, *, name: str = "trial") -> Trial:
@@ -569,69 +532,254 @@ def check_trial(trial, *, name: str = "trial") -> Trial:
     return trial
 
 
-#: The kinds of points that are not marker positions (C3D model outputs).
-POINT_KINDS = ("angle", "moment", "power", "force", "scalar")
+# ----------------------------------------------------------------------------- DataFrames
+
+_AXES = ("x", "y", "z")
 
 
-def point_kinds_from(value, labels, *, where: str) -> dict[str, tuple[str, str]]:
-    """Check a ``point_kinds`` mapping read from a file or given by a user.
+def trial_to_dataframe(trial: Trial) -> pd.DataFrame:
+    """Marker trajectories of a Trial as a DataFrame.
 
     Parameters
     ----------
-    value : dict or None
-        ``{label: (kind, unit)}`` (pairs may be lists, as JSON and MATLAB
-        return them); None or empty for none.
-    labels : list of str
-        The point labels the mapping must refer to.
-    where : str
-        What holds the mapping (a file, an argument), for messages.
+    trial : Trial
+        ``points`` of shape (n_frames, n_points, 3).
 
     Returns
     -------
-    dict of str to (str, str)
+    pandas.DataFrame, shape (n_frames, 3 * n_points)
+        Index: time in s (``trial.time``, or frame numbers when the rate is
+        unknown), named ``"time"`` (``"frame"``). Columns: MultiIndex
+        (marker, axis), level names ``("marker", "axis")``. ``attrs``:
+        ``point_rate``, ``point_units``, ``first_frame``, ``source``, and
+        ``point_kinds`` (``{label: [kind, unit]}``) when the trial has model
+        outputs, whose columns are in that unit, not in ``point_units``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(points=np.arange(6.0).reshape(1, 2, 3), point_labels=["A", "B"],
+    ...           point_rate=100.0)
+    >>> trial_to_dataframe(t)[("B", "x")].tolist()
+    [3.0]
+    """
+    import pandas as pd
+
+    check_trial(trial)
+    pts = np.asarray(trial.points, dtype=np.float64)
+    if len(trial.point_labels) != pts.shape[1]:
+        raise DataError(
+            f"`trial.point_labels` has {len(trial.point_labels)} labels for {pts.shape[1]} points"
+        )
+    cols = pd.MultiIndex.from_product(
+        [list(trial.point_labels), list(_AXES)], names=["marker", "axis"]
+    )
+    if trial.point_rate > 0:
+        index = pd.Index(trial.time, name="time")
+    else:
+        index = pd.Index(trial.first_frame + np.arange(pts.shape[0]), name="frame")
+    df = pd.DataFrame(pts.reshape(pts.shape[0], 3 * pts.shape[1]), index=index, columns=cols)
+    df.attrs.update(
+        point_rate=float(trial.point_rate),
+        point_units=str(trial.point_units),
+        first_frame=int(trial.first_frame),
+        source=str(trial.source),
+    )
+    if trial.point_kinds:
+        df.attrs["point_kinds"] = {
+            str(k): [str(v[0]), str(v[1])] for k, v in trial.point_kinds.items()
+        }
+    return df
+
+
+def analogs_to_dataframe(trial: Trial) -> pd.DataFrame:
+    """Analog channels of a Trial as a DataFrame.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (n_samples, n_channels)
+        Index: ``trial.analog_time`` in s, named ``"time"``; one column per
+        channel label. ``attrs``: ``analog_rate``, ``analog_units`` (list, one
+        per channel).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Trial(analogs=np.zeros((4, 1)), analog_labels=["Fz"], analog_rate=1000.0,
+    ...           point_rate=250.0)
+    >>> analogs_to_dataframe(t).shape
+    (4, 1)
+    """
+    import pandas as pd
+
+    check_trial(trial)
+    a = np.asarray(trial.analogs, dtype=np.float64)
+    if a.ndim != 2:
+        raise DataError(
+            f"Expected `trial.analogs` to have shape (n_samples, n_channels), got {a.shape}"
+        )
+    if len(trial.analog_labels) != a.shape[1]:
+        raise DataError(
+            f"`trial.analog_labels` has {len(trial.analog_labels)} labels for {a.shape[1]} channels"
+        )
+    index = (
+        pd.Index(trial.analog_time, name="time")
+        if trial.analog_rate > 0
+        else pd.RangeIndex(a.shape[0], name="sample")
+    )
+    df = pd.DataFrame(a, index=index, columns=list(trial.analog_labels))
+    df.attrs.update(analog_rate=float(trial.analog_rate), analog_units=list(trial.analog_units))
+    return df
+
+
+def _infer_rate(index: pd.Index, name: str) -> float:
+    t = np.asarray(index, dtype=np.float64)
+    if t.size < 2:
+        raise DataError(
+            f"Cannot infer the sample rate of `{name}` from fewer than 2 rows; pass the rate"
+        )
+    dt = np.diff(t)
+    step = float(np.median(dt))
+    if not (step > 0) or np.max(np.abs(dt - step)) > 1e-6 * max(step, 1e-12) + 1e-9:
+        raise DataError(
+            f"The index of `{name}` is not uniformly increasing; pass the rate explicitly"
+        )
+    return 1.0 / step
+
+
+def dataframe_to_trial(
+    points: pd.DataFrame,
+    *,
+    analogs: pd.DataFrame | None = None,
+    point_rate: float | None = None,
+    point_units: str | None = None,
+) -> Trial:
+    """Build a Trial from a marker DataFrame (and optionally an analog DataFrame).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Index time in s (or frame numbers when named ``"frame"``); MultiIndex
+        columns (marker, axis) with each marker having the axes x, y, z (any
+        order, upper or lower case).
+    analogs : pandas.DataFrame or None, optional
+        Index time in s; one column per channel.
+    point_rate : float or None, optional
+        Hz. Default: ``points.attrs["point_rate"]``, else inferred from the
+        index spacing.
+    point_units : str or None, optional
+        Default: ``points.attrs["point_units"]``, else ``"m"``.
+
+    Returns
+    -------
+    Trial
+        With ``first_frame = round(t0 * point_rate) + 1`` (``t0`` the first
+        time), or from ``attrs`` when given; ``point_kinds`` from
+        ``attrs["point_kinds"]`` (model outputs and their units).
 
     Raises
     ------
     DataError
-        If an entry is not a (kind, unit) pair of strings, its kind is not one
-        of `POINT_KINDS`, or its label is not a point label.
+        If the columns are not (marker, axis) pairs with x, y and z for every
+        marker, or the rate cannot be determined.
 
     Examples
     --------
-    >>> point_kinds_from({"LKneeAngles": ["angle", "rad"]}, ["LKneeAngles"], where="x")
-    {'LKneeAngles': ('angle', 'rad')}
+    >>> import numpy as np
+    >>> t = Trial(points=np.ones((3, 1, 3)), point_labels=["A"], point_rate=50.0)
+    >>> dataframe_to_trial(trial_to_dataframe(t)).point_rate
+    50.0
     """
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
+    import pandas as pd
+
+    if not isinstance(points, pd.DataFrame):
+        raise DataError(f"Expected `points` to be a DataFrame, got {type(points).__name__}")
+    if not isinstance(points.columns, pd.MultiIndex) or points.columns.nlevels != 2:
         raise DataError(
-            f"{where}: point_kinds must map point labels to (kind, unit), got "
-            f"{type(value).__name__}"
+            "Expected `points` to have 2-level MultiIndex columns (marker, axis); build them "
+            "with pandas.MultiIndex.from_product([labels, ['x', 'y', 'z']])"
         )
-    known = set(labels)
-    out = {}
-    for label, pair in value.items():
-        ok = (
-            isinstance(pair, tuple | list)
-            and len(pair) == 2
-            and all(isinstance(x, str) for x in pair)
+    if points.columns.has_duplicates:
+        dup = points.columns[points.columns.duplicated()].tolist()
+        raise DataError(
+            f"`points` has duplicate (marker, axis) columns {dup[:5]}; give every marker a "
+            f"unique label"
         )
-        if not ok or pair[0] not in POINT_KINDS:
+    labels: list[str] = []
+    for m in points.columns.get_level_values(0):
+        if m not in labels:
+            labels.append(str(m))
+    n = len(points)
+    arr = np.empty((n, len(labels), 3))
+    axes_of = {}
+    for m, a in points.columns:
+        axes_of.setdefault(str(m), []).append(a)
+    for j, m in enumerate(labels):
+        lower = {str(a).lower(): a for a in axes_of[m]}
+        if set(lower) != set(_AXES) or len(axes_of[m]) != 3:
             raise DataError(
-                f"{where}: point_kinds[{label!r}] = {pair!r}; expected (kind, unit) with kind "
-                f"one of {list(POINT_KINDS)}"
+                f"Marker {m!r} in `points` has axes {axes_of[m]}; expected exactly x, y, z"
             )
-        if label not in known:
-            raise DataError(
-                f"{where}: point_kinds names {label!r}, which is not a point label; give kinds "
-                "only for the points the trial holds"
+        for k, ax in enumerate(_AXES):
+            col = points[(m, lower[ax])]
+            try:
+                arr[:, j, k] = col.to_numpy(dtype=np.float64)
+            except (TypeError, ValueError) as err:
+                raise DataError(f"Column ({m!r}, {ax!r}) of `points` is not numeric") from err
+    attrs = points.attrs
+    by_frame = points.index.name == "frame"
+    if point_rate is not None:
+        point_rate = as_positive_float(point_rate, "point_rate", unit="Hz")
+    rate = point_rate if point_rate is not None else attrs.get("point_rate")
+    if rate is None or not (float(rate) > 0):
+        if by_frame:
+            raise DataError("`points` is indexed by frame; pass `point_rate`")
+        rate = _infer_rate(points.index, "points")
+    rate = float(rate)
+    if "first_frame" in attrs:
+        first = int(attrs["first_frame"])
+    elif n == 0:
+        first = 1
+    elif by_frame:
+        first = int(points.index[0])
+    else:
+        t0 = float(points.index[0]) * rate
+        first = int(round(t0)) + 1
+        if abs(t0 - round(t0)) > 1e-6:
+            warnings.warn(
+                f"`points` starts at {points.index[0]} s, not a multiple of 1/{rate:g} s; "
+                f"first_frame rounded to {first}",
+                AhbmWarning,
+                stacklevel=2,
             )
-        out[str(label)] = (str(pair[0]), str(pair[1]))
-    return out
-
-
-def _float_or_nan(value) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError, OverflowError):
-        return float("nan")
+    units = point_units if point_units is not None else attrs.get("point_units", "m")
+    trial = Trial(
+        points=arr,
+        point_labels=labels,
+        point_rate=rate,
+        point_units=str(units),
+        first_frame=first,
+        source=str(attrs.get("source", "")),
+        point_kinds=point_kinds_from(
+            attrs.get("point_kinds"), labels, where='`points.attrs["point_kinds"]`'
+        ),
+    )
+    if analogs is not None:
+        if not isinstance(analogs, pd.DataFrame):
+            raise DataError(f"Expected `analogs` to be a DataFrame, got {type(analogs).__name__}")
+        try:
+            trial.analogs = analogs.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise DataError("`analogs` must hold numbers only") from err
+        trial.analog_labels = [str(c) for c in analogs.columns]
+        arate = analogs.attrs.get("analog_rate")
+        trial.analog_rate = (
+            float(arate) if arate and float(arate) > 0 else _infer_rate(analogs.index, "analogs")
+        )
+        units_a = analogs.attrs.get("analog_units")
+        trial.analog_units = (
+            [str(u) for u in units_a]
+            if units_a is not None and len(units_a) == trial.analogs.shape[1]
+            else [""] * trial.analogs.shape[1]
+        )
+    return trial

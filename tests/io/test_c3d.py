@@ -12,7 +12,7 @@ import pytest
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io import Event, Trial, read_c3d, write_c3d
-from ahbm.io.c3d import _dec_to_float
+from ahbm.io.c3d.numbers import _dec_to_float
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c3d"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared C3D data not found at {DATA}")

@@ -11,18 +11,9 @@ import scipy.io
 from io_helpers import assert_trials_equal, make_full_trial
 
 from ahbm.errors import DataError, FileFormatError
-from ahbm.io.tables import (
-    analogs_to_dataframe,
-    dataframe_to_results,
-    dataframe_to_trial,
-    read_csv,
-    read_mat,
-    results_to_dataframe,
-    trial_to_dataframe,
-    write_csv,
-    write_mat,
-)
-from ahbm.io.trial import Trial
+from ahbm.io.matfile import read_mat, write_mat
+from ahbm.io.tables import dataframe_to_results, read_csv, results_to_dataframe, write_csv
+from ahbm.io.trial import Trial, analogs_to_dataframe, dataframe_to_trial, trial_to_dataframe
 
 
 def test_trial_dataframe_layout_matches_points():

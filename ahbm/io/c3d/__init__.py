@@ -28,9 +28,6 @@ Motion Lab Systems, *The C3D File Format User Guide* (2008), chapters 2-5
 (header, parameter section, data section, processor formats).
 """
 
-from ahbm.io.c3d._common import C3D_LENGTH_UNITS
-from ahbm.io.c3d.numbers import _dec_to_float as _dec_to_float  # tests
-from ahbm.io.c3d.reader import read_c3d
-from ahbm.io.c3d.writer import write_c3d
+from ahbm._internal.lazy import lazy_package
 
-__all__ = ["read_c3d", "write_c3d", "C3D_LENGTH_UNITS"]
+__getattr__, __dir__, __all__ = lazy_package(__name__, ["reader", "writer"])

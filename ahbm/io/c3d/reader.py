@@ -23,7 +23,7 @@ from ahbm.io.c3d.interpret import (
 from ahbm.io.c3d.parameters import _build_tree, _Params, _parse_parameters
 from ahbm.io.trial import Trial
 
-__all__ = ["read_c3d"]
+__all__ = ["read_c3d", "C3D_LENGTH_UNITS"]
 
 
 def read_c3d(path, *, units: str | None = "m", zero_is_missing: bool = True) -> Trial:
