@@ -9,6 +9,9 @@
 - :mod:`ahbm.opensim.processing` reproduces OpenSim's processing of
   coordinates for inverse dynamics (padding, 3rd-order Butterworth low-pass run
   forward and backward, quintic spline and its derivatives).
+- :mod:`ahbm.opensim.coordinates` orders and converts a model's coordinates as
+  OpenSim's tools do; :mod:`ahbm.opensim.external_loads` turns external loads
+  into ``f_ext`` for :func:`ahbm.dynamics.rnea`.
 - :mod:`ahbm.opensim.id_tool` and :mod:`ahbm.opensim.ik_tool` run the setups
   (``ahbm id SETUP.xml``, ``ahbm ik SETUP.xml``) and write OpenSim's files.
 - :mod:`ahbm.opensim.so_tool` runs OpenSim's AnalyzeTool setups with a
@@ -29,6 +32,8 @@ __getattr__, __dir__, __all__ = lazy_package(
         "storage",
         "setup_files",
         "processing",
+        "coordinates",
+        "external_loads",
         "id_tool",
         "ik_tool",
         "scale_tool",

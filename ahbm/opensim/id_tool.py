@@ -36,40 +36,68 @@ What is computed
 
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import linalg
 
 from ahbm._engine.arrays import cross
-from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
-from ahbm._internal.files import TEMP_MARKER, _host_tag, check_output, inside_folder, os_error
-from ahbm._internal.validation import output_path
 from ahbm.dynamics import rnea
-from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
+from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.io import OpenSimTable
-from ahbm.io.trc import first_beyond
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
+
+# the helpers of the sections split out of this module, importable from it as before
+from ahbm.opensim._plausibility import (  # noqa: F401
+    MAX_COORDINATE,
+    MAX_FORCE,
+    MAX_POINT,
+    MAX_TORQUE,
+    _check_times,
+    _frame_text,
+    _implausible,
+)
+from ahbm.opensim._tool_outputs import (  # noqa: F401
+    _NAME_MAX,
+    _STORAGE,
+    _check_out,
+    _loads_inputs,
+    _make_folder,
+    _named_output,
+    _writable_folder,
+)
+from ahbm.opensim.coordinates import (  # noqa: F401
+    _DEGREE,
+    _angle_columns,
+    _coordinate_matrix,
+    _default_q,
+    _osim_rows,
+    _read_osim,
+    _rotational,
+    coordinates_to_radians,
+    opensim_coordinate_order,
+)
+from ahbm.opensim.external_loads import (  # noqa: F401
+    _natural_cubic,
+    _time_function,
+    external_loads_f_ext,
+)
 from ahbm.opensim.processing import (
-    natural_quintic_spline,
+    _quintic_fit,
+    _quintic_values,
     opensim_coordinate_processing,
 )
-from ahbm.opensim.setup_files import ExternalLoads, IDSetup, _listed, _shown, read_id_setup
+from ahbm.opensim.setup_files import ExternalLoads, IDSetup, _listed, read_id_setup
 from ahbm.opensim.storage import read_mot, write_mot_values
 from ahbm.types import ResultRepr
 
 __all__ = [
     "IDResult",
     "active_model_forces",
-    "external_loads_f_ext",
     "inverse_dynamics_opensim",
-    "opensim_coordinate_order",
     "run_id_setup",
 ]
 
@@ -117,518 +145,7 @@ class IDResult(ResultRepr):
         )
 
 
-# --- model helpers ------------------------------------------------------------------------
-
-
-_CACHE_KEY = "ahbm.opensim.opensim_coordinates"
-_ROTATIONAL_KEY = "ahbm.opensim.opensim_rotational"
-
-
-def _osim_rows(model: Model) -> list:
-    """The rows of ``ahbm.opensim.osim_coordinates(model)`` (cached per model version, or [])."""
-    cache = model.cache
-    rows = cache.get(_CACHE_KEY)
-    if rows is None:
-        try:
-            from ahbm.opensim import osim_coordinates
-        except ImportError:  # pragma: no cover - the reader is part of ahbm.io
-            rows = []
-        else:
-            try:
-                rows = osim_coordinates(model, records=True)
-            except (ModelError, DataError, TypeError, ValueError, KeyError):
-                rows = []
-        cache[_CACHE_KEY] = rows
-    return rows
-
-
-def _rotational(model: Model) -> dict:
-    """Coordinate name -> True if rotational (OpenSim's motion types if any)."""
-    cache = model.cache
-    rows = cache.get(_CACHE_KEY)
-    if rows is not None:
-        out = _motion_types(rows)
-    elif cache.get(_ROTATIONAL_KEY):
-        return dict(cache[_ROTATIONAL_KEY])
-    else:  # the motion types alone: cheaper than the whole coordinate table
-        try:
-            from ahbm.opensim import osim_motion_types
-
-            types = osim_motion_types(model)
-        except (ImportError, ModelError, DataError, TypeError, ValueError, KeyError):
-            types = {}
-        out = {}
-        for name, mt in types.items():
-            mt = "" if mt is None else str(mt).lower()
-            if mt:
-                out[str(name)] = mt.startswith("rot") or mt == "coupled"
-        cache[_ROTATIONAL_KEY] = dict(out)
-    if out:
-        return out
-    # fall back on the joint's own description of its axes
-    for body in model.bodies:
-        j = body.joint
-        for c, k in zip(j.coordinates, _joint_kinds(j), strict=False):
-            out[c] = k
-    return out
-
-
-def _coordinate_rows(table) -> list:
-    """Rows (dicts with a "name") of the coordinate table of ahbm.opensim.osim_coordinates."""
-    if isinstance(table, list):
-        return table
-    if isinstance(table, pd.DataFrame):
-        # column lists, not DataFrame.to_dict("records") (5x faster on a model's table)
-        cols = {str(c): table[c].tolist() for c in table.columns}
-        if "name" in cols:
-            return [{c: v[k] for c, v in cols.items()} for k in range(len(table))]
-        return [
-            {"name": n, **{c: v[k] for c, v in cols.items()}}
-            for k, n in enumerate(table.index.tolist())
-        ]
-    try:
-        return [dict(r) for r in table]
-    except (TypeError, ValueError):
-        return []
-
-
-def _motion_types(table) -> dict:
-    """{name: rotational?} from the coordinate table (OpenSim's motion types).
-
-    A coordinate that drives rotation and translation axes ("coupled") is
-    rotational for OpenSim (its ID column is ``<name>_moment``).
-    """
-    out = {}
-    for row in _coordinate_rows(table):
-        mt = str(row.get("motion_type", "")).lower()
-        if mt:
-            out[str(row.get("name"))] = mt.startswith("rot") or mt == "coupled"
-    return out
-
-
-def _joint_kinds(joint) -> list:
-    """True/False (rotational) per coordinate of a joint from its type/axes."""
-    t = getattr(joint, "type", "")
-    n = len(joint.coordinates)
-    if t in ("prismatic", "slider"):
-        return [False] * n
-    if t == "free":
-        return [False] * 3 + [True] * (n - 3)
-    if t == "planar":
-        return [True] + [False] * (n - 1)
-    if t == "custom":
-        spec = list(getattr(joint, "transform", None) or [])
-        rotating = {_axis_coordinate(a) for a in spec[:3]}
-        # a coordinate that drives no rotation axis (only translations) is translational
-        return [c in rotating or not any(_axis_coordinate(a) == c for a in spec[3:])
-                for c in joint.coordinates]  # fmt: skip
-    return [True] * n
-
-
-def _axis_coordinate(axis):
-    """The coordinate name driving one axis of a custom joint's transform (or None)."""
-    if isinstance(axis, dict):
-        return axis.get("coordinate")
-    return getattr(axis, "coordinate", None)
-
-
-def opensim_coordinate_order(model: Model) -> list:
-    """Coordinate indices in OpenSim's (Simbody's multibody-tree) order.
-
-    Simbody numbers mobilized bodies level by level (all children of the
-    ground, then their children, ...); OpenSim's ID tool writes the
-    generalized forces in that order. Within a level the model's order is kept.
-
-    Parameters
-    ----------
-    model : Model
-
-    Returns
-    -------
-    list of int
-        Indices into ``model.coordinate_names`` (and the columns of ``tau`` for
-        models whose joints have ``nq == nv``).
-
-    Examples
-    --------
-    >>> m = Model()
-    >>> _ = m.add_body("a", "ground", {"type": "revolute", "axis": [0, 0, 1]})
-    >>> _ = m.add_body("b", "a", {"type": "revolute", "axis": [0, 0, 1]})
-    >>> _ = m.add_body("c", "ground", {"type": "revolute", "axis": [0, 0, 1]})
-    >>> opensim_coordinate_order(m)
-    [0, 2, 1]
-    """
-    depth = []
-    for i in range(model.n_bodies):
-        p = model.parent[i]
-        depth.append(0 if p < 0 else depth[p] + 1)
-    order = []
-    for i in sorted(range(model.n_bodies), key=lambda k: (depth[k], k)):
-        vi, nv = int(model.v_index[i]), int(model.joint_nv[i])
-        order.extend(range(vi, vi + nv))
-    return order
-
-
-# --- plausibility of the data -------------------------------------------------------------
-
-#: Bounds beyond which a value is no measurement (a damaged file, a wrong unit, another
-#: quantity): generalized coordinates (rad or m), forces (N), points of application
-#: (centres of pressure, m) and torques (N m). The tools refuse such values, naming the
-#: file, the column and the frame, rather than compute garbage from them.
-MAX_COORDINATE = 1e3
-MAX_FORCE = 1e6
-MAX_POINT = 1e3
-MAX_TORQUE = 1e6
-
-
-def _frame_text(row: int, time) -> str:
-    """``frame 3 (time 0.05 s)`` for messages (`time` None: no time)."""
-    if time is None:
-        return f"frame {row}"
-    return f"frame {row} (time {float(time):.6g} s)"
-
-
-def _check_times(time, source: str, what: str) -> None:
-    """DataError unless the times of a data file are finite and strictly increasing."""
-    t = np.asarray(time, dtype=float)
-    finite = np.isfinite(t)
-    if not finite.all():
-        k = int(np.argmin(finite))
-        raise DataError(
-            f"{what} '{source}': the time of row {k} is {t[k]!r}; times must be finite and "
-            "strictly increasing: fix that row"
-        )
-    if t.shape[0] > 1:
-        step = np.diff(t)
-        if not (step > 0).all():
-            k = int(np.argmin(step > 0))
-            raise DataError(
-                f"{what} '{source}': the time of row {k + 1} ({t[k + 1]:.9g} s) does not come "
-                f"after that of row {k} ({t[k]:.9g} s); times must be strictly increasing: fix "
-                "or remove the row"
-            )
-
-
-def _implausible(kind: str, bound: float, unit: str, what: str, source: str, column: str,
-                 row: int, time, value: float, shown: str = "") -> DataError:  # fmt: skip
-    """The DataError of a value beyond its physical bound (or missing, NaN)."""
-    where = f"{what} '{source}', column '{column}', {_frame_text(row, time)}"
-    if np.isnan(value):
-        return DataError(
-            f"{where}: the {kind} is missing (NaN); the tool needs it in every frame: fill the "
-            "gap (e.g. by interpolation) or remove the row"
-        )
-    return DataError(
-        f"{where}: {shown or f'{value:g} {unit}'} is beyond the bound of ±{bound:g} {unit} for "
-        f"a {kind}, which no measurement can reach; the file is damaged, in another unit or "
-        "the column holds another quantity: fix that value"
-    )
-
-
-# --- external loads -----------------------------------------------------------------------
-
-
-def _identifier_columns(
-    table: OpenSimTable, identifier: str, what: str, force: str, labels: list | None = None
-) -> list:
-    """The 3 columns starting with `identifier` (`labels`: ``table.columns`` if known)."""
-    cols = [c for c in (table.columns if labels is None else labels) if c.startswith(identifier)]
-    if len(cols) != 3:
-        raise DataError(
-            f"ExternalForce '{force}': the {what} identifier '{identifier}' matches {len(cols)} "
-            f"column(s) of '{table.source or table.name}' ({cols}); OpenSim needs exactly 3 "
-            "columns starting with it"
-        )
-    return cols
-
-
-def _time_function(t_data: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """OpenSim's ExternalForce interpolation: constant, linear (2-3 samples), natural cubic."""
-    n = t_data.shape[0]
-    if n == 1:
-        return np.broadcast_to(y[0], (t.shape[0], y.shape[1])).copy()
-    if n <= 3:
-        return np.stack([np.interp(t, t_data, y[:, k]) for k in range(y.shape[1])], axis=1)
-    return _natural_cubic(t_data, y, t)
-
-
-def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Natural cubic interpolating spline of the columns of `y` (n, m) at `t` (k,).
-
-    The spline of ``scipy.interpolate.CubicSpline(x, y, bc_type="natural")``
-    (second derivatives ``M`` from the tridiagonal system, zero at the ends),
-    without its piecewise-polynomial object; outside `x` the end pieces'
-    cubics continue, as CubicSpline extrapolates.
-    """
-    if x.shape[0] < 2 or y.shape[0] != x.shape[0]:
-        raise DataError(
-            f"a natural cubic spline needs at least 2 samples with one row of values each, got "
-            f"{x.shape[0]} times and {y.shape[0]} rows"
-        )
-    h = np.diff(x)
-    if not np.all(h > 0):
-        raise DataError(
-            "the external loads data need strictly increasing times; the time column has "
-            f"{int(np.sum(~(h > 0)))} step(s) that are not positive"
-        )
-    n = x.shape[0]
-    M = np.zeros((n, y.shape[1]))
-    # the system is symmetric positive definite (diagonal d = 2 (h_i + h_i+1), off-diagonal
-    # e = h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver (dptsv's operations, compiled, all
-    # columns side by side)
-    y = np.ascontiguousarray(y, dtype=float)
-    d, e, rhs = natural_cubic_system(h, y)
-    info, sol = ptsv(d, e, rhs)  # (2 samples: no interior point, M = 0, a straight line)
-    if info != 0:  # not reached for increasing finite times; the banded LU as before
-        ab = np.zeros((3, n - 2))
-        ab[0, 1:] = e
-        ab[1] = d
-        ab[2, :-1] = e
-        sol = linalg.solve_banded((1, 1), ab, rhs, check_finite=False)
-    M[1:-1] = sol
-    k = np.clip(np.searchsorted(x, t, side="right") - 1, 0, n - 2)
-    a = x[k + 1] - t
-    b = t - x[k]
-    # (M[k] a³ + M[k+1] b³) / (6 h_k) + (y[k] / h_k - M[k] h_k / 6) a
-    #   + (y[k+1] / h_k - M[k+1] h_k / 6) b, numpy's operations compiled (the cubes numpy's)
-    a3, b3 = a[:, None] ** 3, b[:, None] ** 3  # (the cubes as the array expression took them)
-    return natural_cubic_values(M, y, h, k, a, b, a3[:, 0], b3[:, 0])
-
-
-_LOAD_BOUNDS = {
-    "force": ("force", MAX_FORCE, "N"),
-    "point": ("point of application", MAX_POINT, "m"),
-    "torque": ("torque", MAX_TORQUE, "N m"),
-}
-
-
-def _check_loads(y: np.ndarray, columns: list, plan: list, time: np.ndarray, source: str):
-    """DataError for a missing or implausible force, point or torque of the loads' columns."""
-    kinds = [""] * len(columns)
-    for _spec, slots in plan:
-        for what, start in slots.items():
-            kinds[start : start + 3] = [what] * 3
-    for what, (kind, limit, unit) in _LOAD_BOUNDS.items():
-        cols = [k for k, w in enumerate(kinds) if w == what]
-        if not cols:
-            continue
-        where = first_beyond(y[:, cols], limit, missing_ok=False)
-        if where is not None:
-            row, k = where[0], cols[where[1]]
-            raise _implausible(
-                f"{kind} of an external load", limit, unit, "external loads data file", source,
-                columns[k], row,
-                time[row], float(y[row, k]),
-            )  # fmt: skip
-
-
-def _frame_pose(model: Model, kin, name: str, what: str):
-    """(R (N,3,3), p (N,3)) of a named body, identity/zero for the ground."""
-    if name.lower() == "ground":
-        return None, None
-    try:
-        b = model.body_index(name)
-    except ModelError as err:
-        raise ModelError(
-            f"the external loads name body '{name}' ({what}), which model '{model.name}' "
-            f"does not have; bodies: {model.body_names}"
-        ) from err
-    return kin.rotations[:, b], kin.positions[:, b]
-
-
-def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: OpenSimTable, *,
-                         kin=None) -> np.ndarray:  # fmt: skip
-    """World spatial forces on the model's bodies from an OpenSim external-loads description.
-
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (n_frames, nq)
-        Coordinates at the frames (for the frames that forces and points are
-        expressed in); may be None when `kin` is given.
-    time : array_like, shape (n_frames,)
-        Times of the frames, s (the data are interpolated there).
-    loads : ExternalLoads
-        From :func:`~ahbm.opensim.setup_files.read_external_loads`.
-    data : OpenSimTable
-        The loads' data file (:func:`ahbm.opensim.read_mot`), forces in N, points in
-        m, torques in N m.
-    kin : Kinematics, optional
-        ``forward_kinematics(model, q)`` when already computed.
-
-    Returns
-    -------
-    f_ext : ndarray, shape (n_frames, n_bodies, 6)
-        ``[r × F + T; F]`` on each applied body (world axes, moment about the
-        world origin): the ``f_ext`` of :func:`ahbm.dynamics.rnea` with
-        ``f_ext_frame="world"``. Forces on the same body add up.
-
-    Raises
-    ------
-    DataError
-        An identifier that does not match exactly three columns, times outside
-        the data, non-finite data.
-    ModelError
-        A body name the model does not have.
-
-    Notes
-    -----
-    OpenSim's ``ExternalForce::computeForce``: ``F_G = R_F F``, ``T_G = R_F T``
-    with ``R_F`` the orientation of ``force_expressed_in_body``; the point
-    ``p`` is in ``point_expressed_in_body`` (world point ``o_P + R_P p``), the
-    applied body's origin when no point is given. Time functions: natural
-    cubic interpolating spline (``GCVSpline`` of degree 3 with zero error
-    variance), piecewise linear for 2-3 samples, constant for one.
-
-    Examples
-    --------
-    >>> from ahbm.opensim.setup_files import ExternalForceSpec
-    >>> m = Model()
-    >>> _ = m.add_body("foot", "ground", {"type": "prismatic", "axis": [0, 0, 1]}, mass=1.0)
-    >>> df = pd.DataFrame([[0, 0, 10.0, 0.5, 0, 0], [0, 0, 10.0, 0.5, 0, 0]],
-    ...     columns=[f"f_{k}{a}" for k in "vp" for a in "xyz"], index=pd.Index([0.0, 1.0]))
-    >>> loads = ExternalLoads(Path("x.xml"), forces=(ExternalForceSpec(
-    ...     "f", "foot", force_identifier="f_v", point_identifier="f_p"),))
-    >>> external_loads_f_ext(m, [[0.0]], [0.5], loads, OpenSimTable(df))[0, 0].tolist()
-    [0.0, -5.0, 0.0, 0.0, 0.0, 10.0]
-    """
-    t = np.asarray(time, dtype=float).reshape(-1)
-    if kin is None:
-        kin = forward_kinematics(model, np.asarray(q, dtype=float).reshape(t.shape[0], -1))
-    N = t.shape[0]
-    f_ext = np.zeros((N, model.n_bodies, 6))
-    t_data = data.time
-    source = data.source or data.name or "external loads data"
-    if loads.forces:
-        _check_times(t_data, source, "external loads data file")
-    # a little outside is fine (OpenSim's processed times may start 1e-7 s early):
-    # the splines extrapolate over at most one sample interval of the data
-    slack = float(np.min(np.diff(t_data))) if t_data.shape[0] > 1 else 0.0
-    if loads.forces and (t.size and (t.min() < t_data[0] - slack or t.max() > t_data[-1] + slack)):
-        raise DataError(
-            f"the external loads data '{data.source}' cover {t_data[0]} to {t_data[-1]} s but the "
-            f"coordinates need {t.min()} to {t.max()} s; shorten the time range"
-        )
-    # every column needed, interpolated in one call
-    plan, columns = [], []
-    labels = data.columns
-    for spec in loads.forces:
-        if spec.applied_to_body.lower() == "ground":
-            raise ModelError(
-                f"ExternalForce '{spec.name}' is applied to the ground; apply it to a body"
-            )
-        _frame_pose(model, kin, spec.applied_to_body, "applied_to_body")  # known body?
-        slots = {}
-        for what, identifier in (
-            ("force", spec.force_identifier),
-            ("point", spec.point_identifier if spec.force_identifier else ""),
-            ("torque", spec.torque_identifier),
-        ):
-            if identifier:
-                slots[what] = len(columns)
-                columns.extend(_identifier_columns(data, identifier, what, spec.name, labels))
-        plan.append((spec, slots))
-    if not plan:
-        return f_ext
-    position = {c: k for k, c in enumerate(labels)}
-    y = data.data.to_numpy(dtype=float)[:, [position[c] for c in columns]]
-    _check_loads(y, columns, plan, t_data, source)
-    values = _time_function(t_data, y, t)
-    for spec, slots in plan:
-        b = model.body_index(spec.applied_to_body)
-        R_f, _ = _frame_pose(model, kin, spec.force_expressed_in_body, "force_expressed_in_body")
-        wrench = np.zeros((N, 6))
-        if "force" in slots:
-            F = values[:, slots["force"] : slots["force"] + 3]
-            if R_f is not None:
-                F = np.einsum("nij,nj->ni", R_f, F)
-            if "point" in slots:
-                p = values[:, slots["point"] : slots["point"] + 3]
-                R_p, o_p = _frame_pose(
-                    model, kin, spec.point_expressed_in_body, "point_expressed_in_body"
-                )
-                if R_p is not None:
-                    p = o_p + np.einsum("nij,nj->ni", R_p, p)
-            else:
-                p = kin.positions[:, b]
-            wrench[:, :3] += cross(p, F)
-            wrench[:, 3:] += F
-        if "torque" in slots:
-            T = values[:, slots["torque"] : slots["torque"] + 3]
-            if R_f is not None:
-                T = np.einsum("nij,nj->ni", R_f, T)
-            wrench[:, :3] += T
-        f_ext[:, b] += wrench
-    return f_ext
-
-
 # --- the computation ----------------------------------------------------------------------
-
-
-_DEGREE = np.pi / 180.0
-
-
-def _coordinate_matrix(
-    model: Model, table: OpenSimTable, defaults: np.ndarray, degrees=()
-) -> np.ndarray:
-    """Model-ordered coordinates (n, nq) from a table; missing coordinates get defaults.
-
-    Columns named in `degrees` are converted to radians (``x * (pi / 180)``, as
-    :func:`coordinates_to_radians` does).
-    """
-    names = model.coordinate_names
-    lookup = {}
-    columns = table.columns
-    for c in columns:
-        key = c
-        if "/" in c:  # OpenSim 4 state path /jointset/<joint>/<coordinate>/value
-            parts = [p for p in c.split("/") if p]
-            if len(parts) >= 2 and parts[-1] == "value":
-                key = parts[-2]
-            else:
-                continue
-        lookup[key] = c
-    found = [n for n in names if n in lookup]
-    if not found:
-        raise DataError(
-            f"the coordinates file '{table.source}' has none of the model's coordinates "
-            f"{names}; its columns are {columns}"
-        )
-    values = table.data.to_numpy(dtype=float)
-    col = {c: i for i, c in enumerate(columns)}
-    Q = np.empty((len(table), len(names)))
-    for k, n in enumerate(names):
-        if n not in lookup:
-            Q[:, k] = defaults[k]
-        elif lookup[n] in degrees:
-            Q[:, k] = values[:, col[lookup[n]]] * _DEGREE
-        else:
-            Q[:, k] = values[:, col[lookup[n]]]
-    where = first_beyond(Q, MAX_COORDINATE, missing_ok=False)
-    if where is not None:
-        row, k = where
-        column = lookup[names[k]]
-        raw = float(values[row, col[column]])
-        shown = f"{raw:g} degrees ({Q[row, k]:g} rad)" if column in degrees else ""
-        raise _implausible(
-            "generalized coordinate", MAX_COORDINATE, "rad or m", "coordinates file",
-            table.source or table.name or "(in memory)", column, row,
-            table.time[row], float(Q[row, k]), shown,
-        )  # fmt: skip
-    return Q
-
-
-def _default_q(model: Model) -> np.ndarray:
-    """Default coordinates: OpenSim's default values when known, else the neutral pose."""
-    from ahbm.kinematics.tree import neutral_q
-
-    q = neutral_q(model).astype(float)
-    idx = {n: i for i, n in enumerate(model.coordinate_names)}
-    for row in _osim_rows(model):
-        n, d = row.get("name"), row.get("default_value", row.get("default"))
-        if n in idx and d is not None and np.isfinite(float(d)):
-            q[idx[n]] = float(d)
-    return q
 
 
 def inverse_dynamics_opensim(
@@ -738,7 +255,7 @@ def _inverse_dynamics_opensim(
         from ahbm.analysis import butter_filtfilt
 
         Qf = butter_filtfilt(Q, time=t, cutoff=cutoff, order=2) if cutoff > 0 else Q
-        spline = natural_quintic_spline(t, Qf)
+        knots, coef = _quintic_fit(t, Qf)  # natural_quintic_spline(t, Qf), bitwise
         if time_range is None:
             sel = np.ones(t.shape[0], dtype=bool)
         else:
@@ -747,7 +264,7 @@ def _inverse_dynamics_opensim(
             if not sel.any():
                 raise DataError(f"`time_range` {time_range} selects no frame of the coordinates")
         times = t[sel]
-        q, qd, qdd = spline(times), spline(times, 1), spline(times, 2)
+        q, qd, qdd = (_quintic_values(knots, coef, times, nu) for nu in (0, 1, 2))
     q = np.ascontiguousarray(q)
     kin = forward_kinematics(model, q)
     f_ext = None
@@ -841,171 +358,6 @@ def active_model_forces(model: Model, forces_to_exclude=()) -> list:
             continue
         out.append(f"{name} ({typ})")
     return out
-
-
-def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
-    """Convert the rotational coordinates of a table read in degrees, by the model's motion types.
-
-    Parameters
-    ----------
-    model : Model
-    table : OpenSimTable
-        Read with ``read_mot(path, angle_columns=[])`` (values as in the file).
-
-    Returns
-    -------
-    OpenSimTable
-        The same table when the file is not in degrees; otherwise a copy whose
-        columns of rotational coordinates (as OpenSim's
-        ``convertDegreesToRadians`` decides, from the coordinates' motion type)
-        are in radians and listed in ``angle_columns``.
-
-    Examples
-    --------
-    >>> m = Model()
-    >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1],
-    ...                                "coordinates": ["knee"]})
-    >>> df = pd.DataFrame({"knee": [90.0]}, index=pd.Index([0.0], name="time"))
-    >>> t = coordinates_to_radians(m, OpenSimTable(df, in_degrees=True))
-    >>> float(t.data["knee"].iloc[0].round(6)), t.angle_columns
-    (1.570796, ['knee'])
-    """
-    if not table.in_degrees or table.angle_columns:
-        return table
-    columns = table.columns
-    angles = _angle_columns(model, columns)
-    values = table.data.to_numpy(dtype=float, copy=True)
-    position = {}
-    for i, c in enumerate(columns):
-        position.setdefault(c, i)  # the first of equal labels, as list.index
-    idx = [position[c] for c in angles]
-    values[:, idx] *= _DEGREE
-    df = pd.DataFrame(values, index=table.data.index, columns=table.data.columns)
-    return replace(table, data=df, angle_columns=angles)
-
-
-def _angle_columns(model: Model, columns: list) -> list:
-    """The columns of rotational coordinates (by the model's motion types), in table order."""
-    rot = _rotational(model)
-    angles = []
-    for c in columns:
-        key = c
-        if "/" in c:
-            parts = [p for p in c.split("/") if p]
-            key = parts[-2] if len(parts) >= 2 and parts[-1] in ("value", "speed") else c
-        if rot.get(key, False):
-            angles.append(c)
-    return angles
-
-
-def _read_osim(path: Path, *, muscles: bool = True, markers: bool = True) -> Model:
-    """read_osim; ``muscles=False`` for tools that use no muscle path (ID, IK): their
-    forces are then read as summaries (``forces="summary"``: the scalar properties that
-    :func:`active_model_forces` reads, without the paths; no display geometry or wrap
-    objects); ``markers=False`` for tools that use no marker (ID)."""
-    try:
-        from ahbm.opensim import read_osim
-    except ImportError as err:  # pragma: no cover - read_osim ships with ahbm.io
-        raise FileFormatError(
-            f"cannot read the OpenSim model '{path}': this ahbm has no ahbm.opensim.read_osim"
-        ) from err
-    return read_osim(
-        path, muscles=muscles, forces="full" if muscles else "summary", markers=markers
-    )
-
-
-# --- outputs ------------------------------------------------------------------------------
-#
-# The policy of every tool (docs/security.md): an output that is one of the run's inputs
-# (setup, model, data files, external loads and their data, through links too) is refused;
-# an existing file is replaced only when it has a suffix the writer writes, and atomically;
-# names read from a setup cannot leave the results folder; the folders are created and
-# checked before the computation; every OSError becomes a DataError naming the path.
-
-#: Suffixes of the storage files the tools write (replaced when they exist).
-_STORAGE = (".sto", ".mot")
-#: Longest file name (bytes) of common file systems.
-_NAME_MAX = 255
-
-
-def _make_folder(folder: Path, argname: str = "results folder") -> None:
-    """Create an output folder named by a setup (as OpenSim does); DataError on failure."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise os_error(err, folder, "create the output folder", argname=argname) from err
-
-
-def _writable_folder(folder, *, argname: str, create: bool = False) -> Path:
-    """Check, before a computation, that a file can be created in `folder`.
-
-    `create`: create the folder first (the results folder a setup names, as
-    OpenSim does); otherwise it must exist. The check creates and removes an
-    empty temporary file (named as :func:`ahbm._internal.files.atomic_path` names its
-    temporaries, so that :func:`~ahbm._internal.files.cleanup_temporaries` removes one
-    left by a killed process): permissions, read-only file systems, quotas and
-    ACLs are all tested as the write will meet them.
-    """
-    folder = Path(folder) if str(folder) else Path(".")
-    if create:
-        _make_folder(folder, argname)
-    try:
-        if not folder.is_dir():
-            raise DataError(
-                f"Cannot write `{argname}`: the folder {str(folder)!r} does not exist; create it "
-                "first or choose another output"
-            )
-        fd, probe = tempfile.mkstemp(
-            prefix=f".probe.{TEMP_MARKER}-{_host_tag()}-{os.getpid()}-", suffix=".tmp", dir=folder
-        )
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        raise os_error(err, folder, "write in the folder", argname=argname) from err
-    return folder
-
-
-def _check_out(path, inputs, suffixes, argname: str) -> Path:
-    """:func:`ahbm._internal.files.check_output`; an OSError (a folder not searchable) too."""
-    try:
-        return check_output(output_path(path, argname), inputs, suffixes=suffixes, argname=argname)
-    except OSError as err:
-        raise os_error(err, path, "check the output", argname=argname) from err
-
-
-def _named_output(folder: Path, names, suffix: str) -> Path:
-    """``folder / "_".join(names) + suffix`` for names read from a setup.
-
-    `names` holds ``(name, where)`` pairs, `where` saying which attribute of
-    which setup the name is (for the message); each name, and the whole file
-    name, must be a plain file name: it cannot leave the results folder.
-    """
-    for name, where in names:
-        if len(name) > _NAME_MAX:
-            raise DataError(
-                f"{where} {_shown(name)} is too long to be used in an output file name; "
-                "rename it in the setup file"
-            )
-        if name:
-            inside_folder(folder, name, argname=where)
-    joined = "_".join(name for name, _ in names) + suffix
-    if len(joined.encode("utf-8", "surrogateescape")) > _NAME_MAX:
-        raise DataError(
-            f"the output file name {_shown(joined)} made of {' and '.join(w for _, w in names)} "
-            f"is longer than {_NAME_MAX} bytes, which file systems refuse; shorten the names"
-        )
-    return inside_folder(folder, joined, argname=names[0][1])
-
-
-def _loads_inputs(loads: ExternalLoads | None) -> list:
-    """The input files of an external-loads description, as (what, path) pairs."""
-    if loads is None:
-        return []
-    return [
-        ("external loads", loads.path),
-        ("external loads data", loads.datafile),
-        ("external loads kinematics", loads.model_kinematics_file),
-    ]
 
 
 def _id_outputs(setup: IDSetup, output) -> Path:

@@ -42,14 +42,17 @@ spline smoothing and differentiation. Adv. Eng. Software 8(2), 104-113.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import interpolate, signal
 
 from ahbm._engine.jit_filters import iir3_pass
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.types import ResultRepr
+
+if TYPE_CHECKING:  # scipy.interpolate is imported by the function that uses it
+    from scipy.interpolate import BSpline
 
 __all__ = [
     "ProcessedCoordinates",
@@ -148,6 +151,8 @@ def _iir_pass(b, a, x):
             b[3] * x1 - a[3] * x1,
         ]
     )
+    from scipy import signal
+
     y[3:] = signal.lfilter(b, a, x[3:], axis=0, zi=zi)[0]
     return y
 
@@ -212,7 +217,7 @@ def opensim_lowpass_iir(values, *, dt: float, cutoff: float) -> np.ndarray:
     return np.ascontiguousarray(y).reshape(shape)
 
 
-def natural_quintic_spline(time, values) -> interpolate.BSpline:
+def natural_quintic_spline(time, values) -> BSpline:
     """Natural quintic spline through the samples (OpenSim's ``GCVSpline`` of degree 5).
 
     Parameters
@@ -251,9 +256,99 @@ def natural_quintic_spline(time, values) -> interpolate.BSpline:
         )
     if np.any(np.diff(t) <= 0):
         raise DataError("`time` must be strictly increasing")
+    from scipy import interpolate
+
     zero = np.zeros(y.shape[1:])
     bc = [(3, zero), (4, zero)]
     return interpolate.make_interp_spline(t, y, k=5, bc_type=(bc, bc), axis=0)
+
+
+_K = 5  # degree of the natural quintic spline
+
+
+def _basis(knots: np.ndarray, x: np.ndarray, ell: np.ndarray, nu: int) -> np.ndarray:
+    """Derivative `nu` of the ``k + 1`` B-splines of degree 5 not zero at `x` (p,), (p, 6).
+
+    `ell` (p,) the knot interval of each point (``knots[ell] <= x < knots[ell + 1]``);
+    column ``a`` is the B-spline ``ell - 5 + a``. De Boor's recurrence, in the
+    order of scipy's ``_deBoor_D``: degree ``5 - nu`` by the Cox-de Boor
+    recurrence, then `nu` differentiation steps.
+    """
+    p = x.shape[0]
+    h = np.zeros((p, _K + 1))
+    h[:, 0] = 1.0
+    for j in range(1, _K + 1):
+        hh = h[:, :j].copy()
+        h[:, 0] = 0.0
+        for n in range(1, j + 1):
+            xb = knots[ell + n]
+            xa = knots[ell + n - j]
+            span = xb - xa
+            ok = span != 0.0
+            safe = np.where(ok, span, 1.0)
+            if j <= _K - nu:
+                w = np.where(ok, hh[:, n - 1] / safe, 0.0)
+                h[:, n - 1] += w * (xb - x)
+                h[:, n] = w * (x - xa)
+            else:
+                w = np.where(ok, j * hh[:, n - 1] / safe, 0.0)
+                h[:, n - 1] -= w
+                h[:, n] = w
+    return h
+
+
+def _interval(knots: np.ndarray, x: np.ndarray, n_coef: int) -> np.ndarray:
+    """The knot interval of each point: ``knots[ell] <= x < knots[ell + 1]``, clipped
+    to the spline's first and last intervals (points outside extrapolate)."""
+    ell = np.searchsorted(knots, x, side="right") - 1
+    return np.clip(ell, _K, n_coef - 1)
+
+
+def _quintic_fit(time: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knots (n + 10,) and B-spline coefficients (n + 4, m) of the natural quintic spline.
+
+    The spline of ``scipy.interpolate.make_interp_spline(time, values, k=5,
+    bc_type=(bc, bc))`` with ``bc = [(3, 0), (4, 0)]`` (the same knots, the same
+    collocation rows: 3rd and 4th derivatives zero at each end, the values at
+    the samples), solved by a banded LU with partial pivoting (LAPACK's
+    ``gbsv`` through ``scipy.linalg.solve_banded``, as scipy solves it):
+    equal to scipy's spline to round-off (tested), without importing
+    ``scipy.interpolate`` (with ``scipy.optimize``, 0.3 s of a command's start).
+    """
+    from scipy.linalg import solve_banded  # loaded anyway by numba's kernels
+
+    x = time
+    n = x.shape[0]
+    knots = np.concatenate([np.full(_K, x[0]), x, np.full(_K, x[-1])])
+    n_coef = n + 4
+    ends = np.array([x[0], x[-1]])
+    ell_ends = _interval(knots, ends, n_coef)
+    ell = _interval(knots, x, n_coef)
+    rows = [
+        (np.array([0]), ell_ends[:1], _basis(knots, ends[:1], ell_ends[:1], 3)),
+        (np.array([1]), ell_ends[:1], _basis(knots, ends[:1], ell_ends[:1], 4)),
+        (2 + np.arange(n), ell, _basis(knots, x, ell, 0)),
+        (np.array([n + 2]), ell_ends[1:], _basis(knots, ends[1:], ell_ends[1:], 3)),
+        (np.array([n + 3]), ell_ends[1:], _basis(knots, ends[1:], ell_ends[1:], 4)),
+    ]
+    r = np.concatenate([np.repeat(i, _K + 1) for i, _, _ in rows])
+    c = np.concatenate([(e[:, None] - _K + np.arange(_K + 1)).ravel() for _, e, _ in rows])
+    v = np.concatenate([b.ravel() for _, _, b in rows])
+    lower, upper = int(np.max(r - c)), int(np.max(c - r))
+    ab = np.zeros((lower + upper + 1, n_coef))
+    np.add.at(ab, (upper + r - c, c), v)
+    rhs = np.zeros((n_coef,) + values.shape[1:])
+    rhs[2 : n + 2] = values
+    coef = solve_banded((lower, upper), ab, rhs, check_finite=False)
+    return knots, coef
+
+
+def _quintic_values(knots: np.ndarray, coef: np.ndarray, x: np.ndarray, nu: int) -> np.ndarray:
+    """Derivative `nu` of the spline of :func:`_quintic_fit` at `x` (p,): (p, m)."""
+    ell = _interval(knots, x, coef.shape[0])
+    h = _basis(knots, x, ell, nu)
+    idx = ell[:, None] - _K + np.arange(_K + 1)
+    return np.einsum("pa,pa...->p...", h, coef[idx])
 
 
 @dataclass(frozen=True, repr=False)
@@ -386,9 +481,9 @@ def opensim_coordinate_processing(
         avg = (tp[-1] - tp[0]) / (tp.shape[0] - 1)
         if avg - dtmin > _EPS:
             resampled = True
-            spline = natural_quintic_spline(tp, yp)
+            knots, coef = _quintic_fit(tp, yp)  # natural_quintic_spline(tp, yp), its values
             tp = _resample_grid(float(tp[0]), float(tp[-1]), dtmin)
-            yp = spline(tp)
+            yp = _quintic_values(knots, coef, tp, 0)
         yp = opensim_lowpass_iir(yp, dt=dtmin, cutoff=cutoff)
         t_proc, y_proc = tp, yp
     else:
@@ -411,12 +506,12 @@ def opensim_coordinate_processing(
     end = min(end, float(t_proc[-1]))
     i0, i1 = _find_index(t_proc, start), _find_index(t_proc, end)
     times = t_proc[i0 : i1 + 1]
-    spline = natural_quintic_spline(t_proc, y_proc)
+    knots, coef = _quintic_fit(t_proc, y_proc)  # natural_quintic_spline's, bitwise
     return ProcessedCoordinates(
         time=times,
-        q=spline(times),
-        qd=spline(times, 1),
-        qdd=spline(times, 2),
+        q=_quintic_values(knots, coef, times, 0),
+        qd=_quintic_values(knots, coef, times, 1),
+        qdd=_quintic_values(knots, coef, times, 2),
         cutoff=cutoff,
         resampled=resampled,
     )

@@ -161,7 +161,7 @@ def test_force_without_point_acts_at_the_body_origin_and_interpolation():
 def test_external_load_interpolation_is_scipys_natural_cubic_spline():
     from scipy.interpolate import CubicSpline
 
-    from ahbm.opensim.id_tool import _time_function
+    from ahbm.opensim.external_loads import _time_function
 
     rng = np.random.default_rng(3)
     for n in (4, 5, 40):

@@ -7,7 +7,7 @@ from scipy.linalg import lapack
 
 from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
 from ahbm.errors import DataError
-from ahbm.opensim import id_tool as opensim_id
+from ahbm.opensim import external_loads as opensim_loads
 
 
 def _data(n, rng):
@@ -21,7 +21,7 @@ def _data(n, rng):
 def test_natural_cubic_equals_scipy(n):
     x, y, t = _data(n, np.random.default_rng(n))
     ref = CubicSpline(x, y, bc_type="natural", axis=0)(t)
-    got = opensim_id._natural_cubic(x, y, t)
+    got = opensim_loads._natural_cubic(x, y, t)
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
 
 
@@ -35,8 +35,8 @@ def test_natural_cubic_falls_back_to_the_banded_solver(monkeypatch):
         calls.append(b.shape)
         return 1, np.full_like(b, np.nan)
 
-    monkeypatch.setattr(opensim_id, "ptsv", failing)
-    got = opensim_id._natural_cubic(x, y, t)
+    monkeypatch.setattr(opensim_loads, "ptsv", failing)
+    got = opensim_loads._natural_cubic(x, y, t)
     assert calls == [(28, 5)]
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
 
@@ -111,9 +111,9 @@ def test_natural_cubic_of_few_samples_is_scipys(n):
     y = rng.normal(size=(n, 3))
     t = np.linspace(x[0] - 0.5, x[-1] + 0.5, 17)
     ref = CubicSpline(x, y, bc_type="natural", axis=0)(t)
-    np.testing.assert_allclose(opensim_id._natural_cubic(x, y, t), ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(opensim_loads._natural_cubic(x, y, t), ref, rtol=1e-12, atol=1e-12)
 
 
 def test_natural_cubic_needs_two_samples():
     with pytest.raises(DataError, match="at least 2 samples"):
-        opensim_id._natural_cubic(np.zeros(1), np.zeros((1, 2)), np.zeros(3))
+        opensim_loads._natural_cubic(np.zeros(1), np.zeros((1, 2)), np.zeros(3))

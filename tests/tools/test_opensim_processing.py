@@ -18,7 +18,13 @@ from ahbm.opensim import (
     opensim_lowpass_iir,
     opensim_pad,
 )
-from ahbm.opensim.processing import _iir_coefficients, _iir_pass, _resample_grid
+from ahbm.opensim.processing import (
+    _iir_coefficients,
+    _iir_pass,
+    _quintic_fit,
+    _quintic_values,
+    _resample_grid,
+)
 
 
 def test_pad_is_point_symmetric_about_the_ends():
@@ -44,8 +50,9 @@ def test_pad_is_point_symmetric_about_the_ends():
 def test_iir_is_scipys_third_order_butterworth(fc, fs):
     b, a = _iir_coefficients(1 / fs, fc)
     bs, as_ = signal.butter(3, fc, fs=fs)
-    np.testing.assert_allclose(b, bs, rtol=1e-12)
-    np.testing.assert_allclose(a, as_, rtol=1e-12, atol=1e-15)
+    # the closed form of the bilinear transform: scipy's coefficients to round-off
+    np.testing.assert_allclose(b, bs, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(a, as_, rtol=1e-14, atol=1e-14)
 
 
 def test_iir_passes_match_a_direct_recursion():
@@ -208,3 +215,36 @@ def test_compiled_iir_pass_of_fewer_than_three_samples_copies_them():
         np.testing.assert_array_equal(iir3_pass(b, a, x), x)
     x = np.arange(6.0).reshape(3, 2)
     np.testing.assert_array_equal(iir3_pass(b, a, x), _iir_pass(b, a, x))
+
+
+@pytest.mark.parametrize("n", [6, 7, 12, 61, 302])
+def test_quintic_fit_is_natural_quintic_spline_bit_for_bit(n):
+    """The spline of the processing (no scipy.interpolate at start-up) is scipy's, bitwise."""
+    rng = np.random.default_rng(n)
+    t = np.cumsum(rng.uniform(0.005, 0.02, n))
+    y = rng.standard_normal((n, 3)).cumsum(axis=0)
+    ref = natural_quintic_spline(t, y)
+    knots, coef = _quintic_fit(t, y)
+    assert knots.tobytes() == ref.t.tobytes()
+    assert coef.tobytes() == np.ascontiguousarray(ref.c).tobytes()
+    # at the samples, between them and outside (extrapolation by the end pieces)
+    x = np.concatenate([t, rng.uniform(t[0] - 0.02, t[-1] + 0.02, 25)])
+    for nu in (0, 1, 2):
+        assert _quintic_values(knots, coef, x, nu).tobytes() == ref(x, nu).tobytes(), nu
+
+
+def test_processing_imports_no_scipy_signal_or_interpolate():
+    """The ID path's start-up: scipy.signal (0.6 s) and scipy.interpolate (0.3 s) stay out."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from ahbm.opensim.processing import opensim_coordinate_processing as p\n"
+        "t = np.arange(40) / 60.0\n"
+        "p(t + 1e-9 * (np.arange(40) % 3), np.sin(t)[:, None], cutoff=6.0)\n"
+        "print(sorted(m for m in ('scipy.signal', 'scipy.interpolate', 'scipy.stats')\n"
+        "             if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
