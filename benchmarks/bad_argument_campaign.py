@@ -53,7 +53,17 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import numpy as np  # noqa: E402
 
-PACKAGES = ["kinematics", "dynamics", "bsp", "analysis", "io", "graphics", "models"]
+PACKAGES = [
+    "kinematics",
+    "dynamics",
+    "bsp",
+    "analysis",
+    "io",
+    "opensim",
+    "graphics",
+    "models",
+    "gait",
+]
 
 # Callables that are not run: what they do with any argument is not an
 # argument check (a process-wide registry, a demo writing dozens of files).
@@ -99,18 +109,20 @@ class Fixtures:
     def __init__(self, folder: Path):
         import pandas as pd
 
+        import ahbm.gait as gait
         import ahbm.models as mdl
         from ahbm.dynamics import CoordinateCoupling
         from ahbm.io import OpenSimTable, write_c3d, write_csv, write_mat, write_trc
         from ahbm.io.hdf5 import save_trial
-        from ahbm.kinematics import Model, euler_to_matrix, save_model
+        from ahbm.kinematics import Model, save_model
+        from ahbm.kinematics.rotations import euler_to_matrix
         from ahbm.opensim import write_mot
 
         rng = np.random.default_rng(0)
         self.folder = folder
         self.model = mdl.double_pendulum_3d()
         self.nq, self.nv = self.model.nq, self.model.nv
-        trial, _ = mdl.synthetic_walking_trial(duration=2.0, rng=np.random.default_rng(1))
+        trial, _ = gait.synthetic_walking_trial(duration=2.0, rng=np.random.default_rng(1))
         self.trial = trial
         n = 60
         t = np.arange(n) / 100.0
@@ -189,11 +201,11 @@ class Fixtures:
 
     def gait(self):
         if self.gait_result is None:
-            import ahbm.models as mdl
+            import ahbm.gait as gait
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                self.gait_result = mdl.analyze_gait(self.trial, mass=70.0, height=1.75)
+                self.gait_result = gait.analyze_gait(self.trial, mass=70.0, height=1.75)
         return self.gait_result
 
 

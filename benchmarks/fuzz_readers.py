@@ -35,9 +35,9 @@ from fuzz_harness import run_cases  # noqa: E402
 CAMPAIGNS = {
     "c3d": ("test_fuzz_c3d", "c3d_cases", 700, "ahbm.io:read_c3d", "check_trial", 20.0),
     "trc": ("test_fuzz_text", "trc_cases", 300, "ahbm.io:read_trc", "check_trc", 20.0),
-    "mot": ("test_fuzz_text", "mot_cases", 300, "ahbm.io:read_mot", "check_mot", 20.0),
+    "mot": ("test_fuzz_text", "mot_cases", 300, "ahbm.opensim:read_mot", "check_mot", 20.0),
     "model": ("test_fuzz_model", "model_cases", 400, "ahbm:load_model", "check_model", 20.0),
-    "osim": ("test_fuzz_osim", "osim_cases", 300, "ahbm.io:read_osim", "check_model", 30.0),
+    "osim": ("test_fuzz_osim", "osim_cases", 300, "ahbm.opensim:read_osim", "check_model", 30.0),
 }
 
 

@@ -18,9 +18,11 @@ import pytest
 import ahbm.analysis as an
 import ahbm.bsp as bsp
 import ahbm.dynamics as dyn
+import ahbm.gait as gait
 import ahbm.io as io
 import ahbm.kinematics as kin
 import ahbm.models as mdl
+import ahbm.opensim as osm
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import AhbmError, DataError
 
@@ -32,7 +34,7 @@ def pendulum():
 
 @pytest.fixture(scope="module")
 def walk():
-    trial, _ = mdl.synthetic_walking_trial(duration=1.5, rng=np.random.default_rng(3))
+    trial, _ = gait.synthetic_walking_trial(duration=1.5, rng=np.random.default_rng(3))
     return trial
 
 
@@ -90,7 +92,7 @@ CASES = [
         lambda c: io.write_mat(_trial(first_frame=np.inf), c.tmp / "x.mat"),
         "first_frame",
     ),
-    ("write_mot_swapped", lambda c: io.write_mot(str(c.tmp / "x.mot"), None), "table"),
+    ("write_mot_swapped", lambda c: osm.write_mot(str(c.tmp / "x.mot"), None), "table"),
     ("butter_empty", lambda c: an.butter_filtfilt(np.empty(0), rate=100.0, cutoff=6.0), "x"),
     (
         "cd_empty",
@@ -111,10 +113,10 @@ CASES = [
         ),
         "segment_lengths",
     ),
-    ("gait_mass_text", lambda c: mdl.analyze_gait(c.walk, mass="70"), "mass"),
-    ("gait_mass_negative", lambda c: mdl.analyze_gait(c.walk, mass=-70.0), "mass"),
-    ("gait_mass_nan", lambda c: mdl.analyze_gait(c.walk, mass=np.nan), "mass"),
-    ("gait_height_negative", lambda c: mdl.analyze_gait(c.walk, mass=70.0, height=-1.7), "height"),
+    ("gait_mass_text", lambda c: gait.analyze_gait(c.walk, mass="70"), "mass"),
+    ("gait_mass_negative", lambda c: gait.analyze_gait(c.walk, mass=-70.0), "mass"),
+    ("gait_mass_nan", lambda c: gait.analyze_gait(c.walk, mass=np.nan), "mass"),
+    ("gait_height_negative", lambda c: gait.analyze_gait(c.walk, mass=70.0, height=-1.7), "height"),
     (
         "simulate_tau_text",
         lambda c: dyn.simulate(c.model, (0.0, 0.01), Q, None, tau=lambda t, q, qd: "x"),
@@ -239,13 +241,17 @@ CASES = [
         lambda c: io.write_trc(_trial(), c.tmp / "x.trc", float_format="x"),
         "float_format",
     ),
-    ("read_mot_angles", lambda c: io.read_mot(c.tmp / "x.mot", angle_columns=1.5), "angle_columns"),
+    (
+        "read_mot_angles",
+        lambda c: osm.read_mot(c.tmp / "x.mot", angle_columns=1.5),
+        "angle_columns",
+    ),
     ("results_index", lambda c: io.results_to_dataframe({"a": np.ones(3)}, index="bogus"), "index"),
     ("analogs_trial", lambda c: io.analogs_to_dataframe(None), "trial"),
     # -- models
-    ("walk_duration", lambda c: mdl.synthetic_walking_trial(duration="x"), "duration"),
-    ("walk_rng", lambda c: mdl.synthetic_walking_trial(rng="x"), "rng"),
-    ("lower_height", lambda c: mdl.lower_extremity_model(height=None), "height"),
+    ("walk_duration", lambda c: gait.synthetic_walking_trial(duration="x"), "duration"),
+    ("walk_rng", lambda c: gait.synthetic_walking_trial(rng="x"), "rng"),
+    ("lower_height", lambda c: gait.lower_extremity_model(height=None), "height"),
     ("half_sine_duration", lambda c: mdl.half_sine(0.1, peak=1.0, duration=0.0), "duration"),
     ("spring_text", lambda c: mdl.exponential_spring("a", 1.0), "A"),
     ("head_neck_params", lambda c: mdl.head_neck_model(parameters="x"), "parameters"),
@@ -257,7 +263,7 @@ CASES = [
         ),
         "forces",
     ),
-    ("save_gait_swapped", lambda c: mdl.save_gait_result(None, c.walk, c.tmp / "g.h5"), "trial"),
+    ("save_gait_swapped", lambda c: gait.save_gait_result(None, c.walk, c.tmp / "g.h5"), "trial"),
     (
         "base_acceleration_text",
         lambda c: mdl.BaseAcceleration(lambda t: "x")._a(0.0, ()),

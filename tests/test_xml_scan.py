@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from ahbm import _xml
 from ahbm.errors import FileFormatError
+from ahbm.opensim import _xml
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
 LOCAL = Path(__file__).resolve().parent / "data" / "osim"

@@ -123,7 +123,7 @@ def warm_osim():
 @needs_data
 def test_fuzz_osim():
     campaign(
-        "ahbm.io:read_osim", osim_cases(300, seed=19), what="read_osim", check=check_model,
+        "ahbm.opensim:read_osim", osim_cases(300, seed=19), what="read_osim", check=check_model,
         env=ENV, timeout=30.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
         warmup=warm_osim,
     )  # fmt: skip

@@ -194,7 +194,7 @@ def test_fuzz_trc():
 @needs_data
 def test_fuzz_mot_sto():
     campaign(
-        "ahbm.io:read_mot", mot_cases(300, seed=19), what="read_mot", check=check_mot,
+        "ahbm.opensim:read_mot", mot_cases(300, seed=19), what="read_mot", check=check_mot,
         env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP,
         warmup=warm_text,
     )  # fmt: skip
@@ -232,7 +232,7 @@ def check_wide(table):
 def test_mot_with_40000_angle_columns_does_not_hang():
     """Degrees to radians was done column by column in pandas (62 s for 30,000 columns)."""
     report = run_cases(
-        "ahbm.io:read_mot", [Case(0, _wide_mot(40_000), ".mot", "40000 angle columns")],
+        "ahbm.opensim:read_mot", [Case(0, _wide_mot(40_000), ".mot", "40000 angle columns")],
         check=check_wide, timeout=60.0, memory_limit=MEMORY_LIMIT,
     )  # fmt: skip
     assert_clean(report)
