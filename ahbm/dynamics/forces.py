@@ -68,6 +68,7 @@ def total_generalized_force(model: Model, forces, q, qd, *, t=0.0, kin=None) -> 
 
     Examples
     --------
+    >>> from ahbm.dynamics import RotationalSpringDamper
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> s = RotationalSpringDamper("pin", stiffness=2.0)
@@ -95,6 +96,7 @@ def total_power(model: Model, forces, q, qd, *, t=0.0, kin=None) -> np.ndarray:
 
     Examples
     --------
+    >>> from ahbm.dynamics import RotationalSpringDamper
     >>> from ahbm.models import double_pendulum_3d
     >>> m = double_pendulum_3d()
     >>> d = RotationalSpringDamper("pin", damping=3.0)

@@ -27,7 +27,8 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array, as_int
 from ahbm.errors import DataError
-from ahbm.optimize.problem import Jerk, _names_to_index
+from ahbm.optimize.objectives import Jerk
+from ahbm.optimize.problem_helpers import _names_to_index
 from ahbm.optimize.symbolic import require_casadi
 from ahbm.optimize.transcription import PhaseGrid, Transcription, register_transcription
 
@@ -295,7 +296,7 @@ class BSplineTranscription(Transcription):
     Gauss–Legendre quadrature with ``p + 1`` points on every knot span (the
     torques there by the same inverse dynamics), so that the optimizer cannot
     exploit quadrature errors between the collocation points. A
-    :class:`~ahbm.optimize.problem.Jerk` objective is exact for ``p ≥ 3``:
+    :class:`~ahbm.optimize.objectives.Jerk` objective is exact for ``p ≥ 3``:
     ``w ∫ Σ_i q⃛_i² dt = w T Σ_g w_g Σ_i (Σ_k N⁽³⁾_k(s_g) P_ik / T³)²`` with
     the same Gauss–Legendre points (``q⃛`` is a polynomial of degree ``p − 3``
     on each span, its square integrated exactly); for ``p < 3`` the base

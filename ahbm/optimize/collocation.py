@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm.optimize.problem import Phase
+from ahbm.optimize.phase import Phase
 from ahbm.optimize.transcription import (
     PhaseGrid,
     Transcription,

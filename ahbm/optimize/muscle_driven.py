@@ -47,17 +47,18 @@ import numpy as np
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import Model
 from ahbm.muscles.hill import (
-    MuscleParameters,
     degroote_activation_rate,
     degroote_rigid_tendon_force,
     degroote_tendon_residual,
 )
+from ahbm.muscles.hill_curves import MuscleParameters
 from ahbm.muscles.path_elements import (
     CONDITIONAL_TOLERANCE,
     ConditionalPathPoint,
     MovingPathPoint,
 )
-from ahbm.optimize.problem import Phase, _names_to_index
+from ahbm.optimize.phase import Phase
+from ahbm.optimize.problem_helpers import _names_to_index
 from ahbm.optimize.symbolic import require_casadi, symbolic_dynamics
 
 __all__ = ["MuscleEffort", "SymbolicMuscles", "symbolic_muscles", "MuscleDrivenPhase"]

@@ -15,7 +15,8 @@ import numpy as np
 from ahbm._internal.validation import as_choice, as_int, as_positive_float
 from ahbm.errors import DataError
 from ahbm.optimize import collocation  # noqa: F401  (registers the collocation methods)
-from ahbm.optimize.problem import _AXES, check_problem
+from ahbm.optimize.problem import check_problem
+from ahbm.optimize.problem_helpers import _AXES
 from ahbm.optimize.result import OptimalControlResult, PhaseResult
 from ahbm.optimize.symbolic import require_casadi
 from ahbm.optimize.transcription import NLP, get_transcription

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ahbm.errors import DataError
-from ahbm.optimize.problem import OptimalControlProblem, Phase, check_problem
+from ahbm.optimize.phase import Phase
+from ahbm.optimize.problem import OptimalControlProblem, check_problem
 from ahbm.optimize.symbolic import require_casadi
 
 __all__ = [
@@ -159,7 +160,7 @@ class PhaseGrid:
     Notes
     -----
     A term of ``costs`` replaces the grid-wide term of the same name from
-    :meth:`Phase.node_terms` (e.g. an exact :class:`~ahbm.optimize.problem.Jerk`
+    :meth:`Phase.node_terms` (e.g. an exact :class:`~ahbm.optimize.objectives.Jerk`
     integral instead of finite differences).
     """
 
