@@ -47,8 +47,9 @@ import numpy as np
 import pinocchio as pin
 from bench_dynamics import humanoid34, to_pinocchio
 
-from ahbm._engine import kernels as _kernels
-from ahbm._engine.kernels import compile_kernels
+from ahbm._engine import dispatch as _dispatch
+from ahbm._engine import node_plan as _node_plan
+from ahbm._engine.compilation import compile_kernels
 from ahbm.dynamics import aba_derivatives, rnea_derivatives
 
 
@@ -109,8 +110,8 @@ def main(argv=None):
         rnea_derivatives(model, q, qd, qdd, out=out)
 
     def ahbm_kernel_only():
-        p = _kernels.plan(model)
-        _kernels._rnea_derivatives_theta(model, p, q, qd, qdd, None, False)
+        p = _node_plan.plan(model)
+        _dispatch._rnea_derivatives_theta(model, p, q, qd, qdd, None, False)
 
     def pin_loop():
         for k in range(n):
@@ -142,14 +143,14 @@ def main(argv=None):
     report("(a) ahbm new outputs vs pin keeping nothing", t_a, t_pn, f"{nt} threads")
     t_a = best(ahbm_out, args.repeat + 2)
     report("(b) both keep all frames, preallocated     ", t_a, t_pk, f"{nt} threads")
-    saved = _kernels._DERIV_PARALLEL_MIN
-    _kernels._DERIV_PARALLEL_MIN = 10**12
+    saved = _dispatch._DERIV_PARALLEL_MIN
+    _dispatch._DERIV_PARALLEL_MIN = 10**12
     try:
         t_1a = best(ahbm_fresh, args.repeat)
         t_1b = best(ahbm_out, args.repeat)
         t_1k = best(ahbm_kernel_only, args.repeat)
     finally:
-        _kernels._DERIV_PARALLEL_MIN = saved
+        _dispatch._DERIV_PARALLEL_MIN = saved
     report("(c) one thread, as (a)                     ", t_1a, t_pn, "1 thread")
     report("(c) one thread, as (b)                     ", t_1b, t_pk, "1 thread")
     print(

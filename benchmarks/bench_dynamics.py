@@ -36,7 +36,7 @@ import numba
 import numpy as np
 import pinocchio as pin
 
-from ahbm._engine.kernels import compile_kernels
+from ahbm._engine.compilation import compile_kernels
 from ahbm.dynamics import aba, crba, rnea
 from ahbm.kinematics import Model
 

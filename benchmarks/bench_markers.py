@@ -28,7 +28,7 @@ from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
 
 from ahbm.kinematics import fit_markers, fit_segment_pose, grood_suntay_angles
-from ahbm.kinematics.ik import marker_jacobians
+from ahbm.kinematics.marker_model import marker_jacobians
 from ahbm.testing import marker_leg_model as leg_model
 
 

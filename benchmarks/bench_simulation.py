@@ -36,7 +36,7 @@ from ahbm.dynamics.constraints import ConstraintSet
 from ahbm.dynamics.simulation_system import _System
 from ahbm.kinematics.configuration import neutral_q
 from ahbm.kinematics.forward import forward_kinematics, point_position
-from ahbm.kinematics.tree import Model, neutral_q
+from ahbm.kinematics.tree import Model
 from ahbm.models import double_pendulum_3d, human15
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

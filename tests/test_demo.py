@@ -1,20 +1,20 @@
 """`ahbm demo`: its checks pass, and it says when it compiles the kernels."""
 
-from ahbm._engine import kernels
+from ahbm._engine import compilation
 from ahbm.cli import demo
 
 
 def test_demo_says_when_it_compiles(monkeypatch, tmp_path, capsys):
     """On a first run (kernels not cached) the demo says so and compiles ABA in a helper process."""
     started = []
-    real = kernels.compile_in_background
+    real = compilation.compile_in_background
 
     def background(names):
         started.append(tuple(names))
         return real(names)
 
-    monkeypatch.setattr(kernels, "is_compiled", lambda names: False)
-    monkeypatch.setattr(kernels, "compile_in_background", background)
+    monkeypatch.setattr(compilation, "is_compiled", lambda names: False)
+    monkeypatch.setattr(compilation, "compile_in_background", background)
     assert demo.toolbox_demo(out_dir=tmp_path) == 0
     out = capsys.readouterr().out
     assert "compiling the dynamics kernels (first run only" in out
@@ -30,8 +30,8 @@ def test_demo_compiles_in_process_when_no_helper_can_start(monkeypatch, tmp_path
     def fail(names):
         raise OSError("no interpreter")
 
-    monkeypatch.setattr(kernels, "is_compiled", lambda names: False)
-    monkeypatch.setattr(kernels, "compile_in_background", fail)
+    monkeypatch.setattr(compilation, "is_compiled", lambda names: False)
+    monkeypatch.setattr(compilation, "compile_in_background", fail)
     assert demo.toolbox_demo(out_dir=tmp_path) == 0
     out = capsys.readouterr().out
     assert "compiled the kernels in" in out and "all 6 checks passed" in out

@@ -23,7 +23,7 @@ def test_background_compile_helper_ignores_files_of_the_current_folder(tmp_path)
     _plant(tmp_path)
     code = textwrap.dedent(
         """
-        from ahbm._engine.kernels import compile_in_background
+        from ahbm._engine.compilation import compile_in_background
         raise SystemExit(compile_in_background(["rnea"]).wait())
         """
     )

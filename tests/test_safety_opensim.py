@@ -26,7 +26,7 @@ import ahbm.io
 from ahbm.cli import main
 from ahbm.errors import AhbmError, AhbmWarning, DataError, FileFormatError
 from ahbm.io import OpenSimTable, Trial, read_trc, write_trc
-from ahbm.kinematics.ik import marker_jacobians
+from ahbm.kinematics.marker_model import marker_jacobians
 from ahbm.kinematics.tree import Model
 from ahbm.opensim import inverse_dynamics_opensim, run_id_setup, run_ik_setup, write_osim
 from ahbm.opensim.ik_tool import inverse_kinematics_opensim

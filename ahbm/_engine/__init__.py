@@ -3,8 +3,12 @@
 Everything the kinematics, dynamics and later packages share below their
 public functions lives here and is imported openly by them:
 
-* ``kernels`` (and its ``jit_*`` modules): the compiled multibody kernels and
-  the node plan they run on; ``jit_constrained``: the compiled constraint
+* the compiled multibody kernels ``jit_rnea``, ``jit_crba``, ``jit_aba``,
+  ``jit_derivatives`` and ``jit_derivatives_block`` (on the helpers of
+  ``jit_common``), the node plan they run on (``node_plan``), their facade
+  (``dispatch``: the wrappers the public functions call, single states, RNEA
+  derivatives) and their compilation ahead of use (``compilation``);
+  ``jit_constrained``: the compiled constraint
   rows, Cholesky KKT solve and coordinate rates of the single-state
   constrained right-hand side of ``simulate``; ``jit_points``: the point
   kinematics of one body in one state (world point, point velocity and bias
@@ -22,11 +26,4 @@ public functions lives here and is imported openly by them:
 
 docs/design.md's rule (checked by tests/test_layers.py): no private name crosses
 a package boundary except from this engine and from ``ahbm._internal``.
-
-The engine and ``ahbm.kinematics`` build on each other (the kernels run on the
-kinematics' ``Model``; ``ahbm.kinematics.forward`` returns the engine's
-``Kinematics``), so ``ahbm.kinematics`` is initialized first, whichever of
-the two a program imports first (below).
 """
-
-import ahbm.kinematics  # noqa: F401  (initialized before any engine module: see above)

@@ -11,7 +11,9 @@ import math
 import numpy as np
 
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.tree import FREE, SPHERICAL, Model, check_q, check_v
+from ahbm.kinematics.configuration import check_q, check_v
+from ahbm.kinematics.joints import FREE, SPHERICAL
+from ahbm.kinematics.tree import Model
 
 __all__ = ["prepare", "check_quaternions"]
 

@@ -1,6 +1,6 @@
 """Compiled (numba) building blocks of the multibody kernels (internal).
 
-The node plan (:func:`ahbm._engine.kernels.plan`) turns every joint into a
+The node plan (:func:`ahbm._engine.node_plan.plan`) turns every joint into a
 chain of elementary nodes of three kinds, ``REV`` (rotation about a unit
 axis), ``PRI`` (translation along a unit axis) and ``SPH`` (rotation given by
 a unit quaternion ``(x, y, z, w)``). The helpers here compute the transform

@@ -24,7 +24,8 @@ from numba import njit
 
 from ahbm._engine.jit_common import _CACHE
 from ahbm._engine.jit_points import body_point_acceleration, point_column, rotate, world_point
-from ahbm.kinematics.tree import FREE, SPHERICAL, Model
+from ahbm.kinematics.joints import FREE, SPHERICAL
+from ahbm.kinematics.tree import Model
 
 POINT, ORIENTATION = 0, 1
 

@@ -4,7 +4,7 @@
 :func:`ahbm.kinematics.forward_kinematics`); it is defined here so that every
 package can use it and the functions below without importing each other.
 
-One pass of the compiled kernel (:func:`ahbm._engine.kernels.kinematics`)
+One pass of the compiled kernel (:func:`ahbm._engine.dispatch.kinematics`)
 gives, for all frames at once, the world pose of every body, the body
 velocities, the bias accelerations (``q̈ = 0``) and, when first needed, the
 world motion columns of every degree of freedom. Everything else (points,
@@ -36,8 +36,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ahbm._engine import dispatch as _dispatch
 from ahbm._engine import jit_points as _jp
-from ahbm._engine import kernels as _kernels
 from ahbm._engine.arrays import cross, mv_bl
 from ahbm._engine.checks import prepare
 from ahbm._internal.validation import check_model
@@ -132,7 +132,7 @@ class Kinematics(ResultRepr):
     # -- flat (N, ...) and batch-last views used by the engine functions ------------
     @cached_property
     def _Sw_flat(self) -> np.ndarray:
-        Sw = _kernels.kinematics(self.model, self._q_flat, None)[4]
+        Sw = _dispatch.kinematics(self.model, self._q_flat, None)[4]
         return _frozen(Sw)
 
     @cached_property
@@ -190,7 +190,7 @@ def compute(model: Model, q, qd=None, qdd=None, *, columns: bool = False) -> Kin
     if qdd is not None and qd is None:
         raise DataError("`qdd` given without `qd`; pass the velocities too")
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd, transpose=False)
-    Rw, pw, v, a, Sw = _kernels.kinematics(model, qf, qdf, columns=columns)
+    Rw, pw, v, a, Sw = _dispatch.kinematics(model, qf, qdf, columns=columns)
     nb, N = model.n_bodies, qf.shape[0]
 
     def keep(x, tail):

@@ -427,9 +427,9 @@ def _marker_array(markers, marker_names, what="markers"):
 
 def _model_marker_positions(model, q):
     """World positions of the model's markers at one configuration: names, (m, 3)."""
+    from ahbm.kinematics.configuration import check_q, neutral_q
     from ahbm.kinematics.forward import forward_kinematics
-    from ahbm.kinematics.ik import model_markers
-    from ahbm.kinematics.tree import check_q, neutral_q
+    from ahbm.kinematics.marker_model import model_markers
 
     found = model_markers(model)
     q = neutral_q(model) if q is None else check_q(model, q, "q")

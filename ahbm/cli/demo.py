@@ -70,11 +70,12 @@ def toolbox_demo(*, quiet: bool = False, rng=None, out_dir=None) -> int:
     int
         Exit status for the ``ahbm demo`` command.
     """
-    from ahbm._engine import kernels as _kernels
+    from ahbm._engine import compilation as _compilation
     from ahbm.dynamics import aba, crba, rnea
     from ahbm.io import Event, Trial, load_trial, read_c3d, save_trial, write_c3d
-    from ahbm.kinematics import euler_to_matrix, forward_kinematics, matrix_to_euler
-    from ahbm.kinematics.tree import neutral_q
+    from ahbm.kinematics import forward_kinematics
+    from ahbm.kinematics.configuration import neutral_q
+    from ahbm.kinematics.rotations import euler_to_matrix, matrix_to_euler
     from ahbm.models import human15
 
     rng = np.random.default_rng(2026) if rng is None else rng
@@ -84,7 +85,7 @@ def toolbox_demo(*, quiet: bool = False, rng=None, out_dir=None) -> int:
     # numba compiles the kernels on their first use and caches them on disk: on a
     # first run, say so, and compile the ABA kernel in a second process (core)
     # while this one compiles the others and runs the rotation step
-    compiling = not _kernels.is_compiled(_KERNELS)
+    compiling = not _compilation.is_compiled(_KERNELS)
     helper = None
     if compiling:
         say(
@@ -92,7 +93,7 @@ def toolbox_demo(*, quiet: bool = False, rng=None, out_dir=None) -> int:
             "numba caches them on disk for the next runs)..."
         )
         try:
-            helper = _kernels.compile_in_background(_BACKGROUND)
+            helper = _compilation.compile_in_background(_BACKGROUND)
         except OSError:  # no second interpreter here: compile everything in this one
             helper = None
 
@@ -122,20 +123,20 @@ def toolbox_demo(*, quiet: bool = False, rng=None, out_dir=None) -> int:
     # generalized velocities/accelerations; positions by integrating along the path
     qd = amp * 2 * np.pi * freq * np.cos(arg)
     qdd = -amp * (2 * np.pi * freq) ** 2 * np.sin(arg)
-    from ahbm.kinematics.tree import integrate_q
+    from ahbm.kinematics.configuration import integrate_q
 
     q0 = neutral_q(model)
     q = integrate_q(model, np.broadcast_to(q0, (len(t), model.nq)), amp * np.sin(arg), 1.0)
     # compile (first run) or load the kernels now, so the times below are run times
     t0 = time.perf_counter()
-    _kernels.compile_kernels([k for k in _KERNELS if k not in _BACKGROUND])
+    _compilation.compile_kernels([k for k in _KERNELS if k not in _BACKGROUND])
     if helper is not None:
         try:  # never hang on the helper: past the timeout, compile here instead
             helper.wait(timeout=_HELPER_TIMEOUT)
         except subprocess.TimeoutExpired:
             helper.kill()
             helper.wait()
-    _kernels.compile_kernels(_BACKGROUND)
+    _compilation.compile_kernels(_BACKGROUND)
     if compiling:
         say(f"   compiled the kernels in {time.perf_counter() - t0:.1f} s (first run only)")
     t0 = time.perf_counter()

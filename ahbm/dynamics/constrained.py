@@ -19,8 +19,8 @@ import warnings
 
 import numpy as np
 
-from ahbm._engine import jit_constrained as _jc
 from ahbm._engine import dispatch as _dispatch
+from ahbm._engine import jit_constrained as _jc
 from ahbm._engine import state as _st
 from ahbm._internal.validation import (
     as_finite_float,

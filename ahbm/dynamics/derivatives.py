@@ -23,7 +23,7 @@ frame), not Pinocchio's body-frame velocity (see the peer tests for the
 mapping).
 
 Custom joints (OpenSim's ``SpatialTransform``) run on the node coordinates
-``θ = [q; f_c(q_j)]`` (:mod:`ahbm._engine.kernels`): with ``θ̇ = G q̇``,
+``θ = [q; f_c(q_j)]`` (:mod:`ahbm._engine.dispatch`): with ``θ̇ = G q̇``,
 ``θ̈ = G q̈ + γ``, ``G = [I; D]``, ``D[c, j] = f_c'``, ``γ_c = f_c'' q̇_j²``,
 ``τ = Gᵀ τ_θ`` and the chain rule gives
 
@@ -137,7 +137,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import dispatch as _dispatch
+from ahbm._engine import node_plan as _node_plan
 from ahbm._engine.checks import prepare
 from ahbm.dynamics.forward import _singular
 from ahbm.dynamics.inverse import _check_f_ext, external_forces_local
@@ -206,7 +207,7 @@ def _node_forces(model, qf, f_ext, batch, frame, kin):
             f"`kin` holds {kin.n_frames} frames but q holds {N}; pass the kinematics of q"
         )
     fl = external_forces_local(model, f, (N,), frame, qf, kin=kin)
-    return _kernels.node_forces(_kernels.plan(model), fl, N), frame == "world"
+    return _node_plan.node_forces(_node_plan.plan(model), fl, N), frame == "world"
 
 
 def _zeros(x, N, nv):
@@ -362,7 +363,7 @@ def rnea_derivatives(
         )
         out = (tau_o, dq_o, dqd_o, M_o)
     fx, world = _node_forces(model, qf, f_ext, batch, f_ext_frame, kin)
-    res = _kernels.rnea_derivatives(model, qf, qdf, qddf, fx, world, out=out)
+    res = _dispatch.rnea_derivatives(model, qf, qdf, qddf, fx, world, out=out)
     if res is None:  # pragma: no cover - prepare() rejects what the kernel rejects
         raise _bad_state()
     if out is not None:
@@ -439,17 +440,17 @@ def aba_derivatives(
         inputs += (("q", qf), ("qd", qdf), ("tau", tauf))
         given, flat = _out_arrays(out, ABADerivatives, batch + (nv, nv), batch + (nv,), inputs)
     fx, world = _node_forces(model, qf, f_ext, batch, f_ext_frame, kin)
-    qdd, bad = _kernels.aba(model, qf, qdf, tauf, fx)
+    qdd, bad = _dispatch.aba(model, qf, qdf, tauf, fx)
     if bad >= 0:
-        raise _singular(model, _kernels.failing_body(_kernels.plan(model), bad))
-    res = _kernels.rnea_derivatives(model, qf, qdf, qdd, fx, world)
+        raise _singular(model, _dispatch.failing_body(_node_plan.plan(model), bad))
+    res = _dispatch.rnea_derivatives(model, qf, qdf, qdd, fx, world)
     if res is None:
         raise _bad_state()
     _, dq, dqd, M = res
     # M⁻¹ by a compiled Cholesky inversion per frame (M is positive definite: the
     # articulated-body pass above checked every pivot), then two batched products
     # (BLAS): 3-4x faster than one LU solve with the 3 nv right-hand sides
-    Minv, bad = _kernels.spd_inverse(M, out=flat[2])
+    Minv, bad = _dispatch.spd_inverse(M, out=flat[2])
     if Minv is None:  # pragma: no cover - rounding on a nearly singular M
         X = np.linalg.solve(M, np.concatenate([dq, dqd, np.broadcast_to(np.eye(nv), M.shape)], 2))
         Minv = X[:, :, 2 * nv :]

@@ -17,7 +17,8 @@ from ahbm._internal.validation import (
     check_model,
 )
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.tree import FREE, SPHERICAL, Model
+from ahbm.kinematics.joints import FREE, SPHERICAL
+from ahbm.kinematics.tree import Model
 
 __all__ = ["ForceElement", "StatefulForceElement", "check_forces"]
 

@@ -1,7 +1,7 @@
 """Reference recursions: forward kinematics, RNEA, CRBA and ABA, written plainly.
 
 This module is the *independent coding* of the rigid-body recursions that the
-compiled kernels (:mod:`ahbm._engine.kernels`, behind :func:`ahbm.dynamics.rnea`,
+compiled kernels (:mod:`ahbm._engine.dispatch`, behind :func:`ahbm.dynamics.rnea`,
 :func:`ahbm.dynamics.crba`, :func:`ahbm.dynamics.aba` and
 :func:`ahbm.kinematics.forward_kinematics`) implement for speed. It is written
 to be read next to Featherstone's *Rigid Body Dynamics Algorithms* (2008):
@@ -95,7 +95,7 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
-from ahbm.kinematics.tree import (
+from ahbm.kinematics.joints import (
     CUSTOM,
     EULER,
     FIXED,
@@ -106,8 +106,8 @@ from ahbm.kinematics.tree import (
     REVOLUTE,
     SPHERICAL,
     UNIVERSAL,
-    Model,
 )
+from ahbm.kinematics.tree import Model
 from ahbm.types import ResultRepr
 
 __all__ = ["NumpyOps", "ReferenceKinematics", "forward_kinematics", "rnea", "crba", "aba"]

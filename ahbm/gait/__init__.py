@@ -53,9 +53,9 @@ Segment frames (ISB axes, both sides, as :mod:`ahbm.kinematics.jcs`)
   and the shank's ankle axis; y up.
 
 Joint centres: HJC by Davis et al. (1991) in the pelvis frame (Plug-in Gait
-form, :func:`ahbm.kinematics.jcs.hip_joint_centre_davis`); KJC from HJC, KNE,
+form, :func:`ahbm.kinematics.joint_centres.hip_joint_centre_davis`); KJC from HJC, KNE,
 THI and the knee width and AJC from KJC, ANK, TIB and the ankle width by the
-chord function (:func:`ahbm.kinematics.jcs.chord_joint_centre`).
+chord function (:func:`ahbm.kinematics.joint_centres.chord_joint_centre`).
 
 Segment inertial parameters: de Leva (1996) (``bsp="de_leva"``, male by
 default): masses and radii of gyration, thigh and shank COM fractions from the

@@ -34,7 +34,11 @@ from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait.frames import foot_offsets, signed_angle_about
 from ahbm.gait.markersets import SIDES
 from ahbm.gait.subject import SubjectParameters
-from ahbm.kinematics.jcs import chord_joint_centre, chord_offset_angle, hip_joint_centre_davis
+from ahbm.kinematics.joint_centres import (
+    chord_joint_centre,
+    chord_offset_angle,
+    hip_joint_centre_davis,
+)
 from ahbm.kinematics.markers import frame_from_landmarks
 from ahbm.types import ResultRepr
 
@@ -199,7 +203,7 @@ def static_calibration(static_mk: dict, subject: SubjectParameters, *, warn: boo
        epicondyle marker, the centre is the mid-epicondyle point and the axis
        runs from KNE to KNM.
     2. ``thigh_rotation = -s·β`` with β the chord's offset angle of THI at
-       the true knee centre (:func:`~ahbm.kinematics.jcs.chord_offset_angle`:
+       the true knee centre (:func:`~ahbm.kinematics.joint_centres.chord_offset_angle`:
        about the KJC→HJC line, from KNE to THI): the dynamic trial's chord
        takes THI out of the plane by ``-s·thigh_rotation``.
     3. Ankle: with a medial malleolus marker the centre is the mid-malleolar

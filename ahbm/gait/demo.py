@@ -40,8 +40,8 @@ from ahbm.io.c3d import read_c3d, write_c3d
 from ahbm.io.forceplates import force_plates_from_c3d
 from ahbm.io.trial import Trial
 from ahbm.kinematics.forward import forward_kinematics
-from ahbm.kinematics.ik import model_markers
 from ahbm.kinematics.jcs import lab_reference_frame, pelvis_angles
+from ahbm.kinematics.marker_model import model_markers
 from ahbm.kinematics.rotations import (
     euler_rates_to_omega,
     euler_to_matrix,

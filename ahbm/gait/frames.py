@@ -14,7 +14,7 @@ import numpy as np
 from ahbm._internal.validation import as_choice, as_finite_float
 from ahbm.gait.markersets import SIDES
 from ahbm.gait.subject import SubjectParameters
-from ahbm.kinematics.jcs import chord_joint_centre, hip_joint_centre_davis
+from ahbm.kinematics.joint_centres import chord_joint_centre, hip_joint_centre_davis
 from ahbm.kinematics.markers import frame_from_landmarks
 from ahbm.kinematics.rotations import orthonormalize
 from ahbm.types import ResultRepr
@@ -95,7 +95,7 @@ def segment_frames(
     subject's ASIS-trochanter distance when known); knee and ankle centres by
     the chord function, or mid-epicondyle / mid-malleolus when the medial
     markers are present. The chord constructions take the wands out of the
-    plane by an offset angle (:func:`~ahbm.kinematics.jcs.chord_joint_centre`),
+    plane by an offset angle (:func:`~ahbm.kinematics.joint_centres.chord_joint_centre`),
     as Plug-in Gait's chord does: ``-s·thigh_rotation`` at the knee and
     ``s·(tibial_torsion - shank_rotation)`` at the ankle (``s = +1`` right,
     ``-1`` left; :func:`knee_offset_angle`, :func:`ankle_offset_angle`); the
@@ -123,7 +123,7 @@ def knee_offset_angle(subject: SubjectParameters, side: str) -> float:
     """The chord's offset angle of the thigh wand: ``-s·thigh_rotation`` (rad).
 
     ``s = +1`` right, ``-1`` left; see
-    :func:`ahbm.kinematics.jcs.chord_joint_centre`.
+    :func:`ahbm.kinematics.joint_centres.chord_joint_centre`.
     """
     s = 1.0 if side == "Right" else -1.0
     return -s * float(subject.thigh_rotation.get(side, 0.0))

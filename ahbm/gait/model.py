@@ -10,7 +10,7 @@ from ahbm.errors import DataError
 from ahbm.gait.frames import turn_about_line
 from ahbm.gait.markersets import G
 from ahbm.gait.subject import SubjectParameters
-from ahbm.kinematics.jcs import hip_joint_centre_davis
+from ahbm.kinematics.joint_centres import hip_joint_centre_davis
 from ahbm.kinematics.rotations import rot_y
 from ahbm.kinematics.tree import Model
 
@@ -53,7 +53,7 @@ def lower_extremity_model(
         line by the chord's offset angle ``-s·thigh_wand_rotation``; TIB
         turned out of the plane of KJC, ANK and AJC about the AJC-KJC line by
         ``s·(tibial_torsion - shank_wand_rotation)``
-        (:func:`~ahbm.kinematics.jcs.chord_joint_centre`; Plug-in Gait's
+        (:func:`~ahbm.kinematics.joint_centres.chord_joint_centre`; Plug-in Gait's
         ThighRotation and ShankRotation: the values the pipeline reads back).
     foot_marker_lateral : float
         m: HEE and TOE moved laterally by this much (the heel-toe line stays

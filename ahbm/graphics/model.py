@@ -280,8 +280,8 @@ def draw_model(
     """
     from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
 
-    from ahbm.kinematics.forward import forward_kinematics
     from ahbm.kinematics.configuration import neutral_q
+    from ahbm.kinematics.forward import forward_kinematics
 
     check_model(model)
     if triad_length is not None:

@@ -21,6 +21,7 @@ from ahbm._internal.validation import (
 )
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics import functions as fn
+from ahbm.kinematics.joints import FREE, JOINT_TYPES, SPHERICAL
 from ahbm.kinematics.rotations import (
     quat_multiply,
     quat_normalize,
@@ -28,7 +29,7 @@ from ahbm.kinematics.rotations import (
     quat_to_rotvec,
     rotvec_to_quat,
 )
-from ahbm.kinematics.tree import FREE, JOINT_TYPES, SPHERICAL, Model
+from ahbm.kinematics.tree import Model
 
 __all__ = [
     "neutral_q",

@@ -103,7 +103,7 @@ def forward_kinematics(model: Model, q, qd=None, qdd=None) -> Kinematics:
         (..., n_bodies, 6) body spatial vectors (None when ``qd`` / ``qdd``
         are not given); ``world_columns`` (..., 6, nv). Pass it as ``kin=``
         to the point, Jacobian, COM, momentum and energy functions, to
-        :func:`~ahbm.kinematics.ik.marker_jacobians`, to force elements and to
+        :func:`~ahbm.kinematics.marker_model.marker_jacobians`, to force elements and to
         constraints, so that one kinematics pass serves them all.
 
     Notes
@@ -112,7 +112,7 @@ def forward_kinematics(model: Model, q, qd=None, qdd=None) -> Kinematics:
     ``0_T_i = 0_T_λ(i) λ_T_i(q_i)``,
     ``v_i = i_X_λ v_λ + S_i q̇_i``,
     ``a_i = i_X_λ a_λ + S_i q̈_i + c_J,i + v_i × S_i q̇_i``,
-    computed by the compiled kernel of :mod:`ahbm._engine.kernels` for all
+    computed by the compiled kernel of :mod:`ahbm._engine.dispatch` for all
     frames in one call; the accelerations are the bias term (``q̈ = 0``) plus
     the motion columns times ``q̈``.
 
@@ -215,7 +215,7 @@ def point_acceleration(
 
 
 def _qdd_flat(kin: Kinematics, qdd) -> np.ndarray:
-    from ahbm.kinematics.tree import check_v
+    from ahbm.kinematics.configuration import check_v
 
     a = check_v(kin.model, qdd, "qdd")
     try:

@@ -2,7 +2,7 @@
 sequences, clinical signs), pelvis and foot angles in the lab frame. The joint
 centres (Davis and Harrington hip regressions, the Conventional Gait Model
 chord function, functional centres by sphere fitting and SCoRE) live in
-:mod:`ahbm.kinematics.joint_centres` and are re-exported here.
+:mod:`ahbm.kinematics.joint_centres`.
 
 Segment frames follow the ISB axes for both sides (docs/conventions.md §3):
 x anterior, y superior / along the long axis, z to the subject's right.
@@ -28,16 +28,6 @@ import numpy as np
 from ahbm._internal.validation import as_float_array, broadcast_batch, check_trailing_shape
 from ahbm.errors import DataError
 from ahbm.kinematics._jcs_common import _dot, _pair, _rotations, _side
-from ahbm.kinematics.joint_centres import (
-    ScoreResult,
-    SphereFit,
-    chord_joint_centre,
-    chord_offset_angle,
-    hip_joint_centre_davis,
-    hip_joint_centre_harrington,
-    score_centre,
-    sphere_fit_centre,
-)
 from ahbm.kinematics.rotations import matrix_to_euler
 
 __all__ = [
@@ -47,14 +37,6 @@ __all__ = [
     "pelvis_angles",
     "foot_progression_angles",
     "lab_reference_frame",
-    "hip_joint_centre_davis",
-    "hip_joint_centre_harrington",
-    "chord_joint_centre",
-    "chord_offset_angle",
-    "SphereFit",
-    "sphere_fit_centre",
-    "ScoreResult",
-    "score_centre",
 ]
 
 _JOINTS = ("hip", "knee", "ankle")

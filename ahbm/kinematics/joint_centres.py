@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
@@ -36,7 +35,7 @@ from ahbm._internal.validation import (
 )
 from ahbm.errors import DataError
 from ahbm.kinematics._jcs_common import _dot, _pair, _side
-from ahbm.types import ResultRepr, TupleResult
+from ahbm.types import ResultRepr
 
 __all__ = [
     "hip_joint_centre_davis",
@@ -57,12 +56,6 @@ def _positive(x, name: str) -> np.ndarray:
     return a
 
 
-@positional_to_keyword(
-    "hip_joint_centre_davis",
-    0,
-    ("leg_length", "inter_asis_distance"),
-    "hip_joint_centre_davis(leg_length=..., inter_asis_distance=...)",
-)
 def hip_joint_centre_davis(
     *,
     leg_length,
@@ -130,12 +123,6 @@ def hip_joint_centre_davis(
     return np.stack([x, y, z], axis=-1) / 1000.0
 
 
-@positional_to_keyword(
-    "hip_joint_centre_harrington",
-    0,
-    ("pelvic_width", "pelvic_depth"),
-    "hip_joint_centre_harrington(pelvic_width=..., pelvic_depth=...)",
-)
 def hip_joint_centre_harrington(
     *,
     pelvic_width,
@@ -428,11 +415,8 @@ def chord_offset_angle(proximal_centre, joint_marker, plane_marker, centre) -> n
 
 
 @dataclass(frozen=True, repr=False)
-class SphereFit(TupleResult, ResultRepr):
+class SphereFit(ResultRepr):
     """Result of :func:`sphere_fit_centre` (a frozen result object).
-
-    A NamedTuple in ahbm 0.1: using it as a tuple still works until 0.3 and
-    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------
@@ -546,11 +530,8 @@ def sphere_fit_centre(points, *, refine: bool = True, max_iter: int = 50) -> Sph
 
 
 @dataclass(frozen=True, repr=False)
-class ScoreResult(TupleResult, ResultRepr):
+class ScoreResult(ResultRepr):
     """Result of :func:`score_centre` (a frozen result object).
-
-    A NamedTuple in ahbm 0.1: using it as a tuple still works until 0.3 and
-    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------

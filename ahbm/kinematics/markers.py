@@ -30,7 +30,7 @@ import numpy as np
 from ahbm._internal.validation import as_float_array, as_int, broadcast_batch, check_trailing_shape
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.kinematics.rotations import orthonormalize
-from ahbm.types import ResultRepr, TupleResult
+from ahbm.types import ResultRepr
 
 __all__ = [
     "SegmentPose",
@@ -198,11 +198,8 @@ def apply_transform(T, points) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False)
-class SegmentPose(TupleResult, ResultRepr):
+class SegmentPose(ResultRepr):
     """Result of :func:`fit_segment_pose` (a frozen result object).
-
-    A NamedTuple in ahbm 0.1: using it as a tuple still works until 0.3 and
-    warns once (:class:`~ahbm.types.TupleResult`).
 
     Attributes
     ----------

@@ -25,7 +25,7 @@ For body ``i`` with parent ``p``:
   body frame.
 
 The joint types, :class:`Joint` and :class:`Body` and the validation of
-their fields are in :mod:`ahbm.kinematics.joints` (importable from here too).
+their fields are in :mod:`ahbm.kinematics.joints`.
 
 Model file (JSON, version 1)
 ----------------------------
@@ -44,39 +44,23 @@ written by the readers registered with
 :func:`~ahbm.kinematics.model_file.register_model_section` (importing
 ``ahbm`` registers ``"constraints"``). Any other top-level entry, body field,
 origin field or joint field is a ModelError that names it and the file:
-nothing in a model file is dropped silently. Reading and writing live in
-:mod:`ahbm.kinematics.model_file`; the configuration-space functions
-(``neutral_q``, ``integrate_q``, ...) in :mod:`ahbm.kinematics.configuration`.
-Both are re-exported here.
+nothing in a model file is dropped silently. Reading and writing files live
+in :mod:`ahbm.kinematics.model_file`, the model-file dictionary and the
+registry of sections in :mod:`ahbm.kinematics.model_dict`; the
+configuration-space functions (``neutral_q``, ``integrate_q``, ...) in
+:mod:`ahbm.kinematics.configuration`.
 """
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 from ahbm.errors import ModelError
-from ahbm.kinematics.joints import (
-    _GROUND,
-    JOINT_TYPES,
-    Body,
-    Joint,
-    TransformAxis,
-    _check_vec3,
-    _make_body,
-    _read_only,
-    _velocity_names,
-)
+from ahbm.kinematics.joint_fields import _check_vec3, _make_body, _velocity_names
+from ahbm.kinematics.joints import _GROUND, _read_only
+from ahbm.kinematics.model_dict import _build_model, _registered, model_to_dict, section_spec
 
-__all__ = [
-    "Joint",
-    "Body",
-    "TransformAxis",
-    "Model",
-    "ModelCache",
-    "JOINT_TYPES",
-]
+__all__ = ["Model", "ModelCache"]
 
 # ----------------------------------------------------------------------------
 # Model
@@ -213,7 +197,7 @@ class Model:
         if isinstance(prop, property) and prop.fset is not None:
             prop.fset(self, value)
             return
-        if key in _sections():
+        if key in _registered():
             self.set_section(key, value)
             return
         if key in _INERTIAL or key == "bodies":
@@ -242,7 +226,7 @@ class Model:
         if key in _DERIVED:
             self._build()
             return d[key]
-        if key in _sections():
+        if key in _registered():
             return d["_sections"].get(key, ())
         raise AttributeError(f"'Model' object has no attribute {key!r}")
 
@@ -287,7 +271,7 @@ class Model:
 
     def section(self, key: str) -> tuple:
         """Items of the model-file section `key` (e.g. ``"constraints"``); () if none."""
-        _section_spec(key)
+        section_spec(key)
         return self._sections.get(key, ())
 
     def set_section(self, key: str, items) -> None:
@@ -297,7 +281,7 @@ class Model:
         constraint naming an unknown body is a ModelError); ``[]`` or None
         removes them.
         """
-        spec = _section_spec(key)
+        spec = section_spec(key)
         if items is not None and (
             isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__")
         ):
@@ -494,7 +478,7 @@ class Model:
         self._changed()
         try:
             for key, items in list(self._sections.items()):
-                self._sections[key] = tuple(_section_spec(key).check(list(items), self))
+                self._sections[key] = tuple(section_spec(key).check(list(items), self))
         except Exception:
             self._bodies[i] = old
             self._changed()
@@ -619,16 +603,12 @@ class Model:
 
     def to_dict(self) -> dict:
         """Return the JSON model-file dictionary (version 1) of this model."""
-        from ahbm.kinematics.model_file import model_to_dict
-
         return model_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict, *, source: str = "model dict") -> Model:
         """Build a model from a model-file dictionary (see :func:`load_model`)."""
-        from ahbm.kinematics.model_file import model_from_dict
-
-        return model_from_dict(data, source=source, cls=cls)
+        return _build_model(data, source=source, cls=cls)
 
     def copy(self) -> Model:
         """Independent copy of the model (bodies are read-only, so they are shared)."""
@@ -638,43 +618,3 @@ class Model:
         new._sections.update(self._sections)
         new._changed()
         return new
-
-
-def _sections():
-    from ahbm.kinematics import model_file
-
-    return model_file._SECTIONS
-
-
-def _section_spec(key):
-    from ahbm.kinematics import model_file
-
-    return model_file.section_spec(key)
-
-
-# The model-file and configuration-space functions live in their own modules,
-# which import this one, and the joint-type codes in ahbm.kinematics.joints; they
-# stay importable from here, where they used to be.
-_MOVED = {
-    **dict.fromkeys(
-        "FIXED REVOLUTE PRISMATIC UNIVERSAL EULER SPHERICAL FREE FREE_EULER PLANAR CUSTOM".split(),
-        "joints",
-    ),
-    "load_model": "model_file",
-    "save_model": "model_file",
-    "register_model_section": "model_file",
-    "neutral_q": "configuration",
-    "random_model": "configuration",
-    "random_q": "configuration",
-    "integrate_q": "configuration",
-    "difference_q": "configuration",
-    "check_q": "configuration",
-    "check_v": "configuration",
-}
-
-
-def __getattr__(name):
-    if name in _MOVED:
-        module = importlib.import_module(f"ahbm.kinematics.{_MOVED[name]}")
-        return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

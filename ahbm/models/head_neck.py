@@ -54,8 +54,8 @@ from ahbm._internal.validation import (
 )
 from ahbm.dynamics.cartesian_forces import BodyForce
 from ahbm.dynamics.force_element import ForceElement
-from ahbm.dynamics.joint_forces import RotationalSpringDamper
 from ahbm.dynamics.inverse import gravity_torques
+from ahbm.dynamics.joint_forces import RotationalSpringDamper
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.forward import com_jacobian
 from ahbm.kinematics.tree import Model

@@ -44,7 +44,8 @@ import pandas as pd
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io import OpenSimTable
 from ahbm.io.trc import MAX_MARKER_COORDINATE, first_beyond, read_trc
-from ahbm.kinematics.ik import fit_markers, model_markers
+from ahbm.kinematics.ik import fit_markers
+from ahbm.kinematics.marker_model import model_markers
 from ahbm.kinematics.tree import Model
 from ahbm.opensim.id_tool import (
     _STORAGE,

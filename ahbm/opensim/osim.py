@@ -1937,7 +1937,7 @@ def _transform_item(a) -> dict:
 
 
 def _coordinate_rows(model: Model) -> list[dict]:
-    from ahbm.kinematics.ik import joint_bounds
+    from ahbm.kinematics.marker_model import joint_bounds
 
     kept = {}
     for it in model.section(OSIM_SECTION):

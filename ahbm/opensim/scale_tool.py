@@ -696,7 +696,7 @@ _UNIT_SCALE = {"m": 1.0, "cm": 0.01, "mm": 0.001}
 def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list):
     from ahbm.io import Trial
     from ahbm.kinematics.forward import forward_kinematics
-    from ahbm.kinematics.ik import model_markers
+    from ahbm.kinematics.marker_model import model_markers
     from ahbm.opensim.ik_tool import (
         clamped_bounds,
         coordinate_task_targets,

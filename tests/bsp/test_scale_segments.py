@@ -12,7 +12,7 @@ from ahbm.bsp import (
 )
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.kinematics import forward_kinematics
-from ahbm.kinematics.ik import marker_jacobians
+from ahbm.kinematics.marker_model import marker_jacobians
 from ahbm.kinematics.tree import Model
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from ahbm.models.pendulum import single_pendulum
 from scipy.optimize import brentq
 
 from ahbm.dynamics import simulate
@@ -16,7 +17,6 @@ from ahbm.dynamics.inverse import rnea
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import Model
 from ahbm.models import double_pendulum_3d
-from ahbm.models.pendulum import single_pendulum
 
 K_GRAV = 0.5 * 9.81 * 0.2  # m g l/2 of the teaching pendulum
 

@@ -11,16 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ahbm._engine import kernels
-from ahbm._engine.jit_derivatives import (
-    _DERIV_B,
-    rnea_derivatives_block_kernel,
-    rnea_derivatives_world_kernel,
-)
+from ahbm._engine import dispatch, jit_common, node_plan
+from ahbm._engine.jit_derivatives import rnea_derivatives_world_kernel
+from ahbm._engine.jit_derivatives_block import _DERIV_B, rnea_derivatives_block_kernel
 from ahbm.dynamics import rnea_derivatives
 from ahbm.kinematics import Model, random_q
 from ahbm.kinematics.configuration import random_model
-from ahbm.kinematics.tree import JOINT_TYPES
+from ahbm.kinematics.joints import JOINT_TYPES
 
 ALL = tuple(t for t in JOINT_TYPES if t != "custom")
 MODELS = {
@@ -65,15 +62,15 @@ def _state(model, rng, n):
 
 def _run(kernel, model, q, qd, qdd, fx, fx_world):
     """The outputs (tau, dq, dqd, M) of one kernel over all frames, and its return code."""
-    p = kernels.plan(model)
-    ptr, idx = kernels._subtrees(model, p)
+    p = node_plan.plan(model)
+    ptr, idx = dispatch._subtrees(model, p)
     N, nv = qd.shape
     out = [np.full((N, nv), np.nan)] + [np.full((N, nv, nv), np.nan) for _ in range(3)]
     use_fx = fx is not None
     fxa = fx if use_fx else np.zeros((1, 1, 6))
     rc = kernel(
-        *kernels._packed(p), ptr, idx, q, qd, qdd, fxa, use_fx, fx_world,
-        kernels._gravity(p, model), *out,
+        *dispatch._packed(p), ptr, idx, q, qd, qdd, fxa, use_fx, fx_world,
+        dispatch._gravity(p, model), *out,
     )  # fmt: skip
     return rc, out
 
@@ -85,7 +82,7 @@ def test_block_kernel_equals_frame_kernel_bitwise(name, force, N):
     """Every frame of a block (full blocks, a shorter last block, N < B, N = 1)."""
     model, rng = _model(name)
     q, qd, qdd = _state(model, rng, N)
-    fx = None if force == "none" else rng.normal(size=(N, kernels.plan(model).n, 6))
+    fx = None if force == "none" else rng.normal(size=(N, node_plan.plan(model).n, 6))
     rc_b, blk = _run(rnea_derivatives_block_kernel, model, q, qd, qdd, fx, force == "world")
     rc_w, ref = _run(rnea_derivatives_world_kernel, model, q, qd, qdd, fx, force == "world")
     assert rc_b == rc_w == 0
@@ -101,9 +98,9 @@ def test_wrapper_methods_agree_with_custom_joints(force):
     model = random_model(6, rng=rng, joint_types=("custom", "revolute", "spherical"))
     N = _DERIV_B + 7
     q, qd, qdd = _state(model, rng, N)
-    fx = None if force == "none" else rng.normal(size=(N, kernels.plan(model).n, 6))
-    a = kernels.rnea_derivatives(model, q, qd, qdd, fx, force == "world", "block")
-    b = kernels.rnea_derivatives(model, q, qd, qdd, fx, force == "world", "world")
+    fx = None if force == "none" else rng.normal(size=(N, node_plan.plan(model).n, 6))
+    a = dispatch.rnea_derivatives(model, q, qd, qdd, fx, force == "world", "block")
+    b = dispatch.rnea_derivatives(model, q, qd, qdd, fx, force == "world", "world")
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
     d = rnea_derivatives(model, q, qd, qdd)
@@ -117,11 +114,11 @@ def test_block_kernel_refuses_non_finite_inputs(bad):
     model, rng = _model("quaternions")
     q, qd, qdd = _state(model, rng, _DERIV_B + 3)
     if bad == "quaternion":
-        p = kernels.plan(model)
-        i0 = p.qi[int(np.flatnonzero(p.kind == kernels.SPH)[0])]  # a quaternion
+        p = node_plan.plan(model)
+        i0 = p.qi[int(np.flatnonzero(p.kind == jit_common.SPH)[0])]  # a quaternion
         q[_DERIV_B + 1, i0 : i0 + 4] = 0.0
     else:
         {"q": q, "qd": qd, "qdd": qdd}[bad][_DERIV_B + 1, 0] = np.nan
     rc, _ = _run(rnea_derivatives_block_kernel, model, q, qd, qdd, None, False)
     assert rc == 1
-    assert kernels.rnea_derivatives(model, q, qd, qdd) is None
+    assert dispatch.rnea_derivatives(model, q, qd, qdd) is None

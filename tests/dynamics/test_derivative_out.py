@@ -14,7 +14,7 @@ from ahbm.dynamics import (
 from ahbm.errors import DataError
 from ahbm.kinematics import Model, random_q
 from ahbm.kinematics.configuration import random_model
-from ahbm.kinematics.tree import JOINT_TYPES
+from ahbm.kinematics.joints import JOINT_TYPES
 
 ALL = tuple(t for t in JOINT_TYPES if t != "custom")
 MODELS = {

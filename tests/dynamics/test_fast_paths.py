@@ -4,7 +4,8 @@ import numba
 import numpy as np
 import pytest
 
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import compilation as _compilation
+from ahbm._engine import dispatch as _dispatch
 from ahbm.dynamics import (
     aba,
     crba,
@@ -16,7 +17,8 @@ from ahbm.dynamics import (
 )
 from ahbm.errors import AhbmError, DataError, ModelError, SimulationError
 from ahbm.kinematics import Model
-from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
+from ahbm.kinematics.configuration import random_model, random_q
+from ahbm.kinematics.joints import JOINT_TYPES
 
 
 def _state(seed, n_bodies=9):
@@ -32,7 +34,7 @@ def _state(seed, n_bodies=9):
 def test_lean_path_equals_full_path_exactly(seed):
     """One float64 state (lean path) == the same state through full validation."""
     model, q, qd, qdd = _state(seed)
-    assert _kernels.rnea_single(model, q, qd, qdd) is not None  # the lean path is taken
+    assert _dispatch.rnea_single(model, q, qd, qdd) is not None  # the lean path is taken
     # a (1, n) batch and a list go through the full validation
     tau = rnea(model, q, qd, qdd)
     np.testing.assert_array_equal(tau, rnea(model, q[None], qd[None], qdd[None])[0])
@@ -82,9 +84,9 @@ def test_lean_path_equals_batch_path():
 )
 def test_other_inputs_take_the_full_path(make):
     model, q, qd, qdd = _state(11)
-    assert _kernels.rnea_single(model, make(q), qd, qdd) is None
-    assert _kernels.crba_single(model, make(q)) is None
-    assert _kernels.aba_single(model, q, make(qd), qdd) is None
+    assert _dispatch.rnea_single(model, make(q), qd, qdd) is None
+    assert _dispatch.crba_single(model, make(q)) is None
+    assert _dispatch.aba_single(model, q, make(qd), qdd) is None
 
 
 @pytest.mark.parametrize("name", ["q", "qd", "qdd"])
@@ -93,7 +95,7 @@ def test_lean_path_reports_non_finite_input_by_name(name):
     args = {"q": q, "qd": qd, "qdd": qdd}
     args[name] = args[name].copy()
     args[name][1] = np.nan
-    assert _kernels.rnea_single(model, args["q"], args["qd"], args["qdd"]) is None
+    assert _dispatch.rnea_single(model, args["q"], args["qd"], args["qdd"]) is None
     with pytest.raises(DataError, match=f"`{name}`"):
         rnea(model, args["q"], args["qd"], args["qdd"])
     with pytest.raises(DataError, match=f"`{'tau' if name == 'qdd' else name}`"):
@@ -129,7 +131,7 @@ def test_lean_aba_reports_a_singular_joint():
     m.add_body("upper", "ground", {"type": "revolute", "axis": [0, 1, 0]}, mass=2.0)
     m.add_body("tip", "upper", {"type": "spherical"}, position=[0, 0, -0.3], mass=0.0)
     q = np.array([0.0, 0, 0, 0, 1])
-    assert _kernels.aba_single(m, q, np.zeros(4), np.ones(4)) is None
+    assert _dispatch.aba_single(m, q, np.zeros(4), np.ones(4)) is None
     with pytest.raises(SimulationError, match="tip"):
         aba(m, q, np.zeros(4), np.ones(4))
 
@@ -194,11 +196,11 @@ def test_threaded_batch_rnea_equals_serial_bitwise(monkeypatch, threads, f_ext):
     qd = rng.normal(size=(n, model.nv))
     qdd = rng.normal(size=(n, model.nv))
     f = rng.normal(size=(n, model.n_bodies, 6)) if f_ext else None
-    monkeypatch.setattr(_kernels, "_PARALLEL_MIN", 10**9)
+    monkeypatch.setattr(_dispatch, "_PARALLEL_MIN", 10**9)
     serial = rnea(model, q, qd, qdd, f_ext=f)
-    monkeypatch.setattr(_kernels, "_PARALLEL_MIN", 100)
+    monkeypatch.setattr(_dispatch, "_PARALLEL_MIN", 100)
     monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", threads)
-    assert _kernels._threads() == threads
+    assert _dispatch._threads() == threads
     parallel = rnea(model, q, qd, qdd, f_ext=f)
     np.testing.assert_array_equal(parallel, serial)
 
@@ -206,7 +208,7 @@ def test_threaded_batch_rnea_equals_serial_bitwise(monkeypatch, threads, f_ext):
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 4097])
 @pytest.mark.parametrize("workers", [1, 2, 3, 8])
 def test_thread_split_covers_the_frames_in_whole_blocks(n, workers):
-    ranges = _kernels._split(n, workers, 64)
+    ranges = _dispatch._split(n, workers, 64)
     assert ranges[0][0] == 0 and ranges[-1][1] == n and len(ranges) <= workers
     for (a, b), (c, _) in zip(ranges, ranges[1:], strict=False):
         assert b == c and (b - a) % 64 == 0
@@ -214,19 +216,19 @@ def test_thread_split_covers_the_frames_in_whole_blocks(n, workers):
 
 def test_compilation_ahead_of_use(monkeypatch):
     """compile_kernels makes is_compiled true; an unknown cache state counts as not compiled."""
-    _kernels.compile_kernels(("rnea_single", "crba"))
-    assert _kernels.is_compiled(("rnea_single", "crba"))
+    _compilation.compile_kernels(("rnea_single", "crba"))
+    assert _compilation.is_compiled(("rnea_single", "crba"))
 
     @numba.njit
     def never_cached(x):  # no disk cache and never called: not compiled
         return x
 
-    monkeypatch.setitem(_kernels.KERNELS, "rnea_single", never_cached)
-    assert not _kernels.is_compiled(("rnea_single",))
+    monkeypatch.setitem(_compilation.KERNELS, "rnea_single", never_cached)
+    assert not _compilation.is_compiled(("rnea_single",))
 
 
 def test_compile_in_background_process():
-    proc = _kernels.compile_in_background(("crba",))
+    proc = _compilation.compile_in_background(("crba",))
     assert proc.wait(timeout=600) == 0
 
 
@@ -239,7 +241,7 @@ def test_batch_lean_path_equals_full_validation_and_reports_bad_values(monkeypat
     qd = rng.normal(size=(n, model.nv))
     qdd = rng.normal(size=(n, model.nv))
     monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
-    assert _kernels.rnea_single(model, q, qd, qdd) is not None
+    assert _dispatch.rnea_single(model, q, qd, qdd) is not None
     tau = rnea(model, q, qd, qdd)
     # Fortran-ordered copies go through the full validation
     np.testing.assert_array_equal(
@@ -251,7 +253,7 @@ def test_batch_lean_path_equals_full_validation_and_reports_bad_values(monkeypat
         bad = arr.copy()
         bad[-1, 0] = np.inf  # in the last range of frames
         args = {"qd": qd, "qdd": qdd, name: bad}
-        assert _kernels.rnea_single(model, q, args["qd"], args["qdd"]) is None
+        assert _dispatch.rnea_single(model, q, args["qd"], args["qdd"]) is None
         with pytest.raises(DataError, match=f"`{name}`"):
             rnea(model, q, args["qd"], args["qdd"])
 

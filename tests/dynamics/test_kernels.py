@@ -5,11 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import dispatch as _dispatch
+from ahbm._engine import jit_common as _jit_common
+from ahbm._engine import node_plan as _node_plan
 from ahbm.dynamics import aba, crba, reference, rnea
 from ahbm.errors import SimulationError
 from ahbm.kinematics import Model
-from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
+from ahbm.kinematics.configuration import random_model, random_q
+from ahbm.kinematics.joints import JOINT_TYPES
 
 ALL = tuple(JOINT_TYPES)
 
@@ -20,7 +23,7 @@ def test_sincos_matches_libm(scale):
     x = rng.normal(size=5000) * scale
     s = np.empty_like(x)
     c = np.empty_like(x)
-    _kernels.sincos(x, x.size, s, c)
+    _jit_common.sincos(x, x.size, s, c)
     np.testing.assert_allclose(s, np.sin(x), rtol=0, atol=4.5e-16)
     np.testing.assert_allclose(c, np.cos(x), rtol=0, atol=4.5e-16)
 
@@ -29,14 +32,14 @@ def test_sincos_special_values():
     x = np.array([0.0, math.pi / 2, math.pi, -math.pi / 2, 3 * math.pi / 4, 1e-300, 2.5e6])
     s = np.empty_like(x)
     c = np.empty_like(x)
-    _kernels.sincos(x, x.size, s, c)
+    _jit_common.sincos(x, x.size, s, c)
     assert s[0] == 0.0 and c[0] == 1.0
     assert s[1] == 1.0 and abs(c[1]) < 1e-16
     np.testing.assert_allclose(s, np.sin(x), rtol=0, atol=2.3e-16)
     np.testing.assert_allclose(c, np.cos(x), rtol=0, atol=2.3e-16)
     # only m entries are written
     s[:] = 7.0
-    _kernels.sincos(x, 2, s, c)
+    _jit_common.sincos(x, 2, s, c)
     assert s[2] == 7.0
 
 
@@ -110,10 +113,10 @@ def test_fixed_root_and_fixed_chains():
 def test_plan_is_cached_and_refreshed():
     m = Model("one")
     m.add_body("a", "ground", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0, com=[1, 0, 0])
-    p1 = _kernels.plan(m)
-    assert _kernels.plan(m) is p1
+    p1 = _node_plan.plan(m)
+    assert _node_plan.plan(m) is p1
     m.add_body("b", "a", {"type": "prismatic", "axis": [1, 0, 0]}, mass=1.0)
-    assert _kernels.plan(m) is not p1
+    assert _node_plan.plan(m) is not p1
     assert rnea(m, np.zeros(2), np.zeros(2), np.zeros(2)).shape == (2,)
 
 
@@ -139,7 +142,7 @@ def test_kinematics_kernel_equals_numpy_forward_kinematics(seed):
     q = random_q(model, rng=rng, size=n)
     qd = rng.normal(size=(n, model.nv))
     kin = forward_kinematics(model, q, qd, np.zeros((n, model.nv)))
-    Rw, pw, v, a, Sw = _kernels.kinematics(model, q, qd)
+    Rw, pw, v, a, Sw = _dispatch.kinematics(model, q, qd)
     np.testing.assert_allclose(Rw, kin.transforms[..., :3, :3], atol=1e-12)
     np.testing.assert_allclose(pw, kin.transforms[..., :3, 3], atol=1e-12)
     np.testing.assert_allclose(v, kin.velocities, atol=1e-11)

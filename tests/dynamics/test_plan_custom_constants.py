@@ -4,16 +4,16 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from ahbm._engine import kernels as _kernels
+from ahbm._engine import node_plan as _node_plan
 from ahbm.dynamics import crba, reference, rnea
 from ahbm.kinematics import Model
-from ahbm.kinematics.tree import random_q
+from ahbm.kinematics.configuration import random_q
 
 
 @pytest.mark.parametrize("angle", [0.0, 0.7, -2.9, 1e-9])
 def test_axis_rotation_equals_rotvec(angle):
     a = np.array([0.36, -0.48, 0.8])  # unit
-    R = _kernels._axis_rotation(a, angle)
+    R = _node_plan._axis_rotation(a, angle)
     np.testing.assert_allclose(R, Rotation.from_rotvec(angle * a).as_matrix(), atol=1e-15)
     np.testing.assert_allclose(R.T @ R, np.eye(3), atol=1e-15)
 
@@ -65,7 +65,7 @@ def _model():
 
 def test_custom_constant_axes_and_welded_bodies_equal_reference():
     m = _model()
-    p = _kernels.plan(m)
+    p = _node_plan.plan(m)
     assert p.custom is not None
     # the welded bodies share the arm's node; the stand has none (welded to the ground)
     assert p.body_node[m.body_index("tip")] == p.body_node[m.body_index("arm")] >= 0

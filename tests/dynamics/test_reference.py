@@ -23,8 +23,9 @@ from ahbm.dynamics import (
 )
 from ahbm.errors import DataError
 from ahbm.kinematics import Model, forward_kinematics
+from ahbm.kinematics.configuration import random_model, random_q
+from ahbm.kinematics.joints import JOINT_TYPES
 from ahbm.kinematics.rotations import euler_to_matrix, rotvec_to_matrix
-from ahbm.kinematics.tree import JOINT_TYPES, random_model, random_q
 
 ALL = tuple(JOINT_TYPES)
 RTOL = 1e-10

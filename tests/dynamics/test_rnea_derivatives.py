@@ -11,7 +11,7 @@ from ahbm.dynamics import aba, aba_derivatives, crba, rnea, rnea_derivatives
 from ahbm.errors import DataError, SimulationError
 from ahbm.kinematics import Model, forward_kinematics, integrate_q, random_q
 from ahbm.kinematics.configuration import random_model
-from ahbm.kinematics.tree import JOINT_TYPES
+from ahbm.kinematics.joints import JOINT_TYPES
 
 H = 1e-6
 EPS = np.finfo(float).eps
@@ -183,19 +183,19 @@ def test_bad_input_names_the_argument():
 @pytest.mark.parametrize("fx_world", [False, True])
 def test_world_kernel_equals_node_frame_tangents(case, fx_world):
     """The two codings in ahbm._engine (composite world frame; node-frame tangents) agree."""
-    from ahbm._engine import kernels
+    from ahbm._engine import dispatch, node_plan
 
     model, rng = case
     q, qd, qdd = _state(model, rng, 3)
-    fx = rng.normal(size=(3, kernels.plan(model).n, 6))
-    a = kernels.rnea_derivatives(model, q, qd, qdd, fx, fx_world, "world")
-    b = kernels.rnea_derivatives(model, q, qd, qdd, fx, fx_world, "tangent")
+    fx = rng.normal(size=(3, node_plan.plan(model).n, 6))
+    a = dispatch.rnea_derivatives(model, q, qd, qdd, fx, fx_world, "world")
+    b = dispatch.rnea_derivatives(model, q, qd, qdd, fx, fx_world, "tangent")
     for x, y in zip(a, b, strict=True):
         assert _rel(x, y) < 1e-12
 
 
 def test_spd_inverse_kernel_equals_lapack_and_names_the_bad_frame():
-    from ahbm._engine.kernels import spd_inverse
+    from ahbm._engine.dispatch import spd_inverse
 
     rng = np.random.default_rng(7)
     A = rng.normal(size=(6, 9, 9))

@@ -5,13 +5,14 @@ import pytest
 
 from ahbm.dynamics import PenaltyGroundContact, shape_ground_contacts, simulate
 from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.contact import foot_contact_shapes
 from ahbm.kinematics.forward import (
     body_jacobian,
     point_jacobian,
     point_position,
     point_velocity,
 )
-from ahbm.kinematics.geometry import CollisionShape, foot_contact_shapes
+from ahbm.kinematics.geometry import CollisionShape
 from ahbm.kinematics.rotations import rotvec_to_matrix
 from ahbm.kinematics.tree import Model
 from ahbm.models import double_pendulum_3d

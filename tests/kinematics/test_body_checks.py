@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ahbm.errors import ModelError
-from ahbm.kinematics.joints import _check_inertia, _check_rotation, _check_vec3
+from ahbm.kinematics.joint_fields import _check_inertia, _check_rotation, _check_vec3
 
 
 def _inertia_ok(I) -> bool:

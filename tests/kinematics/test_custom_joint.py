@@ -27,8 +27,8 @@ from ahbm.kinematics import (
 )
 from ahbm.kinematics import functions as fn
 from ahbm.kinematics.configuration import random_model
+from ahbm.kinematics.joints import JOINT_TYPES
 from ahbm.kinematics.rotations import euler_to_matrix
-from ahbm.kinematics.tree import JOINT_TYPES
 
 LIN = fn.LinearFunction(1.0, 0.0)
 ZERO = fn.Constant(0.0)

@@ -26,7 +26,7 @@ from ahbm.kinematics import (
     random_model,
     random_q,
 )
-from ahbm.kinematics.tree import JOINT_TYPES
+from ahbm.kinematics.joints import JOINT_TYPES
 
 ALL = tuple(JOINT_TYPES)
 H = 1e-6

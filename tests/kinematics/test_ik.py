@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from ahbm.errors import AhbmWarning, DataError, ModelError
+from ahbm.kinematics.configuration import difference_q, integrate_q, random_q
 from ahbm.kinematics.forward import point_jacobian, point_position
-from ahbm.kinematics.ik import fit_markers, joint_bounds, marker_jacobians, model_markers
-from ahbm.kinematics.tree import Model, difference_q, integrate_q, random_q
+from ahbm.kinematics.ik import fit_markers
+from ahbm.kinematics.marker_model import joint_bounds, marker_jacobians, model_markers
+from ahbm.kinematics.tree import Model
 from ahbm.testing import marker_leg_model as leg_model
 
 
@@ -43,18 +45,6 @@ def test_model_markers_order():
     assert found.bodies.tolist() == [0] * 3 + [1] * 3 + [2] * 3 + [3] * 4
     np.testing.assert_allclose(found.local[0], [0.12, 0.03, 0.12])
     assert repr(found).startswith("ModelMarkers(names=list[13], bodies=array(13,)")
-
-
-def test_model_markers_tuple_unpacking_is_deprecated(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    found = model_markers(leg_model())
-    with pytest.warns(dep.AhbmDeprecationWarning, match="ModelMarkers as a tuple") as record:
-        names, bodies, local = found
-        assert found[0] is found.names
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert names is found.names and bodies is found.bodies and local is found.local
 
 
 @pytest.mark.parametrize("root", ["free_euler", "free"])
@@ -104,18 +94,10 @@ def test_recovers_known_trajectory_exactly(leg, block_size):
     assert np.all(res.n_visible == 13)
 
 
-def test_ik_result_is_an_object_and_tuple_use_is_deprecated(leg, monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
+def test_ik_result_is_an_object(leg):
     m, q, X = leg
     res = fit_markers(m, X[:3], q0=q[0])
     assert repr(res).startswith("IKResult(q=array(3, ")
-    with pytest.warns(dep.AhbmDeprecationWarning, match="IKResult as a tuple") as record:
-        q_fit, residuals, *_ = res
-        assert res[2] is res.rms
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert q_fit is res.q and residuals is res.residuals
 
 
 def test_noisy_markers_within_tolerance(leg):

@@ -8,14 +8,16 @@ from scipy.spatial.transform import Rotation
 from ahbm.errors import DataError
 from ahbm.kinematics.jcs import (
     cardan_angles,
-    chord_joint_centre,
     foot_progression_angles,
     grood_suntay_angles,
-    hip_joint_centre_davis,
-    hip_joint_centre_harrington,
     jcs_axes,
     lab_reference_frame,
     pelvis_angles,
+)
+from ahbm.kinematics.joint_centres import (
+    chord_joint_centre,
+    hip_joint_centre_davis,
+    hip_joint_centre_harrington,
     score_centre,
     sphere_fit_centre,
 )
@@ -73,25 +75,12 @@ def test_jcs_axes_geometry():
     np.testing.assert_allclose(e2, x_after, atol=1e-10)
 
 
-def test_hip_centre_positional_measurements_deprecated(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    new_d = hip_joint_centre_davis(leg_length=0.92, inter_asis_distance=0.24, side="left")
-    new_h = hip_joint_centre_harrington(pelvic_width=0.25, pelvic_depth=0.16)
-    with pytest.warns(dep.AhbmDeprecationWarning) as record:
-        old_d = hip_joint_centre_davis(0.92, 0.24, side="left")
-        hip_joint_centre_davis(0.92, 0.24)
-        old_h = hip_joint_centre_harrington(0.25, 0.16)
+def test_hip_centre_measurements_are_keyword_only():
+    with pytest.raises(TypeError):
+        hip_joint_centre_davis(0.92, 0.24, side="left")
+    with pytest.raises(TypeError):
         hip_joint_centre_harrington(0.25, 0.16)
-    messages = [
-        str(w.message) for w in record if issubclass(w.category, dep.AhbmDeprecationWarning)
-    ]
-    assert len(messages) == 2
-    assert "inter_asis_distance=" in messages[0] and "pelvic_depth=" in messages[1]
-    np.testing.assert_array_equal(old_d, new_d)
-    np.testing.assert_array_equal(old_h, new_h)
-    with pytest.raises(TypeError, match="by position and by keyword"):
+    with pytest.raises(TypeError, match="positional argument"):
         hip_joint_centre_davis(0.92, leg_length=0.92)
 
 
@@ -439,12 +428,9 @@ def test_sphere_fit_noise_free_and_noisy():
     assert single.radii.shape == (1,) and np.linalg.norm(single.centre - cp) < 0.01
 
 
-def test_functional_centre_results_are_objects_with_deprecated_tuple_use(monkeypatch):
+def test_functional_centre_results_are_objects():
     import dataclasses
 
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
     Rp, op, Rd, od, X, cp, _ = _functional_trial(12)
     loc = np.einsum("nji,nmj->nmi", Rp, X - op[:, None])
     fit = sphere_fit_centre(loc)
@@ -452,13 +438,7 @@ def test_functional_centre_results_are_objects_with_deprecated_tuple_use(monkeyp
     assert "centre=array(3,)" in repr(fit)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fit.rms = 0.0
-    with pytest.warns(dep.AhbmDeprecationWarning, match="SphereFit as a tuple") as record:
-        centre, radii, rms, n = fit
-        assert fit[0] is fit.centre
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert centre is fit.centre and radii is fit.radii and rms == fit.rms and n == fit.n_points
-    with pytest.warns(dep.AhbmDeprecationWarning, match="ScoreResult as a tuple"):
-        assert score[0] is score.centre
+    assert repr(score).startswith("ScoreResult(centre=array(300, 3) float64")
 
 
 def test_sphere_fit_errors():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ahbm._engine.jit_functions import SPLINE_ROUNDOFF, simm_spline_derivatives
-from ahbm._engine.kernels import _spline_of
+from ahbm._engine.node_plan import _spline_of
 from ahbm.kinematics import functions as fn
 
 

@@ -300,16 +300,8 @@ def test_per_frame_weights_equal_missing_markers():
     np.testing.assert_array_equal(a.n_visible, b.n_visible)
 
 
-def test_segment_pose_is_a_result_object_with_deprecated_tuple_use(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
+def test_segment_pose_is_a_result_object():
     local = np.array([[0.0, 0, 0], [0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]])
     pose = fit_segment_pose(local[None] + [1.0, 2.0, 3.0], local)
     assert repr(pose).startswith("SegmentPose(R=array(1, 3, 3) float64, origin=array(1, 3)")
-    with pytest.warns(dep.AhbmDeprecationWarning, match="SegmentPose as a tuple") as record:
-        R, origin, *_ = pose
-        assert pose[1] is pose.origin
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert R is pose.R
-    np.testing.assert_allclose(origin, [[1.0, 2.0, 3.0]], atol=1e-12)
+    np.testing.assert_allclose(pose.origin, [[1.0, 2.0, 3.0]], atol=1e-12)

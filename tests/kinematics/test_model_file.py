@@ -18,7 +18,7 @@ from ahbm.dynamics import (
 )
 from ahbm.dynamics.constrained import project_positions
 from ahbm.errors import ModelError
-from ahbm.kinematics import model_file
+from ahbm.kinematics import model_dict, model_file
 from ahbm.kinematics.tree import Model
 
 LENGTHS = (2.0, 1.0, 2.0, 1.5)  # ground, crank, coupler, rocker (m)
@@ -150,7 +150,7 @@ def test_unknown_entries_name_the_entry_and_the_file(tmp_path, mutate, match):
 
 def test_a_section_without_a_registered_reader_is_an_error(tmp_path, monkeypatch):
     path = _file(tmp_path, lambda d: None)
-    monkeypatch.setattr(model_file, "_SECTIONS", {})
+    monkeypatch.setattr(model_dict, "_SECTIONS", {})
     with pytest.raises(ModelError, match="'constraints' section but no reader"):
         ahbm.load_model(path)
     m = Model()
@@ -176,7 +176,7 @@ def test_register_a_section():
         owner="tests",
     )
     try:
-        assert "notes" in model_file.model_sections()
+        assert "notes" in model_dict.model_sections()
         m = four_bar()
         assert m.notes == ()
         m.notes = [Note("a"), Note("b")]
@@ -186,6 +186,6 @@ def test_register_a_section():
         with pytest.raises(ModelError, match="Note objects"):
             m.notes = ["c"]
     finally:
-        model_file._SECTIONS.pop("notes")
+        model_dict._SECTIONS.pop("notes")
     with pytest.raises(ModelError, match="identifier other than"):
         model_file.register_model_section("bodies", read=len, write=len, check=len, owner="tests")

@@ -9,11 +9,13 @@ import pickle
 import numpy as np
 import pytest
 
-from ahbm._engine import kernels
+from ahbm._engine import node_plan
 from ahbm.dynamics import aba, crba, rnea
 from ahbm.errors import ModelError
 from ahbm.kinematics import fit_markers, point_position
-from ahbm.kinematics.tree import Model, load_model, random_model
+from ahbm.kinematics.configuration import random_model
+from ahbm.kinematics.model_file import load_model
+from ahbm.kinematics.tree import Model
 
 MARKERS2 = {"m0": [0.1, 0.0, -0.3], "m1": [0.0, 0.1, -0.2], "m2": [0.05, -0.1, -0.1]}
 
@@ -138,13 +140,13 @@ def test_in_place_edits_raise():
 def test_version_and_plan_cache():
     m = build()
     v = m.version
-    plan = kernels.plan(m)
-    assert kernels.plan(m) is plan and m.cache.version == v
+    plan = node_plan.plan(m)
+    assert node_plan.plan(m) is plan and m.cache.version == v
     old_cache = m.cache
     m.update_body("b0", com=[0, 0, -0.25])
     assert m.version == v + 1 and m.cache.version == m.version
     assert m.cache is not old_cache and len(m.cache) == 0
-    assert kernels.plan(m) is not plan
+    assert node_plan.plan(m) is not plan
     m.name = "renamed"
     assert m.version == v + 2 and m.name == "renamed"
 

@@ -551,51 +551,24 @@ def test_bad_shapes_and_values():
 
 
 # --------------------------------------------------------------------------
-# deprecated spellings (0.2): each warns once per process and still works
+# the frame vocabulary: "local" and "world" only, always given
 # --------------------------------------------------------------------------
-@pytest.fixture
-def fresh_warnings(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    return dep.AhbmDeprecationWarning
-
-
-def _count(rec, cls):
-    return sum(issubclass(w.category, cls) for w in rec)
-
-
-@pytest.mark.parametrize("old,new", [("body", "local"), ("space", "world")])
-def test_old_frame_names_warn_once_and_map(fresh_warnings, old, new):
+@pytest.mark.parametrize("old", ["body", "space"])
+def test_old_frame_names_are_errors(old):
     th = np.array([[0.1, 0.2, 0.3], [0.3, -0.2, 0.5]])
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        a = rot.euler_rate_matrix(th, "ZXZ", frame=old)
-        b = rot.quat_rate_matrix([0.1, 0.2, 0.3, 0.9], frame=old)
-    assert _count(rec, fresh_warnings) == 1
-    assert f'frame="{new}"' in str(rec[0].message)
-    np.testing.assert_array_equal(a, rot.euler_rate_matrix(th, "ZXZ", frame=new))
-    np.testing.assert_array_equal(b, rot.quat_rate_matrix([0.1, 0.2, 0.3, 0.9], frame=new))
+    with pytest.raises(DataError, match="'local'.*'world'"):
+        rot.euler_rate_matrix(th, "ZXZ", frame=old)
+    with pytest.raises(DataError, match="'local'.*'world'"):
+        rot.quat_rate_matrix([0.1, 0.2, 0.3, 0.9], frame=old)
 
 
-def test_angular_velocity_default_frame_warns_once(fresh_warnings):
+def test_angular_velocity_frame_is_required():
     t = np.linspace(0, 1, 21)
     R = rot.euler_to_matrix(np.stack([t, t**2, 0 * t], -1), "ZYX")
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        w = rot.angular_velocity(R, time=t)
+    with pytest.raises(TypeError, match="frame"):
         rot.angular_velocity(R, time=t)
-    assert _count(rec, fresh_warnings) == 1 and "0.3" in str(rec[0].message)
-    np.testing.assert_array_equal(w, rot.angular_velocity(R, time=t, frame="world"))
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        a = rot.angular_acceleration(R, time=t)
-    assert _count(rec, fresh_warnings) == 1
-    np.testing.assert_array_equal(a, rot.angular_acceleration(R, time=t, frame="world"))
-    # explicit frames never warn
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        rot.angular_velocity(R, time=t, frame="local")
+    with pytest.raises(TypeError, match="frame"):
+        rot.angular_acceleration(R, time=t)
 
 
 def test_dquat_rate_matrix_dquat_frame_is_keyword_only():
@@ -603,7 +576,7 @@ def test_dquat_rate_matrix_dquat_frame_is_keyword_only():
         rot.dquat_rate_matrix_dquat("local")
 
 
-def test_every_public_name_is_exported_by_the_package_and_kinematics():
+def test_every_public_name_is_exported_by_the_package_not_by_kinematics():
     import ahbm.kinematics as kin
     from ahbm.kinematics.rotations import euler, matrices, quaternions, rates
 
@@ -613,11 +586,11 @@ def test_every_public_name_is_exported_by_the_package_and_kinematics():
     names.add("check_rotation_matrix")
     assert names == set(rot.__all__)
     for n in rot.__all__:
-        assert getattr(kin, n) is getattr(rot, n)
+        assert n not in kin.__all__ and not hasattr(kin, n)
     assert "angular_velocity" in rates.__all__ and "dmatrix_deuler" in rates.__all__
 
 
-def test_angular_velocity_time_axis_convention(fresh_warnings):
+def test_angular_velocity_time_axis_convention():
     t = np.linspace(0, 1, 21)
     R = rot.euler_to_matrix(np.stack([t, t**2, 0 * t], -1), "ZYX")
     by_time = rot.angular_velocity(R, time=t, frame="local")
@@ -626,12 +599,7 @@ def test_angular_velocity_time_axis_convention(fresh_warnings):
         rot.angular_velocity(R, rate=20.0, time=t, frame="local")
     with pytest.raises(DataError, match="neither"):
         rot.angular_acceleration(R, frame="local")
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        old = rot.angular_velocity(R, t, frame="local")  # 0.1 positional time
-        rot.angular_velocity(R, t, frame="local")
-        old_a = rot.angular_acceleration(R, t, frame="local")
-    assert _count(rec, fresh_warnings) == 2  # once per function
-    assert all(w.filename == __file__ for w in rec)
-    np.testing.assert_array_equal(old, by_time)
-    np.testing.assert_array_equal(old_a, rot.angular_acceleration(R, time=t, frame="local"))
+    with pytest.raises(TypeError):
+        rot.angular_velocity(R, t, frame="local")  # time is keyword-only
+    with pytest.raises(TypeError):
+        rot.angular_acceleration(R, t, frame="local")

@@ -23,7 +23,7 @@ from ahbm.kinematics import (
     random_q,
     save_model,
 )
-from ahbm.kinematics.tree import JOINT_TYPES
+from ahbm.kinematics.joints import JOINT_TYPES
 
 ALL_TYPES = tuple(JOINT_TYPES)
 

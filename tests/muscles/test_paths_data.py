@@ -154,15 +154,15 @@ def test_load_model_names_the_file_and_the_bad_item(tmp_path):
     model = leg_model()
     model.wrap_objects = [cylinder()]
     model.muscles = muscles(model)
-    data = ahbm.kinematics.model_file.model_to_dict(model)
+    data = ahbm.kinematics.model_dict.model_to_dict(model)
     data["muscles"][0]["points"][0]["location"] = [0, 0]
     with pytest.raises(ModelError, match=r"muscles\[0\].*location must be 3 numbers"):
         ahbm.load_model(data)
-    data = ahbm.kinematics.model_file.model_to_dict(model)
+    data = ahbm.kinematics.model_dict.model_to_dict(model)
     data["muscles"][1]["colour"] = "red"
     with pytest.raises(ModelError, match=r"muscles\[1\].*unknown fields \['colour'\]"):
         ahbm.load_model(data)
-    data = ahbm.kinematics.model_file.model_to_dict(model)
+    data = ahbm.kinematics.model_dict.model_to_dict(model)
     data["wrap_objects"][0]["kind"] = "torus"
     with pytest.raises(ModelError, match=r"wrap_objects\[0\].*kind must be one of"):
         ahbm.load_model(data)

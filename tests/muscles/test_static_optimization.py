@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ahbm.muscles.static_optimization import load_sharing, reserve_array
 from scipy.optimize import minimize
 
 from ahbm.errors import AhbmWarning, DataError
-from ahbm.muscles.static_optimization import load_sharing, reserve_array
 
 
 def _random_problem(rng, n_frames=40, nm=12, nv=6, density=0.4):

@@ -288,7 +288,7 @@ def test_scaled_custom_joints_place_the_bodies_as_opensim(runs):
 def test_marker_placement_matches_opensim_within_its_fit(runs):
     from ahbm.io import read_trc
     from ahbm.kinematics import forward_kinematics
-    from ahbm.kinematics.ik import marker_jacobians
+    from ahbm.kinematics.marker_model import marker_jacobians
 
     res, ref, _ = runs
     model = res.scaled_model

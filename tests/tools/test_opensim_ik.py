@@ -16,7 +16,7 @@ from ahbm.cli import main
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io import Trial
 from ahbm.io.trc import write_trc
-from ahbm.kinematics.ik import marker_jacobians
+from ahbm.kinematics.marker_model import marker_jacobians
 from ahbm.kinematics.tree import Model
 from ahbm.opensim import inverse_kinematics_opensim, run_ik_setup
 from ahbm.opensim.storage import read_mot, write_mot

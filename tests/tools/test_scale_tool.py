@@ -8,7 +8,7 @@ import pytest
 from ahbm.bsp import scale_segments
 from ahbm.errors import AhbmWarning, FileFormatError
 from ahbm.io import Trial, write_trc
-from ahbm.kinematics.ik import marker_jacobians
+from ahbm.kinematics.marker_model import marker_jacobians
 from ahbm.kinematics.model_file import load_model, save_model
 from ahbm.kinematics.tree import Model
 from ahbm.opensim import read_mot

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._internal.deprecation import positional_to_keyword, warn_deprecated
 from ahbm._internal.validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.errors import DataError
 from ahbm.kinematics.rotations._base import (
@@ -50,20 +49,8 @@ __all__ = [
 _BASIS = np.eye(3)
 
 
-_OLD_FRAMES = {"body": "local", "space": "world"}
-
-
 def _check_frame(frame) -> str:
-    """Return "local" or "world"; the 0.1 names "body"/"space" warn once and map."""
-    if isinstance(frame, str) and frame in _OLD_FRAMES:
-        new = _OLD_FRAMES[frame]
-        warn_deprecated(
-            f"rotations:frame={frame}",
-            f'frame="{frame}" is deprecated and will be removed in ahbm 0.3; use '
-            f'frame="{new}" (one frame vocabulary across ahbm: "local", "world")',
-            stacklevel=4,
-        )
-        return new
+    """Return `frame` if it is "local" or "world" (DataError otherwise)."""
     if frame not in ("local", "world"):
         raise DataError(
             f"Expected `frame` to be 'local' (the rotating frame B) or 'world' (the fixed "
@@ -141,8 +128,7 @@ def euler_rate_matrix(angles, seq: str, *, frame: str = "local", degrees: bool =
     frame : {"local", "world"}
         Express ω in the rotating frame B (``"local"``, the body frame of the
         AHBM report) or in the fixed frame A (``"world"``, the space frame).
-        ``ω_world = R @ ω_local``. The 0.1 names ``"body"``/``"space"`` are
-        deprecated aliases.
+        ``ω_world = R @ ω_local``.
 
     Returns
     -------
@@ -608,22 +594,7 @@ def d2matrix_dquat(*, scalar_first: bool = False) -> np.ndarray:
 # --------------------------------------------------------------------------
 # time series
 # --------------------------------------------------------------------------
-def _series_frame(frame, where: str) -> str:
-    """The frame of angular_velocity/angular_acceleration; None is the 0.2 default."""
-    if frame is None:
-        warn_deprecated(
-            f"{where}:frame-default",
-            f'{where}(): the default frame changes from "world" to "local" in ahbm 0.3 '
-            '(as in every other rotation-rate function); pass frame="world" to keep '
-            "the current result",
-            stacklevel=5,
-        )
-        return "world"
-    return _check_frame(frame)
-
-
-@positional_to_keyword("angular_velocity", 1, ("time",), "angular_velocity(R, time=..., frame=...)")
-def angular_velocity(R, *, rate=None, time=None, frame: str | None = None) -> np.ndarray:
+def angular_velocity(R, *, rate=None, time=None, frame: str) -> np.ndarray:
     """Angular velocity of a rotation-matrix time series by finite differences.
 
     Parameters
@@ -637,9 +608,7 @@ def angular_velocity(R, *, rate=None, time=None, frame: str | None = None) -> np
         Sample times, s (strictly increasing; need not be uniform).
     frame : {"local", "world"}
         ``skew(ω_world) = Ṙ R^T``; ``skew(ω_local) = R^T Ṙ`` (AHBM eq. 2.11).
-        Give it explicitly: the default is ``"world"`` in 0.2 with a
-        deprecation warning and becomes ``"local"`` (the default of every
-        other rotation-rate function) in 0.3.
+        Required (keyword-only).
 
     Returns
     -------
@@ -657,7 +626,7 @@ def angular_velocity(R, *, rate=None, time=None, frame: str | None = None) -> np
     >>> np.allclose(w, [0, 0, 2.0])
     True
     """
-    frame = _series_frame(frame, "angular_velocity")
+    frame = _check_frame(frame)
     R = _matrix(R)
     if R.ndim < 3:
         raise DataError(f"Expected `R` to have shape (n_frames, ..., 3, 3), got {R.shape}")
@@ -689,10 +658,7 @@ def angular_velocity(R, *, rate=None, time=None, frame: str | None = None) -> np
     return w
 
 
-@positional_to_keyword(
-    "angular_acceleration", 1, ("time",), "angular_acceleration(R, time=..., frame=...)"
-)
-def angular_acceleration(R, *, rate=None, time=None, frame: str | None = None) -> np.ndarray:
+def angular_acceleration(R, *, rate=None, time=None, frame: str) -> np.ndarray:
     """Angular acceleration of a rotation-matrix time series by finite differences.
 
     Parameters
@@ -702,7 +668,8 @@ def angular_acceleration(R, *, rate=None, time=None, frame: str | None = None) -
         Sample rate (Hz) or sample times (s): exactly one, as in
         :func:`angular_velocity`.
     frame : {"local", "world"}
-        Frame of the result (give it explicitly, see :func:`angular_velocity`).
+        Frame of the result, required (keyword-only), as in
+        :func:`angular_velocity`.
         ``α_world = dω_world/dt`` and ``α_local = dω_local/dt = R^T α_world``.
 
     Returns
@@ -718,7 +685,7 @@ def angular_acceleration(R, *, rate=None, time=None, frame: str | None = None) -
     >>> np.allclose(a, [2.0, 0, 0])
     True
     """
-    frame = _series_frame(frame, "angular_acceleration")
+    frame = _check_frame(frame)
     w = angular_velocity(R, rate=rate, time=time, frame=frame)
     t = sample_times(w.shape[0], rate=rate, time=time)
     return np.gradient(w, t, axis=0, edge_order=2)
