@@ -10,13 +10,19 @@ library (``numpy.gradient``) becomes inline code, and reST's ``Usage::``
 before a literal block reads ``Usage:``. A role naming an ahbm
 object that does not exist is logged as a warning, which fails the strict
 build: the docstring refers to something that is gone or misspelt.
+
+Packages made with ``ahbm._internal.lazy.lazy_package`` compute their names
+at import time, from their modules' ``__all__``; griffe reads the source
+only, so ``expand_lazy_packages`` gives them those exports as aliases first.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
 import logging
 import re
+from pathlib import Path
 
 import griffe
 
@@ -246,6 +252,64 @@ def _keep_numpydoc_types() -> None:
     numpy_parser.parse_docstring_annotation = parse_keeping_text
 
 
+#: Names the package root defines in its module ``__getattr__``: {name: defining module}.
+ROOT_LAZY = {"load_model": "ahbm.kinematics.model_file", "save_model": "ahbm.kinematics.model_file"}
+
+
+def _lazy_modules(module: griffe.Module) -> list[str] | None:
+    """The module list of ``lazy_package(__name__, [...])`` in a package's ``__init__``."""
+    if not module.is_init_module or module.filepath is None:
+        return None
+    source = Path(module.filepath).read_text(encoding="utf-8")
+    if "lazy_package" not in source:
+        return None
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "lazy_package"
+            and len(node.args) >= 2
+        ):
+            try:
+                return [str(name) for name in ast.literal_eval(node.args[1])]
+            except ValueError:
+                return None
+    return None
+
+
+def _expand_lazy(module: griffe.Module) -> None:
+    """Give a lazy package (``ahbm._internal.lazy``) the exports and aliases griffe cannot see.
+
+    Its public names are its modules' ``__all__``, computed at import time; griffe
+    reads source only, so the names become aliases to where they are defined,
+    the same for a package's subpackages (deepest first).
+    """
+    for sub in list(module.members.values()):
+        if not sub.is_alias and sub.is_module:
+            _expand_lazy(sub)
+    modules = _lazy_modules(module)
+    if modules is None:
+        return
+    names = []
+    for mod in modules:
+        sub = module.members.get(mod)
+        if sub is None or sub.is_alias or not sub.is_module:
+            log.warning("%s lists %r in lazy_package, which is not a module", module.path, mod)
+            continue
+        for name in [n for n in sub.exports or [] if isinstance(n, str)]:
+            names.append(name)
+            if name not in module.members:
+                module.set_member(name, griffe.Alias(name, f"{sub.path}.{name}", parent=module))
+    module.exports = names
+
+
+def expand_lazy_packages(package: griffe.Module) -> None:
+    """Exports and aliases of every lazy package of ``ahbm``, and of the root's lazy names."""
+    _expand_lazy(package)
+    for name, where in ROOT_LAZY.items():
+        if name not in package.members:
+            package.set_member(name, griffe.Alias(name, f"{where}.{name}", parent=package))
+
+
 class SphinxRoles(griffe.Extension):
     """Rewrite Sphinx roles as Markdown cross-references once ``ahbm`` is loaded."""
 
@@ -256,6 +320,7 @@ class SphinxRoles(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:
         if pkg.name != "ahbm":
             return
+        expand_lazy_packages(pkg)
         exported = _exported_paths(pkg)
         for obj in _walk(pkg):
             if obj.docstring is None and obj.is_attribute:

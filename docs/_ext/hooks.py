@@ -6,8 +6,10 @@
   without anyone editing the docs.
 - ``on_config`` appends to ``nav`` the reference pages and the pages of
   ``docs/`` that it does not list yet (a new page is never left unreachable).
-- ``on_page_markdown`` puts the README (install, tests, tour) into the home
-  page where it says ``<!-- README -->``, appends to the example gallery
+- ``on_files`` also publishes the repository's CHANGELOG.md and
+  CONTRIBUTING.md as the pages ``changelog.md`` and ``contributing.md``.
+- ``on_page_markdown`` puts the README (install, tests, example, package
+  map) into the home page where it says ``<!-- README -->``, appends to the example gallery
   every script of ``examples/`` whose source the gallery page does not
   include, and links the inline code that names an ahbm function, class or
   module (```read_c3d```, ```ahbm.io.read_c3d```) to its reference.
@@ -15,6 +17,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
 from pathlib import Path
@@ -25,11 +28,10 @@ from mkdocs.structure.files import File
 log = logging.getLogger("mkdocs.plugins.ahbm")
 
 ROOT = Path(__file__).resolve().parents[2]
+EXT = Path(__file__).resolve().parent
 #: Pages of the API reference whose title or grouping is not simply the module name.
 #: Any other public package or top-level module of ahbm gets a page of its own.
-GROUPS = {
-    "batch-cli": ("ahbm.io.batch, ahbm.cli", ["ahbm.io.batch", "ahbm.cli", "ahbm.cli.demo"]),
-}
+GROUPS: dict[str, tuple[str, list[str]]] = {}
 #: Order of the reference pages in the navigation (the package's layers).
 ORDER = [
     "ahbm",
@@ -40,9 +42,11 @@ ORDER = [
     "bsp",
     "analysis",
     "io",
+    "opensim",
     "graphics",
     "models",
-    "batch-cli",
+    "gait",
+    "cli",
     "errors",
     "types",
     "testing",
@@ -85,10 +89,14 @@ def _exported_elsewhere(module: griffe.Module) -> list[str]:
     (``ahbm.graphics._common.save_figure``); the package block renders them.
     """
     names = []
+    public = tuple(f"{sub.path}." for sub in _public(module))
     for name in _exports(module):
         target = _target(module, name)
         if target is None or target.is_module:
             continue
+        member = module.members[name]
+        if member.is_alias and member.target_path.startswith(public):
+            continue  # a public submodule documents it (ahbm.io.safety.max_read_bytes)
         if target.parent is module or any(
             part.startswith("_") and part != "__init__" for part in target.path.split(".")[:-1]
         ):
@@ -124,9 +132,19 @@ def _package_page(module: griffe.Module, level: int = 1) -> str:
     return "\n".join(parts)
 
 
+def _roles():
+    """docs/_ext/griffe_roles.py (loaded by file: this hook is not in a package)."""
+    spec = importlib.util.spec_from_file_location("ahbm_docs_griffe_roles", EXT / "griffe_roles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_ahbm() -> griffe.Module:
     """The ahbm package as griffe reads it from the source tree (no import)."""
-    return griffe.load("ahbm", search_paths=[str(ROOT)], resolve_aliases=False)
+    package = griffe.load("ahbm", search_paths=[str(ROOT)], resolve_aliases=False)
+    _roles().expand_lazy_packages(package)
+    return package
 
 
 def link_targets(package: griffe.Module) -> dict[str, str]:
@@ -267,9 +285,24 @@ def on_config(config, **kwargs):
     return config
 
 
+#: Files of the repository's top level published as pages of the site.
+TOP_LEVEL_PAGES = {"CHANGELOG.md": "changelog.md", "CONTRIBUTING.md": "contributing.md"}
+
+
+def site_links(text: str) -> str:
+    """Links of a top-level file (``docs/x.md``, ``CHANGELOG.md``) made relative to docs/."""
+    text = re.sub(r"\]\(docs/", "](", text)
+    for name, page in TOP_LEVEL_PAGES.items():
+        text = text.replace(f"]({name})", f"]({page})")
+    return text
+
+
 def on_files(files, config, **kwargs):
     for key, (_, markdown) in _PAGES.items():
         files.append(File.generated(config, f"api/{key}.md", content=markdown))
+    for name, page in TOP_LEVEL_PAGES.items():
+        text = site_links((ROOT / name).read_text(encoding="utf-8"))
+        files.append(File.generated(config, page, content=text))
     return files
 
 
@@ -277,7 +310,7 @@ def readme_body() -> str:
     """The README without its title, its links made relative to docs/."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     text = re.sub(r"\A# [^\n]*\n", "", text)
-    return re.sub(r"\]\(docs/", "](", text)
+    return site_links(text)
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
