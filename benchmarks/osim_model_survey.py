@@ -52,7 +52,7 @@ from test_opensim_model import ORACLE as MODEL_ORACLE  # noqa: E402
 from ahbm.dynamics import crba, rnea  # noqa: E402
 from ahbm.kinematics import forward_kinematics, point_position  # noqa: E402
 from ahbm.opensim import osim_coordinates, osim_speed_matrix, read_osim  # noqa: E402
-from ahbm.opensim.osim import _speed_matrix  # noqa: E402
+from ahbm.opensim.coordinate_table import _speed_matrix  # noqa: E402
 
 # OpenSim's side: the peer test's oracle (tests/peers/test_opensim_model.py), with the load
 # timed and the replaced inertias given to OpenSim right after the model is read

@@ -163,9 +163,6 @@ MAX_LINES = 800
 DATA_TABLES = {"ahbm.bsp.tables"}
 #: Modules still over MAX_LINES while they are being split (must become empty).
 OVERSIZED: set[str] = {
-    "ahbm.opensim.so_tool",
-    "ahbm.opensim.scale_tool",
-    "ahbm.opensim.osim",
 }  # fmt: skip
 
 

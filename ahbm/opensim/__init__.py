@@ -1,7 +1,10 @@
 """Everything OpenSim: models, motion files, setup files and the tools that run them.
 
-- :mod:`ahbm.opensim.osim` reads and writes ``.osim`` models (bodies, joints,
-  coordinates, constraints, markers, muscles and wrapping);
+- :mod:`ahbm.opensim.osim` reads ``.osim`` models (bodies, joints,
+  coordinates, constraints, markers, muscles and wrapping) and
+  :mod:`ahbm.opensim.osim_write` writes them; :mod:`ahbm.opensim.osim_section`
+  keeps what ahbm does not model, :mod:`ahbm.opensim.coordinate_table` the
+  coordinate table and OpenSim's generalized speeds;
   :mod:`ahbm.opensim.muscle_paths` turns their muscles into ahbm paths.
 - :mod:`ahbm.opensim.storage` reads and writes MOT/STO tables.
 - :mod:`ahbm.opensim.setup_files` reads OpenSim's IK and ID setup files and
@@ -28,6 +31,9 @@ __getattr__, __dir__, __all__ = lazy_package(
     __name__,
     [
         "osim",
+        "osim_write",
+        "osim_section",
+        "coordinate_table",
         "muscle_paths",
         "storage",
         "setup_files",
@@ -36,7 +42,9 @@ __getattr__, __dir__, __all__ = lazy_package(
         "external_loads",
         "id_tool",
         "ik_tool",
+        "scale_setup",
         "scale_tool",
+        "so_setup",
         "so_tool",
     ],
 )

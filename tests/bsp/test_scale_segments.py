@@ -215,7 +215,7 @@ def test_bad_input_is_reported():
 
 
 def test_path_points_and_wrap_objects_of_the_opensim_section_move_with_their_bodies():
-    from ahbm.opensim.osim import OSIM_SECTION, OsimItem
+    from ahbm.opensim.osim_section import OSIM_SECTION, OsimItem
 
     m = _leg()
     spline = {"type": "SimmSpline", "x": [0.0, 1.0], "y": [0.1, 0.2]}

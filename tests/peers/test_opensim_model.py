@@ -26,7 +26,7 @@ from ahbm.errors import AhbmWarning
 from ahbm.kinematics import forward_kinematics, point_position
 from ahbm.kinematics.configuration import random_model
 from ahbm.opensim import osim_coordinates, osim_speed_matrix, read_osim, write_osim
-from ahbm.opensim.osim import _speed_matrix
+from ahbm.opensim.coordinate_table import _speed_matrix
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 SUBJECT01 = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim"

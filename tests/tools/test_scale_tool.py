@@ -12,7 +12,8 @@ from ahbm.kinematics.marker_model import marker_jacobians
 from ahbm.kinematics.model_file import load_model, save_model
 from ahbm.kinematics.tree import Model
 from ahbm.opensim import read_mot
-from ahbm.opensim.scale_tool import read_scale_setup, run_scale
+from ahbm.opensim.scale_setup import read_scale_setup
+from ahbm.opensim.scale_tool import run_scale
 
 MEASUREMENTS = """
         <MeasurementSet><objects>
