@@ -152,9 +152,16 @@ def test_parameter_records_are_found():
 
 
 @needs_data
+def warm_c3d():
+    """Load the C3D reader (and what it imports on first use) in a fuzz worker."""
+    from ahbm.io import read_c3d
+
+    read_c3d(DATA / "gait-raw.c3d")
+
+
 def test_fuzz_c3d():
     campaign(
         "ahbm.io:read_c3d", c3d_cases(700, seed=19), what="read_c3d", check=check_trial,
         env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP, min_ok=30,
-        min_ahbm=30,
+        min_ahbm=30, warmup=warm_c3d,
     )  # fmt: skip

@@ -147,6 +147,20 @@ def read_store(path) -> None:
     save_trial(t, path, name="long", overwrite=True)  # the other path: rewrite the store
 
 
+def warm_store() -> None:
+    """Load the store code (and the modules it imports on first use) in a fuzz worker."""
+    import tempfile
+
+    from ahbm.io import Trial, list_trials, load_result_units, load_trial, save_trial
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "warm.h5"
+        save_trial(Trial(points=np.zeros((2, 1, 3)), point_labels=["A"], point_rate=10.0), path)
+        for name in list_trials(path):
+            load_trial(path, name)
+            load_result_units(path, name)
+
+
 def read_store_isolated(path) -> None:
     """Both trials of the base store read with ``load_trial(..., isolate=True)``."""
     from ahbm.io import load_trial
@@ -446,4 +460,5 @@ def test_fuzz_hdf5_store(tmp_path):
         memory_limit=MEMORY_LIMIT,
         max_peak=READ_CAP,
         env={"AHBM_MAX_READ_BYTES": str(READ_CAP)},
+        warmup=warm_store,
     )
