@@ -73,79 +73,29 @@ product guide*. de Leva, P. (1996) J. Biomech. 29:1223-1230. Grood, E.S. &
 Suntay, W.J. (1983) J. Biomech. Eng. 105:136-144. AHBM report §4.4 and §5.1.
 """
 
-from ahbm.gait.angles import ANGLE_NAMES, joint_angles, pig_foot_progression_angles
-from ahbm.gait.batch import GaitBatchResult, analyze_gait_files
-from ahbm.gait.calibration import StaticCalibration, static_calibration
-from ahbm.gait.checks import check_cycles, gait_spatiotemporal
-from ahbm.gait.cycles import gait_cycles
-from ahbm.gait.demo import run_gait_demo, synthetic_static_trial, synthetic_walking_trial
-from ahbm.gait.energetics import GaitEnergetics, gait_energetics
-from ahbm.gait.events import gait_events, select_gait_events
-from ahbm.gait.file_outputs import compare_with_file_outputs
-from ahbm.gait.frames import (
-    SegmentFrames,
-    foot_offset_from_angles,
-    foot_offsets,
-    segment_frames,
-)
-from ahbm.gait.kinetics import (
-    MOMENT_FRAMES,
-    GaitKinetics,
-    assign_plates,
-    joint_kinetics,
-    pig_moments,
-)
-from ahbm.gait.markers import GaitMarkers, gait_markers, load_gait_trial
-from ahbm.gait.markersets import MARKER_SETS, PLUG_IN_GAIT_MARKERS, detect_marker_set
-from ahbm.gait.model import lower_extremity_model
-from ahbm.gait.pipeline import analyze_gait
-from ahbm.gait.report import write_gait_report
-from ahbm.gait.result import GaitResult, result_units, save_gait_result
-from ahbm.gait.settings import GaitSettings
-from ahbm.gait.subject import NoBodyMassError, SubjectParameters, subject_parameters
+from ahbm._internal.lazy import lazy_package
 
-__all__ = [
-    "write_gait_report",
-    "run_gait_demo",
-    "synthetic_walking_trial",
-    "synthetic_static_trial",
-    "ANGLE_NAMES",
-    "MARKER_SETS",
-    "MOMENT_FRAMES",
-    "PLUG_IN_GAIT_MARKERS",
-    "detect_marker_set",
-    "GaitBatchResult",
-    "StaticCalibration",
-    "analyze_gait_files",
-    "check_cycles",
-    "gait_spatiotemporal",
-    "pig_foot_progression_angles",
-    "pig_moments",
-    "select_gait_events",
-    "static_calibration",
-    "GaitEnergetics",
-    "GaitKinetics",
-    "GaitMarkers",
-    "GaitResult",
-    "GaitSettings",
-    "SegmentFrames",
-    "SubjectParameters",
-    "analyze_gait",
-    "assign_plates",
-    "foot_offsets",
-    "compare_with_file_outputs",
-    "foot_offset_from_angles",
-    "gait_cycles",
-    "gait_energetics",
-    "gait_events",
-    "gait_markers",
-    "joint_angles",
-    "joint_kinetics",
-    "load_gait_trial",
-    "lower_extremity_model",
-    "result_units",
-    "save_gait_result",
-    "segment_frames",
-    "subject_parameters",
-    "NoBodyMassError",
-]
+__getattr__, __dir__, __all__ = lazy_package(
+    __name__,
+    [
+        "pipeline",
+        "settings",
+        "result",
+        "markers",
+        "markersets",
+        "subject",
+        "frames",
+        "angles",
+        "calibration",
+        "kinetics",
+        "events",
+        "cycles",
+        "checks",
+        "energetics",
+        "file_outputs",
+        "model",
+        "batch",
+        "report",
+        "demo",
+    ],
+)

@@ -9,14 +9,8 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
-from ahbm.graphics._common import (
-    SIDE_COLORS,
-    check_figure,
-    check_mapping,
-    check_names,
-    plain_text,
-    pyplot,
-)
+from ahbm.graphics._common import SIDE_COLORS, check_figure, check_mapping, check_names, pyplot
+from ahbm.graphics.figures import plain_text
 from ahbm.types import ResultRepr
 
 __all__ = [

@@ -9,7 +9,8 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array, as_int, as_positive_float, check_model
 from ahbm.errors import AhbmWarning, DataError, ModelError
-from ahbm.graphics._common import plain_text, pyplot, set_equal_3d
+from ahbm.graphics._common import pyplot, set_equal_3d
+from ahbm.graphics.figures import plain_text
 
 __all__ = ["draw_model", "geometry_mesh", "model_skeleton"]
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
-from ahbm.graphics._common import check_figure, plain_text, pyplot
+from ahbm.graphics._common import check_figure, pyplot
+from ahbm.graphics.figures import plain_text
 
 __all__ = ["plot_simulation"]
 

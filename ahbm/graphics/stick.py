@@ -10,14 +10,7 @@ import numpy as np
 
 from ahbm._internal.validation import as_finite_float, as_positive_float
 from ahbm.errors import AhbmError, DataError
-from ahbm.graphics._common import (
-    atomic_output,
-    check_names,
-    is_interactive_backend,
-    plain_text,
-    pyplot,
-    set_equal_3d,
-)
+from ahbm.graphics._common import check_names, pyplot, set_equal_3d
 from ahbm.graphics._stick_data import (
     _AXES,
     _DEFAULT_RATE,
@@ -32,6 +25,7 @@ from ahbm.graphics._stick_data import (
     _triad_segments,
     plug_in_gait_segments,
 )
+from ahbm.graphics.figures import atomic_output, is_interactive_backend, plain_text
 
 __all__ = ["PLUG_IN_GAIT_SEGMENTS", "StickViewer", "plug_in_gait_segments", "stick_view"]
 

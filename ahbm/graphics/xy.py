@@ -9,7 +9,8 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array, as_positive_float
 from ahbm.errors import DataError
-from ahbm.graphics._common import SIDE_COLORS, check_figure, check_names, plain_text, pyplot
+from ahbm.graphics._common import SIDE_COLORS, check_figure, check_names, pyplot
+from ahbm.graphics.figures import plain_text
 
 __all__ = ["XYViewer", "xy_view"]
 

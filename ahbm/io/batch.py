@@ -108,7 +108,7 @@ class ConversionReport:
         lines = [head]
         lines += [f"  skipped {p}: {why}" for p, why in self.skipped]
         if n_warn:
-            lines.append("warnings (each file's most frequent; all in report.warnings):")
+            lines.append("warnings (the most frequent of each file):")
             lines += _table([(p, _warning_summary(w)) for p, w in self.warnings.items()], 20)
         if self.failed:
             lines.append("failed:")
@@ -452,7 +452,9 @@ def convert(
             continue
         used[key] = f
         if dst.exists() and not overwrite:
-            report.skipped.append((f, f"output {dst} exists (pass overwrite=True to replace)"))
+            report.skipped.append(
+                (f, f"output {dst} exists (overwrite=True, or --overwrite, replaces it)")
+            )
             continue
         tasks.append((f, dst))
     if not tasks:

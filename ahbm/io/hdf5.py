@@ -257,8 +257,8 @@ def _save_locked(trial: Trial, path: Path, name: str, *, overwrite: bool, result
             if name in names:
                 if not overwrite:
                     raise DataError(
-                        f"Trial {name!r} already exists in '{path}'; pass overwrite=True to "
-                        f"replace it or choose another name"
+                        f"Trial {name!r} already exists in '{path}'; pass overwrite=True "
+                        f"(--overwrite on the command line) to replace it, or choose another name"
                     )
                 replace_existing_name = True
     _write_store(
@@ -559,3 +559,4 @@ def load_result_units(path, name: str | None = None) -> dict:
                     units = st.attr(obj, "units", f"{where}/{link}", "str", required=False)
                     if units is not None:
                         out[sub] = units
+    return out

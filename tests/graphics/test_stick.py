@@ -357,7 +357,7 @@ def test_floor_sits_at_the_bottom_of_the_view(walking):
 def test_interactive_backend_detection(monkeypatch, backend, expected):
     import matplotlib
 
-    from ahbm.graphics._common import is_interactive_backend
+    from ahbm.graphics.figures import is_interactive_backend
 
     monkeypatch.setattr(matplotlib, "get_backend", lambda: backend)
     assert is_interactive_backend() is expected

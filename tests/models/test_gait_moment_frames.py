@@ -87,7 +87,7 @@ def test_unknown_frame_is_an_error():
     with pytest.raises(DataError, match="GaitSettings.moment_frame"):
         GaitSettings(moment_frame="Distal")
     trial, _ = synthetic_walking_trial(duration=1.0, noise=0.0, gap=None)
-    with pytest.raises(TypeError, match=r"settings=GaitSettings\(\.\.\.\)"):
+    with pytest.raises(TypeError, match="moment_frame"):
         analyze_gait(trial, moment_frame="distal")  # a field, not a keyword
 
 
