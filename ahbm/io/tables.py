@@ -71,6 +71,7 @@ class OpenSimTable:
     Examples
     --------
     >>> import pandas as pd
+    >>> from ahbm.opensim import read_mot, write_mot
     >>> df = pd.DataFrame({"knee_angle_r": [0.5]}, index=pd.Index([0.0], name="time"))
     >>> write_mot(df, "ik.mot", in_degrees=True)
     >>> table = read_mot("ik.mot")
