@@ -88,10 +88,9 @@ def toolbox_demo(*, quiet: bool = False, rng=None, out_dir=None) -> int:
     compiling = not _compilation.is_compiled(_KERNELS)
     helper = None
     if compiling:
-        say(
-            "ahbm demo: compiling the dynamics kernels (first run only, about 15 s; "
-            "numba caches them on disk for the next runs)..."
-        )
+        from ahbm.cli._compiling import announce
+
+        announce("demo", quiet=quiet)  # on stderr, with the estimate of the wait
         try:
             helper = _compilation.compile_in_background(_BACKGROUND)
         except OSError:  # no second interpreter here: compile everything in this one

@@ -100,6 +100,7 @@ def add_gait_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_gait(args: argparse.Namespace) -> int:
     """Run ``ahbm gait``; return the exit status."""
+    from ahbm.cli._compiling import announce
     from ahbm.gait import GaitSettings, analyze_gait, load_gait_trial, save_gait_result
     from ahbm.gait.batch import analyze_gait_files
     from ahbm.gait.report import write_gait_report
@@ -116,6 +117,7 @@ def run_gait(args: argparse.Namespace) -> int:
             raise DataError(f"--{opt} {str(target)!r}: folder does not exist; create it first")
     if args.report is not None and args.report.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise DataError(f"--report {str(args.report)!r}: use a .png, .pdf or .svg file name")
+    announce("gait", quiet=args.quiet)  # first run of an installation: numba compiles
     settings = GaitSettings(
         leg_length=args.leg_length,
         knee_width=args.knee_width,

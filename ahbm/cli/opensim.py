@@ -103,8 +103,10 @@ def add_id_arguments(parser: argparse.ArgumentParser) -> None:
 def run_ik(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from ahbm.cli._compiling import announce
     from ahbm.opensim.ik_tool import run_ik_setup
 
+    announce("ik", quiet=args.quiet)  # first run of an installation: numba compiles
     res = run_ik_setup(args.setup, output=args.output, time_range=args.time_range)
     print(
         f"IK: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
@@ -119,9 +121,10 @@ def run_ik(args: argparse.Namespace) -> int:
 
 
 def run_id(args: argparse.Namespace) -> int:
-
+    from ahbm.cli._compiling import announce
     from ahbm.opensim.id_tool import run_id_setup
 
+    announce("id", quiet=args.quiet)  # first run of an installation: numba compiles
     res = run_id_setup(
         args.setup, output=args.output, time_range=args.time_range, processing=args.processing
     )

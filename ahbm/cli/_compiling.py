@@ -1,0 +1,137 @@
+"""The line a command prints before numba compiles its kernels (internal).
+
+numba compiles a kernel on its first call and keeps it in a disk cache
+(``__pycache__`` beside the package, or ``NUMBA_CACHE_DIR``); the first run of
+a command after an installation or an upgrade therefore spends most of its
+time compiling, and every later run loads the kernels in milliseconds.
+:data:`KERNELS` names, per command, the compiled kernels it calls from Python
+(found by running each command and listing the dispatchers that ran; the
+helpers they call are compiled into them); :func:`announce` prints one line
+on stderr when any of them is missing from the cache (an empty or stale
+cache), with an estimate of the wait, and nothing on a warm cache, so the
+message appears once per installation.
+
+The check reads numba's cache index of each kernel (a private numba API: when
+it cannot be read, the kernel counts as cached and nothing is printed, rather
+than a message that may be false).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+__all__ = ["KERNELS", "SECONDS", "announce", "uncached"]
+
+#: command -> the (module, name) of each compiled kernel the command calls.
+KERNELS: dict[str, tuple[tuple[str, str], ...]] = {
+    "id": (
+        ("ahbm._engine.jit_xml", "scan_xml"),
+        ("ahbm._engine.jit_xml", "select_elements"),
+        ("ahbm._engine.jit_functions", "_simm_kernel"),
+        ("ahbm._engine.jit_text", "parse_decimal_block"),
+        ("ahbm._engine.jit_crba", "kinematics_kernel"),
+        ("ahbm._engine.jit_rnea", "rnea_block_kernel"),
+        ("ahbm._engine.jit_banded", "ptsv"),
+        ("ahbm._engine.jit_banded", "natural_cubic_system"),
+        ("ahbm._engine.jit_banded", "natural_cubic_values"),
+        ("ahbm._engine.jit_filters", "iir3_pass"),
+    ),
+    "ik": (
+        ("ahbm._engine.jit_xml", "scan_xml"),
+        ("ahbm._engine.jit_xml", "select_elements"),
+        ("ahbm._engine.jit_functions", "_simm_kernel"),
+        ("ahbm._engine.jit_crba", "kinematics_kernel"),
+    ),
+    "gait": (
+        ("ahbm._engine.jit_crba", "kinematics_kernel"),
+        ("ahbm._engine.jit_rnea", "rnea_block_kernel"),
+    ),
+    "demo": (
+        ("ahbm._engine.jit_crba", "kinematics_kernel"),
+        ("ahbm._engine.jit_rnea", "rnea_block_kernel"),
+        ("ahbm._engine.jit_aba", "aba_block_kernel"),
+        ("ahbm._engine.jit_crba", "crba_kernel"),
+    ),
+}
+
+#: Seconds of compilation of each kernel on one core of an idle machine (measured on
+#: the development machine, 2 cores, with the other core busy); the kernels that are
+#: not listed count 3 s.
+SECONDS: dict[str, float] = {
+    "scan_xml": 6.0,
+    "select_elements": 3.0,
+    "_simm_kernel": 3.0,
+    "parse_decimal_block": 3.0,
+    "kinematics_kernel": 12.0,
+    "rnea_block_kernel": 14.0,
+    "aba_block_kernel": 16.0,
+    "crba_kernel": 10.0,
+    "ptsv": 2.0,
+    "natural_cubic_system": 2.0,
+    "natural_cubic_values": 2.0,
+    "iir3_pass": 2.0,
+}
+
+
+def _cached(dispatcher) -> bool:
+    """True unless numba's disk cache certainly lacks `dispatcher` (and it did not run here)."""
+    try:
+        if dispatcher.overloads:
+            return True
+        return bool(dispatcher._cache._cache_file._load_index())  # {}: missing or stale
+    except Exception:  # noqa: BLE001 - private numba API: unknown counts as cached
+        return True
+
+
+def uncached(command: str) -> list[str]:
+    """Names of the kernels of `command` (a key of :data:`KERNELS`) that numba would compile.
+
+    Imports the kernels' modules (which the command imports anyway); a kernel
+    that no longer exists under its name is skipped.
+    """
+    missing = []
+    for module, name in KERNELS.get(command, ()):
+        try:
+            dispatcher = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+        if not _cached(dispatcher) and name not in missing:
+            missing.append(name)
+    return missing
+
+
+def announce(command: str, *, quiet: bool = False, file=None) -> list[str]:
+    """Say on stderr that `command` is about to compile kernels, when the cache lacks them.
+
+    Parameters
+    ----------
+    command : str
+        ``"id"``, ``"ik"``, ``"gait"`` or ``"demo"``.
+    quiet : bool
+        Print nothing (``-q``), only return the names.
+    file : file object, optional
+        Where to write (default ``sys.stderr``).
+
+    Returns
+    -------
+    list of str
+        The kernels that will be compiled (empty on a warm cache: nothing printed).
+
+    Examples
+    --------
+    >>> announce("no such command")
+    []
+    """
+    missing = uncached(command)
+    if missing and not quiet:
+        seconds = sum(SECONDS.get(name, 3.0) for name in missing)
+        low, high = 5 * round(seconds / 5), 5 * round(2.5 * seconds / 5)
+        print(
+            f"ahbm {command}: compiling {len(missing)} numba kernel(s) for this installation's "
+            f"first run: about {low} s on an idle machine, up to {high} s on a busy one; they "
+            "are cached on disk and later runs load them in well under a second...",
+            file=sys.stderr if file is None else file,
+            flush=True,
+        )
+    return missing

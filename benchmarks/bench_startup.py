@@ -1,0 +1,167 @@
+"""Start-up of the ``ahbm`` command as whole processes, each figure beside its peer.
+
+Run: python benchmarks/bench_startup.py [--runs N] [--cold] [--data DIR]
+
+What a user waits for is the whole process: the interpreter, the imports, the
+compiled kernels loaded from numba's disk cache, the work and the exit. Every
+figure is the median of `--runs` (5) whole-process runs, the commands of a
+pair alternating so that a busy machine slows both alike, after one warm-up
+run of each (the warm cache: Python's bytecode, numba's kernels, the files in
+the OS cache):
+
+- ``python -c "import ahbm"`` and ``ahbm --help`` beside the bare interpreter
+  (``python -c pass``) and ``python -c "import numpy"``;
+- ``ahbm id subject01_Setup_ID.xml -o out.sto`` on the shared walking trial
+  (../shared/data/opensim, copied to a temporary folder) beside OpenSim's
+  ``InverseDynamicsTool`` run from a Python process on the same setup
+  (``import opensim; t = opensim.InverseDynamicsTool(setup); t.run()``);
+- with ``--cold``: a first ``ahbm demo`` and a first ``ahbm id`` on an empty
+  numba cache (``NUMBA_CACHE_DIR`` set to a new empty folder: every kernel
+  compiled), once each, beside the same command run again on the cache that
+  first run filled; the lines say whether each run announced the compilation
+  on stderr (it must on the empty cache, and must not on the warm one).
+
+The machine's load (``os.getloadavg``) and core count are printed at the start
+and the end. The script writes only into a temporary folder (the warm runs use
+the installation's own caches, as a user's runs do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
+SETUP = "subject01_Setup_ID.xml"
+OPENSIM_ID = (
+    "import sys, opensim as osim\n"
+    "t = osim.InverseDynamicsTool(sys.argv[1])\n"
+    "t.setResultsDir(sys.argv[2])\n"
+    "t.setOutputGenForceFileName('opensim_id.sto')\n"
+    "t.run()\n"
+)
+#: Words of the message a command prints on stderr before compiling kernels.
+COMPILING = "compiling"
+
+
+def ahbm_command() -> list[str]:
+    """The ``ahbm`` console script next to this interpreter, else ``python -m ahbm``."""
+    script = Path(sys.executable).with_name("ahbm")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "ahbm"]
+
+
+def run(cmd, cwd=None, env=None) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall time of one whole process (s) and its completed process; raises on failure."""
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(map(str, cmd))} failed ({done.returncode}):\n{done.stderr[-2000:]}"
+        )
+    return elapsed, done
+
+
+def medians(commands: dict, runs: int) -> dict:
+    """Median wall time of each command (name -> (cmd, cwd)), alternating, after a warm-up."""
+    times = {name: [] for name in commands}
+    for cmd, cwd in commands.values():
+        run(cmd, cwd)  # warm-up
+    for _ in range(runs):
+        for name, (cmd, cwd) in commands.items():
+            times[name].append(run(cmd, cwd)[0])
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def print_pair(label: str, mine: float, peer_label: str, peer: float) -> None:
+    print(
+        f"  {label:<34s} {mine:6.2f} s   {peer_label:<34s} {peer:6.2f} s   ratio {mine / peer:5.2f}"
+    )
+
+
+def cold_runs(ahbm: list[str], folder: Path) -> None:
+    """A first ``ahbm demo`` and ``ahbm id`` on an empty numba cache, and the same again."""
+    for label, args, cwd in (
+        ("ahbm demo", ["demo", "-q", "-o", str(folder / "demo")], folder),
+        ("ahbm id", ["id", SETUP, "-o", str(folder / "cold.sto")], folder),
+    ):
+        cache = Path(tempfile.mkdtemp(prefix="numba-cache-", dir=folder))
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+        cold, done_cold = run([*ahbm, *args], cwd, env)
+        warm, done_warm = run([*ahbm, *args], cwd, env)
+        said_cold = COMPILING in done_cold.stderr.lower()
+        said_warm = COMPILING in done_warm.stderr.lower()
+        print_pair(f"{label}, empty numba cache", cold, "the same, its cache filled", warm)
+        print(
+            f"    compilation announced on stderr: empty cache {said_cold}, "
+            f"filled cache {said_warm}"
+        )
+        if said_cold:
+            line = next(x for x in done_cold.stderr.splitlines() if COMPILING in x.lower())
+            print(f"    message: {line.strip()}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (median)")
+    parser.add_argument("--cold", action="store_true", help="also time first runs (empty cache)")
+    parser.add_argument("--data", type=Path, default=DATA, help="folder of the subject01 files")
+    parser.add_argument("--no-opensim", action="store_true", help="skip OpenSim's tool")
+    args = parser.parse_args()
+    py = sys.executable
+    ahbm = ahbm_command()
+    print(f"start: {load()}")
+    print(f"whole processes, median of {args.runs} warm runs each (s)")
+
+    t = medians(
+        {
+            "pass": ([py, "-c", "pass"], None),
+            "numpy": ([py, "-c", "import numpy"], None),
+            "import": ([py, "-c", "import ahbm"], None),
+            "help": ([*ahbm, "--help"], None),
+        },
+        args.runs,
+    )
+    print_pair('python -c "import ahbm"', t["import"], "python -c pass", t["pass"])
+    print_pair("ahbm --help", t["help"], "python -c pass", t["pass"])
+    print(f'  (python -c "import numpy": {t["numpy"]:.2f} s)')
+
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        folder = Path(tmp)
+        for f in args.data.iterdir():
+            if f.is_file():
+                shutil.copy2(f, folder / f.name)
+        commands = {"ahbm id": ([*ahbm, "id", SETUP, "-o", "ahbm_id.sto"], folder)}
+        if not args.no_opensim:
+            out = folder / "opensim_results"
+            out.mkdir()
+            commands["opensim"] = ([py, "-c", OPENSIM_ID, SETUP, str(out)], folder)
+        t = medians(commands, args.runs)
+        if "opensim" in t:
+            print_pair(
+                "ahbm id (subject01)", t["ahbm id"], "OpenSim InverseDynamicsTool", t["opensim"]
+            )
+        else:
+            print(f"  ahbm id (subject01)  {t['ahbm id']:.2f} s")
+        if args.cold:
+            cold_runs(ahbm, folder)
+    print(f"end: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
