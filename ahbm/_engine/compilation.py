@@ -108,8 +108,7 @@ def compile_in_background(names) -> subprocess.Popen:
     from ahbm._internal.isolation import python_child
 
     code = (
-        "from ahbm._engine.compilation import compile_kernels; "
-        f"compile_kernels({tuple(names)!r})"
+        f"from ahbm._engine.compilation import compile_kernels; compile_kernels({tuple(names)!r})"
     )
     cmd, env = python_child(code)  # isolated: never imports files of the current folder
     return subprocess.Popen(

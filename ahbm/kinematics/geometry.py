@@ -13,17 +13,14 @@ shapes of a model are kept in its model file under the top-level section
 trial, :func:`distances` returns the distances of named shape pairs, their
 world witness points and the Jacobians ``∂d/∂q = nᵀ (J1 − J2)`` from the point
 Jacobians of the core witness points, and :func:`self_collision` lists the
-pairs that collide, in which frames and how deep. :func:`foot_contact_shapes`
-builds the HeiMan foot contact set (heel sphere and forefoot capsule, Felis
-2015 §4.7), and :func:`ground_contact` gives the lowest points of shapes and
-their penetration of the ground plane.
+pairs that collide, in which frames and how deep.
 
 References
 ----------
 Schwienbacher, M. (2013). *Efficient Algorithms for Biped Robots*. TU München,
 ch. 5 (self-collision avoidance) and ch. 6 (SSV distances).
 Felis, M. (2015). *Modeling Emotional Aspects in Human Locomotion*. Heidelberg
-University, §4.6 (self-collision) and §4.7 (foot contact).
+University, §4.6 (self-collision).
 Ericson, C. (2005). *Real-Time Collision Detection*. Morgan Kaufmann, §5.1.
 """
 

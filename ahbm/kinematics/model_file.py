@@ -8,8 +8,9 @@ today, read by :mod:`ahbm.dynamics.constraints`; ``"muscles"`` and
 :func:`register_model_section` by the package that owns its classes, because
 the kinematics layer may not import the layers above it. The owners of the
 toolbox's own sections are listed by name in ``_SECTION_OWNERS`` of
-:mod:`ahbm.kinematics.model_dict` (a plugin table, not an import) and imported on the first read or write of a model file,
-so :func:`load_model` always knows them and ``import ahbm`` stays light.
+:mod:`ahbm.kinematics.model_dict` (a plugin table, not an import) and
+imported on the first read or write of a model file, so :func:`load_model`
+always knows them and ``import ahbm`` stays light.
 Nothing is reserved or dropped silently: an entry of a file that no
 reader understands, or a section whose reader is not registered, is a
 :class:`~ahbm.errors.ModelError` that names the entry and the file.
