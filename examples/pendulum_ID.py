@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from ahbm.models.pendulum import pendulum_torque, single_pendulum
+from ahbm.models.pendulums import pendulum_torque, single_pendulum
 
 from ahbm.dynamics import crba, rnea, simulate
 from ahbm.graphics import save_figure

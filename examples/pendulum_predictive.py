@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from ahbm.models.pendulum import single_pendulum
+from ahbm.models.pendulums import single_pendulum
 
 from ahbm.dynamics import simulate
 from ahbm.optimize import (

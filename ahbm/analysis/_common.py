@@ -14,12 +14,12 @@ from ahbm.errors import AhbmWarning, DataError
 def warn_caller(message: str) -> None:
     """Issue an AhbmWarning attributed to the first caller outside ahbm.analysis.
 
-    The signal functions sit under decorators (deprecated positional arguments,
-    Trial handling), so a fixed ``stacklevel`` would point inside ahbm.
+    The signal functions sit under a decorator (Trial handling), so a fixed
+    ``stacklevel`` would point inside ahbm.
     """
     frame, level = sys._getframe(1), 2
     while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(
-        ("ahbm.analysis", "ahbm._internal.deprecation")
+        "ahbm.analysis"
     ):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, AhbmWarning, stacklevel=level)

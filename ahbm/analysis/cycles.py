@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import as_float_array, as_int, check_not_empty, sample_times
 from ahbm.analysis._common import check_axis, warn_caller
 from ahbm.analysis._labelled import accepts_labelled, event_times
@@ -22,9 +21,6 @@ __all__ = [
 
 
 @accepts_labelled("cycles")
-@positional_to_keyword(
-    "time_normalize", 2, ("n_points",), "time_normalize(x, events, n_points=...)"
-)
 def time_normalize(x, events, *, n_points: int = 101, rate=None, time=None, axis: int = 0):
     """Cut a signal into cycles and resample each to `n_points` (0-100 %).
 

@@ -8,9 +8,7 @@ are vectorized over the others, so a whole marker array
 from __future__ import annotations
 
 import numpy as np
-from scipy import interpolate, signal
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import as_choice, as_float_array, as_int, sample_rate, sample_times
 from ahbm.analysis._common import check_axis
 from ahbm.analysis._labelled import accepts_labelled
@@ -41,7 +39,6 @@ def _fd_weights(nodes: np.ndarray, x0: np.ndarray, deriv: int) -> np.ndarray:
 
 
 @accepts_labelled("derivative")
-@positional_to_keyword("central_difference", 1, ("time",), "central_difference(x, time=...)")
 def central_difference(x, *, rate=None, time=None, order: int = 1, axis: int = 0):
     """First or second derivative by central differences, for uniform or non-uniform time.
 
@@ -138,7 +135,6 @@ def central_difference(x, *, rate=None, time=None, order: int = 1, axis: int = 0
 
 
 @accepts_labelled("derivative")
-@positional_to_keyword("spline_derivative", 1, ("time",), "spline_derivative(x, time=...)")
 def spline_derivative(x, *, rate=None, time=None, order: int = 1, degree: int = 5, axis: int = 0):
     """Derivative of the interpolating spline through the samples.
 
@@ -180,6 +176,8 @@ def spline_derivative(x, *, rate=None, time=None, order: int = 1, degree: int = 
     >>> float(spline_derivative(t**3, time=t, order=2)[10].round(8))
     3.0
     """
+    from scipy import interpolate
+
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
     degree = as_int(degree, "degree", minimum=1)
@@ -196,7 +194,6 @@ def spline_derivative(x, *, rate=None, time=None, order: int = 1, degree: int = 
 
 
 @accepts_labelled("derivative")
-@positional_to_keyword("savgol_derivative", 1, ("rate",), "savgol_derivative(x, rate=...)")
 def savgol_derivative(
     x, *, rate=None, time=None, window: int, polyorder: int = 3, order: int = 1, axis: int = 0
 ):
@@ -242,6 +239,8 @@ def savgol_derivative(
     >>> float(savgol_derivative(t**2, rate=10.0, window=5, polyorder=2)[7].round(10))
     1.4
     """
+    from scipy import signal
+
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
     fs, _ = sample_rate(arr.shape[ax], rate=rate, time=time)
@@ -260,7 +259,6 @@ def savgol_derivative(
 
 
 @accepts_labelled("derivatives")
-@positional_to_keyword("marker_derivatives", 1, ("time",), "marker_derivatives(points, time=...)")
 def marker_derivatives(points, *, rate=None, time=None, method: str = "central", **options):
     """Velocity and acceleration of a whole marker array at once.
 

@@ -4,7 +4,7 @@ This module sits below :mod:`ahbm.io` in the import order, so it does not
 import the ``Trial`` class: :func:`detect_gait_events` accepts any object
 with the attributes of :class:`ahbm.io.trial.Trial` and returns
 :class:`ahbm.types.Event` objects (the one event class of ahbm, also
-``ahbm.io.Event``; ``GaitEvent`` is its deprecated 0.1 name).
+``ahbm.io.Event``).
 """
 
 from __future__ import annotations
@@ -13,11 +13,8 @@ import re
 import warnings
 
 import numpy as np
-from scipy import signal
 
-from ahbm._internal.deprecation import positional_to_keyword, warn_deprecated
 from ahbm._internal.validation import (
-    as_finite_float,
     as_float_array,
     as_nonnegative_float,
     as_positive_float,
@@ -41,17 +38,6 @@ FOOT_STRIKE = "Foot Strike"
 FOOT_OFF = "Foot Off"
 
 
-def __getattr__(name: str):
-    if name == "GaitEvent":  # 0.1 name of the one Event class
-        warn_deprecated(
-            "ahbm.analysis.events.GaitEvent",
-            "`GaitEvent` is deprecated and will be removed in ahbm 0.3; use `ahbm.types.Event` "
-            "(also `ahbm.io.Event`), the one event class, which it now is",
-        )
-        return Event
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _labels(value, name: str) -> tuple:
     """One marker label or a sequence of labels, as a tuple of str."""
     labels = (value,) if isinstance(value, str) else value
@@ -62,23 +48,6 @@ def _labels(value, name: str) -> tuple:
     return tuple(labels)
 
 
-def _rate_and_start(where: str, n: int, rate, time, t0) -> tuple[float, float]:
-    """Uniform rate and start time from `rate`/`time`, with the deprecated `t0`."""
-    if t0 is None:
-        return sample_rate(n, rate=rate, time=time)
-    warn_deprecated(
-        f"{where}:t0",
-        f"{where}(): `t0` is deprecated and will be removed in ahbm 0.3; pass the sample "
-        "times as `time=` (e.g. trial.time) instead of `rate` and `t0`",
-        stacklevel=5,
-    )
-    if time is not None:
-        raise DataError(f"{where}(): give `time` or `rate` with `t0`, not `time` and `t0`")
-    fs, _ = sample_rate(n, rate=rate)
-    return fs, as_finite_float(t0, "t0", unit="s")
-
-
-@positional_to_keyword("force_plate_events", 1, ("rate",), "force_plate_events(fz, rate=...)")
 def force_plate_events(
     fz,
     *,
@@ -88,7 +57,6 @@ def force_plate_events(
     hysteresis: float = 10.0,
     min_contact: float = 0.1,
     min_gap: float = 0.05,
-    t0: float | None = None,
 ):
     """Foot strikes and foot offs from a vertical force signal.
 
@@ -112,8 +80,6 @@ def force_plate_events(
     min_gap : float, optional
         Unloaded intervals shorter than this inside a contact are bridged, s
         (default 0.05).
-    t0 : float, optional
-        Deprecated (0.2): time of sample 0 with `rate`; pass ``time=`` instead.
 
     Returns
     -------
@@ -132,7 +98,7 @@ def force_plate_events(
     ([0.09], [0.4])
     """
     f = as_float_array(fz, "fz", allow_nan=True).ravel()
-    fs, t0 = _rate_and_start("force_plate_events", f.size, rate, time, t0)
+    fs, t0 = sample_rate(f.size, rate=rate, time=time)
     threshold = as_nonnegative_float(threshold, "threshold", unit="N")
     hysteresis = as_nonnegative_float(hysteresis, "hysteresis", unit="N")
     min_contact = as_nonnegative_float(min_contact, "min_contact", unit="s")
@@ -185,6 +151,8 @@ def _interp_nan(y):
 
 def _peaks(y, distance, t0, rate):
     """Peak times with parabolic sub-sample refinement; peaks on filled samples dropped."""
+    from scipy import signal
+
     yf, filled = _interp_nan(y)
     if np.isnan(yf).any():
         return np.array([])
@@ -201,7 +169,6 @@ def _peaks(y, distance, t0, rate):
 _MIN_TRAVEL = 0.5  # m of sacrum travel below which a trial counts as treadmill walking
 
 
-@positional_to_keyword("zeni_events", 3, ("rate",), "zeni_events(heel, toe, sacrum, rate=...)")
 def zeni_events(
     heel,
     toe,
@@ -212,7 +179,6 @@ def zeni_events(
     direction=None,
     min_interval: float = 0.5,
     up=(0.0, 0.0, 1.0),
-    t0: float | None = None,
 ):
     """Foot strikes and foot offs of one foot from marker kinematics (Zeni et al. 2008).
 
@@ -235,8 +201,6 @@ def zeni_events(
         Vertical lab axis (default +Z): the walking direction found from the
         data is made horizontal with it (e.g. ``(0, 1, 0)`` for an OpenSim
         Y-up trial).
-    t0 : float, optional
-        Deprecated (0.2): time of frame 0 with `rate`; pass ``time=`` instead.
 
     Returns
     -------
@@ -265,7 +229,7 @@ def zeni_events(
     h = as_float_array(heel, "heel", allow_nan=True)
     if h.ndim != 2 or h.shape[1] != 3:
         raise DataError(f"Expected `heel` to have shape (n_frames, 3), got {h.shape}")
-    fs, t0 = _rate_and_start("zeni_events", h.shape[0], rate, time, t0)
+    fs, t0 = sample_rate(h.shape[0], rate=rate, time=time)
     min_interval = as_positive_float(min_interval, "min_interval", unit="s")
     to = as_float_array(toe, "toe", allow_nan=True)
     s = as_float_array(sacrum, "sacrum", allow_nan=True)

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate, ndimage, signal
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import (
     as_choice,
     as_float_array,
@@ -41,9 +39,6 @@ __all__ = [
 ]
 
 
-@positional_to_keyword(
-    "winter_correction", 0, ("n_passes", "order"), "winter_correction(n_passes=..., order=...)"
-)
 def winter_correction(*, n_passes: int = 2, order: int = 2, kind: str = "butterworth") -> float:
     """Cutoff correction factor for a filter applied `n_passes` times.
 
@@ -150,9 +145,6 @@ def _apply_along_axis_nan(func, x: np.ndarray, axis: int, nan_policy: str, name:
 
 
 @accepts_labelled("signal")
-@positional_to_keyword(
-    "butter_filtfilt", 1, ("rate", "cutoff", "order"), "butter_filtfilt(x, rate=..., cutoff=...)"
-)
 def butter_filtfilt(
     x,
     *,
@@ -233,6 +225,8 @@ def butter_filtfilt(
     >>> y.shape
     (200,)
     """
+    from scipy import signal
+
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
     check_not_empty(arr, "x", axis=ax)
@@ -285,12 +279,6 @@ def butter_filtfilt(
 
 
 @accepts_labelled("signal")
-@positional_to_keyword(
-    "critically_damped_filtfilt",
-    1,
-    ("rate", "cutoff"),
-    "critically_damped_filtfilt(x, rate=..., cutoff=...)",
-)
 def critically_damped_filtfilt(
     x,
     *,
@@ -343,6 +331,8 @@ def critically_damped_filtfilt(
     >>> float(critically_damped_filtfilt(np.ones(50), rate=100.0, cutoff=10.0)[25].round(6))
     1.0
     """
+    from scipy import signal
+
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
     check_not_empty(arr, "x", axis=ax)
@@ -408,6 +398,8 @@ def moving_average(x, window: int, *, axis: int = 0, keep_nan: bool = True):
     >>> moving_average([1.0, 2.0, 3.0, 4.0, 5.0], 3)
     array([1.5, 2. , 3. , 4. , 4.5])
     """
+    from scipy import ndimage
+
     arr = as_float_array(x, "x", allow_nan=True)
     ax = check_axis(arr, axis, "x")
     w = as_int(window, "window", minimum=1)
@@ -473,7 +465,6 @@ class ResidualAnalysis(ResultRepr):
         return f"{ResultRepr.__repr__(self)[:-1]}; suggested cutoff {suggested})"
 
 
-@positional_to_keyword("residual_analysis", 1, ("rate",), "residual_analysis(x, rate=...)")
 def residual_analysis(
     x, *, rate=None, time=None, cutoffs=None, order: int = 2, fit_range=None, axis: int = 0
 ) -> ResidualAnalysis:
@@ -526,6 +517,8 @@ def residual_analysis(
     >>> bool(0.008 < res.noise_rms < 0.012)
     True
     """
+    from scipy import signal
+
     arr = as_float_array(x, "x")
     ax = check_axis(arr, axis, "x")
     check_not_empty(arr, "x", axis=ax)
@@ -607,7 +600,6 @@ class SplineSmoothing(ResultRepr):
     n_missing: int
 
 
-@positional_to_keyword("gcv_spline", 1, ("time",), "gcv_spline(x, time=...)")
 def gcv_spline(x, *, rate=None, time=None, lam=None, axis: int = 0) -> SplineSmoothing:
     """Cubic smoothing spline with the smoothing chosen by generalized cross-validation.
 
@@ -653,6 +645,8 @@ def gcv_spline(x, *, rate=None, time=None, lam=None, axis: int = 0) -> SplineSmo
     >>> float(abs(res.first[50] + 2 * np.pi)) < 0.05
     True
     """
+    from scipy import interpolate
+
     from ahbm.analysis import _smoothing
 
     arr = as_float_array(x, "x", allow_nan=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate
 
 from ahbm._internal.validation import as_float_array, as_int, sample_times
 from ahbm.analysis._common import nan_runs
@@ -202,6 +201,8 @@ def fill_gaps(
     >>> y[2], rep[0].filled
     (np.float64(2.0), True)
     """
+    from scipy import interpolate
+
     arr, missing, _ = _as_channels(x, "x")
     if method not in ("spline", "linear"):
         raise DataError(f"Unknown `method` {method!r}; use 'spline' or 'linear'")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import as_float_array, check_trailing_shape, sample_times
 from ahbm.analysis.derivatives import central_difference
 from ahbm.dynamics.segmental import SegmentMotion
@@ -17,7 +16,6 @@ from ahbm.kinematics.rotations import angular_velocity
 __all__ = ["segment_motion"]
 
 
-@positional_to_keyword("segment_motion", 2, ("time",), "segment_motion(rotation, com, time=...)")
 def segment_motion(rotation, com, *, rate=None, time=None) -> SegmentMotion:
     """Angular velocity and acceleration and COM acceleration from segment poses.
 

@@ -1,48 +1,16 @@
 """Body-segment parameters: regression tables (Dempster, de Leva, Dumas, ...),
 geometric segment models, and scaling of a model's inertial parameters.
+
+- :mod:`ahbm.bsp.tables`: the published tables and :func:`segment_parameters`.
+- :mod:`ahbm.bsp.geometric`: inertia of geometric solids (ellipsoid, cone, ...).
+- :mod:`ahbm.bsp.scaling`: :func:`scale_model`, a model's inertial parameters
+  from a table.
+- :mod:`ahbm.bsp.segment_scaling`: scale factors from marker measurements and
+  scaling by them, as OpenSim's Scale tool does.
 """
 
-from ahbm.bsp.geometric import ellipsoid, elliptical_cylinder, elliptical_frustum, truncated_cone
-from ahbm.bsp.scaling import (
-    SEGMENT_ALIASES,
-    Measurement,
-    SegmentScales,
-    measurement_scale_factors,
-    scale_inertia,
-    scale_model,
-    scale_segments,
-    segment_scale_factors,
-)
-from ahbm.bsp.tables import (
-    TABLES,
-    BSPTable,
-    SegmentData,
-    SegmentParameters,
-    compare_tables,
-    get_table,
-    parameters_to_dataframe,
-    segment_parameters,
-)
+from ahbm._internal.lazy import lazy_package
 
-__all__ = [
-    "SEGMENT_ALIASES",
-    "Measurement",
-    "SegmentScales",
-    "measurement_scale_factors",
-    "scale_inertia",
-    "scale_model",
-    "scale_segments",
-    "segment_scale_factors",
-    "TABLES",
-    "BSPTable",
-    "SegmentData",
-    "SegmentParameters",
-    "compare_tables",
-    "ellipsoid",
-    "elliptical_cylinder",
-    "elliptical_frustum",
-    "get_table",
-    "parameters_to_dataframe",
-    "segment_parameters",
-    "truncated_cone",
-]
+__getattr__, __dir__, __all__ = lazy_package(
+    __name__, ["tables", "geometric", "scaling", "segment_scaling"]
+)

@@ -5,44 +5,68 @@ forearms+hands, thighs, shanks and feet, connected by 14 joints of mixed
 types. Frames: x forward, y to the left, z up; in the neutral configuration
 the model stands upright with the hip-joint centres at the pelvis origin.
 
-Body-segment parameters are placeholders until ahbm.bsp provides the
-regressions: segment lengths, mass fractions, COM positions and radii of
-gyration are de Leva (1996) ratios as tabulated for the HeiMan model in
-Felis (2015), Tables 4.3-4.5, with two corrections documented there
-(middle-trunk length 0.1238 H, pelvis sagittal radius 0.615). The de Leva
-head segment includes the neck; here a quarter of its mass is given to the
-neck (a placeholder choice). Radii of gyration are mapped to body axes as
-sagittal -> y, transverse -> x, longitudinal -> z (x for the foot).
+Body-segment parameters are read from the ``"heiman"`` table of
+:mod:`ahbm.bsp.tables`: de Leva (1996) ratios as tabulated for the HeiMan
+model in Felis (2015), Tables 4.3-4.5, with the two corrections documented
+there (middle-trunk length 0.1238 H, pelvis sagittal radius 0.615). Segment
+names map as abdomen = ``middle_trunk``, thorax = ``upper_trunk``, forearm =
+``lower_arm``. Three choices are this model's own, not the table's: the
+table's head includes the neck (the neck row has no mass), so a quarter of
+the head mass is given to the neck, whose COM is at mid-length and whose
+radii are the head's; the foot COM is measured forward from the heel along
+the foot's x axis (0.4415 of its length; the table gives it along the
+segment's -z axis); and the radii of gyration are mapped to body axes as
+sagittal -> y, transverse -> x, longitudinal -> z (x for the foot). The
+hip half-width (0.0461 H, Dumas et al. 2007), foot height (0.0468 H) and
+heel offset behind the ankle (0.0400 H) are Felis's Table 4.3 values (the
+foot's are marked there as guesses); the shoulder half-width (0.1 H) and the
+shoulder centre's drop below the top of the thorax (0.2 of its length) are
+placeholder proportions of this model.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ahbm.bsp.tables import get_table
 from ahbm.errors import ModelError
 from ahbm.kinematics.tree import Model
 
 __all__ = ["human15", "HUMAN15_PARAMETERS"]
 
-#: Placeholder segment parameters: length / height, mass / body mass, COM
-#: along the segment z axis / length, radii of gyration / length
-#: (sagittal, transverse, longitudinal). Source: de Leva (1996) via Felis
-#: (2015) Tables 4.3-4.5.
-HUMAN15_PARAMETERS = {
-    "pelvis": {"length": 0.0837, "mass": 0.1117, "com": 0.3884, "r": (0.615, 0.551, 0.587)},
-    "abdomen": {"length": 0.1238, "mass": 0.1633, "com": 0.5498, "r": (0.482, 0.383, 0.468)},
-    "thorax": {"length": 0.0980, "mass": 0.1596, "com": 0.7001, "r": (0.716, 0.454, 0.659)},
-    "neck": {"length": 0.0638, "mass": 0.0694 * 0.25, "com": 0.5, "r": (0.362, 0.376, 0.312)},
-    "head": {"length": 0.1168, "mass": 0.0694 * 0.75, "com": 0.4024, "r": (0.362, 0.376, 0.312)},
-    "upper_arm": {"length": 0.1618, "mass": 0.0271, "com": -0.5772, "r": (0.285, 0.269, 0.158)},
-    "forearm": {"length": 0.1545, "mass": 0.0162, "com": -0.4574, "r": (0.276, 0.265, 0.121)},
-    "hand": {"length": 0.1079, "mass": 0.0061, "com": -0.3624, "r": (0.288, 0.235, 0.184)},
-    "thigh": {"length": 0.2425, "mass": 0.1416, "com": -0.4095, "r": (0.329, 0.329, 0.149)},
-    "shank": {"length": 0.2529, "mass": 0.0433, "com": -0.4458, "r": (0.255, 0.249, 0.103)},
-    "foot": {"length": 0.1462, "mass": 0.0137, "com": 0.4415, "r": (0.257, 0.245, 0.124)},
-}
+
+def _parameters() -> dict:
+    """Ratios of the segments from the HeiMan table of :mod:`ahbm.bsp.tables`."""
+    rows = get_table("heiman").segments["male"]
+
+    def row(name, **override):
+        r = rows[name]
+        return {"length": r.length, "mass": r.mass, "com": r.com[2], "r": r.radii} | override
+
+    head = rows["head"]
+    return {
+        "pelvis": row("pelvis"),
+        "abdomen": row("middle_trunk"),
+        "thorax": row("upper_trunk"),
+        "neck": row("neck", mass=head.mass * 0.25, com=0.5, r=head.radii),
+        "head": row("head", mass=head.mass * 0.75),
+        "upper_arm": row("upper_arm"),
+        "forearm": row("lower_arm"),
+        "hand": row("hand"),
+        "thigh": row("thigh"),
+        "shank": row("shank"),
+        "foot": row("foot", com=-rows["foot"].com[2]),
+    }
+
+
+#: Segment parameters: length / height, mass / body mass, COM along the
+#: segment z axis / length (the foot: along x from the heel), radii of
+#: gyration / length (sagittal, transverse, longitudinal). From the HeiMan
+#: table of :mod:`ahbm.bsp.tables` (de Leva 1996 via Felis 2015, Tables
+#: 4.3-4.5); see the module docstring for the neck, foot and axis choices.
+HUMAN15_PARAMETERS = _parameters()
 _HIP_HALF_WIDTH = 0.0461  # / height (Dumas et al. 2007 via Felis 2015)
-_SHOULDER_HALF_WIDTH = 0.1000  # / height (placeholder)
+_SHOULDER_HALF_WIDTH = 0.1000  # / height (placeholder proportion)
 _SHOULDER_DROP = 0.2  # shoulder centre below the top of the thorax, / thorax length
 _FOOT_HEIGHT = 0.0468  # ankle above the sole, / height
 _FOOT_POSTERIOR = 0.0400  # heel behind the ankle, / height
@@ -69,15 +93,15 @@ def _combine(parts):
     return m, c, inertia
 
 
-def human15(*, height: float = 1.8, mass: float = 75.0, gravity=(0.0, 0.0, -9.81)) -> Model:
+def human15(*, mass: float = 75.0, height: float = 1.8, gravity=(0.0, 0.0, -9.81)) -> Model:
     """Build the 15-segment, 14-joint whole-body human model.
 
     Parameters
     ----------
-    height : float, optional
-        Standing height, m (default 1.8).
     mass : float, optional
         Body mass, kg (default 75).
+    height : float, optional
+        Standing height, m (default 1.8).
     gravity : array_like, shape (3,), optional
         Gravity in the world frame, m/s^2.
 
@@ -100,8 +124,9 @@ def human15(*, height: float = 1.8, mass: float = 75.0, gravity=(0.0, 0.0, -9.81
     Notes
     -----
     Structure from Stuhmiller & Shen (2000), AHBM report §5.2.3 (Cheng et al.
-    1994 parameters, about 75 kg and 1.8 m). Parameters here are the
-    placeholders described in the module docstring (de Leva 1996 ratios).
+    1994 parameters, about 75 kg and 1.8 m). The segment parameters here are
+    de Leva (1996) ratios from the HeiMan table of :mod:`ahbm.bsp.tables`
+    (see the module docstring).
 
     Examples
     --------

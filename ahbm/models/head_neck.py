@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ahbm._internal.deprecation import positional_to_keyword
 from ahbm._internal.validation import (
     as_finite_float,
     as_float_array,
@@ -302,9 +301,6 @@ def intervertebral_elements(model: Model, *, q0=None, A=None, B=None, damping=No
     return out
 
 
-@positional_to_keyword(
-    "half_sine", 1, ("peak", "duration", "onset"), "half_sine(t, peak=..., duration=...)"
-)
 def half_sine(t, *, peak: float, duration: float, onset: float = 0.0):
     """Half-sine pulse ``peak sin(π (t − onset)/duration)`` on [onset, onset + duration].
 

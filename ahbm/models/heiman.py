@@ -35,8 +35,8 @@ _EULER = {"type": "euler", "sequence": "YXZ"}
 
 def heiman_model(
     *,
-    height: float = 1.75,
     mass: float = 70.0,
+    height: float = 1.75,
     root: str = "free",
     segment_lengths: dict | None = None,
     gravity=(0.0, 0.0, -9.81),
@@ -45,10 +45,10 @@ def heiman_model(
 
     Parameters
     ----------
-    height : float, optional
-        Stature, m (default 1.75).
     mass : float, optional
         Body mass, kg (default 70).
+    height : float, optional
+        Stature, m (default 1.75).
     root : {"free", "free_euler"}, optional
         Pelvis joint: quaternion free joint (nq 7, nv 6) or translation plus
         Euler YXZ angles (nq = nv = 6; exactly HeiMan's 34 coordinates).
@@ -72,7 +72,7 @@ def heiman_model(
     Raises
     ------
     ModelError
-        Bad height, mass, root or segment lengths.
+        Bad mass, height, root or segment lengths.
 
     Notes
     -----
@@ -86,7 +86,7 @@ def heiman_model(
 
     Examples
     --------
-    >>> m = heiman_model(height=1.79, mass=76.0)
+    >>> m = heiman_model(mass=76.0, height=1.79)
     >>> m.n_bodies, m.nv, round(m.total_mass, 6)
     (19, 34, 76.0)
     """

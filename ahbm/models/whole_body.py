@@ -35,15 +35,14 @@ from ahbm.dynamics.cartesian_forces import BodyForce, Bushing
 from ahbm.dynamics.joint_forces import JointStop, RotationalSpringDamper
 from ahbm.errors import AhbmError, DataError, ModelError
 from ahbm.kinematics.tree import Model
+from ahbm.models.fifteen_segment import HUMAN15_PARAMETERS, _combine, human15
 from ahbm.models.head_neck import half_sine
-from ahbm.models.human15 import HUMAN15_PARAMETERS, _combine, human15
 
 __all__ = [
     "JOINT_PROPERTIES",
     "whole_body_model",
     "joint_elements",
     "chest_impact",
-    "half_sine",
 ]
 
 #: Passive joint properties per joint: ``k`` small-angle stiffness (N m/rad),
@@ -69,16 +68,16 @@ _STOP_DAMPING = 50.0  # N m s / rad^2
 
 
 def whole_body_model(
-    *, height: float = 1.8, mass: float = 75.0, sex: str = "male", gravity=(0.0, 0.0, -9.81)
+    *, mass: float = 75.0, height: float = 1.8, sex: str = "male", gravity=(0.0, 0.0, -9.81)
 ) -> Model:
     """Build the 15-segment whole-body model for a subject.
 
     Parameters
     ----------
-    height : float, optional
-        Stature, m (default 1.8).
     mass : float, optional
         Body mass, kg (default 75).
+    height : float, optional
+        Stature, m (default 1.8).
     sex : {"male", "female"}, optional
         Selects the de Leva (1996) column.
     gravity : array_like, shape (3,), optional
@@ -98,7 +97,7 @@ def whole_body_model(
     Raises
     ------
     ModelError
-        Bad height, mass or sex.
+        Bad mass, height or sex.
 
     Notes
     -----
@@ -111,15 +110,15 @@ def whole_body_model(
 
     Examples
     --------
-    >>> m = whole_body_model(height=1.8, mass=75.0)
+    >>> m = whole_body_model(mass=75.0, height=1.8)
     >>> m.n_bodies, m.nv, round(m.total_mass, 6)
     (15, 38, 75.0)
-    >>> f = whole_body_model(height=1.65, mass=60.0, sex="female")
+    >>> f = whole_body_model(mass=60.0, height=1.65, sex="female")
     >>> round(f.total_mass, 2)  # the fractions sum to 0.9999
     59.99
     """
     try:
-        model = human15(height=height, mass=mass, gravity=gravity)
+        model = human15(mass=mass, height=height, gravity=gravity)
     except AhbmError as err:
         raise ModelError(f"whole_body_model: {err}") from err
     H = float(height)

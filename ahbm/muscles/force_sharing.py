@@ -678,7 +678,8 @@ def static_optimization(
     (151, 18)
     """
     from ahbm.dynamics import rnea
-    from ahbm.muscles.hill import MuscleParameters, force_coefficients
+    from ahbm.muscles.hill import force_coefficients
+    from ahbm.muscles.hill_curves import MuscleParameters
     from ahbm.muscles.paths import lengthening_speeds, moment_arms, muscle_lengths
 
     check_model(model)

@@ -1,4 +1,4 @@
-"""Hill-type muscle curves and parameters (``ahbm.muscles.hill`` re-exports them).
+"""Hill-type muscle curves and parameters (the models are in :mod:`ahbm.muscles.hill`).
 
 The force-length, force-velocity and tendon curves of Thelen (2003) and De Groote et al.
 (2016) as OpenSim's ``Thelen2003Muscle`` and ``DeGrooteFregly2016Muscle`` evaluate them,

@@ -95,7 +95,7 @@ class JointReactionResult(ResultRepr):
 
 
 def _muscle_list(model, muscles):
-    from ahbm.muscles.static_optimization import _select_muscles
+    from ahbm.muscles.force_sharing import _select_muscles
 
     return _select_muscles(model, muscles)
 

@@ -27,13 +27,11 @@ from ahbm._internal.validation import (
 from ahbm.dynamics import StatefulForceElement, simulate
 from ahbm.dynamics.force_element import check_forces
 from ahbm.errors import DataError, ModelError, SimulationError
+from ahbm.muscles._thelen_equilibrium import _Pennation, _thelen_from_fiber_length, _thelen_rigid
 from ahbm.muscles.hill import (
     _degroote_rigid,
     _dg_geometry,
-    _Pennation,
     _state_inputs,
-    _thelen_from_fiber_length,
-    _thelen_rigid,
     activation_rate,
     muscle_equilibrium,
 )

@@ -28,8 +28,8 @@ import numpy as np
 from numba import njit
 
 from ahbm._engine.jit_common import _CACHE
-from ahbm.muscles.wrapping import _dot, _sign
-from ahbm.muscles.wrapping import _unit as _normalize
+from ahbm.muscles._wrap_math import _dot, _sign
+from ahbm.muscles._wrap_math import _unit as _normalize
 
 __all__: list[str] = []
 

@@ -54,18 +54,6 @@ def test_time_normalize_nan_and_errors():
         time_normalize(x, [5])
 
 
-def test_time_normalize_positional_n_points_deprecated(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    x = np.arange(30.0)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="n_points=...") as record:
-        old = time_normalize(x, [0, 10, 20], 11)
-        time_normalize(x, [0, 10], 5)
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    np.testing.assert_array_equal(old, time_normalize(x, [0, 10, 20], n_points=11))
-
-
 def test_ensemble_stats_against_numpy():
     rng = np.random.default_rng(0)
     c = rng.standard_normal((8, 101, 3))

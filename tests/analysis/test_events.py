@@ -1,8 +1,8 @@
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.analysis import (
     detect_gait_events,
@@ -12,7 +12,7 @@ from ahbm.analysis import (
 )
 from ahbm.errors import DataError
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 GAIT = DATA / "c3d" / "gait-raw.c3d"
 
 
@@ -215,33 +215,23 @@ def test_force_plate_contact_assigned_to_stance_foot_with_narrow_base():
 
 
 # --------------------------------------------------------------------------
-# one Event class (ahbm.types.Event); GaitEvent is its deprecated alias
+# one Event class (ahbm.types.Event)
 # --------------------------------------------------------------------------
-def test_one_event_class_and_gaitevent_alias_warns_once(monkeypatch):
+def test_one_event_class():
     import dataclasses
-    import warnings
 
-    import ahbm._internal.deprecation as dep
     import ahbm.analysis
-    import ahbm.analysis.events as events_module
     import ahbm.io
     import ahbm.io.trial
     from ahbm.types import Event
 
-    monkeypatch.setattr(dep, "_warned", set())
     assert ahbm.io.Event is Event and ahbm.io.trial.Event is Event
     fields = [f.name for f in dataclasses.fields(Event)]
     assert fields == ["label", "time", "context", "description"]
     e = Event("Foot Strike", 0.5, "Left")
     with pytest.raises(dataclasses.FrozenInstanceError):
         e.time = 1.0
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        a = ahbm.analysis.GaitEvent
-        b = events_module.GaitEvent
-    assert a is Event and b is Event
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
-    assert "ahbm.types.Event" in str(rec[0].message)
-    assert a("Foot Off", 1.0, "Right") == Event("Foot Off", 1.0, "Right")
+    with pytest.raises(AttributeError):
+        ahbm.analysis.GaitEvent  # noqa: B018
     with pytest.raises(AttributeError):
         ahbm.analysis.NoSuchName  # noqa: B018

@@ -26,17 +26,6 @@ def test_winter_correction_value():
     assert winter_correction(n_passes=1, order=4) == pytest.approx(1.0)
 
 
-def test_winter_correction_positional_options_deprecated(monkeypatch):
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
-    with pytest.warns(dep.AhbmDeprecationWarning, match="n_passes=..., order=...") as record:
-        old = winter_correction(2, 4)
-        winter_correction(2)
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in record) == 1
-    assert old == winter_correction(n_passes=2, order=4)
-
-
 @pytest.mark.parametrize("order", [1, 2, 4])
 @pytest.mark.parametrize("fc", [3.0, 10.0, 40.0])
 def test_lowpass_minus3db_at_cutoff(order, fc):

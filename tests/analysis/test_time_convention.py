@@ -1,15 +1,11 @@
 """The one time convention of the signal functions: ``f(x, *, rate=None, time=None)``.
 
-Exactly one of `rate` (Hz) and `time` (s) is given; the 0.1 positional
-spellings still work for one release and warn once (AhbmDeprecationWarning).
+Exactly one of `rate` (Hz) and `time` (s) is given, by keyword.
 """
-
-import warnings
 
 import numpy as np
 import pytest
 
-import ahbm._internal.deprecation as dep
 from ahbm._internal.validation import sample_rate, sample_times
 from ahbm.analysis import (
     butter_filtfilt,
@@ -54,11 +50,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def fresh(monkeypatch):
-    monkeypatch.setattr(dep, "_warned", set())
-
-
 def _same(a, b):
     if isinstance(a, tuple):
         for u, v in zip(a, b, strict=True):
@@ -86,29 +77,6 @@ def test_exactly_one_of_rate_and_time(func, args, opts, old):
         func(*args, **opts)
 
 
-@pytest.mark.parametrize("func,args,opts,old", CASES, ids=lambda c: getattr(c, "__name__", ""))
-def test_old_positional_time_axis_warns_once_and_works(fresh, func, args, opts, old):
-    value = FS if old == "rate" else T
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        got = func(*args, value, **opts)
-        func(*args, value, **opts)
-    dw = [w for w in rec if issubclass(w.category, dep.AhbmDeprecationWarning)]
-    assert len(dw) == 1, [str(w.message) for w in rec]
-    assert f"{old}=" in str(dw[0].message) and func.__name__ in str(dw[0].message)
-    _same(got, func(*args, **{old: value}, **opts))
-
-
-def test_old_positional_cutoff_and_order_of_butter_filtfilt(fresh):
-    with pytest.warns(dep.AhbmDeprecationWarning, match="`rate`, `cutoff`, `order`"):
-        old = butter_filtfilt(X, FS, 6.0, 3)
-    np.testing.assert_array_equal(old, butter_filtfilt(X, rate=FS, cutoff=6.0, order=3))
-    with pytest.raises(TypeError, match="by position and by keyword"):
-        butter_filtfilt(X, FS, rate=FS, cutoff=6.0)
-    with pytest.raises(TypeError, match="positional"):
-        butter_filtfilt(X, FS, 6.0, 2, "low")
-
-
 def test_filters_need_uniform_time():
     t = T.copy()
     t[50:] += 0.004
@@ -118,16 +86,11 @@ def test_filters_need_uniform_time():
     assert central_difference(X, time=t).shape == X.shape
 
 
-def test_time_starts_events_and_deprecated_t0(fresh):
+def test_time_starts_events():
     f = np.r_[np.zeros(10), np.full(30, 600.0), np.zeros(10)]
     s, o = force_plate_events(f, time=2.0 + np.arange(50) / FS)
     s0, o0 = force_plate_events(f, rate=FS)
     np.testing.assert_allclose(np.r_[s, o], 2.0 + np.r_[s0, o0], atol=1e-12)
-    with pytest.warns(dep.AhbmDeprecationWarning, match="`t0` is deprecated"):
-        s2, o2 = force_plate_events(f, rate=FS, t0=2.0)
-    np.testing.assert_allclose(np.r_[s2, o2], np.r_[s, o], atol=1e-12)
-    with pytest.raises(DataError, match="not `time` and `t0`"):
-        force_plate_events(f, time=np.arange(50) / FS, t0=2.0)
 
 
 def test_sample_times_helper():

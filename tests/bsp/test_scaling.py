@@ -5,7 +5,7 @@ from ahbm.bsp import scale_model, segment_parameters
 from ahbm.errors import AhbmWarning, DataError, ModelError
 
 tree = pytest.importorskip("ahbm.kinematics.tree")
-human15 = pytest.importorskip("ahbm.models.human15").human15
+human15 = pytest.importorskip("ahbm.models.fifteen_segment").human15
 
 HEIMAN_MAP = {
     "forearm_r": ["lower_arm_r", "hand_r"],

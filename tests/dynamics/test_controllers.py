@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from ahbm.models.pendulum import single_pendulum
+from ahbm.models.pendulums import single_pendulum
 from scipy.optimize import brentq
 
 from ahbm.dynamics import simulate

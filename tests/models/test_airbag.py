@@ -54,24 +54,15 @@ def test_bad_input():
         estimate_head_load(m, np.zeros((4, 7)), rate=100.0)
 
 
-def test_head_load_is_a_result_object_and_unpacking_warns_once(monkeypatch):
-    import warnings
-
-    import ahbm._internal.deprecation as dep
-
-    monkeypatch.setattr(dep, "_warned", set())
+def test_head_load_is_a_result_object():
     m = head_neck_model()
     t = np.linspace(0, 0.01, 11)
     est = estimate_head_load(m, np.zeros((11, 8)), time=t)
     by_rate = estimate_head_load(m, np.zeros((11, 8)), rate=1000.0)
     np.testing.assert_allclose(by_rate.force, est.force, atol=1e-9)
     assert "force=array(11, 3)" in repr(est)
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        f, mo, r = est
-        f2, _, _ = est
-    assert sum(issubclass(w.category, dep.AhbmDeprecationWarning) for w in rec) == 1
-    assert f is est.force and r is est.residual and f2 is f
+    with pytest.raises(TypeError):
+        _, _, _ = est  # a result object, not a tuple
     with pytest.raises(DataError, match="exactly one of `rate`"):
         estimate_head_load(m, np.zeros((11, 8)))
     with pytest.raises(TypeError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ahbm.models.pendulum import pendulum_torque, single_pendulum
+from ahbm.models.pendulums import pendulum_torque, single_pendulum
 
 from ahbm.dynamics import crba, gravity_torques, rnea, simulate
 from ahbm.errors import ModelError
@@ -43,6 +43,19 @@ def test_other_parameters(mass, length, j_o):
     )
     np.testing.assert_allclose(
         gravity_torques(m, q)[:, 0], mass * 9.81 * length / 2 * np.cos(q[:, 0])
+    )
+
+
+@pytest.mark.parametrize("gravity", [(0.0, 0.0, -1.62), (3.0, -2.0, -9.0)])
+def test_any_gravity_vector(gravity):
+    m = single_pendulum(gravity=gravity)
+    q = np.linspace(-3, 3, 7)[:, None]
+    qdd = np.linspace(2, -2, 7)[:, None]
+    np.testing.assert_allclose(
+        rnea(m, q, 0 * q, qdd)[:, 0],
+        pendulum_torque(q[:, 0], qdd[:, 0], gravity=gravity),
+        rtol=1e-12,
+        atol=1e-14,
     )
 
 

@@ -18,8 +18,9 @@ from ahbm.kinematics import (
     potential_energy,
 )
 from ahbm.models import human15
+from ahbm.models.head_neck import half_sine
 from ahbm.models.heiman import heiman_model
-from ahbm.models.whole_body import chest_impact, half_sine, joint_elements, whole_body_model
+from ahbm.models.whole_body import chest_impact, joint_elements, whole_body_model
 
 
 def _trapz(y, x):

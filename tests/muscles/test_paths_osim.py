@@ -165,7 +165,7 @@ def test_read_osim_warns_about_muscles_it_leaves_out(tmp_path):
 def test_scaled_models_scale_the_muscle_paths_as_the_opensim_data(leg):
     """scale_segments moves model.muscles' points and wrap objects with their bodies, as it
     scales the OpenSim data kept in the "opensim" section."""
-    from ahbm.bsp.scaling import scale_segments
+    from ahbm.bsp.segment_scaling import scale_segments
 
     factors = {"femur": (1.1, 1.2, 0.9), "tibia": 0.8, "calcn": (1.3, 1.0, 1.1)}
     scaled = scale_segments(leg, factors)

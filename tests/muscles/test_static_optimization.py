@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ahbm.muscles.static_optimization import load_sharing, reserve_array
+from ahbm.muscles.force_sharing import load_sharing, reserve_array
 from scipy.optimize import minimize
 
 from ahbm.errors import AhbmWarning, DataError
@@ -265,7 +265,7 @@ def _arm_motion(n=60):
 def test_static_optimization_reproduces_inverse_dynamics(kind):
     from ahbm.dynamics import rnea
     from ahbm.muscles import force_coefficients, moment_arms, static_optimization
-    from ahbm.muscles.hill import MuscleParameters
+    from ahbm.muscles.hill_curves import MuscleParameters
     from ahbm.muscles.paths import lengthening_speeds, muscle_lengths
 
     model = _arm_model(kind)

@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("casadi")
 
 import casadi as ca  # noqa: E402
-from ahbm.models.pendulum import single_pendulum  # noqa: E402
+from ahbm.models.pendulums import single_pendulum  # noqa: E402
 from scipy.linalg import expm  # noqa: E402
 
 from ahbm.dynamics import ReplayController, simulate  # noqa: E402

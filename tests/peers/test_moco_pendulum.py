@@ -100,12 +100,14 @@ def moco_swing_up(*, intervals: int = 50, scheme: str = "hermite-simpson", repea
 
 def ahbm_swing_up(method, *, nodes: int = 51, verbose: bool = False):
     """Solve the shared swing-up with ahbm.optimize (``method``: name or Transcription)."""
-    from ahbm.models.pendulum import single_pendulum
+    from ahbm.models.pendulums import single_pendulum
 
     from ahbm.optimize import Effort, Phase, solve
 
     p = PROBLEM
-    model = single_pendulum(mass=p["mass"], length=p["length"], inertia_o=p["inertia_o"], g=p["g"])
+    model = single_pendulum(
+        mass=p["mass"], length=p["length"], inertia_o=p["inertia_o"], gravity=(0.0, 0.0, -p["g"])
+    )
     phase = Phase(
         model, nodes=nodes, duration=p["duration"], objectives=[Effort()],
         q_bounds=(-10.0, 10.0), qd_bounds=(-50.0, 50.0), tau_bounds=(-p["tau_max"], p["tau_max"]),
