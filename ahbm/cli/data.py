@@ -176,7 +176,7 @@ def _describe_file(args: argparse.Namespace, path: Path) -> int:
         print("columns: " + ", ".join(table.columns))
         return 0
     if suffix in (".c3d", ".trc"):
-        from ahbm.io.batch import read_trial
+        from ahbm.io.readers import read_trial
 
         print(read_trial(path).summary())
         return 0

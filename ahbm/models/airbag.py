@@ -34,7 +34,7 @@ from ahbm.errors import DataError
 from ahbm.kinematics.forward import body_jacobian, point_jacobian
 from ahbm.kinematics.tree import Model
 from ahbm.models.head_neck import half_sine, head_neck_model, intervertebral_elements
-from ahbm.types import ResultRepr, TupleResult
+from ahbm.types import ResultRepr
 
 __all__ = ["FACE_POINT", "HeadLoad", "airbag_force", "airbag_test", "estimate_head_load"]
 
@@ -127,11 +127,8 @@ def airbag_test(
 
 
 @dataclass(frozen=True, repr=False)
-class HeadLoad(TupleResult, ResultRepr):
+class HeadLoad(ResultRepr):
     """External load on a body estimated by :func:`estimate_head_load` (a result object).
-
-    In ahbm 0.1 it was a NamedTuple; unpacking it (``force, moment, residual =
-    est``) still works until 0.3 and warns once.
 
     Attributes
     ----------
