@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import DataError, FileFormatError
 from ahbm.io import read_trc, write_trc
@@ -18,7 +19,7 @@ from ahbm.io.hdf5 import list_trials, load_trial
 from ahbm.io.readers import read_trial
 from ahbm.io.trial import Trial
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = SHARED
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "io"))
 from io_helpers import assert_trials_equal  # noqa: E402

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from sample_data import SHARED
 
 from ahbm.cli import COMMANDS, main
 from ahbm.io import read_trc, write_trc
@@ -16,7 +16,7 @@ from ahbm.io.hdf5 import list_trials, load_trial, save_trial
 from ahbm.io.trial import Event, Trial
 from ahbm.opensim.storage import write_mot
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = SHARED
 
 
 def _trial(seed=0, n_frames=12):

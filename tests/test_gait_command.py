@@ -1,12 +1,12 @@
 """The ``ahbm gait`` command."""
 
-from pathlib import Path
 
 import pytest
+from sample_data import SHARED
 
 from ahbm.cli import main
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = SHARED
 GAIT_RAW = DATA / "c3d" / "gait-raw.c3d"
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sample_data import SHARED
 
 import ahbm.io
 from ahbm.cli import main
@@ -34,7 +35,7 @@ from ahbm.opensim.scale_tool import run_scale
 from ahbm.opensim.setup_files import read_id_setup
 from ahbm.opensim.storage import read_mot, write_mot
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 IK = """<?xml version="1.0" encoding="UTF-8" ?>

@@ -16,11 +16,12 @@ import random
 from pathlib import Path
 
 import pytest
+from sample_data import SHARED as SHARED_DATA
 
 from ahbm.errors import FileFormatError
 from ahbm.opensim import _xml
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
+SHARED = SHARED_DATA / "opensim"
 LOCAL = Path(__file__).resolve().parent / "data" / "osim"
 
 

@@ -2,16 +2,16 @@
 label styles, says what it looked for when a marker is missing, and works in a Y-up lab."""
 
 from dataclasses import replace
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.analysis import detect_gait_events
 from ahbm.errors import DataError
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 OPENSIM = DATA / "opensim"
 
 PIG = ["SACR", "LHEE", "LTOE", "RHEE", "RTOE"]

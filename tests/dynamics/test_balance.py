@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 from scipy.spatial import ConvexHull, QhullError
 
 from ahbm.dynamics import (
@@ -42,7 +43,7 @@ from ahbm.kinematics import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-GAIT = ROOT.parent / "shared" / "data" / "c3d" / "gait-raw.c3d"
+GAIT = SHARED / "c3d" / "gait-raw.c3d"
 CHILD_TYPES = ["revolute", "prismatic", "universal", "euler", "spherical", "free_euler", "planar",
                "fixed", "free"]  # fmt: skip
 

@@ -16,13 +16,12 @@ Trial or raises an AhbmError.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from fuzz_harness import Case, campaign, flip_bits, mutate, set_bytes, write_int
+from sample_data import SHARED
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c3d"
+DATA = SHARED / "c3d"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared C3D data not found at {DATA}")
 
 FILES = [

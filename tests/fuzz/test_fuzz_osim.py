@@ -16,14 +16,14 @@ that names the file.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 from fuzz_harness import Case, campaign, mutate
+from sample_data import SHARED
 from test_fuzz_model import check_model
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 needs_data = pytest.mark.skipif(
     not (DATA / "subject01.osim").is_file(), reason=f"shared OpenSim data not found at {DATA}"
 )

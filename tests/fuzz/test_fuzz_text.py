@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fuzz_harness import Case, assert_clean, campaign, mutate, run_cases
+from sample_data import SHARED
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 needs_data = pytest.mark.skipif(
     not DATA.is_dir(), reason=f"shared OpenSim data not found at {DATA}"
 )

@@ -1,14 +1,14 @@
 """Figures of the shared walking trial (gait-raw.c3d), checked against ezc3d's reading."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
+from sample_data import SHARED
 
 from ahbm.graphics import plug_in_gait_segments, stick_view, xy_view
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 GAIT = DATA / "c3d" / "gait-raw.c3d"
 
 pytestmark = pytest.mark.skipif(not GAIT.is_file(), reason=f"shared data not found at {GAIT}")

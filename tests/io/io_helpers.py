@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sample_data import SHARED
 
 from ahbm.io.trial import Event, ForcePlate, Trial
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 
 
 def make_full_trial(seed: int = 0, n_frames: int = 40, n_points: int = 5) -> Trial:

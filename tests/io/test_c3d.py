@@ -5,16 +5,16 @@ from __future__ import annotations
 import os
 import struct
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io import Event, Trial, read_c3d, write_c3d
 from ahbm.io.c3d.numbers import _dec_to_float
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c3d"
+DATA = SHARED / "c3d"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared C3D data not found at {DATA}")
 
 # files ezc3d can read (it does not support the SGI/MIPS processor and rejects

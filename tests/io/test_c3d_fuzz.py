@@ -7,17 +7,17 @@ exception other than FileFormatError fails the test.
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning, FileFormatError
 from ahbm.io import Trial, read_c3d
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c3d"
+DATA = SHARED / "c3d"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared C3D data not found at {DATA}")
 
 FILES = [

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.io import (
@@ -21,7 +21,7 @@ from ahbm.io import (
     wrench_to_cop,
 )
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c3d"
+DATA = SHARED / "c3d"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared C3D data not found at {DATA}")
 
 PLATE_FILES = [

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.io import OpenSimTable
@@ -19,7 +20,7 @@ from ahbm.opensim import (
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
-SUBJECT01 = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim").resolve()
+SUBJECT01 = SHARED / "opensim"
 
 
 def test_arrays_are_written_as_write_mot_writes_their_table(tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 import ahbm
 from ahbm.dynamics import ConstraintSet, CoordinateCoupling
@@ -25,7 +26,7 @@ from ahbm.opensim import OsimItem, osim_coordinates, osim_speed_matrix, read_osi
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 ALL = DATA / "all_joints.osim"
 LEGACY = DATA / "legacy33.osim"
-SUBJECT01 = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim").resolve()
+SUBJECT01 = SHARED / "opensim"
 SUBJECT01 = SUBJECT01 / "subject01.osim"
 
 

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.opensim import active_model_forces, read_osim, write_osim
 from ahbm.opensim._xml import parse_xml
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
-SUBJECT01 = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim").resolve()
+SUBJECT01 = SHARED / "opensim"
 SUBJECT01 = SUBJECT01 / "subject01.osim"
 SHALLOW = {("ForceSet", "objects")}
 

@@ -1,12 +1,12 @@
 """Tests of ahbm.kinematics.markers: segment pose, local coordinates, anatomical
 frames and homogeneous transforms."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sample_data import SHARED
 from scipy.spatial.transform import Rotation
 
 from ahbm.errors import AhbmWarning, DataError
@@ -224,7 +224,7 @@ def test_frame_from_landmarks_nan_and_collinear():
         frame_from_landmarks(o, np.array([[0, 0, 1.0], [0, 0, 0], [0, 0, 1]]), [1.0, 0, 0])
 
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 
 
 @pytest.mark.skipif(not (DATA / "c3d" / "gait-raw.c3d").exists(), reason="shared data absent")

@@ -2,10 +2,10 @@
 flag wrong events; treadmill walking with the belt speed given or estimated."""
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait import GaitSettings, analyze_gait
@@ -18,7 +18,7 @@ from ahbm.gait.demo import synthetic_walking_trial
 from ahbm.gait.events import event_problems
 from ahbm.types import Event
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 OPENSIM = DATA / "opensim"
 KIN = GaitSettings(kinetics=False)
 

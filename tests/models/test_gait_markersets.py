@@ -2,17 +2,17 @@
 OpenSim gait2354 set and what a marker set needs."""
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import DataError
 from ahbm.gait import GaitSettings, analyze_gait
 from ahbm.gait.demo import synthetic_walking_trial
 from ahbm.gait.markersets import marker_set_requirements
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 OPENSIM = DATA / "opensim"
 KIN = GaitSettings(kinetics=False)
 

@@ -3,10 +3,10 @@ trial end to end, HDF5 layout, bad input."""
 
 import warnings
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait import (
@@ -22,7 +22,7 @@ from ahbm.gait.demo import recovery_errors, synthetic_walking_trial
 from ahbm.io import load_trial, read_c3d
 from ahbm.kinematics.forward import forward_kinematics
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED
 GAIT_RAW = DATA / "c3d" / "gait-raw.c3d"
 OPENSIM = DATA / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared data folder not available")

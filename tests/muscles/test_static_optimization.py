@@ -7,10 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ahbm.muscles.force_sharing import load_sharing, reserve_array
+from sample_data import SHARED
 from scipy.optimize import minimize
 
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.muscles.force_sharing import load_sharing, reserve_array
 
 
 def _random_problem(rng, n_frames=40, nm=12, nv=6, density=0.4):
@@ -374,7 +375,7 @@ def test_static_optimization_options_and_errors():
 
 
 _EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "static_optimization_walk.py"
-_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+_DATA = SHARED / "opensim"
 
 
 @pytest.mark.skipif(not _DATA.is_dir(), reason=f"shared data not found at {_DATA}")

@@ -4,11 +4,12 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from sample_data import SHARED
 
 pytest.importorskip("casadi")
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 
 
 def _load(name):

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from opensim_oracle import opensim_run
+from sample_data import SHARED
 
 from ahbm.dynamics import ConstraintSet, crba, rnea
 from ahbm.errors import AhbmWarning
@@ -29,7 +30,7 @@ from ahbm.opensim import osim_coordinates, osim_speed_matrix, read_osim, write_o
 from ahbm.opensim.coordinate_table import _speed_matrix
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
-SUBJECT01 = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim"
+SUBJECT01 = SHARED / "opensim"
 SUBJECT01 = (SUBJECT01 / "subject01.osim").resolve()
 RTOL = 1e-9
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from opensim_oracle import opensim_run
+from sample_data import SHARED
 
 from ahbm.errors import AhbmWarning
 from ahbm.muscles import lengthening_speeds, moment_arms, muscle_lengths, path_points
@@ -37,8 +38,7 @@ from ahbm.opensim import osim_coordinates, read_osim
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
 LEG = DATA / "muscles_leg.osim"
 ARM = DATA / "muscles_arm_chain.osim"
-SUBJECT01 = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "opensim"
-             / "subject01.osim").resolve()  # fmt: skip
+SUBJECT01 = SHARED / "opensim" / "subject01.osim"
 
 ORACLE = """
 m = osim.Model(INPUTS["path"])

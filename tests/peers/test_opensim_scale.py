@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from opensim_oracle import opensim_run
+from sample_data import SHARED
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 MODEL = DATA / "subject01.osim"
 STATIC = DATA / "subject01_static.trc"
 

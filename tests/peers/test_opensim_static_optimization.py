@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 
 from opensim_oracle import MILLARD_TO_THELEN, opensim_run  # noqa: E402
+from sample_data import SHARED
 from test_opensim_so import joint_reaction_xml, write_reserves, write_setup  # noqa: E402
 
 from ahbm.opensim import (
@@ -28,7 +29,7 @@ from ahbm.opensim import (
     run_so_setup,  # noqa: E402
 )
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 T0, T1 = 0.5, 1.7  # about one gait cycle of the right leg

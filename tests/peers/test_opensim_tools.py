@@ -7,16 +7,16 @@ walking trial in a temporary folder (the tools write their outputs next to the s
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
 from opensim_oracle import opensim_run
+from sample_data import SHARED
 
 from ahbm.opensim import opensim_coordinate_processing, run_id_setup, run_ik_setup
 from ahbm.opensim.storage import read_mot
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 FILES = (
     "subject01.osim",

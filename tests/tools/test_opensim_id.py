@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sample_data import SHARED
 
 from ahbm.cli import main
 from ahbm.dynamics import rnea
@@ -28,7 +29,7 @@ from ahbm.opensim import (
 )
 from ahbm.opensim.storage import read_mot, write_mot
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 M, L, IZZ, G = 2.0, 0.4, 0.05, 9.81

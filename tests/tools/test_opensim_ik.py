@@ -6,10 +6,10 @@ The comparison with OpenSim's own IK tool is in tests/peers/test_opensim_tools.p
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 from scipy.optimize import brentq
 
 from ahbm.cli import main
@@ -21,7 +21,7 @@ from ahbm.kinematics.tree import Model
 from ahbm.opensim import inverse_kinematics_opensim, run_ik_setup
 from ahbm.opensim.storage import read_mot, write_mot
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 

@@ -6,11 +6,12 @@ import math
 from pathlib import Path
 
 import pytest
+from sample_data import SHARED
 
 from ahbm.errors import FileFormatError
 from ahbm.opensim import read_external_loads, read_id_setup, read_ik_setup
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 IK = """<?xml version="1.0" encoding="UTF-8" ?>

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_data import SHARED
 
 from ahbm.cli import main
 from ahbm.errors import FileFormatError
@@ -25,7 +26,7 @@ from ahbm.opensim import (
     run_so_setup,
 )
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "opensim"
+DATA = SHARED / "opensim"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 COORDINATES = [
