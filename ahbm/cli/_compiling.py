@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-__all__ = ["KERNELS", "SECONDS", "announce", "uncached"]
+__all__ = ["BUSY", "FIRST", "KERNELS", "SECONDS", "announce", "uncached"]
 
 #: command -> the (module, name) of each compiled kernel the command calls.
 KERNELS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -55,23 +55,30 @@ KERNELS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 
-#: Seconds of compilation of each kernel on one core of an idle machine (measured on
-#: the development machine, 2 cores, with the other core busy); the kernels that are
-#: not listed count 3 s.
+#: Seconds of compilation of each kernel on an idle 2-core machine, estimated from a
+#: first ``ahbm id`` measured under a load of 6 (147 s in all: 48 s for the first kernel,
+#: which also initializes numba's compiler, 47 s for rnea_block_kernel, 15 s for
+#: kinematics_kernel, 12 s for scan_xml, 7, 6 and 4 s for select_elements, _simm_kernel
+#: and iir3_pass, 3 s for the three jit_banded kernels), divided by 3 (an idle machine).
+#: The first compilation of a process adds :data:`FIRST` s; an unlisted kernel counts 5 s.
 SECONDS: dict[str, float] = {
-    "scan_xml": 6.0,
-    "select_elements": 3.0,
-    "_simm_kernel": 3.0,
-    "parse_decimal_block": 3.0,
-    "kinematics_kernel": 12.0,
-    "rnea_block_kernel": 14.0,
+    "parse_decimal_block": 4.0,
+    "rnea_block_kernel": 16.0,
     "aba_block_kernel": 16.0,
-    "crba_kernel": 10.0,
-    "ptsv": 2.0,
-    "natural_cubic_system": 2.0,
-    "natural_cubic_values": 2.0,
-    "iir3_pass": 2.0,
+    "crba_kernel": 8.0,
+    "kinematics_kernel": 5.0,
+    "scan_xml": 4.0,
+    "select_elements": 2.0,
+    "_simm_kernel": 2.0,
+    "iir3_pass": 1.5,
+    "ptsv": 0.5,
+    "natural_cubic_system": 0.5,
+    "natural_cubic_values": 0.5,
 }
+#: Seconds numba spends once per process before its first compilation (idle machine).
+FIRST = 12.0
+#: How much longer a busy machine took (load 6 on 2 cores: 3 times the idle estimate).
+BUSY = 3.0
 
 
 def _cached(dispatcher) -> bool:
@@ -125,12 +132,12 @@ def announce(command: str, *, quiet: bool = False, file=None) -> list[str]:
     """
     missing = uncached(command)
     if missing and not quiet:
-        seconds = sum(SECONDS.get(name, 3.0) for name in missing)
-        low, high = 5 * round(seconds / 5), 5 * round(2.5 * seconds / 5)
+        seconds = FIRST + sum(SECONDS.get(name, 5.0) for name in missing)
+        low, high = 5 * round(seconds / 5), 5 * round(BUSY * seconds / 5)
         print(
             f"ahbm {command}: compiling {len(missing)} numba kernel(s) for this installation's "
             f"first run: about {low} s on an idle machine, up to {high} s on a busy one; they "
-            "are cached on disk and later runs load them in well under a second...",
+            "are cached on disk for the next runs...",
             file=sys.stderr if file is None else file,
             flush=True,
         )
