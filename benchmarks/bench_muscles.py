@@ -213,9 +213,8 @@ def main() -> int:
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}")
         return 1
-    from ahbm.muscles.force_sharing import load_sharing
-
     from ahbm.muscles import moment_arms, static_optimization
+    from ahbm.muscles.force_sharing import load_sharing
     from ahbm.muscles.hill import force_coefficients
     from ahbm.muscles.hill_curves import MuscleParameters
     from ahbm.muscles.paths import lengthening_speeds, muscle_lengths

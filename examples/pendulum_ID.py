@@ -15,10 +15,10 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from ahbm.models.pendulums import pendulum_torque, single_pendulum
 
 from ahbm.dynamics import crba, rnea, simulate
 from ahbm.graphics import save_figure
+from ahbm.models.pendulums import pendulum_torque, single_pendulum
 
 AMPLITUDE, OMEGA, MEAN = 0.8, 2.0 * np.pi, -0.5  # rad, rad/s, rad
 

@@ -36,9 +36,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from ahbm.models.pendulums import single_pendulum
 
 from ahbm.dynamics import simulate
+from ahbm.models.pendulums import single_pendulum
 from ahbm.optimize import (
     BSplineTranscription,
     Effort,

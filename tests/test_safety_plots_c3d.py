@@ -57,9 +57,8 @@ def _marker_trial(labels, n_frames=4) -> Trial:
 
 @pytest.mark.filterwarnings("ignore:Tight layout not applied")
 def test_view_and_plots_draw_mathtext_labels_as_plain_text(tmp_path, capsys):
-    from ahbm.models.pendulums import single_pendulum
-
     from ahbm.graphics import draw_model, plot_gait_cycles, plot_simulation, stick_view, xy_view
+    from ahbm.models.pendulums import single_pendulum
 
     labels = [*MATH_LABELS, "LASI"]
     path = tmp_path / (r"walk$\undefinedmacro{$.c3d")

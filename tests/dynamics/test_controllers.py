@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from ahbm.models.pendulums import single_pendulum
 from scipy.optimize import brentq
 
 from ahbm.dynamics import simulate
@@ -17,6 +16,7 @@ from ahbm.dynamics.inverse import rnea
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import Model
 from ahbm.models import double_pendulum_3d
+from ahbm.models.pendulums import single_pendulum
 
 K_GRAV = 0.5 * 9.81 * 0.2  # m g l/2 of the teaching pendulum
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ahbm.models.pendulums import pendulum_torque, single_pendulum
 
 from ahbm.dynamics import crba, gravity_torques, rnea, simulate
 from ahbm.errors import ModelError
 from ahbm.kinematics import point_position
+from ahbm.models.pendulums import pendulum_torque, single_pendulum
 
 
 def test_report_parameters():

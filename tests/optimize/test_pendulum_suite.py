@@ -28,10 +28,10 @@ import pytest
 
 pytest.importorskip("casadi")
 
-from ahbm.models.pendulums import single_pendulum  # noqa: E402
 from scipy.integrate import solve_bvp  # noqa: E402
 
 from ahbm.dynamics import simulate  # noqa: E402
+from ahbm.models.pendulums import single_pendulum  # noqa: E402
 from ahbm.optimize import (  # noqa: E402
     Effort,
     FinalTime,

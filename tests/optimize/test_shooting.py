@@ -6,12 +6,12 @@ import pytest
 pytest.importorskip("casadi")
 
 import casadi as ca  # noqa: E402
-from ahbm.models.pendulums import single_pendulum  # noqa: E402
 from scipy.linalg import expm  # noqa: E402
 
 from ahbm.dynamics import ReplayController, simulate  # noqa: E402
 from ahbm.errors import DataError  # noqa: E402
 from ahbm.kinematics.tree import Model  # noqa: E402
+from ahbm.models.pendulums import single_pendulum  # noqa: E402
 from ahbm.optimize import (  # noqa: E402
     BSplineTranscription,
     ContactPoint,

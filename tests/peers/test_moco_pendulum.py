@@ -101,7 +101,6 @@ def moco_swing_up(*, intervals: int = 50, scheme: str = "hermite-simpson", repea
 def ahbm_swing_up(method, *, nodes: int = 51, verbose: bool = False):
     """Solve the shared swing-up with ahbm.optimize (``method``: name or Transcription)."""
     from ahbm.models.pendulums import single_pendulum
-
     from ahbm.optimize import Effort, Phase, solve
 
     p = PROBLEM
