@@ -505,7 +505,7 @@ def shape_ground_contacts(model, shapes=None, *, stiffness, **options) -> list:
     Examples
     --------
     >>> from ahbm.kinematics.tree import Model
-    >>> from ahbm.kinematics.geometry import foot_contact_shapes
+    >>> from ahbm.kinematics.contact import foot_contact_shapes
     >>> m = Model("foot")
     >>> _ = m.add_body("foot", "ground", "free", mass=1.0, inertia=np.eye(3) * 0.01)
     >>> m.collision = foot_contact_shapes("foot", length=0.26, height=0.08, posterior=0.06)

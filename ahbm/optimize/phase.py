@@ -50,7 +50,7 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array, as_int, as_positive_float
 from ahbm.errors import DataError, ModelError
-from ahbm.kinematics.ik import joint_bounds
+from ahbm.kinematics.marker_model import joint_bounds
 from ahbm.kinematics.tree import Model
 from ahbm.optimize.constraints import (
     _CONSTRAINTS,
@@ -99,7 +99,7 @@ class Phase:
         Coordinates with a torque (default all); the others get ``τ = 0``.
     q_bounds, qd_bounds, tau_bounds : (lower, upper) or dict, optional
         Bounds of coordinates (default: the joint limits,
-        :func:`ahbm.kinematics.ik.joint_bounds`), velocities and torques
+        :func:`ahbm.kinematics.marker_model.joint_bounds`), velocities and torques
         (default unbounded); a dict maps coordinate names to pairs.
     qdd_bounds : (lower, upper), optional
         Bounds of the accelerations (implicit dynamics only).
