@@ -299,7 +299,7 @@ def read_csv(path) -> pd.DataFrame:
     -------
     pandas.DataFrame
         With ``attrs`` restored; MultiIndex columns when the file has them.
-        Pass it to :func:`dataframe_to_trial` or :func:`dataframe_to_results`.
+        Pass it to :func:`~ahbm.io.trial.dataframe_to_trial` or :func:`dataframe_to_results`.
 
     Raises
     ------
@@ -308,6 +308,7 @@ def read_csv(path) -> pd.DataFrame:
 
     Examples
     --------
+    >>> from ahbm.io.trial import dataframe_to_trial
     >>> t = Trial(points=np.ones((2, 1, 3)), point_labels=["A"], point_rate=100.0)
     >>> write_csv(t, "walk.csv")
     >>> dataframe_to_trial(read_csv("walk.csv")).points.shape

@@ -45,7 +45,7 @@ __all__ = []
 
 
 class _Description:
-    """What :func:`read_osim` found, before it becomes a Model."""
+    """What :func:`~ahbm.opensim.osim.read_osim` found, before it becomes a Model."""
 
     def __init__(self):
         self.name = "model"

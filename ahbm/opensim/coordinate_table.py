@@ -103,7 +103,7 @@ def osim_motion_types(model: Model) -> dict:
     """``{coordinate name: motion type}`` of :func:`osim_coordinates`, without the table.
 
     The same values as the table's ``motion_type`` column (for the
-    coordinates of the model and those :func:`read_osim` removed), read
+    coordinates of the model and those :func:`~ahbm.opensim.osim.read_osim` removed), read
     straight from the ``"opensim"`` section and the joints: no ranges or
     defaults are collected, which the ID and IK tools do not need.
 
@@ -146,7 +146,7 @@ def osim_coordinates(model: Model, *, records: bool = False):
     Parameters
     ----------
     model : Model
-        A model from :func:`read_osim` (its ``"opensim"`` section holds the
+        A model from :func:`~ahbm.opensim.osim.read_osim` (its ``"opensim"`` section holds the
         table) or any ahbm model (the table is derived from its joints).
     records : bool
         Return the rows as a list of dicts ``{"name": ..., column: value}``
@@ -157,7 +157,7 @@ def osim_coordinates(model: Model, *, records: bool = False):
     -------
     pandas.DataFrame or list of dict
         One row per coordinate, indexed by name, in ``q`` order, then the
-        coordinates that :func:`read_osim` removed (locked ones, and those a
+        coordinates that :func:`~ahbm.opensim.osim.read_osim` removed (locked ones, and those a
         coupler ties to a locked one). Columns:
         ``joint``; ``motion_type`` (``"rotational"``, ``"translational"``,
         ``"coupled"``, or ``"quaternion"`` for ahbm's quaternion
@@ -229,7 +229,7 @@ def osim_speed_matrix(model: Model, q):
     joint except ``BallJoint`` and ``FreeJoint``, whose three rotational
     speeds are the angular velocity of the child in the parent offset frame
     (Simbody's ball and free mobilizers with Euler angles); ahbm's ``euler``
-    and ``custom`` joints that :func:`read_osim` makes for them use the angle
+    and ``custom`` joints that :func:`~ahbm.opensim.osim.read_osim` makes for them use the angle
     rates. ``T`` is the identity elsewhere.
 
     Parameters

@@ -359,10 +359,11 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full", markers: bool
         not converted, and the item gets the key ``"ahbm_summary": True``).
         Enough to list the forces a model applies
         (:func:`ahbm.opensim.active_model_forces`) and about a third faster on
-        a muscle model; needs ``muscles=False``, and :func:`write_osim`
-        refuses such a model (its forces would be incomplete). "summary" also
-        leaves out the display geometry (``attached_geometry``,
-        ``FrameGeometry``, 3.x ``VisibleObject``) and the wrap objects (no
+        a muscle model; needs ``muscles=False``, and
+        :func:`~ahbm.opensim.osim_write.write_osim` refuses such a model (its
+        forces would be incomplete). "summary" also leaves out the display
+        geometry (``attached_geometry``, ``FrameGeometry``, 3.x
+        ``VisibleObject``) and the wrap objects (no
         ``"geometry"`` or ``"wrap_object"`` items). The ID and IK tools
         (:func:`ahbm.opensim.run_id_setup`, :func:`ahbm.opensim.run_ik_setup`)
         read their models this way. The content left out is still parsed as
@@ -430,8 +431,8 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full", markers: bool
     offset frames attached to other offset frames are composed. OpenSim's
     generalized speeds equal ahbm's ``qd`` for every joint except BallJoint
     and FreeJoint, whose rotational speeds are the angular velocity in the
-    parent frame instead of the angle rates: :func:`osim_speed_matrix`
-    converts.
+    parent frame instead of the angle rates:
+    :func:`~ahbm.opensim.coordinate_table.osim_speed_matrix` converts.
 
     **Coordinates**: ``model.coordinate_names`` are OpenSim's names, in the
     order of OpenSim's ``Q`` and ``U`` (Simbody's: the joints level by level
@@ -442,7 +443,8 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full", markers: bool
     ``limits`` (``{name: [lower, upper]}``, used as bounds by
     :func:`ahbm.kinematics.ik.fit_markers`, as OpenSim's IK does). The full
     table (name, joint, motion type, range, default value and speed,
-    clamped, locked, prescribed) is :func:`osim_coordinates`.
+    clamped, locked, prescribed) is
+    :func:`~ahbm.opensim.coordinate_table.osim_coordinates`.
 
     **Numbers as OpenSim has them**: an inertia whose principal moments
     violate ``I1 + I2 >= I3`` (OpenSim accepts it; no rigid body has it) is

@@ -367,8 +367,9 @@ def write_osim(model: Model, path) -> Path:
     CustomJoint, written back as FreeJoint or PlanarJoint when it was read
     from one. Each joint gets a parent offset frame (the joint frame) and a
     child offset frame (the body's child pose). Coordinates keep the table of
-    :func:`osim_coordinates`; locked coordinates that :func:`read_osim` fixed
-    stay fixed (their joint keeps the fixed value). The ``"opensim"``
+    :func:`~ahbm.opensim.coordinate_table.osim_coordinates`; locked coordinates
+    that :func:`~ahbm.opensim.osim.read_osim` fixed stay fixed (their joint
+    keeps the fixed value). The ``"opensim"``
     section (forces, wrap objects, contact and display geometry) is written
     back.
 
@@ -376,6 +377,7 @@ def write_osim(model: Model, path) -> Path:
     --------
     >>> import pathlib, tempfile
     >>> from ahbm.kinematics.tree import Model
+    >>> from ahbm.opensim.osim import read_osim
     >>> m = Model("arm", gravity=[0, -9.81, 0])
     >>> _ = m.add_body("upper", "ground", {"type": "revolute", "axis": [0, 0, 1]},
     ...                mass=2.0, com=[0, -0.15, 0], inertia=0.01 * np.eye(3),
