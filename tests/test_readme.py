@@ -9,11 +9,8 @@ walking files copied into a temporary folder.
 
 import re
 
-import matplotlib
 import pytest
 from sample_data import ROOT, SHARED, needs_shared
-
-matplotlib.use("Agg")
 
 
 def python_blocks(path):
@@ -43,6 +40,9 @@ def test_readme_has_one_short_example():
     [pytest.param("shared", marks=needs_shared), "synthetic"],
 )
 def test_readme_example_runs(data, tmp_path, monkeypatch, capsys):
+    import matplotlib  # here, not at collection
+
+    matplotlib.use("Agg")
     repo = tmp_path / "repo"  # the example looks for ../shared/data from here
     repo.mkdir()
     if data == "shared":

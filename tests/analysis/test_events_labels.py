@@ -43,7 +43,10 @@ def _times(events):
     return [(e.label, e.context, round(e.time, 9)) for e in events]
 
 
-REFERENCE = _times(detect_gait_events(_walk(), method="kinematic"))
+@pytest.fixture(scope="module")
+def reference():
+    """The events of the walk with Plug-in Gait labels (computed once, when first needed)."""
+    return _times(detect_gait_events(_walk(), method="kinematic"))
 
 
 @pytest.mark.parametrize(
@@ -57,37 +60,37 @@ REFERENCE = _times(detect_gait_events(_walk(), method="kinematic"))
         ["VSAC", "L ANK", "L TOE", "R ANK", "R TOE"],  # ankle as the heel, spaces
     ],
 )
-def test_label_styles_give_the_same_events(labels):
+def test_label_styles_give_the_same_events(labels, reference):
     ev = detect_gait_events(_walk(labels), method="kinematic")
-    assert _times(ev) == REFERENCE
+    assert _times(ev) == reference
     heel = labels[1]
     assert any(e.description == f"zeni ({heel})" for e in ev if e.context == "Left")
 
 
-def test_sides_follow_the_labels_and_sided_entries_stand_for_their_landmark():
+def test_sides_follow_the_labels_and_sided_entries_stand_for_their_landmark(reference):
     # the markers' sides swapped in the labels: the events swap sides with them
     swapped = detect_gait_events(
         _walk(["SACR", "RHEE", "RTOE", "LHEE", "LTOE"]), method="kinematic"
     )
     flip = {"Left": "Right", "Right": "Left"}
-    assert sorted(_times(swapped)) == sorted((lb, flip[c], t) for lb, c, t in REFERENCE)
+    assert sorted(_times(swapped)) == sorted((lb, flip[c], t) for lb, c, t in reference)
     # an OpenSim label given as the heel name is its landmark on both sides (no 'LR.Heel')
     tr = _walk(["V.Sacral", "L.Heel", "L.Toe.Tip", "R.Heel", "R.Toe.Tip"])
     ev = detect_gait_events(tr, method="kinematic", heel=("R.Heel",), toe=["R.Toe.Tip"])
-    assert _times(ev) == REFERENCE
+    assert _times(ev) == reference
     # exact labels per side
     ev = detect_gait_events(
         tr, method="kinematic", heel={"Left": "L.Heel", "Right": "R.Heel"},
         toe={"Left": "L.Toe.Tip", "Right": "R.Toe.Tip"},
     )  # fmt: skip
-    assert _times(ev) == REFERENCE
+    assert _times(ev) == reference
 
 
-def test_psis_pair_in_place_of_the_sacrum():
+def test_psis_pair_in_place_of_the_sacrum(reference):
     tr = _walk(["L.PSIS", "L.Heel", "L.Toe", "R.Heel", "R.Toe"])
     tr.points = np.concatenate([tr.points, tr.points[:, :1]], axis=1)
     tr.point_labels.append("R.PSIS")
-    assert _times(detect_gait_events(tr, method="kinematic")) == REFERENCE
+    assert _times(detect_gait_events(tr, method="kinematic")) == reference
 
 
 def test_missing_marker_message_says_what_was_looked_for():
@@ -110,14 +113,14 @@ def test_missing_marker_message_says_what_was_looked_for():
         detect_gait_events(_walk(["XXX"] + PIG[1:]), method="kinematic")
 
 
-def test_two_subjects_labels_are_ambiguous_unless_named():
+def test_two_subjects_labels_are_ambiguous_unless_named(reference):
     tr = _walk(["SACR", "A:LHEE", "LTOE", "RHEE", "RTOE"])
     tr.points = np.concatenate([tr.points, tr.points[:, 1:2]], axis=1)
     tr.point_labels.append("B:LHEE")
     with pytest.raises(DataError, match=r"several labels fit \(A:LHEE, B:LHEE\)"):
         detect_gait_events(tr, method="kinematic")
     ev = detect_gait_events(tr, method="kinematic", heel={"Left": "B:LHEE", "Right": "RHEE"})
-    assert _times(ev) == REFERENCE
+    assert _times(ev) == reference
 
 
 def _plate(tr, t_on, t_off, foot_index, rate=1000.0):
