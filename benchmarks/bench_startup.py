@@ -96,7 +96,7 @@ def print_pair(label: str, mine: float, peer_label: str, peer: float) -> None:
 def cold_runs(ahbm: list[str], folder: Path) -> None:
     """A first ``ahbm demo`` and ``ahbm id`` on an empty numba cache, and the same again."""
     for label, args, cwd in (
-        ("ahbm demo", ["demo", "-q", "-o", str(folder / "demo")], folder),
+        ("ahbm demo", ["demo", "-o", str(folder / "demo")], folder),  # no -q: it hides the line
         ("ahbm id", ["id", SETUP, "-o", str(folder / "cold.sto")], folder),
     ):
         cache = Path(tempfile.mkdtemp(prefix="numba-cache-", dir=folder))

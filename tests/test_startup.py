@@ -80,3 +80,28 @@ def test_an_unreadable_cache_counts_as_cached():
 def test_modules_do_not_import_what_their_start_does_not_need(module, absent):
     code = f"import sys, {module}\nprint([m for m in {absent!r} if m in sys.modules])"
     assert _run(code) == "[]"
+
+
+def test_run_as_the_program_the_command_freezes_what_is_left_for_a_quick_exit():
+    """``main()`` (argv None) ends with gc.freeze(); ``main([...])`` (a library call) does not."""
+    code = (
+        "import gc, sys\n"
+        "from ahbm.cli import main\n"
+        "sys.argv = ['ahbm', 'nonsense-command']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(gc.get_freeze_count() > 0)"
+    )
+    assert _run(code) == "True"
+    code = (
+        "import gc\n"
+        "from ahbm.cli import main\n"
+        "try:\n"
+        "    main(['nonsense-command'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(gc.get_freeze_count())"
+    )
+    assert _run(code) == "0"

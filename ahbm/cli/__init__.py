@@ -86,8 +86,26 @@ def _command_of(argv: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``ahbm`` console script; returns the exit status."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of the ``ahbm`` console script; returns the exit status.
+
+    Run as the program (`argv` None: ``ahbm ...``, ``python -m ahbm ...``), it
+    freezes the objects left when the command ends (:func:`gc.freeze`): the
+    interpreter's last garbage collections then skip them, which was 0.3 s of
+    the 1.9 s of ``ahbm id`` (every file a command writes is closed before it
+    returns; standard output and error are flushed at exit as always).
+    """
+    if argv is None:
+        try:
+            return _main(sys.argv[1:])
+        finally:
+            import gc
+
+            gc.freeze()
+    return _main(list(argv))
+
+
+def _main(argv: list[str]) -> int:
+    """:func:`main` on the words `argv`."""
     # `ahbm --help` needs the help lines only: no command module is loaded for it
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
