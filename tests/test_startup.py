@@ -49,7 +49,7 @@ def test_the_announcement_is_one_line_on_stderr_with_an_estimate(monkeypatch, ca
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("\n") == 1
-    assert err.startswith("ahbm id: compiling 2 numba kernel(s)") and " s on an idle" in err
+    assert err.startswith("ahbm id: compiling 2 numba kernel(s)") and " s on a quiet" in err
 
 
 def test_a_warm_cache_or_quiet_prints_nothing(monkeypatch):

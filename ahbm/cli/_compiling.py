@@ -55,30 +55,31 @@ KERNELS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 
-#: Seconds of compilation of each kernel on an idle 2-core machine, estimated from a
-#: first ``ahbm id`` measured under a load of 6 (147 s in all: 48 s for the first kernel,
-#: which also initializes numba's compiler, 47 s for rnea_block_kernel, 15 s for
+#: Seconds of compilation of each kernel on a quiet 2-core machine (load about 1). A
+#: first ``ahbm id`` took 32 s there and 147 s under a load of 6 (48 s for the first
+#: kernel, which also initializes numba's compiler, 47 s for rnea_block_kernel, 15 s for
 #: kinematics_kernel, 12 s for scan_xml, 7, 6 and 4 s for select_elements, _simm_kernel
-#: and iir3_pass, 3 s for the three jit_banded kernels), divided by 3 (an idle machine).
-#: The first compilation of a process adds :data:`FIRST` s; an unlisted kernel counts 5 s.
+#: and iir3_pass, 3 s for the three jit_banded kernels): these are those shares of 32 s;
+#: a first ``ahbm demo`` took 35 s. The first compilation of a process adds
+#: :data:`FIRST` s; an unlisted kernel counts 5 s.
 SECONDS: dict[str, float] = {
-    "parse_decimal_block": 4.0,
-    "rnea_block_kernel": 16.0,
-    "aba_block_kernel": 16.0,
-    "crba_kernel": 8.0,
-    "kinematics_kernel": 5.0,
-    "scan_xml": 4.0,
-    "select_elements": 2.0,
-    "_simm_kernel": 2.0,
-    "iir3_pass": 1.5,
-    "ptsv": 0.5,
-    "natural_cubic_system": 0.5,
-    "natural_cubic_values": 0.5,
+    "parse_decimal_block": 2.5,
+    "rnea_block_kernel": 10.0,
+    "aba_block_kernel": 10.0,
+    "crba_kernel": 5.0,
+    "kinematics_kernel": 3.0,
+    "scan_xml": 2.5,
+    "select_elements": 1.5,
+    "_simm_kernel": 1.5,
+    "iir3_pass": 1.0,
+    "ptsv": 0.3,
+    "natural_cubic_system": 0.3,
+    "natural_cubic_values": 0.3,
 }
-#: Seconds numba spends once per process before its first compilation (idle machine).
-FIRST = 12.0
-#: How much longer a busy machine took (load 6 on 2 cores: 3 times the idle estimate).
-BUSY = 3.0
+#: Seconds numba spends once per process before its first compilation (quiet machine).
+FIRST = 8.0
+#: How much longer a busy machine takes (load 6 on 2 cores: 147 s against 32 s).
+BUSY = 4.5
 
 
 def _cached(dispatcher) -> bool:
@@ -136,7 +137,7 @@ def announce(command: str, *, quiet: bool = False, file=None) -> list[str]:
         low, high = 5 * round(seconds / 5), 5 * round(BUSY * seconds / 5)
         print(
             f"ahbm {command}: compiling {len(missing)} numba kernel(s) for this installation's "
-            f"first run: about {low} s on an idle machine, up to {high} s on a busy one; they "
+            f"first run: about {low} s on a quiet machine, up to {high} s on a busy one; they "
             "are cached on disk for the next runs...",
             file=sys.stderr if file is None else file,
             flush=True,
