@@ -133,7 +133,7 @@ def read_c3d(path, *, units: str | None = "m", zero_is_missing: bool = True) -> 
     warns that POINT:UNITS is probably wrong.
     Frame counts above 65535 come from TRIAL:ACTUAL_START_FIELD /
     ACTUAL_END_FIELD (two 16-bit words each) or POINT:LONG_FRAMES.
-    DEC floats are converted as in :func:`_dec_to_float`.
+    DEC floats are converted as in ``ahbm.io.c3d.numbers._dec_to_float``.
 
     Examples
     --------
