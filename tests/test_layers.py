@@ -161,9 +161,6 @@ def test_private_name_checker_sees_violations():
 MAX_LINES = 800
 #: Modules that are data tables (published parameter tables), exempt from MAX_LINES by name.
 DATA_TABLES = {"ahbm.bsp.tables"}
-#: Modules still over MAX_LINES while they are being split (must become empty).
-OVERSIZED: set[str] = {
-}  # fmt: skip
 
 
 def _all_modules():
@@ -174,7 +171,7 @@ def _all_modules():
 
 @pytest.mark.parametrize("path,name", list(_all_modules()), ids=lambda x: str(x)[-40:])
 def test_modules_are_at_most_800_lines(path, name):
-    if name in DATA_TABLES or name in OVERSIZED:
+    if name in DATA_TABLES:
         return
     n = len(path.read_text(encoding="utf-8").splitlines())
     assert n <= MAX_LINES, (
@@ -244,16 +241,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-#: Circles still being removed (must become empty).
-KNOWN_CYCLES: list[list[str]] = [
-]  # fmt: skip
-
-
 def test_no_import_circles():
     """No module imports, directly or through others, a module that imports it back
     (imports inside functions count: they hide a circle, they do not remove it)."""
-    new = [c for c in _cycles(_import_graph()) if c not in KNOWN_CYCLES]
-    assert not new, f"import circles: {new}; move the shared part into a module both import"
+    found = _cycles(_import_graph())
+    assert not found, f"import circles: {found}; move the shared part into a module both import"
 
 
 def test_cycle_finder_sees_a_circle():
