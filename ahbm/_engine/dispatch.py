@@ -625,7 +625,7 @@ def rnea_derivatives(model: Model, q, qd, qdd, fx=None, fx_world=False, method="
     """τ, ∂τ/∂q (tangent), ∂τ/∂q̇, M of all frames ((N, nv), (N, nv, nv) × 3), or None.
 
     q (N, nq), qd/qdd (N, nv); ``fx`` (N, n_nodes, 6) node forces at q (see
-    :func:`node_forces`) or None; ``fx_world``: they are fixed in the world.
+    :func:`ahbm._engine.node_plan.node_forces`) or None; ``fx_world``: they are fixed in the world.
     None when an input is not finite or a quaternion is zero. Models with
     custom joints: the chain rule through ``θ(q)`` (see
     :mod:`ahbm.dynamics.derivatives`). ``out``: (τ, ∂τ/∂q, ∂τ/∂q̇, M)

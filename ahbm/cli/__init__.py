@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ahbm`` console script; returns the exit status.
 
     Run as the program (`argv` None: ``ahbm ...``, ``python -m ahbm ...``), it
-    freezes the objects left when the command ends (:func:`gc.freeze`): the
+    freezes the objects left when the command ends (``gc.freeze()``): the
     interpreter's last garbage collections then skip them, which was 0.3 s of
     the 1.9 s of ``ahbm id`` (every file a command writes is closed before it
     returns; standard output and error are flushed at exit as always).

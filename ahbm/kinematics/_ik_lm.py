@@ -82,7 +82,7 @@ def _markers_batch(kin, bodies, local):
 
     ``p = R_b r + o_b`` and ``J = (J_v − p × J_ω) · support`` with the world
     columns ``[J_ω; J_v]`` of the state (the rows of
-    :func:`_positions_jacobians`, without a loop over bodies).
+    :func:`ahbm.kinematics.marker_model._positions_jacobians`, without a loop over bodies).
     """
     R = kin.rotations[:, bodies]
     P = np.einsum("nmij,mj->nmi", R, local) + kin.positions[:, bodies]
