@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 from fuzz_harness import Case, campaign, mutate
@@ -253,10 +254,30 @@ def check_model(model):
     assert (model.masses >= 0).all()
 
 
+def warm_model():
+    """Load the model-file reader and its sections' owners in a fuzz worker (not a case)."""
+    import tempfile
+
+    from ahbm import load_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "warm.json"
+        path.write_text(json.dumps(base_models()[0]))
+        load_model(path)
+
+
+def warm_dict():
+    """Build a model from a dictionary once in a fuzz worker (not a case)."""
+    from ahbm.kinematics import Model
+
+    Model.from_dict(base_models()[0])
+
+
 def test_fuzz_model_files():
     campaign(
         "ahbm:load_model", model_cases(400, seed=19), what="load_model", check=check_model,
         env=ENV, timeout=20.0, memory_limit=MEMORY_LIMIT, max_peak=READ_CAP, min_ahbm=100,
+        warmup=warm_model,
     )  # fmt: skip
 
 
@@ -274,5 +295,5 @@ def test_fuzz_model_dictionaries():
     campaign(
         "ahbm.kinematics:Model.from_dict", dict_cases(300, seed=23), what="Model.from_dict",
         check=check_model, as_path=False, timeout=20.0, memory_limit=MEMORY_LIMIT,
-        max_peak=READ_CAP, min_ok=10, min_ahbm=100,
+        max_peak=READ_CAP, min_ok=10, min_ahbm=100, warmup=warm_dict,
     )  # fmt: skip
