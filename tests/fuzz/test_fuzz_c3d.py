@@ -150,7 +150,6 @@ def test_parameter_records_are_found():
     assert {b"POINT", b"USED", b"SCALE", b"RATE", b"LABELS"} <= names
 
 
-@needs_data
 def warm_c3d():
     """Load the C3D reader (and what it imports on first use) in a fuzz worker."""
     from ahbm.io import read_c3d
@@ -158,6 +157,7 @@ def warm_c3d():
     read_c3d(DATA / "gait-raw.c3d")
 
 
+@needs_data
 def test_fuzz_c3d():
     campaign(
         "ahbm.io:read_c3d", c3d_cases(700, seed=19), what="read_c3d", check=check_trial,
