@@ -1,6 +1,5 @@
 """The ``ahbm gait`` command."""
 
-
 import pytest
 from sample_data import SHARED
 

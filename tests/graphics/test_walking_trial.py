@@ -1,6 +1,5 @@
 """Figures of the shared walking trial (gait-raw.c3d), checked against ezc3d's reading."""
 
-
 import numpy as np
 import pytest
 from PIL import Image

@@ -1,7 +1,6 @@
 """Tests of ahbm.kinematics.markers: segment pose, local coordinates, anatomical
 frames and homogeneous transforms."""
 
-
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
