@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ahbm"
 BASE = ("errors", "_internal", "types")
-_BASE_ENGINE = ("arrays", "jit_common", "jit_text", "jit_xml")
+_BASE_ENGINE = ("arrays", "backend", "jit_common", "jit_text", "jit_xml")
 RANK = {
     "kinematics.rotations": 1,
     "kinematics": 2,
@@ -45,7 +45,7 @@ def _layer(module: str):
     if parts[0] in BASE:
         return 0
     if parts[0] == "_engine" and len(parts) > 1 and parts[1] in _BASE_ENGINE:
-        return 0  # numpy and numba only (array helpers, compiled readers): usable by all
+        return 0  # numpy and numba only (array helpers, kernel policy, compiled readers)
     if parts[:2] == ["kinematics", "rotations"]:
         return RANK["kinematics.rotations"]
     return RANK.get(parts[0])

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from ahbm._engine.backend import use_compiled
 from ahbm._internal.files import atomic_path
 from ahbm._internal.validation import check_read_size
 from ahbm.errors import DataError, FileFormatError
@@ -151,6 +151,10 @@ def _to_number(text: str):
         return text
 
 
+#: Bytes of a number block that numpy's reader takes in about 10 ms: below, a short
+#: command that has not loaded numba reads with it (see ahbm._engine.backend).
+_SMALL_BLOCK = 1_000_000
+
 # a token of plain decimal notation (what float() and np.loadtxt both read, alike)
 _DECIMAL_RE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
@@ -166,8 +170,10 @@ def _compiled_block(body) -> np.ndarray | None:
     values equal loadtxt's bit for bit. Anything else (an irregular layout,
     NaN or inf spellings, text, mostly long numbers) returns None.
     """
-    from ahbm._engine.jit_text import POW10, parse_decimal_block
-
+    if use_compiled(len(body) <= _SMALL_BLOCK):
+        from ahbm._engine.jit_text import POW10, parse_decimal_block
+    else:  # a short command before numba is loaded: loadtxt decides (same values)
+        return None
     status, values, hard = parse_decimal_block(np.frombuffer(body, dtype=np.uint8), POW10)
     if status or values.size == 0:
         return None
@@ -226,6 +232,8 @@ def _parse_numeric_block(
         values = _regular_block(body)
         if values is not None:
             return values
+    import pandas as pd
+
     try:
         df = pd.read_csv(
             io.BytesIO(body),

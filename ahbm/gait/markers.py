@@ -31,7 +31,7 @@ from ahbm.gait.markersets import (
     marker_set_requirements,
 )
 from ahbm.gait.settings import GaitSettings
-from ahbm.io import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 from ahbm.io.readers import SUPPORTED_SUFFIXES, read_trial
 from ahbm.io.trial import ForcePlate, Trial, check_trial
 from ahbm.kinematics.markers import fit_segment_pose, static_local_markers

@@ -13,6 +13,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "trial",
         "trc",
         "tables",
+        "opensim_table",
         "matfile",
         "hdf5",
         "solution",

@@ -16,7 +16,7 @@ import numpy as np
 
 from ahbm.errors import DataError
 from ahbm.io._h5safe import MAX_DEPTH, SafeStore
-from ahbm.io.tables import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 
 __all__ = []
 

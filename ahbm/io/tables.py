@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ from ahbm.errors import DataError, FileFormatError
 from ahbm.io.trial import Trial, check_trial, trial_to_dataframe
 
 __all__ = [
-    "OpenSimTable",
     "results_to_dataframe",
     "dataframe_to_results",
     "write_csv",
@@ -40,76 +38,6 @@ _CSV_VERSION = 1
 
 
 # ----------------------------------------------------------------------------- DataFrames
-
-
-@dataclass
-class OpenSimTable:
-    """A MOT or STO table: time-indexed columns plus the file's header.
-
-    Attributes
-    ----------
-    data : pandas.DataFrame
-        One column per file column except the first, indexed by the first
-        column (normally ``time``, s). Angle columns are in radians (SI), see
-        `angle_columns`.
-    name : str
-        The first header line (the table's name), "" if absent.
-    in_degrees : bool
-        What the file said (``inDegrees=yes``): its angles were in degrees.
-    angle_columns : list of str
-        Columns treated as angles: converted from degrees to radians on read
-        when `in_degrees` is True, and back to degrees on write.
-    header : dict of str to str
-        The other ``key=value`` header lines (``version``, ``DataType``,
-        ``OpenSimVersion``, ...), excluding ``nRows``/``nColumns``/``inDegrees``
-        which are derived from the data.
-    comments : list of str
-        Free-text header lines (e.g. "Units are S.I. units ...").
-    source : str
-        The path the table was read from ("" if built in code).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from ahbm.opensim import read_mot, write_mot
-    >>> df = pd.DataFrame({"knee_angle_r": [0.5]}, index=pd.Index([0.0], name="time"))
-    >>> write_mot(df, "ik.mot", in_degrees=True)
-    >>> table = read_mot("ik.mot")
-    >>> table.in_degrees, float(table.data["knee_angle_r"].iloc[0])  # radians again
-    (True, 0.5)
-    """
-
-    data: pd.DataFrame
-    name: str = ""
-    in_degrees: bool = False
-    angle_columns: list[str] = field(default_factory=list)
-    header: dict[str, str] = field(default_factory=dict)
-    comments: list[str] = field(default_factory=list)
-    source: str = ""
-
-    @property
-    def time(self) -> np.ndarray:
-        """The index as a float array, shape (n_rows,)."""
-        return self.data.index.to_numpy(dtype=np.float64)
-
-    @property
-    def columns(self) -> list[str]:
-        """Column labels (without the time column)."""
-        return [str(c) for c in self.data.columns.tolist()]  # (iterating an Index is slower)
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def __repr__(self) -> str:
-        cols = self.columns
-        shown = ", ".join(cols[:8]) + (f", ... (+{len(cols) - 8} more)" if len(cols) > 8 else "")
-        t = self.time if len(self) else np.zeros(0)
-        span = f"{t[0]:.4g}..{t[-1]:.4g} s" if t.size else "no rows"
-        source = self.source if len(self.source) <= 60 else "..." + self.source[-57:]
-        return (
-            f"OpenSimTable(name={self.name[:40]!r}, {len(self)} rows {span}, {len(cols)} "
-            f"columns [{shown}], in_degrees={self.in_degrees}, source={source!r})"
-        )
 
 
 def _component_labels(shape: tuple) -> list[str]:

@@ -12,14 +12,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ahbm.errors import DataError, FileFormatError, ModelError
-from ahbm.io import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 from ahbm.io.trc import first_beyond
 from ahbm.kinematics.tree import Model
 from ahbm.opensim._plausibility import MAX_COORDINATE, _implausible
@@ -84,7 +83,8 @@ def _coordinate_rows(table) -> list:
     """Rows (dicts with a "name") of the coordinate table of ahbm.opensim.osim_coordinates."""
     if isinstance(table, list):
         return table
-    if isinstance(table, pd.DataFrame):
+    pd = sys.modules.get("pandas")  # (not loaded: the table is no DataFrame)
+    if pd is not None and isinstance(table, pd.DataFrame):
         # column lists, not DataFrame.to_dict("records") (5x faster on a model's table)
         cols = {str(c): table[c].tolist() for c in table.columns}
         if "name" in cols:
@@ -205,7 +205,7 @@ def _coordinate_matrix(
             f"the coordinates file '{table.source}' has none of the model's coordinates "
             f"{names}; its columns are {columns}"
         )
-    values = table.data.to_numpy(dtype=float)
+    values = table.values
     col = {c: i for i, c in enumerate(columns)}
     Q = np.empty((len(table), len(names)))
     for k, n in enumerate(names):
@@ -264,6 +264,7 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
     >>> m = Model()
     >>> _ = m.add_body("b", "ground", {"type": "revolute", "axis": [0, 0, 1],
     ...                                "coordinates": ["knee"]})
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"knee": [90.0]}, index=pd.Index([0.0], name="time"))
     >>> t = coordinates_to_radians(m, OpenSimTable(df, in_degrees=True))
     >>> float(t.data["knee"].iloc[0].round(6)), t.angle_columns
@@ -273,14 +274,24 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
         return table
     columns = table.columns
     angles = _angle_columns(model, columns)
-    values = table.data.to_numpy(dtype=float, copy=True)
+    values = np.array(table.values, dtype=float)
     position = {}
     for i, c in enumerate(columns):
         position.setdefault(c, i)  # the first of equal labels, as list.index
     idx = [position[c] for c in angles]
     values[:, idx] *= _DEGREE
-    df = pd.DataFrame(values, index=table.data.index, columns=table.data.columns)
-    return replace(table, data=df, angle_columns=angles)
+    return OpenSimTable.from_arrays(
+        table.time,
+        values,
+        columns,
+        index_name=table.index_name,
+        name=table.name,
+        in_degrees=table.in_degrees,
+        angle_columns=angles,
+        header=table.header,
+        comments=table.comments,
+        source=table.source,
+    )
 
 
 def _angle_columns(model: Model, columns: list) -> list:

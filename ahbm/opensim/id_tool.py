@@ -41,12 +41,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ahbm._engine.arrays import cross
 from ahbm.dynamics import rnea
 from ahbm.errors import AhbmWarning, DataError, ModelError
-from ahbm.io import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
 
@@ -138,8 +137,11 @@ class IDResult(ResultRepr):
     order: np.ndarray
     output: Path | None = None
 
-    def to_dataframe(self) -> pd.DataFrame:
-        """The generalized forces as OpenSim writes them (time index, labelled columns)."""
+    def to_dataframe(self):
+        """The generalized forces as OpenSim writes them (a pandas DataFrame: time index,
+        labelled columns)."""
+        import pandas as pd
+
         return pd.DataFrame(
             self.tau[:, self.order], columns=self.labels, index=pd.Index(self.time, name="time")
         )
@@ -204,6 +206,7 @@ def inverse_dynamics_opensim(
     ...                                  "coordinates": ["elbow"]},
     ...                mass=2.0, com=[0.5, 0, 0])
     >>> t = np.arange(60) / 60.0
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"elbow": np.zeros(60)}, index=pd.Index(t, name="time"))
     >>> res = inverse_dynamics_opensim(m, OpenSimTable(df), cutoff=6.0)
     >>> res.labels, float(res.tau[0, 0].round(6))  # holds the arm against gravity

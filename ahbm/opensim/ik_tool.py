@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
-from ahbm.io import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 from ahbm.io.trc import MAX_MARKER_COORDINATE, first_beyond, read_trc
 from ahbm.kinematics.ik import fit_markers
 from ahbm.kinematics.marker_model import model_markers

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
-from ahbm.io import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 from ahbm.opensim._xml import parse_xml_file
 from ahbm.opensim.id_tool import (
     _STORAGE,

@@ -17,7 +17,6 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ahbm._internal.text import (
     _atomic_write_text,
@@ -29,7 +28,7 @@ from ahbm._internal.text import (
 )
 from ahbm._internal.validation import as_path, output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
-from ahbm.io.tables import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 
 __all__ = [
     "read_mot",
@@ -216,9 +215,11 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
             values[:, sorted({position[c] for c in angles})] *= np.pi / 180.0
     else:
         angles = [] if angle_columns is None else list(angle_columns)
-    df = pd.DataFrame(values, columns=labels[1:], index=pd.Index(data[:, 0], name=labels[0]))
-    return OpenSimTable(
-        data=df,
+    return OpenSimTable.from_arrays(
+        data[:, 0],
+        values,
+        labels[1:],
+        index_name=labels[0],
         name=name,
         in_degrees=in_degrees,
         angle_columns=angles,
@@ -273,6 +274,8 @@ def write_mot(
     >>> open("ankle.sto").read().splitlines()[:5]
     ['ankle', 'version=1', 'nRows=2', 'nColumns=2', 'inDegrees=yes']
     """
+    import pandas as pd
+
     _check_angle_columns(angle_columns)
     if isinstance(table, OpenSimTable):
         df = table.data
