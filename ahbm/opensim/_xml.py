@@ -9,14 +9,16 @@ external entities; OpenSim never writes them), and nesting is capped.
 A text of 16 kB or more (a model file) is read by expat whole first; when
 that finds no fault, the compiled scan of :mod:`ahbm._engine.jit_xml` gives the
 elements and the tree is built from its table, without a Python call per
-element event (the ID tool's read of the shared ``subject01.osim``: 1.85
-against 2.42 ms). The scan reads only the plain subset that it reproduces
-exactly (UTF-8, no entity references, CDATA or mixed content); anything
-else, and every error, goes through expat's events, so the tree and the
-messages are the same either way. The first scan in a process loads the
-compiled code from numba's cache: about 0.3 s when no other compiled kernel
-has run yet (≈ 10 ms more for ``ahbm id``, whose kernels load anyway), about
-3 s once after installation.
+element event (the ID tool's read of the shared ``subject01.osim``, 236 kB:
+1.7 against 2.2 ms; the whole tree: 2.8 against 3.0 ms). The scan reads only
+the plain subset that it reproduces exactly (UTF-8, no entity references,
+CDATA or mixed content); anything else, and every error, goes through expat's
+events, so the tree and the messages are the same either way. The first scan
+in a process loads the compiled code from numba's cache: about 0.4 s when no
+other compiled kernel has run yet, about 3 s once after installation. So a
+short command that has not loaded numba (inside
+:func:`ahbm._engine.backend.numpy_while_small`, e.g. ``ahbm id``) reads texts
+up to 2 MB by expat's events alone (75-100 MB/s measured: at most ~27 ms).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from xml.parsers import expat
 
 import numpy as np
 
+from ahbm._engine import backend
 from ahbm._internal.validation import check_read_size
 from ahbm.errors import FileFormatError
 
@@ -80,6 +83,10 @@ class _Refused(Exception):
 
 # Below this size the expat-event tree is as fast as a check plus a scan.
 _SCAN_MIN_BYTES = 16384
+#: Up to this size a short command that has not loaded numba builds the tree from expat's
+#: events (see :mod:`ahbm._engine.backend`): 75-100 MB/s measured (subject01.osim and
+#: texts of its elements up to 3.8 MB), so at most ~27 ms, against ~0.4 s to load the scan.
+_SCAN_NUMPY_MAX_BYTES = 2_000_000
 #: Bytes one ``<`` of the text may cost once parsed (an upper bound on the elements): the
 #: scan's table row and stack entry, the node with its attribute dict, child list and tag.
 _ELEMENT_BYTES = 384
@@ -138,9 +145,13 @@ def _scanned_tree(data: bytes, source: str, max_depth: int, shallow, skip):
     :func:`ahbm._engine.jit_xml.scan_xml` then gives the elements. None (the caller
     then uses expat's events, which also raise the errors) when expat finds a
     fault, the text is not UTF-8, the scan declines it, or it nests more than
-    `max_depth` levels. The tree equals the one from expat's events: same
-    nodes, tags, attributes, stripped texts and lines.
+    `max_depth` levels; also (before any check) when a short command that has
+    not loaded numba reads a text of at most ``_SCAN_NUMPY_MAX_BYTES``
+    (:func:`ahbm._engine.backend.use_compiled`). The tree equals the one from
+    expat's events: same nodes, tags, attributes, stripped texts and lines.
     """
+    if not backend.use_compiled(len(data) <= _SCAN_NUMPY_MAX_BYTES):
+        return None  # expat's events build the tree: no numba to load
     if not _utf8(data) or not _well_formed(data):
         return None
     from ahbm._engine.jit_xml import scan_xml, select_elements

@@ -17,12 +17,11 @@ from __future__ import annotations
 from pathlib import Path  # noqa: F401  (the doctest's ExternalLoads path)
 
 import numpy as np
-import pandas as pd  # noqa: F401  (the doctest's table)
 
+from ahbm._engine import backend
 from ahbm._engine.arrays import cross
-from ahbm._engine.jit_banded import natural_cubic_system, natural_cubic_values, ptsv
 from ahbm.errors import DataError, ModelError
-from ahbm.io import OpenSimTable
+from ahbm.io.opensim_table import OpenSimTable
 from ahbm.io.trc import first_beyond
 from ahbm.kinematics.forward import forward_kinematics
 from ahbm.kinematics.tree import Model
@@ -36,6 +35,103 @@ from ahbm.opensim._plausibility import (
 from ahbm.opensim.setup_files import ExternalLoads
 
 __all__ = ["external_loads_f_ext"]
+
+#: Rows and values of the natural cubic spline's system up to which a short command that
+#: has not loaded numba solves it in numpy (see :mod:`ahbm._engine.backend`), measured:
+#: the numpy ``dptsv`` costs ~2.8 µs a row, the spline ~15 ns a value, so at most ~20 ms
+#: here (subject01's walking GRF, 1 501 rows × 18 columns at 151 frames: ~4.5 ms).
+_CUBIC_NUMPY_ROWS = 5_000
+_CUBIC_NUMPY_VALUES = 500_000
+
+
+def _small_cubic(n_rows: int, n_cols: int) -> bool:
+    return n_rows <= _CUBIC_NUMPY_ROWS and n_rows * n_cols <= _CUBIC_NUMPY_VALUES
+
+
+# The three steps of the natural cubic spline: the compiled kernels of
+# ahbm._engine.jit_banded (imported when they run: loading numba costs a short command
+# ~0.6 s) or their numpy codings, which give the same bits (tested).
+
+
+def _natural_cubic_system_numpy(h: np.ndarray, y: np.ndarray):
+    """:func:`ahbm._engine.jit_banded.natural_cubic_system` in numpy (its formulas, bitwise)."""
+    return (
+        2.0 * (h[:-1] + h[1:]),
+        h[1:-1].copy(),
+        6.0 * np.diff(np.diff(y, axis=0) / h[:, None], axis=0),
+    )
+
+
+def _ptsv_numpy(d: np.ndarray, e: np.ndarray, b: np.ndarray):
+    """:func:`ahbm._engine.jit_banded.ptsv` in numpy: ``(info, x)``, bitwise the kernel's.
+
+    ``dpttrf`` on Python floats (the same double roundings), then ``dptts2``'s
+    substitutions row after row, the right-hand sides side by side, each
+    operation the kernel's in its order.
+    """
+    n = d.shape[0]
+    x = np.array(b, dtype=float)
+    if n == 0:
+        return 0, x
+    if e.shape[0] != n - 1 or x.shape[0] != n:
+        return -1, x
+    dl, el = d.tolist(), e.tolist()
+    for i in range(n - 1):  # dpttrf
+        if dl[i] <= 0.0:
+            return i + 1, x
+        ei = el[i]
+        el[i] = ei / dl[i]
+        dl[i + 1] = dl[i + 1] - el[i] * ei
+    if dl[n - 1] <= 0.0:
+        return n, x
+    if n == 1:  # dscal by 1 / d
+        x[0] = (1.0 / dl[0]) * x[0]
+        return 0, x
+    for i in range(1, n):  # L x = b
+        x[i] -= x[i - 1] * el[i - 1]
+    x[n - 1] /= dl[n - 1]  # D Lᵀ x = b
+    for i in range(n - 2, -1, -1):
+        x[i] = x[i] / dl[i] - x[i + 1] * el[i]
+    return 0, x
+
+
+def _natural_cubic_values_numpy(M, y, h, k, a, b, a3, b3) -> np.ndarray:
+    """:func:`ahbm._engine.jit_banded.natural_cubic_values` in numpy (its formulas, bitwise)."""
+    hk, ac, bc = h[k][:, None], a[:, None], b[:, None]
+    a3c, b3c = a3[:, None], b3[:, None]
+    m0, m1 = M[k], M[k + 1]
+    return (
+        (m0 * a3c + m1 * b3c) / (6.0 * hk)
+        + (y[k] / hk - m0 * hk / 6.0) * ac
+        + (y[k + 1] / hk - m1 * hk / 6.0) * bc
+    )
+
+
+def natural_cubic_system(h: np.ndarray, y: np.ndarray):
+    """``(d, e, rhs)`` of the spline's second derivatives (y (n, m), C-ordered)."""
+    if backend.use_compiled(_small_cubic(*y.shape)):
+        from ahbm._engine.jit_banded import natural_cubic_system as kernel
+
+        return kernel(h, y)
+    return _natural_cubic_system_numpy(h, y)
+
+
+def ptsv(d: np.ndarray, e: np.ndarray, b: np.ndarray):
+    """``(info, x)`` of the SPD tridiagonal solve (LAPACK's ``dptsv``), b (n, m) C-ordered."""
+    if backend.use_compiled(_small_cubic(*b.shape)):
+        from ahbm._engine.jit_banded import ptsv as kernel
+
+        return kernel(d, e, b)
+    return _ptsv_numpy(d, e, b)
+
+
+def natural_cubic_values(M, y, h, k, a, b, a3, b3) -> np.ndarray:
+    """The spline at the points of intervals `k` (p,): (p, m)."""
+    if backend.use_compiled(_small_cubic(*y.shape)):
+        from ahbm._engine.jit_banded import natural_cubic_values as kernel
+
+        return kernel(M, y, h, k, a, b, a3, b3)
+    return _natural_cubic_values_numpy(M, y, h, k, a, b, a3, b3)
 
 
 def _identifier_columns(
@@ -84,8 +180,8 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
     n = x.shape[0]
     M = np.zeros((n, y.shape[1]))
     # the system is symmetric positive definite (diagonal d = 2 (h_i + h_i+1), off-diagonal
-    # e = h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver (dptsv's operations, compiled, all
-    # columns side by side)
+    # e = h_i+1 > 0): LAPACK's tridiagonal L D Lᵀ solver (dptsv's operations, compiled or in
+    # numpy, all columns side by side)
     y = np.ascontiguousarray(y, dtype=float)
     d, e, rhs = natural_cubic_system(h, y)
     info, sol = ptsv(d, e, rhs)  # (2 samples: no interior point, M = 0, a straight line)
@@ -102,7 +198,7 @@ def _natural_cubic(x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
     a = x[k + 1] - t
     b = t - x[k]
     # (M[k] a³ + M[k+1] b³) / (6 h_k) + (y[k] / h_k - M[k] h_k / 6) a
-    #   + (y[k+1] / h_k - M[k+1] h_k / 6) b, numpy's operations compiled (the cubes numpy's)
+    #   + (y[k+1] / h_k - M[k+1] h_k / 6) b, numpy's operations (compiled or not; the cubes numpy's)
     a3, b3 = a[:, None] ** 3, b[:, None] ** 3  # (the cubes as the array expression took them)
     return natural_cubic_values(M, y, h, k, a, b, a3[:, 0], b3[:, 0])
 
@@ -194,6 +290,7 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
 
     Examples
     --------
+    >>> import pandas as pd
     >>> from ahbm.opensim.setup_files import ExternalForceSpec
     >>> m = Model()
     >>> _ = m.add_body("foot", "ground", {"type": "prismatic", "axis": [0, 0, 1]}, mass=1.0)
@@ -243,7 +340,8 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
     if not plan:
         return f_ext
     position = {c: k for k, c in enumerate(labels)}
-    y = data.data.to_numpy(dtype=float)[:, [position[c] for c in columns]]
+    # (the numbers, not the DataFrame: a table read from a file builds that with pandas)
+    y = np.asarray(data.values, dtype=float)[:, [position[c] for c in columns]]
     _check_loads(y, columns, plan, t_data, source)
     values = _time_function(t_data, y, t)
     for spec, slots in plan:

@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-from ahbm._engine.jit_filters import iir3_pass
+from ahbm._engine import backend
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
 from ahbm.types import ResultRepr
@@ -63,6 +64,17 @@ __all__ = [
 ]
 
 _EPS = np.finfo(float).eps
+
+#: Work up to which a short command that has not loaded numba runs the numpy codings
+#: (see :mod:`ahbm._engine.backend`), measured: a filter pass costs ~5 µs a sample (the
+#: columns side by side) and ~6 ns a value, so at most ~12 ms a pass here (subject01's
+#: 301 padded samples × 10 columns: 1.6 ms);
+_IIR_NUMPY_SAMPLES = 2_000
+_IIR_NUMPY_VALUES = 300_000
+#: the quintic spline's banded LU ~13 µs a row and ~20 ns a value, at most ~18 ms here
+#: (305 rows: 4 ms); larger systems go to ``scipy.linalg.solve_banded``.
+_BANDED_NUMPY_ROWS = 1_000
+_BANDED_NUMPY_VALUES = 300_000
 
 
 def _columns(values, name: str, n_min: int = 1) -> np.ndarray:
@@ -136,8 +148,9 @@ def _iir_coefficients(dt: float, cutoff: float) -> tuple[np.ndarray, np.ndarray]
 def _iir_pass(b, a, x):
     """One pass: y[0:3] = x[0:3], then the recursion from sample 3 (columns along axis 1).
 
-    The numpy/scipy statement of the pass that :func:`opensim_lowpass_iir` runs
-    compiled (:func:`ahbm._engine.jit_filters.iir3_pass`, bitwise the same).
+    The numpy/scipy statement of the pass (``scipy.signal.lfilter``), the
+    reference of the two codings :func:`opensim_lowpass_iir` runs
+    (:func:`_iir3_pass`).
     """
     y = np.empty_like(x)
     y[:3] = x[:3]
@@ -155,6 +168,45 @@ def _iir_pass(b, a, x):
 
     y[3:] = signal.lfilter(b, a, x[3:], axis=0, zi=zi)[0]
     return y
+
+
+def _iir3_pass_numpy(b, a, x: np.ndarray) -> np.ndarray:
+    """:func:`ahbm._engine.jit_filters.iir3_pass` in numpy: bitwise its result.
+
+    A loop over the samples of `x` (n, m), the columns side by side, with the
+    kernel's operations in its order (the state from the first three samples,
+    then per sample ``y = z0 + b0 x``, ``z_k = z_k+1 + x b_k − y a_k``,
+    ``z_2 = x b_3 − y a_3``).
+    """
+    n = x.shape[0]
+    if n < 3:
+        return x.copy()
+    y = np.empty_like(x)
+    b0, b1, b2, b3 = (float(v) for v in b[:4])
+    a1, a2, a3 = (float(v) for v in a[1:4])
+    y[:3] = x[:3]
+    x1, x2, x3 = x[2], x[1], x[0]
+    z0 = b1 * x1 + b2 * x2 + b3 * x3 - a1 * x1 - a2 * x2 - a3 * x3
+    z1 = b2 * x1 + b3 * x2 - a2 * x1 - a3 * x2
+    z2 = b3 * x1 - a3 * x1
+    for i in range(3, n):
+        xn = x[i]
+        yn = z0 + b0 * xn
+        y[i] = yn
+        z0 = z1 + xn * b1 - yn * a1
+        z1 = z2 + xn * b2 - yn * a2
+        z2 = xn * b3 - yn * a3
+    return y
+
+
+def _iir3_pass(b, a, x: np.ndarray) -> np.ndarray:
+    """One filter pass over the rows of `x` (n, m), C-ordered: compiled or numpy (same bits)."""
+    n, m = x.shape
+    if backend.use_compiled(n <= _IIR_NUMPY_SAMPLES and n * m <= _IIR_NUMPY_VALUES):
+        from ahbm._engine.jit_filters import iir3_pass
+
+        return iir3_pass(b, a, x)
+    return _iir3_pass_numpy(b, a, x)
 
 
 def opensim_lowpass_iir(values, *, dt: float, cutoff: float) -> np.ndarray:
@@ -211,9 +263,9 @@ def opensim_lowpass_iir(values, *, dt: float, cutoff: float) -> np.ndarray:
     shape = x.shape
     x2 = x.reshape(shape[0], -1)
     b, a = _iir_coefficients(dt, cutoff)
-    # _iir_pass compiled (scipy's operations in its order: bitwise equal, and tested)
-    y = iir3_pass(b, a, np.ascontiguousarray(x2, dtype=np.float64))
-    y = iir3_pass(b, a, np.ascontiguousarray(y[::-1]))[::-1]
+    # _iir_pass compiled or in numpy (scipy's operations in its order: bitwise equal, tested)
+    y = _iir3_pass(b, a, np.ascontiguousarray(x2, dtype=np.float64))
+    y = _iir3_pass(b, a, np.ascontiguousarray(y[::-1]))[::-1]
     return np.ascontiguousarray(y).reshape(shape)
 
 
@@ -304,6 +356,69 @@ def _interval(knots: np.ndarray, x: np.ndarray, n_coef: int) -> np.ndarray:
     return np.clip(ell, _K, n_coef - 1)
 
 
+def _solve_banded_numpy(lower: int, upper: int, r, c, v, rhs: np.ndarray):
+    """``solve_banded((lower, upper), ab, rhs)`` in numpy: LAPACK's ``gbsv`` steps, or None.
+
+    The matrix (n, n) has the entries `v` at rows `r` and columns `c` (no
+    pair twice); `rhs` is (n, m). The reference ``dgbtf2`` factorization (the
+    unblocked LU with partial pivoting that ``dgbtrf`` runs for bandwidths below
+    its block size: pivot the first largest magnitude of the column, multipliers
+    scaled by the pivot's reciprocal, rank-1 update of the band) and the
+    ``dgbtrs`` substitutions (row exchanges and column updates with ``L``, run
+    in the factorization's loop: the same operations on the right-hand sides,
+    then ``dtbsv``'s column-oriented back substitution with ``U``), the
+    right-hand sides side by side. None for a zero pivot (a singular matrix: the caller
+    lets ``solve_banded`` raise). The same operations in the same order as the
+    reference LAPACK; the OpenBLAS of scipy's wheels fuses the multiply-adds of
+    the rank-1 updates (``dger``; measured: the first entry that differs is
+    that rounding), so the solutions agree with scipy's to round-off (tested:
+    within 1e-12 of the largest coefficient, ~5e-14 measured), not bit for bit.
+
+    Storage: row ``i`` keeps its columns ``i - lower`` to ``i + lower + upper``
+    (the band with the fill-in of the row exchanges) in ``width`` consecutive
+    values, so entry ``(i, j)`` is ``flat[lower + i (width - 1) + j]``; the
+    strided view ``A`` addresses the band as a dense (n, n) matrix (its entries
+    outside the band alias others and are never touched).
+    """
+    n = rhs.shape[0]
+    kl, kv = lower, lower + upper
+    width = kl + kv + 1
+    flat = np.zeros(n * width)
+    flat[kl + r * (width - 1) + c] = v
+    item = flat.itemsize
+    A = as_strided(flat[kl:], shape=(n, n), strides=((width - 1) * item, item), writeable=True)
+    x = np.array(rhs, dtype=float, order="C")  # (a copy: rows exchanged in place)
+    absolute, argmax = np.abs, np.argmax
+    ju = 0
+    for j in range(n):  # dgbtf2, and dgbtrs's L x = P b (column j of L is final here)
+        km = min(kl, n - 1 - j)
+        p = j + int(argmax(absolute(A[j : j + km + 1, j])))
+        if A[p, j] == 0.0:
+            return None
+        ju = max(ju, min(p + upper, n - 1))
+        if p != j:
+            row = A[j, j : ju + 1].copy()
+            A[j, j : ju + 1] = A[p, j : ju + 1]
+            A[p, j : ju + 1] = row
+            row = x[j].copy()
+            x[j] = x[p]
+            x[p] = row
+        if km > 0:
+            col = A[j + 1 : j + km + 1, j]
+            col *= 1.0 / A[j, j]
+            multipliers = col[:, None]
+            if ju > j:
+                A[j + 1 : j + km + 1, j + 1 : ju + 1] -= multipliers * A[j, j + 1 : ju + 1]
+            x[j + 1 : j + km + 1] -= multipliers * x[j]
+    for j in range(n - 1, -1, -1):  # dtbsv: U x = y, column by column
+        xj = x[j]
+        xj /= A[j, j]
+        lo = max(0, j - kv)
+        if lo < j:
+            x[lo:j] -= A[lo:j, j][:, None] * xj
+    return x
+
+
 def _quintic_fit(time: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Knots (n + 10,) and B-spline coefficients (n + 4, m) of the natural quintic spline.
 
@@ -314,9 +429,10 @@ def _quintic_fit(time: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.n
     ``gbsv`` through ``scipy.linalg.solve_banded``, as scipy solves it):
     equal to scipy's spline to round-off (tested), without importing
     ``scipy.interpolate`` (with ``scipy.optimize``, 0.3 s of a command's start).
+    A small system in a short command that has not loaded numba (see
+    :mod:`ahbm._engine.backend`) is solved by the same LU steps in numpy
+    (:func:`_solve_banded_numpy`), without importing ``scipy.linalg``.
     """
-    from scipy.linalg import solve_banded  # loaded anyway by numba's kernels
-
     x = time
     n = x.shape[0]
     knots = np.concatenate([np.full(_K, x[0]), x, np.full(_K, x[-1])])
@@ -335,10 +451,18 @@ def _quintic_fit(time: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.n
     c = np.concatenate([(e[:, None] - _K + np.arange(_K + 1)).ravel() for _, e, _ in rows])
     v = np.concatenate([b.ravel() for _, _, b in rows])
     lower, upper = int(np.max(r - c)), int(np.max(c - r))
-    ab = np.zeros((lower + upper + 1, n_coef))
-    np.add.at(ab, (upper + r - c, c), v)
     rhs = np.zeros((n_coef,) + values.shape[1:])
     rhs[2 : n + 2] = values
+    n_rhs = int(np.prod(values.shape[1:], dtype=np.int64))
+    small = n_coef <= _BANDED_NUMPY_ROWS and n_coef * n_rhs <= _BANDED_NUMPY_VALUES
+    if not backend.use_compiled(small):
+        coef = _solve_banded_numpy(lower, upper, r, c, v, rhs.reshape(n_coef, n_rhs))
+        if coef is not None:
+            return knots, coef.reshape(rhs.shape)
+    from scipy.linalg import solve_banded  # (loaded anyway by numba's kernels)
+
+    ab = np.zeros((lower + upper + 1, n_coef))
+    np.add.at(ab, (upper + r - c, c), v)
     coef = solve_banded((lower, upper), ab, rhs, check_finite=False)
     return knots, coef
 
