@@ -1,6 +1,6 @@
 """Start-up of the ``ahbm`` command as whole processes, each figure beside its peer.
 
-Run: python benchmarks/bench_startup.py [--runs N] [--cold] [--data DIR]
+Run: python benchmarks/bench_startup.py [--runs N] [--cold] [--tests] [--data DIR]
 
 What a user waits for is the whole process: the interpreter, the imports, the
 compiled kernels loaded from numba's disk cache, the work and the exit. Every
@@ -15,15 +15,18 @@ the OS cache):
   (../shared/data/opensim, copied to a temporary folder) beside OpenSim's
   ``InverseDynamicsTool`` run from a Python process on the same setup
   (``import opensim; t = opensim.InverseDynamicsTool(setup); t.run()``);
+- with ``--tests``: the collection of the test suite (``pytest --collect-only``)
+  as a whole process (no peer: the target is under 5 s);
 - with ``--cold``: a first ``ahbm demo`` and a first ``ahbm id`` on an empty
   numba cache (``NUMBA_CACHE_DIR`` set to a new empty folder: every kernel
   compiled), once each, beside the same command run again on the cache that
   first run filled; the lines say whether each run announced the compilation
-  on stderr (it must on the empty cache, and must not on the warm one).
+  on stderr (the demo must on the empty cache, and nothing may on the warm
+  one; ``ahbm id`` on the walking trial runs in numpy and compiles nothing).
 
 The machine's load (``os.getloadavg``) and core count are printed at the start
-and the end. The script writes only into a temporary folder (the warm runs use
-the installation's own caches, as a user's runs do).
+and the end. The script writes only into a temporary folder and Python's bytecode cache
+(the warm runs use the installation's own caches, as a user's runs do).
 """
 
 from __future__ import annotations
@@ -57,8 +60,22 @@ def ahbm_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "ahbm"]
 
 
+def user_environment(**extra) -> dict:
+    """This process's environment as a user's shell has it: Python writes its bytecode cache.
+
+    (``PYTHONDONTWRITEBYTECODE``, set on some build machines, would make every run
+    compile ahbm's modules again: 0.2-0.3 s that no user pays after the first run.)
+    """
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "AHBM_KERNELS")
+    }
+    env.update(extra)
+    return env
+
+
 def run(cmd, cwd=None, env=None) -> tuple[float, subprocess.CompletedProcess]:
     """Wall time of one whole process (s) and its completed process; raises on failure."""
+    env = user_environment() if env is None else env
     t0 = time.perf_counter()
     done = subprocess.run(
         cmd, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
@@ -100,7 +117,7 @@ def cold_runs(ahbm: list[str], folder: Path) -> None:
         ("ahbm id", ["id", SETUP, "-o", str(folder / "cold.sto")], folder),
     ):
         cache = Path(tempfile.mkdtemp(prefix="numba-cache-", dir=folder))
-        env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+        env = user_environment(NUMBA_CACHE_DIR=str(cache))
         cold, done_cold = run([*ahbm, *args], cwd, env)
         warm, done_warm = run([*ahbm, *args], cwd, env)
         said_cold = COMPILING in done_cold.stderr.lower()
@@ -115,12 +132,24 @@ def cold_runs(ahbm: list[str], folder: Path) -> None:
             print(f"    message: {line.strip()}")
 
 
+def collection(py: str, runs: int) -> None:
+    """``python -m pytest --collect-only -q`` in the checkout, whole process (median)."""
+    root = Path(__file__).resolve().parents[1]
+    cmd = [py, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    t = medians({"collect": (cmd, root)}, runs)["collect"]
+    n = run(cmd, root)[1].stdout.strip().splitlines()[-1]
+    print(f"  test collection (whole process)    {t:6.2f} s   ({n}; target under 5 s)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (median)")
     parser.add_argument("--cold", action="store_true", help="also time first runs (empty cache)")
     parser.add_argument("--data", type=Path, default=DATA, help="folder of the subject01 files")
     parser.add_argument("--no-opensim", action="store_true", help="skip OpenSim's tool")
+    parser.add_argument(
+        "--tests", action="store_true", help="also time the test suite's collection"
+    )
     args = parser.parse_args()
     py = sys.executable
     ahbm = ahbm_command()
@@ -159,6 +188,8 @@ def main() -> int:
             print(f"  ahbm id (subject01)  {t['ahbm id']:.2f} s")
         if args.cold:
             cold_runs(ahbm, folder)
+    if args.tests:
+        collection(py, args.runs)
     print(f"end: {load()}")
     return 0
 

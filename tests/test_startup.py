@@ -74,7 +74,9 @@ def test_an_unreadable_cache_counts_as_cached():
     [
         ("ahbm.cli", ("numpy", "numba", "scipy", "pandas")),
         ("ahbm.opensim.processing", ("scipy.signal", "scipy.interpolate", "scipy.stats")),
-        ("ahbm.opensim.id_tool", ("scipy.signal", "scipy.interpolate", "scipy.stats")),
+        ("ahbm.opensim.id_tool", ("numba", "scipy", "pandas")),
+        ("ahbm.dynamics.inverse", ("numba", "scipy", "pandas")),
+        ("ahbm.kinematics.forward", ("numba", "scipy", "pandas")),
     ],
 )
 def test_modules_do_not_import_what_their_start_does_not_need(module, absent):

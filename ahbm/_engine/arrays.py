@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cross", "mv_bl", "mtv_bl"]
+__all__ = ["cross", "mv_bl", "mtv_bl", "REV", "PRI", "SPH"]
+
+#: Kinds of the nodes of the node plan (:mod:`ahbm._engine.node_plan`): rotation
+#: about an axis, translation along an axis, quaternion rotation.
+REV, PRI, SPH = 1, 2, 3
 
 
 def _at(k, axis):

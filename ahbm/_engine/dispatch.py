@@ -16,6 +16,12 @@ single-state entry points (``*_single``: no validation in Python, the kernel
 checks the values) and the analytic RNEA derivatives. Compilation ahead of
 use is in :mod:`ahbm._engine.compilation`. The independent coding of the same
 algorithms that the tests compare with is :mod:`ahbm.dynamics.reference`.
+
+The compiled kernels load on the first call that needs one (numba is not
+imported before). Inside a short command's ``backend.numpy_while_small()``
+block, and before numba is loaded, kinematics and RNEA of a small batch run
+the numpy codings of :mod:`ahbm._engine.numpy_kernels` instead (the same
+formulas along frames; see :mod:`ahbm._engine.backend`).
 """
 
 from __future__ import annotations
@@ -23,19 +29,9 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 
-from ahbm._engine.jit_aba import aba_block_kernel, aba_kernel
-from ahbm._engine.jit_crba import crba_kernel, kinematics_kernel
-from ahbm._engine.jit_derivatives import rnea_derivatives_kernel, rnea_derivatives_world_kernel
-from ahbm._engine.jit_derivatives_block import (
-    _DERIV_B,
-    rnea_derivatives_block_kernel,
-    spd_inverse_kernel,
-)
-from ahbm._engine.jit_rnea import _B as _RNEA_B
-from ahbm._engine.jit_rnea import rnea_block_kernel, rnea_frame_kernel
+from ahbm._engine import backend
 from ahbm._engine.node_plan import CustomMap, Plan, plan
 from ahbm.kinematics.tree import Model
 
@@ -51,6 +47,75 @@ __all__ = [
     "rnea_derivatives",
     "spd_inverse",
 ]
+
+
+# ----------------------------------------------------------------------------
+# The compiled kernels, loaded on first use
+# ----------------------------------------------------------------------------
+# Importing numba and loading the kernels costs a process about 0.6 s; a short
+# command may never need them (ahbm._engine.backend). Each name below stands in
+# for a compiled kernel until the first call of any of them, which imports them
+# all and rebinds these names to numba's dispatchers.
+
+_KERNEL_MODULES = {
+    "aba_block_kernel": "jit_aba",
+    "aba_kernel": "jit_aba",
+    "crba_kernel": "jit_crba",
+    "kinematics_kernel": "jit_crba",
+    "rnea_derivatives_kernel": "jit_derivatives",
+    "rnea_derivatives_world_kernel": "jit_derivatives",
+    "rnea_derivatives_block_kernel": "jit_derivatives_block",
+    "spd_inverse_kernel": "jit_derivatives_block",
+    "rnea_block_kernel": "jit_rnea",
+    "rnea_frame_kernel": "jit_rnea",
+}
+
+
+class _CompiledKernel:
+    """Stand-in for a compiled kernel: loads the kernels, then runs the real one."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, *args):
+        load_compiled()
+        return globals()[self.name](*args)
+
+    def __repr__(self) -> str:
+        return f"<compiled kernel {self.name}, not loaded yet>"
+
+
+def load_compiled() -> None:
+    """Import numba's kernels and bind this module's kernel names to them."""
+    import importlib
+
+    g = globals()
+    for name, module in _KERNEL_MODULES.items():
+        if isinstance(g[name], _CompiledKernel):
+            g[name] = getattr(importlib.import_module(f"ahbm._engine.{module}"), name)
+
+
+aba_block_kernel = _CompiledKernel("aba_block_kernel")
+aba_kernel = _CompiledKernel("aba_kernel")
+crba_kernel = _CompiledKernel("crba_kernel")
+kinematics_kernel = _CompiledKernel("kinematics_kernel")
+rnea_derivatives_kernel = _CompiledKernel("rnea_derivatives_kernel")
+rnea_derivatives_world_kernel = _CompiledKernel("rnea_derivatives_world_kernel")
+rnea_derivatives_block_kernel = _CompiledKernel("rnea_derivatives_block_kernel")
+spd_inverse_kernel = _CompiledKernel("spd_inverse_kernel")
+rnea_block_kernel = _CompiledKernel("rnea_block_kernel")
+rnea_frame_kernel = _CompiledKernel("rnea_frame_kernel")
+
+#: Frames × nodes up to which a short command runs kinematics and RNEA in numpy
+#: before numba is loaded (:mod:`ahbm._engine.backend`): some tens of ms at most.
+_SMALL_WORK = 200_000
+
+
+def _numpy_kernels(N: int, p) -> bool:
+    """Whether this call runs the numpy codings (:mod:`ahbm._engine.numpy_kernels`)."""
+    return not backend.use_compiled(N * max(p.n, 1) <= _SMALL_WORK)
 
 
 def _c(x):
@@ -85,6 +150,8 @@ _CHUNKS_PER_THREAD = 4
 
 def _threads() -> int:
     """Threads for large batches: ``NUMBA_NUM_THREADS`` (default: the CPUs available)."""
+    import numba
+
     return max(1, int(numba.config.NUMBA_NUM_THREADS))
 
 
@@ -130,6 +197,14 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True, *, check=False):
     qdd = np.zeros((N, nv)) if qdd is None else _c(qdd)
     use_fx = fx is not None
     fx = _c(fx) if use_fx else _NO_FX
+    if _numpy_kernels(N, p):
+        from ahbm._engine.numpy_kernels import rnea_numpy
+
+        bad = rnea_numpy(
+            p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.I6,
+            p.fast, p.massive, q, qd, qdd, fx, use_fx, g, tau, check,
+        )  # fmt: skip
+        return None if bad else tau
     if N < _RNEA_BLOCK_MIN:
         bad = rnea_frame_kernel(*_lean(model)[4], q, qd, qdd, fx, use_fx, g, tau)
         return None if bad and check else tau
@@ -146,6 +221,8 @@ def rnea(model: Model, q, qd, qdd, fx=None, gravity=True, *, check=False):
         return None if run(0, N) else tau
     # several ranges per thread, taken in turn by whichever thread is free: a
     # thread held up by other processes does not hold up the whole call
+    from ahbm._engine.jit_rnea import _B as _RNEA_B
+
     ranges = iter(_split(N, _CHUNKS_PER_THREAD * n, _RNEA_B))  # next() is atomic
 
     def work():
@@ -337,7 +414,10 @@ def kinematics(model: Model, q, qd=None, *, columns=True):
     a = np.zeros((N, nb, 6)) if use_qd else np.zeros((1, 1, 6))
     Sw = np.zeros((N, 6, model.nv)) if columns else np.zeros((1, 6, 1))
     ints, E, tax, _ = _lean(model)[4]
-    kinematics_kernel(
+    kernel = kinematics_kernel
+    if _numpy_kernels(N, p):
+        from ahbm._engine.numpy_kernels import kinematics_numpy as kernel
+    kernel(
         ints, E, tax, p.body_node, p.body_E, p.body_t, _c(q),
         _c(qd) if use_qd else np.zeros((1, 1)), use_qd, columns, Rw, pw, v, a, Sw,
     )  # fmt: skip
@@ -375,7 +455,14 @@ def _custom_rnea(model, p, q, qd, qdd, fx, gravity, check):
     g = _gravity(p, model) if gravity else _ZERO3
     use_fx = fx is not None
     fxa = _c(fx) if use_fx else _NO_FX
-    if N < _RNEA_BLOCK_MIN:
+    if _numpy_kernels(N, p):
+        from ahbm._engine.numpy_kernels import rnea_numpy
+
+        bad = rnea_numpy(
+            p.parent, p.kind, p.E, p.t, p.plain, p.axis, p.principal, p.qi, p.vi, p.I6,
+            p.fast, p.massive, th, thd, thdd, fxa, use_fx, g, tau_th, check,
+        )  # fmt: skip
+    elif N < _RNEA_BLOCK_MIN:
         bad = rnea_frame_kernel(*_packed(p), th, thd, thdd, fxa, use_fx, g, tau_th)
     else:
         bad = rnea_block_kernel(
@@ -498,7 +585,10 @@ def _custom_kinematics(model, p, q, qd, columns):
     need_cols = columns or use_qd
     Sw = np.zeros((N, 6, nth)) if need_cols else np.zeros((1, 6, 1))
     ints, E, tax, _ = _packed(p)
-    kinematics_kernel(
+    kernel = kinematics_kernel
+    if _numpy_kernels(N, p):
+        from ahbm._engine.numpy_kernels import kinematics_numpy as kernel
+    kernel(
         ints, E, tax, p.body_node, p.body_E, p.body_t, th,
         thd if use_qd else np.zeros((1, 1)), use_qd, need_cols, Rw, pw, v, a, Sw,
     )  # fmt: skip
@@ -560,6 +650,8 @@ def _rnea_derivatives_theta(model, p, th, thd, thdd, fx, fx_world, method="block
         dq = np.empty((N, nth, nth))  # the kernels write every entry
         dqd = np.empty((N, nth, nth))
         M = np.empty((N, nth, nth))
+    from ahbm._engine.jit_derivatives_block import _DERIV_B
+
     use_fx = fx is not None
     fxa = _c(fx) if use_fx else np.zeros((1, 1, 6))
     ptr, idx = _subtrees(model, p)

@@ -17,7 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
-REV, PRI, SPH = 1, 2, 3
+from ahbm._engine.arrays import PRI, REV, SPH  # noqa: F401  (the kernels' node kinds)
+
 _CACHE = True
 
 

@@ -48,8 +48,8 @@ import math
 
 import numpy as np
 
-from ahbm._engine.jit_common import PRI, REV, SPH
-from ahbm._engine.jit_functions import SPLINE_ROUNDOFF, simm_spline_derivatives
+from ahbm._engine import backend
+from ahbm._engine.arrays import PRI, REV, SPH
 from ahbm.kinematics.functions import (
     Constant,
     LinearFunction,
@@ -80,6 +80,9 @@ __all__ = [
 
 
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
+#: Points up to which a custom joint's spline may be evaluated in numpy (the
+#: compiled evaluation gives the same numbers; see :mod:`ahbm._engine.backend`).
+_SMALL_SPLINE = 100_000
 
 
 class Plan:
@@ -133,9 +136,11 @@ class CustomMap:
         for c in self.other:
             x = q[:, self.src_q[c]]
             spline = self.splines.get(c)
-            if spline is None:
+            if spline is None or not backend.use_compiled(N <= _SMALL_SPLINE):
                 parts = self.functions[c].value_and_derivatives(x, order)
             else:
+                from ahbm._engine.jit_functions import SPLINE_ROUNDOFF, simm_spline_derivatives
+
                 parts = simm_spline_derivatives(spline[0], spline[1], x, SPLINE_ROUNDOFF)
             for d, v in enumerate(parts[: order + 1]):
                 out[d][:, c] = v

@@ -37,13 +37,24 @@ from functools import cached_property
 import numpy as np
 
 from ahbm._engine import dispatch as _dispatch
-from ahbm._engine import jit_points as _jp
 from ahbm._engine.arrays import cross, mv_bl
 from ahbm._engine.checks import prepare
 from ahbm._internal.validation import check_model
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
 from ahbm.types import ResultRepr
+
+
+class _PointKernels:
+    """:mod:`ahbm._engine.jit_points`, imported on first use (numba loads with it)."""
+
+    def __getattr__(self, name):
+        from ahbm._engine import jit_points
+
+        return getattr(jit_points, name)
+
+
+_jp = _PointKernels()
 
 __all__ = ["Kinematics", "compute", "resolve"]
 

@@ -121,13 +121,16 @@ def run_ik(args: argparse.Namespace) -> int:
 
 
 def run_id(args: argparse.Namespace) -> int:
+    from ahbm._engine.backend import numpy_while_small
     from ahbm.cli._compiling import announce
     from ahbm.opensim.id_tool import run_id_setup
 
-    announce("id", quiet=args.quiet)  # first run of an installation: numba compiles
-    res = run_id_setup(
-        args.setup, output=args.output, time_range=args.time_range, processing=args.processing
-    )
+    # a walking trial runs in numpy before numba would have loaded; a long trial loads
+    # the compiled kernels (on the first run of an installation numba compiles: say so)
+    with numpy_while_small(before_load=lambda: announce("id", quiet=args.quiet)):
+        res = run_id_setup(
+            args.setup, output=args.output, time_range=args.time_range, processing=args.processing
+        )
     print(
         f"ID: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
         f"{len(res.labels)} generalized forces, coordinates processed as "

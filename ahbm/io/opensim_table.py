@@ -130,7 +130,8 @@ class OpenSimTable:
             import pandas as pd
 
             time, values, columns, index_name = self._arrays
-            self._data = pd.DataFrame(values, columns=columns, index=pd.Index(time, name=index_name))
+            index = pd.Index(time, name=index_name)
+            self._data = pd.DataFrame(values, columns=columns, index=index)
             self._arrays = None  # the DataFrame is the table from now on (it may be edited)
         return self._data
 
@@ -181,7 +182,7 @@ class OpenSimTable:
             setattr(new, slot, getattr(self, slot))
         for key, value in changes.items():
             if key not in ("data", *self.__slots__[2:]):
-                    raise DataError(f"OpenSimTable.replace: unknown attribute {key!r}")
+                raise DataError(f"OpenSimTable.replace: unknown attribute {key!r}")
             setattr(new, key, value)
         return new
 
