@@ -151,9 +151,10 @@ def _to_number(text: str):
         return text
 
 
-#: Bytes of a number block that numpy's reader takes in about 10 ms: below, a short
-#: command that has not loaded numba reads with it (see ahbm._engine.backend).
-_SMALL_BLOCK = 1_000_000
+#: Bytes of a number block up to which a short command that has not loaded numba reads
+#: it with numpy's reader (see ahbm._engine.backend): np.loadtxt reads about 160 MB/s
+#: (a 1.5 MB GRF file in 9 ms), so at most ~0.1 s, against ~0.55 s to load numba.
+_SMALL_BLOCK = 16_000_000
 
 # a token of plain decimal notation (what float() and np.loadtxt both read, alike)
 _DECIMAL_RE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")

@@ -37,11 +37,12 @@ from ahbm.opensim.setup_files import ExternalLoads
 __all__ = ["external_loads_f_ext"]
 
 #: Rows and values of the natural cubic spline's system up to which a short command that
-#: has not loaded numba solves it in numpy (see :mod:`ahbm._engine.backend`), measured:
-#: the numpy ``dptsv`` costs ~2.8 µs a row, the spline ~15 ns a value, so at most ~20 ms
-#: here (subject01's walking GRF, 1 501 rows × 18 columns at 151 frames: ~4.5 ms).
-_CUBIC_NUMPY_ROWS = 5_000
-_CUBIC_NUMPY_VALUES = 500_000
+#: has not loaded numba solves it in numpy (see :mod:`ahbm._engine.backend`; loading
+#: numba costs such a command about 0.55 s), measured: the numpy ``dptsv`` costs ~2.8 µs
+#: a row, the spline ~15 ns a value, so at most ~90 ms here (subject01's walking GRF,
+#: 1 501 rows × 18 columns at 151 frames: ~4.5 ms).
+_CUBIC_NUMPY_ROWS = 20_000
+_CUBIC_NUMPY_VALUES = 2_000_000
 
 
 def _small_cubic(n_rows: int, n_cols: int) -> bool:

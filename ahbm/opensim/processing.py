@@ -66,15 +66,16 @@ __all__ = [
 _EPS = np.finfo(float).eps
 
 #: Work up to which a short command that has not loaded numba runs the numpy codings
-#: (see :mod:`ahbm._engine.backend`), measured: a filter pass costs ~5 µs a sample (the
-#: columns side by side) and ~6 ns a value, so at most ~12 ms a pass here (subject01's
-#: 301 padded samples × 10 columns: 1.6 ms);
-_IIR_NUMPY_SAMPLES = 2_000
-_IIR_NUMPY_VALUES = 300_000
-#: the quintic spline's banded LU ~13 µs a row and ~20 ns a value, at most ~18 ms here
+#: (see :mod:`ahbm._engine.backend`). Loading numba, its kernels and scipy.linalg costs
+#: such a command about 0.55 s, so up to ~0.1 s of numpy still wins. Measured: a filter
+#: pass costs ~5 µs a sample (the columns side by side) and ~6 ns a value, at most
+#: ~60 ms a pass here (subject01's 301 padded samples × 10 columns: 1.6 ms);
+_IIR_NUMPY_SAMPLES = 10_000
+_IIR_NUMPY_VALUES = 1_500_000
+#: the quintic spline's banded LU ~13 µs a row and ~20 ns a value, at most ~95 ms here
 #: (305 rows: 4 ms); larger systems go to ``scipy.linalg.solve_banded``.
-_BANDED_NUMPY_ROWS = 1_000
-_BANDED_NUMPY_VALUES = 300_000
+_BANDED_NUMPY_ROWS = 5_000
+_BANDED_NUMPY_VALUES = 1_500_000
 
 
 def _columns(values, name: str, n_min: int = 1) -> np.ndarray:
