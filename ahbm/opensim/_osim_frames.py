@@ -296,19 +296,31 @@ def _coordinate_info(rd: _Reader, c: _Node, joint_name: str, motion: str) -> dic
 
 
 def _custom_motion(axes, name) -> str:
-    """OpenSim's motion type of a CustomJoint coordinate.
+    """OpenSim's motion type of a CustomJoint coordinate (``Coordinate.getMotionType()``).
 
-    The first axis (rotation1 ... translation3) that uses the coordinate
-    decides: a LinearFunction of slope 1 makes it rotational or translational,
-    any other function coupled (what OpenSim 4.6 reports).
+    OpenSim 4.6's rule, axis by axis from rotation1 to translation3: an axis
+    that the coordinate drives through a ``LinearFunction`` of slope +1 or -1
+    makes it rotational (rotation axes) or translational (translation axes),
+    a later such axis overriding an earlier one; any other function
+    (a ``MultiplierFunction``, as older OpenSim versions left on the axes of
+    scaled models, a spline, a slope of 2) makes it coupled unless an axis
+    already made it rotational or translational. A coordinate that drives no
+    axis with a function is undefined. Only rotational coordinates are in
+    degrees in OpenSim's files, and only their generalized forces are
+    ``<name>_moment`` (the others ``<name>_force``).
     """
+    motion = "undefined"
     for k, a in enumerate(axes):
-        if a["coordinate"] == name:
-            f = a["function"]
-            if f.get("type") == "LinearFunction" and f.get("slope") == 1.0:
-                return "rotational" if k < 3 else "translational"
-            return "coupled"
-    return "undefined"
+        if a["coordinate"] != name:
+            continue
+        f = a.get("function")
+        if not f:
+            continue
+        if f.get("type") == "LinearFunction" and f.get("slope") in (1.0, -1.0):
+            motion = "rotational" if k < 3 else "translational"
+        elif motion == "undefined":
+            motion = "coupled"
+    return motion
 
 
 def _body_path(name: str) -> str:

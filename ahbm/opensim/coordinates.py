@@ -67,7 +67,7 @@ def _rotational(model: Model) -> dict:
         for name, mt in types.items():
             mt = "" if mt is None else str(mt).lower()
             if mt:
-                out[str(name)] = mt.startswith("rot") or mt == "coupled"
+                out[str(name)] = mt.startswith("rot")
         cache[_ROTATIONAL_KEY] = dict(out)
     if out:
         return out
@@ -102,41 +102,30 @@ def _coordinate_rows(table) -> list:
 def _motion_types(table) -> dict:
     """{name: rotational?} from the coordinate table (OpenSim's motion types).
 
-    A coordinate that drives rotation and translation axes ("coupled") is
-    rotational for OpenSim (its ID column is ``<name>_moment``).
+    Only a rotational coordinate is rotational for OpenSim: its values are in
+    degrees in files that say ``inDegrees=yes`` and its ID column is
+    ``<name>_moment``. A coupled coordinate (e.g. a translation whose axis
+    function is a ``MultiplierFunction``, as in models scaled by older OpenSim
+    versions) is neither converted nor called a moment.
     """
     out = {}
     for row in _coordinate_rows(table):
         mt = str(row.get("motion_type", "")).lower()
         if mt:
-            out[str(row.get("name"))] = mt.startswith("rot") or mt == "coupled"
+            out[str(row.get("name"))] = mt.startswith("rot")
     return out
 
 
 def _joint_kinds(joint) -> list:
-    """True/False (rotational) per coordinate of a joint from its type/axes."""
-    t = getattr(joint, "type", "")
-    n = len(joint.coordinates)
-    if t in ("prismatic", "slider"):
-        return [False] * n
-    if t == "free":
-        return [False] * 3 + [True] * (n - 3)
-    if t == "planar":
-        return [True] + [False] * (n - 1)
-    if t == "custom":
-        spec = list(getattr(joint, "transform", None) or [])
-        rotating = {_axis_coordinate(a) for a in spec[:3]}
-        # a coordinate that drives no rotation axis (only translations) is translational
-        return [c in rotating or not any(_axis_coordinate(a) == c for a in spec[3:])
-                for c in joint.coordinates]  # fmt: skip
-    return [True] * n
+    """True/False (rotational) per coordinate of a joint from its type/axes.
 
+    The motion types of :func:`~ahbm.opensim.coordinate_table.osim_motion_types`
+    (OpenSim's rule for custom joints); quaternion components count as rotational.
+    """
+    from ahbm.opensim.coordinate_table import _joint_motions
 
-def _axis_coordinate(axis):
-    """The coordinate name driving one axis of a custom joint's transform (or None)."""
-    if isinstance(axis, dict):
-        return axis.get("coordinate")
-    return getattr(axis, "coordinate", None)
+    motions = _joint_motions(joint)
+    return [m in ("rotational", "quaternion") for m in motions]
 
 
 def opensim_coordinate_order(model: Model) -> list:
