@@ -56,10 +56,12 @@ Notes
   frames agree unless a rounded time sits on a time-range boundary.
 - The data of muscles and other forces kept in the ``"opensim"`` model-file
   section: path points, moving path points, wrap-object positions and
-  display meshes are scaled with their bodies; muscle fiber and tendon
-  lengths are not re-derived from path lengths (OpenSim's ``postScale`` of
-  muscles needs muscle paths ahbm does not model yet), nor are wrap-object
-  dimensions scaled.
+  display meshes are scaled with their bodies; each muscle's optimal fiber
+  and tendon slack lengths (a ligament's resting length) are multiplied by
+  the ratio of its path lengths at the default pose after and before
+  scaling, as OpenSim's ``postScale`` does. Wrap-object dimensions are not
+  scaled (OpenSim scales them), so the path lengths of wrapping muscles,
+  and their fiber and tendon lengths, may differ from OpenSim's.
 - With a ``<MarkerPlacer>`` whose ``apply`` is false, OpenSim 4.6's
   ``ScaleTool.run()`` reports failure after writing the scaled model; ahbm
   skips the placer.
@@ -168,6 +170,67 @@ def _default_pose(model) -> np.ndarray:
             k = names.index(c.coordinate) if isinstance(c.coordinate, str) else int(c.coordinate)
             q[k] -= float(ConstraintSet([c]).position(model, q)[0])
     return q
+
+
+#: Properties that OpenSim's ``extendPostScale`` keeps in proportion to the path length
+#: (every muscle class: optimal fiber and tendon slack lengths; ligaments and expression
+#: path forces: their resting or slack length). Other path forces keep theirs.
+_LENGTH_PROPERTIES = {
+    "Ligament": ("resting_length",),
+    "ExpressionBasedPathForce": ("resting_length",),
+    "Blankevoort1991Ligament": ("slack_length",),
+}
+_MUSCLE_LENGTHS = ("optimal_fiber_length", "tendon_slack_length")
+
+
+def _post_scale_paths(generic, scaled):
+    """The scaled model with OpenSim's ``postScale`` of its path forces applied.
+
+    OpenSim keeps each muscle's optimal fiber length and tendon slack length
+    (a ligament's resting length) in proportion to its path length: both are
+    multiplied by ``L_scaled / L_generic``, the path lengths at each model's
+    default pose (``Muscle::extendPostScale``). Returns the model and
+    ``{force name: factor}``.
+    """
+    from dataclasses import replace
+
+    from ahbm.muscles import muscle_lengths
+    from ahbm.opensim.osim_section import OSIM_SECTION, OsimItem
+
+    names = [mu.name for mu in scaled.muscles]
+    if not names or [mu.name for mu in generic.muscles] != names:
+        return scaled, {}
+    before = muscle_lengths(generic, _default_pose(generic))
+    after = muscle_lengths(scaled, _default_pose(scaled))
+    factors = {n: float(a / b) for n, a, b in zip(names, after, before, strict=True) if b > 0.0}
+    items = []
+    for item in scaled.section(OSIM_SECTION):
+        name = item.get("name") if item.kind == "force" else None
+        if name in factors:
+            data = item.data
+            keys = (
+                _MUSCLE_LENGTHS
+                if all(isinstance(data.get(k), (int, float)) for k in _MUSCLE_LENGTHS)
+                else _LENGTH_PROPERTIES.get(str(data.get("type")), ())
+            )
+            for k in keys:
+                if isinstance(data.get(k), (int, float)) and not isinstance(data.get(k), bool):
+                    data[k] = float(data[k]) * factors[name]
+            item = OsimItem.make(item.kind, data) if keys else item
+        items.append(item)
+    scaled.set_section(OSIM_SECTION, items)
+    muscles = []
+    for mu in scaled.muscles:
+        f = factors.get(mu.name)
+        if f is not None and mu.model.endswith("Muscle"):
+            mu = replace(
+                mu,
+                optimal_fiber_length=mu.optimal_fiber_length * f,
+                tendon_slack_length=mu.tendon_slack_length * f,
+            )
+        muscles.append(mu)
+    scaled.muscles = muscles
+    return scaled, factors
 
 
 def _apply_marker_set(model, path: Path):
@@ -596,9 +659,11 @@ def run_scale(
             )
         factors, meas = res.factors, res.measurement_factors
         mass = setup.mass if setup.mass > 0 else None
+        generic = model
         model = scale_segments(
             model, factors, mass=mass, preserve_mass_distribution=sc.preserve_mass_distribution
         )
+        model, _ = _post_scale_paths(generic, model)
         if write and sc.output_model_file is not None:
             _write_model(model, sc.output_model_file, written)
         if write and sc.output_scale_file is not None:

@@ -204,6 +204,14 @@ labels = sto.getColumnLabels()
 row = sto.getStateVector(0).getData()
 OUT["static"] = {labels.get(k + 1): row.get(k) for k in range(row.getSize())}
 OUT["static_in_degrees"] = sto.isInDegrees()
+OUT["muscle_lengths"] = {}
+for path in ("/scaled_only.osim", "/scaled_placed.osim"):
+    mm = osim.Model(INPUTS["folder"] + path)
+    ms = mm.getMuscles()
+    OUT["muscle_lengths"][path] = {
+        ms.get(k).getName(): [ms.get(k).getOptimalFiberLength(), ms.get(k).getTendonSlackLength()]
+        for k in range(ms.getSize())
+    }
 """
 )
 
@@ -468,3 +476,24 @@ def test_display_geometry_is_scaled_with_its_body(runs):
     assert set(mine) == set(ref["scaled"]["geometry"]) and mine
     for name, f in ref["scaled"]["geometry"].items():
         np.testing.assert_allclose(mine[name], f, rtol=1e-14, err_msg=name)
+
+
+def test_muscle_fiber_and_tendon_lengths_follow_the_path_as_in_opensim(runs):
+    """OpenSim's postScale: optimal fiber and tendon slack lengths × L_scaled / L_generic."""
+    from ahbm.opensim import read_osim
+
+    res, ref, _ = runs
+    generic = {mu.name: mu for mu in read_osim(MODEL).muscles}
+    models = (("/scaled_only.osim", res.scaled_model), ("/scaled_placed.osim", res.model))
+    for path, model in models:
+        theirs = ref["muscle_lengths"][path]
+        mine = {it.get("name"): it for it in model.section("opensim") if it.kind == "force"}
+        assert set(theirs) <= set(mine) and len(theirs) == 18
+        changed = 0
+        for name, (fiber, tendon) in theirs.items():
+            got = (mine[name].get("optimal_fiber_length"), mine[name].get("tendon_slack_length"))
+            np.testing.assert_allclose(got, (fiber, tendon), rtol=1e-12, err_msg=name)
+            mu = {m.name: m for m in model.muscles}[name]
+            assert (mu.optimal_fiber_length, mu.tendon_slack_length) == got
+            changed += abs(fiber / generic[name].optimal_fiber_length - 1.0) > 1e-3
+        assert changed >= 5  # 7 of 18 move by more than 0.1 % on this trial's factors
