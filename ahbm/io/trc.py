@@ -28,7 +28,7 @@ from ahbm._internal.validation import as_path, check_read_size, output_path
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.trial import Trial, check_trial
 
-__all__ = ["read_trc", "write_trc"]
+__all__ = ["read_trc", "trc_time", "write_trc"]
 
 
 def read_trc(path, *, units: str | None = "m") -> Trial:
@@ -52,7 +52,10 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
         file (``DataRate``, ``CameraRate``, ``NumFrames``, ``NumMarkers``,
         ``Units`` -- the original unit --, ``OrigDataRate``,
         ``OrigDataStartFrame``, ``OrigNumFrames``, ``PathFileType``,
-        ``FileName``).
+        ``FileName``) and ``"Time"``, the file's Time column as written
+        (float array, s; absent when that column is not a strictly
+        increasing list of numbers): the times OpenSim's tools use, see
+        :func:`trc_time`.
 
     Raises
     ------
@@ -67,9 +70,13 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     Warns
     -----
     AhbmWarning
-        When ``NumFrames``/``NumMarkers`` disagree with the data actually present,
-        or when the ``Time`` column is inconsistent with ``Frame#`` and
-        ``DataRate`` (the trial's times follow ``Frame#``).
+        When ``NumFrames``/``NumMarkers`` disagree with the data actually present;
+        when the ``Time`` column is more than half a frame away from ``Frame#``
+        and ``DataRate`` (``trial.time`` follows ``Frame#``, :func:`trc_time`
+        and ahbm's IK follow the Time column, as OpenSim does); when the Time
+        column has a missing value or does not increase (OpenSim writes NaN
+        times, or refuses the file; here both follow ``Frame#`` and
+        ``DataRate``).
 
     Notes
     -----
@@ -77,7 +84,9 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     their values; line 4 ``Frame# Time`` followed by one label per marker (each
     followed by two empty fields); line 5 ``X1 Y1 Z1 X2 ...``; then the data,
     tab separated, a missing marker being three empty fields. The trial's time
-    of row ``k`` is ``(first_frame - 1 + k) / DataRate``.
+    of row ``k`` is ``(first_frame - 1 + k) / DataRate`` (a Trial has one rate);
+    the Time column as written, often rounded (``0.017`` for 1/60 s), is kept in
+    ``parameters["TRC"]["Time"]``.
 
     Examples
     --------
@@ -113,7 +122,9 @@ def read_trc(path, *, units: str | None = "m") -> Trial:
     data = _parse_numeric_block(lines, start, sep, path, "TRC")
     points = _trc_points(data, len(labels), path, start, len(lines.raw))
     _check_declared_counts(header, points.shape[0], len(labels), path)
-    first_frame = _trc_first_frame(data, float(rate), path, start)
+    first_frame, file_time = _trc_first_frame(data, float(rate), path, start)
+    if file_time is not None:  # (a header field of its own: the column as written)
+        header["Time"] = file_time
     file_units = str(header["Units"])
     _check_marker_bounds(points, labels, file_units, first_frame, float(rate), path)
     out_units = file_units if units is None else str(units)
@@ -308,11 +319,18 @@ def _check_declared_counts(header: dict, n_frames: int, n_markers: int, path: Pa
         )
 
 
-def _trc_first_frame(data, rate: float, path: Path, start: int) -> int:
-    """Frame# of the first row; warns when the Time column disagrees with Frame#/DataRate."""
+def _trc_first_frame(data, rate: float, path: Path, start: int):
+    """Frame# of the first row and the Time column (None if unusable), with warnings.
+
+    The Time column is returned when every row has a number there and the
+    numbers increase strictly (OpenSim's TRCFileAdapter refuses a file whose
+    times do not increase and reads an empty field as NaN: measured with
+    OpenSim 4.6); it warns when the column is more than half a frame away from
+    ``Frame#``/``DataRate``, and when it is unusable.
+    """
     n_frames = data.shape[0]
     if not n_frames:
-        return 1
+        return 1, None
     frames = data[:, 0]
     if not np.isfinite(frames[0]) or frames[0] != np.round(frames[0]):
         raise FileFormatError(
@@ -324,17 +342,94 @@ def _trc_first_frame(data, rate: float, path: Path, start: int) -> int:
             f"(at most 2**31)"
         )
     first_frame = int(frames[0])
-    times = data[:, 1]
+    times = np.array(data[:, 1], dtype=np.float64)
     expected = (first_frame - 1 + np.arange(n_frames)) / rate
-    if np.isfinite(times).all() and np.max(np.abs(times - expected)) > 0.5 / rate:
+    fallback = "trial.time and trc_time follow Frame# and DataRate"
+    missing = np.flatnonzero(~np.isfinite(times))
+    if missing.size:
+        k = int(missing[0])
         warnings.warn(
-            f"TRC file '{path}': the Time column does not match Frame#/DataRate "
-            f"(starting at {times[0]:g} s instead of {expected[0]:g} s); the trial's "
-            f"times follow Frame# and DataRate",
+            f"TRC file '{path}': the Time column has no number in {missing.size} of "
+            f"{n_frames} data rows (first: data row {k + 1}, Frame# {frames[k]:g}); OpenSim "
+            f"would use NaN times there; {fallback}: fill in the Time column to be sure",
             AhbmWarning,
             stacklevel=3,
         )
-    return first_frame
+        return first_frame, None
+    steps = np.diff(times)
+    if steps.size and not np.all(steps > 0):
+        k = int(np.flatnonzero(~(steps > 0))[0])
+        warnings.warn(
+            f"TRC file '{path}': the Time column does not increase at data row {k + 2} "
+            f"(Frame# {frames[k + 1]:g}: {float(times[k])!r} s, then "
+            f"{float(times[k + 1])!r} s); OpenSim refuses this file; {fallback}: fix the "
+            "Time column",
+            AhbmWarning,
+            stacklevel=3,
+        )
+        return first_frame, None
+    far = np.abs(times - expected) > 0.5 / rate
+    if far.any():
+        k = int(np.flatnonzero(far)[0])
+        warnings.warn(
+            f"TRC file '{path}': the Time column does not match Frame#/DataRate "
+            f"(data row {k + 1}, Frame# {frames[k]:g}: {times[k]:g} s instead of "
+            f"{expected[k]:g} s at {rate:g} Hz); trial.time follows Frame# and DataRate, "
+            "trc_time and ahbm's IK the Time column, as OpenSim's tools do: fix the column "
+            "or DataRate if they should agree",
+            AhbmWarning,
+            stacklevel=3,
+        )
+    return first_frame, times
+
+
+def trc_time(trial) -> np.ndarray:
+    """The times of a trial's frames as its TRC file wrote them (the times OpenSim uses).
+
+    OpenSim's tools (InverseKinematicsTool, MarkersReference) take a marker
+    file's times from its Time column, often rounded (``0.017`` for 1/60 s),
+    not from ``DataRate``; a :class:`~ahbm.io.Trial` keeps one rate and a
+    first frame (``trial.time``, exact multiples of ``1 / point_rate``). This
+    gives the Time column that :func:`read_trc` kept in
+    ``trial.parameters["TRC"]["Time"]``, when it still describes the trial's
+    frames (as many times as frames, the file's rate), else ``trial.time``.
+
+    Parameters
+    ----------
+    trial : Trial
+        From :func:`read_trc` or any other source.
+
+    Returns
+    -------
+    ndarray, shape (n_frames,)
+        Times, s.
+
+    Examples
+    --------
+    >>> t = Trial(points=np.zeros((3, 1, 3)), point_labels=["HEEL"], point_rate=60.0,
+    ...           parameters={"TRC": {"DataRate": 60.0, "Time": np.array([0, 0.017, 0.033])}})
+    >>> trc_time(t).tolist(), np.round(t.time, 6).tolist()
+    ([0.0, 0.017, 0.033], [0.0, 0.016667, 0.033333])
+    """
+    params = getattr(trial, "parameters", None)
+    trc = params.get("TRC") if isinstance(params, dict) else None
+    times = trc.get("Time") if isinstance(trc, dict) else None
+    if times is not None:
+        try:
+            t = np.asarray(times, dtype=np.float64)
+            rate = float(trc.get("DataRate", float("nan")))
+        except (TypeError, ValueError):
+            t, rate = None, float("nan")
+        if (
+            t is not None
+            and t.ndim == 1
+            and t.shape[0] == trial.n_frames
+            and rate == float(trial.point_rate)
+            and np.isfinite(t).all()
+            and np.all(np.diff(t) > 0)
+        ):
+            return t.copy()
+    return np.asarray(trial.time, dtype=np.float64)
 
 
 def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None = None) -> None:
@@ -361,6 +456,8 @@ def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None
     Notes
     -----
     Missing samples (NaN) are written as empty fields, as OpenSim expects.
+    The Time column is :func:`trc_time` (the column read by :func:`read_trc`
+    while it fits the trial, else ``(Frame# - 1) / point_rate``).
     ``CameraRate``, ``OrigDataRate``, ``OrigDataStartFrame`` and
     ``OrigNumFrames`` are taken from ``trial.parameters["TRC"]`` when present.
 
@@ -397,7 +494,7 @@ def write_trc(trial: Trial, path, *, units: str = "mm", float_format: str | None
     old = trial.parameters.get("TRC", {}) if isinstance(trial.parameters, dict) else {}
     rate = float(trial.point_rate)
     frames = trial.first_frame + np.arange(n_frames)
-    times = (frames - 1) / rate
+    times = trc_time(trial)  # the Time column read, if it still fits; else Frame#/DataRate
 
     head = [
         ["PathFileType", "4", "(X/Y/Z)", Path(path).name],

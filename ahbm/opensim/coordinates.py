@@ -13,11 +13,12 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ahbm.errors import DataError, FileFormatError, ModelError
+from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.io.opensim_table import OpenSimTable
 from ahbm.io.trc import first_beyond
 from ahbm.kinematics.tree import Model
@@ -174,12 +175,18 @@ def _coordinate_matrix(
     """Model-ordered coordinates (n, nq) from a table; missing coordinates get defaults.
 
     Columns named in `degrees` are converted to radians (``x * (pi / 180)``, as
-    :func:`coordinates_to_radians` does).
+    :func:`coordinates_to_radians` does). A coordinate with more than one
+    column (a repeated label, or a name and its state path) is taken from the
+    first of them, as OpenSim's tools do (measured with OpenSim 4.6's
+    InverseDynamicsTool), with an :class:`~ahbm.errors.AhbmWarning` naming the
+    coordinate and the file; repeated columns that are no coordinate of the
+    model are ignored.
     """
     names = model.coordinate_names
-    lookup = {}
+    lookup: dict[str, int] = {}  # coordinate -> position of its first column
+    repeated: dict[str, int] = {}
     columns = table.columns
-    for c in columns:
+    for i, c in enumerate(columns):
         key = c
         if "/" in c:  # OpenSim 4 state path /jointset/<joint>/<coordinate>/value
             parts = [p for p in c.split("/") if p]
@@ -187,7 +194,21 @@ def _coordinate_matrix(
                 key = parts[-2]
             else:
                 continue
-        lookup[key] = c
+        if key in lookup:
+            repeated[key] = repeated.get(key, 1) + 1
+        else:
+            lookup[key] = i
+    needed = [n for n in names if n in repeated]
+    if needed:
+        warnings.warn(
+            f"the coordinates file '{table.source or table.name or '(in memory)'}' has "
+            + ", ".join(f"{repeated[n]} columns for coordinate '{n}'" for n in needed)
+            + "; using the first of each (file column "
+            + ", ".join(str(lookup[n] + 2) for n in needed)
+            + ", time being column 1), as OpenSim does: remove the others to be sure",
+            AhbmWarning,
+            stacklevel=3,
+        )
     found = [n for n in names if n in lookup]
     if not found:
         raise DataError(
@@ -195,20 +216,19 @@ def _coordinate_matrix(
             f"{names}; its columns are {columns}"
         )
     values = table.values
-    col = {c: i for i, c in enumerate(columns)}
     Q = np.empty((len(table), len(names)))
     for k, n in enumerate(names):
         if n not in lookup:
             Q[:, k] = defaults[k]
-        elif lookup[n] in degrees:
-            Q[:, k] = values[:, col[lookup[n]]] * _DEGREE
+        elif columns[lookup[n]] in degrees:
+            Q[:, k] = values[:, lookup[n]] * _DEGREE
         else:
-            Q[:, k] = values[:, col[lookup[n]]]
+            Q[:, k] = values[:, lookup[n]]
     where = first_beyond(Q, MAX_COORDINATE, missing_ok=False)
     if where is not None:
         row, k = where
-        column = lookup[names[k]]
-        raw = float(values[row, col[column]])
+        column = columns[lookup[names[k]]]
+        raw = float(values[row, lookup[names[k]]])
         shown = f"{raw:g} degrees ({Q[row, k]:g} rad)" if column in degrees else ""
         raise _implausible(
             "generalized coordinate", MAX_COORDINATE, "rad or m", "coordinates file",
@@ -264,11 +284,9 @@ def coordinates_to_radians(model: Model, table: OpenSimTable) -> OpenSimTable:
     columns = table.columns
     angles = _angle_columns(model, columns)
     values = np.array(table.values, dtype=float)
-    position = {}
-    for i, c in enumerate(columns):
-        position.setdefault(c, i)  # the first of equal labels, as list.index
-    idx = [position[c] for c in angles]
-    values[:, idx] *= _DEGREE
+    chosen = set(angles)
+    values[:, [i for i, c in enumerate(columns) if c in chosen]] *= _DEGREE  # repeats too
+    angles = list(dict.fromkeys(angles))  # (a repeated label once)
     return OpenSimTable.from_arrays(
         table.time,
         values,

@@ -138,8 +138,20 @@ def natural_cubic_values(M, y, h, k, a, b, a3, b3) -> np.ndarray:
 def _identifier_columns(
     table: OpenSimTable, identifier: str, what: str, force: str, labels: list | None = None
 ) -> list:
-    """The 3 columns starting with `identifier` (`labels`: ``table.columns`` if known)."""
+    """The 3 columns starting with `identifier` (`labels`: ``table.columns`` if known).
+
+    A repeated label among them is refused, as OpenSim's ExternalForce refuses
+    it ("3 unique force components could not be found"; measured with OpenSim
+    4.6, whichever of the two comes first).
+    """
     cols = [c for c in (table.columns if labels is None else labels) if c.startswith(identifier)]
+    repeated = sorted({c for c in cols if cols.count(c) > 1})  # (a handful of columns)
+    if repeated:
+        raise DataError(
+            f"ExternalForce '{force}': the {what} column(s) {repeated} of its identifier "
+            f"'{identifier}' appear more than once in '{table.source or table.name}'; OpenSim "
+            "refuses such a file too: keep one column of each label (or rename the others)"
+        )
     if len(cols) != 3:
         raise DataError(
             f"ExternalForce '{force}': the {what} identifier '{identifier}' matches {len(cols)} "
@@ -275,8 +287,9 @@ def external_loads_f_ext(model: Model, q, time, loads: ExternalLoads, data: Open
     Raises
     ------
     DataError
-        An identifier that does not match exactly three columns, times outside
-        the data, non-finite data.
+        An identifier that does not match exactly three columns or matches a
+        repeated column label (OpenSim refuses both), times outside the data,
+        non-finite data.
     ModelError
         A body name the model does not have.
 

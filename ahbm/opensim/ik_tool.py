@@ -43,7 +43,7 @@ import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.opensim_table import OpenSimTable
-from ahbm.io.trc import MAX_MARKER_COORDINATE, first_beyond, read_trc
+from ahbm.io.trc import MAX_MARKER_COORDINATE, first_beyond, read_trc, trc_time
 from ahbm.kinematics.ik import fit_markers
 from ahbm.kinematics.marker_model import model_markers
 from ahbm.kinematics.tree import Model
@@ -80,7 +80,8 @@ class IKOpenSimResult(ResultRepr):
     Attributes
     ----------
     time : ndarray, shape (n_frames,)
-        s.
+        s: the marker file's times as written in its Time column
+        (:func:`ahbm.io.trc.trc_time`), as OpenSim writes them.
     q : ndarray, shape (n_frames, nq)
         Coordinates in the model's order, rad and m.
     coordinate_names : list of str
@@ -179,8 +180,13 @@ def _constraint_function(model: Model):
     return g_and_jacobian
 
 
-def _frames(time: np.ndarray, rate: float, time_range) -> np.ndarray:
-    """Frame indices of a marker file inside the time range (OpenSim's index arithmetic)."""
+def _frames(time: np.ndarray, time_range) -> np.ndarray:
+    """Frame indices of a marker file inside the time range, as OpenSim's IK tool picks them.
+
+    The range is clipped to the data, and each end goes to the row of the
+    nearest time (``TimeSeriesTable::getNearestRowIndexForTime``; measured
+    with OpenSim 4.6: (0.51, 0.99) s on a 60 Hz file gives 0.517..0.983 s).
+    """
     n = time.shape[0]
     if time_range is None:
         return np.arange(n)
@@ -192,9 +198,17 @@ def _frames(time: np.ndarray, rate: float, time_range) -> np.ndarray:
             f"the time range ({t0}, {t1}) s does not overlap the marker data "
             f"({time[0]}, {time[-1]}) s"
         )
-    i0 = int((start - time[0]) * rate + 1e-9)
-    i1 = int((end - time[0]) * rate + 1e-9)
-    return np.arange(max(i0, 0), min(i1, n - 1) + 1)
+    return np.arange(_nearest_row(time, start), _nearest_row(time, end) + 1)
+
+
+def _nearest_row(time: np.ndarray, t: float) -> int:
+    """The row of the time nearest `t` (increasing `time`; a tie goes to the later row)."""
+    k = int(np.searchsorted(time, t, side="left"))
+    if k == 0:
+        return 0
+    if k >= time.shape[0]:
+        return time.shape[0] - 1
+    return k if time[k] - t <= t - time[k - 1] else k - 1
 
 
 def inverse_kinematics_opensim(
@@ -219,7 +233,9 @@ def inverse_kinematics_opensim(
         Model with markers (e.g. :func:`ahbm.opensim.read_osim`).
     markers : Trial
         Marker trajectories (:func:`ahbm.io.read_trc`), m, in the model's
-        ground frame. Labels that are not model markers are ignored.
+        ground frame. Labels that are not model markers are ignored. Their
+        times are :func:`ahbm.io.trc.trc_time`: the TRC file's Time column
+        as written (OpenSim's), else ``markers.time``.
     marker_weights : dict, optional
         Marker name -> weight (0 drops the marker); markers without an entry
         get weight 1.
@@ -229,7 +245,8 @@ def inverse_kinematics_opensim(
     coordinate_weights : dict, optional
         Coordinate name -> weight of its task (default 1).
     time_range : tuple of float, optional
-        ``(start, end)``, s; default the whole trial.
+        ``(start, end)``, s; default the whole trial. Clipped to the data, each
+        end goes to the frame of the nearest time, as OpenSim's IK tool.
     bounds : tuple of array_like, optional
         ``(lower, upper)`` (nq,); default :func:`clamped_bounds`.
     q0 : array_like, shape (nq,), optional
@@ -272,8 +289,7 @@ def inverse_kinematics_opensim(
     names = model_markers(model).names
     labels = list(getattr(markers, "point_labels", []))
     points = np.asarray(getattr(markers, "points", None), dtype=float)
-    time = np.asarray(markers.time, dtype=float)
-    rate = float(markers.point_rate)
+    time = trc_time(markers)  # the marker file's Time column, as OpenSim
     weights = {} if marker_weights is None else dict(marker_weights)
     used = [
         (k, lab)
@@ -288,7 +304,7 @@ def inverse_kinematics_opensim(
     cols = [k for k, _ in used]
     mnames = [lab for _, lab in used]
     w = np.array([float(weights.get(n, 1.0)) for n in mnames])
-    frames = _frames(time, rate, time_range)
+    frames = _frames(time, time_range)
     X = points[frames][:, cols, :]
     where = first_beyond(X, MAX_MARKER_COORDINATE)
     if where is not None:
@@ -493,7 +509,16 @@ def coordinate_task_targets(model: Model, tasks, coordinate_file, time, *, where
                 raise DataError(
                     f"coordinate task '{task.name}': no such column in '{coordinate_file}'"
                 )
-            column = file_table.data[task.name].to_numpy(dtype=float)
+            labels = file_table.columns
+            if labels.count(task.name) > 1:
+                warnings.warn(
+                    f"coordinate task '{task.name}': '{coordinate_file}' has "
+                    f"{labels.count(task.name)} columns '{task.name}'; using the first, as "
+                    "OpenSim's tools do with a repeated coordinate: remove the others to be sure",
+                    AhbmWarning,
+                    stacklevel=2,
+                )
+            column = np.array(file_table.values[:, labels.index(task.name)], dtype=float)
             bad = first_beyond(column, MAX_COORDINATE)
             if bad is not None:
                 raise _implausible(
@@ -585,7 +610,7 @@ def run_ik_setup(
             stacklevel=2,
         )
     targets, cweights = coordinate_task_targets(
-        model, setup.coordinate_tasks, setup.coordinate_file, trial.time,
+        model, setup.coordinate_tasks, setup.coordinate_file, trc_time(trial),
         where=f"IK setup '{setup.path}'",
     )  # fmt: skip
     result = inverse_kinematics_opensim(

@@ -95,13 +95,19 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
     ------
     FileFormatError
         If the file has no ``endheader`` line, no column labels, or non-numeric
-        data, or rows whose length differs from the labels (the message names the
-        file and the line).
+        data, or rows whose length differs from the labels (the message names
+        the file and the line).
 
     Warns
     -----
     AhbmWarning
-        If ``nRows``/``nColumns`` disagree with the data found.
+        If ``nRows``/``nColumns`` disagree with the data found; if column labels
+        are repeated (OpenSim's IK output of its gait2392 example repeats the
+        ground-force labels of both feet): every column is kept, in file order,
+        and the tools that look a column up by name decide (ID/IK/SO use the
+        first of a repeated coordinate, as OpenSim does, with a warning; an
+        external load whose identifier matches a repeated column is refused,
+        as OpenSim refuses it).
 
     Notes
     -----
@@ -168,8 +174,12 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
     if len(set(labels)) != len(labels):
         dup = sorted(s for s, n in Counter(labels).items() if n > 1)
         more = f" and {len(dup) - 10} more" if len(dup) > 10 else ""
-        raise FileFormatError(
-            f"MOT/STO file '{path}', line {lab + 1}: duplicate column labels {dup[:10]}{more}"
+        warnings.warn(
+            f"MOT/STO file '{path}', line {lab + 1}: duplicate column labels {dup[:10]}{more}; "
+            "the table keeps every column (as OpenSim reads the file); a tool that needs one "
+            "of them names it",
+            AhbmWarning,
+            stacklevel=2,
         )
     data = _parse_numeric_block(lines, lab + 1, "ws", path, "MOT/STO")
     if data.size == 0:
@@ -209,10 +219,12 @@ def read_mot(path, *, angle_columns: list[str] | None = None) -> OpenSimTable:
                     f"available: {labels[1:]}"
                 )
             angles = list(angle_columns)
+        angles = list(dict.fromkeys(angles))  # (a duplicated label once)
         if angles:  # in numpy: pandas sets many columns one by one (quadratic)
-            position = {c: i for i, c in enumerate(labels[1:])}
+            chosen = set(angles)
             values = values.copy()
-            values[:, sorted({position[c] for c in angles})] *= np.pi / 180.0
+            # every column of an angle label, duplicates too
+            values[:, [i for i, c in enumerate(labels[1:]) if c in chosen]] *= np.pi / 180.0
     else:
         angles = [] if angle_columns is None else list(angle_columns)
     return OpenSimTable.from_arrays(
@@ -313,7 +325,12 @@ def write_mot(
         raise DataError("`table` has MultiIndex columns; flatten them to strings first")
     cols = [str(c) for c in df.columns]
     if len(set(cols)) != len(cols):
-        raise DataError(f"`table` has duplicate column labels: {cols}")
+        dup = sorted(c for c, n in Counter(cols).items() if n > 1)
+        raise DataError(
+            f"`table` has duplicate column labels {dup}; a MOT/STO file written with them "
+            "would be ambiguous: rename or drop the repeated columns (e.g. "
+            "df.loc[:, ~df.columns.duplicated()] keeps the first of each)"
+        )
     for c in cols:
         if not c or any(ch in c for ch in "\t\n\r"):
             raise DataError(f"Column label {c!r} cannot be written to a MOT/STO file")
@@ -398,7 +415,11 @@ def write_mot_values(
             f"must be ({t.size}, {len(cols)})"
         )
     if len(set(cols)) != len(cols):
-        raise DataError(f"`columns` has duplicate labels: {cols}")
+        dup = sorted(c for c, n in Counter(cols).items() if n > 1)
+        raise DataError(
+            f"`columns` has duplicate labels {dup}; a MOT/STO file written with them would be "
+            "ambiguous: rename or drop the repeated columns"
+        )
     for c in cols:
         if not c or any(ch in c for ch in "\t\n\r"):
             raise DataError(f"Column label {c!r} cannot be written to a MOT/STO file")
@@ -460,7 +481,8 @@ def table_to_grf(table: OpenSimTable) -> dict[str, dict[str, np.ndarray]]:
     Raises
     ------
     DataError
-        If no complete force triplet is found.
+        If no complete force triplet is found, or a column of a triplet is
+        repeated in the table (OpenSim's ExternalForce refuses it too).
 
     Notes
     -----
@@ -493,11 +515,23 @@ def table_to_grf(table: OpenSimTable) -> dict[str, dict[str, np.ndarray]]:
         )
     out: dict[str, dict[str, np.ndarray]] = {}
     n = len(table)
+    position: dict[str, int] = {}
+    repeated = set()
+    for i, c in enumerate(table.columns):
+        if c in position:
+            repeated.add(c)
+        position.setdefault(c, i)
     for p in prefixes:
 
         def grab(names, p=p):
             if all(x in cols for x in names):
-                return table.data[names].to_numpy(dtype=np.float64)
+                dup = [x for x in names if x in repeated]
+                if dup:  # as OpenSim's ExternalForce, which needs 3 unique columns
+                    raise DataError(
+                        f"the force columns {dup} are repeated in table "
+                        f"{table.source or table.name!r}; keep one column of each label"
+                    )
+                return table.values[:, [position[x] for x in names]].astype(np.float64)
             return None
 
         force = grab([f"{p}force_v{a}" for a in "xyz"])

@@ -13,6 +13,7 @@ import pytest
 from opensim_oracle import opensim_run
 from sample_data import SHARED
 
+from ahbm.errors import AhbmWarning
 from ahbm.opensim import opensim_coordinate_processing, run_id_setup, run_ik_setup
 from ahbm.opensim.storage import read_mot
 
@@ -106,6 +107,9 @@ def test_ik_tool_matches_opensim(trial_dir):
     res = run_ik_setup(trial_dir / "subject01_Setup_IK.xml", output=trial_dir / "ahbm_ik.mot")
     ours = read_mot(res.output)
     assert len(ours) == len(ref) == 151
+    # the times of the TRC's Time column (0.017, not 1/60 s), identical as text
+    assert _time_text(res.output) == _time_text(trial_dir / "opensim_ik.mot")
+    np.testing.assert_array_equal(ours.time, ref.time)
     for c in ref.columns:
         d = ours.data[c].to_numpy() - ref.data[c].to_numpy()
         rms = np.sqrt(np.mean(d**2))
@@ -114,3 +118,74 @@ def test_ik_tool_matches_opensim(trial_dir):
         assert rms * scale < 0.05, c  # both solve the same problem to their tolerances
     # the same marker errors (OpenSim's from its own solution, ours from ours)
     np.testing.assert_allclose(res.rms_error, errors.data["marker_error_RMS"], atol=2e-5)
+
+
+def _time_text(path) -> list:
+    """The first field of each data row of a MOT/STO file, as text."""
+    lines = path.read_text().splitlines()
+    end = next(i for i, s in enumerate(lines) if s.strip().lower() == "endheader")
+    return [r.split("\t")[0].strip() for r in lines[end + 2 :] if r.strip()]
+
+
+def _add_columns(src, dst, columns: dict, *, first: bool = False) -> None:
+    """A copy of a MOT file with extra columns (label -> values), at the end or first."""
+    lines = src.read_text().splitlines()
+    end = next(i for i, s in enumerate(lines) if s.strip().lower() == "endheader")
+    labels = lines[end + 1].split()
+    head = [
+        f"nColumns={len(labels) + len(columns)}" if r.startswith("nColumns") else r
+        for r in lines[: end + 1]
+    ]
+    rows = [r.split() for r in lines[end + 2 :] if r.strip()]
+    extra = [[repr(float(v[k])) for v in columns.values()] for k in range(len(rows))]
+    if first:
+        labels = [labels[0], *columns, *labels[1:]]
+        rows = [[r[0], *e, *r[1:]] for r, e in zip(rows, extra, strict=True)]
+    else:
+        labels = [*labels, *columns]
+        rows = [r + e for r, e in zip(rows, extra, strict=True)]
+    dst.write_text("\n".join(head + ["\t".join(labels)] + ["\t".join(r) for r in rows]) + "\n")
+
+
+@pytest.mark.parametrize("case", ["extra", "coordinate_after", "coordinate_first"])
+def test_id_tool_reads_repeated_columns_as_opensim(tmp_path, case):
+    # OpenSim reads a coordinates file with repeated labels: repeated columns that are no
+    # coordinate are ignored, a repeated coordinate is taken from its first column
+    for name in FILES:
+        shutil.copy(DATA / name, tmp_path / name)
+        (tmp_path / name).chmod(0o644)
+    ik = tmp_path / "subject01_walk_IK.mot"
+    n = len(read_mot(ik))
+    knee = read_mot(ik, angle_columns=[]).data["knee_angle_r"].to_numpy()
+    if case == "extra":  # as OpenSim's stored gait2392 IK output: both feet's GRF labels
+        rng = np.random.default_rng(3)
+        extra = {f"ground_force_v{a}": rng.normal(size=n) for a in "xyz"}
+        _add_columns(ik, ik, extra)
+        _add_columns(ik, ik, extra)
+    else:
+        _add_columns(ik, ik, {"knee_angle_r": knee + 10.0}, first=case == "coordinate_first")
+    opensim_run(
+        """
+        tool = osim.InverseDynamicsTool(INPUTS["setup"])
+        tool.setOutputGenForceFileName("opensim_ID.sto")
+        tool.run()
+        """,
+        setup=str(tmp_path / "subject01_Setup_ID.xml"),
+        cwd=str(tmp_path),
+    )
+    ref = read_mot(tmp_path / "Results" / "opensim_ID.sto")
+    with pytest.warns(AhbmWarning, match="duplicate column labels"):
+        res = run_id_setup(tmp_path / "subject01_Setup_ID.xml", output=tmp_path / "ahbm_ID.sto")
+    ours = read_mot(res.output)
+    assert ours.columns == ref.columns
+    np.testing.assert_allclose(ours.time, ref.time, atol=1e-8)
+    span = np.ptp(ref.values, axis=0)
+    assert np.all(np.abs(ours.values - ref.values).max(axis=0) <= 1e-6 * span)
+    # which column was used: the unmodified file's moments agree only when it was the first
+    shutil.copy(DATA / "subject01_walk_IK.mot", tmp_path / "orig.mot")
+    setup = (tmp_path / "subject01_Setup_ID.xml").read_text()
+    (tmp_path / "orig.xml").write_text(setup.replace("subject01_walk_IK.mot", "orig.mot"))
+    plain = run_id_setup(tmp_path / "orig.xml", write=False)
+    knee = plain.tau[:, plain.order][:, list(plain.labels).index("knee_angle_r_moment")]
+    moved = np.abs(knee - ref.data["knee_angle_r_moment"].to_numpy()).max()
+    assert (moved > 1.0) == (case == "coordinate_first"), moved

@@ -66,6 +66,30 @@ def test_recovers_known_motion_frame_by_frame():
     np.testing.assert_allclose(res.q, q[10:21], atol=1e-8)
 
 
+def test_times_are_the_marker_files_time_column_and_ranges_pick_the_nearest(tmp_path):
+    # OpenSim 4.6 (measured): the IK output's times are the TRC's Time column as
+    # written, and each end of <time_range> goes to the row of the nearest time:
+    # (0.51, 0.99) s at 60 Hz gives 0.517 .. 0.983 s (29 frames), (0.509, 0.526) s
+    # gives 0.517 and 0.533 s
+    m = _arm()
+    n = 61
+    q = np.stack([0.3 + 0.1 * np.arange(n) / n, np.full(n, 1.0)], axis=1)
+    trial = _trial(m, q, rate=60.0)
+    written = np.round(np.arange(n) / 60.0, 3)  # a Time column of 3 decimals
+    trial.parameters["TRC"] = {"DataRate": 60.0, "Time": written}
+    res = inverse_kinematics_opensim(m, trial, time_range=(0.51, 0.99))
+    assert res.time[0] == 0.517 and res.time[-1] == 0.983 and len(res.time) == 29
+    np.testing.assert_allclose(res.q, q[31:60], atol=1e-8)
+    res = inverse_kinematics_opensim(m, trial, time_range=(0.509, 0.526))
+    assert res.time.tolist() == [0.517, 0.533]
+    # through a file: read_trc keeps the column, the .mot has its times
+    write_trc(trial, tmp_path / "arm.trc", units="m")
+    from ahbm.io import read_trc
+
+    res = inverse_kinematics_opensim(m, read_trc(tmp_path / "arm.trc"))
+    np.testing.assert_array_equal(res.time, written)
+
+
 def test_weights_missing_markers_and_errors_report():
     m = _arm()
     q = np.array([[0.4, 0.9]] * 4)
@@ -166,7 +190,11 @@ def test_subject01_reproduces_the_shared_ik_within_a_degree(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
     ours = read_mot(out)
     ref = read_mot(DATA / "subject01_walk_IK.mot")
-    np.testing.assert_allclose(ours.time, ref.time, atol=1e-8)
+    # the TRC's Time column as written, as OpenSim 4 (0.017 s: 3 decimals); the stored
+    # file, of an older OpenSim, has Frame#/DataRate's times (0.01666667 s)
+    lines = (DATA / "subject01_walk.trc").read_text().splitlines()[6:]
+    np.testing.assert_array_equal(ours.time, [float(r.split("\t")[1]) for r in lines if r])
+    np.testing.assert_allclose(ours.time, ref.time, atol=0.5e-3)
     for c in ref.columns:
         rms = np.sqrt(np.mean((ours.data[c].to_numpy() - ref.data[c].to_numpy()) ** 2))
         unit = np.degrees(rms) if c in ref.angle_columns else rms * 1000  # deg or mm
