@@ -39,7 +39,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.opensim_table import OpenSimTable
@@ -108,7 +107,7 @@ class IKOpenSimResult(ResultRepr):
     converged: np.ndarray
     output: Path | None = None
 
-    def to_dataframe(self, *, degrees: bool = False, model: Model | None = None) -> pd.DataFrame:
+    def to_dataframe(self, *, degrees: bool = False, model: Model | None = None):
         """The coordinates as a time-indexed DataFrame (rotations in degrees if asked).
 
         `degrees` needs `model` to tell rotational from translational coordinates.
@@ -121,6 +120,8 @@ class IKOpenSimResult(ResultRepr):
             for k, n in enumerate(self.coordinate_names):
                 if rot.get(n, True):
                     q[:, k] *= 180.0 / np.pi
+        import pandas as pd
+
         return pd.DataFrame(
             q, columns=self.coordinate_names, index=pd.Index(self.time, name="time")
         )
@@ -381,17 +382,23 @@ def write_ik_mot(result: IKOpenSimResult, model: Model, path, *, order=None) -> 
     -------
     pathlib.Path
     """
-    df = result.to_dataframe()
-    locked = [r for r in _osim_rows(model) if r.get("locked") and r.get("name") not in df.columns]
+    names = list(result.coordinate_names)
+    values = [np.asarray(result.q)[:, k] for k in range(len(names))]
+    locked = [r for r in _osim_rows(model) if r.get("locked") and r.get("name") not in names]
     for r in locked:
-        df[str(r["name"])] = float(r.get("default_value", 0.0))
+        names.append(str(r["name"]))
+        values.append(np.full(len(result.time), float(r.get("default_value", 0.0))))
     rot = _rotational(model)
     if order:
-        cols = [c for c in order if c in df.columns]
-        df = df[cols + [c for c in df.columns if c not in cols]]
-    angles = [n for n in df.columns if rot.get(n, True)]
-    table = OpenSimTable(
-        df,
+        first = [c for c in order if c in names]
+        columns = first + [c for c in names if c not in first]
+        position = {c: k for k, c in enumerate(names)}
+        names, values = columns, [values[position[c]] for c in columns]
+    angles = [n for n in names if rot.get(n, True)]
+    table = OpenSimTable.from_arrays(
+        result.time,
+        np.column_stack(values) if values else np.zeros((len(result.time), 0)),
+        names,
         name="Coordinates",
         in_degrees=True,
         angle_columns=angles,
@@ -418,16 +425,15 @@ def _file_coordinate_order(path) -> list:
 
 def _write_marker_errors(result: IKOpenSimResult, path: Path) -> None:
     path = _check_out(path, (), _STORAGE, "path")
-    df = pd.DataFrame(
-        {
-            "total_squared_error": result.total_squared_error,
-            "marker_error_RMS": result.rms_error,
-            "marker_error_max": result.max_error,
-        },
-        index=pd.Index(result.time, name="time"),
+    errors = np.column_stack([result.total_squared_error, result.rms_error, result.max_error])
+    table = OpenSimTable.from_arrays(
+        result.time,
+        errors,
+        ["total_squared_error", "marker_error_RMS", "marker_error_max"],
+        name="Model Marker Errors from IK",
     )
     write_mot(
-        OpenSimTable(df, name="Model Marker Errors from IK"),
+        table,
         path,
         in_degrees=False,
         angle_columns=[],

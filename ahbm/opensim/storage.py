@@ -12,6 +12,7 @@ File layouts follow OpenSim's documentation ("Storage (.sto) Files" / "Motion
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -286,27 +287,26 @@ def write_mot(
     >>> open("ankle.sto").read().splitlines()[:5]
     ['ankle', 'version=1', 'nRows=2', 'nColumns=2', 'inDegrees=yes']
     """
-    import pandas as pd
-
     _check_angle_columns(angle_columns)
+    pd = sys.modules.get("pandas")  # (not loaded: `table` is no DataFrame)
     if isinstance(table, OpenSimTable):
-        df = table.data
         deg = table.in_degrees if in_degrees is None else bool(in_degrees)
         angles = list(table.angle_columns) if angle_columns is None else list(angle_columns)
         header = dict(table.header)
         comments = list(table.comments)
         title = table.name if name is None else name
-    elif isinstance(table, pd.DataFrame):
-        df = table
+        source = table  # its numbers without building a DataFrame
+    elif pd is not None and isinstance(table, pd.DataFrame):
         deg = bool(in_degrees)
         angles = (
-            [c for c in df.columns if _is_angle_column(c)]
+            [c for c in table.columns if _is_angle_column(c)]
             if angle_columns is None
             else list(angle_columns)
         )
         header = {}
         comments = []
         title = name
+        source = table
     else:
         hint = (
             "; the arguments look swapped: write_mot(table, path)"
@@ -321,9 +321,23 @@ def write_mot(
     if title is not None and not isinstance(title, str):
         raise DataError(f"Expected `name` to be str or None, got {title!r}")
     _check_float_format(float_format)
-    if isinstance(df.columns, pd.MultiIndex):
-        raise DataError("`table` has MultiIndex columns; flatten them to strings first")
-    cols = [str(c) for c in df.columns]
+    if isinstance(source, OpenSimTable):
+        cols, index_name = source.columns, source.index_name
+        try:
+            values = np.array(source.values, dtype=np.float64)
+            index = np.array(source.time, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise DataError(f"`table` must hold numbers only: {err}") from err
+    else:
+        if isinstance(source.columns, pd.MultiIndex):
+            raise DataError("`table` has MultiIndex columns; flatten them to strings first")
+        cols = [str(c) for c in source.columns]
+        index_name = str(source.index.name) if source.index.name is not None else "time"
+        try:
+            values = source.to_numpy(dtype=np.float64, copy=True)
+            index = np.asarray(source.index, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise DataError(f"`table` must hold numbers only: {err}") from err
     if len(set(cols)) != len(cols):
         dup = sorted(c for c, n in Counter(cols).items() if n > 1)
         raise DataError(
@@ -334,18 +348,13 @@ def write_mot(
     for c in cols:
         if not c or any(ch in c for ch in "\t\n\r"):
             raise DataError(f"Column label {c!r} cannot be written to a MOT/STO file")
-    missing = [c for c in angles if c not in df.columns]
+    position = {c: k for k, c in enumerate(cols)}
+    missing = [c for c in angles if str(c) not in position]
     if missing:
         raise DataError(f"`angle_columns` names columns not in the table: {missing}")
-    try:
-        values = df.to_numpy(dtype=np.float64, copy=True)
-        index = np.asarray(df.index, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise DataError(f"`table` must hold numbers only: {err}") from err
     if deg and angles:
-        idx = [df.columns.get_loc(c) for c in angles]
+        idx = [position[str(c)] for c in angles]
         values[:, idx] *= 180.0 / np.pi
-    index_name = str(df.index.name) if df.index.name is not None else "time"
     if title is None or title == "":
         title = Path(path).stem
     _write_mot_values(
