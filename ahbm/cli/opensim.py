@@ -155,22 +155,49 @@ def add_so_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="folder of the output files (default: the setup's <results_directory>)",
     )
+    parser.add_argument(
+        "--allow-failed-frames",
+        action="store_true",
+        help="exit with status 0 even when the muscles and actuators cannot produce the "
+        "inverse-dynamics forces in some frames (default: status 1; the files are written)",
+    )
 
 
 def run_so(args: argparse.Namespace) -> int:
+    import sys
+
     import numpy as np
 
     from ahbm.opensim.so_tool import run_so_setup
 
     res = run_so_setup(args.setup, output_dir=args.output)
     so = res.result
-    print(
-        f"SO: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
-        f"{len(so.muscle_names)} muscles, {len(res.actuator_names) - len(so.muscle_names)} "
-        f"other actuators; max |constraint residual| {np.abs(so.residuals).max():.3g}"
-    )
-    if so.failed.any():
-        print(f"warning: {int(so.failed.sum())} frame(s) cannot meet the generalized forces")
+    frames = f"{len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s)"
+    if so is None:  # JointReaction only: the muscle forces came from <forces_file>
+        print(f"JR: {frames}, muscle forces from the forces files (no StaticOptimization)")
+    else:
+        print(
+            f"SO: {frames}, {len(so.muscle_names)} muscles, "
+            f"{len(res.actuator_names) - len(so.muscle_names)} other actuators; max |constraint "
+            f"residual| {np.abs(so.residuals).max():.3g}"
+        )
+    for name, (t, jr) in res.joint_reactions.items():
+        print(f"JointReaction '{name}': {len(t)} frames, {len(jr.joint_names)} joints")
     for path in res.outputs:
         print(f"wrote {path}")
+    if so is not None and so.failed.any():
+        n, total = int(so.failed.sum()), so.failed.size
+        first = res.time[np.flatnonzero(so.failed)[0]]
+        worst = np.abs(so.residuals).max(axis=0)
+        coord = so.coordinate_names[int(np.argmax(worst))] if so.coordinate_names else "?"
+        print(
+            f"ahbm so: error: {n} of {total} frame(s) (the first at {first:g} s) cannot meet the "
+            f"inverse-dynamics forces with the muscles and actuators (largest shortfall "
+            f"{worst.max():.3g} on '{coord}'); their rows hold the best the muscles can do. Add "
+            "reserve actuators (CoordinateActuators on those coordinates, or residual Point/"
+            "TorqueActuators on the pelvis) to the setup's <force_set_files>, or pass "
+            "--allow-failed-frames to accept these frames",
+            file=sys.stderr,
+        )
+        return 0 if args.allow_failed_frames else 1
     return 0

@@ -110,6 +110,10 @@ class StaticOptimizationResult(ResultRepr):
     muscle_names : tuple of str
     coordinate_names : tuple of str
     exponent : float
+    actuator_controls : ndarray, shape (..., n_actuators)
+        Controls ``c`` of the other actuators (``actuators=``; OpenSim's
+        PointActuator, TorqueActuator); their generalized forces are
+        ``c_j G_j`` and are included in ``residuals``.
     """
 
     activations: np.ndarray
@@ -124,6 +128,7 @@ class StaticOptimizationResult(ResultRepr):
     muscle_names: tuple = ()
     coordinate_names: tuple = ()
     exponent: float = 2.0
+    actuator_controls: np.ndarray | None = None
 
     @property
     def failed_frames(self) -> np.ndarray:
@@ -305,6 +310,8 @@ def load_sharing(
     min_activation=0.0,
     max_activation=1.0,
     reserve_limits=None,
+    actuators=None,
+    actuator_limits=None,
     tolerance=1e-8,
     max_iterations=100,
     warm_start=True,
@@ -337,6 +344,14 @@ def load_sharing(
         ``(lower, upper)`` bounds of the reserve controls ``u`` (OpenSim's
         ``min_control``, ``max_control`` of a CoordinateActuator; default
         unbounded).
+    actuators : array_like, shape (..., n_actuators, nv), optional
+        Other actuators by their generalized forces at unit control ``G_j``
+        (N m or N; e.g. ``optimal_force Jᵀ d`` of a force along ``d`` at a
+        body point, OpenSim's PointActuator and TorqueActuator). Their
+        controls ``c`` enter the cost like the reserves' (``Σ |c|^p``).
+    actuator_limits : tuple of array_like (n_actuators,), optional
+        ``(lower, upper)`` bounds of their controls (default unbounded;
+        ``lower <= 0 <= upper``).
     tolerance : float
         A frame has converged when ``max_k |residual_k| <= tolerance * max(1,
         max_k |τ_k|)`` (N m).
@@ -362,8 +377,8 @@ def load_sharing(
 
     Notes
     -----
-    Solves ``min Σ a^p + Σ |u|^p`` s.t. ``Σ_m r_mk (a_m F^a_m + F^p_m) + u_k R_k
-    = τ_k`` and ``a_min <= a <= a_max`` by a semismooth Newton method on the
+    Solves ``min Σ a^p + Σ |u|^p + Σ |c|^p`` s.t. ``Σ_m r_mk (a_m F^a_m + F^p_m) + u_k R_k
+    + Σ_j c_j G_jk = τ_k`` and ``a_min <= a <= a_max`` by a semismooth Newton method on the
     dual (see the module docstring). Frames whose constraints cannot be met
     are flagged in ``failed`` with their ``residuals``.
 
@@ -427,6 +442,8 @@ def load_sharing(
                 "`reserve_limits` must hold lower bounds <= 0 and upper bounds >= 0 (a reserve "
                 f"must be able to rest), got {reserve_limits!r}"
             )
+    G, (c_lo, c_hi) = _actuator_columns(actuators, actuator_limits, nv)
+    na = G.shape[-2]
     tol = as_positive_float(tolerance, "tolerance")
     iters = as_int(max_iterations, "max_iterations", minimum=1)
     for flag, what in ((warm_start, "warm_start"), (warn, "warn")):
@@ -440,13 +457,13 @@ def load_sharing(
             raise DataError(f"Expected `{what}` to hold {n} names, got {len(names)}")
     try:
         batch = np.broadcast_shapes(
-            tau.shape[:-1], R.shape[:-2], F.shape[:-1], Fp.shape[:-1], res.shape[:-1]
+            tau.shape[:-1], R.shape[:-2], F.shape[:-1], Fp.shape[:-1], res.shape[:-1], G.shape[:-2]
         )
     except ValueError as err:
         raise DataError(
             f"the batch shapes of `tau` {tau.shape[:-1]}, `moment_arms` {R.shape[:-2]}, "
-            f"`max_forces` {F.shape[:-1]}, `passive_forces` {Fp.shape[:-1]} and `reserves` "
-            f"{res.shape[:-1]} do not broadcast"
+            f"`max_forces` {F.shape[:-1]}, `passive_forces` {Fp.shape[:-1]}, `reserves` "
+            f"{res.shape[:-1]} and `actuators` {G.shape[:-2]} do not broadcast"
         ) from err
     N = int(np.prod(batch, dtype=int))
     Rf = np.broadcast_to(R, batch + (nm, nv)).reshape(N, nm, nv)
@@ -454,25 +471,38 @@ def load_sharing(
     Fpf = np.broadcast_to(Fp, batch + (nm,)).reshape(N, nm)
     resf = np.broadcast_to(res, batch + (nv,)).reshape(N, nv)
     tauf = np.broadcast_to(tau, batch + (nv,)).reshape(N, nv)
-    # unknowns x = [a (nm); u (nv)]; A x = b
+    Gf = np.broadcast_to(G, batch + (na, nv)).reshape(N, na, nv)
+    # unknowns x = [a (nm); u (nv); c (na)]; A x = b
     has = resf > 0
     A = np.concatenate(
-        [np.swapaxes(Rf, 1, 2) * Ff[:, None, :], resf[:, :, None] * np.eye(nv)], axis=2
+        [
+            np.swapaxes(Rf, 1, 2) * Ff[:, None, :],
+            resf[:, :, None] * np.eye(nv),
+            np.swapaxes(Gf, 1, 2),
+        ],
+        axis=2,
     )
     b = tauf - np.einsum("nmk,nm->nk", Rf, Fpf)
-    lb = np.concatenate([np.broadcast_to(lo, (N, nm)), np.where(has, r_lo, 0.0)], axis=1)
-    ub = np.concatenate([np.broadcast_to(hi, (N, nm)), np.where(has, r_hi, 0.0)], axis=1)
+    lb = np.concatenate(
+        [np.broadcast_to(lo, (N, nm)), np.where(has, r_lo, 0.0), np.broadcast_to(c_lo, (N, na))],
+        axis=1,
+    )
+    ub = np.concatenate(
+        [np.broadcast_to(hi, (N, nm)), np.where(has, r_hi, 0.0), np.broadcast_to(c_hi, (N, na))],
+        axis=1,
+    )
     tolf = tol * np.maximum(1.0, np.max(np.abs(tauf), axis=-1)) if N else np.zeros(0)
     if N:
         x, its = _solve(A, b, lb, ub, p, tolf, iters, bool(warm_start))
     else:
-        x, its = np.zeros((0, nm + nv)), np.zeros(0, dtype=int)
-    a, u = x[:, :nm], x[:, nm:]
+        x, its = np.zeros((0, nm + nv + na)), np.zeros(0, dtype=int)
+    a, u, c = x[:, :nm], x[:, nm : nm + nv], x[:, nm + nv :]
     forces = a * Ff + Fpf
     loads = u * resf
-    resid = np.einsum("nmk,nm->nk", Rf, forces) + loads - tauf
+    resid = np.einsum("nmk,nm->nk", Rf, forces) + loads + np.einsum("njk,nj->nk", Gf, c) - tauf
     failed = ~(np.max(np.abs(resid), axis=-1, initial=0.0) <= tolf)
     cost = (np.abs(a) ** p).sum(axis=-1) + (np.abs(u) ** p).sum(axis=-1)
+    cost = cost + (np.abs(c) ** p).sum(axis=-1)
     if warn and failed.any():
         _warn_failed(failed, resid, batch, coordinate_names, tolf)
     shape = lambda z: z.reshape(batch + z.shape[1:])  # noqa: E731
@@ -489,7 +519,38 @@ def load_sharing(
         muscle_names=tuple(muscle_names) if muscle_names is not None else (),
         coordinate_names=tuple(coordinate_names) if coordinate_names is not None else (),
         exponent=p,
+        actuator_controls=shape(c),
     )
+
+
+def _actuator_columns(actuators, limits, nv: int):
+    """Checked ``actuators`` (..., n_actuators, nv) and their control bounds (n_actuators,)."""
+    if actuators is None:
+        G = np.zeros((0, nv))
+    else:
+        G = as_float_array(actuators, "actuators")
+        if G.ndim < 2 or G.shape[-1] != nv:
+            raise DataError(
+                f"Expected `actuators` to have shape (..., n_actuators, {nv}) (nv from `tau`), "
+                f"got {G.shape}"
+            )
+    na = G.shape[-2]
+    if limits is None:
+        return G, (np.full(na, -np.inf), np.full(na, np.inf))
+    if not isinstance(limits, (tuple, list)) or len(limits) != 2:
+        raise DataError(
+            "Expected `actuator_limits` to be a pair (lower, upper) of arrays (n_actuators,)"
+        )
+    lo, hi = (
+        np.broadcast_to(as_float_array(v, f"actuator_limits[{k}]", allow_nan=True), (na,))
+        for k, v in enumerate(limits)
+    )
+    if not (np.all(lo <= 0.0) and np.all(hi >= 0.0)):  # (False for NaN)
+        raise DataError(
+            "`actuator_limits` must hold lower bounds <= 0 and upper bounds >= 0 (an actuator "
+            f"must be able to rest), got {limits!r}"
+        )
+    return G, (lo, hi)
 
 
 def _name(names, j: int) -> str:
@@ -592,6 +653,8 @@ def static_optimization(
     min_activation=None,
     max_activation=None,
     reserve_limits=None,
+    actuators=None,
+    actuator_limits=None,
     tolerance=1e-8,
     max_iterations=100,
     warm_start=True,
@@ -643,6 +706,11 @@ def static_optimization(
         activation never drops below it, 0 for the others; 1).
     reserve_limits : tuple of array_like (nv,), optional
         ``(lower, upper)`` bounds of the reserve controls (default unbounded).
+    actuators : array_like, shape (..., n_actuators, nv), optional
+        Other actuators by their generalized forces at unit control (OpenSim's
+        PointActuator, TorqueActuator), see :func:`load_sharing`.
+    actuator_limits : tuple of array_like (n_actuators,), optional
+        ``(lower, upper)`` bounds of their controls (default unbounded).
     tolerance, max_iterations, warm_start
         Solver options, see :func:`load_sharing`.
 
@@ -724,6 +792,8 @@ def static_optimization(
         min_activation=min_activation,
         max_activation=max_activation,
         reserve_limits=reserve_limits,
+        actuators=actuators,
+        actuator_limits=actuator_limits,
         exponent=exponent,
         tolerance=tolerance,
         max_iterations=max_iterations,

@@ -3,7 +3,8 @@
 :func:`read_so_setup` reads an AnalyzeTool setup with a
 ``<StaticOptimization>`` analysis (and optionally ``<JointReaction>``
 analyses) into a frozen :class:`SOSetup`; :func:`read_actuators` reads an
-actuator (force-set) file of CoordinateActuators.
+actuator (force-set) file of CoordinateActuators, PointActuators and
+TorqueActuators (OpenSim's reserves and residuals).
 :func:`ahbm.opensim.so_tool.run_so_setup` runs the setup.
 """
 
@@ -13,6 +14,8 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from ahbm.errors import AhbmWarning, FileFormatError
 from ahbm.opensim._xml import parse_xml_file
@@ -34,8 +37,10 @@ from ahbm.opensim.setup_files import (
 __all__ = [
     "CoordinateActuatorSpec",
     "JointReactionSpec",
+    "PointActuatorSpec",
     "SOSetup",
     "StaticOptimizationSpec",
+    "TorqueActuatorSpec",
     "read_actuators",
     "read_so_setup",
 ]
@@ -81,6 +86,50 @@ class CoordinateActuatorSpec:
 
     name: str
     coordinate: str
+    optimal_force: float = 1.0
+    min_control: float = -math.inf
+    max_control: float = math.inf
+
+
+@dataclass(frozen=True)
+class PointActuatorSpec:
+    """An OpenSim ``PointActuator``: a force ``u × optimal_force`` along a direction at a point.
+
+    Attributes
+    ----------
+    name, body : str
+    point : tuple of float
+        m; in the body frame, or in ground when ``point_is_global`` (then the
+        body's material point at that ground position in each frame).
+    direction : tuple of float
+        Unit vector (normalized as OpenSim does), in the body frame or in
+        ground when ``force_is_global``.
+    """
+
+    name: str
+    body: str
+    point: tuple = (0.0, 0.0, 0.0)
+    point_is_global: bool = False
+    direction: tuple = (1.0, 0.0, 0.0)
+    force_is_global: bool = False
+    optimal_force: float = 1.0
+    min_control: float = -math.inf
+    max_control: float = math.inf
+
+
+@dataclass(frozen=True)
+class TorqueActuatorSpec:
+    """An OpenSim ``TorqueActuator``: ``u × optimal_force`` about an axis on body A, minus on B.
+
+    ``axis`` (unit vector) is in ground when ``torque_is_global``, else in
+    body A's frame.
+    """
+
+    name: str
+    body_a: str
+    body_b: str
+    axis: tuple = (0.0, 0.0, 1.0)
+    torque_is_global: bool = True
     optimal_force: float = 1.0
     min_control: float = -math.inf
     max_control: float = math.inf
@@ -198,13 +247,6 @@ def read_so_setup(path) -> SOSetup:
     2.0
     """
     node, folder = _tool_root(path, "AnalyzeTool", "AnalyzeTool setup")
-    for tag in ("model_file", "coordinates_file"):
-        if _file(node, tag, folder) is None:
-            el = node.find(tag) or node
-            raise FileFormatError(
-                f"{el.where()}: the AnalyzeTool setup names no <{tag}>; ahbm needs it to run "
-                "static optimization (states files are not read)"
-            )
     analyses = node.find("AnalysisSet")
     so, jrs, other = None, [], []
     for el in _objects(analyses) if analyses is not None else []:
@@ -219,10 +261,19 @@ def read_so_setup(path) -> SOSetup:
     jrs = [j for j in jrs if j.on]
     if (so is None or not so.on) and not jrs:
         where = analyses.where() if analyses is not None else node.where()
+        found = f" (it has {', '.join(other)})" if other else ""
         raise FileFormatError(
             f"{where}: the AnalyzeTool setup has no <StaticOptimization> or <JointReaction> "
-            "analysis that is on; add one (ahbm so runs these two)"
+            f"analysis that is on{found}; ahbm so runs these two: give the setup of a static "
+            "optimization or joint reaction analysis, or add one to its <AnalysisSet>"
         )
+    for tag in ("model_file", "coordinates_file"):
+        if _file(node, tag, folder) is None:
+            el = node.find(tag)
+            raise FileFormatError(
+                f"{(node if el is None else el).where()}: the AnalyzeTool setup names no "
+                f"<{tag}>; ahbm needs it to run static optimization (states files are not read)"
+            )
     if so is None:
         so = StaticOptimizationSpec(on=False)
     if not so.on:
@@ -258,7 +309,7 @@ def read_so_setup(path) -> SOSetup:
     )
 
 
-_ACTUATOR_TAGS = ("PointActuator", "TorqueActuator", "BodyActuator", "PointToPointActuator")
+_ACTUATOR_TAGS = ("BodyActuator", "PointToPointActuator", "ActivationCoordinateActuator")
 
 
 def _coordinate_actuator(el) -> CoordinateActuatorSpec:
@@ -275,8 +326,87 @@ def _coordinate_actuator(el) -> CoordinateActuatorSpec:
     )
 
 
+def _name_of(el, *tags) -> str:
+    """A body named by the first present tag (3.x/4.x property or socket), path stripped."""
+    for tag in tags:
+        v = _child_text(el, tag)
+        if v:
+            return v.rstrip("/").split("/")[-1]
+    return ""
+
+
+def _unit(el, tag, default) -> tuple:
+    node = el.find(tag)
+    if node is None or _text(node) == "":
+        v = np.asarray(default, dtype=float)
+    else:
+        parts = _split_words(node)
+        if len(parts) != 3:
+            raise FileFormatError(f"{node.where()}: expected 3 numbers, got {_shown(_text(node))}")
+        v = np.array([_float(node, w) for w in parts])
+    if tag in ("direction", "axis"):
+        n = float(np.linalg.norm(v))
+        if not n > 0:
+            raise FileFormatError(
+                f"{(el if node is None else node).where()}: <{tag}> of {el.tag} "
+                f"'{el.attrib.get('name', '')}' is the zero vector; give a direction"
+            )
+        v = v / n
+    return tuple(float(x) for x in v)
+
+
+def _point_actuator(el) -> PointActuatorSpec:
+    name = el.attrib.get("name", "")
+    body = _name_of(el, "body", "socket_body")
+    if not body:
+        raise FileFormatError(f"{el.where()}: PointActuator '{name}' names no <body>")
+    return PointActuatorSpec(
+        name=name,
+        body=body,
+        point=_unit(el, "point", (0.0, 0.0, 0.0)),
+        point_is_global=_opt_bool(el, "point_is_global", False),
+        direction=_unit(el, "direction", (1.0, 0.0, 0.0)),
+        force_is_global=_opt_bool(el, "force_is_global", False),
+        optimal_force=_opt_float(el, "optimal_force", 1.0),
+        min_control=_opt_float(el, "min_control", -math.inf),
+        max_control=_opt_float(el, "max_control", math.inf),
+    )
+
+
+def _torque_actuator(el) -> TorqueActuatorSpec:
+    name = el.attrib.get("name", "")
+    a = _name_of(el, "bodyA", "socket_bodyA")
+    b = _name_of(el, "bodyB", "socket_bodyB")
+    if not a or not b:
+        raise FileFormatError(
+            f"{el.where()}: TorqueActuator '{name}' needs <bodyA> and <bodyB> (a body name or "
+            "ground)"
+        )
+    return TorqueActuatorSpec(
+        name=name,
+        body_a=a,
+        body_b=b,
+        axis=_unit(el, "axis", (0.0, 0.0, 1.0)),
+        torque_is_global=_opt_bool(el, "torque_is_global", True),
+        optimal_force=_opt_float(el, "optimal_force", 1.0),
+        min_control=_opt_float(el, "min_control", -math.inf),
+        max_control=_opt_float(el, "max_control", math.inf),
+    )
+
+
+_READERS = {
+    "CoordinateActuator": _coordinate_actuator,
+    "PointActuator": _point_actuator,
+    "TorqueActuator": _torque_actuator,
+}
+
+
+def _disabled(el) -> bool:
+    return _opt_bool(el, "isDisabled", False) or not _opt_bool(el, "appliesForce", True)
+
+
 def read_actuators(path) -> tuple:
-    """Read the CoordinateActuators of an OpenSim actuator (ForceSet) file.
+    """Read the actuators of an OpenSim actuator (ForceSet) file.
 
     Parameters
     ----------
@@ -285,14 +415,16 @@ def read_actuators(path) -> tuple:
 
     Returns
     -------
-    tuple of CoordinateActuatorSpec
-        In file order.
+    tuple of CoordinateActuatorSpec, PointActuatorSpec, TorqueActuatorSpec
+        In file order; disabled ones (``isDisabled``, ``appliesForce=false``)
+        are left out.
 
     Raises
     ------
     FileFormatError
         Not a ForceSet, or an actuator ahbm's static optimization does not
-        model (PointActuator, TorqueActuator, ...), named with its line.
+        model (BodyActuator, PointToPointActuator, muscles), named with its
+        line.
 
     Examples
     --------
@@ -305,12 +437,14 @@ def read_actuators(path) -> tuple:
         raise FileFormatError(f"'{path}' is not an OpenSim actuator file: no <ForceSet> element")
     out = []
     for el in _objects(node):
-        if el.tag == "CoordinateActuator":
-            out.append(_coordinate_actuator(el))
+        if el.tag in _READERS:
+            if not _disabled(el):
+                out.append(_READERS[el.tag](el))
         elif el.tag in _ACTUATOR_TAGS or el.tag.endswith("Muscle"):
             raise FileFormatError(
                 f"{el.where()}: {el.tag} '{el.attrib.get('name', '')}' is not modelled by ahbm's "
-                "static optimization; use CoordinateActuators (reserves on coordinates) instead"
+                "static optimization; use CoordinateActuators, PointActuators or TorqueActuators "
+                "instead"
             )
         else:
             warnings.warn(

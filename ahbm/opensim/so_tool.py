@@ -6,11 +6,11 @@ analyses), its model, coordinates, external loads and actuator files, and
 writes OpenSim's result files:
 
 - ``<tool>_<analysis>_activation.sto``: the muscle activations and the
-  controls of the other actuators (CoordinateActuators), one column per
-  actuator in OpenSim's order (the model's force set, then the
-  ``<force_set_files>``);
+  controls of the other actuators (CoordinateActuators, PointActuators,
+  TorqueActuators), one column per actuator in OpenSim's order (the
+  model's force set, then the ``<force_set_files>``), under their names;
 - ``<tool>_<analysis>_force.sto``: the actuator forces (muscle tensions,
-  N; actuator generalized forces ``control × optimal_force``);
+  N; the others' actuation ``control × optimal_force``, N or N m);
 - ``<tool>_<analysis>_ReactionLoads.sto`` for each JointReaction: the
   columns ``<joint>_on_<body>_in_<frame>_fx`` ... ``_pz``.
 
@@ -21,14 +21,21 @@ What is computed
   (:func:`~ahbm.opensim.id_tool.inverse_dynamics_opensim`: OpenSim's
   padding, Butterworth low-pass at ``<lowpass_cutoff_frequency_for_coordinates>``
   and quintic spline), at the coordinates' times within
-  ``[initial_time, final_time]`` and the analysis' ``[start_time, end_time]``.
+  ``[initial_time, final_time]`` and the analysis' ``[start_time, end_time]``
+  chosen as OpenSim's AnalyzeTool does: from the last (processed, resampled)
+  row at or before the start time to the last row at or before the end time.
 - Static optimization: :func:`ahbm.muscles.static_optimization` with
   OpenSim's strengths (``convention="opensim"``: along the fiber for De
   Groote's muscles), ``activation_exponent``, ``use_muscle_physiology``
   (force-length-velocity),
   the muscles' ``min_control``/``max_control`` as activation bounds, and
   every CoordinateActuator (of the model and of ``<force_set_files>``) as a
-  reserve with its ``optimal_force`` and control bounds. OpenSim's optimizer
+  reserve with its ``optimal_force`` and control bounds, and the
+  PointActuators and TorqueActuators of ``<force_set_files>`` (OpenSim's
+  residuals) by their generalized forces ``optimal_force Jᵀ d`` (``J`` the
+  Jacobian of the point, or of body A's minus body B's rotation; ``d`` the
+  direction or axis in ground); every control ``c`` enters the cost as
+  ``|c|^activation_exponent``, as in OpenSim's StaticOptimizationTarget. OpenSim's optimizer
   stops at ``optimizer_convergence_criterion`` on its cost; ahbm solves to
   its own constraint tolerance (1e-8 relative), so activations agree to
   about OpenSim's tolerance.
@@ -41,9 +48,12 @@ What is computed
 Differences from OpenSim, said rather than hidden: only the
 StaticOptimization and JointReaction analyses run (others are named in a
 warning); OpenSim's ``_controls.xml`` (the activations as a ControlSet for a
-forward simulation) is not written; only CoordinateActuators are read from actuator files (Point and
-Torque actuators raise a FileFormatError naming them); model forces other
-than muscles and CoordinateActuators are not applied (warning, as ``ahbm id``).
+forward simulation) is not written; Coordinate, Point and Torque actuators
+are read from actuator files (others raise a FileFormatError naming them);
+model forces other than muscles and CoordinateActuators are not applied
+(warning, as ``ahbm id``); the joint reactions apply the muscle forces only
+(not the reserves' and residuals'); a time range beyond the coordinates is
+cut to them (OpenSim also reports rows of its padding there).
 """
 
 from __future__ import annotations
@@ -77,7 +87,9 @@ from ahbm.opensim.setup_files import (
 from ahbm.opensim.so_setup import (
     CoordinateActuatorSpec,
     JointReactionSpec,
+    PointActuatorSpec,
     SOSetup,
+    TorqueActuatorSpec,
     read_actuators,
     read_so_setup,
 )
@@ -168,6 +180,8 @@ def _reserves(model, actuators):
     lo, hi = np.full(nv, -np.inf), np.full(nv, np.inf)
     index = []
     for a in actuators:
+        if not isinstance(a, CoordinateActuatorSpec):
+            continue
         if a.coordinate not in names or model.nq != nv:
             raise ModelError(
                 f"CoordinateActuator '{a.name}' acts on coordinate '{a.coordinate}', which model "
@@ -188,9 +202,88 @@ def _reserves(model, actuators):
     return opt, (lo, hi), index
 
 
+def _body_of(model, name: str, actuator) -> int | None:
+    """Index of a body named by an actuator; None for ground."""
+    if name.lower() == "ground":
+        return None
+    if name not in model.body_names:
+        raise ModelError(
+            f"{type(actuator).__name__.removesuffix('Spec')} '{actuator.name}' acts on body "
+            f"'{name}', which model '{model.name}' does not have; bodies: {model.body_names} "
+            "(or ground); correct the actuator file"
+        )
+    return model.body_index(name)
+
+
+def _actuator_columns(model, actuators, q):
+    """Generalized forces at unit control of the Point/TorqueActuators, (n, n_act, nv), and bounds.
+
+    A PointActuator's force ``f d`` at its body point ``p`` gives ``Jₚᵀ d``; a
+    TorqueActuator's torque ``f a`` on body A and ``−f a`` on body B gives
+    ``(J_ωA − J_ωB)ᵀ a`` (world-frame Jacobians, ``d`` and ``a`` in ground).
+    """
+    from ahbm.kinematics import forward_kinematics
+    from ahbm.kinematics.forward import body_jacobian, point_jacobian
+
+    acts = [a for a in actuators if isinstance(a, (PointActuatorSpec, TorqueActuatorSpec))]
+    n = q.shape[0]
+    G = np.zeros((n, len(acts), model.nv))
+    for a in acts:
+        if not a.optimal_force > 0:
+            raise ModelError(
+                f"{type(a).__name__.removesuffix('Spec')} '{a.name}': optimal_force must be > 0, "
+                f"got {a.optimal_force}"
+            )
+    if not acts:
+        return G, (np.zeros(0), np.zeros(0))
+    kin = forward_kinematics(model, q)
+    for j, a in enumerate(acts):
+        if isinstance(a, PointActuatorSpec):
+            b = _body_of(model, a.body, a)
+            if b is None:
+                continue  # a force on ground moves nothing
+            R, o = kin.rotations[:, b], kin.positions[:, b]
+            point = np.asarray(a.point, dtype=float)
+            if a.point_is_global:  # the body's material point at that ground position
+                point = np.einsum("nji,nj->ni", R, point - o)
+            d = np.asarray(a.direction, dtype=float)
+            d = np.broadcast_to(d, (n, 3)) if a.force_is_global else R @ d
+            J = point_jacobian(model, None, b, point, kin=kin).reshape(n, 3, model.nv)
+            G[:, j] = a.optimal_force * np.einsum("nkv,nk->nv", J, d)
+        else:
+            ba, bb = _body_of(model, a.body_a, a), _body_of(model, a.body_b, a)
+            axis = np.asarray(a.axis, dtype=float)
+            if a.torque_is_global or ba is None:
+                axis = np.broadcast_to(axis, (n, 3))
+            else:
+                axis = kin.rotations[:, ba] @ axis
+            for body, sign in ((ba, 1.0), (bb, -1.0)):
+                if body is None:
+                    continue
+                Jw = body_jacobian(model, None, body, frame="world", kin=kin)
+                Jw = Jw.reshape(n, 6, model.nv)[:, :3]
+                G[:, j] += sign * a.optimal_force * np.einsum("nkv,nk->nv", Jw, axis)
+    lo = np.array([a.min_control for a in acts])
+    hi = np.array([a.max_control for a in acts])
+    bad = [a.name for a in acts if not (a.min_control <= 0.0 <= a.max_control)]
+    if bad:
+        raise ModelError(
+            f"the actuators {bad} cannot rest (min_control > 0 or max_control < 0); ahbm's "
+            "static optimization needs min_control <= 0 <= max_control"
+        )
+    return G, (lo, hi)
+
+
 def _select_frames(time, t0, t1, step) -> np.ndarray:
-    sel = np.flatnonzero((time >= t0 - 1e-6) & (time <= t1 + 1e-6))
-    return sel[::step]
+    """OpenSim's rows: from the last at or before `t0` to the last at or before `t1`.
+
+    As AnalyzeTool (``Storage::findIndex``): the first row is the last one
+    with ``time <= t0`` (the first row when none is), so a resampled row
+    a little before ``t0`` is kept; then every `step`-th row.
+    """
+    i0 = max(int(np.searchsorted(time, t0, side="right")) - 1, 0)
+    i1 = int(np.searchsorted(time, t1, side="right")) - 1
+    return np.arange(i0, i1 + 1)[::step]
 
 
 def _sto(values, labels, time, path: Path, name: str, comment: str) -> Path:
@@ -400,7 +493,8 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
             min(t1, float(coords.time[-1])),
         ),
     )
-    frames = _select_frames(ids.time, t0, t1, spec.step_interval)
+    # the processing kept OpenSim's rows of [t0, t1] (last row <= t0 to last row <= t1)
+    frames = np.arange(ids.time.size)[:: spec.step_interval]
     if frames.size == 0:
         raise DataError(
             f"AnalyzeTool setup '{setup.path}': no frame of '{setup.coordinates_file}' lies in "
@@ -408,6 +502,8 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
         )
     time = ids.time[frames]
     muscle_names = [m.name for m in muscles]
+    if spec.on:
+        G, g_limits = _actuator_columns(model, actuators, ids.q[frames])
     if spec.on:
         res = static_optimization(
             model,
@@ -418,14 +514,27 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
             exponent=spec.activation_exponent,
             reserves=opt,
             reserve_limits=limits,
+            actuators=G,
+            actuator_limits=g_limits,
             force_length_velocity=spec.use_muscle_physiology,
             muscles=muscle_names,
             convention="opensim",
         )
         # OpenSim's actuator order: the model's force set (muscles, its actuators), the files
         names = muscle_names + [a.name for a in actuators]
-        controls = np.concatenate([res.activations, res.reserve_controls[:, reserve_index]], 1)
-        forces = np.concatenate([res.muscle_forces, res.reserve_loads[:, reserve_index]], 1)
+        other = iter(range(G.shape[1]))
+        k_res = iter(reserve_index)
+        ctrl, frc = [res.activations], [res.muscle_forces]
+        for a in actuators:
+            if isinstance(a, CoordinateActuatorSpec):
+                k = next(k_res)
+                ctrl.append(res.reserve_controls[:, k : k + 1])
+                frc.append(res.reserve_loads[:, k : k + 1])
+            else:
+                c = res.actuator_controls[:, next(other)][:, None]
+                ctrl.append(c)
+                frc.append(c * a.optimal_force)
+        controls, forces = np.concatenate(ctrl, 1), np.concatenate(frc, 1)
         tensions = res.muscle_forces
     else:
         res, names = None, []

@@ -135,11 +135,11 @@ def test_setup_errors(tmp_path):
     bad = write_setup(tmp_path / "bad.xml", tmp_path / "m.osim", reserves, so="")
     with pytest.raises(FileFormatError, match="no <StaticOptimization>"):
         read_so_setup(bad)
-    point = write_reserves(
-        tmp_path / "res2.xml", extra='<PointActuator name="FX"><body>pelvis</body></PointActuator>'
+    body = write_reserves(
+        tmp_path / "res2.xml", extra='<BodyActuator name="BX"><body>pelvis</body></BodyActuator>'
     )
-    with pytest.raises(FileFormatError, match="line 2.*PointActuator 'FX'"):
-        read_actuators(point)
+    with pytest.raises(FileFormatError, match="line 2.*BodyActuator 'BX'"):
+        read_actuators(body)
     other = tmp_path / "other.xml"
     other.write_text("<OpenSimDocument><InverseDynamicsTool/></OpenSimDocument>")
     with pytest.raises(FileFormatError, match="no <AnalyzeTool>"):
