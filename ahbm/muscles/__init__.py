@@ -10,6 +10,9 @@ Layered above :mod:`ahbm.dynamics` (see ``docs/design.md``). Muscles belong to t
 - :mod:`ahbm.muscles.wrapping`: wrapping over cylinders, spheres and ellipsoids.
 - :mod:`ahbm.muscles.hill_curves` (curves, parameters) and
   :mod:`ahbm.muscles.hill` (equilibrium, activation dynamics): Hill-type models.
+- :mod:`ahbm.muscles.millard_curves` (curves, parameters) and
+  :mod:`ahbm.muscles.millard` (equilibrium, activation dynamics, static-optimization
+  coefficients): OpenSim's Millard2012EquilibriumMuscle.
 - :mod:`ahbm.muscles.simulate`: muscle-driven simulation.
 - :mod:`ahbm.muscles.force_sharing`: static optimization (muscle force sharing);
   :mod:`ahbm.muscles.joint_reaction`: joint reaction loads.
@@ -24,6 +27,8 @@ __getattr__, __dir__, __all__ = lazy_package(
         "paths",
         "hill_curves",
         "hill",
+        "millard_curves",
+        "millard",
         "simulate",
         "force_sharing",
         "joint_reaction",
