@@ -84,6 +84,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "markers",
         "markersets",
         "subject",
+        "body_mass",
         "frames",
         "angles",
         "calibration",

@@ -9,8 +9,9 @@ import numpy as np
 
 from ahbm._internal.validation import as_finite_float, as_nonnegative_float, as_positive_float
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.gait.body_mass import PELVIS_MARKERS, mass_from_plates, pelvis_point
 from ahbm.gait.markers import collect_markers, load_gait_trial, resolve_marker_set
-from ahbm.gait.markersets import OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS, SIDES, G
+from ahbm.gait.markersets import OPTIONAL_MARKERS, PLUG_IN_GAIT_MARKERS, SIDES
 from ahbm.types import ResultRepr
 
 __all__ = ["SubjectParameters", "subject_parameters", "NoBodyMassError"]
@@ -233,28 +234,6 @@ def _median_dist(a, b):
     return float(np.median(d)) if d.size else float("nan")
 
 
-def _mass_from_plates(plates, threshold=20.0):
-    """Body mass from two successive plate contacts: mean total vertical force between
-    the mid-stance force minima (where the vertical COM velocity is about zero)."""
-    contacts = []
-    for p in plates:
-        fz = np.abs(np.asarray(p.force, float)[:, 2])
-        fz = np.where(np.isfinite(fz), fz, 0.0)
-        on = np.flatnonzero(fz > threshold)
-        if on.size < 10:
-            continue
-        a, b = on[0], on[-1]
-        q = (b - a) // 4
-        mid = a + q + int(np.argmin(fz[a + q : b - q + 1]))
-        contacts.append((a, b, mid, fz, float(p.rate)))
-    contacts.sort(key=lambda c: c[0])
-    pairs = zip(contacts[:-1], contacts[1:], strict=False)
-    for (_a1, b1, m1, f1, r1), (a2, _b2, m2, f2, r2) in pairs:
-        if a2 < b1 and m2 > m1 and r1 == r2 and f1.size == f2.size:
-            return float(np.mean(f1[m1:m2] + f2[m1:m2]) / G)
-    return None
-
-
 def _sided_option(value, name: str, check):
     """None, one value for both sides, or {"Left": v, "Right": v} (None entries allowed)."""
     if value is None:
@@ -462,7 +441,18 @@ def subject_parameters(
         if v is None:
             v = _file_length(proc.get(f"{p.lower()}asistrocanterdistance"))
         atd[side] = None if v is None else float(v)
-    plate_mass = _mass_from_plates(tr.force_plates if plates is None else plates)
+    try:
+        pelvis = pelvis_point(
+            collect_markers(tr, mapping, clusters, st, (), PELVIS_MARKERS, src_name)
+        )
+    except DataError:
+        pelvis = None
+    plate_mass = mass_from_plates(
+        tr.force_plates if plates is None else plates,
+        events=getattr(tr, "events", ()) or (),
+        pelvis=pelvis,
+        time=tr.time,
+    )
     m = mass
     m_from = "`mass`"
     if m is None and (tr.subject.get("mass") is not None or proc.get("bodymass") is not None):
