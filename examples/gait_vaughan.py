@@ -1,5 +1,24 @@
 """Gait analysis with the seven-segment lower-extremity model (Vaughan / Plug-in Gait).
 
+The model is the one of the AHBM report's gait bench problem (§5.1.3): seven
+segments (pelvis, thighs, shanks, feet) and six joints (hips, knees, ankles),
+after Vaughan, Davis et al.'s *Dynamics of Human Gait*. It carries Vaughan's
+name but is not Vaughan's model as published; two parts differ:
+
+* markers: ahbm uses the Plug-in Gait (Conventional Gait Model) lower-body
+  marker set (LASI, RASI, SACR or LPSI/RPSI, THI, KNE, TIB, ANK, TOE, HEE),
+  the Davis et al. (1991) hip regression and the chord function, whereas
+  Vaughan's bench problem reconstructs the segments from its own set of
+  eighteen markers (AHBM §5.1.3);
+* segment parameters: de Leva (1996) ratios (``bsp="de_leva"``), whereas
+  Vaughan's model computes the segment masses and inertias from its own
+  regression equations (AHBM §5.1.3: "calculated from regression
+  equations").
+
+Vaughan's book is not among ahbm's source documents, so its marker names,
+its regression equations and its bench data are neither reproduced nor
+checked here (docs/sources.md).
+
 Runs :func:`ahbm.gait.analyze_gait` on the shared walking trial gait-raw.c3d
 (when the shared data folder is present) and on the synthetic walking trial of
 the demo, prints the spatiotemporal parameters and peak values, compares the

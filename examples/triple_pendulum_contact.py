@@ -1,4 +1,4 @@
-"""Triple pendulum with a point contact (Felis 2017, Algorithm 5 test case).
+"""Triple pendulum with a point contact (Felis 2015, Algorithm 5 test case).
 
 Part 1: the triple pendulum of three EulerZYX joints with a contact at
 (0, 0, -1) in the frame of body 3 (its tip), constrained in x, y and z; the

@@ -9,7 +9,7 @@ rows of ``G`` and ``γ`` of point and orientation constraints (the formulas of
 :mod:`ahbm.dynamics.constraints`; the point formulas are those of
 :mod:`ahbm._engine.jit_points`, shared with the batch functions);
 :func:`range_space_kernel` solves ``H q̈ = f + Gᵀλ``, ``G q̈ = γ`` by two
-Cholesky factorizations (Felis 2017 eqs 3.68–3.69) and reports a mass
+Cholesky factorizations (Felis 2015 eqs 3.68–3.69) and reports a mass
 matrix that is not positive definite or a constraint Jacobian that is (near)
 rank deficient, so that the caller can fall back to the general solver;
 :func:`q_rate_kernel` gives ``q̇ = T(q) v``.
@@ -175,7 +175,7 @@ def range_space_kernel(H, G, f, gamma, rank_tol, x, lam):
     """Solve ``H x = f + Gᵀλ``, ``G x = γ`` (H (n, n) SPD, G (m, n)) into x (n,), λ (m,).
 
     ``H = LLᵀ``, ``Y = L⁻¹Gᵀ``, ``K = YᵀY = G H⁻¹ Gᵀ = L_K L_Kᵀ``,
-    ``K λ = γ − Yᵀ L⁻¹ f``, ``x = L⁻ᵀ (L⁻¹ f + Y λ)`` (Felis 2017 eqs
+    ``K λ = γ − Yᵀ L⁻¹ f``, ``x = L⁻ᵀ (L⁻¹ f + Y λ)`` (Felis 2015 eqs
     3.68–3.69), then one step of iterative refinement on the residuals of
     both equations (brings the error to that of an LU solve of the whole
     KKT system). Returns 0 on success, 1 if H is not positive definite, 2 if

@@ -588,7 +588,8 @@ def segment_parameters(table, *, mass, height, segment_lengths=None, sex=None):
     ``m_i = f_i M``, ``L_i = l_i H`` (or the measured length),
     ``c_i = c~_i L_i`` and ``I_i = m_i L_i^2 R~_i`` where ``R~_i`` holds the
     squared relative radii on the diagonal and the signed squared product
-    radii off the diagonal (Dumas et al. 2007, eq. 1; Felis 2015, eq. 4.7).
+    radii off the diagonal (Dumas et al. 2007, eq. 1; Felis 2015, eq. 4.7, is
+    its diagonal-only form).
 
     Examples
     --------

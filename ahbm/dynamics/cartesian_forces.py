@@ -66,7 +66,8 @@ class PointSpringDamper(ForceElement):
     With ``d = p_b − p_a``, ``l = |d|``, ``u = d / l``: the tension
     ``s = k(l − l0) + c(l̇)`` pulls ``b`` towards ``a`` (force ``−s u`` on
     ``b``, ``+s u`` on ``a``); the generalized force is
-    ``τ = −(J_b − J_a)ᵀ u s`` with the point Jacobians (AHBM §5.2.1). The
+    ``τ = −(J_b − J_a)ᵀ u s`` with the point Jacobians (the spring of the
+    mass-spring-mass test of AHBM §5.2.1, which prints no formula). The
     direction is undefined at zero length; there the element gives no force.
 
     Examples

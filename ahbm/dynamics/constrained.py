@@ -1,6 +1,7 @@
 """Constrained forward dynamics, impacts and projection onto constraint manifolds.
 
-The equations of motion of a constrained tree (Felis 2017 §3.1.2; AHBM eq 4.5)
+The equations of motion of a constrained tree (Felis 2015 §3.1.2, eqs
+3.6–3.7)
 
 ``H q̈ + C = τ + Gᵀλ``,  ``G q̈ = γ``
 
@@ -11,6 +12,17 @@ method (QR of ``Gᵀ``). Redundant constraints (rank-deficient ``G``) are
 detected and handled by least squares with a warning; ``λ`` is then the
 minimum-norm solution. ``Gᵀλ = H q̈ + C − τ`` is the generalized
 constraint force.
+
+The AHBM report (§3.1, eq. 4.5) writes the same system as
+``M v̇ = f − TᵀGᵀλ``, ``G T v̇ = −(g^t + g^a + g^b)``: its multiplier has the
+**opposite sign** (``λ_AHBM = −λ`` here; compare λ with the report only after
+changing its sign), its ``G`` is ``∂g/∂p`` (ahbm's ``G`` is the velocity-space
+Jacobian ``∂g/∂q · T``, the report's ``G T``) and its coordinates are the
+descriptor coordinates of the bodies (``M`` block-diagonal, ``f`` every
+applied and velocity-dependent force) where ahbm uses the joint coordinates
+of the tree (``M → H``, ``f → τ − C``). ahbm follows Felis's sign, for which
+``λ`` is the force the constraint exerts (a contact's normal force is
+positive). See docs/sources.md.
 """
 
 from __future__ import annotations
@@ -546,8 +558,8 @@ def compute_impulse(
 
     Notes
     -----
-    ``[[H, Gᵀ], [G, 0]] [q̇⁺; −Λ] = [H q̇⁻; ν − e (G q̇⁻ − ν)]`` (Felis 2017
-    eq 3.12); ``GᵀΛ = H (q̇⁺ − q̇⁻)`` is the generalized impulse. With
+    ``[[H, Gᵀ], [G, 0]] [q̇⁺; −Λ] = [H q̇⁻; ν − e (G q̇⁻ − ν)]`` (Felis 2015
+    eqs 3.10–3.12, there with ``ν = 0``); ``GᵀΛ = H (q̇⁺ − q̇⁻)`` is the generalized impulse. With
     ``e = 0`` the constraint velocities vanish after the impact; kinetic
     energy never increases for ``e ≤ 1`` and scleronomic constraints.
 

@@ -4,8 +4,9 @@ A constraint is a vector equation ``g(t, q) = 0``. Its *velocity-space*
 Jacobian ``G = ∂g/∂q · T(q)`` (``T`` maps generalized velocities to
 coordinate rates, which matters for quaternion joints) gives the velocity
 constraint ``G q̇ = ν`` (``ν = −∂g/∂t``) and the acceleration constraint
-``G q̈ = γ`` with ``γ = −(Ġ q̇ + g_tt + 2 ġ_t)`` (AHBM eqs 4.3–4.5, whose
-right-hand side ``−(g^t + g^a + g^b)`` is ``γ``; Felis 2017 §3.1.2).
+``G q̈ = γ`` with ``γ = −(Ġ q̇ + g_tt + 2 ġ_t)`` (AHBM §3.1 eqs 4.3–4.5, whose
+right-hand side ``−(g^t + g^a + g^b)`` is ``γ``; Felis 2015 §3.1.2, eqs
+3.6b–3.7). The report's ``G`` is ``∂g/∂p``, so its ``G T`` is this ``G``.
 
 Constraint types (their ``type`` names in model files in brackets)
 -------------------------------------------------------------------

@@ -359,7 +359,10 @@ class ComputedTorqueController(_Controller):
 
     Notes
     -----
-    With ``e = q_d − q`` the law (Simonidis et al. 2011, eqs 35–36) is evaluated as
+    With ``e = q_d − q`` the law (Simonidis et al. 2011, eqs 35–36, whose
+    printed ``K_p ė`` and ``K_v q̇ + K_p q̇`` mean ``K_p e`` and
+    ``K_v ė + K_p e``, and whose ``+ Q̂`` is ``− Q̂`` for the plant of eq. 34,
+    ``M q̈ − Q = T``) is evaluated as
     one inverse dynamics ``τ = RNEA(M̂; q, q̇, a)`` with the commanded acceleration
     ``a = q̈_d + K_v ė + K_p e`` (``RNEA(q, q̇, a) = M(q) a + h(q, q̇)``). With the exact
     model the closed loop obeys ``ë + K_v ė + K_p e = 0``; with a mismatched model

@@ -119,6 +119,10 @@ Hollerbach (1980)  830n − 592                            675n − 464         
 ahbm RNEA          ≈ 210n                                ≈ 170n                     ≈ 21,000
 =================  ====================================  =========================  =========
 
+The Uicker total is Chung's printed one (312,293,722 multiplications +
+240,195,803 additions); his own multiplication formula gives 312,291,082 at
+``n = 55`` (total ≈ 552,486,885). The other rows agree with their formulas.
+
 The recursive Lagrangian of Hollerbach/Chung (4 × 4 matrices,
 :mod:`ahbm.dynamics.lagrangian`) is about four times the spatial-vector RNEA.
 

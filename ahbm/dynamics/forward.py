@@ -35,7 +35,7 @@ def crba(model: Model, q) -> np.ndarray:
 
     Notes
     -----
-    Featherstone (2008) Table 6.2; Felis (2015) §3.4. Composite inertias
+    Featherstone (2008) Table 6.2; Felis (2015) §3.4.2. Composite inertias
     ``I^c_λ += λX*_i I^c_i i_X_λ``; ``H_ii = S_iᵀ I^c_i S_i``, off-diagonal
     blocks by propagating ``F = I^c_i S_i`` towards the root.
 

@@ -98,7 +98,7 @@ class PointConstraint(Constraint):
     Notes
     -----
     ``g = D (p − p_o)``, ``G = D (J_p − J_o)``, ``γ = −D (J̇_p q̇ − J̇_o q̇)``
-    with the point Jacobians (Felis 2017 §3.1.2, contact and loop constraints).
+    with the point Jacobians (Felis 2015 §3.1.2 and §3.4.4, contact and loop constraints).
 
     Examples
     --------

@@ -117,7 +117,7 @@ def rnea(model: Model, q, qd, qdd, *, f_ext=None, f_ext_frame: str = "world") ->
 
     Notes
     -----
-    Featherstone (2008) Table 5.1; Felis (2015) §3.3. Forward pass:
+    Featherstone (2008) Table 5.1; Felis (2015) §3.4.1. Forward pass:
     ``v_i = X v_λ + S q̇``, ``a_i = X a_λ + S q̈ + c_J + v_i × S q̇`` with
     ``a_0 = −g``; ``f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i``. Backward pass:
     ``τ_i = S_iᵀ f_i``, ``f_λ += Xᵀ f_i``. The generalized force of a joint is

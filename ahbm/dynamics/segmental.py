@@ -171,6 +171,16 @@ def newton_euler(
     external moment about the COM. Segments are solved in reverse order
     (distal first), so every child load is known when its parent is solved.
 
+    These are the report's equations as they must read, not as printed: the
+    printed eq. 4.1, ``F_e + F_p − Σ F_di = m_s a_s``, omits the weight
+    ``m g`` (the text defines ``g`` but does not use it), and the printed
+    eq. 4.2, ``T_e + T_p + r_p × T_e − Σ r_di × T_di = I α + ω × I ω``, has
+    ``r_p × T_e`` where the moment ``r_p × F_p`` of the proximal force is
+    meant, ``Σ r_di × T_di`` where ``Σ (T_di + r_di × F_di)`` is meant, and no
+    moment ``r_e × F_e`` of the external force (docs/sources.md). The
+    report's §3.1 numbers its governing equations (4.1)–(4.8) too; these
+    are those of §4.4.
+
     Examples
     --------
     A 1 kg point mass hanging 0.5 m below a fixed pivot, at rest:

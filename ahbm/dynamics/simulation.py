@@ -4,14 +4,15 @@
 
 ``q̇ = T(q) v``,  ``H(q) v̇ + C(q, v) = τ + Σ τ_elements + Gᵀλ``,  ``G v̇ = γ``
 
-(AHBM eqs 4.5–4.6) with the solver classes behind
+(AHBM §3.1–3.2 eqs 4.5–4.6, whose multiplier has the opposite sign:
+``M v̇ = f − TᵀGᵀλ``; see :mod:`ahbm.dynamics.constrained`) with the solver classes behind
 :func:`scipy.integrate.solve_ivp` (``RK45``, ``RK23``, ``DOP853``, ``Radau``,
 ``BDF``, ``LSODA``). The solver is stepped one accepted step at a time so
 that, after every step, the state is projected onto the position and velocity
 constraint manifolds (AHBM eqs 4.7–4.8, after Lubich's MEXX) and quaternions
 are renormalized. Events (contact made or broken, joint limits, user
 functions) are located on the solver's dense output; an event can switch
-the active constraint set and apply an impact (Felis eq 3.12), after which
+the active constraint set and apply an impact (Felis 2015 eqs 3.10–3.12), after which
 the integration continues (multi-phase simulation).
 """
 
@@ -142,7 +143,8 @@ def simulate(
         Notes
         -----
         The state ``y = [q, v]`` obeys ``q̇ = T(q) v`` and the constrained
-        dynamics ``H v̇ = τ − C + Gᵀλ``, ``G v̇ = γ`` (AHBM eqs 4.5–4.6). With
+        dynamics ``H v̇ = τ − C + Gᵀλ``, ``G v̇ = γ`` (AHBM eqs 4.5–4.6 with the
+        opposite sign of λ). With
         stateful force elements the state is ``y = [q, v, s]``: each element's
         ``rates`` gives its generalized force and ``ṡ``; ``s`` is started from the
         elements' ``initial_state`` (after the initial projection), passes

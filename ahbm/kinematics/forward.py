@@ -108,7 +108,7 @@ def forward_kinematics(model: Model, q, qd=None, qdd=None) -> Kinematics:
 
     Notes
     -----
-    Recursive forward kinematics (Featherstone 2008, §4.3; AHBM §2.2):
+    Recursive forward kinematics (Featherstone 2008, §4.3; AHBM §2.5, eqs 2.17–2.21):
     ``0_T_i = 0_T_λ(i) λ_T_i(q_i)``,
     ``v_i = i_X_λ v_λ + S_i q̇_i``,
     ``a_i = i_X_λ a_λ + S_i q̈_i + c_J,i + v_i × S_i q̇_i``,

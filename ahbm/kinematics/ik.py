@@ -28,8 +28,9 @@ References
 ----------
 Felis, M. L. (2015). Modeling emotional aspects in human locomotion. PhD thesis,
 Heidelberg University, §4.4.3 (inverse kinematics by least squares).
-Simonidis, C., Stelzner, G. & Seemann, W. (2011). Kinematic and dynamic
-analysis of human motion, eqs 24-26.
+Simonidis, C., Stelzner, G., Seemann, W. & Bauer, F. (2011). Modeling and
+synthesis of human motion within the collaborative research center 588.
+Procedia IUTAM 2, 275-289, eqs 24-26.
 Marquardt, D. W. (1963). An algorithm for least-squares estimation of
 nonlinear parameters. J. SIAM 11(2), 431-441.
 """

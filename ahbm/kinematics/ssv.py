@@ -274,7 +274,7 @@ def _comb(V, w):
 
 def _segment_triangle(S, T):
     """Weights ``((w0, w1), (wa, wb, wc))`` of the closest points of a segment ``S``
-    (two (3, ...) vertices) and a triangle ``T`` (three) (Schwienbacher §6.6, Table 6.7):
+    (two (3, ...) vertices) and a triangle ``T`` (three) (Schwienbacher §6.4.5, Table 6.7):
     the crossing of the plane inside the triangle, else the best of the three
     edge–segment and two endpoint–triangle closest points."""
     p0, p1 = S

@@ -201,8 +201,9 @@ def estimate_head_load(
     The equations of motion ``H q̈ + C + g = τ_el + J_pᵀ F + J_ωᵀ M`` give,
     per frame, ``[J_ωᵀ  J_pᵀ] [M; F] = RNEA(q, q̇, q̈) − τ_el`` (``M = 0`` unless
     `moment`); it is solved
-    in the least-squares (minimum-norm) sense with the pseudo-inverse (AHBM
-    §5.1.2: inverse model of the airbag load).
+    in the least-squares (minimum-norm) sense with the pseudo-inverse (the
+    inverse model of the airbag load of AHBM §5.1.2; the report does not
+    print its method, the pseudo-inverse is ahbm's).
 
     Examples
     --------

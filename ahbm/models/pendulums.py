@@ -8,8 +8,11 @@
       J_O q̈ + m g (l/2) cos q = τ
 
   with ``J_O`` the moment of inertia about the pin (``m l²/3`` for a slender
-  rod). The class exercises of the AHBM report use m = 0.5 kg, l = 0.4 m and
-  J_O = 0.0267 kg m² (= 0.5 · 0.4² / 3, rounded).
+  rod). The defaults are the simple pendulum of Chung (2009): §3.4 (figure
+  3.2, eq. 3.27: m = 0.5 kg, l = 0.4 m, a slender bar) and §6.3.1–6.3.2
+  (eq. 6.8, with J_O = 0.0267 kg m² = 0.5 · 0.4² / 3, rounded). The AHBM
+  report has no such pendulum (its §5.2.2 pendulums have unit length, mass
+  and inertia).
 - :func:`double_pendulum_3d`: the three-dimensional double pendulum of AHBM
   §5.2.2.
 - :func:`triple_pendulum_euler`: the triple pendulum with EulerZYX joints of
@@ -73,7 +76,8 @@ def single_pendulum(
     Notes
     -----
     Equation of motion: ``J_O q̈ + m g (l/2) cos q = τ`` under gravity
-    ``(0, 0, -g)`` (see :func:`pendulum_torque` for any gravity vector).
+    ``(0, 0, -g)`` (see :func:`pendulum_torque` for any gravity vector), Chung
+    (2009) eq. 6.8; the default parameters are Chung's (module docstring).
 
     Examples
     --------

@@ -244,10 +244,12 @@ def joint_reaction_loads(
 
     Notes
     -----
-    With the body loads ``f_ext,i`` (external + muscles), AHBM eqs (4.1)-(4.2)
-    from the distal bodies to the proximal ones give the force ``F_i`` and the
-    moment ``M_i`` (about the child-frame origin ``c_i``) that the parent
-    exerts on body ``i``:
+    With the body loads ``f_ext,i`` (external + muscles), AHBM §4.4 eqs
+    (4.1)-(4.2) (with the weight and the force moments the printed equations
+    omit: :func:`ahbm.dynamics.segmental.newton_euler`) from the distal
+    bodies to the proximal ones give the force ``F_i`` and the moment ``M_i``
+    (about the child-frame origin ``c_i``) that the parent exerts on body
+    ``i``:
     ``F_i = m_i (a_i − g) − F_e,i + Σ_children F_d`` and
     ``M_i = İ_i ω_i − M_e,i − (c_i − x_i) × F_i + Σ [M_d + (c_d − x_i) × F_d]``
     (:func:`~ahbm.dynamics.segmental.newton_euler`). The load on the parent is

@@ -49,7 +49,7 @@ def clamped_knots(n_control: int, degree: int = 3, t0: float = 0.0, t1: float = 
     n_control : int
         Number of control points ``n`` (>= ``degree + 1``).
     degree : int, optional
-        Degree ``p`` (default 3, cubic: continuous accelerations, Chung §5.3).
+        Degree ``p`` (default 3, cubic: continuous accelerations, Chung §5.5–5.6).
     t0, t1 : float, optional
         Start and end of the parameter (time) interval, ``t1 > t0``.
 

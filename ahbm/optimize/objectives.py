@@ -35,7 +35,7 @@ class Effort:
     scale : float or array_like, optional
         Torque scale ``s_i`` (N m).
     exponent : int
-        ``n`` (2 for the sum of squared torques of Chung eq 6.4 / 7.17).
+        ``n`` (2 for the sum of squared torques of Chung eqs 6.13a / 7.17a).
 
     Examples
     --------

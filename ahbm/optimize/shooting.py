@@ -10,8 +10,9 @@ second derivatives), and the continuity (matching) conditions
 ``x_{k+1} − Φ(x_k, u_k, u_{k+1}, p; t_k, h) = 0``,  ``k = 0 … N−1``
 
 join the intervals. The controls are piecewise linear between the nodes
-(``control="linear"``) or piecewise constant (``control="constant"``, Felis'
-choice for MUSCOD-II's multi-phase problems). The running cost is integrated
+(``control="linear"``) or piecewise constant (``control="constant"``). Felis
+(2015, §5.2.1) uses continuous piecewise-linear controls, ahbm's
+``"linear"``. The running cost is integrated
 by the same RK4 steps as a quadrature state, so the objective is as accurate
 as the dynamics. Path constraints hold at the nodes.
 

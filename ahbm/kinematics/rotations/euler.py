@@ -77,9 +77,10 @@ def euler_to_matrix(angles, seq: str, *, degrees: bool = False) -> np.ndarray:
 
     Notes
     -----
-    AHBM eqs. 2.4-2.5 (ZXZ and ZYX). Computed through the product of the
-    three elementary quaternions, which is cheaper than three matrix
-    products.
+    AHBM eqs. 2.3 and 2.5 (ZXZ and ZYX; the factors printed in eqs 2.2 and
+    2.4 are mislabelled, the products are right: docs/sources.md). Computed
+    through the product of the three elementary quaternions, which is cheaper
+    than three matrix products.
 
     Examples
     --------
