@@ -16,6 +16,8 @@ the OS cache):
   ``InverseDynamicsTool`` run from a Python process on the same setup
   (``import opensim; t = opensim.InverseDynamicsTool(setup); t.run()``);
   the same on that trial repeated 6 times end to end (15 s, 877 frames);
+- ``ahbm ik subject01_Setup_IK.xml`` beside OpenSim's ``InverseKinematicsTool``
+  run from a Python process on the same setup;
 - with ``--tests``: the collection of the test suite (``pytest --collect-only``)
   as a whole process (no peer: the target is under 5 s);
 - with ``--cold``: a first ``ahbm demo`` and a first ``ahbm id`` on an empty
@@ -47,6 +49,13 @@ import numpy as np
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "opensim"
 SETUP = "subject01_Setup_ID.xml"
+OPENSIM_IK = (
+    "import sys, opensim as osim\n"
+    "t = osim.InverseKinematicsTool(sys.argv[1])\n"
+    "t.set_output_motion_file(sys.argv[2])\n"
+    "t.run()\n"
+)
+SETUP_IK = "subject01_Setup_IK.xml"
 OPENSIM_ID = (
     "import sys, opensim as osim\n"
     "t = osim.InverseDynamicsTool(sys.argv[1])\n"
@@ -226,6 +235,16 @@ def main() -> int:
                 )
             else:
                 print(f"  ahbm id ({label})  {t['ahbm id']:.2f} s")
+        commands = {"ahbm ik": ([*ahbm, "ik", SETUP_IK, "-o", "ahbm_ik.mot"], folder)}
+        if not args.no_opensim:
+            commands["opensim"] = ([py, "-c", OPENSIM_IK, SETUP_IK, "opensim_ik.mot"], folder)
+        t = medians(commands, args.runs)
+        if "opensim" in t:
+            print_pair(
+                "ahbm ik (subject01)", t["ahbm ik"], "OpenSim InverseKinematicsTool", t["opensim"]
+            )
+        else:
+            print(f"  ahbm ik (subject01)  {t['ahbm ik']:.2f} s")
         if args.cold:
             cold_runs(ahbm, folder)
     if args.tests:

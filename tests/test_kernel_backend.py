@@ -184,3 +184,89 @@ def test_ahbm_id_loads_neither_numba_nor_scipy_nor_pandas_and_agrees(tmp_path):
     np.testing.assert_array_equal(a.time, b.time)
     scale = 1.0 + np.abs(b.values).max()
     assert np.abs(a.values - b.values).max() <= 1e-9 * scale
+
+
+# --- ahbm ik ------------------------------------------------------------------------------
+
+
+@needs_shared
+def test_ahbm_ik_loads_neither_numba_nor_scipy_nor_pandas_and_agrees(tmp_path):
+    """The walking trial's IK in numpy equals the compiled run (same iterations, round-off)."""
+    import shutil
+
+    for f in (SHARED / "opensim").iterdir():
+        if f.is_file():
+            shutil.copy2(f, tmp_path / f.name)
+    code = (
+        "import sys\n"
+        "from ahbm.cli import main\n"
+        "status = main(['ik', 'subject01_Setup_IK.xml', '-o', 'OUT', '-q'])\n"
+        "print(status, [m for m in ('numba', 'scipy', 'pandas') if m in sys.modules])"
+    )
+    out = _python(code.replace("OUT", "numpy.mot"), cwd=tmp_path)
+    assert out.splitlines()[-1] == "0 []"
+    out = _python(code.replace("OUT", "numba.mot"), cwd=tmp_path, AHBM_KERNELS="numba")
+    assert out.splitlines()[-1].startswith("0 ['numba'")
+
+    from ahbm.opensim import read_mot
+
+    a, b = read_mot(tmp_path / "numpy.mot"), read_mot(tmp_path / "numba.mot")
+    assert a.columns == b.columns and len(a) == len(b) == 151
+    assert np.abs(a.values - b.values).max() <= 1e-6  # the file's 8 decimals
+
+
+def test_a_long_ik_loads_the_compiled_kernels_first(monkeypatch):
+    """Many small kinematics calls: a long trial is handed to numba at the start."""
+    from ahbm.models import human15
+    from ahbm.opensim import ik_tool
+
+    monkeypatch.delenv("AHBM_KERNELS", raising=False)
+    loaded = []
+    monkeypatch.setattr(backend, "compiled_loaded", lambda: bool(loaded))
+    monkeypatch.setattr("ahbm._engine.dispatch.load_compiled", lambda: loaded.append(1))
+    m = human15(mass=70.0, height=1.75)
+    with backend.numpy_while_small():
+        ik_tool._kernels_for(m, 100)
+        assert loaded == []
+        ik_tool._kernels_for(m, 100_000)
+        assert loaded == [1]
+
+
+# --- the tab-separated number block without pandas ---------------------------------------
+
+
+def test_the_tab_block_reads_what_pandas_reads():
+    """Random blocks with empty fields, short rows, trailing tabs and blank lines."""
+    import io
+
+    import pandas as pd
+
+    from ahbm._internal.text import _NAN_SPELLINGS, _tab_block
+
+    rng = np.random.default_rng(0)
+    compared = 0
+    for _ in range(400):
+        n, m = int(rng.integers(1, 30)), int(rng.integers(1, 12))
+        lines = []
+        for _i in range(n):
+            k = m if rng.random() > 0.2 else int(rng.integers(1, m + 1))
+            fields = []
+            for _j in range(k):
+                r = rng.random()
+                number = repr(float(rng.normal() * 10.0 ** rng.integers(-3, 4)))
+                fields.append("" if r < 0.15 else ("nan" if r < 0.18 else number))
+            lines.append("\t".join(fields) + ("\t" if rng.random() < 0.1 else ""))
+            if rng.random() < 0.05:
+                lines.append("")
+        body = ("\n".join(lines) + "\n").encode()
+        mine = _tab_block(body)
+        if mine is None:  # pandas decides (a row longer than the first, say)
+            continue
+        ref = pd.read_csv(
+            io.BytesIO(body), sep="\t", header=None, skip_blank_lines=True, dtype=np.float64,
+            engine="c", encoding="latin-1", na_values=_NAN_SPELLINGS,
+        ).to_numpy(dtype=np.float64)  # fmt: skip
+        assert mine.shape == ref.shape and np.array_equal(mine, ref, equal_nan=True), body
+        compared += 1
+    assert compared > 100
+    assert _tab_block(b"1\t#N/A\n") is None  # a spelling float() does not read: pandas'

@@ -217,6 +217,34 @@ def _regular_block(body) -> np.ndarray | None:
     return values
 
 
+#: Bytes of a tab-separated block read by :func:`_tab_block` rather than by pandas: a
+#: short command (``ahbm ik`` on a walking trial's TRC) need not import pandas (0.3 s).
+_SMALL_TAB_BLOCK = 2_000_000
+
+
+def _tab_block(body) -> np.ndarray | None:
+    """Rows of tab-separated numbers as pandas reads them (empty fields NaN), or None.
+
+    Blank lines are skipped; a row shorter than the first is padded with NaN.
+    None (pandas then decides, and raises where it does) for a row longer than
+    the first, a NaN spelling that ``float`` does not read, or text.
+    """
+    text = bytes(body).decode("latin-1")
+    rows = [line.split("\t") for line in text.splitlines() if line.strip(" \r")]
+    if not rows:
+        return None
+    width = len(rows[0])
+    values = np.full((len(rows), width), np.nan)
+    try:
+        for i, row in enumerate(rows):
+            if len(row) > width:
+                return None
+            values[i, : len(row)] = [float(x) if x.strip() else np.nan for x in row]
+    except ValueError:
+        return None
+    return values
+
+
 def _parse_numeric_block(
     lines: _TextLines, start: int, sep: str, path: Path, kind: str
 ) -> np.ndarray:
@@ -231,6 +259,10 @@ def _parse_numeric_block(
         return np.zeros((0, 0))
     if sep != "\t":
         values = _regular_block(body)
+        if values is not None:
+            return values
+    elif len(body) <= _SMALL_TAB_BLOCK:
+        values = _tab_block(body)
         if values is not None:
             return values
     import pandas as pd

@@ -103,11 +103,14 @@ def add_id_arguments(parser: argparse.ArgumentParser) -> None:
 def run_ik(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from ahbm._engine.backend import numpy_while_small
     from ahbm.cli._compiling import announce
     from ahbm.opensim.ik_tool import run_ik_setup
 
-    announce("ik", quiet=args.quiet)  # first run of an installation: numba compiles
-    res = run_ik_setup(args.setup, output=args.output, time_range=args.time_range)
+    # a walking trial runs in numpy before numba would have loaded; a long trial loads
+    # the compiled kernels (on the first run of an installation numba compiles: say so)
+    with numpy_while_small(before_load=lambda: announce("ik", quiet=args.quiet)):
+        res = run_ik_setup(args.setup, output=args.output, time_range=args.time_range)
     print(
         f"IK: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
         f"{len(res.coordinate_names)} coordinates, {len(res.marker_names)} markers; marker "

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ahbm._engine.node_plan import plan
 from ahbm.errors import AhbmWarning, DataError, FileFormatError
 from ahbm.io.opensim_table import OpenSimTable
 from ahbm.io.trc import MAX_MARKER_COORDINATE, first_beyond, read_trc, trc_time
@@ -538,6 +539,27 @@ def coordinate_task_targets(model: Model, tasks, coordinate_file, time, *, where
     return targets, weights
 
 
+#: Frames × node-plan nodes up to which the IK of a short command runs its kinematics in
+#: numpy (``ahbm._engine.backend``): about 1 ms a frame for subject01's 14 nodes (151
+#: frames: 0.15 s), against 0.6 s to load numba and 0.2 ms a frame compiled.
+_IK_NUMPY_WORK = 10_000
+
+
+def _kernels_for(model: Model, n_frames: int) -> None:
+    """Load the compiled kernels now when the trial is too long for the numpy codings.
+
+    Each kinematics call of the IK is small; the whole IK of a long trial is not.
+    Outside a short command's ``numpy_while_small()`` block this does nothing.
+    """
+    from ahbm._engine import backend
+
+    n_nodes = max(1, int(getattr(plan(model), "n", 1)))
+    if backend.use_compiled(n_frames * n_nodes <= _IK_NUMPY_WORK) and not backend.compiled_loaded():
+        from ahbm._engine.dispatch import load_compiled
+
+        load_compiled()
+
+
 def run_ik_setup(
     path,
     *,
@@ -597,6 +619,7 @@ def run_ik_setup(
     if model is None:  # IK uses no muscle path
         model = _read_osim(setup.model_file, muscles=False)
     trial = read_trc(setup.marker_file)
+    _kernels_for(model, trial.points.shape[0])
     weights = {}
     for task in setup.tasks:
         if task.kind == "marker":
