@@ -9,7 +9,9 @@ subject parameters and events as the file gives them; nothing tuned per
 file), then :func:`ahbm.gait.compare_with_file_outputs` compares the
 result with the file's curves. Printed per file: the correlation per
 component of every angle and moment, the joint-centre distances, the frames
-whose foot load differs from Vicon's (left out of that foot's moments), and
+whose foot load differs from Vicon's (left out of that foot's moments), the
+sagittal moment's r split by ahbm's foot load (loaded / unloaded frames) and
+on the file's own distal segment axes (with their angle from ahbm's), and
 the flags; then over all files: the share of sagittal moment curves with
 r >= 0.9 and of transverse moment curves with a positive r (signs agreeing).
 
@@ -50,6 +52,13 @@ def run(path: str, static: str | None) -> tuple[list, list]:
                 extra = ""
                 if "frames_other_load" in c:
                     extra = f"  ({c['frames_other_load']} frames with another foot load left out)"
+                if kind == "Moment":
+                    extra += (
+                        f"  [sagittal r loaded {c.get('r_loaded', np.nan):+.3f}, unloaded "
+                        f"{c.get('r_unloaded', np.nan):+.3f}, on the file's axes "
+                        f"{c.get('r_file_axes', np.nan):+.3f} "
+                        f"({c.get('axis_angle_deg', np.nan):.0f} deg)]"
+                    )
                 print(f"  {name:<14} r = {_fmt(c['r'])}  over {c['frames']} frames{extra}")
                 if kind == "Moment":
                     sag.append(c["r"][0])
@@ -81,8 +90,10 @@ def main(argv=None) -> None:
     sag_a, trans_a = np.array(sag), np.array(trans)
     ok = np.isfinite(sag_a)
     print(
-        f"\nsagittal moments: r >= 0.9 in {int((sag_a[ok] >= 0.9).sum())} of {int(ok.sum())} "
-        f"curves; transverse moments: same sign (r > 0) in "
+        f"\nsagittal moments: r >= 0.9 in {int((sag_a[ok] >= 0.9).sum())}, r >= 0.95 in "
+        f"{int((sag_a[ok] >= 0.95).sum())} of {int(ok.sum())} curves ({int((~ok).sum())} flat or "
+        "not compared: less than 0.05 N·m/kg peak to peak, or too few frames); "
+        "transverse moments: same sign (r > 0) in "
         f"{int((trans_a[np.isfinite(trans_a)] > 0).sum())} of {int(np.isfinite(trans_a).sum())}"
     )
 

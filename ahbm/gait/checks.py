@@ -90,13 +90,17 @@ def check_cycles(spatiotemporal: dict) -> list:
     return flags
 
 
-def check_kinetics(moments: dict) -> list:
+def check_kinetics(moments: dict, *, forces=None) -> list:
     """Plausibility flags of the joint moments (empty when fine).
 
     Parameters
     ----------
     moments : dict
         ``"LAnkleMoment"`` ... -> (n_frames, 3), N·m/kg (Plug-in Gait signs).
+    forces : dict, optional
+        ``"LGroundReactionForce"`` ... -> (n_frames, 3): a side whose foot
+        never carries a known plate load (no stance kinetics, e.g. a foot
+        partly off the plates) is not checked.
 
     Returns
     -------
@@ -115,6 +119,9 @@ def check_kinetics(moments: dict) -> list:
     for side, p in (("left", "L"), ("right", "R")):
         m = moments.get(p + "AnkleMoment")
         if m is None or not np.isfinite(m[:, 0]).any():
+            continue
+        grf = None if forces is None else forces.get(p + "GroundReactionForce")
+        if grf is not None and not (np.nan_to_num(np.abs(grf)).sum(axis=1) > 0).any():
             continue
         peak = float(np.nanmax(m[:, 0]))
         if not lo <= peak <= hi:

@@ -152,7 +152,9 @@ def gait_energetics(
     flow = None
     if loads is not None:
         flow = segment_power_flow(PARENT, loads, motion.com, v, motion.omega, f_ext=f_ext)
-        unknown = unknown_load_frames(events, assignment, time, markers.rate)
+        unknown = unknown_load_frames(
+            events, assignment, time, markers.rate, weight=subject.mass * G
+        )
         bad_any = np.zeros(time.size, bool)
         for side, _ in SIDES:
             ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]

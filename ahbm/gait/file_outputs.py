@@ -39,6 +39,12 @@ _MIN_FRAMES = 20
 LOAD_TOLERANCE = 1.0
 #: Fraction of a foot's loaded frames whose load may differ before it is flagged.
 _MAX_LOAD_DIFFERING = 0.05
+#: N·m/kg: a moment component whose compared curves (both, low-passed) span less than
+#: this has no shape to correlate (a swing-only ankle moment): r is NaN, ``"flat"`` set.
+FLAT_MOMENT = 0.05
+#: Plug-in Gait's bone (virtual points ``?O``, ``?L``: origin, lateral axis) of the
+#: distal segment of each joint.
+DISTAL_BONE = {"Hip": "FE", "Knee": "TI", "Ankle": "FO"}
 
 
 def _bare(label: str) -> str:
@@ -46,8 +52,11 @@ def _bare(label: str) -> str:
     return str(label).strip().rsplit(":", 1)[-1]
 
 
-def _r(a, b):
-    """Pearson r; NaN for a flat curve (no shape to compare: a value near 0 throughout)."""
+def _r(a, b, floor: float = 0.0):
+    """Pearson r; NaN for a flat curve (no shape to compare: a value near 0 throughout,
+    or both spanning less than `floor`)."""
+    if a.size >= _MIN_FRAMES and max(np.ptp(a), np.ptp(b)) < floor:
+        return float("nan")
     flat = 1e-9 + 1e-6 * max(np.abs(a).max(), np.abs(b).max())
     if a.size < _MIN_FRAMES or np.ptp(a) < flat or np.ptp(b) < flat:
         return float("nan")
@@ -92,6 +101,57 @@ def _compare_loads(mine, theirs):
         "scale": scale,
     }
     return check, differs
+
+
+def _moment_diagnosis(check, name, result, mine, theirs, ok, lab, file_point, rate, cutoff):
+    """Fill a moment check's diagnosis; return the text a flag adds to its message.
+
+    ``r_loaded``/``r_unloaded``: the sagittal r over the compared frames where
+    ahbm's foot of that side carries a plate load, and over the others (NaN
+    when too few). ``r_file_axes``/``axis_angle_deg``: ahbm's lab-frame moment
+    projected on the file's distal segment axes (``lab = (moment, axis)``).
+    """
+    grf = result.forces.get(f"{name[:1]}GroundReactionForce")
+    loaded = np.zeros(ok.shape, bool)
+    if grf is not None and np.shape(grf) == (ok.size, 3):
+        loaded = np.nan_to_num(np.linalg.norm(grf, axis=1)) > 0.0
+    for key, part in (("r_loaded", ok & loaded), ("r_unloaded", ok & ~loaded)):
+        check[key] = _r(mine[part], theirs[part], FLAT_MOMENT) if part.any() else float("nan")
+    parts = []
+    rl, ru = check["r_loaded"], check["r_unloaded"]
+    if np.isfinite(rl) and np.isfinite(ru):
+        parts.append(f"r = {rl:.2f} with the foot loaded, {ru:.2f} without")
+    joint = next((j for j in DISTAL_BONE if name[1:].startswith(j)), None)
+    if lab is not None and joint is not None:
+        origin = file_point(f"{name[:1]}{DISTAL_BONE[joint]}O")
+        lateral = file_point(f"{name[:1]}{DISTAL_BONE[joint]}L")
+        if origin is not None and lateral is not None:
+            moment, axis = (np.asarray(a, dtype=float) for a in lab)
+            a = lateral - origin
+            with np.errstate(invalid="ignore", divide="ignore"):
+                a /= np.linalg.norm(a, axis=1, keepdims=True)
+            a[~np.any(origin != 0.0, axis=1)] = np.nan  # Vicon's zeros: no bone
+            cos = np.sum(a * axis, axis=1)
+            a *= np.sign(np.nanmedian(cos)) if np.isfinite(cos).any() else np.nan
+            proj = np.sum(moment * a, axis=1)[:, None]
+            sm = _smoothed(proj, ok, rate, cutoff)[:, 0]
+            use = ok & np.isfinite(sm)
+            if use.sum() >= _MIN_FRAMES:
+                check["r_file_axes"] = _r(sm[use], theirs[use], FLAT_MOMENT)
+                check["axis_angle_deg"] = float(
+                    np.degrees(np.nanmedian(np.arccos(np.clip(np.abs(cos[use]), 0.0, 1.0))))
+                )
+                parts.append(
+                    f"on the file's own {DISTAL_BONE[joint]} axes ({check['axis_angle_deg']:.0f}"
+                    f" deg from ahbm's flexion axis) r = {check['r_file_axes']:.2f}"
+                )
+                if check["r_file_axes"] >= MIN_SAGITTAL_R and check["axis_angle_deg"] > 5.0:
+                    parts.append(
+                        "the segment is turned differently about its long axis (the static "
+                        "calibration: ThighRotation, ShankRotation, TibialTorsion or the foot "
+                        "offsets Vicon used are not in the file or differ)"
+                    )
+    return "; " + "; ".join(parts) if parts else ""
 
 
 def _smoothed(curve, ok, rate: float, cutoff):
@@ -173,7 +233,7 @@ def centre_distance(trial, time, centre, label: str) -> tuple[float, int]:
     return (float(np.median(d)), int(d.size)) if d.size else (float("nan"), 0)
 
 
-def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
+def compare_with_file_outputs(result: GaitResult, trial, *, lab_moments=None) -> tuple[dict, list]:
     """Compare a gait result with the Plug-in Gait outputs stored in its trial.
 
     Parameters
@@ -183,6 +243,13 @@ def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
     trial : Trial
         The trial as read (:func:`ahbm.io.read_c3d`), with its model outputs
         (``trial.point_kinds``) and virtual points in SI units.
+    lab_moments : dict, optional
+        ``{"LKneeMoment": (moment, axis)}``: ahbm's internal joint moment
+        (N·m/kg, (n_frames, 3)) and its distal segment's signed flexion axis
+        (:attr:`GaitKinetics.sagittal_axes <ahbm.gait.GaitKinetics>`), both
+        in the trial's lab frame. With them, a moment whose file carries its
+        distal bone (``LTIO``/``LTIL`` ...) is also projected on the file's
+        own segment axes (``"r_file_axes"``, ``"axis_angle_deg"``).
 
     Returns
     -------
@@ -193,7 +260,12 @@ def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
         both are finite and the file's value is not exactly zero; powers
         compare the total, the file's Z component); moments and powers of a
         foot whose ground reaction the file carries also give
-        ``"frames_other_load"``. ``{"LGroundReactionForce": {"r", "rms",
+        ``"frames_other_load"``; moments give the sagittal r over the frames
+        where ahbm's foot carries a plate load and over the others
+        (``"r_loaded"``, ``"r_unloaded"``), ``"flat"`` (components whose
+        curves span less than :data:`FLAT_MOMENT`, r NaN), and with
+        `lab_moments` ``"r_file_axes"`` and ``"axis_angle_deg"``.
+        ``{"LGroundReactionForce": {"r", "rms",
         "frames", "frames_loaded", "frames_differing", "scale"}}`` for the
         feet's ground reactions, and ``{"LAJC": {"median_distance": m,
         "frames": n}, ...}`` for the joint centres the file carries (``LFEP``,
@@ -206,6 +278,15 @@ def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
 
     Notes
     -----
+    **Diagnosis.** A sagittal moment that differs only where the foot is
+    loaded points at the load or the geometry (plate assignment, centre of
+    pressure, joint centres, segment axes); one that differs only in swing at
+    the segment parameters and the filtering. ``r_file_axes`` projects ahbm's
+    own moment on the file's distal segment axes: when it agrees where
+    ``r`` does not, the two models' segments are turned differently about
+    their long axes (the static calibration: ThighRotation, ShankRotation,
+    TibialTorsion, foot offsets), and the flag says so.
+
     The file's moments are those of Plug-in Gait's own projection (the
     distal segment's axes); ahbm's default projection is the joint
     coordinate system's (``GaitSettings.moment_frame``), which gives the same
@@ -307,20 +388,33 @@ def compare_with_file_outputs(result: GaitResult, trial) -> tuple[dict, list]:
         if n < _MIN_FRAMES:
             continue
         comps = (2,) if kind == "power" else (0, 1, 2)
+        floor = FLAT_MOMENT if kind == "moment" else 0.0
         r = np.full(3, np.nan)
         r_raw = np.full(3, np.nan)
         rms = np.full(3, np.nan)
         for c in comps:
-            r[c] = _r(mine[ok, c], theirs[ok, c])
-            r_raw[c] = _r(mine_raw[ok, c], raw[ok, c])
+            r[c] = _r(mine[ok, c], theirs[ok, c], floor)
+            r_raw[c] = _r(mine_raw[ok, c], raw[ok, c], floor)
             rms[c] = float(np.sqrt(np.mean((mine_raw[ok, c] - raw[ok, c]) ** 2)))
         checks[name] = {"r": r, "rms": rms, "frames": n, "r_unfiltered": r_raw}
         if kind != "angle" and name[:1] in other_load:
             checks[name]["frames_other_load"] = excluded
+        why = ""
+        if kind == "moment":
+            checks[name]["flat"] = np.array(
+                [c in comps and max(np.ptp(mine[ok, c]), np.ptp(theirs[ok, c])) < floor
+                 for c in range(3)]
+            )  # fmt: skip
+            why = _moment_diagnosis(
+                checks[name], name, result, mine[:, 0], theirs[:, 0], ok,
+                None if lab_moments is None else lab_moments.get(name),
+                lambda lab: file_curve(lab, (t_res.size, 3)) if lab in column else None,
+                rate, cutoff,
+            )  # fmt: skip
         if kind in ("angle", "moment") and np.isfinite(r[0]) and r[0] < MIN_SAGITTAL_R:
             flags.append(
                 f"{name}: the sagittal curve differs from the file's own Plug-in Gait output "
-                f"(r = {r[0]:.2f} over {n} frames)"
+                f"(r = {r[0]:.2f} over {n} frames){why}"
             )
         if kind == "moment" and np.isfinite(r[2]) and r[2] < OPPOSITE_SIGN_R:
             flags.append(

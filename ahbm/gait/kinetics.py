@@ -58,6 +58,8 @@ _FRAME_TEXT = {
     "distal": "distal segment axes (Plug-in Gait's projection)",
     "proximal": "proximal segment axes",
 }
+# sign of the sagittal clinical moment on the distal z axis (extensor / plantarflexor positive)
+_SAGITTAL_SIGN = {"Hip": -1.0, "Knee": 1.0, "Ankle": -1.0}
 # ISB segment axes (x anterior, y proximal, z right) in the order (sagittal, frontal,
 # transverse): the JCS axes e1, e2, e3 of two aligned segments
 _PLANE_AXES = (2, 0, 1)
@@ -159,6 +161,13 @@ class GaitKinetics(ResultRepr):
         foot's load is unknown.
     notes : dict
         What was done (BSP table, GRF cutoff, threshold, moment convention).
+    lab_moments : dict
+        ``"LHipMoment"`` ... -> (n_frames, 3), N·m/kg: the internal moment on
+        the distal segment in the lab frame (NaN where unknown).
+    sagittal_axes : dict
+        ``"LHipMoment"`` ... -> (n_frames, 3): the distal segment's flexion
+        axis, signed so that ``lab_moments · axis`` is the sagittal moment on
+        the distal axes (extensor / plantarflexor positive).
     """
 
     moments: dict
@@ -166,6 +175,8 @@ class GaitKinetics(ResultRepr):
     forces: dict
     notes: dict
     total_powers: dict = field(default_factory=dict)
+    lab_moments: dict = field(default_factory=dict)
+    sagittal_axes: dict = field(default_factory=dict)
 
 
 def assign_plates(markers: GaitMarkers, frames: SegmentFrames, *, settings=None):
@@ -398,8 +409,10 @@ def joint_kinetics(
     if assignment is None:
         raise DataError("`assignment` is None: no force plate load is assigned to the feet")
     _, _, motion, f_ext, loads = segment_loads(markers, frames, subject, assignment, settings)
-    unknown = unknown_load_frames(events, assignment, markers.time, markers.rate)
-    moments, powers, forces, totals = {}, {}, {}, {}
+    unknown = unknown_load_frames(
+        events, assignment, markers.time, markers.rate, weight=subject.mass * G
+    )
+    moments, powers, forces, totals, lab, axes = {}, {}, {}, {}, {}, {}
     for side, p in SIDES:
         ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
         bad = unknown[side]
@@ -417,13 +430,25 @@ def joint_kinetics(
             pw = _power_components(M, w_rel, Rprox, Rdist)
             total = np.sum(M * w_rel, axis=-1)
             fr = loads_in_frame(loads.force[:, i] / subject.mass, Rdist)
-            for arr in (clin, pw, fr, total):
+            M = M.copy()
+            for arr in (clin, pw, fr, total, M):
                 arr[bad] = np.nan
+            lab[f"{p}{joint}Moment"] = M
+            axes[f"{p}{joint}Moment"] = _SAGITTAL_SIGN[joint] * Rdist[..., :, 2]
             moments[f"{p}{joint}Moment"] = clin
             powers[f"{p}{joint}Power"] = pw
             totals[f"{p}{joint}Power"] = total
             forces[f"{p}{joint}Force"] = fr
+    stance = _stance_masks(events, markers.time)
+    off = {}
+    for side, _ in SIDES:
+        fz = f_ext[:, SEGMENTS.index(f"foot_{side}"), 5]
+        part = partly_off_plates(stance[side], stance[_OTHER[side]], fz, subject.mass * G)
+        if part.any():
+            t, runs = markers.time, _runs(np.flatnonzero(part))
+            off[side] = ", ".join(f"{t[a]:.2f}-{t[b]:.2f} s" for a, b in runs)
     notes = {
+        "stances_partly_off_plates": "; ".join(f"{k}: {v}" for k, v in off.items()) or "none",
         "bsp_table": f"de_leva ({settings.sex}); foot COM at mid AJC-TOE",
         "grf_cutoff_hz": "none" if settings.grf_cutoff is None else float(settings.grf_cutoff),
         "force_threshold_n": float(settings.threshold),
@@ -432,7 +457,7 @@ def joint_kinetics(
         "power_convention": "total M.(w_distal - w_proximal) (Plug-in Gait's Z) and its "
         "split on the JCS axes",
     }
-    return GaitKinetics(moments, powers, forces, notes, totals)
+    return GaitKinetics(moments, powers, forces, notes, totals, lab, axes)
 
 
 def segment_loads(markers, frames, subject, assignment, settings):
@@ -458,12 +483,18 @@ def segment_loads(markers, frames, subject, assignment, settings):
     return masses, inertia, motion, f_ext, loads
 
 
-def unknown_load_frames(events, assignment, time, rate) -> dict:
+def unknown_load_frames(events, assignment, time, rate, *, weight=None) -> dict:
     """Per side: True in the frames where the leg's joint loads are unknown.
 
     The foot is on the ground (by the events) but on no plate, its plate
     cannot be attributed to it, or the frame is within 0.03 s of a plate
-    contact's ends (the load there is below the plate threshold).
+    contact's ends (the load there is below the plate threshold). With the
+    body `weight` (N), a whole stance (foot strike to foot off) is unknown
+    when the plates carry less than :data:`MIN_SINGLE_SUPPORT_LOAD` of it
+    under the foot (median vertical load) while the other foot is in swing:
+    the foot stands partly off the plates (a heel on a plate's edge, a
+    forefoot beyond it), and the load measured in its other frames is not
+    the foot's whole load either.
     """
     stance = _stance_masks(events, time)
     margin = int(np.ceil(0.03 * rate))
@@ -472,7 +503,66 @@ def unknown_load_frames(events, assignment, time, rate) -> dict:
         foot = SEGMENTS.index(f"foot_{side}")
         contact = assignment.contact[:, foot]
         bad = assignment.ambiguous[:, foot] | (stance[side] & ~contact)
+        if weight is not None and np.isfinite(weight) and weight > 0:
+            bad |= partly_off_plates(
+                stance[side], stance[_OTHER[side]], assignment.f_ext[:, foot, 5], weight
+            )
         out[side] = _dilate(bad, margin) | (_dilate(contact, margin) & ~contact)
+    return out
+
+
+#: Fraction of body weight a foot's plates must carry, as a median over the foot's
+#: single support, for that stance's plate loads to be taken as the foot's whole load.
+MIN_SINGLE_SUPPORT_LOAD = 0.5
+_OTHER = {"Left": "Right", "Right": "Left"}
+
+
+def partly_off_plates(stance, other_stance, fz, weight, *, min_frames: int = 3):
+    """Frames of the stances in which the foot stands partly off the force plates.
+
+    Parameters
+    ----------
+    stance, other_stance : ndarray of bool, shape (n_frames,)
+        The foot's and the other foot's ground contact (from the events).
+    fz : ndarray, shape (n_frames,)
+        Vertical plate load assigned to the foot, N (0 off the plates).
+    weight : float
+        Body weight, N.
+    min_frames : int
+        Single-support frames a stance needs for the check.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_frames,)
+        True over every stance (a run of `stance`) that touches a plate but
+        whose median vertical load over its single-support frames (the other
+        foot off the ground) is below ``MIN_SINGLE_SUPPORT_LOAD * weight``
+        (a stance on no plate at all is left False).
+
+    Notes
+    -----
+    In single support the foot carries the body's weight (0.7-1.3 times it
+    in walking); a plate that reads much less holds only part of the foot.
+
+    Examples
+    --------
+    >>> st = np.array([0, 1, 1, 1, 1, 1, 0], bool); other = np.array([1, 1, 0, 0, 0, 1, 1], bool)
+    >>> partly_off_plates(st, other, np.array([0, 30, 10, 5, 8, 20, 0.0]), 700.0).astype(int)
+    array([0, 1, 1, 1, 1, 1, 0])
+    """
+    stance = np.asarray(stance, bool)
+    single = stance & ~np.asarray(other_stance, bool)
+    fz = np.nan_to_num(np.asarray(fz, dtype=float))
+    out = np.zeros(stance.shape, bool)
+    idx = np.flatnonzero(stance)
+    if idx.size == 0:
+        return out
+    for a, b in _runs(idx):
+        ss = single[a : b + 1]
+        low = np.median(fz[a : b + 1][ss]) < MIN_SINGLE_SUPPORT_LOAD * weight if ss.any() else False
+        touched = np.any(fz[a : b + 1] > 0.0)  # no plate at all: already unknown, no news
+        if ss.sum() >= min_frames and low and touched:
+            out[a : b + 1] = True
     return out
 
 

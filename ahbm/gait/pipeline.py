@@ -230,7 +230,13 @@ def analyze_gait(
     flags += check_cycles(spt)
     flags += [f"subject: {text}" for text in getattr(subject, "implausible", ())]
     if kinetics is not None:
-        flags += check_kinetics(kinetics.moments)
+        flags += check_kinetics(kinetics.moments, forces=kinetics.forces)
+        off = kinetics.notes.get("stances_partly_off_plates", "none")
+        if off != "none":
+            flags.append(
+                f"a foot partly off the force plates in its stance ({off}): the plates carry "
+                "less than half the body weight in single support; its kinetics are unknown there"
+            )
     Q = markers.rotation
     result = GaitResult(
         time=markers.time,
@@ -259,7 +265,10 @@ def analyze_gait(
         total_powers={} if kinetics is None else kinetics.total_powers,
         flags=tuple(flags),
     )
-    checks, disagree = compare_with_file_outputs(result, tr)
+    lab = None
+    if kinetics is not None:  # in the trial's frame, as the file's virtual points
+        lab = {k: (m @ Q, kinetics.sagittal_axes[k] @ Q) for k, m in kinetics.lab_moments.items()}
+    checks, disagree = compare_with_file_outputs(result, tr, lab_moments=lab)
     if checks:
         if st is None and settings.tibial_torsion is None:
             disagree = _sign_hints(disagree, checks, markers, subject, offsets, use_heel, tr)

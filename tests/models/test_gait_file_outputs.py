@@ -259,3 +259,44 @@ def test_unfiltered_vendor_curves_are_compared_at_the_marker_cutoff(case):
     c = r.file_outputs["RHipMoment"]
     assert c["r_unfiltered"][0] < 0.93 and c["r"][0] > 0.96, c  # (0.91 and 0.97 seen)
     assert not any(f.startswith("RHipMoment") for f in r.flags)
+
+
+def test_the_file_segment_axes_diagnose_a_turned_segment(case):
+    """The file's tibia turned 30 deg about its long axis from ahbm's: its knee moment
+    on those axes mixes in the frontal moment (r drops); ahbm's own lab-frame moment
+    projected on the file's bone (LTIO/LTIL) agrees, and the flag says so."""
+    trial, result, _ = case
+    n = result.time.size
+    t = result.time - result.time[0]
+    moment = np.stack([np.sin(2 * np.pi * t), 0.1 * t, 0.8 * np.cos(5 * np.pi * t)], axis=1)
+    axis = np.tile([0.0, 0.0, 1.0], (n, 1))  # ahbm's signed flexion axis (lab z here)
+    turned = np.tile([np.sin(np.radians(30.0)), 0.0, np.cos(np.radians(30.0))], (n, 1))
+    ours = {**result.moments, "LKneeMoment": result.moments["LKneeMoment"].copy()}
+    ours["LKneeMoment"][:, 0] = np.sum(moment * axis, axis=1)
+    res = replace(result, moments=ours)
+
+    def edit(cols):
+        cols["LKneeMoment"][:, 0] = np.sum(moment * turned, axis=1)
+        cols["LTIO"] = np.tile([0.5, 0.2, 0.1], (n, 1))
+        cols["LTIL"] = cols["LTIO"] + 0.1 * turned
+
+    tr = _with_outputs(trial, res, edit)
+    checks, flags = compare_with_file_outputs(res, tr, lab_moments={"LKneeMoment": (moment, axis)})
+    c = checks["LKneeMoment"]
+    assert c["r"][0] < 0.9
+    assert c["r_file_axes"] > 0.999 and c["axis_angle_deg"] == pytest.approx(30.0, abs=0.1)
+    assert any("turned differently about its long axis" in f for f in flags)
+    # without the lab moments: the same r, no axes diagnosis
+    checks, _ = compare_with_file_outputs(res, tr)
+    assert "r_file_axes" not in checks["LKneeMoment"]
+
+
+def test_a_flat_moment_has_no_correlation(case):
+    trial, result, _ = case
+    ours = {**result.moments, "LAnkleMoment": result.moments["LAnkleMoment"].copy()}
+    rng = np.random.default_rng(3)
+    ours["LAnkleMoment"][:, 0] = 0.004 * rng.normal(size=result.time.size)  # swing-like
+    res = replace(result, moments=ours)
+    checks, flags = compare_with_file_outputs(res, _with_outputs(trial, res))
+    assert np.isnan(checks["LAnkleMoment"]["r"][0]) and checks["LAnkleMoment"]["flat"][0]
+    assert not any(f.startswith("LAnkleMoment") for f in flags)
