@@ -7,10 +7,10 @@ muscles; ``subject01_walk_IK.mot``; ``subject01_walk_grf.mot/.xml``):
    generalized forces computed as OpenSim's ID tool does
    (:func:`ahbm.opensim.inverse_dynamics_opensim`, 6 Hz);
 2. static optimization (:func:`ahbm.muscles.static_optimization`) shares them
-   among the muscles (sum of squared activations, Thelen 2003 force-length-velocity
-   curves with the model's parameters — the model's own Millard 2012 curves are not
-   implemented by ahbm — and reserve actuators: strong ones on the pelvis and trunk,
-   which have no muscles, 1 N m on the leg joints);
+   among the muscles (sum of squared activations, the model's own
+   Millard2012EquilibriumMuscle force-length-velocity curves, and reserve actuators:
+   strong ones on the pelvis and trunk, which have no muscles, 1 N m on the leg
+   joints);
 3. the joint reaction loads (:func:`ahbm.muscles.joint_reaction_loads`, OpenSim's
    JointReaction) with those muscle forces give the knee contact force.
 
@@ -80,9 +80,7 @@ def compute(data: Path = DATA) -> dict:
     loads = read_external_loads(data / "subject01_walk_grf.xml")
     ids = inverse_dynamics_opensim(model, coords, external_loads=loads, cutoff=6.0)
     reserves = {c: RESERVES.get(c, LEG_RESERVE) for c in model.coordinate_names}
-    so = static_optimization(
-        model, ids.q, ids.qd, ids.qdd, tau=ids.tau, reserves=reserves, curves="thelen2003"
-    )
+    so = static_optimization(model, ids.q, ids.qd, ids.qdd, tau=ids.tau, reserves=reserves)
     jr = joint_reaction_loads(
         model, ids.q, ids.qd, ids.qdd, so.muscle_forces, f_ext=ids.f_ext,
         joints=["knee_r", "knee_l"], on="child", frame="child",
@@ -135,7 +133,7 @@ def run(out: Path, quick: bool = False) -> dict:
     for ax in axes[:, 0]:
         ax.set_ylabel("activation")
     fig.suptitle(
-        "Static optimization of a walking trial (18 muscles, Thelen curves): activations "
+        "Static optimization of a walking trial (18 Millard muscles): activations "
         "(red) vs normal EMG-on periods (grey)",
         fontsize=11,
     )

@@ -10,7 +10,9 @@ writes OpenSim's result files:
   TorqueActuators), one column per actuator in OpenSim's order (the
   model's force set, then the ``<force_set_files>``), under their names;
 - ``<tool>_<analysis>_force.sto``: the actuator forces (muscle tensions,
-  N; the others' actuation ``control × optimal_force``, N or N m);
+  N; the others' actuation ``control × optimal_force``, N or N m), then, as
+  OpenSim's force reporter, the external loads (``<body>_<force>_Fx`` ... force
+  and torque in ground, point in the applied body);
 - ``<tool>_<analysis>_ReactionLoads.sto`` for each JointReaction: the
   columns ``<joint>_on_<body>_in_<frame>_fx`` ... ``_pz``.
 
@@ -24,9 +26,12 @@ What is computed
   ``[initial_time, final_time]`` and the analysis' ``[start_time, end_time]``
   chosen as OpenSim's AnalyzeTool does: from the last (processed, resampled)
   row at or before the start time to the last row at or before the end time.
-- Static optimization: :func:`ahbm.muscles.static_optimization` with
-  OpenSim's strengths (``convention="opensim"``: along the fiber for De
-  Groote's muscles), ``activation_exponent``, ``use_muscle_physiology``
+- Static optimization: :func:`ahbm.muscles.static_optimization` with each
+  muscle's own class (Thelen2003Muscle, DeGrooteFregly2016Muscle,
+  Millard2012EquilibriumMuscle, mixed as the model has them) and OpenSim's
+  strengths (``convention="opensim"``: along the fiber for De Groote's muscles,
+  Millard's pennation at the normalized fiber length, no passive force),
+  ``activation_exponent``, ``use_muscle_physiology``
   (force-length-velocity),
   the muscles' ``min_control``/``max_control`` as activation bounds, and
   every CoordinateActuator (of the model and of ``<force_set_files>``) as a
@@ -68,6 +73,7 @@ import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.io.opensim_table import OpenSimTable
+from ahbm.opensim._so_records import external_force_records
 from ahbm.opensim._xml import parse_xml_file
 from ahbm.opensim.id_tool import (
     _STORAGE,
@@ -117,7 +123,8 @@ class SOToolResult(ResultRepr):
     controls : ndarray, shape (n_frames, n_actuators)
         The activation file: activations of muscles, controls of the others.
     forces : ndarray, shape (n_frames, n_actuators)
-        The force file, N or N m.
+        The actuator forces of the force file, N or N m (the file then adds
+        the external loads' columns, as OpenSim's).
     joint_reactions : dict
         ``{analysis name: (time, JointReactionResult)}``.
     outputs : list of pathlib.Path
@@ -422,9 +429,9 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
     FileFormatError
         Bad setup, actuator, loads or data files.
     DataError, ModelError
-        Data that do not fit the model, unsupported actuators, muscle types
-        without ahbm curves (Millard2012EquilibriumMuscle: replace them by
-        Thelen2003Muscle or DeGrooteFregly2016Muscle).
+        Data that do not fit the model, unsupported actuators, muscles of a
+        class without ahbm curves (other than Thelen2003Muscle,
+        DeGrooteFregly2016Muscle and Millard2012EquilibriumMuscle), named.
     DataError
         An output that is an input of the run (the setup, model, data or
         loads files, through links too), an existing file of another kind, a
@@ -560,10 +567,13 @@ def run_so_setup(path, *, output_dir=None, model=None, write: bool = True) -> SO
         return out
     written = []
     if spec.on:
+        # OpenSim's force file records the external loads after the actuators
+        ext_names, ext = external_force_records(model, setup.external_loads, ids.q[frames], time)
         written += [
             _sto(controls, names, time, paths["activation"], "Static Optimization",
                  "This file contains static optimization results."),  # fmt: skip
-            _sto(forces, names, time, paths["force"], "Static Optimization",
+            _sto(np.concatenate([forces, ext], 1), names + ext_names, time, paths["force"],
+                 "Static Optimization",
                  "This file contains the forces of the actuators found by static optimization."),
         ]  # fmt: skip
     for j in setup.joint_reactions:

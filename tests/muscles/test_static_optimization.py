@@ -366,12 +366,81 @@ def test_static_optimization_options_and_errors():
     with pytest.raises(ModelError, match="model"):
         reserve_array(None, 1.0)
     millard = _arm_model("Millard2012EquilibriumMuscle")
-    with pytest.raises(ModelError, match="curves="):
-        static_optimization(millard, q, qd, qdd)
+    # `curves=` still imposes one curve set on muscles of any class
     assert (
         static_optimization(millard, q, qd, qdd, curves="thelen2003", reserves=1.0).failed.sum()
         == 0
     )
+
+
+def _mixed_arm():
+    """The arm with Millard, Thelen and De Groote muscles side by side."""
+    kinds = ["Millard2012EquilibriumMuscle", "Thelen2003Muscle", "DeGrooteFregly2016Muscle",
+             "Millard2012EquilibriumMuscle", "Thelen2003Muscle"]  # fmt: skip
+    model = _arm_model()
+    model.muscles = [_arm_model(k).muscles[i] for i, k in enumerate(kinds)]
+    return model, kinds
+
+
+@pytest.mark.parametrize("convention", ["tendon", "opensim"])
+def test_each_muscle_takes_the_strength_of_its_class(convention):
+    from ahbm.dynamics import rnea
+    from ahbm.muscles import moment_arms, static_optimization
+    from ahbm.muscles.hill import force_coefficients
+    from ahbm.muscles.hill_curves import MuscleParameters
+    from ahbm.muscles.millard import millard_force_coefficients
+    from ahbm.muscles.millard_curves import MillardParameters
+    from ahbm.muscles.paths import lengthening_speeds, muscle_lengths
+
+    model, kinds = _mixed_arm()
+    q, qd, qdd = _arm_motion(30)
+    res = static_optimization(model, q, qd, qdd, reserves=1.0, convention=convention,
+                              passive_forces=True)  # fmt: skip
+    assert not res.failed.any()
+    assert res.muscle_names == ("flexor", "extensor", "biceps", "brachialis", "triceps")
+    lmt, vmt = muscle_lengths(model, q), lengthening_speeds(model, q, qd)
+    for j, (m, kind) in enumerate(zip(model.muscles, kinds, strict=True)):
+        if kind.startswith("Millard"):
+            act, pas = millard_force_coefficients(MillardParameters.from_muscles([m]),
+                                                  lmt[:, j : j + 1], vmt[:, j : j + 1],
+                                                  convention=convention)  # fmt: skip
+        else:
+            curves = "thelen2003" if kind.startswith("Thelen") else "degroote2016"
+            act, pas = force_coefficients(MuscleParameters.from_muscles([m]), lmt[:, j : j + 1],
+                                          vmt[:, j : j + 1], curves=curves,
+                                          convention=convention)  # fmt: skip
+        np.testing.assert_allclose(res.muscle_forces[:, j],
+                                   res.activations[:, j] * act[:, 0] + pas[:, 0],
+                                   rtol=1e-12, atol=1e-9)  # fmt: skip
+        # OpenSim's minimum activation: 0.01 for Thelen's and Millard's muscles
+        assert res.activations[:, j].min() >= (0.0 if "DeGroote" in kind else 0.01) - 1e-12
+    # and they reproduce the inverse dynamics
+    tau = rnea(model, q, qd, qdd)
+    moments = np.einsum("nmk,nm->nk", moment_arms(model, q), res.muscle_forces)
+    np.testing.assert_allclose(moments + res.reserve_loads, tau, atol=1e-8 * np.abs(tau).max())
+    # the Millard muscles differ from the same muscles read as Thelen's
+    thelen = static_optimization(model, q, qd, qdd, reserves=1.0, curves="thelen2003",
+                                 convention=convention)  # fmt: skip
+    assert np.abs(thelen.activations[:, 0] - res.activations[:, 0]).max() > 1e-3
+
+
+def test_a_muscle_class_without_curves_is_named():
+    from dataclasses import replace
+
+    from ahbm.errors import ModelError
+    from ahbm.muscles import static_optimization
+
+    model, _ = _mixed_arm()
+    model.muscles = [*model.muscles[:4], replace(model.muscles[4], model="RigidTendonMuscle")]
+    q, qd, qdd = _arm_motion(5)
+    with pytest.raises(ModelError, match=r"'triceps' \(RigidTendonMuscle\).*curves="):
+        static_optimization(model, q, qd, qdd, reserves=1.0)
+    # the documented way out: one curve set for all, or only the other muscles
+    assert not static_optimization(model, q, qd, qdd, reserves=1.0,
+                                   curves="thelen2003").failed.any()  # fmt: skip
+    names = ["flexor", "extensor", "biceps", "brachialis"]
+    assert static_optimization(model, q, qd, qdd, reserves=1.0,
+                               muscles=names).activations.shape == (5, 4)  # fmt: skip
 
 
 _EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "static_optimization_walk.py"

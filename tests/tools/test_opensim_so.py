@@ -1,8 +1,9 @@
 """``ahbm so``: OpenSim AnalyzeTool setups with StaticOptimization and JointReaction.
 
 The setups are written here around the shared walking trial; its model's
-Millard2012EquilibriumMuscles become Thelen2003Muscles (ahbm implements
-Thelen's and De Groote's curves, not Millard's). The OpenSim comparison is in
+Millard2012EquilibriumMuscles mostly become Thelen2003Muscles (the tests were
+written before ahbm had Millard's curves; ``ahbm so`` now runs the model as
+shipped too). The OpenSim comparison is in
 tests/peers/test_opensim_static_optimization.py.
 """
 
@@ -172,7 +173,12 @@ def test_run_writes_opensims_files(tmp_path):
     ids = run_id_setup(_id_setup(tmp_path, model_file), write=False, model=model)
     sel = np.searchsorted(ids.time, res.time - 1e-9)
     np.testing.assert_allclose(res.result.tau, ids.tau[sel], atol=1e-6)
-    np.testing.assert_allclose(frc.data.to_numpy(), res.forces, rtol=1e-7, atol=1e-6)
+    # the force file: the actuators, then (as OpenSim's) the external loads
+    loads = [f"calcn_{s}_{n}_{k}{a}" for s, n in (("r", "right"), ("l", "left"))
+             for k in "FpT" for a in "xyz"]  # fmt: skip
+    assert frc.columns == res.actuator_names + loads
+    np.testing.assert_allclose(frc.data[res.actuator_names].to_numpy(), res.forces, rtol=1e-7,
+                               atol=1e-6)  # fmt: skip
     np.testing.assert_allclose(
         res.result.muscle_forces, frc.data[muscles].to_numpy(), rtol=1e-7, atol=1e-6
     )
@@ -219,7 +225,14 @@ def test_joint_reaction_from_a_forces_file_and_errors(tmp_path, capsys):
     )  # fmt: skip
     _, jr2 = run_so_setup(same, write=False).joint_reactions["JointReaction"]
     np.testing.assert_allclose(jr.force, jr2.force, rtol=1e-6, atol=1e-4)
-    # an OpenSim model with Millard muscles: ahbm has no Millard curves
+    # the model as shipped (Millard muscles) runs; a muscle class without curves is named
     millard = write_setup(tmp_path / "m.xml", DATA / "subject01.osim", reserves, t0=0.6, t1=0.8)
-    assert main(["so", str(millard)]) == 1
-    assert "curves" in capsys.readouterr().err
+    assert main(["so", str(millard), "-q"]) == 0
+    capsys.readouterr()
+    other = tmp_path / "other.osim"
+    other.write_text((DATA / "subject01.osim").read_text().replace(
+        "Millard2012EquilibriumMuscle", "Millard2012AccelerationMuscle"))  # fmt: skip
+    unknown = write_setup(tmp_path / "u.xml", other, reserves, t0=0.6, t1=0.8)
+    assert main(["so", str(unknown)]) == 1
+    err = capsys.readouterr().err
+    assert "'hamstrings_r' (Millard2012AccelerationMuscle)" in err and "curves=" in err

@@ -146,7 +146,9 @@ def test_so_with_point_and_torque_actuators_writes_their_columns(tmp_path):
     np.testing.assert_allclose(res.forces[:, -2:], res.controls[:, -2:] * [50.0, 20.0])
     assert not res.result.failed.any() and np.abs(res.controls[:, -2:]).max() > 1e-3
     frc = read_mot(res.outputs[1], angle_columns=[])
-    assert frc.columns[-2:] == ["torso_push", "hip_r_torque"]
+    n = len(res.actuator_names)  # then, as OpenSim's, the external loads
+    assert frc.columns[n - 2 : n] == ["torso_push", "hip_r_torque"]
+    assert frc.columns[n] == "calcn_r_right_Fx" and len(frc.columns) == n + 18
 
 
 def test_setups_of_other_tools_are_refused_first(tmp_path):
