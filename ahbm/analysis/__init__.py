@@ -37,10 +37,16 @@ with a Trial. Analog channels, at their own rate, are not processed: pass
   :func:`model_segment_energies`, :func:`winter_work`, :func:`internal_work`,
   :func:`external_work`, :func:`work_of_power`, :func:`segment_power_flow`,
   :func:`model_power_flow`.
+- Curve statistics (:mod:`ahbm.analysis.spm`, the ``stats`` extra): SPM
+  t tests (:func:`spm_ttest`, :func:`spm_ttest_paired`, :func:`spm_ttest2`),
+  :func:`spm_anova1`, :func:`spm_regress`, Hotelling's T²
+  (:func:`spm_hotellings2`, :func:`spm_hotellings_paired`), with random field
+  theory or permutation inference; :func:`ahbm.graphics.plot_spm` draws them.
 """
 
 from ahbm._internal.lazy import lazy_package
 
 __getattr__, __dir__, __all__ = lazy_package(
-    __name__, ["filters", "derivatives", "gaps", "events", "cycles", "segments", "energetics"]
+    __name__,
+    ["filters", "derivatives", "gaps", "events", "cycles", "segments", "energetics", "spm"],
 )

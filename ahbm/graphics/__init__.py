@@ -17,5 +17,6 @@ __getattr__, __dir__, __all__ = lazy_package(
         "model",
         "simulation",
         "figures",
+        "spm",
     ],
 )
