@@ -16,6 +16,9 @@ Layered above :mod:`ahbm.dynamics` (see ``docs/design.md``). Muscles belong to t
 - :mod:`ahbm.muscles.simulate`: muscle-driven simulation.
 - :mod:`ahbm.muscles.force_sharing`: static optimization (muscle force sharing);
   :mod:`ahbm.muscles.joint_reaction`: joint reaction loads.
+- :mod:`ahbm.muscles.metabolics`: metabolic cost of muscle work (Umberger 2010,
+  Bhargava et al. 2004, as OpenSim's probes); :mod:`ahbm.muscles.metabolics_smooth`:
+  their smoothed forms for optimal control (numpy or CasADi).
 """
 
 from ahbm._internal.lazy import lazy_package
@@ -32,6 +35,8 @@ __getattr__, __dir__, __all__ = lazy_package(
         "simulate",
         "force_sharing",
         "joint_reaction",
+        "metabolics",
+        "metabolics_smooth",
         "wrapping",
     ],
 )
