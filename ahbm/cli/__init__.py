@@ -11,6 +11,7 @@ so ``ahbm --help`` and each command load only what they use:
 ``gait``                    :mod:`ahbm.cli.gait`
 ``scale``, ``ik``, ``id``,  :mod:`ahbm.cli.opensim`
 ``so``
+``analyze``                 :mod:`ahbm.cli.analyze`
 =========================== ===================================
 
 Every command takes ``-q/--quiet`` (print only errors and the final summary)
@@ -38,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ik": ("ahbm.cli.opensim", "run an OpenSim Inverse Kinematics setup: coordinates from markers"),
     "id": ("ahbm.cli.opensim", "run an OpenSim Inverse Dynamics setup: generalized forces (.sto)"),
     "so": ("ahbm.cli.opensim", "run an OpenSim static optimization setup: activations, forces"),
+    "analyze": ("ahbm.cli.analyze", "run an OpenSim AnalyzeTool setup: kinematics, muscles"),
 }
 
 

@@ -46,5 +46,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "scale_tool",
         "so_setup",
         "so_tool",
+        "analyze_setup",
+        "analyze_tool",
     ],
 )
