@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -270,3 +271,59 @@ def test_the_tab_block_reads_what_pandas_reads():
         compared += 1
     assert compared > 100
     assert _tab_block(b"1\t#N/A\n") is None  # a spelling float() does not read: pandas'
+
+
+# --- world points and their Jacobians (muscle paths) -------------------------------------
+
+
+def test_the_point_functions_in_numpy_equal_the_compiled_ones(monkeypatch):
+    from ahbm._engine import state
+    from ahbm.kinematics import forward_kinematics
+    from ahbm.models import human15
+
+    m = human15(mass=70.0, height=1.75)
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(40, m.nq)) * 0.4
+    kin = forward_kinematics(m, q, np.zeros((40, m.nv)))
+    _ = kin.world_columns  # the state's Jacobian columns
+    r = rng.normal(size=(6, 3, 1)) * 0.1  # six body points, one per body frame
+    for b in (0, 5, m.n_bodies - 1):
+        monkeypatch.setenv("AHBM_KERNELS", "numba")
+        p_c = state.point_bl(kin, b, r)
+        J_c = state.points_jacobian_bl(kin, b, p_c)
+        monkeypatch.setenv("AHBM_KERNELS", "numpy")
+        p_n = state.point_bl(kin, b, r)
+        J_n = state.points_jacobian_bl(kin, b, p_n)
+        np.testing.assert_allclose(p_n, p_c, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(J_n, J_c, rtol=0, atol=1e-14)
+
+
+# --- ahbm so --------------------------------------------------------------------------
+
+
+@needs_shared
+def test_ahbm_so_loads_neither_numba_nor_scipy_nor_pandas_and_agrees(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+    from test_opensim_so import write_reserves, write_setup
+
+    write_reserves(tmp_path / "reserves.xml")
+    write_setup(tmp_path / "so.xml", SHARED / "opensim" / "subject01.osim",
+                tmp_path / "reserves.xml", t0=0.5, t1=1.0)  # fmt: skip
+    code = (
+        "import sys\n"
+        "from ahbm.cli import main\n"
+        "status = main(['so', 'so.xml', '-o', 'OUT', '-q'])\n"
+        "print(status, [m for m in ('numba', 'scipy', 'pandas') if m in sys.modules])"
+    )
+    out = _python(code.replace("OUT", "numpy"), cwd=tmp_path)
+    assert out.splitlines()[-1] == "0 []"
+    out = _python(code.replace("OUT", "numba"), cwd=tmp_path, AHBM_KERNELS="numba")
+    assert out.splitlines()[-1].startswith("0 ['numba'")
+
+    from ahbm.opensim import read_mot
+
+    for name in ("activation", "force"):
+        f = f"subject01_walk_StaticOptimization_{name}.sto"
+        a, b = read_mot(tmp_path / "numpy" / f), read_mot(tmp_path / "numba" / f)
+        assert a.columns == b.columns and len(a) == len(b)
+        assert np.abs(a.values - b.values).max() <= 1e-8 * (1.0 + np.abs(b.values).max())

@@ -56,6 +56,18 @@ class _PointKernels:
 
 _jp = _PointKernels()
 
+#: Points × frames up to which a short command computes world points and their
+#: Jacobians in numpy before numba is loaded (``ahbm._engine.backend``).
+_SMALL_POINTS = 2_000_000
+
+
+def _numpy_points(kin, n_points: int) -> bool:
+    """Whether the point functions run their numpy coding for this call."""
+    from ahbm._engine.backend import use_compiled
+
+    return not use_compiled(n_points * kin.n_frames <= _SMALL_POINTS)
+
+
 __all__ = ["Kinematics", "compute", "resolve"]
 
 
@@ -367,8 +379,13 @@ def point_bl(kin: Kinematics, b: int, r) -> np.ndarray:
         return np.broadcast_to(r, r.shape[:-1] + (kin.n_frames,)).copy()
     r = np.asarray(r, dtype=float)
     r3 = np.ascontiguousarray(r.reshape((_lead(r.shape, 2),) + r.shape[-2:]))
-    p = np.empty(r3.shape[:2] + (kin.n_frames,))
-    _jp.points_world_loop(kin._Rw_n, kin._pw_n, b, r3, p)
+    if _numpy_points(kin, r3.shape[0]):  # p = R r + o, frames last
+        R = kin._Rw_n[:, b]  # (N, 3, 3)
+        p = np.einsum("nij,mjn->min", R, np.broadcast_to(r3, r3.shape[:2] + (kin.n_frames,)))
+        p += kin._pw_n[:, b].T[None]
+    else:
+        p = np.empty(r3.shape[:2] + (kin.n_frames,))
+        _jp.points_world_loop(kin._Rw_n, kin._pw_n, b, r3, p)
     return p.reshape(r.shape[:-1] + (kin.n_frames,))
 
 
@@ -452,8 +469,18 @@ def points_jacobian_bl(kin: Kinematics, b: int, p) -> np.ndarray:
         p3 = np.ascontiguousarray(
             np.asarray(p, dtype=float).reshape((_lead(p.shape, 2),) + p.shape[-2:])
         )
-        _jp.points_jacobian_loop(kin._Sw_flat, np.asarray(dofs, dtype=np.int64), p3,
-                                 J.reshape(p3.shape[:2] + J.shape[-2:]))  # fmt: skip
+        if _numpy_points(kin, p3.shape[0]):  # v_c + ω_c × p, frames last
+            S = kin._Sw_flat[:, :, dofs].transpose(1, 2, 0)  # (6, k, N)
+            w, v = S[None, :3], S[None, 3:]  # (1, 3, k, N)
+            q = p3[:, :, None, :]  # (M, 3, 1, N)
+            Jk = np.empty(p3.shape[:2] + (dofs.size, kin.n_frames))
+            Jk[:, 0] = v[:, 0] + (w[:, 1] * q[:, 2] - w[:, 2] * q[:, 1])
+            Jk[:, 1] = v[:, 1] + (w[:, 2] * q[:, 0] - w[:, 0] * q[:, 2])
+            Jk[:, 2] = v[:, 2] + (w[:, 0] * q[:, 1] - w[:, 1] * q[:, 0])
+            J.reshape(p3.shape[:2] + J.shape[-2:])[:, :, dofs] = Jk
+        else:
+            _jp.points_jacobian_loop(kin._Sw_flat, np.asarray(dofs, dtype=np.int64), p3,
+                                     J.reshape(p3.shape[:2] + J.shape[-2:]))  # fmt: skip
     return J
 
 

@@ -171,9 +171,12 @@ def run_so(args: argparse.Namespace) -> int:
 
     import numpy as np
 
+    from ahbm._engine.backend import numpy_while_small
     from ahbm.opensim.so_tool import run_so_setup
 
-    res = run_so_setup(args.setup, output_dir=args.output)
+    # a walking trial runs in numpy before numba would have loaded (a long one loads it)
+    with numpy_while_small():
+        res = run_so_setup(args.setup, output_dir=args.output)
     so = res.result
     frames = f"{len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s)"
     if so is None:  # JointReaction only: the muscle forces came from <forces_file>

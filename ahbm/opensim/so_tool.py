@@ -69,7 +69,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
 from ahbm.io.opensim_table import OpenSimTable
@@ -295,8 +294,7 @@ def _select_frames(time, t0, t1, step) -> np.ndarray:
 
 def _sto(values, labels, time, path: Path, name: str, comment: str) -> Path:
     path = _check_out(path, (), _STORAGE, "path")
-    df = pd.DataFrame(values, columns=labels, index=pd.Index(time, name="time"))
-    table = OpenSimTable(df, name=name, comments=[comment])
+    table = OpenSimTable.from_arrays(time, values, labels, name=name, comments=[comment])
     write_mot(table, path, in_degrees=False, angle_columns=[])
     return path
 
@@ -315,7 +313,10 @@ def _muscle_tensions(table: OpenSimTable, muscles, times, source) -> np.ndarray:
             f"the forces file '{source}' covers {t[0]} to {t[-1]} s but the joint reaction "
             f"needs {times.min()} to {times.max()} s"
         )
-    data = table.data[list(muscles)].to_numpy(dtype=float)
+    position = {}
+    for k, c in enumerate(table.columns):
+        position.setdefault(c, k)  # a repeated label: its first column, as OpenSim reads it
+    data = table.values[:, [position[m] for m in muscles]]
     return np.stack([np.interp(times, t, data[:, k]) for k in range(data.shape[1])], axis=-1)
 
 
