@@ -18,6 +18,9 @@ the OS cache):
   the same on that trial repeated 6 times end to end (15 s, 877 frames);
 - ``ahbm ik subject01_Setup_IK.xml`` beside OpenSim's ``InverseKinematicsTool``
   run from a Python process on the same setup;
+- ``ahbm so`` on a static-optimization setup of the trial (written here: 0.5-1.7 s,
+  a reserve actuator on each coordinate) beside OpenSim's ``AnalyzeTool`` on the same
+  setup;
 - with ``--tests``: the collection of the test suite (``pytest --collect-only``)
   as a whole process (no peer: the target is under 5 s);
 - with ``--cold``: a first ``ahbm demo`` and a first ``ahbm id`` on an empty
@@ -56,6 +59,55 @@ OPENSIM_IK = (
     "t.run()\n"
 )
 SETUP_IK = "subject01_Setup_IK.xml"
+OPENSIM_SO = "import sys, opensim as osim\nosim.AnalyzeTool(sys.argv[1]).run()\n"
+SETUP_SO = "subject01_Setup_SO.xml"
+#: Reserve actuators of the SO setup: one CoordinateActuator per coordinate of subject01
+#: (strong on the pelvis and trunk). (The shipped reserve file's weak point and torque
+#: residuals make OpenSim's optimizer take minutes on some frames.)
+SO_RESERVES = {
+    "pelvis_tilt": 1000.0, "pelvis_tx": 1000.0, "pelvis_ty": 1000.0, "hip_flexion_r": 1.0,
+    "knee_angle_r": 1.0, "ankle_angle_r": 1.0, "hip_flexion_l": 1.0, "knee_angle_l": 1.0,
+    "ankle_angle_l": 1.0, "lumbar_extension": 100.0,
+}  # fmt: skip
+SO_RESERVES_XML = (
+    '<?xml version="1.0" encoding="UTF-8" ?>\n<OpenSimDocument Version="40000">'
+    '<ForceSet name="reserves"><objects>'
+    + "".join(
+        f'<CoordinateActuator name="reserve_{c}"><coordinate>{c}</coordinate>'
+        f"<optimal_force>{f}</optimal_force><min_control>-Inf</min_control>"
+        "<max_control>Inf</max_control></CoordinateActuator>"
+        for c, f in SO_RESERVES.items()
+    )
+    + "</objects><groups /></ForceSet></OpenSimDocument>\n"
+)
+#: An OpenSim static-optimization setup of the walking trial (0.5-1.7 s), as OpenSim's
+#: GUI writes one.
+SO_SETUP_XML = """<?xml version="1.0" encoding="UTF-8" ?>
+<OpenSimDocument Version="40000">
+  <AnalyzeTool name="subject01_walk">
+    <model_file>subject01.osim</model_file>
+    <replace_force_set>false</replace_force_set>
+    <force_set_files>so_reserves.xml</force_set_files>
+    <results_directory>{results}</results_directory>
+    <initial_time>0.5</initial_time>
+    <final_time>1.7</final_time>
+    <AnalysisSet name="Analyses"><objects>
+      <StaticOptimization name="StaticOptimization"><on>true</on>
+        <start_time>0.5</start_time><end_time>1.7</end_time><step_interval>1</step_interval>
+        <use_model_force_set>true</use_model_force_set>
+        <activation_exponent>2</activation_exponent>
+        <use_muscle_physiology>true</use_muscle_physiology>
+        <optimizer_convergence_criterion>1e-08</optimizer_convergence_criterion>
+        <optimizer_max_iterations>1000</optimizer_max_iterations>
+      </StaticOptimization>
+    </objects><groups /></AnalysisSet>
+    <ControllerSet name="Controllers"><objects /></ControllerSet>
+    <external_loads_file>subject01_walk_grf.xml</external_loads_file>
+    <coordinates_file>subject01_walk_IK.mot</coordinates_file>
+    <lowpass_cutoff_frequency_for_coordinates>6</lowpass_cutoff_frequency_for_coordinates>
+  </AnalyzeTool>
+</OpenSimDocument>
+"""
 OPENSIM_ID = (
     "import sys, opensim as osim\n"
     "t = osim.InverseDynamicsTool(sys.argv[1])\n"
@@ -245,6 +297,22 @@ def main() -> int:
             )
         else:
             print(f"  ahbm ik (subject01)  {t['ahbm ik']:.2f} s")
+        (folder / "so_reserves.xml").write_text(SO_RESERVES_XML)
+        (folder / SETUP_SO).write_text(SO_SETUP_XML.format(results="ahbm_so"))
+        (folder / "osim_so.xml").write_text(SO_SETUP_XML.format(results="opensim_so"))
+        commands = {"ahbm so": ([*ahbm, "so", SETUP_SO, "-q"], folder)}
+        if not args.no_opensim:
+            commands["opensim"] = ([py, "-c", OPENSIM_SO, "osim_so.xml"], folder)
+        t = medians(commands, args.runs)
+        if "opensim" in t:
+            print_pair(
+                "ahbm so (subject01, 0.5-1.7 s)",
+                t["ahbm so"],
+                "OpenSim AnalyzeTool (SO)",
+                t["opensim"],
+            )
+        else:
+            print(f"  ahbm so (subject01)  {t['ahbm so']:.2f} s")
         if args.cold:
             cold_runs(ahbm, folder)
     if args.tests:
