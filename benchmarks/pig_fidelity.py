@@ -1,6 +1,8 @@
 """Fidelity of the gait pipeline to Vicon's Plug-in Gait on files it has never seen.
 
-Run: python benchmarks/pig_fidelity.py FILE.c3d [FILE.c3d ...] [--static STATIC.c3d]
+Run: python benchmarks/pig_fidelity.py FILE_OR_FOLDER [...] [--static STATIC.c3d]
+
+A folder stands for the C3D files in it (and its subfolders), in name order.
 
 Each file must carry Vicon's own Plug-in Gait outputs (``LKneeAngles``,
 ``LHipMoment``, ... and, for the load check, ``LGroundReactionForce``). The
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -77,16 +80,36 @@ def run(path: str, static: str | None) -> tuple[list, list]:
     return sag, trans
 
 
+def c3d_files(args) -> list:
+    """The files named, with each folder replaced by its C3D files (recursively, sorted)."""
+    out = []
+    for a in args:
+        p = Path(a)
+        if p.is_dir():
+            out += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() == ".c3d")
+        else:
+            out.append(p)
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("files", nargs="+")
+    ap.add_argument("files", nargs="+", help="C3D files, or folders of them")
     ap.add_argument("--static", default=None, help="static trial used for every file")
     args = ap.parse_args(argv)
     sag, trans = [], []
-    for f in args.files:
-        s, t = run(f, args.static)
+    failed = []
+    for f in c3d_files(args.files):
+        try:
+            s, t = run(str(f), args.static)
+        except Exception as err:  # noqa: BLE001 - one file's failure is reported, not fatal
+            failed.append(f"{f}: {type(err).__name__}: {err}")
+            print(f"\n{f}\n  NOT COMPARED: {type(err).__name__}: {err}")
+            continue
         sag += s
         trans += t
+    if failed:
+        print(f"\n{len(failed)} file(s) not compared (no Plug-in Gait outputs, or an error)")
     sag_a, trans_a = np.array(sag), np.array(trans)
     ok = np.isfinite(sag_a)
     print(
