@@ -20,6 +20,10 @@ __all__ = [
     "gait_cycles_from_results",
 ]
 
+#: Largest |value| of a component drawn as "zero by construction" instead of a curve
+#: (round-off of a component the model fixes, such as the ankle's frontal angle).
+_ZERO_BY_CONSTRUCTION = 1e-9
+
 _DEFAULT_VARIABLES = ("PelvisAngles", "HipAngles", "KneeAngles", "AnkleAngles")
 _SIDE_ALIASES = {"left": "Left", "l": "Left", "right": "Right", "r": "Right"}
 
@@ -311,6 +315,7 @@ def plot_gait_cycles(
                     lw=0,
                     label="normative",
                 )
+            zero_sides = []
             for side in wanted:
                 if var not in data[side]:
                     continue
@@ -320,6 +325,10 @@ def plot_gait_cycles(
                         f"`result[{side!r}][{var!r}]` has {cycles.shape[2]} components but "
                         f"{n_cols} planes are drawn; pass matching `planes`"
                     )
+                values = cycles[:, :, c][np.isfinite(cycles[:, :, c])]
+                if values.size and np.max(np.abs(values)) <= _ZERO_BY_CONSTRUCTION:
+                    zero_sides.append(side)  # e.g. a foot angle the model fixes: not data
+                    continue
                 summary = gait_cycle_summary(cycles)
                 pct, mean, sd = summary.percent, summary.mean, summary.sd
                 color = side_colors[side]
@@ -338,6 +347,10 @@ def plot_gait_cycles(
                 ax.plot(pct, mean[:, c], color=color, lw=1.6, label=side)
                 if side in toe:
                     ax.axvline(toe[side], color=color, ls="--", lw=1.0, label=f"{side} toe-off")
+            if zero_sides and not ax.lines:
+                ax.text(50.0, 0.0, "zero by construction", ha="center", va="center",
+                        fontsize=8, color="0.4")  # fmt: skip
+                ax.set_ylim(-1.0, 1.0)
             if r == 0:
                 ax.set_title(planes[c])
             if c == 0:

@@ -139,3 +139,23 @@ def test_custom_colours_and_sides():
 def test_bad_input(result, kwargs, match):
     with pytest.raises(DataError, match=match):
         plot_gait_cycles(result, **kwargs)
+
+
+def test_a_component_that_is_zero_by_construction_is_not_drawn_as_data():
+    """The ankle's frontal angle of a model that fixes it: round-off, not a curve."""
+    import numpy as np
+
+    from ahbm.graphics import plot_gait_cycles
+
+    rng = np.random.default_rng(0)
+    cyc = rng.normal(size=(3, 101, 3)) * 0.2
+    cyc[:, :, 1] = rng.normal(size=(3, 101)) * 1e-16  # the frontal plane
+    fig = plot_gait_cycles({"Left": {"AnkleAngles": cyc}, "Right": {"AnkleAngles": cyc}})
+    sagittal, frontal, transverse = fig.axes[:3]
+    assert not frontal.lines[1:] and [t.get_text() for t in frontal.texts] == [
+        "zero by construction"
+    ]
+    assert len(sagittal.lines) >= 2 and not sagittal.texts  # the other planes are curves
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
