@@ -49,7 +49,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from ahbm._internal.validation import as_choice, as_int, as_positive_float
-from ahbm.errors import AhbmWarning, DataError
+from ahbm.errors import AhbmWarning
+from ahbm.muscles._arrays import _muscle_array, _state_arrays
 from ahbm.muscles._thelen_equilibrium import (
     _state_fields,
     _thelen_elastic,
@@ -66,7 +67,6 @@ from ahbm.muscles.hill_curves import (
     _dg_ft_inverse,
     _dg_fv,
     _dg_kt,
-    _muscle_array,
     _param,
 )
 from ahbm.types import ResultRepr
@@ -260,21 +260,7 @@ class MuscleState(ResultRepr):
 def _state_inputs(params, activation, mt_length, mt_speed, curves):
     curves = _check_curves(curves)
     params = _check_params(params)
-    n = params.n
-    a = _muscle_array(activation, "activation", n)
-    lmt = _muscle_array(mt_length, "mt_length", n)
-    vmt = _muscle_array(mt_speed, "mt_speed", n)
-    try:
-        shape = np.broadcast_shapes(a.shape, lmt.shape, vmt.shape, (n,))
-    except ValueError as err:
-        raise DataError(
-            f"the batch axes of `activation` {a.shape}, `mt_length` {lmt.shape} and "
-            f"`mt_speed` {vmt.shape} do not broadcast; give the same frames to each"
-        ) from err
-    if np.any((a < 0) | (a > 1)):
-        raise DataError("Expected `activation` in [0, 1]; clip it before calling")
-    if np.any(lmt <= 0):
-        raise DataError("Expected `mt_length` > 0 m (musculotendon lengths)")
+    a, lmt, vmt, shape = _state_arrays(params.n, activation, mt_length, mt_speed)
     b = [np.broadcast_to(x, shape) for x in (a, lmt, vmt)]
     return curves, params.resolved(curves), shape, b
 

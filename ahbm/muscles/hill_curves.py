@@ -16,6 +16,7 @@ import numpy as np
 
 from ahbm._internal.validation import as_choice, as_float_array
 from ahbm.errors import DataError
+from ahbm.muscles._arrays import _muscle_array, _per_muscle_arrays
 from ahbm.types import ResultRepr
 
 __all__ = [
@@ -188,43 +189,7 @@ class MuscleParameters(ResultRepr):
     names: tuple = None
 
     def __post_init__(self):
-        arrays = {}
-        for f in dataclasses.fields(self):
-            if f.name == "names":
-                continue
-            arr = as_float_array(getattr(self, f.name), f.name, allow_nan=True)
-            if arr.ndim > 1:
-                raise DataError(
-                    f"Expected `{f.name}` to be a number or a 1-D array (one value per "
-                    f"muscle), got shape {arr.shape}"
-                )
-            arrays[f.name] = arr
-        sizes = {a.size for a in arrays.values() if a.ndim == 1}
-        if self.names is not None:
-            if isinstance(self.names, (str, bytes)) or not hasattr(self.names, "__iter__"):
-                raise DataError(
-                    f"Expected `names` to be a sequence of str (one per muscle), got "
-                    f"{type(self.names).__name__}"
-                )
-            names = tuple(self.names)
-            if not all(isinstance(s, str) for s in names):
-                raise DataError("Expected `names` to be a sequence of str (one per muscle)")
-            sizes.add(len(names))
-        if len(sizes) > 1:
-            listed = ", ".join(f"`{k}` {a.size}" for k, a in arrays.items() if a.ndim == 1)
-            raise DataError(
-                f"the muscle parameters have different numbers of muscles ({listed}); give "
-                "one value per muscle or a scalar"
-            )
-        n = sizes.pop() if sizes else 1
-        names = (
-            tuple(self.names) if self.names is not None else tuple(f"muscle_{i}" for i in range(n))
-        )
-        for k, a in arrays.items():
-            a = np.broadcast_to(a, (n,)).astype(float)  # a fresh, writable copy
-            a.setflags(write=False)
-            object.__setattr__(self, k, a)
-        object.__setattr__(self, "names", names)
+        _per_muscle_arrays(self, "muscle parameters")
         self._check()
 
     def _check(self):
@@ -428,17 +393,6 @@ def _check_params(params, name="params") -> MuscleParameters:
             f"MuscleParameters.from_muscles(model.muscles)), got {type(params).__name__}"
         )
     return params
-
-
-def _muscle_array(x, name, n, *, allow_nan=False) -> np.ndarray:
-    """`x` as a float array whose last axis broadcasts to n muscles."""
-    arr = as_float_array(x, name, allow_nan=allow_nan)
-    if arr.ndim and arr.shape[-1] not in (1, n):
-        raise DataError(
-            f"Expected the last axis of `{name}` to have {n} entries (one per muscle), got "
-            f"shape {arr.shape}"
-        )
-    return arr
 
 
 # ---------------------------------------------------------------------------------------

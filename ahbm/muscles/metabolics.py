@@ -46,6 +46,7 @@ import numpy as np
 
 from ahbm._internal.validation import as_float_array
 from ahbm.errors import DataError
+from ahbm.muscles._arrays import _per_muscle_arrays
 from ahbm.muscles._metabolic_models import _bhargava, _umberger
 from ahbm.types import ResultRepr
 
@@ -121,27 +122,7 @@ class MetabolicParameters(ResultRepr):
     maintenance_constant_fast_twitch: np.ndarray = 111.0
 
     def __post_init__(self):
-        arrays = {}
-        for f in dataclasses.fields(self):
-            arr = as_float_array(getattr(self, f.name), f.name, allow_nan=True)
-            if arr.ndim > 1:
-                raise DataError(
-                    f"Expected `{f.name}` to be a number or a 1-D array (one value per "
-                    f"muscle), got shape {arr.shape}"
-                )
-            arrays[f.name] = arr
-        sizes = {a.size for a in arrays.values() if a.ndim == 1}
-        if len(sizes) > 1:
-            listed = ", ".join(f"`{k}` {a.size}" for k, a in arrays.items() if a.ndim == 1)
-            raise DataError(
-                f"the metabolic parameters have different numbers of muscles ({listed}); "
-                "give one value per muscle or a scalar"
-            )
-        n = sizes.pop() if sizes else 1
-        for k, a in arrays.items():
-            a = np.broadcast_to(a, (n,)).astype(float)
-            a.setflags(write=False)
-            object.__setattr__(self, k, a)
+        _per_muscle_arrays(self, "metabolic parameters")
         self._check()
 
     def _check(self):

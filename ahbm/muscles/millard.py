@@ -22,8 +22,9 @@ import warnings
 
 import numpy as np
 
-from ahbm._internal.validation import as_choice, as_float_array, as_int, as_positive_float
+from ahbm._internal.validation import as_choice, as_int, as_positive_float
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.muscles._arrays import _muscle_array, _state_arrays
 from ahbm.muscles.hill import MuscleState
 from ahbm.muscles.millard_curves import MillardParameters
 
@@ -45,16 +46,6 @@ def _check(params) -> MillardParameters:
             f"MillardParameters.from_muscles(model.muscles)), got {type(params).__name__}"
         )
     return params
-
-
-def _muscle_array(x, name, n):
-    arr = as_float_array(x, name)
-    if arr.ndim and arr.shape[-1] not in (1, n):
-        raise DataError(
-            f"Expected the last axis of `{name}` to have {n} entries (one per muscle), got "
-            f"shape {arr.shape}"
-        )
-    return arr
 
 
 def millard_activation_rate(excitation, activation, params) -> np.ndarray:
@@ -228,20 +219,7 @@ def millard_equilibrium(params, activation, mt_length, mt_speed=0.0, *, rigid_te
     """
     params = _check(params)
     n = params.n
-    a = _muscle_array(activation, "activation", n)
-    lmt = _muscle_array(mt_length, "mt_length", n)
-    vmt = _muscle_array(mt_speed, "mt_speed", n)
-    try:
-        shape = np.broadcast_shapes(a.shape, lmt.shape, vmt.shape, (n,))
-    except ValueError as err:
-        raise DataError(
-            f"the batch axes of `activation` {a.shape}, `mt_length` {lmt.shape} and "
-            f"`mt_speed` {vmt.shape} do not broadcast; give the same frames to each"
-        ) from err
-    if np.any((a < 0) | (a > 1)):
-        raise DataError("Expected `activation` in [0, 1]; clip it before calling")
-    if np.any(lmt <= 0):
-        raise DataError("Expected `mt_length` > 0 m (musculotendon lengths)")
+    a, lmt, vmt, shape = _state_arrays(n, activation, mt_length, mt_speed)
     rigid_tendon = as_choice(rigid_tendon, "rigid_tendon", (True, False))
     velocity_sharing = as_choice(velocity_sharing, "velocity_sharing", (True, False))
     tol = as_positive_float(tol, "tol")
@@ -489,11 +467,7 @@ def millard_force_coefficients(params, mt_length, mt_speed=0.0, *, convention="t
     """
     params = _check(params)
     convention = as_choice(convention, "convention", ("tendon", "opensim"))
-    lmt = _muscle_array(mt_length, "mt_length", params.n)
-    vmt = _muscle_array(mt_speed, "mt_speed", params.n)
-    if np.any(lmt <= 0):
-        raise DataError("Expected `mt_length` > 0 m (musculotendon lengths)")
-    shape = np.broadcast_shapes(lmt.shape, vmt.shape, (params.n,))
+    _, lmt, vmt, shape = _state_arrays(params.n, 1.0, mt_length, mt_speed)
     used = params.as_used(rigid_tendon=False)
     m = np.broadcast_to(np.arange(params.n), shape).ravel()
     mus = _Muscles(used, m)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ahbm._internal.validation import as_choice, as_float_array
 from ahbm.errors import DataError
+from ahbm.muscles._arrays import _per_muscle_arrays
 from ahbm.muscles._bezier import BezierCurves, corner_points
 from ahbm.types import ResultRepr
 
@@ -195,38 +196,7 @@ class MillardParameters(ResultRepr):
     names: tuple = None
 
     def __post_init__(self):
-        arrays = {}
-        for f in dataclasses.fields(self):
-            if f.name == "names":
-                continue
-            arr = as_float_array(getattr(self, f.name), f.name, allow_nan=True)
-            if arr.ndim > 1:
-                raise DataError(
-                    f"Expected `{f.name}` to be a number or a 1-D array (one value per "
-                    f"muscle), got shape {arr.shape}"
-                )
-            arrays[f.name] = arr
-        sizes = {a.size for a in arrays.values() if a.ndim == 1}
-        if self.names is not None:
-            if isinstance(self.names, (str, bytes)) or not hasattr(self.names, "__iter__"):
-                raise DataError("Expected `names` to be a sequence of str (one per muscle)")
-            names = tuple(self.names)
-            if not all(isinstance(s, str) for s in names):
-                raise DataError("Expected `names` to be a sequence of str (one per muscle)")
-            sizes.add(len(names))
-        if len(sizes) > 1:
-            raise DataError(
-                "the Millard parameters have different numbers of muscles "
-                f"({sorted(sizes)}); give one value per muscle or a scalar"
-            )
-        n = sizes.pop() if sizes else 1
-        names = tuple(self.names) if self.names is not None else tuple(
-            f"muscle_{i}" for i in range(n))  # fmt: skip
-        for k, a in arrays.items():
-            a = np.broadcast_to(a, (n,)).astype(float)
-            a.setflags(write=False)
-            object.__setattr__(self, k, a)
-        object.__setattr__(self, "names", names)
+        _per_muscle_arrays(self, "Millard parameters")
         self._check()
 
     def _bad(self, name, mask, what):
