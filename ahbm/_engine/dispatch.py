@@ -260,6 +260,12 @@ _ABA_BLOCK_MIN = 8  # fewer frames: the frame-by-frame kernel (no block set-up)
 def aba(model: Model, q, qd, tau, fx=None):
     """ABA through the kernel. Returns (qdd (N, nv), failing node or -1)."""
     p = plan(model)
+    if _numpy_kernels(q.shape[0] * (model.nv + 1), p) and model.nq == model.nv:
+        from ahbm._engine.numpy_kernels import aba_from_rnea
+
+        qdd = aba_from_rnea(rnea, model, q, qd, _c(tau), fx)
+        if qdd is not None:
+            return qdd, -1
     if p.custom is not None:
         return _custom_aba(model, p, q, qd, tau, fx)
     N = q.shape[0]

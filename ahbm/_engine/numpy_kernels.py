@@ -23,7 +23,7 @@ import numpy as np
 
 from ahbm._engine.arrays import PRI, REV, SPH, cross
 
-__all__ = ["kinematics_numpy", "rnea_numpy"]
+__all__ = ["aba_from_rnea", "kinematics_numpy", "rnea_numpy"]
 
 _I3 = np.eye(3)
 
@@ -387,3 +387,28 @@ def _body_outputs(body_node, body_E, body_t, Rw, pw, VA, Rw_out, pw_out, v_out, 
     _motion_to_child(bE, bt, VA[nd], out)
     v_out[:, b] = out[:, :, 0].transpose(2, 0, 1)
     a_out[:, b] = out[:, :, 1].transpose(2, 0, 1)
+
+
+def aba_from_rnea(rnea, model, q, qd, tau, fx):
+    """Forward dynamics of a small batch without compiled code: ``H q̈ = τ − h``, or None.
+
+    `rnea` is :func:`ahbm._engine.dispatch.rnea` (which runs :func:`rnea_numpy`
+    for small work). The bias ``h = RNEA(q, q̇, 0)`` has gravity and the node
+    forces `fx`; the mass matrix is built column by column, ``H e_j = RNEA(q, 0,
+    e_j)`` without gravity or loads (exact: no velocity terms), then one batched
+    solve. None when a mass matrix is singular or the result is not finite
+    (the caller then runs the ABA kernel, which names the failing body).
+    """
+    N, nv = q.shape[0], model.nv
+    h = rnea(model, q, qd, None, fx)
+    zero = np.zeros((N, nv))
+    H = np.empty((N, nv, nv))
+    for j in range(nv):  # (a loop over the coordinates; every frame at once)
+        e = np.zeros((N, nv))
+        e[:, j] = 1.0
+        H[:, :, j] = rnea(model, q, zero, e, None, gravity=False)
+    try:
+        qdd = np.linalg.solve(0.5 * (H + np.swapaxes(H, 1, 2)), (tau - h)[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return None
+    return qdd if np.all(np.isfinite(qdd)) else None

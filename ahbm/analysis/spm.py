@@ -153,6 +153,13 @@ def _same_nodes(a: np.ndarray, b: np.ndarray, names: str) -> None:
         )
 
 
+def _same_count(a: np.ndarray, b: np.ndarray) -> None:
+    if a.shape[0] != b.shape[0]:
+        raise DataError(
+            f"paired curves need as many in `a` as in `b`: {a.shape[0]} and {b.shape[0]}"
+        )
+
+
 def _check_alpha(alpha) -> float:
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
@@ -286,10 +293,7 @@ def spm_ttest_paired(a, b, *, alpha=0.05, two_tailed=True, nonparametric=False, 
     """
     a, b = _curves(a, "a"), _curves(b, "b")
     _same_nodes(a, b, "`a` and `b`")
-    if a.shape[0] != b.shape[0]:
-        raise DataError(
-            f"paired curves need as many in `a` as in `b`: {a.shape[0]} and {b.shape[0]}"
-        )
+    _same_count(a, b)
     return _run("ttest_paired", (a, b), test_name="ttest_paired", statistic="t",
                 alpha=alpha, two_tailed=two_tailed, nonparametric=nonparametric,
                 iterations=iterations, rng=rng)  # fmt: skip
@@ -468,10 +472,7 @@ def spm_hotellings_paired(a, b, *, alpha=0.05, nonparametric=False, iterations=-
     """
     a, b = _curves(a, "a", 3), _curves(b, "b", 3)
     _same_nodes(a, b, "`a` and `b`")
-    if a.shape[0] != b.shape[0]:
-        raise DataError(
-            f"paired curves need as many in `a` as in `b`: {a.shape[0]} and {b.shape[0]}"
-        )
+    _same_count(a, b)
     return _run("hotellings_paired", (a, b), test_name="hotellings_paired",
                 statistic="T2", alpha=alpha, nonparametric=nonparametric,
                 iterations=iterations, rng=rng)  # fmt: skip

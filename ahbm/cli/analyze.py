@@ -28,9 +28,12 @@ def add_analyze_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
+    from ahbm._engine.backend import numpy_while_small
     from ahbm.opensim.analyze_tool import run_analyze_setup
 
-    res = run_analyze_setup(args.setup, output_dir=args.output)
+    # a walking trial runs in numpy before numba would have loaded (a long one loads it)
+    with numpy_while_small():
+        res = run_analyze_setup(args.setup, output_dir=args.output)
     print(
         f"Analyze: {len(res.time)} frames ({res.time[0]:g} to {res.time[-1]:g} s), "
         f"{len(res.outputs)} files"
