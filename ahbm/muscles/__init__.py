@@ -9,7 +9,8 @@ Layered above :mod:`ahbm.dynamics` (see ``docs/design.md``). Muscles belong to t
   muscles; :mod:`ahbm.muscles.paths`: lengths, lengthening speeds, moment arms.
 - :mod:`ahbm.muscles.wrapping`: wrapping over cylinders, spheres and ellipsoids.
 - :mod:`ahbm.muscles.hill_curves` (curves, parameters) and
-  :mod:`ahbm.muscles.hill` (equilibrium, activation dynamics): Hill-type models.
+  :mod:`ahbm.muscles.hill` (equilibrium, activation dynamics): Hill-type models;
+  :mod:`ahbm.muscles.fiber_state`: De Groote's fiber quantities on numpy or CasADi.
 - :mod:`ahbm.muscles.millard_curves` (curves, parameters) and
   :mod:`ahbm.muscles.millard` (equilibrium, activation dynamics, static-optimization
   coefficients): OpenSim's Millard2012EquilibriumMuscle.
@@ -30,6 +31,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "paths",
         "hill_curves",
         "hill",
+        "fiber_state",
         "millard_curves",
         "millard",
         "simulate",
