@@ -12,7 +12,7 @@ __all__ = ["ANALYZE_HELP", "add_analyze_arguments", "run_analyze"]
 
 ANALYZE_HELP = (
     "run an OpenSim AnalyzeTool setup: Kinematics, BodyKinematics, PointKinematics, "
-    "MuscleAnalysis (.sto)"
+    "MuscleAnalysis, Actuation (.sto)"
 )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "millard_activation_rate",
     "millard_equilibrium",
     "millard_force_coefficients",
+    "millard_state",
 ]
 
 _EPS = np.finfo(float).eps
@@ -248,6 +249,73 @@ def millard_equilibrium(params, activation, mt_length, mt_speed=0.0, *, rigid_te
         for k, v in out.items():
             if k != "converged":
                 out[k] = np.where(bad, np.nan, v)
+    out = {k: v.reshape(shape) for k, v in out.items()}
+    return MuscleState(**out, activation=a.reshape(shape))
+
+
+def millard_state(params, activation, mt_length, fiber_length) -> MuscleState:
+    """Forces and fiber velocity of Millard muscles at a given fiber length (elastic tendon).
+
+    What OpenSim reports from a state whose fiber length is set rather than solved
+    (e.g. ``solve_for_equilibrium_for_auxiliary_states`` false: each muscle's
+    ``default_fiber_length``): the tendon force from the tendon length
+    ``lMT − lM cos α``, and the fiber velocity that balances fiber and tendon forces
+    (damped model) or the inverse force-velocity curve (undamped), as in
+    :func:`millard_equilibrium`'s report. Away from equilibrium that velocity can be
+    large (metres per second): it is the velocity the muscle's dynamics give there.
+
+    Parameters
+    ----------
+    params : MillardParameters
+        ``n`` muscles.
+    activation : array_like, (..., n)
+        Activation in [0, 1] (clamped to ``[minimum_activation, 1]``).
+    mt_length : array_like, (..., n)
+        Musculotendon (path) length, m.
+    fiber_length : array_like, (..., n)
+        Fiber length, m (raised to the minimum fiber length, as OpenSim does).
+
+    Returns
+    -------
+    MuscleState
+        Fields ``(..., n)``; ``converged`` is False where the fiber velocity is not
+        finite.
+
+    Raises
+    ------
+    DataError
+        Bad `params`, activations outside [0, 1], non-positive lengths, batch axes
+        that do not broadcast.
+
+    Examples
+    --------
+    >>> p = MillardParameters(max_isometric_force=1000.0, optimal_fiber_length=0.1,
+    ...                       tendon_slack_length=0.2)
+    >>> eq = millard_equilibrium(p, [0.5], [0.31])
+    >>> s = millard_state(p, [0.5], [0.31], eq.fiber_length)
+    >>> bool(abs(s.tendon_force[0] - eq.tendon_force[0]) < 1e-9)
+    True
+    """
+    params = _check(params)
+    n = params.n
+    a, lmt, _, shape = _state_arrays(n, activation, mt_length, 0.0)
+    lce = _muscle_array(fiber_length, "fiber_length", n)
+    try:
+        shape = np.broadcast_shapes(shape, lce.shape)
+    except ValueError as err:
+        raise DataError(
+            f"the batch axes of `fiber_length` {lce.shape} and of the lengths {shape} do not "
+            "broadcast; give the same frames to each"
+        ) from err
+    if np.any(lce <= 0):
+        raise DataError("Expected `fiber_length` > 0 m")
+    used = params.as_used(rigid_tendon=False)
+    m = np.broadcast_to(np.arange(n), shape).ravel()
+    mus = _Muscles(used, m)
+    a, lmt, lce = (np.broadcast_to(x, shape).ravel() for x in (a, lmt, lce))
+    a = np.clip(a, used.minimum_activation[m], 1.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        out = _elastic_state(mus, a, lmt, lce, np.ones(lce.size, bool))
     out = {k: v.reshape(shape) for k, v in out.items()}
     return MuscleState(**out, activation=a.reshape(shape))
 

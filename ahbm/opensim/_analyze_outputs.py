@@ -203,6 +203,11 @@ def muscle_tables(spec, ctx, rows, *, coordinates) -> dict:
         "fiber_length", "tendon_length", "fiber_velocity", "normalized_fiber_length",
         "normalized_fiber_velocity", "pennation_angle")}  # fmt: skip
     phi, lm, vm = f["pennation_angle"], f["fiber_length"], f["fiber_velocity"]
+    # OpenSim's Millard powers: the damping force goes with the active power, the
+    # elastic (conservative) passive force alone makes the passive power
+    prm = mus["params"]
+    damping = (prm.max_isometric_force[k] * prm.fiber_damping[k]) * f["normalized_fiber_velocity"]
+    elastic = f["passive_fiber_force"] - damping
     dphi = -(vm / lm) * np.tan(phi)
     vt = vmt - (vm * np.cos(phi) - lm * np.sin(phi) * dphi)
     values = {
@@ -214,8 +219,8 @@ def muscle_tables(spec, ctx, rows, *, coordinates) -> dict:
         "PassiveFiberForce": f["passive_fiber_force"],
         "ActiveFiberForceAlongTendon": f["active_fiber_force"] * np.cos(phi),
         "PassiveFiberForceAlongTendon": f["passive_fiber_force"] * np.cos(phi),
-        "FiberActivePower": -f["active_fiber_force"] * vm,
-        "FiberPassivePower": -f["passive_fiber_force"] * vm,
+        "FiberActivePower": -(f["active_fiber_force"] + damping) * vm,
+        "FiberPassivePower": -elastic * vm,
         "TendonPower": -f["tendon_force"] * vt,
         "MuscleActuatorPower": -f["tendon_force"] * vmt,
     }  # fmt: skip
@@ -229,3 +234,35 @@ def muscle_tables(spec, ctx, rows, *, coordinates) -> dict:
             out[f"Moment_{c}"] = _table(ctx, rows, r * f["tendon_force"], chosen, f"Moment_{c}",
                                         comments)  # fmt: skip
     return out
+
+
+def _actuation_comments() -> list:
+    return [
+        "",
+        "Actuation: the forces (N or N·m), speeds (m/s or rad/s) and powers (W) of the "
+        "model's actuators.",
+        "A muscle's speed is its path's lengthening speed and its power -force × speed; "
+        "another actuator's power is force × speed.",
+        _UNITS,
+        _DEGREES,
+        "",
+    ]
+
+
+def actuation_tables(spec, ctx, rows) -> dict:
+    """Actuation: ``force``, ``speed``, ``power`` of every actuator (``ctx["actuators"]``).
+
+    ``ctx["actuators"]`` is a list of ``(name, force, speed, sign)`` with arrays
+    ``(n,)`` over all the run's frames; the power is ``sign × force × speed``
+    (−1 for muscles, whose speed is the lengthening speed, +1 otherwise).
+    """
+    acts = ctx["actuators"]
+    n = ctx["time"].shape[0]
+    labels = [a[0] for a in acts]
+    force = np.column_stack([a[1] for a in acts]) if acts else np.zeros((n, 0))
+    speed = np.column_stack([a[2] for a in acts]) if acts else np.zeros((n, 0))
+    sign = np.array([a[3] for a in acts], dtype=float)
+    values = {"force": force, "speed": speed, "power": sign * force * speed}
+    titles = {"force": "ActuatorForces", "speed": "ActuatorSpeeds", "power": "ActuatorPowers"}
+    return {k: _table(ctx, rows, values[k], labels, titles[k], _actuation_comments())
+            for k in titles}  # fmt: skip

@@ -3,7 +3,7 @@
 :func:`read_analyze_setup` reads an ``<AnalyzeTool>`` setup, unchanged as
 OpenSim writes it, into a frozen :class:`AnalyzeSetup` holding the analyses
 that :func:`ahbm.opensim.analyze_tool.run_analyze_setup` runs: Kinematics,
-BodyKinematics, PointKinematics and MuscleAnalysis. Every other element is
+BodyKinematics, PointKinematics, MuscleAnalysis and Actuation. Every other element is
 named with its line: an error for what would change the results
 (``<states_file>``, ``<speeds_file>``, controllers), a warning for what is not
 run (other analyses; StaticOptimization and JointReaction are ``ahbm so``'s).
@@ -33,6 +33,7 @@ from ahbm.opensim.setup_files import (
 )
 
 __all__ = [
+    "ActuationSpec",
     "AnalyzeSetup",
     "BodyKinematicsSpec",
     "KinematicsSpec",
@@ -92,6 +93,15 @@ class MuscleAnalysisSpec:
 
 
 @dataclass(frozen=True)
+class ActuationSpec:
+    """An ``<Actuation>`` analysis: the force, speed and power of every actuator."""
+
+    name: str = "Actuation"
+    step_interval: int = 1
+    in_degrees: bool = True
+
+
+@dataclass(frozen=True)
 class AnalyzeSetup:
     """An OpenSim AnalyzeTool setup (the analyses ahbm runs, in setup order).
 
@@ -111,7 +121,8 @@ class AnalyzeSetup:
         ``solve_for_equilibrium_for_auxiliary_states``.
     analyses : tuple
         :class:`KinematicsSpec`, :class:`BodyKinematicsSpec`,
-        :class:`PointKinematicsSpec`, :class:`MuscleAnalysisSpec` (the ones that are on).
+        :class:`PointKinematicsSpec`, :class:`MuscleAnalysisSpec`,
+        :class:`ActuationSpec` (the ones that are on).
     not_run : tuple of str
         Analyses of the setup that ahbm does not run, ``"Actuation (name), line 12"``.
     force_set_files : tuple of pathlib.Path
@@ -191,6 +202,8 @@ def _spec(el):
             point_name=_child_text(el, "point_name") or "NONAME",
             point=_point(el),
         )
+    if el.tag == "Actuation":
+        return ActuationSpec(**common)
     return MuscleAnalysisSpec(
         **common,
         muscles=_split_words(el.find("muscle_list")) or ("all",),
@@ -199,7 +212,7 @@ def _spec(el):
     )
 
 
-_RUN = ("Kinematics", "BodyKinematics", "PointKinematics", "MuscleAnalysis")
+_RUN = ("Kinematics", "BodyKinematics", "PointKinematics", "MuscleAnalysis", "Actuation")
 _SO = ("StaticOptimization", "JointReaction")
 #: elements of the tool that change nothing in an AnalyzeTool run (integrator settings
 #: are for forward simulations; the precision is of OpenSim's text)
@@ -240,7 +253,7 @@ def read_analyze_setup(path) -> AnalyzeSetup:
     ----------
     path : str or path-like
         An XML file with an ``<AnalyzeTool>`` whose ``<AnalysisSet>`` holds
-        Kinematics, BodyKinematics, PointKinematics or MuscleAnalysis analyses.
+        Kinematics, BodyKinematics, PointKinematics, MuscleAnalysis or Actuation analyses.
 
     Returns
     -------
@@ -294,13 +307,14 @@ def read_analyze_setup(path) -> AnalyzeSetup:
         if so:
             raise FileFormatError(
                 f"{where}: the setup's analyses ({', '.join(so)}) are run by `ahbm so "
-                f"{path}`; ahbm analyze runs Kinematics, BodyKinematics, PointKinematics and "
-                "MuscleAnalysis"
+                f"{path}`; ahbm analyze runs Kinematics, BodyKinematics, PointKinematics, "
+                "MuscleAnalysis and Actuation"
             )
         found = f" (it has {', '.join(not_run)})" if not_run else ""
         raise FileFormatError(
             f"{where}: the AnalyzeTool setup has no Kinematics, BodyKinematics, "
-            f"PointKinematics or MuscleAnalysis that is on{found}; add one to its <AnalysisSet>"
+            f"PointKinematics, MuscleAnalysis or Actuation that is on{found}; add one to its "
+            "<AnalysisSet>"
         )
     if so:
         warnings.warn(

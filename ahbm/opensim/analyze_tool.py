@@ -15,7 +15,14 @@ coordinates and external loads, and writes OpenSim's files
   ``state_0..2``, as OpenSim 4.6 labels them);
 - MuscleAnalysis: ``_Length``, ``_FiberLength``, ``_TendonForce`` ... and
   ``_MomentArm_<coordinate>``, ``_Moment_<coordinate>``
-  (:mod:`ahbm.opensim._analyze_outputs`).
+  (:mod:`ahbm.opensim._analyze_outputs`);
+- Actuation: ``_force``, ``_speed``, ``_power`` of every actuator: the model's
+  (ForceSet order) and those of ``<force_set_files>`` after them (instead of
+  them with ``replace_force_set``). A muscle's force is its tendon force, its
+  speed the path's lengthening speed and its power ``−force × speed``. Without
+  controls the other actuators apply no force (power 0); their speeds are a
+  CoordinateActuator's coordinate speed, a TorqueActuator's ``(ω_A − ω_B)·axis``
+  and a PointActuator's point speed ``|v|`` (OpenSim's definitions).
 
 What is computed, as OpenSim 4.6's AnalyzeTool does
 ----------------------------------------------------
@@ -32,7 +39,9 @@ What is computed, as OpenSim 4.6's AnalyzeTool does
   derivatives of the coordinates: gravity, the external loads and the
   muscles' tendon forces (default activation, fiber lengths from muscle
   equilibrium with ``solve_for_equilibrium_for_auxiliary_states``, else the
-  muscles' ``default_fiber_length``) through the articulated-body algorithm.
+  muscles' ``default_fiber_length``, the tendon force from that length and the
+  fiber velocity from the muscle's dynamics there, :func:`ahbm.muscles.millard.millard_state`)
+  through the articulated-body algorithm.
 - Muscles: path lengths, moment arms ``-∂l/∂q``; the Millard2012EquilibriumMuscle
   state from :func:`ahbm.muscles.millard_equilibrium` at the default activation.
 """
@@ -47,7 +56,9 @@ from pathlib import Path
 import numpy as np
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
+from ahbm.opensim._actuation import actuator_records
 from ahbm.opensim._analyze_outputs import (
+    actuation_tables,
     body_kinematics_tables,
     kinematics_tables,
     muscle_tables,
@@ -62,6 +73,7 @@ from ahbm.opensim._tool_outputs import (
 )
 from ahbm.opensim._xml import parse_xml_file
 from ahbm.opensim.analyze_setup import (
+    ActuationSpec,
     AnalyzeSetup,
     MuscleAnalysisSpec,
     read_analyze_setup,
@@ -76,6 +88,7 @@ from ahbm.opensim.coordinates import (
 from ahbm.opensim.id_tool import active_model_forces
 from ahbm.opensim.processing import _find_index, opensim_coordinate_processing
 from ahbm.opensim.setup_files import _listed
+from ahbm.opensim.so_setup import read_actuators
 from ahbm.opensim.storage import read_mot, write_mot
 
 __all__ = ["AnalyzeResult", "analysis_rows", "run_analyze_setup"]
@@ -167,32 +180,30 @@ def _muscle_specs(model, setup: AnalyzeSetup) -> list:
 
 def _muscle_state(model, muscles, q, qd, kin, equilibrium: bool) -> dict:
     """Lengths, speeds, moment arms and the Millard state of `muscles` at the states."""
-    from ahbm.muscles.millard import millard_equilibrium
-    from ahbm.muscles.millard_curves import MillardParameters, millard_tendon_force_length
+    from ahbm.muscles.millard import millard_equilibrium, millard_state
+    from ahbm.muscles.millard_curves import MillardParameters
     from ahbm.muscles.paths import lengthening_speeds, moment_arms, muscle_lengths
 
     names = [m.name for m in muscles]
     n = q.shape[0]
     if not names:
-        return {"names": [], "tendon_force": np.zeros((n, 0)), "arms": np.zeros((n, 0, model.nv))}
+        return {"names": [], "tendon_force": np.zeros((n, 0)), "arms": np.zeros((n, 0, model.nv)),
+                "speed": np.zeros((n, 0))}  # fmt: skip
     lmt = muscle_lengths(model, q, muscles=names, kin=kin)
     vmt = lengthening_speeds(model, q, qd, muscles=names, kin=kin)
     arms = moment_arms(model, q, muscles=names, kin=kin)
     params = MillardParameters.from_muscles(muscles)
     act = np.array([float(m.parameters.get("default_activation", 0.05)) for m in muscles])
     out = {"names": names, "length": lmt, "speed": vmt, "arms": arms, "params": params}
+    a = np.broadcast_to(act, lmt.shape)
     if equilibrium:
-        st = millard_equilibrium(params, np.broadcast_to(act, lmt.shape), lmt)
-        out["state"] = st
-        out["tendon_force"] = st.tendon_force
+        st = millard_equilibrium(params, a, lmt)
     else:
         # the state's fiber lengths: each muscle's default_fiber_length (OpenSim's 0.1 m)
         lm = np.array([float(m.parameters.get("default_fiber_length", 0.1)) for m in muscles])
-        h = params.optimal_fiber_length * np.sin(params.pennation_angle)
-        cos = np.sqrt(np.clip(1.0 - (h / lm) ** 2, 0.0, 1.0))
-        lt = lmt - lm * cos
-        ft = millard_tendon_force_length(lt / params.tendon_slack_length, params)
-        out["tendon_force"] = params.max_isometric_force * ft
+        st = millard_state(params, a, lmt, lm)
+    out["state"] = st
+    out["tendon_force"] = st.tendon_force
     return out
 
 
@@ -225,6 +236,8 @@ def _output_names(setup: AnalyzeSetup, muscle_names, coord_names) -> list:
                       (spec, "acc", f"_acc_{frame}.sto")]  # fmt: skip
         elif kind == "PointKinematicsSpec":
             files += [(spec, k, f"_{spec.point_name}_{k}.sto") for k in ("pos", "vel", "acc")]
+        elif kind == "ActuationSpec":
+            files += [(spec, k, f"_{k}.sto") for k in ("force", "speed", "power")]
         else:
             for key in _muscle_files(spec, coord_names):
                 files.append((spec, key, f"_{key}.sto"))
@@ -284,15 +297,6 @@ def _outputs(setup: AnalyzeSetup, output_dir, files) -> list:
 
 
 def _warn_setup(setup: AnalyzeSetup, model, muscles) -> None:
-    if setup.force_set_files:
-        warnings.warn(
-            f"AnalyzeTool setup '{setup.path}': <force_set_files> "
-            f"{_listed([str(f) for f in setup.force_set_files])} are not read: without "
-            "controls their actuators apply no force, so no analysis ahbm runs changes "
-            "(OpenSim's Actuation would list them)",
-            AhbmWarning,
-            stacklevel=3,
-        )
     ignored = [f for f in active_model_forces(model, ["Muscles"])]
     if ignored and not setup.replace_force_set:
         warnings.warn(
@@ -300,14 +304,6 @@ def _warn_setup(setup: AnalyzeSetup, model, muscles) -> None:
             f"loads and the muscles; OpenSim would also apply {_listed(ignored)}",
             AhbmWarning,
             stacklevel=3,
-        )
-    if not setup.solve_for_equilibrium and any(
-        isinstance(s, MuscleAnalysisSpec) for s in setup.analyses
-    ):
-        raise FileFormatError(
-            f"AnalyzeTool setup '{setup.path}': MuscleAnalysis with "
-            "<solve_for_equilibrium_for_auxiliary_states> false reports the muscles at their "
-            "default fiber lengths, which ahbm analyze does not implement; set it to true"
         )
     if muscles and setup.external_loads is not None:
         loads = setup.external_loads
@@ -362,6 +358,7 @@ def run_analyze_setup(path, *, output_dir=None, model=None, write: bool = True) 
     coords = _ordered(list(model.coordinate_names), coords)
     muscles = _muscle_specs(model, setup)
     _warn_setup(setup, model, muscles)
+    extra_actuators = [a for f in setup.force_set_files for a in read_actuators(f)]
     files = _output_names(setup, [m.name for m in muscles], coords)
     paths = _outputs(setup, output_dir, files) if write else None  # refused before computing
 
@@ -391,6 +388,10 @@ def run_analyze_setup(path, *, output_dir=None, model=None, write: bool = True) 
         "model": model, "kin": kin, "q": q, "qd": qd, "qdd": qdd, "time": time,
         "bodies": bodies, "coords": coords, "rot": rot, "index": index, "muscles": mus,
     }  # fmt: skip
+    if any(isinstance(a, ActuationSpec) for a in setup.analyses):
+        ctx["actuators"] = actuator_records(
+            model, mus, extra_actuators, q, qd, kin, replace=setup.replace_force_set
+        )
     done = {}
     for spec, key, suffix in files:
         if id(spec) not in done:
@@ -401,6 +402,7 @@ def run_analyze_setup(path, *, output_dir=None, model=None, write: bool = True) 
                 "BodyKinematicsSpec": body_kinematics_tables,
                 "PointKinematicsSpec": point_kinematics_tables,
                 "MuscleAnalysisSpec": muscle_tables,
+                "ActuationSpec": actuation_tables,
             }[kind]
             extra = {"coordinates": _ma_coordinates(spec, coords)} if "Muscle" in kind else {}
             done[id(spec)] = make(spec, ctx, rows, **extra)

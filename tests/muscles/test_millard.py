@@ -15,6 +15,7 @@ from ahbm.muscles.millard import (
     millard_activation_rate,
     millard_equilibrium,
     millard_force_coefficients,
+    millard_state,
 )
 from ahbm.muscles.millard_curves import (
     MillardParameters,
@@ -93,6 +94,35 @@ def test_equilibrium_balances_forces():
     np.testing.assert_allclose(s.tendon_force / p.max_isometric_force,
                                millard_tendon_force_length(s.tendon_length / p.tendon_slack_length,
                                                            p), rtol=1e-12)  # fmt: skip
+
+
+def test_state_at_a_given_fiber_length():
+    p = _params()
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0.05, 1.0, (40, 2))
+    lmt = np.array([0.3, 0.345]) + rng.uniform(-0.02, 0.03, (40, 2))
+    eq = millard_equilibrium(p, a, lmt)
+    same = millard_state(p, a, lmt, eq.fiber_length)  # at equilibrium: the same report
+    for f in ("tendon_force", "fiber_force", "fiber_velocity", "pennation_angle"):
+        np.testing.assert_allclose(getattr(same, f), getattr(eq, f), rtol=1e-12, atol=1e-12)
+    # away from equilibrium: the fiber velocity balances fiber and tendon (damped model)
+    lm = eq.fiber_length * rng.uniform(0.8, 1.2, (40, 2))
+    s = millard_state(p, a, lmt, lm)
+    used = p.as_used(rigid_tendon=False)
+    vn = s.fiber_velocity / (p.max_contraction_velocity * p.optimal_fiber_length)
+    fm = p.max_isometric_force * (
+        a * millard_active_force_length(lm / p.optimal_fiber_length, used)
+        * millard_force_velocity(vn, used)
+        + millard_passive_force_length(lm / p.optimal_fiber_length, used) + p.fiber_damping * vn
+    )
+    np.testing.assert_allclose(fm * np.cos(s.pennation_angle), s.tendon_force, rtol=1e-9,
+                               atol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(s.tendon_length + lm * np.cos(s.pennation_angle), lmt, rtol=1e-12)
+    assert np.any(np.abs(s.fiber_velocity) > 0.01)  # far from the equilibrium's rest
+    with pytest.raises(DataError, match="fiber_length"):
+        millard_state(p, a, lmt, -lm)
+    with pytest.raises(DataError, match="fiber_length"):
+        millard_state(p, a, lmt, np.ones((3, 2)))
 
 
 def test_velocity_sharing_lengthening_raises_force():

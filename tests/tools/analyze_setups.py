@@ -29,6 +29,11 @@ MUSCLES = (
     "<moment_arm_coordinate_list>{coords}</moment_arm_coordinate_list>"
     "<compute_moments>true</compute_moments></MuscleAnalysis>"
 )
+ACTUATION = (
+    '<Actuation name="Actuation"><on>true</on><step_interval>{step}</step_interval>'
+    "<in_degrees>true</in_degrees></Actuation>"
+)
+RESERVES = DATA / "subject01_Reserve_Actuators.xml"
 
 
 def write_analyze_setup(
@@ -42,6 +47,8 @@ def write_analyze_setup(
     loads=True,
     results="Results",
     extra="",
+    force_set=(),
+    replace=False,
 ) -> Path:
     """An AnalyzeTool setup on subject01's walk (absolute paths to the shared files)."""
     loads_file = str(DATA / "subject01_walk_grf.xml") if loads else ""
@@ -50,8 +57,8 @@ def write_analyze_setup(
 <OpenSimDocument Version="40600">
 <AnalyzeTool name="subject01_walk">
 <model_file>{DATA / "subject01.osim"}</model_file>
-<replace_force_set>false</replace_force_set>
-<force_set_files />
+<replace_force_set>{str(replace).lower()}</replace_force_set>
+<force_set_files>{" ".join(str(f) for f in force_set)}</force_set_files>
 <results_directory>{results}</results_directory>
 <output_precision>8</output_precision>
 <initial_time>{t0}</initial_time>

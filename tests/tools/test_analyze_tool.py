@@ -14,11 +14,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from analyze_setups import (  # noqa: E402
+    ACTUATION,
     BODY,
     DATA,
     KINEMATICS,
     MUSCLES,
     POINT,
+    RESERVES,
     write_analyze_setup,
 )
 from sample_data import needs_shared  # noqa: E402
@@ -68,13 +70,53 @@ def test_so_only_setup_points_to_ahbm_so(tmp_path):
 
 
 def test_other_analyses_are_named_with_their_line(tmp_path):
-    act = '<Actuation name="Actuation"><on>true</on></Actuation>'
+    other = '<ForceReporter name="ForceReporter"><on>true</on></ForceReporter>'
     kin = KINEMATICS.format(name="K", step=1, deg="true")
-    path = write_analyze_setup(tmp_path / "a.xml", kin + act)
-    with pytest.warns(AhbmWarning, match=r"Actuation 'Actuation', line \d+"):
+    path = write_analyze_setup(tmp_path / "a.xml", kin + other)
+    with pytest.warns(AhbmWarning, match=r"ForceReporter 'ForceReporter', line \d+"):
         read_analyze_setup(path)
     with pytest.raises(FileFormatError, match=r"line \d+.*no Kinematics"):
-        read_analyze_setup(write_analyze_setup(tmp_path / "b.xml", act))
+        read_analyze_setup(write_analyze_setup(tmp_path / "b.xml", other))
+
+
+def test_actuation_lists_muscles_then_the_force_set_files(tmp_path):
+    kin = KINEMATICS.format(name="K", step=1, deg="false")
+    path = write_analyze_setup(tmp_path / "a.xml", ACTUATION.format(step=1) + kin,
+                               force_set=[RESERVES], t1=0.7)  # fmt: skip
+    res = run_analyze_setup(path)
+    f = res.tables["subject01_walk_Actuation_force.sto"]
+    v = res.tables["subject01_walk_Actuation_speed.sto"]
+    w = res.tables["subject01_walk_Actuation_power.sto"]
+    assert f.columns[0] == "hamstrings_r" and f.columns[18:21] == ["FX", "FY", "MZ"]
+    assert f.columns[-1] == "lumbar_extension_reserve" and len(f.columns) == 28
+    # muscles: tendon force, lengthening speed, power -F v; reserves: no control, no force
+    np.testing.assert_allclose(w.values[:, :18], -f.values[:, :18] * v.values[:, :18])
+    assert np.all(f.values[:, 18:] == 0) and np.all(w.values[:, 18:] == 0)
+    # FX and FY report the same speed: a PointActuator's speed is |v| of its point
+    np.testing.assert_allclose(v.data["FX"], v.data["FY"])
+    assert np.all(v.data["FX"] >= 0)
+    # a CoordinateActuator's speed is its coordinate's speed (rad/s)
+    u = res.tables["subject01_walk_K_u.sto"]
+    np.testing.assert_allclose(v.data["knee_angle_r_reserve"], u.data["knee_angle_r"])
+    assert "subject01_walk_Actuation_force.sto" in {p.name for p in res.outputs}
+
+
+def test_actuation_refuses_a_model_actuator_it_does_not_model(tmp_path):
+    from ahbm.errors import ModelError
+    from ahbm.opensim._actuation import actuator_records
+
+    class _Item(dict):
+        kind = "force"
+
+    class _Model:
+        name = "m"
+
+        def section(self, key):
+            return [_Item(type="PointToPointActuator", name="p2p")]
+
+    with pytest.raises(ModelError, match="PointToPointActuator 'p2p'"):
+        actuator_records(_Model(), {"names": []}, [], np.zeros((2, 1)), np.zeros((2, 1)), None,
+                         replace=False)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -98,10 +140,16 @@ def test_unknown_element_warns_with_its_line(tmp_path):
         read_analyze_setup(path)
 
 
-def test_muscle_analysis_without_equilibrium_is_refused(tmp_path):
-    path = write_analyze_setup(tmp_path / "s.xml", ALL, equilibrium=False)
-    with pytest.raises(FileFormatError, match="solve_for_equilibrium"):
-        run_analyze_setup(path, write=False)
+def test_muscle_analysis_without_equilibrium_uses_default_fiber_lengths(tmp_path):
+    path = write_analyze_setup(tmp_path / "s.xml", ALL, equilibrium=False, t1=0.8)
+    res = run_analyze_setup(path, write=False)
+    lm = res.tables["subject01_walk_MuscleAnalysis_FiberLength.sto"]
+    assert np.all(lm.values == 0.1)  # subject01's muscles state no default: OpenSim's 0.1 m
+    ft = res.tables["subject01_walk_MuscleAnalysis_TendonForce.sto"].values
+    fm = res.tables["subject01_walk_MuscleAnalysis_FiberForce.sto"].values
+    phi = res.tables["subject01_walk_MuscleAnalysis_PennationAngle.sto"].values
+    # the fiber velocity is the one that balances fiber and tendon (damped model)
+    np.testing.assert_allclose(fm * np.cos(phi), ft, rtol=1e-9, atol=1e-6)
 
 
 def test_run_writes_opensim_names_and_layouts(tmp_path):
