@@ -42,11 +42,26 @@ with a Trial. Analog channels, at their own rate, are not processed: pass
   :func:`spm_anova1`, :func:`spm_regress`, Hotelling's T²
   (:func:`spm_hotellings2`, :func:`spm_hotellings_paired`), with random field
   theory or permutation inference; :func:`ahbm.graphics.plot_spm` draws them.
+- Curve reduction (:mod:`ahbm.analysis.pca`): :func:`curve_pca` (principal
+  components of curves, scores and reconstruction); classifiers on the scores
+  (:mod:`ahbm.analysis.classify`, the ``learn`` extra):
+  :func:`fit_curve_classifier`, :func:`cross_validate_curve_classifier`.
 """
 
 from ahbm._internal.lazy import lazy_package
 
 __getattr__, __dir__, __all__ = lazy_package(
     __name__,
-    ["filters", "derivatives", "gaps", "events", "cycles", "segments", "energetics", "spm"],
+    [
+        "filters",
+        "derivatives",
+        "gaps",
+        "events",
+        "cycles",
+        "segments",
+        "energetics",
+        "spm",
+        "pca",
+        "classify",
+    ],
 )
