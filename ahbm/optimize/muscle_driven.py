@@ -27,7 +27,8 @@ muscles from the *same* pieces the numeric code uses:
 ``x = [q; q̇; a]`` (activations) and controls ``u = [τ_reserve; F_contact; e]``
 (excitations), with ``M q̈ + h = Σ rᵢ Fᵢ(a, l, l̇) + τ_reserve`` (elastic tendons add
 the tendon forces as states and their rates as controls); the objective
-:class:`MuscleEffort` is ``w ∫ Σ aⁿ dt`` (or of the excitations).
+:class:`MuscleEffort` is ``w ∫ Σ aⁿ dt`` (or of the excitations), and
+:class:`~ahbm.optimize.MetabolicCost` the metabolic energy of the muscles.
 
 References
 ----------
@@ -56,6 +57,11 @@ from ahbm.muscles.path_elements import (
     CONDITIONAL_TOLERANCE,
     ConditionalPathPoint,
     MovingPathPoint,
+)
+from ahbm.optimize.metabolic_objective import (
+    MetabolicCost,
+    _check_metabolic_cost,
+    _metabolic_cost_integrand,
 )
 from ahbm.optimize.phase import Phase
 from ahbm.optimize.problem_helpers import _names_to_index
@@ -112,6 +118,9 @@ class MuscleEffort:
                             f"got {self.of!r}")  # fmt: skip
         if not np.isfinite(float(self.exponent)) or float(self.exponent) <= 0:
             raise DataError(f"MuscleEffort `exponent` must be > 0, got {self.exponent!r}")
+
+
+_MUSCLE_OBJECTIVES = (MuscleEffort, MetabolicCost)
 
 
 def _coordinate_q_index(model: Model) -> dict:
@@ -409,9 +418,9 @@ class MuscleDrivenPhase(Phase):
         Bounds of ``dF̃T/dt`` (1/s), elastic tendons (default ±50).
     **kwargs
         Those of :class:`~ahbm.optimize.Phase` (``nodes``, ``duration``, ``objectives``
-        incl. :class:`MuscleEffort`, ``q_bounds``, ``tau_bounds``, ``initial``,
-        ``final``, ...); ``dynamics`` must be "explicit" and ``actuated`` is set by
-        `reserves`.
+        incl. :class:`MuscleEffort` and :class:`~ahbm.optimize.MetabolicCost`,
+        ``q_bounds``, ``tau_bounds``, ``initial``, ``final``, ...); ``dynamics`` must be
+        "explicit" and ``actuated`` is set by `reserves`.
 
     Examples
     --------
@@ -440,8 +449,8 @@ class MuscleDrivenPhase(Phase):
             raise DataError("MuscleDrivenPhase: give the reserve coordinates as `reserves`, "
                             "not `actuated`")  # fmt: skip
         objectives = tuple(kwargs.pop("objectives", None) or ())
-        muscle_terms = tuple(o for o in objectives if isinstance(o, MuscleEffort))
-        others = [o for o in objectives if not isinstance(o, MuscleEffort)]
+        muscle_terms = tuple(o for o in objectives if isinstance(o, _MUSCLE_OBJECTIVES))
+        others = [o for o in objectives if not isinstance(o, _MUSCLE_OBJECTIVES)]
         self.muscle_model = symbolic_muscles(model, muscles)
         reserve_idx = [] if reserves is None else _names_to_index(model, reserves, "`reserves`")
         super().__init__(model, actuated=reserve_idx, objectives=others, **kwargs)
@@ -458,6 +467,8 @@ class MuscleDrivenPhase(Phase):
         self.muscle_names = list(self.muscle_model.names)
         for o in muscle_terms:
             self._muscle_index(o)
+            if isinstance(o, MetabolicCost):
+                _check_metabolic_cost(self, o)
 
     def _muscle_index(self, o):
         if o.muscles is None:
@@ -580,6 +591,8 @@ class MuscleDrivenPhase(Phase):
             if isinstance(o, MuscleEffort):
                 v = self.activations(x) if o.of == "activations" else self.excitations(u)
                 out[o.name] = o.weight * sum(v[i] ** o.exponent for i in self._muscle_index(o))
+            elif isinstance(o, MetabolicCost):
+                out[o.name] = _metabolic_cost_integrand(self, o, x, u, self._muscle_index(o))
         return {o.name: out[o.name] for o in self.objectives if o.name in out}
 
     # ---- guess and outputs
