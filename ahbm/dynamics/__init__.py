@@ -29,6 +29,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "geometric_constraints",
         "coordinate_constraints",
         "constraints",
+        "velocity_constraints",
         "constrained",
         "force_element",
         "joint_forces",

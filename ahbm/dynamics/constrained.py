@@ -659,7 +659,9 @@ def project_positions(
 
     Notes
     -----
-    Newton iteration with ``M = H(q⁰)`` and ``G`` (AHBM uses ``G(q⁰)``; the
+    Velocity-level constraints (:class:`~ahbm.dynamics.VelocityConstraint`)
+    have no position equation and are left out. Newton iteration with
+    ``M = H(q⁰)`` and ``G`` (AHBM uses ``G(q⁰)``; the
     Jacobian is re-evaluated here when the first iterations do not converge):
     ``[[M, Gᵀ], [G, 0]] [Δγ; μ] = −[M γᵏ; g(t, qᵏ)]``, ``γᵏ⁺¹ = γᵏ + Δγ``,
     ``qᵏ⁺¹ = qᵏ ⊕ Δγ`` (``⊕`` = :func:`~ahbm.kinematics.integrate_q`).
@@ -674,7 +676,7 @@ def project_positions(
     >>> bool(abs(c.position(m, qp)[0]) < 1e-12)
     True
     """
-    cs = _cset(constraints, model)
+    cs = _cset(constraints, model).holonomic_part()  # velocity constraints: no g(t, q)
     q = as_float_array(q, "q")
     if q.shape != (model.nq,):
         raise DataError(f"Expected `q` to have shape ({model.nq},), got {q.shape}")

@@ -25,6 +25,10 @@ Constraint types (their ``type`` names in model files in brackets)
 :class:`UserConstraint`
     ``g(t, q)`` given as a Python function, with its Jacobian or finite
     differences (not storable in model files).
+:class:`~ahbm.dynamics.velocity_constraints.VelocityConstraint`
+    A velocity-level (nonholonomic) constraint ``A(t, q) q̇ = b(t, q)``
+    (rolling without slip, knife edges): its rows join ``G``, ``ν`` and
+    ``γ = ḃ − Ȧ q̇``, with ``g = 0`` (not storable in model files).
 
 A :class:`ConstraintSet` stacks constraints and assembles ``g``, ``G``,
 ``ν`` and ``γ`` with one forward-kinematics pass. All evaluations accept
@@ -158,6 +162,16 @@ class ConstraintSet:
         """Check every constraint against `model` (ModelError naming the constraint)."""
         for c in self.constraints:
             c.validate(model)
+
+    def holonomic_part(self) -> ConstraintSet:
+        """The set of the position-level constraints (itself if all are).
+
+        Velocity-level constraints (``holonomic`` False) have no equation
+        ``g(t, q) = 0``: position projection uses this set.
+        """
+        if all(c.holonomic for c in self.constraints):
+            return self
+        return ConstraintSet([c for c in self.constraints if c.holonomic], name=self.name)
 
     def row_names(self, model: Model) -> list[str]:
         """Names of the ``m`` equations (``name[k]``)."""

@@ -50,10 +50,15 @@ class Constraint:
 
     Subclasses implement ``size``, ``_g``, ``_G``, ``_gamma`` (and ``_nu``
     for rheonomic constraints) on a batch-last kinematic context.
+    ``holonomic`` is False for velocity-level constraints
+    (:class:`~ahbm.dynamics.velocity_constraints.VelocityConstraint`), which
+    have no position-level equation (their ``_g`` is zero and position
+    projection leaves them out).
     """
 
     type: str = ""
     name: str = "constraint"
+    holonomic: bool = True
 
     def size(self, model: Model) -> int:
         """Number of scalar equations."""

@@ -11,6 +11,8 @@ model. The lower-extremity gait model and its pipeline are :mod:`ahbm.gait`.
 - :mod:`ahbm.models.head_neck` and :mod:`ahbm.models.airbag`: the head-neck
   sled model and the airbag test.
 - :mod:`ahbm.models.sagittal`: Winter's 2-D sagittal inverse dynamics.
+- :mod:`ahbm.models.nonholonomic`: a disk rolling without slip and a knife
+  edge (skate), with velocity-level constraints.
 
 Model builders take the subject as ``mass=``, ``height=`` (kg, m) and gravity
 as ``gravity=`` (a vector in the world frame, m/s²).
@@ -29,5 +31,6 @@ __getattr__, __dir__, __all__ = lazy_package(
         "head_neck",
         "airbag",
         "sagittal",
+        "nonholonomic",
     ],
 )
