@@ -18,5 +18,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "simulation",
         "figures",
         "spm",
+        "gait_scores",
+        "view3d",
     ],
 )

@@ -35,6 +35,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "osim_section",
         "coordinate_table",
         "muscle_paths",
+        "meshes",
         "storage",
         "setup_files",
         "processing",
