@@ -33,6 +33,9 @@ composes them, with the processing options in one :class:`GaitSettings`:
    -> :class:`GaitEnergetics`; :func:`check_cycles` and treadmill handling
    (checks.py); :class:`GaitResult` and :func:`save_gait_result` (result.py);
    :func:`analyze_gait_files` for many trials (batch.py).
+8. Gait pattern scores against a normative reference: :func:`gait_profile_score`
+   (GPS, GVS, Movement Analysis Profile; scores.py) and
+   :func:`gait_deviation_index` (GDI, GDI*; gdi.py).
 
 Every angle inside the result objects is in radians; degrees appear only in
 the report, the figures and the text summary, which say so.
@@ -98,5 +101,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "batch",
         "report",
         "demo",
+        "scores",
+        "gdi",
     ],
 )
