@@ -202,4 +202,3 @@ def _solve(M, rhs):
         raise SimulationError(
             "the mass matrix is singular; give every body of the model mass and inertia"
         ) from err
-

@@ -312,8 +312,7 @@ def read_rra_setup(path) -> RRASetup:
     t1 = _opt_float(node, "final_time", 1.0)
     if not t0 < t1:
         raise FileFormatError(
-            f"{node.where()}: <final_time> {t1} is not after <initial_time> {t0}; give a time "
-            "range"
+            f"{node.where()}: <final_time> {t1} is not after <initial_time> {t0}; give a time range"
         )
     adjust = _opt_bool(node, "adjust_com_to_reduce_residuals", False)
     body = _child_text(node, "adjusted_com_body")
