@@ -12,6 +12,7 @@ so ``ahbm --help`` and each command load only what they use:
 ``scale``, ``ik``, ``id``,  :mod:`ahbm.cli.opensim`
 ``so``
 ``analyze``                 :mod:`ahbm.cli.analyze`
+``rra``                     :mod:`ahbm.cli.rra`
 =========================== ===================================
 
 Every command takes ``-q/--quiet`` (print only errors and the final summary)
@@ -40,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "id": ("ahbm.cli.opensim", "run an OpenSim Inverse Dynamics setup: generalized forces (.sto)"),
     "so": ("ahbm.cli.opensim", "run an OpenSim static optimization setup: activations, forces"),
     "analyze": ("ahbm.cli.analyze", "run an OpenSim AnalyzeTool setup: kinematics, muscles"),
+    "rra": ("ahbm.cli.rra", "run an OpenSim RRA setup: residual reduction, adjusted COM"),
 }
 
 

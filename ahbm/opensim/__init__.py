@@ -23,6 +23,9 @@
 - :mod:`ahbm.opensim.scale_tool` reads and runs OpenSim's Scale setups
   (``ahbm scale SETUP.xml``): scale factors from marker pairs, model scaling,
   marker placement.
+- :mod:`ahbm.opensim.rra_tool` runs OpenSim's RRATool setups (``ahbm rra
+  SETUP.xml``) on the tracking core of :mod:`ahbm.opensim.cmc_tracking`:
+  residual reduction, COM adjustment, OpenSim's result files.
 """
 
 from ahbm._internal.lazy import lazy_package
@@ -49,5 +52,8 @@ __getattr__, __dir__, __all__ = lazy_package(
         "so_tool",
         "analyze_setup",
         "analyze_tool",
+        "cmc_tracking",
+        "rra_setup",
+        "rra_tool",
     ],
 )

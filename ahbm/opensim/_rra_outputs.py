@@ -8,11 +8,13 @@ them atomically.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 
 from ahbm._internal.files import atomic_path
+from ahbm.errors import ModelError
 from ahbm.io.opensim_table import OpenSimTable
 from ahbm.opensim._tool_outputs import (
     _STORAGE,
@@ -140,8 +142,6 @@ def _text(path, text: str) -> Path:
 
 def write_outputs(setup, paths, model, out, res, speeds, tasks, osim_coords, acts) -> list:
     """Write every file of the run; returns the paths in writing order."""
-    from ahbm.opensim.rra_tool import adjusted_osim_text
-
     names = out.actuator_names
     time = out.time
     rot = _rotational(model)
@@ -199,3 +199,19 @@ def write_outputs(setup, paths, model, out, res, speeds, tasks, osim_coords, act
             _text(paths["model"], adjusted_osim_text(setup.model_file, adj.body, adj.com_after))
         )
     return written
+
+
+def adjusted_osim_text(model_file, body: str, com) -> str:
+    """The text of `model_file` with the ``<mass_center>`` of Body `body` replaced."""
+    text = Path(model_file).read_text(encoding="utf-8")
+    m = re.search(r'<Body\s+name\s*=\s*"' + re.escape(body) + r'"\s*>', text)
+    if m is None:
+        raise ModelError(f"model '{model_file}' has no <Body name=\"{body}\"> element")
+    end = text.find("</Body>", m.end())
+    sub = re.compile(r"(<mass_center>)([^<]*)(</mass_center>)")
+    hit = sub.search(text, m.end(), end if end >= 0 else len(text))
+    value = " ".join(repr(float(v)) for v in com)
+    if hit is None:  # OpenSim's default (0 0 0) was implied: write the element
+        close = text.find(">", m.start()) + 1
+        return text[:close] + f"\n\t\t\t\t\t<mass_center>{value}</mass_center>" + text[close:]
+    return text[: hit.start(2)] + value + text[hit.end(2) :]

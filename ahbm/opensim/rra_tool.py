@@ -53,14 +53,13 @@ model anew; ahbm edits the adjusted body's ``<mass_center>`` in the input text.
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
 from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
+from ahbm.opensim._rra_outputs import adjusted_osim_text, output_paths, write_outputs
 from ahbm.opensim._tracking_dynamics import IdealActuatorDynamics
 from ahbm.opensim._xml import parse_xml_file
 from ahbm.opensim.cmc_tracking import (
@@ -395,8 +394,6 @@ def run_rra_setup(path, *, output_dir=None, write: bool = True) -> RRAResult:
     >>> round(res.average_residuals["FX"], 1)  # doctest: +SKIP
     -3.8
     """
-    from ahbm.opensim._rra_outputs import output_paths, write_outputs
-
     setup = read_rra_setup(path)
     paths = output_paths(setup, output_dir) if write else None  # refused before computing
     model = _read_osim(setup.model_file, muscles=False, markers=False)
@@ -454,19 +451,3 @@ def run_rra_setup(path, *, output_dir=None, write: bool = True) -> RRAResult:
     speeds = np.einsum("nva,nv->na", dyn.generalized_columns(res.q), res.u)
     written = write_outputs(setup, paths, model, out, res, speeds, tasks, osim_coords, acts)
     return replace(out, outputs=written)
-
-
-def adjusted_osim_text(model_file, body: str, com) -> str:
-    """The text of `model_file` with the ``<mass_center>`` of Body `body` replaced."""
-    text = Path(model_file).read_text(encoding="utf-8")
-    m = re.search(r'<Body\s+name\s*=\s*"' + re.escape(body) + r'"\s*>', text)
-    if m is None:
-        raise ModelError(f"model '{model_file}' has no <Body name=\"{body}\"> element")
-    end = text.find("</Body>", m.end())
-    sub = re.compile(r"(<mass_center>)([^<]*)(</mass_center>)")
-    hit = sub.search(text, m.end(), end if end >= 0 else len(text))
-    value = " ".join(repr(float(v)) for v in com)
-    if hit is None:  # OpenSim's default (0 0 0) was implied: write the element
-        close = text.find(">", m.start()) + 1
-        return text[:close] + f"\n\t\t\t\t\t<mass_center>{value}</mass_center>" + text[close:]
-    return text[: hit.start(2)] + value + text[hit.end(2) :]
