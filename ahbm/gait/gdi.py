@@ -225,7 +225,7 @@ def gdi_reference(
     scores = ctrl.reshape(ctrl.shape[0], _SIZE) @ feats.T
     mean_scores = scores.mean(axis=0)
     d = np.linalg.norm(scores - mean_scores, axis=1)
-    if (d <= 0).any():
+    if (d <= 1e-9 * np.median(d)).any():
         raise DataError(
             "a control cycle lies exactly at the controls' mean in feature space (d = 0); "
             "check for duplicated or constant control cycles"

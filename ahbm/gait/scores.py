@@ -75,6 +75,7 @@ __all__ = [
     "gait_reference_from_files",
     "gait_score_curves",
     "gait_variable_scores",
+    "model_output_cycles",
     "read_gait_reference",
     "write_gait_reference",
 ]
@@ -515,7 +516,7 @@ def gait_reference_from_files(
         paths = expand_trial_paths(others)
         if outputs == "file":
             for p in paths:
-                cycles.append(_file_output_cycles(p))
+                cycles.append(model_output_cycles(p))
                 used.append(p)
         else:
             with tempfile.TemporaryDirectory(prefix="ahbm-reference-") as tmp:
@@ -556,13 +557,38 @@ def _store_cycles(path) -> list:
     return out
 
 
-def _file_output_cycles(path) -> dict:
-    """Cycles of the joint angles a file stores (a lab model's outputs), at its foot strikes."""
+def model_output_cycles(trial) -> dict:
+    """Gait cycles of the joint angles a trial stores from a lab's own model.
+
+    Parameters
+    ----------
+    trial : Trial or path
+        A C3D file (or its Trial) carrying model outputs such as Vicon
+        Plug-in Gait's ``LHipAngles``, ``RPelvisAngles`` ... (read in rad)
+        and foot-strike events.
+
+    Returns
+    -------
+    dict
+        ``{"Left": {"HipAngles": (n_cycles, 101, 3), ...}, "Right": {...}}``
+        as :func:`~ahbm.gait.gait_cycles`, cut at the file's foot strikes:
+        a subject for :func:`gait_profile_score` against a reference made
+        with ``outputs="file"``.
+
+    Raises
+    ------
+    DataError
+        No joint-angle outputs, no foot strikes.
+    """
     from ahbm.gait.cycles import gait_cycles
     from ahbm.gait.events import file_gait_events
     from ahbm.gait.markers import load_gait_trial
 
-    trial = load_gait_trial(path, "files")
+    if isinstance(trial, str | os.PathLike):
+        path = os.fspath(trial)
+    else:
+        path = getattr(trial, "source", "") or "trial"
+    trial = load_gait_trial(trial, "trial")
     kinds = trial.point_kinds if isinstance(getattr(trial, "point_kinds", None), dict) else {}
     names = {v[2] for v in SCORE_VARIABLES}
     variables = {}
@@ -572,8 +598,8 @@ def _file_output_cycles(path) -> dict:
             variables.setdefault(bare, np.asarray(trial.points[:, i], dtype=float))
     if not variables:
         raise DataError(
-            f"{path}: no joint-angle model outputs (LHipAngles ...); use outputs='ahbm' to "
-            "compute them with ahbm's pipeline"
+            f"{path}: no joint-angle model outputs (LHipAngles ...); compute the angles with "
+            "ahbm's pipeline (analyze_gait; outputs='ahbm' for a reference)"
         )
     events = file_gait_events(trial.events, trial.time)
     if not events:
