@@ -66,7 +66,21 @@
 
   // ------------------------------------------------------------------ renderer, camera, lights
   var host = document.getElementById("ahbm-scene");
-  var renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  // Multisampling costs a software rasterizer (SwiftShader, llvmpipe: no GPU) half its
+  // frame rate; there the edges stay unsmoothed so that playback keeps its pace.
+  function softwareWebGL() {
+    try {
+      var c = document.createElement("canvas"), gl = c.getContext("webgl2") || c.getContext("webgl");
+      if (!gl) return false;
+      var ext = gl.getExtension("WEBGL_debug_renderer_info");
+      var name = String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      var lose = gl.getExtension("WEBGL_lose_context");
+      if (lose) lose.loseContext();
+      return /swiftshader|llvmpipe|softpipe|software/i.test(name);
+    } catch (e) { return false; }
+  }
+  var software = softwareWebGL();
+  var renderer = new THREE.WebGLRenderer({ antialias: !software, preserveDrawingBuffer: true });
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   renderer.setClearColor(0xf4f5f7, 1);
   host.insertBefore(renderer.domElement, host.firstChild);
@@ -411,15 +425,23 @@
   scrub.max = String(nFrames - 1);
   var playing = false, speed = 1, playTime = times[0], needsRender = true;
 
+  // the controls and plot cursors follow the frame at most 20 times a second while playing
+  // (each update lays out and paints the page); the scene follows every frame
+  var uiShown = -1, uiTime = -Infinity;
+  function showUi(now) {
+    if (uiShown === frame || (playing && now - uiTime < 50)) return;
+    uiShown = frame; uiTime = now;
+    scrub.value = String(frame);
+    timeLabel.textContent = "t = " + times[frame].toFixed(3) + " s   frame " + (frame + 1) + " / " + nFrames;
+    for (var k = 0; k < cursorHooks.length; k++) cursorHooks[k](frame);
+  }
   function setFrame(i) {
     i = Math.max(0, Math.min(nFrames - 1, i | 0));
     if (i === frame) return;
     frame = i;
     applyFrame(i);
     follow();
-    scrub.value = String(i);
-    timeLabel.textContent = "t = " + times[i].toFixed(3) + " s   frame " + (i + 1) + " / " + nFrames;
-    for (var k = 0; k < cursorHooks.length; k++) cursorHooks[k](i);
+    if (!playing) showUi(performance.now());
     needsRender = true;
   }
   function play() {
@@ -427,7 +449,7 @@
     if (frame >= nFrames - 1) playTime = times[0]; else playTime = times[Math.max(frame, 0)];
     playing = true; playBtn.innerHTML = "&#10074;&#10074;"; lastTick = null;
   }
-  function pause() { playing = false; playBtn.innerHTML = "&#9654;"; }
+  function pause() { playing = false; playBtn.innerHTML = "&#9654;"; showUi(performance.now()); }
   playBtn.addEventListener("click", function () { if (playing) pause(); else play(); });
   scrub.addEventListener("input", function () { pause(); setFrame(+scrub.value); });
   speedSel.addEventListener("change", function () { speed = +speedSel.value; });
@@ -482,8 +504,27 @@
   if (typeof ResizeObserver === "function") new ResizeObserver(resize).observe(host);
   window.addEventListener("resize", resize);
 
+  // While playing, a frame rate below 30 lowers the drawing resolution in steps (down to
+  // half); pausing draws the still frame at full resolution again.
+  var fullRatio = renderer.getPixelRatio(), ratio = fullRatio, lastAdapt = 0;
+  function setRatio(r) {
+    if (Math.abs(r - renderer.getPixelRatio()) < 1e-3) return;
+    renderer.setPixelRatio(r);
+    renderer.setSize(host.clientWidth, host.clientHeight, false);
+    needsRender = true;
+  }
+  function adapt(now) {
+    if (!playing) { if (ratio !== fullRatio) { ratio = fullRatio; setRatio(ratio); } return; }
+    if (now - lastAdapt < 600 || ticks.length < 10) return;
+    lastAdapt = now;
+    if (api.fps < 32 && ratio > 0.5 * fullRatio + 1e-6) { ratio = Math.max(0.5 * fullRatio, ratio - 0.125 * fullRatio); setRatio(ratio); }
+    else if (api.fps > 55 && ratio < fullRatio) { ratio = Math.min(fullRatio, ratio + 0.125 * fullRatio); setRatio(ratio); }
+  }
+
   function tick(now) {
     requestAnimationFrame(tick);
+    var t0 = measuring ? performance.now() : 0;
+    adapt(now);
     if (playing) {
       if (lastTick !== null) playTime += (now - lastTick) / 1000 * speed;
       lastTick = now;
@@ -492,28 +533,34 @@
       setFrame(frameAt(times, playTime));
       if (measuring && frame !== before) measuring.advanced++;
     }
+    if (playing) showUi(now);
     if (hoverEvent) hover();
     if (needsRender) {
       renderer.render(scene, camera);
       needsRender = false;
-      if (measuring) measuring.rendered++;
+      if (measuring) { measuring.rendered++; measuring.busy += performance.now() - t0; }
       ticks.push(now);
-      while (ticks.length && now - ticks[0] > 2000) ticks.shift();
+      while (ticks.length && now - ticks[0] > 1000) ticks.shift();
       if (ticks.length > 1) api.fps = 1000 * (ticks.length - 1) / (ticks[ticks.length - 1] - ticks[0]);
     }
   }
 
-  // play for `ms` milliseconds and report the frames rendered per second
-  api.measure = function (ms) {
+  // play for `warmup` then `ms` milliseconds and report the frames drawn per second in `ms`,
+  // the frame changes and the time the viewer's own code took per drawn frame
+  api.measure = function (ms, warmup) {
     return new Promise(function (resolve) {
-      measuring = { rendered: 0, advanced: 0 };
-      var start = performance.now(), first = frame;
       play();
       setTimeout(function () {
-        var elapsed = (performance.now() - start) / 1000, m = measuring;
-        measuring = null;
-        resolve({ fps: m.rendered / elapsed, frames_advanced: m.advanced, seconds: elapsed, first: first, last: frame });
-      }, ms);
+        measuring = { rendered: 0, advanced: 0, busy: 0 };
+        var start = performance.now(), first = frame;
+        setTimeout(function () {
+          var elapsed = (performance.now() - start) / 1000, m = measuring;
+          measuring = null;
+          resolve({ fps: m.rendered / elapsed, frames_advanced: m.advanced, seconds: elapsed,
+            first: first, last: frame, js_ms_per_frame: m.busy / Math.max(m.rendered, 1),
+            pixel_ratio: renderer.getPixelRatio() });
+        }, ms);
+      }, warmup || 0);
     });
   };
   api.nFrames = nFrames;
@@ -525,8 +572,17 @@
   api.bodyPositions = function () { return bodies.map(function (b) { return b.position.toArray(); }); };
   api.info = function () {
     return { calls: renderer.info.render.calls, triangles: renderer.info.render.triangles,
-      bodies: nb, markers: nm, forces: nf, muscle_segments: nseg, meshes: meta.meshes.length,
+      software: software, pixel_ratio: renderer.getPixelRatio(), bodies: nb, markers: nm, forces: nf, muscle_segments: nseg, meshes: meta.meshes.length,
       plots: meta.plots.length, webgl2: renderer.capabilities.isWebGL2 !== false };
+  };
+  // client coordinates of marker k at the current frame (null when hidden or behind)
+  api.markerScreen = function (k) {
+    var o = 3 * (frame * nm + k);
+    if (!(k >= 0 && k < nm) || !(M[o] === M[o])) return null;
+    var v = new THREE.Vector3(M[o], M[o + 1], M[o + 2]).project(camera);
+    if (v.z > 1) return null;
+    var r = renderer.domElement.getBoundingClientRect();
+    return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
   };
   api.labelAt = function (x, y) { hoverEvent = { clientX: x, clientY: y }; hover(); return tip.style.display === "block" ? tip.textContent : null; };
 
