@@ -81,9 +81,7 @@ class Page:
         self.context.route("**/*", _route)
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        self.page.on(
-            "console", lambda m: self.errors.append(m.text) if m.type == "error" else None
-        )
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.goto(path.resolve().as_uri())
         self.page.wait_for_function("window.__ahbm && window.__ahbm.ready === true", timeout=30000)
 
@@ -204,9 +202,18 @@ def test_muscle_driven_result_page(browser, tmp_path):
     for m in ("BIClong", "BICshort", "BRA"):  # the flexors switch on
         u[:, names.index(m)] = np.clip(8 * t, 0.05, 0.5)
     res = simulate_muscles(
-        model, (0.0, 0.5), [0.2, 0.4], excitations=u, excitation_time=t, t_eval=t,
-        curves="degroote2016", rigid_tendon=True, method="RK45", rtol=1e-5, atol=1e-7,
-    )  # fmt: skip
+        model,
+        (0.0, 0.5),
+        [0.2, 0.4],
+        excitations=u,
+        excitation_time=t,
+        t_eval=t,
+        curves="degroote2016",
+        rigid_tendon=True,
+        method="RK45",
+        rtol=1e-5,
+        atol=1e-7,
+    )
     assert abs(res.q[-1] - res.q[0]).max() > 0.1  # it moved
     view = view3d(model, res, plots=["BIClong", "elbow"], title="arm, muscle-driven")
     assert view.meta["muscles"]["color_by"] == "activation"
@@ -225,9 +232,15 @@ def _chain_model(n_bodies: int):
     parent = "ground"
     for k in range(n_bodies):
         axis = [[1, 0, 0], [0, 1, 0], [0, 0, 1]][k % 3]
-        m.add_body(f"b{k}", parent, {"type": "revolute", "axis": axis},
-                   position=[0.0, 0.0, 0.0 if k == 0 else -0.09], mass=1.0,
-                   com=[0.0, 0.0, -0.045], inertia=np.diag([0.001, 0.001, 0.0004]))  # fmt: skip
+        m.add_body(
+            f"b{k}",
+            parent,
+            {"type": "revolute", "axis": axis},
+            position=[0.0, 0.0, 0.0 if k == 0 else -0.09],
+            mass=1.0,
+            com=[0.0, 0.0, -0.045],
+            inertia=np.diag([0.001, 0.001, 0.0004]),
+        )
         parent = f"b{k}"
     return m
 
@@ -253,8 +266,10 @@ def test_playback_rate_of_a_long_trial(browser, tmp_path, record_property):
         fps = stats["fps"]
         record_property("playback_fps", round(fps, 1))
         record_property("page_bytes", path.stat().st_size)
-        print(f"playback of {n} frames, {n_markers} markers, {n_bodies} bodies: {fps:.1f} fps "
-              f"({stats['frames_advanced']} frame changes in {stats['seconds']:.2f} s)")  # fmt: skip
+        print(
+            f"playback of {n} frames, {n_markers} markers, {n_bodies} bodies: {fps:.1f} fps "
+            f"({stats['frames_advanced']} frame changes in {stats['seconds']:.2f} s)"
+        )
         assert stats["frames_advanced"] > 30  # it played: the frames advanced
         assert fps >= MIN_FPS
         assert not page.errors, page.errors
