@@ -254,3 +254,21 @@ def test_reference_from_files_errors(tmp_path, vicon):
     with pytest.raises(DataError, match="outputs"):
         gait_reference_from_files(vicon, outputs="vicon")
     assert isinstance(gait_reference_from_files(vicon, outputs="file"), GaitReference)
+
+
+def test_example_classifier_on_shared_trials(vicon):
+    """PCA + LDA on the 11 cycles of the three Vicon trials (docs/gait_scores.md)."""
+    pytest.importorskip("sklearn", reason="the learn extra (scikit-learn) is not installed")
+    from ahbm.analysis import cross_validate_curve_classifier, curve_pca
+
+    names = ["gait-pig-nz", "PlugInC3D", "Vicon_analysis"]
+    parts = [gait_reference(model_output_cycles(vicon / f"{n}.c3d")).curves for n in names]
+    x = np.concatenate(parts)  # per trial: its Left cycles, then its Right cycles
+    group = np.repeat(["typical", "PlugInC3D", "typical"], [len(p) for p in parts])
+    assert x.shape == (11, 9, 51) and (group == "PlugInC3D").sum() == 2
+    pca = curve_pca(x, n_components=3)
+    assert pca.explained_variance_ratio.sum() == pytest.approx(0.898, abs=1e-3)
+    cv = cross_validate_curve_classifier(x, group, folds=2, n_components=3)
+    assert cv.confusion.tolist() == [[1, 1], [0, 9]]  # classes ("PlugInC3D", "typical")
+    # the one miss is PlugInC3D's left cycle (GPS 10.4 deg); its right (22.97 deg) is found
+    assert cv.predicted[2] == "typical" and cv.predicted[3] == "PlugInC3D"
