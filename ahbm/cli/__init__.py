@@ -8,6 +8,7 @@ so ``ahbm --help`` and each command load only what they use:
 ``demo``                    :mod:`ahbm.cli.demo`
 ``convert``, ``info``       :mod:`ahbm.cli.data`
 ``view``, ``plot``          :mod:`ahbm.cli.view`
+``view3d``                  :mod:`ahbm.cli.view3d`
 ``gait``                    :mod:`ahbm.cli.gait`
 ``scale``, ``ik``, ``id``,  :mod:`ahbm.cli.opensim`
 ``so``
@@ -34,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("ahbm.cli.data", "convert C3D/TRC files to HDF5 trial stores (in parallel)"),
     "info": ("ahbm.cli.data", "print a summary of a C3D, TRC, MOT/STO or HDF5 file"),
     "view": ("ahbm.cli.view", "render the stick-figure animation of a trial (GIF, HTML, MP4, PNG)"),
+    "view3d": ("ahbm.cli.view3d", "write a 3-D browser view (one HTML file) of a model and motion"),
     "plot": ("ahbm.cli.view", "draw the gait-cycle figure of a result stored in an ahbm HDF5 file"),
     "gait": ("ahbm.cli.gait", "gait analysis of a walking trial: angles, moments, powers, report"),
     "scale": ("ahbm.cli.opensim", "run an OpenSim Scale setup: scale factors, scaled model"),

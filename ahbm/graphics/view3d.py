@@ -330,6 +330,8 @@ def view3d(
         meta["com"] = c is not None
     else:
         meta["frames"], meta["com"], meta["joint_scale"] = False, False, 0.0
+    if model is None and exp is not None and exp[0].size:
+        up = _vertical_of_markers(exp[0])
     meta["up"] = up.tolist()
 
     # markers: the model's, then the experimental ones
@@ -389,6 +391,20 @@ def view3d(
     arrays.update({k: v.astype(np.float32) for k, v in plot_arrays.items()})
     meta["bounds"] = _bounds(cloud)
     return View3D(meta, arrays)
+
+
+def _vertical_of_markers(P: np.ndarray) -> np.ndarray:
+    """The lab's up axis guessed from markers alone: the axis of the body's height.
+
+    A person's markers spread most along the vertical within a frame (head to
+    toes), whatever the walking direction; up is that axis, positive.
+    """
+    with np.errstate(all="ignore"):
+        spread = np.nanmax(P, axis=1) - np.nanmin(P, axis=1)  # (n, 3)
+        med = np.nanmedian(spread, axis=0)
+    up = np.zeros(3)
+    up[int(np.nanargmax(np.nan_to_num(med, nan=-1.0)))] = 1.0
+    return up
 
 
 def _model_scale(T0: np.ndarray, pos: np.ndarray) -> float:
