@@ -228,6 +228,22 @@ def test_example_on_shared_trials_file_outputs(vicon):
     assert np.degrees(gps_ref.mean()) == pytest.approx(4.16, abs=0.01)
     # the subject is far outside the reference group's own spread
     assert min(s.gps.values()) > gps_ref.max()
+    # the GDI on a toy basis: 5 features of the 11 cycles of controls and subject
+    from ahbm.gait import gait_deviation_index_sides, gdi_reference, gdi_star
+
+    subject = model_output_cycles(vicon / "PlugInC3D.c3d")
+    assert np.degrees(gait_score_curves(subject["Right"])[:, 6].mean()) == pytest.approx(
+        57.4, abs=0.05
+    )
+    both = np.concatenate([ref.curves, gait_reference(subject).curves])
+    gdi_ref = gdi_reference(ref, data=both, n_features=5)
+    assert gdi_ref.fidelity == pytest.approx(0.990, abs=5e-4)
+    gdi = gait_deviation_index_sides(subject, gdi_ref)
+    assert gdi["Left"][0] == pytest.approx(80.5, abs=0.05)
+    assert gdi["Right"][0] == pytest.approx(67.7, abs=0.05)
+    a, b = ref.gps_log_stats()
+    assert gdi_star(s.gps["Left"], ln_mean=a, ln_sd=b) == pytest.approx(77.6, abs=0.05)
+    assert gdi_star(s.gps["Right"], ln_mean=a, ln_sd=b) == pytest.approx(60.1, abs=0.05)
 
 
 def test_example_on_shared_trials_ahbm_pipeline(vicon):
