@@ -258,6 +258,22 @@ class VelocityConstraint(Constraint):
             return A, np.zeros((q.shape[0], m))
         return A, self._evaluate("b", self.b, tt, q, None, (m,))
 
+    def call(self, t, q, *, xp=np):
+        """``(A, b)`` as the functions return them for one state, in any array namespace.
+
+        The raw values, unchecked (``b`` None when it is zero): with
+        ``xp=casadi`` and CasADi symbols ``t`` and ``q`` (the functions get
+        ``xp`` if they accept it), expressions for :mod:`ahbm.optimize`.
+        Constants come back as numpy arrays.
+        """
+        out = []
+        for what, fn in (("A", self.A), ("b", self.b)):
+            if fn is None or isinstance(fn, np.ndarray):
+                out.append(fn)
+            else:
+                out.append(fn(t, q, xp=xp) if self._xp[what] else fn(t, q))
+        return tuple(out)
+
     def _g(self, kin, t):
         return np.zeros((self.size(kin.model), kin.n_frames))
 

@@ -49,6 +49,7 @@ import functools
 import numpy as np
 
 from ahbm._internal.validation import as_float_array, as_int, as_positive_float
+from ahbm.dynamics.velocity_constraints import VelocityConstraint
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.marker_model import joint_bounds
 from ahbm.kinematics.tree import Model
@@ -75,6 +76,13 @@ from ahbm.optimize.objectives import (
 )
 from ahbm.optimize.problem_helpers import _AXES, _bounds_pair, _g, _interp, _names_to_index, _series
 from ahbm.optimize.symbolic import require_casadi, symbolic_dynamics
+from ahbm.optimize.velocity_constraints import (
+    _check,
+    _constraint_force,
+    _multiplier_names,
+    _residual_items,
+    _warn_unregularized,
+)
 
 __all__ = ["Phase"]
 
@@ -111,7 +119,11 @@ class Phase:
         (a feasibility problem).
     constraints : sequence, optional
         :class:`NonPenetration`, :class:`ZMPInSupport`,
-        :class:`PathConstraint`, :class:`BoundaryConstraint`, :class:`Waypoint`.
+        :class:`PathConstraint`, :class:`BoundaryConstraint`, :class:`Waypoint`,
+        and velocity-level constraints
+        :class:`~ahbm.dynamics.velocity_constraints.VelocityConstraint`
+        (their multipliers become controls,
+        :mod:`ahbm.optimize.velocity_constraints`).
     initial, final : dict, optional
         Boundary conditions: ``{"q": array or {name: value}, "qd": ..., "qdd": ...}``
         (``"qdd"``: the accelerations :meth:`accelerations` at the first/last
@@ -193,14 +205,17 @@ class Phase:
                     f"{[c.__name__ for c in _OBJECTIVES]}"
                 )
         for k in self.constraints:
-            if not isinstance(k, _CONSTRAINTS):
+            if not isinstance(k, (*_CONSTRAINTS, VelocityConstraint)):
                 raise DataError(
                     f"phase '{self.name}': {k!r} is not a constraint; use one of "
-                    f"{[c.__name__ for c in _CONSTRAINTS]} (contact points go in `contacts`)"
+                    f"{[c.__name__ for c in (*_CONSTRAINTS, VelocityConstraint)]} (contact "
+                    "points go in `contacts`)"
                 )
+        self.velocity_constraints = _check(self.constraints, model, self.name)
         names = [o.name for o in self.objectives]
         if len(set(names)) != len(names):
             raise DataError(f"phase '{self.name}': objective names must be unique, got {names}")
+        _warn_unregularized(self)
         self.initial = self._boundary_values(initial, "initial")
         self.final = self._boundary_values(final, "final")
         self.guess = guess
@@ -234,8 +249,10 @@ class Phase:
 
     @property
     def nf(self) -> int:
-        """Number of contact-force controls."""
-        return sum(len(c.axes) for c in self.contacts)
+        """Number of force controls: contact forces, then velocity-constraint multipliers."""
+        return sum(len(c.axes) for c in self.contacts) + sum(
+            m for _, m in self.velocity_constraints
+        )
 
     @property
     def nu(self) -> int:
@@ -251,6 +268,7 @@ class Phase:
     def control_names(self) -> list[str]:
         out = [f"tau:{n}" for n in self.coordinate_names]
         out += [f"F:{c.label}:{a}" for c in self.contacts for a in c.axes]
+        out += _multiplier_names(self.velocity_constraints)
         if self.dynamics == "implicit":
             out += [f"qdd:{n}" for n in self.coordinate_names]
         return out
@@ -334,6 +352,9 @@ class Phase:
         for c in self.contacts:
             lo.append(np.r_[np.full(len(c.axes) - 1, -np.inf), 0.0])
             hi.append(np.full(len(c.axes), np.inf))
+        n_lam = len(_multiplier_names(self.velocity_constraints))
+        lo.append(np.full(n_lam, -np.inf))
+        hi.append(np.full(n_lam, np.inf))
         if self.dynamics == "implicit":
             lo.append(self.qdd_bounds[0])
             hi.append(self.qdd_bounds[1])
@@ -405,6 +426,8 @@ class Phase:
         if qdd is not None:
             return qdd
         tau = self.generalized_forces(x, u)
+        if self.velocity_constraints:  # + Aᵀλ
+            tau = tau + _constraint_force(self, q, u)
         if self.contacts:
             return self.sd.forward_dynamics_ext(q, qd, tau, self.f_ext(q, u))
         return self.sd.forward_dynamics(q, qd, tau)
@@ -416,10 +439,14 @@ class Phase:
         return ca.vertcat(qd, self.accelerations(x, u))
 
     def inverse_dynamics(self, q, qd, qdd, u=None):
-        """Joint torques ``τ = M q̈ + h − Σ Jᵀ F`` (contact forces from `u` when given)."""
+        """Joint torques ``τ = M q̈ + h − Σ Jᵀ F − Aᵀλ`` (forces and λ from `u` when given)."""
         if self.contacts and u is not None:
-            return self.sd.inverse_dynamics_ext(q, qd, qdd, self.f_ext(q, u))
-        return self.sd.inverse_dynamics(q, qd, qdd)
+            tau = self.sd.inverse_dynamics_ext(q, qd, qdd, self.f_ext(q, u))
+        else:
+            tau = self.sd.inverse_dynamics(q, qd, qdd)
+        if self.velocity_constraints and u is not None:
+            tau = tau - _constraint_force(self, q, u)
+        return tau
 
     # ---- costs
     def running_cost_terms(self, x, u, p, t) -> dict:
@@ -526,6 +553,7 @@ class Phase:
             elif isinstance(k, PathConstraint):
                 g = ca.vertcat(k.fun(x, u, p, t))
                 items.append((g, k.lb, k.ub, [f"{k.name}[{i}]" for i in range(g.shape[0])]))
+        items += _residual_items(self, q, qd, t)  # velocity constraints: A q̇ − b = 0
         for o in self.objectives:
             if isinstance(o, PeakTorque):
                 s = self._param(p, f"peak:{o.name}")
