@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ahbm._internal.validation import as_float_array, as_int
+from ahbm._internal.validation import as_finite_float, as_float_array, as_int, as_positive_float
 from ahbm.analysis.pca import curve_pca
 from ahbm.errors import DataError
 from ahbm.gait.scores import (
@@ -325,9 +325,8 @@ def gdi_star(gps, *, ln_mean: float, ln_sd: float) -> np.ndarray:
     g = as_float_array(gps, "gps")
     if (g <= 0).any():
         raise DataError("`gps` must be positive (its logarithm is taken)")
-    if not ln_sd > 0:
-        raise DataError(f"`ln_sd` must be positive, got {ln_sd}")
-    return 100.0 - 10.0 * (np.log(g) - float(ln_mean)) / float(ln_sd)
+    a, b = as_finite_float(ln_mean, "ln_mean"), as_positive_float(ln_sd, "ln_sd")
+    return 100.0 - 10.0 * (np.log(g) - a) / b
 
 
 def gdi_star_to_gps(gdi, *, ln_mean: float, ln_sd: float) -> np.ndarray:
@@ -339,6 +338,5 @@ def gdi_star_to_gps(gdi, *, ln_mean: float, ln_sd: float) -> np.ndarray:
     6.959
     """
     g = as_float_array(gdi, "gdi")
-    if not ln_sd > 0:
-        raise DataError(f"`ln_sd` must be positive, got {ln_sd}")
-    return np.exp(float(ln_mean) + float(ln_sd) * (100.0 - g) / 10.0)
+    a, b = as_finite_float(ln_mean, "ln_mean"), as_positive_float(ln_sd, "ln_sd")
+    return np.exp(a + b * (100.0 - g) / 10.0)

@@ -506,6 +506,13 @@ def gait_reference_from_files(
     outputs = as_choice(outputs, "outputs", ("ahbm", "file"))
     if isinstance(files, str | os.PathLike):
         files = [files]
+    if not isinstance(files, list | tuple) or not all(
+        isinstance(f, str | os.PathLike) for f in files
+    ):
+        raise DataError(
+            "Expected `files` to be a file, folder or glob pattern, or a list of them; got "
+            f"{type(files).__name__}"
+        )
     stores = [f for f in files if Path(os.fspath(f)).suffix.lower() in (".h5", ".hdf5")]
     others = [f for f in files if f not in stores]
     cycles, used = [], []
