@@ -448,6 +448,11 @@ def run_rra_setup(path, *, output_dir=None, write: bool = True) -> RRAResult:
     )
     if paths is None:
         return out
-    speeds = np.einsum("nva,nv->na", dyn.generalized_columns(res.q), res.u)
+    # OpenSim's actuator speeds: a coordinate's speed, (ω_A − ω_B)·axis, a point's |v|
+    from ahbm.kinematics.forward import forward_kinematics
+    from ahbm.opensim._actuation import _speed
+
+    kin = forward_kinematics(model, res.q, res.u)
+    speeds = np.stack([_speed(model, a, res.q, res.u, kin) for a in acts], axis=1)
     written = write_outputs(setup, paths, model, out, res, speeds, tasks, osim_coords, acts)
     return replace(out, outputs=written)

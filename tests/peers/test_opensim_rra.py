@@ -10,7 +10,8 @@ Measured: every actuator force (FX, FY, MZ and the seven reserves) within
 0.01 % of its range at the 1 ms window times (required: 5 %), coordinates
 within 0.02 deg and 2e-6 m, the recommended masses equal to OpenSim's printed
 digits (required 0.1 %), the torso COM within 1e-9 m (required 1 mm), the
-average residuals within 2e-4 N and N m.
+average residuals within 2e-4 N and N m, actuator speeds within 0.11 % and
+powers within 0.2 % of their ranges.
 """
 
 from __future__ import annotations
@@ -86,6 +87,19 @@ def test_residual_and_reserve_forces(runs):
         worst[c] = np.abs(np.asarray(mine.values)[:, j] - R[:, j]).max() / span
     assert max(worst.values()) < 0.05, worst
     assert max(worst.values()) < 1e-3, worst  # measured 1e-4
+
+
+@pytest.mark.parametrize("kind", ["speed", "power"])
+def test_actuator_speeds_and_powers(runs, kind):
+    """A point actuator's speed is its point's |v| (OpenSim's definition); measured 0.2 %."""
+    ref_dir, mine_dir, _, _ = runs
+    name = f"subject_adjusted_Actuation_{kind}.sto"
+    ref = read_mot(ref_dir / name, angle_columns=[])
+    mine = read_mot(mine_dir / name, angle_columns=[])
+    R = _at(ref, mine.time)
+    for j, c in enumerate(ref.columns):
+        err = np.abs(np.asarray(mine.values)[:, j] - R[:, j]).max() / np.ptp(R[:, j])
+        assert err < 0.01, (c, err)
 
 
 def test_kinematics(runs):
