@@ -504,6 +504,8 @@ def gait_reference_from_files(
     from ahbm.gait.batch import analyze_gait_files, expand_trial_paths
 
     outputs = as_choice(outputs, "outputs", ("ahbm", "file"))
+    if outputs == "file" and kwargs:
+        raise DataError(f"{', '.join(kwargs)}: pipeline options are used only with outputs='ahbm'")
     if isinstance(files, str | os.PathLike):
         files = [files]
     if not isinstance(files, list | tuple) or not all(

@@ -270,6 +270,10 @@ def test_reference_from_files_errors(tmp_path, vicon):
     with pytest.raises(DataError, match="outputs"):
         gait_reference_from_files(vicon, outputs="vicon")
     assert isinstance(gait_reference_from_files(vicon, outputs="file"), GaitReference)
+    with pytest.raises(DataError, match="jobs: pipeline options"):
+        gait_reference_from_files(vicon, outputs="file", jobs=2)
+    with pytest.raises(DataError, match="`files`"):
+        gait_reference_from_files(None)
 
 
 def test_example_classifier_on_shared_trials(vicon):
