@@ -223,6 +223,22 @@ def test_muscle_driven_result_page(browser, tmp_path):
         _check_two_frames(page, 0, t.size - 1, tmp_path, "arm")
     finally:
         page.close()
+    # Jupyter's inline form: the page in a sandboxed frame of a notebook-like document
+    nb = tmp_path / "notebook.html"
+    nb.write_text(f"<html><body><h1>cell</h1>{view._repr_html_()}</body></html>", "utf-8")
+    ctx = browser.new_context(viewport={"width": 900, "height": 700})
+    try:
+        errors = []
+        p = ctx.new_page()
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.goto(nb.resolve().as_uri())
+        frame = p.frame_locator("iframe").first
+        frame.locator("#ahbm-scene canvas").wait_for(timeout=30000)
+        inner = next(f for f in p.frames if f != p.main_frame)
+        inner.wait_for_function("window.__ahbm && window.__ahbm.ready === true", timeout=30000)
+        assert inner.evaluate("window.__ahbm.nFrames") == t.size and not errors
+    finally:
+        ctx.close()
 
 
 def _chain_model(n_bodies: int):
@@ -268,7 +284,8 @@ def test_playback_rate_of_a_long_trial(browser, tmp_path, record_property):
         record_property("page_bytes", path.stat().st_size)
         print(
             f"playback of {n} frames, {n_markers} markers, {n_bodies} bodies: {fps:.1f} fps "
-            f"({stats['frames_advanced']} frame changes in {stats['seconds']:.2f} s)"
+            f"({stats['frames_advanced']} frame changes in {stats['seconds']:.2f} s, "
+            f"pixel ratio {stats['pixel_ratio']})"
         )
         assert stats["frames_advanced"] > 30  # it played: the frames advanced
         assert fps >= MIN_FPS

@@ -80,7 +80,7 @@
     } catch (e) { return false; }
   }
   var software = softwareWebGL();
-  var renderer = new THREE.WebGLRenderer({ antialias: !software, preserveDrawingBuffer: true });
+  var renderer = new THREE.WebGLRenderer({ antialias: !software });
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   renderer.setClearColor(0xf4f5f7, 1);
   host.insertBefore(renderer.domElement, host.firstChild);
@@ -504,8 +504,8 @@
   if (typeof ResizeObserver === "function") new ResizeObserver(resize).observe(host);
   window.addEventListener("resize", resize);
 
-  // While playing, a frame rate below 30 lowers the drawing resolution in steps (down to
-  // half); pausing draws the still frame at full resolution again.
+  // While playing, a frame rate below 36 lowers the drawing resolution in steps (down to
+  // 3/8); pausing draws the still frame at full resolution again.
   var fullRatio = renderer.getPixelRatio(), ratio = fullRatio, lastAdapt = 0;
   function setRatio(r) {
     if (Math.abs(r - renderer.getPixelRatio()) < 1e-3) return;
@@ -515,9 +515,9 @@
   }
   function adapt(now) {
     if (!playing) { if (ratio !== fullRatio) { ratio = fullRatio; setRatio(ratio); } return; }
-    if (now - lastAdapt < 600 || ticks.length < 10) return;
+    if (now - lastAdapt < 400 || ticks.length < 8) return;
     lastAdapt = now;
-    if (api.fps < 32 && ratio > 0.5 * fullRatio + 1e-6) { ratio = Math.max(0.5 * fullRatio, ratio - 0.125 * fullRatio); setRatio(ratio); }
+    if (api.fps < 36 && ratio > 0.375 * fullRatio + 1e-6) { ratio = Math.max(0.375 * fullRatio, ratio - 0.125 * fullRatio); setRatio(ratio); }
     else if (api.fps > 55 && ratio < fullRatio) { ratio = Math.min(fullRatio, ratio + 0.125 * fullRatio); setRatio(ratio); }
   }
 
