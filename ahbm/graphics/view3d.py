@@ -244,7 +244,7 @@ def view3d(
     >>> m = double_pendulum_3d()
     >>> v = view3d(m, np.zeros((10, m.nq)), rate=50)
     >>> v.n_frames, v.meta["bodies"][0]["name"]
-    (10, 'link1')
+    (10, 'pendulum1')
     """
     from ahbm.graphics import _scene3d as sc
     from ahbm.graphics import _scene3d_items as it
