@@ -19,7 +19,14 @@ HERE = Path(__file__).resolve().parent
 #: Example models of AHBM chapter 5 (issue 9), in the order of docs/examples.md.
 EXAMPLES = ["whole_body", "head_neck", "airbag_inverse", "heiman", "pendulum_ID"]
 #: The test-problem examples of the dynamics modules shown in the gallery too.
-OTHERS = ["spring_mass", "double_pendulum_3d", "four_bar", "triple_pendulum_contact"]
+OTHERS = [
+    "spring_mass",
+    "double_pendulum_3d",
+    "four_bar",
+    "triple_pendulum_contact",
+    "rolling_disk",
+    "knife_edge",
+]
 
 
 def load_example(name: str):

@@ -53,7 +53,8 @@ from ahbm.models import knife_edge, rolling_disk
 
 R, MASS, G = 0.3, 1.0, 9.81
 IA, IC = MASS * R**2 / 4, MASS * R**2 / 2
-TIGHT = {"method": "DOP853", "rtol": 1e-12, "atol": 1e-12}
+# max_step: the dense output between t_eval points stays at the integrator accuracy
+TIGHT = {"method": "DOP853", "rtol": 1e-12, "atol": 1e-12, "max_step": 0.2}
 
 
 def _energy(model, r):
