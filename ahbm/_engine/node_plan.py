@@ -109,7 +109,7 @@ class CustomMap:
 
     __slots__ = (
         "nq", "nv", "n_c", "src_q", "src_v", "functions", "support", "linear", "slope",
-        "intercept", "other", "splines",
+        "intercept", "other", "splines", "_last",
     )  # fmt: skip
 
     def set_functions(self, functions) -> None:
@@ -123,7 +123,24 @@ class CustomMap:
         self.splines = {c: s for c in self.other if (s := _spline_of(functions[c])) is not None}
 
     def derivatives(self, q, order=2):
-        """θ_c, f_c' and f_c'' (N, n_c) at q (N, nq); derivatives above `order` are None."""
+        """θ_c, f_c' and f_c'' (N, n_c) at q (N, nq); derivatives above `order` are None.
+
+        A single state's values are kept until the next call with another state: a
+        step of a simulation asks for the kinematics, the RNEA and the mass matrix of
+        one state in turn (the arrays returned are not to be modified).
+        """
+        N = q.shape[0]
+        if N == 1:
+            key = q.tobytes()
+            last = getattr(self, "_last", None)
+            if last is not None and last[0] == key:
+                return last[1][: order + 1] + (None,) * (2 - order)
+            out = self._derivatives(q, 2)
+            self._last = (key, out[:3])
+            return out[: order + 1] + (None,) * (2 - order)
+        return self._derivatives(q, order)
+
+    def _derivatives(self, q, order):
         N = q.shape[0]
         out = [np.empty((N, self.n_c)) for _ in range(order + 1)]
         if self.linear.size:
