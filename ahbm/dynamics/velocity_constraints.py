@@ -172,13 +172,18 @@ class VelocityConstraint(Constraint):
         return self.m
 
     def validate(self, model: Model) -> None:
-        """Check the shapes of ``A`` and ``b`` at the neutral configuration (DataError)."""
+        """Check the rows (and a constant ``A``'s columns) against `model` (DataError).
+
+        The functions' shapes and values are checked where they are
+        evaluated (the error names the function and the time).
+        """
         m = self.size(model)
-        q0 = neutral_q(model)[None]
-        t0 = np.zeros(1)
-        self._evaluate("A", self.A, t0, q0, None, (m, model.nv))
-        if self.b is not None:
-            self._evaluate("b", self.b, t0, q0, None, (m,))
+        if isinstance(self.A, np.ndarray) and self.A.shape != (m, model.nv):
+            raise DataError(
+                f"velocity constraint '{self.name}': `A` has shape {self.A.shape}, expected "
+                f"({m}, {model.nv}) (one column per generalized velocity of model "
+                f"'{model.name}')"
+            )
 
     def _call(self, what, fn, t, q, qd):
         """The user's function `what` at one state or a batch (vectorized)."""
@@ -216,7 +221,12 @@ class VelocityConstraint(Constraint):
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError) as err:
             raise DataError(f"{label} must return numbers, got {type(value).__name__}") from err
-        if what == "A" and shape is None and arr.ndim == 2 + (batch is not None):
+        infer = shape is None  # the rows of A at the neutral configuration (values unchecked)
+        if infer:
+            if arr.ndim != 2 + (batch is not None):
+                raise DataError(
+                    f"{label} must return a matrix of shape (m, nv), got shape {arr.shape}"
+                )
             shape = arr.shape[-2:]
         expected = shape if batch is None else (batch,) + tuple(shape)
         if arr.shape != tuple(expected):
@@ -224,7 +234,7 @@ class VelocityConstraint(Constraint):
                 f"{label} returned shape {arr.shape}, expected {tuple(expected)} "
                 "(A: m rows and one column per generalized velocity nv; b and gamma: m values)"
             )
-        if not np.all(np.isfinite(arr)):
+        if not infer and not np.all(np.isfinite(arr)):
             when = "" if t is None else f" at t = {float(np.ravel(t)[0]):.6g} s"
             raise DataError(
                 f"{label} returned non-finite values{when}; the constraint must be defined at "

@@ -35,7 +35,7 @@ depend on time (``rheonomic=False``), and the functions take one state
 Examples
 --------
 A skate on a planar joint steered from one pose to another (see
-``tests/optimize/test_velocity_constraints.py``)::
+``tests/optimize/test_velocity_constraints_ocp.py``)::
 
     from ahbm.models import knife_edge
     from ahbm.optimize import ControlRate, Effort, Phase, solve

@@ -337,6 +337,15 @@ def test_bad_input_names_the_argument(tmp_path):
         fd(VelocityConstraint(np.ones((1, 3)), gamma=lambda t, q, qd: [1.0, 2.0]))
     with pytest.raises(DataError, match="`gamma`.*non-finite"):
         fd(VelocityConstraint(np.ones((1, 3)), gamma=lambda t, q, qd: [np.nan]))
+    with pytest.raises(DataError, match="`A`.*matrix"):
+        fd(VelocityConstraint(lambda t, q: [1.0, 0.0, 0.0]))
+    with pytest.raises(DataError, match="`A`.*shape"):
+        fd(VelocityConstraint(np.ones((1, 2))))
+    # a function singular at the neutral configuration is fine where it is defined
+    ok = VelocityConstraint(lambda t, q: [[1.0 / q[2], 0.0, 0.0]])
+    with np.errstate(divide="ignore"):  # the rows are counted at q = 0
+        lam = constrained_forward_dynamics(model, [0, 0, 1.0], [0, 1.0, 1.0], None, [ok])[1]
+    assert lam.shape == (1,)
     with pytest.raises(DataError, match="`A`.*numbers"):
         fd(VelocityConstraint(lambda t, q: "abc"))
     with pytest.raises(DataError, match="`A`"):
