@@ -343,7 +343,9 @@ class _LeanConstrained:
     :func:`~ahbm._engine.jit_constrained.constraint_rows_kernel` (point,
     plane and orientation constraints; coordinate couplings and prescribed
     coordinates in Python) and solves by the range-space method
-    (:func:`~ahbm._engine.jit_constrained.range_space_kernel`). It returns
+    (:func:`~ahbm._engine.jit_constrained.range_space_kernel`); the rows of
+    velocity-level constraints come from their functions, one state at a
+    time, and position projection leaves them out. It returns
     None whenever the general path must decide (input the kernels refuse, a
     mass matrix that is not positive definite, redundant or nearly redundant
     constraints, a non-finite result); the general path then gives the same
@@ -352,6 +354,7 @@ class _LeanConstrained:
 
     __slots__ = (
         "model", "nv", "m", "blk", "rr", "D", "support", "coords", "orient", "coord_q", "bg",
+        "velocity", "hol",
     )  # fmt: skip
 
     @classmethod
@@ -372,10 +375,11 @@ class _LeanConstrained:
             PlaneConstraint,
             PointConstraint,
         )
+        from ahbm.dynamics.velocity_constraints import VelocityConstraint
 
         if method not in ("direct", "range_space") or cs is None:
             return None
-        blk, rr, D, coords = [], [], [], []
+        blk, rr, D, coords, velocity = [], [], [], [], []
         orient, coord_q = {}, {}
         row = 0
         for c in cs:
@@ -399,6 +403,10 @@ class _LeanConstrained:
                 coords.append((row, vi, c))
                 coord_q[row] = qc
                 D.append(np.zeros((1, 3)))
+            elif kind is VelocityConstraint:  # rows from its functions (no g)
+                n = c.size(model)
+                velocity.append((row, n, c))
+                D.append(np.zeros((n, 3)))
             else:  # user constraints and subclasses: the general path
                 return None
             row += D[-1].shape[0]
@@ -415,10 +423,18 @@ class _LeanConstrained:
             support[b, dofs] = 1
         self.support = support
         self.coords, self.orient, self.coord_q = coords, orient, coord_q
+        self.velocity = velocity
+        hol = np.ones(row, dtype=bool)
+        for r0, n, _ in velocity:
+            hol[r0 : r0 + n] = False
+        self.hol = np.flatnonzero(hol)
         return self
 
-    def terms(self, t, q, qd):
-        """``G`` (m, nv) and ``γ`` (m,) of one state (float64 arrays (nq,), (nv,))."""
+    def terms(self, t, q, qd, *, gamma_rows=True):
+        """``G`` (m, nv) and ``γ`` (m,) of one state (float64 arrays (nq,), (nv,)).
+
+        ``gamma_rows=False``: only ``G`` is needed (``γ`` of the velocity rows is left 0).
+        """
         Rw, pw, v, a, Sw = _dispatch.kinematics(self.model, q[None], qd[None], columns=True)
         G = np.zeros((self.m, self.nv))
         gamma = np.zeros(self.m)
@@ -436,13 +452,17 @@ class _LeanConstrained:
                 gamma[row] = (f[2](x) * qd[vd : vd + 1] ** 2)[0]
             else:  # prescribed: G = e_c, γ = s̈(t)
                 gamma[row] = spec._ev(2, np.full(1, float(t)))[0]
+        for row, n, c in self.velocity:  # G = A(t, q), γ = ḃ − Ȧ q̇
+            G[row : row + n], gam = c._rows_one(self.model, t, q, qd if gamma_rows else None)
+            if gamma_rows:
+                gamma[row : row + n] = gam
         return G, gamma
 
     def position(self, t, q):
         """Residuals ``g(t, q)`` (m,) of one configuration (the formulas of the constraints)."""
         Rw, pw = _dispatch.kinematics(self.model, q[None], None, columns=False)[:2]
         Rw, pw = Rw[0], pw[0]
-        g = np.empty(self.m)
+        g = np.zeros(self.m)  # velocity rows: no position equation
         eye = np.eye(3)
         for (kind, b, o, r0, n), (rb, ro) in zip(self.blk, self.rr, strict=True):
             D = self.D[r0 : r0 + n]
@@ -463,12 +483,17 @@ class _LeanConstrained:
                 g[row] = q[self.coord_q[row]] - spec._ev(0, times)[0]
         return g
 
-    def nu(self, t):
-        """``ν`` (m,) of the velocity constraint ``G q̇ = ν`` (ṡ(t) of prescribed coordinates)."""
+    def nu(self, t, q=None):
+        """``ν`` (m,) of ``G q̇ = ν``: ṡ(t) of prescribed coordinates, ``b`` of velocity rows.
+
+        ``q`` (nq,) is needed when the set has velocity rows.
+        """
         nu = np.zeros(self.m)
         for row, _, spec in self.coords:
             if type(spec) is not tuple:
                 nu[row] = spec._ev(1, np.full(1, float(t)))[0]
+        for row, n, c in self.velocity:
+            nu[row : row + n] = c._b_one(self.model, t, q)
         return nu
 
     def __call__(self, t, q, qd, tau):
@@ -481,7 +506,7 @@ class _LeanConstrained:
         G, gamma = self.terms(t, q, qd)
         if self.bg is not None:  # γ − 2α (G q̇ − ν) − β² g
             alpha, beta = self.bg
-            vel = G @ qd - self.nu(t)
+            vel = G @ qd - self.nu(t, q)
             gamma = gamma - 2.0 * alpha * vel - beta**2 * self.position(t, q)
         x = np.empty(self.nv)
         lam = np.empty(self.m)
@@ -497,16 +522,16 @@ class _LeanConstrained:
         H = _dispatch.crba_single(self.model, q)
         if H is None:
             return None
-        zero = np.zeros(self.nv)
+        zero, hol = np.zeros(self.nv), self.hol  # positions: the holonomic rows only
         q = _newton_projection(
-            self.model, q, lambda x: self.position(t, x), lambda x: self.terms(t, x, zero)[0],
-            lambda: H, tol, 50,
+            self.model, q, lambda x: self.position(t, x)[hol],
+            lambda x: self.terms(t, x, zero, gamma_rows=False)[0][hol], lambda: H, tol, 50,
         )  # fmt: skip
         H = _dispatch.crba_single(self.model, q)
         if H is None:
             return None
-        G = self.terms(t, q, zero)[0]
-        return q, _kkt_min_change(H, G, H @ qd, self.nu(t))
+        G = self.terms(t, q, zero, gamma_rows=False)[0]
+        return q, _kkt_min_change(H, G, H @ qd, self.nu(t, q))
 
 
 def _kkt_min_change(H, G, Hv, rhs_c):

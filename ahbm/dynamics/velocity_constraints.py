@@ -322,6 +322,24 @@ class VelocityConstraint(Constraint):
             acc += w * h
         return -acc / (12.0 * eps[:, None])
 
+    def _rows_one(self, model, t, q, qd=None):
+        """``A`` (m, nv) and ``γ`` (m,) (None without `qd`) of one state (nq,), (nv,)."""
+        m, nv = self.size(model), model.nv
+        tt, qb = np.array([float(t)]), q[None]
+        A = self._evaluate("A", self.A, tt, qb, None, (m, nv))[0]
+        if qd is None:
+            return A, None
+        if self.gamma_function is not None:
+            return A, self._evaluate("gamma", self.gamma_function, tt, qb, qd[None], (m,))[0]
+        return A, self._gamma_fd(model, tt, qb, qd[None])[0]
+
+    def _b_one(self, model, t, q):
+        """``b`` (m,) of one state."""
+        if self.b is None:
+            return np.zeros(self.size(model))
+        return self._evaluate("b", self.b, np.array([float(t)]), q[None], None,
+                              (self.size(model),))[0]  # fmt: skip
+
     def residual(self, model: Model, q, qd, *, t=0.0) -> np.ndarray:
         """``A q̇ − b`` at a batch of states, shape (N, m).
 

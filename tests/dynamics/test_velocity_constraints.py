@@ -41,6 +41,7 @@ from ahbm.dynamics import (
     simulate,
 )
 from ahbm.dynamics.constrained import (
+    _LeanConstrained,
     constrained_forward_dynamics,
     project_positions,
     project_velocities,
@@ -293,6 +294,34 @@ def test_steered_skate_mixes_holonomic_and_velocity_rows(method):
     # the multipliers: heading torque 0 (a = 0), lateral force m u ω
     assert np.abs(r.lam[:, 0]).max() <= 1e-9
     assert np.abs(r.lam[:, 1] - 1.5 * u1 * w).max() <= 1e-8
+
+
+@pytest.mark.parametrize("analytic", [True, False])
+def test_single_state_path_equals_general_path(analytic):
+    """The lean single-state path (simulate's right-hand side and projection) against the
+    batched general path, with holonomic rows (rheonomic) mixed in and Baumgarte terms."""
+    model = knife_edge(mass=1.5, inertia=0.05, offset=0.1)
+    blade = model.constraints[0]
+    if not analytic:
+        blade = VelocityConstraint(blade.A, lambda t, q: [0.05 * q[0]], name="drifting")
+    steer = PrescribedCoordinate("heading", lambda t: 0.3 * np.sin(t))
+    cs = ConstraintSet([steer, blade])
+    rng = np.random.default_rng(11)
+    q, qd, tau, t = rng.normal(size=3), rng.normal(size=3), rng.normal(size=3), 0.7
+    for bg in (None, (2.0, 3.0)):
+        lean = _LeanConstrained.build(model, cs, "direct", bg)
+        assert lean is not None
+        x, lam = lean(t, q, qd, tau)
+        x_ref, lam_ref = constrained_forward_dynamics(model, q[None], qd[None], tau[None], cs,
+                                                      t=t, baumgarte=bg)  # fmt: skip
+        assert np.allclose(x, x_ref[0], atol=1e-10) and np.allclose(lam, lam_ref[0], atol=1e-10)
+    qp, vp = lean.project(t, q, qd, 1e-13)
+    q_ref = project_positions(model, q, cs, t=t, tol=1e-13)
+    v_ref = project_velocities(model, q_ref, qd, cs, t=t)
+    assert np.allclose(qp, q_ref, atol=1e-12) and np.allclose(vp, v_ref, atol=1e-12)
+    assert qp[2] == pytest.approx(0.3 * np.sin(t), abs=1e-13)  # the velocity row: no say
+    assert np.abs(ConstraintSet([blade]).assemble(model, qp, vp, t=t).G @ vp
+                  - blade._b_one(model, t, qp)).max() <= 1e-14  # fmt: skip
 
 
 def test_projections_and_baumgarte():
