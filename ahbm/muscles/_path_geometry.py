@@ -11,7 +11,7 @@ import numpy as np
 
 from ahbm._engine import state as _st
 from ahbm._engine.arrays import cross
-from ahbm.muscles._path_plan import _MusclePlan, _WrapPlan
+from ahbm.muscles._path_plan import _WrapPlan
 from ahbm.muscles.path_elements import (
     WrapObject,
 )
@@ -341,28 +341,6 @@ def _exact_wrap_gradient(kin, path: _Path, wraps: list, frames_R, G, extra):
         ga, gb = np.where(m, ga, 0.0), np.where(m, gb, 0.0)
         wrench = -np.concatenate([cross(a, ga, axis=-2) + cross(b, gb, axis=-2), ga + gb])
         extra.append((wp.body, wrench))
-
-
-def _muscle_path(kin, mp: _MusclePlan, pts, active, need_grad: bool):
-    """Length (N,) of a path with wraps and, if asked, its node gradient and the extra
-    wrap-body wrenches (paths without wraps: :func:`_straight_paths`, all at once)."""
-    path = _Path(pts, active, len(mp.wraps))
-    frames_R = [_wrap_frame(kin, wp) for wp in mp.wraps]
-    length = _apply_wraps(kin, path, mp.wraps, frames_R)
-    if not need_grad:
-        return length, path, None
-    G = path.node_gradient()
-    extra = []
-    if mp.wraps:
-        _exact_wrap_gradient(kin, path, mp.wraps, frames_R, G, extra)
-        # tangent points move with their wrap objects
-        for w, wp in enumerate(mp.wraps):
-            k = path.n_p + 2 * w
-            for node in (k, k + 1):
-                g = G[node]
-                x = np.nan_to_num(path.X[node])
-                extra.append((wp.body, np.concatenate([cross(x, g, axis=-2), g])))
-    return length, (path, G), extra
 
 
 def _straight_paths(kin, plans, geo, need_grad: bool):

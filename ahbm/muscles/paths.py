@@ -76,14 +76,9 @@ from ahbm._engine import state as _st
 from ahbm._engine.arrays import cross
 from ahbm.errors import DataError
 from ahbm.kinematics.tree import Model
-from ahbm.muscles._path_geometry import (
-    _apply_wraps,
-    _muscle_path,
-    _Path,
-    _straight_paths,
-    _wrap_frame,
-)
+from ahbm.muscles._path_geometry import _apply_wraps, _Path, _straight_paths, _wrap_frame
 from ahbm.muscles._path_plan import _model_muscles, _names, _plan, _world_points
+from ahbm.muscles._path_slopes import _wrapped_path
 
 __all__ = ["muscle_lengths", "lengthening_speeds", "moment_arms", "path_loads", "path_points"]
 
@@ -93,7 +88,18 @@ __all__ = ["muscle_lengths", "lengthening_speeds", "moment_arms", "path_loads", 
 # ----------------------------------------------------------------------------
 
 
-def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False, loads=None):
+def _compute(
+    model,
+    q,
+    muscles,
+    kin,
+    *,
+    need_grad: bool,
+    qd=None,
+    needs_qd=False,
+    loads=None,
+    convention="exact",
+):
     """Lengths (n_m, N) and ∂l/∂q (n_m, nv, N); with `loads` (a dict) also the body wrenches
     ``loads["body"]`` (n_m, n_bodies, 6, N) and the moving-point terms ``loads["coordinate"]``
     (n_m, nv, N) of ∂l/∂q."""
@@ -131,14 +137,15 @@ def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False
                 node_grads[mi], point_wrenches[mi] = G, W
     for mi, (mp, (pts, active, moving)) in enumerate(zip(plans, geo, strict=True)):
         if mp.wraps:
-            length, state, extra = _muscle_path(kin, mp, pts, active, need_grad)
+            length, G, Gmov, extra = _wrapped_path(kin, mp, pts, active, moving, need_grad,
+                                                   convention)  # fmt: skip
             lengths[mi] = length
             if not need_grad:
                 continue
-            G = state[1][: len(mp.points)]  # the path points (then the tangent points)
             W = np.concatenate([cross(pts, G, axis=-2), G], axis=1)
         elif need_grad:
             G, W, extra = node_grads[mi], point_wrenches[mi], ()
+            Gmov = G
         else:
             continue
         for k, pt in enumerate(mp.points):
@@ -149,7 +156,7 @@ def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False
         for k, derivs in moving:
             R = _st.rotation_bl(kin, mp.points[k].body)
             for axis, vi, der in derivs:
-                grad[mi, vi] += np.einsum("iN,iN->N", G[k], R[:, axis]) * der
+                grad[mi, vi] += np.einsum("iN,iN->N", Gmov[k], R[:, axis]) * der
     if loads is not None:
         loads["coordinate"] += grad
     if need_grad:
@@ -164,6 +171,15 @@ def _compute(model, q, muscles, kin, *, need_grad: bool, qd=None, needs_qd=False
                 continue
             grad[idx[:, None], dofs[None, :]] += np.einsum("nid,kin->kdn", Sw[:, :, dofs], W)
     return kin, lengths, grad
+
+
+def _convention(convention) -> str:
+    if convention not in ("exact", "opensim"):
+        raise DataError(
+            f"Expected `convention` to be 'exact' (-dl/dq) or 'opensim' (OpenSim's "
+            f"computeMomentArm), got {convention!r:.40}"
+        )
+    return convention
 
 
 def _out(kin, x: np.ndarray) -> np.ndarray:
@@ -222,7 +238,7 @@ def muscle_lengths(model: Model, q, *, muscles=None, kin=None) -> np.ndarray:
     return _out(kin, lengths)
 
 
-def moment_arms(model: Model, q, *, muscles=None, kin=None) -> np.ndarray:
+def moment_arms(model: Model, q, *, muscles=None, kin=None, convention="exact") -> np.ndarray:
     """Moment arms ``r = -∂l/∂q`` of the muscles about every generalized velocity.
 
     Parameters
@@ -268,11 +284,14 @@ def moment_arms(model: Model, q, *, muscles=None, kin=None) -> np.ndarray:
     >>> float(moment_arms(m, [0.0])[0, 0].round(4))  # 0.05 * 0.3 / |(0.05, -0.3)|
     0.0493
     """
-    kin, _, grad = _compute(model, q, muscles, kin, need_grad=True)
+    kin, _, grad = _compute(model, q, muscles, kin, need_grad=True,
+                            convention=_convention(convention))  # fmt: skip
     return _out(kin, -grad)
 
 
-def lengthening_speeds(model: Model, q, qd, *, muscles=None, kin=None) -> np.ndarray:
+def lengthening_speeds(
+    model: Model, q, qd, *, muscles=None, kin=None, convention="exact"
+) -> np.ndarray:
     """Lengthening speeds ``dl/dt = (∂l/∂q) qd`` of the muscle paths.
 
     Parameters
@@ -306,7 +325,8 @@ def lengthening_speeds(model: Model, q, qd, *, muscles=None, kin=None) -> np.nda
     >>> lengthening_speeds(m, [0.0], [2.0]).tolist()
     [2.0]
     """
-    kin, _, grad = _compute(model, q, muscles, kin, need_grad=True, qd=qd, needs_qd=True)
+    kin, _, grad = _compute(model, q, muscles, kin, need_grad=True, qd=qd, needs_qd=True,
+                            convention=_convention(convention))  # fmt: skip
     qdb = _st.qd_bl(kin)  # (nv, N)
     return _out(kin, np.einsum("mvN,vN->mN", grad, qdb))
 

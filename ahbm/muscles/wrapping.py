@@ -370,26 +370,34 @@ def _cylinder(radius, length, p1, p2, axis, sign, single_wrap):
         if not single_wrap:
             # OpenSim slides the tangent points (up to 100 times) until the straight
             # lines meet the helix sampled every 2 mm within 0.1 degree.
-            sense = np.where(long_wrap, -1.0, 1.0)
-            todo = go.copy()
+            # Only the segments still sliding are computed at each step.
+            shape = go.shape
+            sense = np.broadcast_to(np.where(long_wrap, -1.0, 1.0), shape).reshape(-1)
+            r1, r2 = r1.reshape(-1, 3).copy(), r2.reshape(-1, 3).copy()
+            theta, axial, arc = (np.broadcast_to(x, shape).reshape(-1).astype(float)
+                                 for x in (theta, axial, arc))  # fmt: skip
+            P1 = np.broadcast_to(p1, shape + (3,)).reshape(-1, 3)
+            P2 = np.broadcast_to(p2, shape + (3,)).reshape(-1, 3)
+            LW = np.broadcast_to(long_wrap, shape).reshape(-1)
+            idx = np.flatnonzero(go)
             for _ in range(100):
-                nseg = np.maximum(np.floor(arc / 0.002), 1.0)
-                todo = todo & (nseg >= 2)
-                if not todo.any():
+                nseg = np.maximum(np.floor(arc[idx] / 0.002), 1.0)
+                keep = nseg >= 2
+                idx, nseg = idx[keep], nseg[keep]
+                if not idx.size:
                     break
-                t = 1.0 / np.where(todo, nseg, 2.0)
-                w1 = _spiral_point(r1, theta, axial, sense, t)
-                adj1, r1n = _adjust_tangent_point(p1, r1, w1)
-                r1n = _sel(todo, r1n, r1)
-                w2 = _spiral_point(r1n, theta, axial, sense, 1.0 - t)
-                adj2, r2n = _adjust_tangent_point(p2, r2, w2)
-                r2n = _sel(todo, r2n, r2)
-                todo = todo & (adj1 | adj2)
-                r1, r2 = r1n, r2n
-                th, ax, ar = _spiral(R, r1, r2, long_wrap)
-                theta = np.where(todo, th, theta)
-                axial = np.where(todo, ax, axial)
-                arc = np.where(todo, ar, arc)
+                t = 1.0 / nseg
+                a1, a2, th, ax, sn = r1[idx], r2[idx], theta[idx], axial[idx], sense[idx]
+                w1 = _spiral_point(a1, th, ax, sn, t)
+                adj1, a1 = _adjust_tangent_point(P1[idx], a1, w1)
+                w2 = _spiral_point(a1, th, ax, sn, 1.0 - t)
+                adj2, a2 = _adjust_tangent_point(P2[idx], a2, w2)
+                r1[idx], r2[idx] = a1, a2
+                idx = idx[adj1 | adj2]
+                if idx.size:
+                    theta[idx], axial[idx], arc[idx] = _spiral(R, r1[idx], r2[idx], LW[idx])
+            r1, r2 = r1.reshape(shape + (3,)), r2.reshape(shape + (3,))
+            arc = arc.reshape(shape)
     return go, mandatory & go, r1, r2, arc
 
 
