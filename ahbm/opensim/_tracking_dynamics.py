@@ -119,10 +119,11 @@ class IdealActuatorDynamics:
         local = [np.concatenate([nl[b], fl[b]]) for b in range(R.shape[0])]
         return _node_plan.node_forces(self.plan, local, W.shape[0])
 
-    def accelerations(self, i, q, u, f) -> np.ndarray:
-        """``q̈`` at window time `i` (index of the prepared times minus one) under actuations `f`."""
+    def accelerations(self, i, q, u, f, tau=None) -> np.ndarray:
+        """``q̈`` at window time `i` (index of the prepared times minus one) under actuations `f`
+        and further generalized forces `tau` (nv,) (muscles, in CMC)."""
         model = self.model
-        tau = np.zeros(model.nv)
+        tau = np.zeros(model.nv) if tau is None else np.array(tau, dtype=float)
         if self.coord_cols:
             np.add.at(tau, self.coord_index, f[self.coord_cols])
         R, o = self._pose(q)
@@ -135,8 +136,11 @@ class IdealActuatorDynamics:
         M = _dispatch.crba(model, q1)[0]
         return _solve(M, tau - h)
 
-    def linear(self, i, q, u):
+    def linear(self, i, q, u, extra=None):
         """``(A, b0)``: ``q̈ = A f + b0`` at window time `i`, A (nv, n_act).
+
+        `extra` (nv, k): further generalized-force columns (muscles' moment arms, in CMC),
+        whose accelerations are appended to A as its last k columns.
 
         One RNEA over ``2 + n`` copies of the state: with the external loads (``h``), at
         rest without loads (gravity ``g``), and at rest under each unit actuator wrench
@@ -159,6 +163,8 @@ class IdealActuatorDynamics:
             G[k, j] += 1.0
         if n_w:
             G[:, [j for j, *_ in self.wrench_acts]] = (tau[1] - tau[2:]).T
+        if extra is not None:
+            G = np.concatenate([G, extra], axis=1)
         sol = _solve(M, np.concatenate([G, -tau[0][:, None]], axis=1))
         return sol[:, :-1], sol[:, -1]
 

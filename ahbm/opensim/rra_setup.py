@@ -144,12 +144,14 @@ def _first(el, tag: str, default: float) -> float:
     return v
 
 
-def read_tracking_tasks(path) -> tuple:
+def read_tracking_tasks(path, *, tool: str = "ahbm rra") -> tuple:
     """Read the ``<CMC_Joint>`` tasks of an OpenSim tracking-task file (``<CMC_TaskSet>``).
 
     Parameters
     ----------
     path : str or path-like
+    tool : str
+        The command named in the messages (``"ahbm rra"``, ``"ahbm cmc"``).
 
     Returns
     -------
@@ -182,7 +184,7 @@ def read_tracking_tasks(path) -> tuple:
         if child.tag == "datafile" and _text(child):
             raise FileFormatError(
                 f"{child.where()}: <datafile> (tracking of states from a file) is not "
-                "implemented by ahbm rra; remove it"
+                f"implemented by {tool}; remove it"
             )
         if child.tag not in ("objects", "groups", "datafile", "defaults"):
             raise FileFormatError(
@@ -194,7 +196,7 @@ def read_tracking_tasks(path) -> tuple:
         name = el.attrib.get("name", "")
         if el.tag != "CMC_Joint":
             raise FileFormatError(
-                f"{el.where()}: {el.tag} '{name}' is not implemented by ahbm rra, which tracks "
+                f"{el.where()}: {el.tag} '{name}' is not implemented by {tool}, which tracks "
                 "coordinates (CMC_Joint tasks); remove the task or track its coordinate"
             )
         for child in el.children:
@@ -207,7 +209,7 @@ def read_tracking_tasks(path) -> tuple:
         if limit != 0:
             raise FileFormatError(
                 f"{el.find('limit').where()}: <limit> {limit} of task '{name}' (the stress-term "
-                "blending of CMC) is not implemented by ahbm rra; set it to 0"
+                f"blending of CMC) is not implemented by {tool}; set it to 0"
             )
         if not _opt_bool(el, "on", True):
             continue
