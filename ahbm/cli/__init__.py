@@ -14,6 +14,7 @@ so ``ahbm --help`` and each command load only what they use:
 ``so``
 ``analyze``                 :mod:`ahbm.cli.analyze`
 ``rra``                     :mod:`ahbm.cli.rra`
+``cmc``                     :mod:`ahbm.cli.cmc`
 =========================== ===================================
 
 Every command takes ``-q/--quiet`` (print only errors and the final summary)
@@ -44,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "so": ("ahbm.cli.opensim", "run an OpenSim static optimization setup: activations, forces"),
     "analyze": ("ahbm.cli.analyze", "run an OpenSim AnalyzeTool setup: kinematics, muscles"),
     "rra": ("ahbm.cli.rra", "run an OpenSim RRA setup: residual reduction, adjusted COM"),
+    "cmc": ("ahbm.cli.cmc", "run an OpenSim CMC setup: muscle excitations tracking kinematics"),
 }
 
 

@@ -145,12 +145,25 @@ def write_outputs(setup, paths, model, out, acts, tasks, osim_coords, limits, nm
         cols += [out.activations[:, j], out.fiber_lengths[:, j]]
     written.append(_sto(paths["states"], time, np.stack(cols, 1), labels, "states", ""))
     written.append(
-        _sto(paths["pErr"], out.error_time, out.position_errors, [t.name for t in tasks],
-             "PositionErrors", "")  # fmt: skip
+        _sto(
+            paths["pErr"],
+            out.error_time,
+            out.position_errors,
+            [t.name for t in tasks],
+            "PositionErrors",
+            "",
+        )  # fmt: skip
     )
     steps = [j < nm for j in range(len(names))]
     written.append(
-        _controls_xml(paths["controls_xml"], model.name, names, out.node_time,
-                      out.node_controls, limits, steps)  # fmt: skip
+        _controls_xml(
+            paths["controls_xml"],
+            model.name,
+            names,
+            out.node_time,
+            out.node_controls,
+            limits,
+            steps,
+        )  # fmt: skip
     )
     return written

@@ -329,8 +329,7 @@ def read_cmc_setup(path) -> CMCSetup:
     if not (window > 0 and math.isfinite(window)):
         el = node.find("cmc_time_window")
         raise FileFormatError(
-            f"{el.where()}: <cmc_time_window> must be a positive time (s), got "
-            f"{_shown(_text(el))}"
+            f"{el.where()}: <cmc_time_window> must be a positive time (s), got {_shown(_text(el))}"
         )
     files = []
     for word in _split_words(node.find("force_set_files")):

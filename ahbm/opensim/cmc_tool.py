@@ -134,11 +134,17 @@ def least_effort_forces(B, c, scale, lo, hi, lam=None, *, when=""):
         No forces within the bounds give the accelerations (OpenSim's optimizer
         fails there too).
     """
-    G = B * scale
-    lo_s, hi_s = lo / scale, hi / scale
+    scale = np.asarray(scale, dtype=float)
+    c0 = c
+    f = np.clip(0.0, lo, hi)  # where the weight is immense: the bound nearest to 0
+    live = scale > 1e-6 * float(np.max(scale))
+    c = c - B[:, ~live] @ f[~live]
+    G = B[:, live] * scale[live]
+    lo_s, hi_s = lo[live] / scale[live], hi[live] / scale[live]
     m = G.shape[0]
     tol = 1e-10 * max(1.0, float(np.max(np.abs(c), initial=0.0)))
-    if lam is None or lam.shape != (m,):
+    warm = lam is not None and lam.shape == (m,) and bool(np.all(np.isfinite(lam)))
+    if not warm:
         lam = np.linalg.lstsq(G @ G.T, c, rcond=None)[0]
 
     def dual(lam_):
@@ -150,11 +156,11 @@ def least_effort_forces(B, c, scale, lo, hi, lam=None, *, when=""):
     for _ in range(200):
         r = c - G @ y
         if np.max(np.abs(r)) <= tol:
-            return y * scale, lam
+            break
         free = (z > lo_s) & (z < hi_s)
         Gf = G[:, free]
         H = Gf @ Gf.T
-        H = H + np.eye(m) * (1e-14 * max(1.0, float(np.trace(H))))
+        H = H + np.eye(m) * (1e-13 * max(1.0, float(np.trace(H))))
         try:
             d = np.linalg.solve(H, r)
         except np.linalg.LinAlgError:
@@ -163,12 +169,15 @@ def least_effort_forces(B, c, scale, lo, hi, lam=None, *, when=""):
         while True:
             new = lam + step * d
             nval, nz, ny = dual(new)
-            if nval >= val + 1e-4 * step * slope or step < 1e-12:
+            if nval >= val + 1e-4 * step * slope or step < 1e-10:
                 break
             step *= 0.5
-        if step < 1e-12:
-            break
         lam, val, z, y = new, nval, nz, ny
+    if np.max(np.abs(c - G @ y)) <= 1e3 * tol:
+        f[live] = y * scale[live]
+        return f, lam
+    if warm:  # a warm start can stall on a bad active set: start again from scratch
+        return least_effort_forces(B, c0, scale, lo, hi, None, when=when)
     raise SimulationError(
         f"CMC found no actuator forces within their ranges that give the desired "
         f"accelerations{when}; the model cannot follow the kinematics there (every tracked "
@@ -220,6 +229,7 @@ class _Controller:
         self.ka = np.array([t.ka for t in tasks])[keep]
         self.bounds_fn = bounds_fn
         self.lam = None
+        self.nsub = 1
 
     # --- one window of the controller -------------------------------------------------
     def _muscle_window(self, t0, t1, err_q, a, lm, X):
@@ -298,33 +308,40 @@ class _Controller:
             L = V = F = tau = None
         return self.dyn.accelerations(i, q, u, x_ideal * self.opt, tau), F, (L, V)
 
-    def step(self, t0, t1, i0, q, u, a, lm, acc0, paths0, x_musc, x_ideal1):
-        """One Heun step of the multibody system, the muscles integrated along it."""
-        h = t1 - t0
-        qp, up = q + h * u, u + h * acc0
-        if not self.nm:
-            acc1 = self.forces(qp, up, a, lm, x_ideal1, i0 + 1)[0]
-            return q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1), a, lm
+    def step(self, t0, t1, i0, q, u, a, lm, acc0, paths0, x_musc, c0, c1):
+        """The model from t0 to t1 in Heun steps of at most 1 ms (prepared times i0 + s),
+        the muscles integrated along each; controls ramp from c0 to c1 (held for muscles)."""
         from ahbm.opensim._cmc_muscles import hermite_lengths
 
-        steps = max(1, math.ceil(h / 0.001 - 1e-9))
-        L0, V0 = paths0
-        L1, V1, R1 = self.paths.at(qp, up)
-        ap, lmp, Fp, _, _ = self.tables.integrate(
-            x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, steps), h / steps
-        )
-        acc1 = self.dyn.accelerations(i0 + 1, qp, up, x_ideal1 * self.opt, R1.T @ Fp[0])
-        q1, u1 = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
-        L1, V1, _ = self.paths.at(q1, u1, arms=False)
-        a1, lm1, _, _, _ = self.tables.integrate(
-            x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, steps), h / steps
-        )
-        if not (np.all(np.isfinite(q1)) and np.all(np.isfinite(lm1))):
+        n = self.nsub
+        h = (t1 - t0) / n
+        for s in range(n):
+            ca, cb = c0 + s / n * (c1 - c0), c0 + (s + 1) / n * (c1 - c0)
+            if s:
+                acc0, _, paths0 = self.forces(q, u, a, lm, ca, i0 + s)
+            qp, up = q + h * u, u + h * acc0
+            if not self.nm:
+                acc1 = self.forces(qp, up, a, lm, cb, i0 + s + 1)[0]
+                q, u = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
+                continue
+            L0, V0 = paths0
+            L1, V1, R1 = self.paths.at(qp, up)
+            _, _, Fp, _, _ = self.tables.integrate(
+                x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, 1), h
+            )
+            acc1 = self.dyn.accelerations(i0 + s + 1, qp, up, cb * self.opt, R1.T @ Fp[0])
+            q, u = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
+            L1, V1, _ = self.paths.at(q, u, arms=False)
+            a1, lm1, _, _, _ = self.tables.integrate(
+                x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, 1), h
+            )
+            a, lm = a1[0], lm1[0]
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(lm))):
             raise SimulationError(
                 f"the CMC simulation diverged at t = {t1:.4f} s; check the actuators (every "
                 "tracked coordinate needs one) and the task weights"
             )
-        return q1, u1, a1[0], lm1[0]
+        return q, u, a, lm
 
     def hold(self, q, x, a, lm, duration=0.2):
         """OpenSim's obtainActuatorEquilibrium: muscles integrated with the coordinates held."""
@@ -500,11 +517,14 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
     K = starts.size
     f_ext = _external_loads(setup, model)
     dyn = IdealActuatorDynamics(model, acts, f_ext)
-    dyn.prepare(np.concatenate([[ti], starts, [starts[-1] + dt]]))
+    nsub = max(1, math.ceil(dt / 0.001 - 1e-9))  # Heun steps of the model per window
+    sub = starts[:, None] + dt * np.arange(nsub)[None] / nsub
+    dyn.prepare(np.concatenate([[ti], sub.ravel(), [starts[-1] + dt]]))
     params = MillardParameters.from_muscles(muscles) if muscles else None
     tables = MillardTables(params) if muscles else None
     ctl = _Controller(model, muscles, tables, acts, dyn, desired, tasks,
                       _bounds(setup, muscles, acts))  # fmt: skip
+    ctl.nsub = nsub
     nm, ni = len(muscles), len(acts)
     dq, du, _ = desired.at([ti])
     q, u = dq[0].copy(), du[0].copy()
@@ -542,17 +562,18 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
     Ao, LMo = np.empty((K, nm)), np.empty((K, nm))
     for k in range(K):
         c0 = nodes[k]
-        acc0, Fm, paths0 = ctl.forces(q, u, a, lm, c0[nm:], k)
+        acc0, Fm, paths0 = ctl.forces(q, u, a, lm, c0[nm:], k * nsub)
         Qo[k], Uo[k], UDo[k], Co[k], Ao[k], LMo[k] = q, u, acc0, c0, a, lm
         Fo[k, nm:] = c0[nm:] * ctl.opt
         if nm:
             Fo[k, :nm] = Fm
-        nodes[k + 1], e = ctl.solve_window(starts[k], starts[k] + dt, k + 2, q, u, a, lm)
+        nodes[k + 1], e = ctl.solve_window(starts[k], starts[k] + dt, 1 + (k + 1) * nsub, q, u,
+                                           a, lm)  # fmt: skip
         errors.append(e)
         if k == K - 1:
             break
-        q, u, a, lm = ctl.step(starts[k], starts[k + 1], k, q, u, a, lm, acc0, paths0,
-                               nodes[k + 1][:nm], nodes[k + 1][nm:])  # fmt: skip
+        q, u, a, lm = ctl.step(starts[k], starts[k + 1], k * nsub, q, u, a, lm, acc0, paths0,
+                               nodes[k + 1][:nm], c0[nm:], nodes[k + 1][nm:])  # fmt: skip
     out = CMCResult(
         time=starts,
         coordinate_names=coord_names,
@@ -576,4 +597,3 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
     lo, hi = ctl.bounds_fn(start)
     written = write_outputs(setup, paths, model, out, acts, tasks, osim_coords, (lo, hi), nm)
     return replace(out, outputs=written)
-
