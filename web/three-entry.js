@@ -3,6 +3,7 @@
 // classic script that defines the global THREE: ahbm/graphics/_web/three.min.js.
 export {
   AmbientLight,
+  BatchedMesh,
   BoxGeometry,
   BufferAttribute,
   BufferGeometry,
@@ -28,9 +29,11 @@ export {
   Object3D,
   OrthographicCamera,
   PerspectiveCamera,
+  Points,
   Quaternion,
   Raycaster,
   Scene,
+  ShaderMaterial,
   SphereGeometry,
   Vector2,
   Vector3,

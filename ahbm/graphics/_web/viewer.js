@@ -89,9 +89,10 @@
   camera.up.copy(up);
   var controls = new THREE.OrbitControls(camera, renderer.domElement);
   controls.enableDamping = false;
-  scene.add(new THREE.HemisphereLight(0xffffff, 0x667080, 1.6));
-  var sun = new THREE.DirectionalLight(0xffffff, 1.6);
-  camera.add(sun); sun.position.set(0.3, 1, 0.6);
+  var hemi = new THREE.HemisphereLight(0xffffff, 0x667080, 1.6);
+  scene.add(hemi);
+  var sunLight = new THREE.DirectionalLight(0xffffff, 1.6);
+  camera.add(sunLight); sunLight.position.set(0.3, 1, 0.6);
   scene.add(camera);
   document.getElementById("ahbm-title").textContent = meta.title || "";
 
@@ -118,21 +119,18 @@
   scene.add(grid);
 
   // ------------------------------------------------------------------ bodies
-  var unitSphere = new THREE.SphereGeometry(1, 24, 16);
+  // A software rasterizer (SwiftShader: no GPU, as in headless Chromium) spends about half a
+  // microsecond on each triangle however small it is drawn, so a shape gets the triangles its
+  // size on screen asks for: a sphere of radius r (scale: the model's size, about what the
+  // camera frames) has 8 to 24 segments around.
+  var spheres = {};
+  function unitSphereFor(r) {
+    var n = r < 0.03 * scale ? 12 : r < 0.1 * scale ? 18 : 24;
+    if (!spheres[n]) spheres[n] = new THREE.SphereGeometry(1, n, Math.round(2 * n / 3));
+    return spheres[n];
+  }
   var unitBox = new THREE.BoxGeometry(1, 1, 1);
   var unitCylinder = new THREE.CylinderGeometry(1, 1, 1, 20);
-  var materials = {};
-  function material(color, opacity) {
-    var key = color.join(",") + "/" + opacity;
-    if (!materials[key]) {
-      var transparent = opacity < 1;
-      materials[key] = new THREE.MeshPhongMaterial({
-        color: new THREE.Color(color[0], color[1], color[2]), shininess: 30,
-        transparent: transparent, opacity: opacity, depthWrite: !transparent,
-      });
-    }
-    return materials[key];
-  }
   function triangleSlab(points, thickness) {
     var a = new THREE.Vector3().fromArray(points[0]), b = new THREE.Vector3().fromArray(points[1]);
     var c = new THREE.Vector3().fromArray(points[2]);
@@ -153,42 +151,80 @@
     g.computeVertexNormals();
     return g;
   });
-  function shapeMesh(s) {
+  // a shape's geometry (in its own frame) and its scale
+  function shapeGeometry(s) {
     var g, sx = 1, sy = 1, sz = 1;
-    if (s.kind === "ellipsoid") { g = unitSphere; sx = s.radii[0]; sy = s.radii[1]; sz = s.radii[2]; }
+    if (s.kind === "ellipsoid") { g = unitSphereFor(Math.max(s.radii[0], s.radii[1], s.radii[2])); sx = s.radii[0]; sy = s.radii[1]; sz = s.radii[2]; }
     else if (s.kind === "box") { g = unitBox; sx = s.size[0]; sy = s.size[1]; sz = s.size[2]; }
     else if (s.kind === "cylinder") { g = unitCylinder; sx = sz = s.radius; sy = s.length; }
-    else if (s.kind === "capsule") g = new THREE.CapsuleGeometry(s.radius, s.length, 6, 16);
+    else if (s.kind === "capsule") g = s.radius < 0.03 * scale ? new THREE.CapsuleGeometry(s.radius, s.length, 3, 10)
+      : new THREE.CapsuleGeometry(s.radius, s.length, 6, 16);
     else if (s.kind === "mesh") { g = meshGeometries[s.mesh]; sx = s.scale[0]; sy = s.scale[1]; sz = s.scale[2]; }
     else if (s.kind === "triangle") g = triangleSlab(s.points, s.thickness);
     else return null;
-    var m = new THREE.Mesh(g, material(s.color || [0.8, 0.7, 0.6], s.opacity == null ? 1 : s.opacity));
-    m.position.fromArray(s.position || [0, 0, 0]);
-    m.quaternion.fromArray(s.quaternion || [0, 0, 0, 1]);
-    m.scale.set(sx, sy, sz);
-    return m;
+    if (g.getAttribute("uv")) g.deleteAttribute("uv"); // a batch's geometries share their attributes
+    return { geometry: g, scale: new THREE.Vector3(sx, sy, sz) };
   }
-  var bodies = meta.bodies.map(function (b) {
+  // Each body is a Group that holds its pose. Its shapes are instances of one BatchedMesh per
+  // opacity, shared by all the bodies (one draw call for all their opaque shapes), whose
+  // matrices (the body's pose times the shape's placement) a frame rewrites.
+  var shapeItems = [], batchOf = {};
+  var bodies = meta.bodies.map(function (b, k) {
     var group = new THREE.Group();
     group.name = b.name;
     b.shapes.forEach(function (s) {
-      var m = shapeMesh(s);
-      if (m) { m.userData.label = "body " + b.name + (s.name ? " (" + s.name + ")" : ""); group.add(m); }
+      var sg = shapeGeometry(s);
+      if (!sg) return;
+      var opacity = s.opacity == null ? 1 : s.opacity, key = String(opacity);
+      batchOf[key] = batchOf[key] || { opacity: opacity, items: [] };
+      var local = new THREE.Matrix4().compose(new THREE.Vector3().fromArray(s.position || [0, 0, 0]),
+        new THREE.Quaternion().fromArray(s.quaternion || [0, 0, 0, 1]), sg.scale);
+      var item = { body: k, local: local, geometry: sg.geometry, color: s.color || [0.8, 0.7, 0.6],
+        label: "body " + b.name + (s.name ? " (" + s.name + ")" : ""), batch: null, id: -1 };
+      batchOf[key].items.push(item);
+      shapeItems.push(item);
     });
-    if (meta.frames) {
-      var L = 0.08 * scale, pos = [0, 0, 0, L, 0, 0, 0, 0, 0, 0, L, 0, 0, 0, 0, 0, 0, L];
-      var col = [1, 0, 0, 1, 0, 0, 0, 0.7, 0, 0, 0.7, 0, 0, 0, 1, 0, 0, 1];
-      var g = new THREE.BufferGeometry();
-      g.setAttribute("position", new THREE.Float32BufferAttribute(pos, 3));
-      g.setAttribute("color", new THREE.Float32BufferAttribute(col, 3));
-      var axes = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false }));
-      axes.renderOrder = 2;
-      group.add(axes);
-    }
     scene.add(group);
     return group;
   });
-  var nb = bodies.length;
+  var batches = Object.keys(batchOf).map(function (key) {
+    var spec = batchOf[key], geoms = [], nv = 0, ni = 0;
+    spec.items.forEach(function (it) {
+      if (geoms.indexOf(it.geometry) < 0) {
+        geoms.push(it.geometry); nv += it.geometry.getAttribute("position").count; ni += it.geometry.index.count;
+      }
+    });
+    var transparent = spec.opacity < 1;
+    var batch = new THREE.BatchedMesh(spec.items.length, nv, ni, new THREE.MeshPhongMaterial({
+      color: 0xffffff, shininess: 30, transparent: transparent, opacity: spec.opacity, depthWrite: !transparent }));
+    var ids = geoms.map(function (g) { return batch.addGeometry(g); });
+    batch.frustumCulled = batch.perObjectFrustumCulled = false; // the bodies move: all are drawn
+    batch.sortObjects = transparent; // back to front
+    batch.userData.labels = [];
+    spec.items.forEach(function (it) {
+      it.batch = batch;
+      it.id = batch.addInstance(ids[geoms.indexOf(it.geometry)]);
+      batch.setColorAt(it.id, new THREE.Color(it.color[0], it.color[1], it.color[2]));
+      batch.userData.labels[it.id] = it.label;
+    });
+    scene.add(batch);
+    return batch;
+  });
+  // the bodies' frames: one set of line segments (x red, y green, z blue), moved each frame
+  var axesPos = null, axisLength = 0.08 * scale;
+  if (meta.frames && bodies.length) {
+    var axesGeometry = new THREE.BufferGeometry(), axesCol = [];
+    axesPos = new THREE.BufferAttribute(new Float32Array(18 * bodies.length), 3).setUsage(THREE.DynamicDrawUsage);
+    bodies.forEach(function () { axesCol.push(1, 0, 0, 1, 0, 0, 0, 0.7, 0, 0, 0.7, 0, 0, 0, 1, 0, 0, 1); });
+    axesGeometry.setAttribute("position", axesPos);
+    axesGeometry.setAttribute("color", new THREE.Float32BufferAttribute(axesCol, 3));
+    var axes = new THREE.LineSegments(axesGeometry, new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false }));
+    axes.renderOrder = 2;
+    axes.frustumCulled = false;
+    scene.add(axes);
+  }
+  var nb = bodies.length, unitScale = new THREE.Vector3(1, 1, 1);
+  var bodyMatrices = bodies.map(function () { return new THREE.Matrix4(); });
 
   // ------------------------------------------------------------------ instanced items
   var tmpM = new THREE.Matrix4(), tmpQ = new THREE.Quaternion(), tmpP = new THREE.Vector3();
@@ -216,20 +252,63 @@
   function hide(arr, k) { for (var j = 0; j < 16; j++) arr[16 * k + j] = 0; }
 
   var segGeometry = new THREE.CylinderGeometry(1, 1, 1, 10).translate(0, 0.5, 0);
+  var tubeGeometry = new THREE.CylinderGeometry(1, 1, 1, 8, 1, true).translate(0, 0.5, 0); // open: muscle pieces
   var coneGeometry = new THREE.ConeGeometry(1, 1, 14).translate(0, 0.5, 0);
 
-  // markers
-  var nm = meta.markers.labels.length;
-  var markerMesh = null;
+  // markers: one point each, drawn as a lit sphere by its fragments (an impostor): a
+  // sphere of triangles would cost the software rasterizer hundreds of them per marker
+  var nm = meta.markers.labels.length, rMarker = 0.007 * scale;
+  var markerPoints = null, markerPos = null, markerSeen = null;
+  var hemiDir = new THREE.Vector3(), sunDir = new THREE.Vector3(), tmpV = new THREE.Vector3(), bufferSize = new THREE.Vector2();
   if (nm) {
-    markerMesh = instanced(new THREE.SphereGeometry(0.007 * scale, 12, 8), nm, [0.3, 0.3, 0.9]);
+    var mg = new THREE.BufferGeometry(), mcol = new Float32Array(3 * nm);
+    markerPos = new THREE.BufferAttribute(new Float32Array(3 * nm), 3).setUsage(THREE.DynamicDrawUsage);
+    markerSeen = new THREE.BufferAttribute(new Float32Array(nm), 1).setUsage(THREE.DynamicDrawUsage);
     var k0 = 0;
     meta.markers.groups.forEach(function (g) {
-      for (var i = 0; i < g.count; i++) markerMesh.setColorAt(k0 + i, tmpC.setRGB(g.color[0], g.color[1], g.color[2]));
+      for (var i = 0; i < g.count; i++) {
+        tmpC.setRGB(g.color[0], g.color[1], g.color[2]).toArray(mcol, 3 * (k0 + i));
+      }
       k0 += g.count;
     });
-    markerMesh.userData.labels = meta.markers.labels;
-    for (var i = 0; i < nm; i++) markerMesh.setMatrixAt(i, tmpM.identity());
+    mg.setAttribute("position", markerPos);
+    mg.setAttribute("seen", markerSeen);
+    mg.setAttribute("mcolor", new THREE.BufferAttribute(mcol, 3));
+    var markerMaterial = new THREE.ShaderMaterial({
+      uniforms: { radius: { value: rMarker }, height: { value: 1 }, sunDir: { value: sunDir }, hemiDir: { value: hemiDir },
+        sky: { value: new THREE.Color(0xffffff).multiplyScalar(1.6) }, ground: { value: new THREE.Color(0x667080).multiplyScalar(1.6) },
+        sun: { value: new THREE.Color(0xffffff).multiplyScalar(1.6) } },
+      vertexShader: [
+        "attribute vec3 mcolor; attribute float seen; uniform float radius; uniform float height; varying vec3 vColor;",
+        "void main() {",
+        "  vColor = mcolor;",
+        "  vec4 mv = modelViewMatrix * vec4(position, 1.0);",
+        "  gl_Position = seen > 0.5 ? projectionMatrix * mv : vec4(2.0, 2.0, 2.0, 1.0);",
+        "  gl_PointSize = seen * radius * projectionMatrix[1][1] * height / max(-mv.z, 1e-6);", // diameter, pixels
+        "}"].join("\n"),
+      // the lighting of the scene's Phong materials (hemisphere, sun, a little Blinn-Phong shine)
+      fragmentShader: [
+        "uniform vec3 sunDir; uniform vec3 hemiDir; uniform vec3 sky; uniform vec3 ground; uniform vec3 sun; varying vec3 vColor;",
+        "void main() {",
+        "  vec2 p = 2.0 * gl_PointCoord - 1.0; p.y = -p.y;",
+        "  float rr = dot(p, p);",
+        "  if (rr > 1.0) discard;",
+        "  vec3 n = vec3(p, sqrt(1.0 - rr));",
+        "  vec3 light = mix(ground, sky, 0.5 * dot(n, hemiDir) + 0.5) + max(dot(n, sunDir), 0.0) * sun;",
+        "  float shine = pow(max(dot(n, normalize(sunDir + vec3(0.0, 0.0, 1.0))), 0.0), 40.0) * max(dot(n, sunDir), 0.0);",
+        "  gl_FragColor = vec4(vColor * light * 0.3183099 + 0.00936 * shine * sun, 1.0);",
+        "  #include <colorspace_fragment>",
+        "}"].join("\n"),
+    });
+    markerPoints = new THREE.Points(mg, markerMaterial);
+    markerPoints.frustumCulled = false;
+    markerPoints.onBeforeRender = function (r, sc, cam) { // the lights' directions in the camera's frame
+      hemiDir.setFromMatrixPosition(hemi.matrixWorld).transformDirection(cam.matrixWorldInverse);
+      sunDir.setFromMatrixPosition(sunLight.matrixWorld).sub(tmpV.setFromMatrixPosition(sunLight.target.matrixWorld));
+      sunDir.transformDirection(cam.matrixWorldInverse);
+      markerMaterial.uniforms.height.value = r.getDrawingBufferSize(bufferSize).y;
+    };
+    scene.add(markerPoints);
   }
   // forces: shaft and head
   var nf = meta.forces.names.length, forceShaft = null, forceHead = null;
@@ -247,7 +326,7 @@
   });
   var nPathPoints = offset, nseg = segOwner.length, muscleMesh = null;
   if (nseg) {
-    muscleMesh = instanced(segGeometry, nseg, [0.75, 0.2, 0.2]);
+    muscleMesh = instanced(tubeGeometry, nseg, [0.75, 0.2, 0.2]);
     muscleMesh.userData.labels = segOwner.map(function (m) { return "muscle " + mus.names[m]; });
     if (mus.color_by) {
       var leg = document.getElementById("ahbm-legend");
@@ -273,19 +352,34 @@
     var k, o, arr;
     for (k = 0; k < nb; k++) {
       o = i * nb + k;
-      bodies[k].position.set(bp[3 * o], bp[3 * o + 1], bp[3 * o + 2]);
-      bodies[k].quaternion.set(bq[4 * o], bq[4 * o + 1], bq[4 * o + 2], bq[4 * o + 3]);
+      var body = bodies[k];
+      body.position.set(bp[3 * o], bp[3 * o + 1], bp[3 * o + 2]);
+      body.quaternion.set(bq[4 * o], bq[4 * o + 1], bq[4 * o + 2], bq[4 * o + 3]);
+      bodyMatrices[k].compose(body.position, body.quaternion, unitScale);
+      if (axesPos) {
+        arr = axesPos.array;
+        for (var a = 0; a < 3; a++) {
+          tmpV.set(a === 0 ? axisLength : 0, a === 1 ? axisLength : 0, a === 2 ? axisLength : 0).applyQuaternion(body.quaternion);
+          o = 18 * k + 6 * a;
+          arr[o] = body.position.x; arr[o + 1] = body.position.y; arr[o + 2] = body.position.z;
+          arr[o + 3] = body.position.x + tmpV.x; arr[o + 4] = body.position.y + tmpV.y; arr[o + 5] = body.position.z + tmpV.z;
+        }
+      }
     }
-    if (markerMesh) {
-      arr = markerMesh.instanceMatrix.array;
+    if (axesPos) axesPos.needsUpdate = true;
+    for (k = 0; k < shapeItems.length; k++) {
+      var it = shapeItems[k];
+      it.batch.setMatrixAt(it.id, tmpM.multiplyMatrices(bodyMatrices[it.body], it.local));
+    }
+    if (markerPoints) {
+      var mp = markerPos.array, ms = markerSeen.array;
       for (k = 0; k < nm; k++) {
         o = 3 * (i * nm + k);
         var x = M[o], y = M[o + 1], z = M[o + 2], seen = (x === x && y === y && z === z) ? 1 : 0;
-        arr[16 * k] = arr[16 * k + 5] = arr[16 * k + 10] = seen;
-        arr[16 * k + 12] = seen ? x : 0; arr[16 * k + 13] = seen ? y : 0; arr[16 * k + 14] = seen ? z : 0;
-        arr[16 * k + 15] = 1;
+        ms[k] = seen;
+        mp[3 * k] = seen ? x : 0; mp[3 * k + 1] = seen ? y : 0; mp[3 * k + 2] = seen ? z : 0;
       }
-      markerMesh.instanceMatrix.needsUpdate = true;
+      markerPos.needsUpdate = markerSeen.needsUpdate = true;
     }
     if (nf) {
       var sa = forceShaft.instanceMatrix.array, ha = forceHead.instanceMatrix.array;
@@ -475,15 +569,23 @@
     pointer.set((e.clientX - r.left) / r.width * 2 - 1, -(e.clientY - r.top) / r.height * 2 + 1);
     raycaster.setFromCamera(pointer, camera);
     var targets = [];
-    [markerMesh, forceShaft, forceHead, muscleMesh].forEach(function (m) { if (m) { m.boundingSphere = null; targets.push(m); } });
+    [forceShaft, forceHead, muscleMesh].forEach(function (m) { if (m) { m.boundingSphere = null; targets.push(m); } });
     if (comMesh) targets.push(comMesh);
-    bodies.forEach(function (b) { targets.push(b); });
-    var hit = raycaster.intersectObjects(targets, true).filter(function (h) { return h.object.type !== "LineSegments"; })[0];
+    batches.forEach(function (b) { targets.push(b); });
+    var hit = raycaster.intersectObjects(targets, false)[0];
     var text = null;
     if (hit) {
-      if (hit.instanceId != null && hit.object.userData.labels) text = hit.object.userData.labels[hit.instanceId];
+      if (hit.batchId != null) text = hit.object.userData.labels[hit.batchId];
+      else if (hit.instanceId != null && hit.object.userData.labels) text = hit.object.userData.labels[hit.instanceId];
       else text = hit.object.userData.label || null;
-      if (hit.object === markerMesh) text = "marker " + text;
+    }
+    // the markers (points): the nearest one along the ray that passes within its radius
+    var ray = raycaster.ray, best = hit ? hit.distance : Infinity;
+    for (var k = 0; markerPoints && k < nm; k++) {
+      if (!markerSeen.array[k]) continue;
+      tmpV.fromArray(markerPos.array, 3 * k);
+      var along = tmpD.copy(tmpV).sub(ray.origin).dot(ray.direction);
+      if (along > 0 && along < best && ray.distanceSqToPoint(tmpV) <= rMarker * rMarker) { best = along; text = "marker " + meta.markers.labels[k]; }
     }
     if (text) {
       tip.textContent = text; tip.style.display = "block";
