@@ -13,7 +13,7 @@ moving point. Each body's slopes form a world wrench ``[∂l/∂ω; ∂l/∂v]``
 about the world origin), which the caller maps to the generalized velocities
 through the bodies' motion columns exactly as the analytic loads are mapped.
 
-The differences use steps of 1 µm (rotations: 1 µm at the body's farthest
+The differences use steps of 0.1 µm (rotations: 0.1 µm at the body's farthest
 path element) at -2h, -h, +h, +2h: the fourth-order central difference where
 the length is smooth over the stencil, the second-order central one where a
 jump of the length (OpenSim's ellipsoid polylines and iteration stops, a wrap
@@ -44,7 +44,8 @@ from ahbm.muscles._path_geometry import (
 __all__: list[str] = []
 
 #: difference step (m) of the translations, and of the farthest point's motion in rotations
-_STEP = 1e-6
+#: (OpenSim's wrapping iterations leave jumps of ~1e-8 m about every micrometre of motion)
+_STEP = 1e-7
 #: frames per batched call (bounds the memory of the perturbed paths)
 _CHUNK = 256
 _K = np.array([-2.0, -1.0, 1.0, 2.0])
@@ -71,10 +72,12 @@ def _chained_frames(path: _Path, n_wraps: int) -> np.ndarray:
     return bad
 
 
-def _rotation(axis: int, angle: float) -> np.ndarray:
+def _rotation(axis: int, angle: np.ndarray) -> np.ndarray:
+    """Rotations (3, 3, M) about a coordinate axis by the angles (M,)."""
     c, s = np.cos(angle), np.sin(angle)
     i, j = (axis + 1) % 3, (axis + 2) % 3
-    R = np.eye(3)
+    R = np.zeros((3, 3, angle.size))
+    R[axis, axis] = 1.0
     R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
     return R
 
@@ -90,7 +93,11 @@ def _slopes(samples: np.ndarray, h) -> np.ndarray:
     backward = (3 * l0 - 4 * m1 + m2) / (2 * h)
     e_c, e_f, e_b = np.abs(fwd1 - bwd1), np.abs(fwd1 - fwd2), np.abs(bwd1 - bwd2)
     use_c = e_c <= 1.5 * np.minimum(e_f, e_b) + 1e-9
-    smooth = use_c & (np.abs(c4 - c2) <= 1e-6)
+    # smooth over the whole stencil: the four slopes lie on a parabola (third difference
+    # of the slopes small against their spread; a jump or a kink makes it a third of it)
+    s1, s2, s3, s4 = bwd2, bwd1, fwd1, fwd2
+    third = np.abs(s1 - 3.0 * s2 + 3.0 * s3 - s4)
+    smooth = third <= 0.05 * (np.abs(s4 - s1) + np.abs(s3 - s2)) + 1e-8
     one_sided = np.where(e_f < e_b, forward, backward)
     return np.where(smooth, c4, np.where(use_c, c2, one_sided))
 
@@ -103,7 +110,12 @@ def _chain_slopes(mp, pts, active, frames_R, cols: np.ndarray, moving_points):
     """
     wraps = mp.wraps
     n_p = len(mp.points)
-    bodies = sorted(b for b in {pt.body for pt in mp.points} | {wp.body for wp in wraps} if b >= 0)
+    touched = sorted({pt.body for pt in mp.points} | {wp.body for wp in wraps})
+    # The length does not change when every body moves together, so the wrenches sum to
+    # zero: the ground takes the rest where the path touches it; otherwise the first body
+    # (nearest the root) does, and is not perturbed.
+    bodies = [b for b in touched if b >= 0]
+    reference = None if touched[0] < 0 or len(bodies) < 2 else bodies.pop(0)
     wrenches = {b: np.zeros((6, cols.size)) for b in bodies}
     point_grads = {k: np.zeros((3, cols.size)) for k in moving_points}
     for lo in range(0, cols.size, _CHUNK):
@@ -116,6 +128,8 @@ def _chain_slopes(mp, pts, active, frames_R, cols: np.ndarray, moving_points):
             wrenches[b][:, out] = W[b]
         for k in moving_points:
             point_grads[k][:, out] = g[k]
+    if reference is not None:
+        wrenches[reference] = -sum(wrenches.values())
     return wrenches, point_grads
 
 
@@ -129,10 +143,10 @@ def _chunk_slopes(mp, pts, active, frames_R, bodies, moving_points, n_p):
         members = [pts[k] for k in np.flatnonzero(pt_body == b)]
         members += [frames_R[w][1] for w in np.flatnonzero(w_body == b)]
         c = np.mean(members, axis=0)  # (3, M)
-        reach = max(float(np.max(np.linalg.norm(x - c, axis=0))) for x in members)
+        reach = np.max([np.linalg.norm(x - c, axis=0) for x in members], axis=0)  # (M,)
         reach += max((max(mp.wraps[w].obj.dimensions) for w in np.flatnonzero(w_body == b)),
                      default=0.0)  # fmt: skip
-        centres[b], h_rot[b] = c, _STEP / max(reach, 1e-3)
+        centres[b], h_rot[b] = c, _STEP / np.maximum(reach, 1e-3)
     # the perturbations: (kind, body or point, axis); each at the 4 steps of _K
     dirs = [("rot", b, i) for b in bodies for i in range(3)]
     dirs += [("tr", b, i) for b in bodies for i in range(3)]
@@ -154,10 +168,10 @@ def _chunk_slopes(mp, pts, active, frames_R, bodies, moving_points, n_p):
                 Q = _rotation(i, s * h_rot[who])
                 c = centres[who]
                 on = pt_body == who
-                P[on, :, e] = c + np.einsum("ij,kjM->kiM", Q, P[on, :, e] - c)
+                P[on, :, e] = c + np.einsum("ijM,kjM->kiM", Q, P[on, :, e] - c)
                 for w in np.flatnonzero(w_body == who):
-                    Rs[w][:, :, e] = np.einsum("ij,jkM->ikM", Q, Rs[w][:, :, e])
-                    Os[w][:, e] = c + Q @ (Os[w][:, e] - c)
+                    Rs[w][:, :, e] = np.einsum("ijM,jkM->ikM", Q, Rs[w][:, :, e])
+                    Os[w][:, e] = c + np.einsum("ijM,jM->iM", Q, Os[w][:, e] - c)
             e += 1
     n_w = len(mp.wraps)
     A = None if active is None else np.repeat(active[:, None, :], E, axis=1).reshape(n_p, E * M)
