@@ -13,13 +13,16 @@ moving point. Each body's slopes form a world wrench ``[∂l/∂ω; ∂l/∂v]``
 about the world origin), which the caller maps to the generalized velocities
 through the bodies' motion columns exactly as the analytic loads are mapped.
 
-The differences use steps of 0.1 µm (rotations: 0.1 µm at the body's farthest
+The differences use steps h of 1 µm (rotations: 1 µm at the body's farthest
 path element) at -2h, -h, +h, +2h: the fourth-order central difference where
-the length is smooth over the stencil, the second-order central one where a
-jump of the length (OpenSim's ellipsoid polylines and iteration stops, a wrap
-switching on) lies beyond ±h, and the second-order one-sided difference on
-the other side where it lies within ±h, as
-:func:`ahbm.muscles.wrap_length_gradient` does for single wraps. All the
+the length is smooth over the stencil (the four one-step slopes on a
+parabola). OpenSim's iterations (cylinder tangent sliding, ellipsoid
+tangent points and polylines) leave jumps of ~1e-8 m in the length about
+every micrometre of motion and noise of ~1e-12 m; where the 1 µm stencil
+meets a jump, the same stencil at 0.1 µm is used: its fourth-order
+difference where smooth, else the second-order central one (a jump beyond
+±h) or the second-order one-sided one on the other side (a jump within
+±h), as :func:`ahbm.muscles.wrap_length_gradient` does for single wraps. All the
 perturbed paths of all the frames go through one batched wrapping call.
 
 OpenSim's ``computeMomentArm`` convention (for comparison with OpenSim) is
@@ -44,11 +47,11 @@ from ahbm.muscles._path_geometry import (
 __all__: list[str] = []
 
 #: difference step (m) of the translations, and of the farthest point's motion in rotations
-#: (OpenSim's wrapping iterations leave jumps of ~1e-8 m about every micrometre of motion)
-_STEP = 1e-7
+_STEP = 1e-6
 #: frames per batched call (bounds the memory of the perturbed paths)
 _CHUNK = 256
-_K = np.array([-2.0, -1.0, 1.0, 2.0])
+#: the stencil's steps, at _STEP and at _STEP / 10 (used where the first is not smooth)
+_K = np.array([-2.0, -1.0, 1.0, 2.0, -0.2, -0.1, 0.1, 0.2])
 
 
 def _chained_frames(path: _Path, n_wraps: int) -> np.ndarray:
@@ -82,8 +85,9 @@ def _rotation(axis: int, angle: np.ndarray) -> np.ndarray:
     return R
 
 
-def _slopes(samples: np.ndarray, h) -> np.ndarray:
-    """d/ds at 0 from lengths at s = -2h, -h, 0, +h, +2h (5, ...), stepping around jumps."""
+def _slopes(samples: np.ndarray, h):
+    """d/ds at 0 from lengths at s = -2h, -h, 0, +h, +2h (5, ...), stepping around jumps,
+    and whether the length was smooth over the stencil."""
     m2, m1, l0, p1, p2 = samples
     fwd1, fwd2 = (p1 - l0) / h, (p2 - p1) / h
     bwd1, bwd2 = (l0 - m1) / h, (m1 - m2) / h
@@ -99,7 +103,7 @@ def _slopes(samples: np.ndarray, h) -> np.ndarray:
     third = np.abs(s1 - 3.0 * s2 + 3.0 * s3 - s4)
     smooth = third <= 0.05 * (np.abs(s4 - s1) + np.abs(s3 - s2)) + 1e-8
     one_sided = np.where(e_f < e_b, forward, backward)
-    return np.where(smooth, c4, np.where(use_c, c2, one_sided))
+    return np.where(smooth, c4, np.where(use_c, c2, one_sided)), smooth
 
 
 def _chain_slopes(mp, pts, active, frames_R, cols: np.ndarray, moving_points):
@@ -151,7 +155,7 @@ def _chunk_slopes(mp, pts, active, frames_R, bodies, moving_points, n_p):
     dirs = [("rot", b, i) for b in bodies for i in range(3)]
     dirs += [("tr", b, i) for b in bodies for i in range(3)]
     dirs += [("pt", k, i) for k in moving_points for i in range(3)]
-    E = 1 + 4 * len(dirs)
+    E = 1 + _K.size * len(dirs)
     P = np.repeat(pts[:, :, None, :], E, axis=2)  # (n_p, 3, E, M)
     Rs = [np.repeat(R[:, :, None, :], E, axis=2) for R, _ in frames_R]
     Os = [np.repeat(o[:, None, :], E, axis=1) for _, o in frames_R]
@@ -179,12 +183,13 @@ def _chunk_slopes(mp, pts, active, frames_R, bodies, moving_points, n_p):
     frames = [(R.reshape(3, 3, E * M), o.reshape(3, E * M)) for R, o in zip(Rs, Os, strict=True)]
     L = _apply_wraps(None, path, mp.wraps, frames).reshape(E, M)
     l0 = L[0]
-    rows = L[1:].reshape(len(dirs), 4, M)
+    rows = L[1:].reshape(len(dirs), _K.size, M)
     d = {}
     for n, (kind, who, i) in enumerate(dirs):
         h = h_rot[who] if kind == "rot" else _STEP
-        samples = np.stack([rows[n, 0], rows[n, 1], l0, rows[n, 2], rows[n, 3]])
-        d[kind, who, i] = _slopes(samples, h)
+        coarse, smooth = _slopes(np.stack([rows[n, 0], rows[n, 1], l0, rows[n, 2], rows[n, 3]]), h)
+        fine, _ = _slopes(np.stack([rows[n, 4], rows[n, 5], l0, rows[n, 6], rows[n, 7]]), h / 10)
+        d[kind, who, i] = np.where(smooth, coarse, fine)
     W = {}
     for b in bodies:
         rot = np.stack([d["rot", b, i] for i in range(3)])
