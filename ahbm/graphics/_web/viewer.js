@@ -122,10 +122,10 @@
   // A software rasterizer (SwiftShader: no GPU, as in headless Chromium) spends about half a
   // microsecond on each triangle however small it is drawn, so a shape gets the triangles its
   // size on screen asks for: a sphere of radius r (scale: the model's size, about what the
-  // camera frames) has 8 to 24 segments around.
+  // camera frames) has 10 to 24 segments around.
   var spheres = {};
   function unitSphereFor(r) {
-    var n = r < 0.03 * scale ? 12 : r < 0.1 * scale ? 18 : 24;
+    var n = r < 0.03 * scale ? 10 : r < 0.1 * scale ? 16 : 24;
     if (!spheres[n]) spheres[n] = new THREE.SphereGeometry(1, n, Math.round(2 * n / 3));
     return spheres[n];
   }
@@ -157,7 +157,7 @@
     if (s.kind === "ellipsoid") { g = unitSphereFor(Math.max(s.radii[0], s.radii[1], s.radii[2])); sx = s.radii[0]; sy = s.radii[1]; sz = s.radii[2]; }
     else if (s.kind === "box") { g = unitBox; sx = s.size[0]; sy = s.size[1]; sz = s.size[2]; }
     else if (s.kind === "cylinder") { g = unitCylinder; sx = sz = s.radius; sy = s.length; }
-    else if (s.kind === "capsule") g = s.radius < 0.03 * scale ? new THREE.CapsuleGeometry(s.radius, s.length, 3, 10)
+    else if (s.kind === "capsule") g = s.radius < 0.03 * scale ? new THREE.CapsuleGeometry(s.radius, s.length, 2, 8)
       : new THREE.CapsuleGeometry(s.radius, s.length, 6, 16);
     else if (s.kind === "mesh") { g = meshGeometries[s.mesh]; sx = s.scale[0]; sy = s.scale[1]; sz = s.scale[2]; }
     else if (s.kind === "triangle") g = triangleSlab(s.points, s.thickness);
@@ -594,7 +594,9 @@
   }
 
   // ------------------------------------------------------------------ the loop and its frame rate
-  var lastTick = null, ticks = [], measuring = null;
+  var lastTick = null, measuring = null;
+  // the times of the last 64 frames drawn (a ring: nothing is allocated per frame)
+  var RING = 64, ring = new Float64Array(RING), nDrawn = 0;
   function resize() {
     var w = host.clientWidth, h = host.clientHeight;
     if (w < 1 || h < 1) return;
@@ -606,9 +608,18 @@
   if (typeof ResizeObserver === "function") new ResizeObserver(resize).observe(host);
   window.addEventListener("resize", resize);
 
-  // While playing, a frame rate below 36 lowers the drawing resolution in steps (down to
-  // 3/8); pausing draws the still frame at full resolution again.
-  var fullRatio = renderer.getPixelRatio(), ratio = fullRatio, lastAdapt = 0;
+  // frames drawn per second over the frames drawn since `since` (at most the last 64), or NaN
+  function rateSince(since) {
+    var n = Math.min(nDrawn, RING), last = ring[(nDrawn - 1) % RING], k = 1, first = last;
+    while (k < n && ring[(nDrawn - 1 - k) % RING] >= since) { first = ring[(nDrawn - 1 - k) % RING]; k++; }
+    return k > 1 && last > first ? 1000 * (k - 1) / (last - first) : NaN;
+  }
+  api.fps = NaN;
+
+  // While playing, a frame rate below 40 lowers the drawing resolution by steps of 1/8 (down to
+  // 3/8), judged on the frames drawn at least 300 ms after the previous step, and above 55
+  // raises it again; pausing draws the still frame at full resolution.
+  var fullRatio = renderer.getPixelRatio(), ratio = fullRatio, ratioSince = 0;
   function setRatio(r) {
     if (Math.abs(r - renderer.getPixelRatio()) < 1e-3) return;
     renderer.setPixelRatio(r);
@@ -616,16 +627,19 @@
     needsRender = true;
   }
   function adapt(now) {
-    if (!playing) { if (ratio !== fullRatio) { ratio = fullRatio; setRatio(ratio); } return; }
-    if (now - lastAdapt < 400 || ticks.length < 8) return;
-    lastAdapt = now;
-    if (api.fps < 36 && ratio > 0.375 * fullRatio + 1e-6) { ratio = Math.max(0.375 * fullRatio, ratio - 0.125 * fullRatio); setRatio(ratio); }
-    else if (api.fps > 55 && ratio < fullRatio) { ratio = Math.min(fullRatio, ratio + 0.125 * fullRatio); setRatio(ratio); }
+    if (!playing) { if (ratio !== fullRatio) { ratio = fullRatio; setRatio(ratio); } ratioSince = now; return; }
+    if (now - ratioSince < 300) return;
+    var fps = rateSince(ratioSince + 100); // the frames drawn after the step settled
+    if (!(fps > 0)) return;
+    var r = ratio;
+    if (fps < 40) r = Math.max(0.375 * fullRatio, ratio - 0.125 * fullRatio);
+    else if (fps > 55) r = Math.min(fullRatio, ratio + 0.125 * fullRatio);
+    if (Math.abs(r - ratio) > 1e-6) { ratio = r; setRatio(r); ratioSince = now; if (measuring) measuring.ratioSteps++; }
   }
 
   function tick(now) {
     requestAnimationFrame(tick);
-    var t0 = measuring ? performance.now() : 0;
+    var m = measuring, t0 = m ? performance.now() : 0, t1 = t0, t2 = t0;
     adapt(now);
     if (playing) {
       if (lastTick !== null) playTime += (now - lastTick) / 1000 * speed;
@@ -633,36 +647,57 @@
       if (playTime > times[nFrames - 1]) playTime = times[0] + (playTime - times[nFrames - 1]) % Math.max(times[nFrames - 1] - times[0], 1e-9);
       var before = frame;
       setFrame(frameAt(times, playTime));
-      if (measuring && frame !== before) measuring.advanced++;
+      if (m && frame !== before) m.advanced++;
+      if (m) t1 = performance.now();
+      showUi(now);
+      if (m) t2 = performance.now();
     }
-    if (playing) showUi(now);
     if (hoverEvent) hover();
     if (needsRender) {
       renderer.render(scene, camera);
       needsRender = false;
-      if (measuring) { measuring.rendered++; measuring.busy += performance.now() - t0; }
-      ticks.push(now);
-      while (ticks.length && now - ticks[0] > 1000) ticks.shift();
-      if (ticks.length > 1) api.fps = 1000 * (ticks.length - 1) / (ticks[ticks.length - 1] - ticks[0]);
+      ring[nDrawn % RING] = now; nDrawn++;
+      if (m) {
+        var t3 = performance.now();
+        m.rendered++; m.frameMs += t1 - t0; m.uiMs += t2 - t1; m.renderMs += t3 - t2;
+      }
+      api.fps = rateSince(now - 1000);
     }
   }
 
-  // play for `warmup` then `ms` milliseconds and report the frames drawn per second in `ms`,
-  // the frame changes and the time the viewer's own code took per drawn frame
+  // Plays from the current frame at the current speed for `warmup` ms (and then until the
+  // drawing resolution has not changed for 1 s, 4 s more at most), then for `ms` ms, and
+  // reports the frames drawn per second of wall time in those `ms` (each showing the trial's
+  // frame at the time the clock has reached), the trial's frames shown, the drawing
+  // resolution, and the viewer's own time per frame drawn: moving the frame (bodies, items),
+  // the control bar and plot cursors, and three.js's render call (which submits the draw
+  // calls; the rasterizing is done by the browser in parallel and is not in these times).
   api.measure = function (ms, warmup) {
     return new Promise(function (resolve) {
-      play();
-      setTimeout(function () {
-        measuring = { rendered: 0, advanced: 0, busy: 0 };
-        var start = performance.now(), first = frame;
+      if (!playing) play();
+      var begin = performance.now();
+      function start() {
+        var now = performance.now();
+        if (now - begin < (warmup || 0) || (now - ratioSince < 1000 && now - begin < (warmup || 0) + 4000)) {
+          setTimeout(start, 50);
+          return;
+        }
+        var first = frame, ratio0 = renderer.getPixelRatio();
+        measuring = { rendered: 0, advanced: 0, frameMs: 0, uiMs: 0, renderMs: 0, ratioSteps: 0 };
+        var t0 = performance.now();
         setTimeout(function () {
-          var elapsed = (performance.now() - start) / 1000, m = measuring;
+          var elapsed = (performance.now() - t0) / 1000, m = measuring, n = Math.max(m.rendered, 1);
           measuring = null;
-          resolve({ fps: m.rendered / elapsed, frames_advanced: m.advanced, seconds: elapsed,
-            first: first, last: frame, js_ms_per_frame: m.busy / Math.max(m.rendered, 1),
-            pixel_ratio: renderer.getPixelRatio() });
+          var size = renderer.getDrawingBufferSize(new THREE.Vector2());
+          resolve({ fps: m.rendered / elapsed, frames_drawn: m.rendered, frames_advanced: m.advanced, seconds: elapsed,
+            speed: speed, first: first, last: frame, trial_seconds: times[frame] - times[first],
+            warmup_seconds: (t0 - begin) / 1000, pixel_ratio: renderer.getPixelRatio(), pixel_ratio_start: ratio0,
+            ratio_steps: m.ratioSteps, drawing_buffer: [size.x, size.y],
+            ms_per_frame: { frame: m.frameMs / n, ui: m.uiMs / n, render: m.renderMs / n,
+              total: (m.frameMs + m.uiMs + m.renderMs) / n } });
         }, ms);
-      }, warmup || 0);
+      }
+      start();
     });
   };
   api.nFrames = nFrames;
