@@ -30,23 +30,28 @@ Definitions
 - **Moment arm** (m per unit of generalized velocity: m/rad or m/m):
   ``r = -∂l/∂q`` per generalized velocity ``qd`` (shape ``(..., n_muscles,
   nv)``), so that a muscle tension ``F`` exerts the generalized forces
-  ``tau = r F``. This is the definition consistent with generalized forces;
-  OpenSim's ``computeMomentArm`` departs from it on wrapping paths (by up to
-  1.7 cm on Rajagopal's model, 8.7 mm on arm26), so ahbm matches OpenSim's
-  path *lengths* and its moment arms are checked against finite differences
-  of those lengths.
+  ``tau = r F``. This is the definition consistent with generalized forces.
+  OpenSim's ``computeMomentArm`` holds the wrap tangent points fixed on their
+  objects, which departs from it on wrapping paths (by up to 2.2 cm on
+  arm26's TRIlong, whose wraps chain); ``convention="opensim"`` gives
+  OpenSim's value instead (within 5e-15 m of OpenSim 4.6).
 - **Lengthening speed** (m/s): ``dl/dt = (∂l/∂q) qd = -r qd``.
 
-Derivatives are analytic: each straight segment pulls its end points along
-its unit vector, whose generalized force follows from the body motion
-columns of the forward kinematics (``S^T [p × g; g]`` per body); a moving
-point adds its function's derivative along its coordinate. A wrapped
-segment between two path points uses the derivative of the wrapped length
-with respect to its end points (:func:`ahbm.muscles.wrap_length_gradient`)
-and, because that length depends only on the end points seen from the wrap
-object, the opposite load on the wrap object's body. Where a wrap's end
-point is a tangent point of another wrap, the tangent points are taken as
-fixed on their objects (exact for shortest paths, such as sphere arcs).
+Derivatives: each straight segment pulls its end points along its unit
+vector, whose generalized force follows from the body motion columns of the
+forward kinematics (``S^T [p × g; g]`` per body); a moving point adds its
+function's derivative along its coordinate. A wrapped segment between two
+path points uses the derivative of the wrapped length with respect to its end
+points (:func:`ahbm.muscles.wrap_length_gradient`) and, because that length
+depends only on the end points seen from the wrap object, the opposite load
+on the wrap object's body. Where a wrap's end point is another wrap's tangent
+point (chained wraps), or a tangent point is read at a position other than
+its current one (OpenSim's cached locations above), the length is not
+stationary in the tangent points: for those frames each body's wrench is the
+slope of the whole path length under virtual rigid motions of that body
+(differences of 1 µm, 0.1 µm where the length jumps; see
+``ahbm.muscles._path_slopes``), and each moving point's gradient the slope
+under its translation.
 
 Examples
 --------
@@ -250,6 +255,12 @@ def moment_arms(model: Model, q, *, muscles=None, kin=None, convention="exact") 
     kin : Kinematics, optional
         A state from :func:`ahbm.kinematics.forward_kinematics` (made with any
         arguments; the motion columns are computed if it lacks them).
+    convention : {"exact", "opensim"}, optional
+        ``"exact"`` (default): ``-∂l/∂q`` of the path length, chained wraps
+        included. ``"opensim"``: OpenSim's ``GeometryPath.computeMomentArm``
+        (a unit tension along each straight segment between points on
+        different bodies, the tangent points fixed on their wrap objects),
+        which differs from ``-∂l/∂q`` on wrapping paths.
 
     Returns
     -------
@@ -258,16 +269,21 @@ def moment_arms(model: Model, q, *, muscles=None, kin=None, convention="exact") 
         dimensionless for translations). A muscle tension ``F`` (N) exerts
         the generalized forces ``r[..., i, :] * F``.
 
+    Raises
+    ------
+    DataError
+        Bad ``q``, muscle names or ``convention``.
+
     Notes
     -----
-    Analytic (see the module notes): ``∂l/∂q = Σ_b S_b^T [p × g; g]`` over
-    the path points and wrap objects with ``g`` the derivative of the length
-    with respect to each point (sum of the unit vectors of its segments),
+    ``∂l/∂q = Σ_b S_b^T W_b`` over the bodies the path touches, with ``W_b``
+    the world wrench ``Σ [p × g; g]`` of the body's path points and wrap
+    objects (``g`` the derivative of the length with respect to each point),
     ``S_b`` the world motion columns of the body's supporting joints, plus
-    ``g · R_b f'(q_c)`` for the moving points. This is the definition
-    consistent with generalized forces, not OpenSim's ``computeMomentArm``
-    (which differs on wrapping paths); it is tested against finite
-    differences of the lengths.
+    ``g · R_b f'(q_c)`` for the moving points. Frames with chained wraps take
+    ``W_b`` from differences of the path length under rigid motions of the
+    body (see the module notes); they cost about 50 path evaluations each.
+    Tested against differences of the lengths in ``q`` and against OpenSim.
 
     Examples
     --------
@@ -304,6 +320,11 @@ def lengthening_speeds(
         As :func:`muscle_lengths`.
     kin : Kinematics, optional
         A state with velocities from :func:`ahbm.kinematics.forward_kinematics`.
+    convention : {"exact", "opensim"}, optional
+        As :func:`moment_arms`: the speed is ``-r qd`` with the moment arms of
+        that convention (``"opensim"`` agrees with OpenSim's
+        ``getLengtheningSpeed`` except on chained wraps, where OpenSim's speed
+        is not its own ``-r qd``).
 
     Returns
     -------
