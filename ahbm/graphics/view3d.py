@@ -5,8 +5,10 @@
 ``save("walk.html")`` writes one self-contained HTML file that opens offline
 in any browser, and in Jupyter the object shows itself inline. The frames are
 packed as float32 arrays (base64 in the page, decoded once into typed arrays),
-and each frame updates the bodies' poses, one instanced mesh per kind of item
-and the plot cursors, so that long trials play smoothly.
+and each frame rewrites in place the matrices of a few batched and instanced
+meshes (the bodies' shapes, force arrows, muscle pieces) and the markers'
+points, in a handful of draw calls, so that long trials play smoothly even on
+software WebGL (``docs/viewer.md``).
 """
 
 from __future__ import annotations

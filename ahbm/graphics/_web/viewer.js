@@ -2,10 +2,12 @@
  *
  * The scene description is the JSON of #ahbm-meta and the frames are one
  * base64 block (#ahbm-data) decoded once into float32 views, frames first.
- * Each frame moves the bodies (one Group per body), rewrites the matrices of
- * one instanced mesh per kind of item (markers, force arrows, muscle
- * segments) in place, and moves the plot cursors: nothing is allocated per
- * frame. window.__ahbm is the page's interface for tests and scripts.
+ * Each frame sets the bodies' poses (one Group per body), rewrites in place
+ * the instance matrices of the batched mesh of the bodies' shapes and of the
+ * instanced force arrows and muscle pieces, and the markers' points, and
+ * moves the plot cursors: nothing is allocated per frame, and the scene is a
+ * handful of draw calls with few triangles (what a software rasterizer pays
+ * for). window.__ahbm is the page's interface for tests and scripts.
  */
 (function () {
   "use strict";
