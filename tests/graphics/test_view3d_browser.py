@@ -292,9 +292,11 @@ def test_playback_rate_of_a_long_trial(browser, tmp_path, record_property):
             f"pixel ratio {stats['pixel_ratio']}; viewer {per['total']:.2f} ms a frame: "
             f"frame {per['frame']:.2f}, ui {per['ui']:.2f}, render call {per['render']:.2f})"
         )
-        # it played in real time: the trial's clock followed the wall clock, and each frame
+        # it played in real time: between the first and the last frame drawn in the window the
+        # trial advanced as much as the frame clock (to a frame of the data), and each frame
         # drawn showed a new frame of the trial (100 Hz data, at most 60 drawn a second)
-        assert stats["trial_seconds"] == pytest.approx(stats["seconds"], abs=0.25)
+        assert stats["clock_seconds"] > 0.5 * stats["seconds"]
+        assert stats["trial_seconds"] == pytest.approx(stats["clock_seconds"], abs=0.02)
         assert stats["frames_advanced"] >= stats["frames_drawn"] - 1
         assert fps >= MIN_FPS
         assert not page.errors, page.errors

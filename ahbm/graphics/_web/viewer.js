@@ -662,6 +662,8 @@
       if (m) {
         var t3 = performance.now();
         m.rendered++; m.frameMs += t1 - t0; m.uiMs += t2 - t1; m.renderMs += t3 - t2;
+        if (m.firstTick === null) { m.firstTick = now; m.firstFrame = frame; }
+        m.lastTick = now; m.lastFrame = frame;
       }
       api.fps = rateSince(now - 1000);
     }
@@ -670,7 +672,8 @@
   // Plays from the current frame at the current speed for `warmup` ms (and then until the
   // drawing resolution has not changed for 1 s, 4 s more at most), then for `ms` ms, and
   // reports the frames drawn per second of wall time in those `ms` (each showing the trial's
-  // frame at the time the clock has reached), the trial's frames shown, the drawing
+  // frame at the time the clock has reached), the trial's frames shown (first and last drawn,
+  // and the trial's seconds and the frame clock's seconds between them), the drawing
   // resolution, and the viewer's own time per frame drawn: moving the frame (bodies, items),
   // the control bar and plot cursors, and three.js's render call (which submits the draw
   // calls; the rasterizing is done by the browser in parallel and is not in these times).
@@ -684,15 +687,17 @@
           setTimeout(start, 50);
           return;
         }
-        var first = frame, ratio0 = renderer.getPixelRatio();
-        measuring = { rendered: 0, advanced: 0, frameMs: 0, uiMs: 0, renderMs: 0, ratioSteps: 0 };
+        var ratio0 = renderer.getPixelRatio();
+        measuring = { rendered: 0, advanced: 0, frameMs: 0, uiMs: 0, renderMs: 0, ratioSteps: 0,
+          firstTick: null, lastTick: null, firstFrame: frame, lastFrame: frame };
         var t0 = performance.now();
         setTimeout(function () {
           var elapsed = (performance.now() - t0) / 1000, m = measuring, n = Math.max(m.rendered, 1);
           measuring = null;
           var size = renderer.getDrawingBufferSize(new THREE.Vector2());
           resolve({ fps: m.rendered / elapsed, frames_drawn: m.rendered, frames_advanced: m.advanced, seconds: elapsed,
-            speed: speed, first: first, last: frame, trial_seconds: times[frame] - times[first],
+            speed: speed, first: m.firstFrame, last: m.lastFrame, trial_seconds: times[m.lastFrame] - times[m.firstFrame],
+            clock_seconds: m.firstTick === null ? 0 : (m.lastTick - m.firstTick) / 1000,
             warmup_seconds: (t0 - begin) / 1000, pixel_ratio: renderer.getPixelRatio(), pixel_ratio_start: ratio0,
             ratio_steps: m.ratioSteps, drawing_buffer: [size.x, size.y],
             ms_per_frame: { frame: m.frameMs / n, ui: m.uiMs / n, render: m.renderMs / n,
