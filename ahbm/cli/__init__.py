@@ -15,6 +15,7 @@ so ``ahbm --help`` and each command load only what they use:
 ``analyze``                 :mod:`ahbm.cli.analyze`
 ``rra``                     :mod:`ahbm.cli.rra`
 ``cmc``                     :mod:`ahbm.cli.cmc`
+``forward``                 :mod:`ahbm.cli.forward`
 =========================== ===================================
 
 Every command takes ``-q/--quiet`` (print only errors and the final summary)
@@ -46,6 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": ("ahbm.cli.analyze", "run an OpenSim AnalyzeTool setup: kinematics, muscles"),
     "rra": ("ahbm.cli.rra", "run an OpenSim RRA setup: residual reduction, adjusted COM"),
     "cmc": ("ahbm.cli.cmc", "run an OpenSim CMC setup: muscle excitations tracking kinematics"),
+    "forward": ("ahbm.cli.forward", "run an OpenSim ForwardTool setup: simulate from controls"),
 }
 
 

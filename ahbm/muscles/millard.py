@@ -473,16 +473,22 @@ def _damped_velocity(mus, a, fal, fpe, fse, cos):
     span = (np.abs(fse) / cos + a * fal * 2.0 + np.abs(fpe) + 1.0) / mus.beta + 2.0
     lo, hi = -span, span
     v = np.zeros(a.shape)
+    active = np.ones(a.shape, bool)  # an entry that has converged is left as it is
     for _ in range(200):
         r = g(v)
-        lo, hi = np.where(r < 0, v, lo), np.where(r < 0, hi, v)
+        solved = np.abs(r) <= 1e-15 * np.maximum(1.0, np.abs(fse))
+        lo = np.where(active & (r < 0), v, lo)
+        hi = np.where(active & (r >= 0), v, hi)
         d = (a * fal * mus.curve("_velocity_curve", v, 1) + mus.beta) * cos
         step = v - r / d
         inside = np.isfinite(step) & (step > lo) & (step < hi)
         new = np.where(inside, step, 0.5 * (lo + hi))
-        if np.all((np.abs(r) <= 1e-15 * np.maximum(1.0, np.abs(fse))) | (hi - lo <= 4 * _EPS)):
+        width = 4 * _EPS * np.maximum(1.0, np.abs(v))
+        done = solved | (hi - lo <= width) | (inside & (np.abs(new - v) <= width))
+        v = np.where(active & ~solved, new, v)
+        active &= ~done
+        if not active.any():
             break
-        v = new
     return v
 
 

@@ -347,6 +347,13 @@ class MillardParameters(ResultRepr):
         0.125
         """
         rigid_tendon = as_choice(rigid_tendon, "rigid_tendon", (True, False))
+        # kept per variant: the curves of the returned parameters are built once
+        kept = self.__dict__.setdefault("_used", {})
+        if rigid_tendon not in kept:
+            kept[rigid_tendon] = self._as_used(rigid_tendon)
+        return kept[rigid_tendon]
+
+    def _as_used(self, rigid_tendon: bool) -> MillardParameters:
         damped = self.fiber_damping >= MIN_DAMPING
         classic = ~damped & (not rigid_tendon)
         self._bad("minimum_activation", classic & (self.minimum_activation < 0.01),
