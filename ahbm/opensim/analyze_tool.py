@@ -55,7 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ahbm.errors import AhbmWarning, DataError, FileFormatError, ModelError
+from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.opensim._actuation import actuator_records
 from ahbm.opensim._analyze_outputs import (
     actuation_tables,

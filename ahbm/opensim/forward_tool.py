@@ -45,6 +45,7 @@ import numpy as np
 
 from ahbm.errors import AhbmWarning, DataError, ModelError, SimulationError
 from ahbm.io.opensim_table import OpenSimTable
+from ahbm.opensim._states import coordinate_state_order
 from ahbm.opensim._tool_outputs import (
     _STORAGE,
     _check_out,
@@ -52,7 +53,7 @@ from ahbm.opensim._tool_outputs import (
     _named_output,
     _writable_folder,
 )
-from ahbm.opensim.analyze_tool import _muscle_specs, _ordered, _osim_orders
+from ahbm.opensim.analyze_tool import _muscle_specs
 from ahbm.opensim.coordinates import _read_osim, _rotational
 from ahbm.opensim.forward_setup import read_controls, read_forward_setup
 from ahbm.opensim.setup_files import _listed
@@ -129,18 +130,6 @@ def _file_order(Y, nq, nm, perm) -> np.ndarray:
     states[:, 2 * nq :: 2] = Y[:, 2 * nq : 2 * nq + nm]
     states[:, 2 * nq + 1 :: 2] = Y[:, 2 * nq + nm :]
     return states
-
-
-def _coordinate_paths(model, names) -> list:
-    """OpenSim state paths of the coordinates `names`."""
-    joint = {}
-    try:
-        for item in model.section("opensim"):
-            if getattr(item, "kind", None) == "coordinate":
-                joint[str(item.get("name", ""))] = str(item.get("joint", "") or "")
-    except (KeyError, ModelError):
-        pass
-    return [f"/jointset/{joint.get(c, '')}/{c}" if joint.get(c) else f"/{c}" for c in names]
 
 
 class _System:
@@ -373,10 +362,7 @@ def run_forward_setup(path, *, output_dir=None, model=None, write: bool = True) 
     controls = read_controls(setup.controls_file) if setup.controls_file is not None else None
     paths = _outputs(setup, output_dir) if write else None
     # OpenSim's state order: the coordinates in the .osim file's order, then the muscles
-    _, osim_coords = _osim_orders(setup.model_file)
-    names = _ordered(list(model.coordinate_names), osim_coords)
-    perm = np.array([list(model.coordinate_names).index(c) for c in names], dtype=int)
-    coords = _coordinate_paths(model, names)
+    names, perm, coords = coordinate_state_order(model, setup.model_file)
     labels = [f"{c}/{k}" for c in coords for k in ("value", "speed")]
     labels += [f"/forceset/{m.name}/{k}" for m in muscles for k in ("activation", "fiber_length")]
     system = _System(model, setup, muscles, file_actuators, controls)

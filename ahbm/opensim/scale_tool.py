@@ -81,7 +81,6 @@ from ahbm.opensim.id_tool import (
     _check_out,
     _default_q,
     _read_osim,
-    _rotational,
     _writable_folder,
 )
 from ahbm.opensim.scale_setup import MarkerPlacerSetup, ScaleSetup, _vec, read_scale_setup
@@ -377,13 +376,25 @@ def _write_model(model, path: Path, written: list) -> None:
     written.append(write_model(model, path))
 
 
-def write_scale_factors(factors: dict, path) -> Path:
+def _scale_set(factors: dict, model_file) -> list:
+    """OpenSim's ScaleSet rows: ground, the bodies, then each PhysicalOffsetFrame (all 1)."""
+    from ahbm.opensim._states import body_names, offset_frame_names
+
+    frames, order = offset_frame_names(model_file), body_names(model_file)
+    bodies = [b for b in order if b in factors] + [b for b in factors if b not in order]
+    ones = np.ones(3)
+    return [("ground", ones), *((b, factors[b]) for b in bodies), *((f, ones) for f in frames)]
+
+
+def write_scale_factors(factors, path) -> Path:
     """Write scale factors as an OpenSim ``<ScaleSet>`` file (the Scale tool's scale file).
 
     Parameters
     ----------
-    factors : dict
-        ``{body: (3,) factors}``.
+    factors : dict or sequence of (str, array_like)
+        ``{body: (3,) factors}``, or ``(frame, factors)`` pairs in order (a frame
+        may repeat, as in OpenSim's own scale files, which list ground, the bodies
+        and every offset frame).
     path : str or path-like
         An existing file is replaced (atomically) only if it is an ``.xml`` file.
 
@@ -403,7 +414,8 @@ def write_scale_factors(factors: dict, path) -> Path:
 
     path = _check_out(path, (), _XML, "path")
     rows = []
-    for body, f in factors.items():
+    items = factors.items() if isinstance(factors, dict) else factors
+    for body, f in items:
         f = np.asarray(f, dtype=float).reshape(3)
         rows.append(
             "\t\t\t<Scale>\n"
@@ -445,7 +457,8 @@ def _average_frames(points: np.ndarray) -> np.ndarray:
 _UNIT_SCALE = {"m": 1.0, "cm": 0.01, "mm": 0.001}
 
 
-def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list):
+def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list,
+                   model_file=None):
     from ahbm.io import Trial
     from ahbm.kinematics.forward import forward_kinematics
     from ahbm.kinematics.marker_model import model_markers
@@ -533,24 +546,34 @@ def _place_markers(model, placer: MarkerPlacerSetup, write: bool, written: list)
                 new[k] = R.T @ (x - p)
         model.update_body(i, markers=new)
     if write and placer.output_motion_file is not None:
-        _write_static_motion(model, q, placer, written)
+        _write_static_motion(model, q, placer, written, model_file)
     if write and placer.output_marker_file is not None:
         _write_marker_set(model, placer.output_marker_file, written)
     return q, errors
 
 
-def _write_static_motion(model, q, placer, written):
-    import pandas as pd
+def _write_static_motion(model, q, placer, written, model_file=None):
+    """The static pose as OpenSim's marker placer writes it: a states file (radians).
 
+    Every state of the model in OpenSim's order: each coordinate's value and a zero
+    speed, then the muscles' default activations and fiber lengths.
+    """
+    from ahbm.io.opensim_table import OpenSimTable
     from ahbm.opensim import write_mot
+    from ahbm.opensim._states import coordinate_state_order, muscle_state_labels
 
     t0 = placer.time_range[0]
     _check_out(placer.output_motion_file, (), _STORAGE, "output_motion_file")
-    df = pd.DataFrame([q], columns=model.coordinate_names, index=pd.Index([t0], name="time"))
-    rot = _rotational(model)
-    angles = [n for n in model.coordinate_names if rot.get(n, True)]
-    write_mot(df, placer.output_motion_file, in_degrees=True, angle_columns=angles,
-              name="static pose")  # fmt: skip
+    _, perm, paths = coordinate_state_order(model, model_file)
+    muscles = [m for m in model.muscles if m.parameters.get("appliesForce", True)]
+    mlabels, mdefaults = muscle_state_labels(muscles)
+    labels = [f"{c}/{k}" for c in paths for k in ("value", "speed")] + mlabels
+    row = np.zeros(len(labels))
+    row[0 : 2 * len(perm) : 2] = np.asarray(q, dtype=float)[perm]
+    row[2 * len(perm) :] = mdefaults
+    table = OpenSimTable.from_arrays(np.array([t0]), row[None, :], labels, name="static pose",
+                                     in_degrees=False)  # fmt: skip
+    write_mot(table, placer.output_motion_file, in_degrees=False, angle_columns=[])
     written.append(placer.output_motion_file)
 
 
@@ -667,17 +690,17 @@ def run_scale(
         if write and sc.output_model_file is not None:
             _write_model(model, sc.output_model_file, written)
         if write and sc.output_scale_file is not None:
-            write_scale_factors(factors, sc.output_scale_file)
+            write_scale_factors(_scale_set(factors, setup.model_file), sc.output_scale_file)
             written.append(sc.output_scale_file)
     scaled = model.copy()
     q_static, errors = None, {}
     pl = setup.placer
     if pl is not None and pl.apply:
-        q_static, errors = _place_markers(model, pl, write, written)
+        q_static, errors = _place_markers(model, pl, write, written, setup.model_file)
         if write and pl.output_model_file is not None:
             _write_model(model, pl.output_model_file, written)
     if output is not None:
         _write_model(model, output, written)
     if scale_file is not None:
-        written.append(write_scale_factors(factors, scale_file))
+        written.append(write_scale_factors(_scale_set(factors, setup.model_file), scale_file))
     return ScaleResult(model, scaled, factors, meas, q_static, errors, written)

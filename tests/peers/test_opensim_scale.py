@@ -241,6 +241,7 @@ def runs(request, tmp_path_factory):
         ahbm_model=str(ah_dir / "scaled_placed.osim"),
         cwd=str(os_dir),
     )
+    ref["dirs"] = (ah_dir, os_dir)  # the folders of the two runs' files
     return res, ref, preserve
 
 
@@ -497,3 +498,33 @@ def test_muscle_fiber_and_tendon_lengths_follow_the_path_as_in_opensim(runs):
             assert (mu.optimal_fiber_length, mu.tendon_slack_length) == got
             changed += abs(fiber / generic[name].optimal_fiber_length - 1.0) > 1e-3
         assert changed >= 5  # 7 of 18 move by more than 0.1 % on this trial's factors
+
+
+def test_static_pose_and_scale_set_files_have_opensims_layout(runs):
+    """The marker placer's static pose is a states file; the ScaleSet lists every frame."""
+    import re
+
+    from ahbm.opensim import read_mot
+
+    _, ref_data, _ = runs
+    ah_dir, os_dir = ref_data["dirs"]
+    mine = read_mot(ah_dir / "static_pose.mot", angle_columns=[])
+    ref = read_mot(os_dir / "static_pose.mot", angle_columns=[])
+    assert mine.columns == ref.columns and not mine.in_degrees and not ref.in_degrees
+    assert mine.name == ref.name and np.allclose(mine.time, ref.time)
+    values = [c for c in ref.columns if c.endswith("/value")]
+    other = [c for c in ref.columns if not c.endswith("/value")]  # speeds, muscle defaults
+    np.testing.assert_array_equal(mine.data[other].to_numpy(), ref.data[other].to_numpy())
+    # the two static-pose fits differ slightly (see the placement test above)
+    np.testing.assert_allclose(mine.data[values].to_numpy(), ref.data[values].to_numpy(),
+                               atol=5e-3)  # fmt: skip
+
+    def rows(path):
+        text = Path(path).read_text()
+        pat = r"<scales>([^<]*)</scales>\s*<segment>([^<]*)</segment>"
+        return [(m.group(2), np.array(m.group(1).split(), float)) for m in re.finditer(pat, text)]
+
+    a, b = rows(ah_dir / "scale_factors.xml"), rows(os_dir / "scale_factors.xml")
+    assert [n for n, _ in a] == [n for n, _ in b]  # ground, bodies, each offset frame
+    for (name, f), (_, g) in zip(a, b, strict=True):
+        np.testing.assert_allclose(f, g, rtol=6e-6, err_msg=name)  # OpenSim's 6 digits
