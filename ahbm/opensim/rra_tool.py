@@ -288,8 +288,8 @@ def _external_loads(setup: RRASetup, model):
             if str(frame).lower() != "ground":
                 raise FileFormatError(
                     f"external loads '{loads.path}': ExternalForce '{spec.name}' has <{what}> "
-                    f"{frame!r}; ahbm rra applies loads whose force and point are expressed in "
-                    "ground"
+                    f"{frame!r}; ahbm rra and ahbm cmc apply loads whose force and point are "
+                    "expressed in ground"
                 )
     data = read_mot(loads.datafile, angle_columns=[])
     zeros = np.zeros((1, model.nq))
