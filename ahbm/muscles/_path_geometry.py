@@ -66,6 +66,8 @@ class _Path:
         self.F = self.X.copy()
         self.seen = np.zeros((n_p + 2 * n_wraps, N), dtype=bool)
         self.arc = np.zeros((n_wraps, N))
+        # per wrap, the nodes whose positions its current tangent points were computed from
+        self.ends = np.full((n_wraps, 2, N), -1, dtype=np.int64)
         L = n_p + 2 * n_wraps
         order = np.full((L, N), -1, dtype=np.int64)
         if active is None:
@@ -179,6 +181,8 @@ def _inside(obj: WrapObject, y: np.ndarray) -> np.ndarray:
         return y[..., 0] ** 2 + y[..., 1] ** 2 < obj.dimensions[0] ** 2
     if obj.kind == "sphere":
         return np.sqrt(np.einsum("...i,...i->...", y, y)) < obj.dimensions[0]
+    if obj.kind == "torus":  # OpenSim's torus never reports a point inside
+        return np.zeros(y.shape[:-1], dtype=bool)
     return np.einsum("...i->...", (y / np.array(obj.dimensions)) ** 2) - 1.0 < -0.0001
 
 
@@ -253,6 +257,8 @@ def _wrap_step(path: _Path, w: int, wp: _WrapPlan, frame_R, todo, stopped, singl
         t1 = _from_wrap(R, o, res.t1[best, cols])
         path.set_tangent_points(k, t1, _from_wrap(R, o, res.t2[best, cols]), hit)
         path.arc[w] = np.where(hit, res.arc_length[best, cols], path.arc[w])
+        ends = np.stack([[c[1] for c in cand], [c[2] for c in cand]], axis=1)  # (J, 2, N)
+        path.ends[w] = np.where(hit, ends[best, :, cols].T, path.ends[w])
         path.insert_wrap(w, pos, hit)
     return code
 

@@ -55,8 +55,10 @@ _K = np.array([-2.0, -1.0, 1.0, 2.0, -0.2, -0.1, 0.1, 0.2])
 
 
 def _chained_frames(path: _Path, n_wraps: int) -> np.ndarray:
-    """Frames (N,) where a wrap in the path is not between two path points, or a
-    tangent point in the path is read at a position other than its current one."""
+    """Frames (N,) where a wrap in the path is not between two path points (or its
+    tangent points were computed from other end points: a wrap of a later pass moved
+    away), or a tangent point in the path is read at a position other than its current
+    one."""
     n_p, order = path.n_p, path.order
     L = order.shape[0]
     bad = np.zeros(path.N, dtype=bool)
@@ -70,6 +72,8 @@ def _chained_frames(path: _Path, n_wraps: int) -> np.ndarray:
         prev = np.take_along_axis(order, np.clip(at - 1, 0, L - 1)[None], axis=0)[0]
         nxt = np.take_along_axis(order, np.clip(at + 2, 0, L - 1)[None], axis=0)[0]
         between = (at >= 1) & (prev >= 0) & (prev < n_p) & (nxt >= 0) & (nxt < n_p)
+        # ... and its tangent points were computed from those two points
+        between &= (path.ends[w, 0] == prev) & (path.ends[w, 1] == nxt)
         stale = np.any(path.X[k : k + 2] != path.F[k : k + 2], axis=(0, 1))
         bad |= inserted & (~between | stale)
     return bad

@@ -64,11 +64,12 @@ WRAP_OBJECTS_SECTION = "wrap_objects"
 #: OpenSim's tolerance of a ConditionalPathPoint's range test (ConditionalPathPoint.cpp)
 CONDITIONAL_TOLERANCE = 1e-5
 
-_WRAP_KINDS = {"cylinder": 2, "sphere": 1, "ellipsoid": 3}
+_WRAP_KINDS = {"cylinder": 2, "sphere": 1, "ellipsoid": 3, "torus": 2}
 _WRAP_DIMENSIONS = {
     "cylinder": "(radius, length)",
     "sphere": "(radius,)",
     "ellipsoid": "(rx, ry, rz)",
+    "torus": "(inner_radius, outer_radius)",
 }
 _QUADRANTS = ("all", "+x", "-x", "+y", "-y", "+z", "-z")
 _WRAP_METHODS = ("hybrid", "midpoint", "axial")
@@ -316,15 +317,17 @@ class WrapObject:
     name : str
     body : str
         Body it is fixed in (or ``"ground"``).
-    kind : {"cylinder", "sphere", "ellipsoid"}
+    kind : {"cylinder", "sphere", "ellipsoid", "torus"}
     translation : array_like, shape (3,)
         Origin of the wrap frame in the body frame, m.
     rotation : array_like, shape (3, 3)
         ``body_R_wrap`` (stored as a tuple of rows).
     dimensions : array_like
         Cylinder ``(radius, length)``, sphere ``(radius,)``, ellipsoid
-        ``(rx, ry, rz)``, m, all positive. The cylinder's axis is the wrap
-        frame's z axis.
+        ``(rx, ry, rz)``, torus ``(inner_radius, outer_radius)`` (OpenSim's
+        names: the tube's radius and its centre circle's), m, all positive.
+        The cylinder's axis is the wrap frame's z axis; the torus's centre
+        circle lies in the wrap frame's xy plane.
     quadrant : str, optional
         ``"all"`` or the side of the wrap frame the path must pass on,
         ``"+x"``, ``"-x"``, ``"+y"``, ``"-y"``, ``"+z"``, ``"-z"`` (OpenSim's
@@ -369,6 +372,11 @@ class WrapObject:
         for v in dims:
             if not v > 0:
                 raise ModelError(f"{what}: dimensions must be positive, got {dims}")
+        if self.kind == "torus" and not dims[1] > dims[0]:
+            raise ModelError(
+                f"{what}: a torus's outer radius (of its centre circle) must exceed its inner "
+                f"radius (of its tube), got {dims}"
+            )
         set_(self, "dimensions", dims)
         set_(self, "quadrant", _quadrant(self.quadrant, f"{what}: quadrant"))
         if not isinstance(self.active, (bool, np.bool_)):

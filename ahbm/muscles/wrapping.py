@@ -33,7 +33,7 @@ from ahbm.muscles._wrap_math import _acos, _dot, _norm, _pick_closest_pair, _sel
 
 __all__ = ["WrapResult", "wrap_path_segment", "wrap_length_gradient", "WRAP_KINDS"]
 
-WRAP_KINDS = ("cylinder", "sphere", "ellipsoid")
+WRAP_KINDS = ("cylinder", "sphere", "ellipsoid", "torus")
 """The wrap-object kinds :func:`wrap_path_segment` computes."""
 
 _METHODS = ("hybrid", "midpoint", "axial")
@@ -405,8 +405,9 @@ def _cylinder(radius, length, p1, p2, axis, sign, single_wrap):
 
 
 def _check_dimensions(kind, dimensions):
-    want = {"cylinder": 2, "sphere": 1, "ellipsoid": 3}[kind]
-    what = {"cylinder": "(radius, length)", "sphere": "(radius,)", "ellipsoid": "(rx, ry, rz)"}
+    want = {"cylinder": 2, "sphere": 1, "ellipsoid": 3, "torus": 2}[kind]
+    what = {"cylinder": "(radius, length)", "sphere": "(radius,)", "ellipsoid": "(rx, ry, rz)",
+            "torus": "(inner_radius, outer_radius)"}  # fmt: skip
     try:
         dims = np.asarray(dimensions, dtype=float).reshape(-1)
     except (TypeError, ValueError) as err:
@@ -420,12 +421,15 @@ def _check_dimensions(kind, dimensions):
         )
     if kind == "cylinder":
         ok = dims[0] > 0 and dims[1] >= 0
+    elif kind == "torus":
+        ok = 0 < dims[0] < dims[1]
     else:
         ok = bool(np.all(dims > 0))
     if not ok:
         raise DataError(
             f"Expected `dimensions` of a {kind} to be {what[kind]} with positive radii"
-            f"{' and length >= 0' if kind == 'cylinder' else ''}, got {dimensions!r}"
+            f"{' and length >= 0' if kind == 'cylinder' else ''}"
+            f"{' and outer_radius > inner_radius' if kind == 'torus' else ''}, got {dimensions!r}"
         )
     return dims
 
@@ -446,12 +450,15 @@ def wrap_path_segment(
 
     Parameters
     ----------
-    kind : {"cylinder", "sphere", "ellipsoid"}
+    kind : {"cylinder", "sphere", "ellipsoid", "torus"}
         The wrap object's shape (OpenSim's WrapCylinder, WrapSphere,
-        WrapEllipsoid).
+        WrapEllipsoid, WrapTorus).
     dimensions : sequence of float
         Cylinder ``(radius, length)``, sphere ``(radius,)``, ellipsoid
-        ``(rx, ry, rz)`` (m).
+        ``(rx, ry, rz)``, torus ``(inner_radius, outer_radius)``: the tube's
+        radius and the radius of its centre circle in the xy plane (m). A
+        torus wraps a path that passes through its hole over the inner side
+        of its tube (see :mod:`ahbm.muscles.wrap_torus`).
     quadrant : str
         OpenSim's quadrant: ``"all"`` or a side ``"+x"``, ``"-x"``, ``"+y"``,
         ``"-y"``, ``"+z"``, ``"-z"`` (``"x"`` means ``"+x"``; case ignored):
@@ -553,6 +560,10 @@ def _wrap(kind, dims, axis, sign, p, s, method, single_wrap) -> WrapResult:
         active, mandatory, t1, t2, arc = _cylinder(
             float(dims[0]), float(dims[1]), p, s, axis, sign, single_wrap
         )
+    elif kind == "torus":
+        from ahbm.muscles.wrap_torus import torus_wrap
+
+        active, mandatory, t1, t2, arc = torus_wrap(dims, p, s, axis, sign, single_wrap, _cylinder)
     else:
         from ahbm.muscles.wrap_ellipsoid import ellipsoid_wrap
 

@@ -27,10 +27,10 @@ What is read
   fixed point, an inactive one is left out; a moving point becomes fixed.
   A moving point on an offset frame that only translates is moved to its
   body (its functions shifted).
-- Wrap objects: ``WrapCylinder``, ``WrapSphere``, ``WrapEllipsoid``
+- Wrap objects: ``WrapCylinder``, ``WrapSphere``, ``WrapEllipsoid``, ``WrapTorus``
   (``xyz_body_rotation`` → ``rotation``, body-fixed X-Y-Z).
 
-What cannot be represented (a torus or obstacle wrap, a function-based path,
+What cannot be represented (an obstacle wrap, a function-based path,
 a moving point on a rotated offset frame, a point on an unknown frame, a
 function type ahbm does not know) is returned in a list of notes, and the
 muscle (or wrap object) is left out: ``read_osim`` names them in its warning.
@@ -66,7 +66,8 @@ from ahbm.muscles.path_elements import (
 
 __all__ = ["muscles_from_osim", "wrap_objects_from_osim"]
 
-_WRAP_TYPES = {"WrapCylinder": "cylinder", "WrapSphere": "sphere", "WrapEllipsoid": "ellipsoid"}
+_WRAP_TYPES = {"WrapCylinder": "cylinder", "WrapSphere": "sphere", "WrapEllipsoid": "ellipsoid",
+               "WrapTorus": "torus"}  # fmt: skip
 
 #: OpenSim's defaults of the standard muscle properties (Muscle.cpp), and the
 #: activation time constants of the classes that set their own
@@ -209,13 +210,15 @@ def wrap_objects_from_osim(items) -> tuple[list, list]:
         name = d.get("name")
         if kind is None:
             notes.append(f"wrap object {d.get('type')} {name!r} (ahbm wraps over cylinders, "
-                         "spheres and ellipsoids)")  # fmt: skip
+                         "spheres, ellipsoids and tori)")  # fmt: skip
             continue
         try:
             if kind == "cylinder":
                 dims = (d.get("radius", 1.0), d.get("length", 1.0))
             elif kind == "sphere":
                 dims = (d.get("radius", 0.05),)
+            elif kind == "torus":  # OpenSim 4's defaults
+                dims = (d.get("inner_radius", 0.01), d.get("outer_radius", 0.05))
             else:
                 dims = d.get("dimensions", (0.05, 0.05, 0.05))
             angles = d.get("xyz_body_rotation", (0.0, 0.0, 0.0))

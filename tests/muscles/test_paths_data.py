@@ -163,7 +163,7 @@ def test_load_model_names_the_file_and_the_bad_item(tmp_path):
     with pytest.raises(ModelError, match=r"muscles\[1\].*unknown fields \['colour'\]"):
         ahbm.load_model(data)
     data = ahbm.kinematics.model_dict.model_to_dict(model)
-    data["wrap_objects"][0]["kind"] = "torus"
+    data["wrap_objects"][0]["kind"] = "cone"
     with pytest.raises(ModelError, match=r"wrap_objects\[0\].*kind must be one of"):
         ahbm.load_model(data)
 

@@ -121,10 +121,19 @@ def test_what_cannot_be_represented_is_named():
     m = Model()
     m.add_body("arm", "ground", {"type": "revolute", "axis": [0, 0, 1]}, mass=1.0)
     wraps, notes = wrap_objects_from_osim(
-        [{"type": "WrapTorus", "name": "t", "body": "arm"},
-         {"type": "WrapSphere", "name": "s", "body": "arm", "radius": -1}]
+        [{"type": "WrapDoubleCylinderObst", "name": "t", "body": "arm"},
+         {"type": "WrapSphere", "name": "s", "body": "arm", "radius": -1},
+         {"type": "WrapTorus", "name": "r", "body": "arm", "inner_radius": 0.02,
+          "outer_radius": 0.01}]
     )  # fmt: skip
-    assert wraps == [] and "WrapTorus 't'" in notes[0] and "WrapSphere 's'" in notes[1]
+    assert wraps == [] and "WrapDoubleCylinderObst 't'" in notes[0]
+    assert "WrapSphere 's'" in notes[1] and "WrapTorus 'r'" in notes[2] and "outer" in notes[2]
+    torus, _ = wrap_objects_from_osim(
+        [{"type": "WrapTorus", "name": "r", "body": "arm", "inner_radius": 0.01,
+          "outer_radius": 0.03, "quadrant": "-y"}]
+    )  # fmt: skip
+    assert torus[0].kind == "torus" and torus[0].dimensions == (0.01, 0.03)
+    assert torus[0].quadrant == "-y"
     origin = {"type": "PathPoint", "name": "o", "body": "ground", "location": [0, 1, 0]}
     on_leg = {"type": "PathPoint", "name": "i", "body": "leg", "location": [0, 0, 0]}
     on_arm = {"type": "PathPoint", "name": "i", "body": "arm", "location": [0, 0, 0]}
@@ -133,7 +142,7 @@ def test_what_cannot_be_represented_is_named():
         "name": "m1",
         "GeometryPath": {"PathPointSet": {"objects": [origin, on_leg]}},
     }
-    wraps_torus = {
+    wraps_obstacle = {
         "type": "Thelen2003Muscle",
         "name": "m2",
         "GeometryPath": {
@@ -142,7 +151,7 @@ def test_what_cannot_be_represented_is_named():
         },
     }
     coord = {"type": "CoordinateActuator", "name": "c"}
-    _, muscles, notes = muscles_from_osim(m, [bad_body, wraps_torus, coord])
+    _, muscles, notes = muscles_from_osim(m, [bad_body, wraps_obstacle, coord])
     assert muscles == []
     assert "'m1'" in notes[0] and "'leg'" in notes[0]
     assert "'m2'" in notes[1] and "'t'" in notes[1]

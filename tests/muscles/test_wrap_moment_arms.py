@@ -10,7 +10,9 @@ the lengths in the generalized coordinates (OpenSim's repeated wrapping passes
 make the length jump or kink at some states: there the reference is taken
 only where two step sizes give smooth and consistent slopes), against the
 lengthening speeds, the path loads, and OpenSim's convention (fixed tangent
-points), which they must differ from where wraps chain.
+points), which they must differ from where wraps chain. A torus (OpenSim's
+WrapTorus) is checked in closed form and in a path through its hole, alone and
+chained after a cylinder.
 """
 
 import numpy as np
@@ -31,6 +33,7 @@ from ahbm.muscles import (
     muscle_lengths,
     path_loads,
     path_points,
+    wrap_path_segment,
 )
 
 PARAMS = dict(max_isometric_force=1000.0, optimal_fiber_length=0.1, tendon_slack_length=0.2)
@@ -136,6 +139,7 @@ def test_moment_arms_are_minus_the_length_slopes(chain):
 
 def test_lengthening_speeds_are_minus_moment_arms_times_speeds(chain):
     m, q, r, ro = chain
+    q, r, ro = q[:30], r[:30], ro[:30]
     qd = np.random.default_rng(6).normal(size=q.shape)
     v = lengthening_speeds(m, q, qd)
     np.testing.assert_allclose(v, -np.einsum("nmv,nv->nm", r, qd), rtol=0, atol=1e-13)
@@ -177,3 +181,66 @@ def test_bad_convention():
         moment_arms(m, np.zeros(5), convention="fixed")
     with pytest.raises(DataError, match="convention"):
         lengthening_speeds(m, np.zeros(5), np.zeros(5), convention=None)
+
+
+# ----------------------------------------------------------------------------
+# tori (OpenSim's WrapTorus)
+# ----------------------------------------------------------------------------
+
+
+def test_torus_wrap_around_the_tube_in_closed_form():
+    """A segment in the plane x-z crossing the tube at (outer, 0, 0) on the centre's side
+    wraps the tube's inner side: the planar wrap over a circle of radius ``inner``."""
+    inner, outer, e, h = 0.01, 0.03, 0.004, 0.05
+    p = np.array([outer - e, 0.0, h])
+    s = np.array([outer - e, 0.0, -h])
+    r = wrap_path_segment("torus", (inner, outer), "all", p, s)
+    assert r.active
+    d = np.hypot(e, h)
+    alpha = np.arctan2(h, -e) + np.arccos(inner / d)  # tangent point angle in the x-z plane
+    expected = 2 * np.sqrt(d * d - inner * inner) + inner * (2 * np.pi - 2 * alpha)
+    np.testing.assert_allclose(r.length, expected, rtol=0, atol=1e-12)
+    for t in (r.t1, r.t2):  # on the tube, on the side of the torus's centre
+        np.testing.assert_allclose(np.hypot(t[0] - outer, t[2]), inner, atol=1e-12)
+        assert t[0] < outer and abs(t[1]) < 1e-12
+    # through the hole clear of the tube: no wrap; outside the ring the tube's "+x"
+    # cylinder pulls the path over to its inner side (as OpenSim does)
+    assert not wrap_path_segment("torus", (inner, outer), "all", (0.0, 0.0, h),
+                                 (0.0, 0.001, -h)).active  # fmt: skip
+    out = wrap_path_segment("torus", (inner, outer), "all", (0.05, 0.0, h), (0.05, 0.0, -h))
+    assert out.active and out.t1[0] < outer and out.t2[0] < outer
+    # a quadrant keeps the closest points on its side only
+    assert not wrap_path_segment("torus", (inner, outer), "-x", p, s).active
+
+
+def _ring_model():
+    m = chain_leg()
+    m.wrap_objects = list(m.wrap_objects) + [
+        WrapObject("ankle_ring", "shank", "torus", (0.0, -0.33, 0.0), _rot(0, -np.pi / 2),
+                   (0.01, 0.03)),
+    ]  # fmt: skip
+    m.muscles = [
+        Muscle("through_ring", (PathPoint("o", "shank", (0.0, -0.15, 0.01)),
+                                PathPoint("i", "foot", (0.04, -0.05, 0.0))),
+               (PathWrap("ankle_ring"),), **PARAMS),
+        Muscle("ring_chain", (PathPoint("o", "thigh", (0.05, -0.2, 0.0)),
+                              PathPoint("i", "foot", (0.04, -0.05, 0.0))),
+               (PathWrap("knee_cyl"), PathWrap("ankle_ring")), **PARAMS),
+    ]  # fmt: skip
+    return m
+
+
+def test_torus_paths_moment_arms_are_minus_the_length_slopes():
+    """A tendon through a ring on the shank, alone and chained after the knee cylinder:
+    tangent points on the tube's inner side, moment arms -∂l/∂q to 1e-8 m."""
+    m = _ring_model()
+    q = _states(60, 11)
+    r = moment_arms(m, q)
+    fd, ok = _length_slopes(m, q, 1e-6)
+    assert ok.mean() > 0.95
+    np.testing.assert_array_less(np.abs(r + fd)[ok], 1e-8)
+    pts = path_points(m, q, "through_ring", wrap_points=True)
+    wrapped = ~np.isnan(pts[:, 2, 0]) & ~np.isnan(pts[:, 3, 0])
+    assert wrapped.sum() >= 18, wrapped.sum()
+    chained = (~np.isnan(path_points(m, q, "ring_chain", wrap_points=True)[..., 0])).sum(1) == 6
+    assert chained.sum() >= 18, chained.sum()

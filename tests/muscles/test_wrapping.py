@@ -400,7 +400,8 @@ def test_ellipsoid_gradient_matches_finite_differences(method, smooth_share):
 @pytest.mark.parametrize(
     "args, kw, word",
     [
-        (("torus", (0.1, 0.02), "all"), {}, "kind"),
+        (("cone", (0.1, 0.02), "all"), {}, "kind"),
+        (("torus", (0.1, 0.02), "all"), {}, "outer_radius > inner_radius"),
         (("sphere", (0.1, 0.2), "all"), {}, "dimensions"),
         (("sphere", (-0.1,), "all"), {}, "dimensions"),
         (("cylinder", (0.1, -1.0), "all"), {}, "dimensions"),

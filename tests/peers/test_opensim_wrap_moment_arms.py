@@ -5,7 +5,9 @@ TRIlong with a cylinder, an ellipsoid and a cylinder chained on one segment,
 TRIlat, TRImed and BRA over a cylinder, BIClong over an ellipsoid within a point
 range) and of the authored ``muscles_leg.osim`` (cylinders, a sphere and an
 ellipsoid, two wraps on one path) and ``muscles_arm_chain.osim`` (three chained
-wraps), at 100 random states each:
+wraps), and of a model built with OpenSim's API (a tendon through a ``WrapTorus``
+and a path chaining the torus with a cylinder, three torus quadrants and sizes),
+at 100 random states each:
 
 - lengths to 1e-6 m (they agree to ~1e-15 m);
 - ``moment_arms(..., convention="opensim")`` with OpenSim's
@@ -32,7 +34,7 @@ import pytest
 from opensim_oracle import opensim_run
 
 from ahbm.errors import AhbmWarning
-from ahbm.muscles import lengthening_speeds, moment_arms, muscle_lengths
+from ahbm.muscles import lengthening_speeds, moment_arms, muscle_lengths, path_points
 from ahbm.opensim import osim_coordinates, read_osim
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "osim"
@@ -95,9 +97,54 @@ def _states(model, n, rng):
     return q
 
 
-@pytest.fixture(scope="module", params=["arm26", "muscles_leg", "muscles_arm_chain"])
-def compared(request):
-    path = DATA / f"{request.param}.osim"
+#: an OpenSim model with a tendon through a WrapTorus on the ground, its insertion on a
+#: body moved by a planar joint, and a second path that chains the torus with a cylinder
+TORUS_MODEL = """
+m = osim.Model()
+m.setName("torus")
+b = osim.Body("hand", 1.0, osim.Vec3(0), osim.Inertia(0.01, 0.01, 0.01))
+m.addBody(b)
+m.addJoint(osim.PlanarJoint("pj", m.getGround(), osim.Vec3(0, -0.2, 0), osim.Vec3(0), b,
+                            osim.Vec3(0), osim.Vec3(0)))
+t = osim.WrapTorus()
+t.setName("ring")
+t.set_inner_radius(INPUTS["inner"])
+t.set_outer_radius(INPUTS["outer"])
+t.set_quadrant(INPUTS["quadrant"])
+t.set_xyz_body_rotation(osim.Vec3(1.5708, 0.2, 0.1))
+t.set_translation(osim.Vec3(0.01, -0.1, 0.0))
+m.getGround().addWrapObject(t)
+c = osim.WrapCylinder()
+c.setName("pulley")
+c.set_radius(0.012)
+c.set_length(0.2)
+c.set_quadrant("+x")
+c.set_xyz_body_rotation(osim.Vec3(0.0, 0.3, 0.0))
+c.set_translation(osim.Vec3(0.02, 0.02, 0.0))
+b.addWrapObject(c)
+for name, wraps in (("tendon", [t]), ("chained", [t, c])):
+    a = osim.PathActuator()
+    a.setName(name)
+    a.addNewPathPoint("o", m.getGround(), osim.Vec3(0.0, 0.05, 0.01))
+    a.addNewPathPoint("i", b, osim.Vec3(0.03, -0.06, 0.0))
+    for w in wraps:
+        a.updGeometryPath().addPathWrap(w)
+    m.addForce(a)
+m.finalizeConnections()
+m.printToXML(INPUTS["path"])
+"""
+
+
+@pytest.fixture(scope="module", params=["arm26", "muscles_leg", "muscles_arm_chain",
+                                        "torus_all", "torus_+x", "torus_-y"])  # fmt: skip
+def compared(request, tmp_path_factory):
+    if request.param.startswith("torus"):
+        path = tmp_path_factory.mktemp("torus") / f"{request.param}.osim"
+        inner, outer = (0.005, 0.04) if request.param == "torus_-y" else (0.01, 0.03)
+        opensim_run(TORUS_MODEL, path=str(path), inner=inner, outer=outer,
+                    quadrant=request.param.split("_")[1])  # fmt: skip
+    else:
+        path = DATA / f"{request.param}.osim"
     model = _read(path)
     names = [mu.name for mu in model.muscles if mu.wraps]
     q = _states(model, 100, np.random.default_rng(28))
@@ -138,10 +185,12 @@ def test_opensim_convention_speeds_match_opensims_lengthening_speeds(compared):
     np.testing.assert_allclose(ours, -np.einsum("nmv,nv->nm", r, qd), rtol=0, atol=1e-14)
     their_own = -np.einsum("nmv,nv->nm", theirs["moment_arms"][:n], qd)
     chained = [k for k, mn in enumerate(names) if mn.lower().replace("_", "") == "trilong"]
+    chained += [k for k, mn in enumerate(names) if mn == "chained"]
     plain = [k for k in range(len(names)) if k not in chained]
     np.testing.assert_allclose(ours[:, plain], theirs["speeds"][:, plain], rtol=0, atol=1e-9)
     for k in chained:
-        assert np.abs(theirs["speeds"][:, k] - their_own[:, k]).max() > 1e-5
+        if not name.startswith("torus"):
+            assert np.abs(theirs["speeds"][:, k] - their_own[:, k]).max() > 1e-5
 
 
 def test_exact_moment_arms_are_minus_opensims_length_slopes(compared):
@@ -157,6 +206,15 @@ def test_exact_moment_arms_are_minus_opensims_length_slopes(compared):
     ours = moment_arms(model, q, muscles=names)
     err = np.abs(ours + c4)[smooth]
     assert err.max() < 1e-6, (name, err.max())
+    if name.startswith("torus"):  # the tendon wraps through the ring in a share of the states
+        wrapped = (
+            np.abs(
+                theirs["lengths"][:, 0]
+                - np.linalg.norm(np.diff(path_points(model, q, names[0]), axis=1)[:, 0], axis=-1)
+            )
+            > 1e-6
+        )
+        assert wrapped.sum() >= 5, wrapped.sum()
     if name == "arm26":
         # OpenSim's computeMomentArm is not -dl/dq on TRIlong's chained wraps
         k = names.index("TRIlong")
