@@ -87,10 +87,12 @@ def opensim_lowpass_fir(values, *, dt: float, cutoff: float, order: int = 50) ->
 
     Examples
     --------
+    A 1 Hz sine passes a 6 Hz filter within half a percent (the window's ripple):
+
     >>> t = np.arange(200) / 100.0
     >>> y = opensim_lowpass_fir(np.sin(2 * np.pi * t), dt=0.01, cutoff=6.0)
-    >>> bool(np.allclose(y[50:150], np.sin(2 * np.pi * t[50:150]), atol=1e-3))
-    True
+    >>> round(float(np.abs(y[50:150] - np.sin(2 * np.pi * t[50:150])).max()), 4)
+    0.0045
     """
     x = as_float_array(values, "values")
     M = int(order)
