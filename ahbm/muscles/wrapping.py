@@ -661,9 +661,10 @@ def _differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
     Each end point moves by -2h, -h, +h, +2h along each axis (24 segments per
     segment). Where the length is smooth the backward and forward differences
     agree as well as the forward ones among themselves, and the central
-    difference is taken; where a jump of the length lies in (0, h] (or
-    [-h, 0)) the forward (backward) pair disagrees and the second-order
-    one-sided difference of the other side is taken instead.
+    difference is taken (fourth-order where the four one-step slopes lie on a
+    parabola, i.e. no jump or kink within ±2h); where a jump of the length lies
+    in (0, h] (or [-h, 0)) the forward (backward) pair disagrees and the
+    second-order one-sided difference of the other side is taken instead.
     """
     shape = p.shape[:-1]
     k = np.array([-2.0, -1.0, 1.0, 2.0])
@@ -686,5 +687,14 @@ def _differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
         e_f = np.abs(fwd1 - fwd2)
         e_b = np.abs(bwd1 - bwd2)
         use_c = e_c <= 1.5 * np.minimum(e_f, e_b) + 1e-9
-        grads.append(np.where(use_c, central, np.where(e_f < e_b, forward, backward)))
+        # smooth over the whole stencil (the four one-step slopes on a parabola):
+        # the fourth-order central difference
+        third = np.abs(bwd2 - 3.0 * bwd1 + 3.0 * fwd1 - fwd2)
+        smooth = third <= 0.05 * (np.abs(fwd2 - bwd2) + np.abs(fwd1 - bwd1)) + 1e-8
+        central4 = (8.0 * (p1 - m1) - (p2 - m2)) / (12 * step)
+        grads.append(
+            np.where(
+                smooth, central4, np.where(use_c, central, np.where(e_f < e_b, forward, backward))
+            )
+        )
     return grads[0], grads[1]
