@@ -242,3 +242,18 @@ def test_damaged_model_files_scan_to_expats_tree_or_are_declined(seed):
             continue
         if got is not None:
             assert _dump(got) == _dump(want)
+
+
+def test_xml_quoting_matches_the_standard_library():
+    """ahbm's own quoting (kept off xml.sax.saxutils for start-up) writes what it writes."""
+    import random
+    from xml.sax.saxutils import escape, quoteattr
+
+    from ahbm.opensim._xml import xml_escape, xml_quoteattr
+
+    rng = random.Random(0)
+    chars = list("ab&<>\"'\n\t\r xé")
+    for _ in range(5000):
+        t = "".join(rng.choice(chars) for _ in range(rng.randint(0, 12)))
+        assert xml_quoteattr(t) == quoteattr(t), t
+        assert xml_escape(t) == escape(t), t

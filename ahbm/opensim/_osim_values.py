@@ -9,12 +9,12 @@ functions as :mod:`ahbm.kinematics.functions` dictionaries and back.
 from __future__ import annotations
 
 import math
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from ahbm.errors import FileFormatError, ModelError
 from ahbm.opensim._xml import XmlNode, parse_xml
+from ahbm.opensim._xml import xml_quoteattr as quoteattr
 
 __all__ = []
 

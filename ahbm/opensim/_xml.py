@@ -94,6 +94,30 @@ _ATTRIBUTE = re.compile(r"""([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _UTF8_NAMES = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
 
 
+def xml_escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as XML entities (element text)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def xml_quoteattr(text: str) -> str:
+    """`text` as a quoted XML attribute value, as ``xml.sax.saxutils.quoteattr`` writes it.
+
+    Written here because ``xml.sax.saxutils`` imports ``urllib.request`` and
+    ``http.client`` (14 ms of a command's start).
+
+    Examples
+    --------
+    >>> print(xml_quoteattr('a "b" <c>'))
+    'a "b" &lt;c&gt;'
+    """
+    s = xml_escape(text).replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if '"' not in s:
+        return f'"{s}"'
+    if "'" not in s:
+        return f"'{s}'"
+    return '"' + s.replace('"', "&quot;") + '"'
+
+
 def _names(tags) -> tuple:
     """Tags as one uint8 array of their UTF-8 bytes and the int64 offsets between them."""
     blobs = [t.encode("utf-8") for t in tags]

@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from xml.sax.saxutils import escape, quoteattr
 
 from ahbm.errors import ModelError
 from ahbm.kinematics.model_file import register_model_section
 from ahbm.opensim._osim_values import _Node
+from ahbm.opensim._xml import xml_escape as escape
+from ahbm.opensim._xml import xml_quoteattr as quoteattr
 
 __all__ = ["OsimItem", "OSIM_SECTION"]
 
