@@ -90,7 +90,8 @@ def _controls_xml(path, model_name, names, node_t, nodes, limits, steps) -> Path
 
 
 def _speeds(model, out, acts, nm):
-    """Actuator speeds: a muscle's shortening speed, an ideal actuator's as in RRA."""
+    """Actuator speeds as OpenSim's Actuation reports them: a muscle's lengthening speed
+    (its power is then ``-force × speed``), an ideal actuator's as in RRA."""
     from ahbm.kinematics.forward import forward_kinematics
     from ahbm.opensim._actuation import _speed
 
@@ -99,7 +100,7 @@ def _speeds(model, out, acts, nm):
     if nm:
         from ahbm.muscles.paths import lengthening_speeds
 
-        cols.append(-lengthening_speeds(model, out.q, out.u, muscles=out.muscle_names, kin=kin))
+        cols.append(lengthening_speeds(model, out.q, out.u, muscles=out.muscle_names, kin=kin))
     if acts:
         cols.append(np.stack([_speed(model, a, out.q, out.u, kin) for a in acts], axis=1))
     return np.concatenate(cols, axis=1)
@@ -115,11 +116,13 @@ def write_outputs(setup, paths, model, out, acts, tasks, osim_coords, limits, nm
     idx = [out.coordinate_names.index(c) for c in coords]
     angles = [c for c in coords if rot.get(c, True)]
     speeds = _speeds(model, out, acts, nm)
+    sign = np.ones(speeds.shape[1])
+    sign[:nm] = -1.0  # a muscle delivers -force × lengthening speed
     written = []
     actuation = {
         "Actuation_force": out.forces,
         "Actuation_speed": speeds,
-        "Actuation_power": out.forces * speeds,
+        "Actuation_power": sign * out.forces * speeds,
     }
     for key, values in actuation.items():
         written.append(

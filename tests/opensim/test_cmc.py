@@ -202,6 +202,26 @@ def test_short_run_writes_opensims_files(folder):
     np.testing.assert_allclose(force.time, 0.63 + 0.005 * np.arange(8), atol=1e-12)
     states = read_mot(out / "walk_subject_states.sto", angle_columns=[])
     assert states.columns[0] == "/jointset/ground_pelvis/pelvis_tilt/value"
+    # Actuation as OpenSim reports it: a muscle's speed is its path's lengthening speed
+    # at the states, and its power -force x speed (the sign was once reversed)
+    from ahbm.muscles.paths import lengthening_speeds
+    from ahbm.opensim.coordinates import _read_osim
+
+    model = _read_osim(folder / "subject01.osim")
+    cols = {c: k for k, c in enumerate(states.columns)}
+    q = np.empty((len(states.time), model.nq))
+    qd = np.empty_like(q)
+    for i, b in enumerate(model.bodies):
+        for c in b.joint.coordinates:
+            k = list(model.coordinate_names).index(c)
+            q[:, k] = states.values[:, cols[f"/jointset/{b.joint.name}/{c}/value"]]
+            qd[:, k] = states.values[:, cols[f"/jointset/{b.joint.name}/{c}/speed"]]
+    speed = read_mot(out / "walk_subject_Actuation_speed.sto", angle_columns=[])
+    power = read_mot(out / "walk_subject_Actuation_power.sto", angle_columns=[])
+    v = lengthening_speeds(model, q, qd, muscles=force.columns[:18])
+    np.testing.assert_allclose(speed.values[:, :18], v, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(power.values[:, :18], -force.values[:, :18] * v, rtol=1e-6,
+                               atol=1e-5)  # fmt: skip
     assert states.columns[-1] == "/forceset/tib_ant_l/fiber_length"
     controls = read_mot(out / "walk_subject_controls.sto", angle_columns=[])
     muscles = np.asarray(controls.values)[:, :18]
