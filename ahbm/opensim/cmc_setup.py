@@ -35,7 +35,6 @@ from ahbm.opensim.setup_files import (
     _shown,
     _split_words,
     _text,
-    _tool_root,
     read_external_loads,
 )
 
@@ -302,29 +301,10 @@ def read_cmc_setup(path) -> CMCSetup:
     >>> setup.name, setup.cmc_time_window  # doctest: +SKIP
     ('walk_subject', 0.005)
     """
-    from ahbm.opensim.rra_setup import read_tracking_tasks
+    from ahbm.opensim.rra_setup import read_tracking_tasks, tracking_tool_head
 
-    node, folder = _tool_root(path, "CMCTool", "CMCTool setup")
-    for child in node.children:
-        if child.tag not in _READ and child.tag not in NOT_USED:
-            raise FileFormatError(
-                f"{child.where()}: <{child.tag}> is not a CMCTool element ahbm knows; "
-                "remove it (or check its spelling)"
-            )
-    _refuse(node, folder)
-    for tag in ("model_file", "desired_kinematics_file", "task_set_file"):
-        if _file(node, tag, folder) is None:
-            el = node.find(tag)
-            raise FileFormatError(
-                f"{(node if el is None else el).where()}: the CMCTool setup names no <{tag}>; "
-                "ahbm cmc needs it"
-            )
-    t0 = _opt_float(node, "initial_time", 0.0)
-    t1 = _opt_float(node, "final_time", 1.0)
-    if not t0 < t1:
-        raise FileFormatError(
-            f"{node.where()}: <final_time> {t1} is not after <initial_time> {t0}; give a time range"
-        )
+    node, folder, t0, t1 = tracking_tool_head(path, "CMCTool", "ahbm cmc", _READ, NOT_USED,
+                                              _refuse)  # fmt: skip
     window = _opt_float(node, "cmc_time_window", 0.01)
     if not (window > 0 and math.isfinite(window)):
         el = node.find("cmc_time_window")

@@ -144,6 +144,39 @@ def _first(el, tag: str, default: float) -> float:
     return v
 
 
+def tracking_tool_head(path, tool: str, command: str, read, not_used, refuse) -> tuple:
+    """The part RRATool and CMCTool setups share: ``(node, folder, t0, t1)``.
+
+    Every element must be one the tool reads (`read`) or names as not used
+    (`not_used`); `refuse(node, folder)` refuses what is not implemented; the
+    model, desired kinematics and task set files must be named; the time range
+    must be increasing. Errors name the element and its line.
+    """
+    node, folder = _tool_root(path, tool, f"{tool} setup")
+    article = "an" if tool[0] in "AEIOUR" else "a"
+    for child in node.children:
+        if child.tag not in read and child.tag not in not_used:
+            raise FileFormatError(
+                f"{child.where()}: <{child.tag}> is not {article} {tool} element ahbm knows; "
+                "remove it (or check its spelling)"
+            )
+    refuse(node, folder)
+    for tag in ("model_file", "desired_kinematics_file", "task_set_file"):
+        if _file(node, tag, folder) is None:
+            el = node.find(tag)
+            raise FileFormatError(
+                f"{(node if el is None else el).where()}: the {tool} setup names no <{tag}>; "
+                f"{command} needs it"
+            )
+    t0 = _opt_float(node, "initial_time", 0.0)
+    t1 = _opt_float(node, "final_time", 1.0)
+    if not t0 < t1:
+        raise FileFormatError(
+            f"{node.where()}: <final_time> {t1} is not after <initial_time> {t0}; give a time range"
+        )
+    return node, folder, t0, t1
+
+
 def read_tracking_tasks(path, *, tool: str = "ahbm rra") -> tuple:
     """Read the ``<CMC_Joint>`` tasks of an OpenSim tracking-task file (``<CMC_TaskSet>``).
 
@@ -295,27 +328,8 @@ def read_rra_setup(path) -> RRASetup:
     >>> setup.name, len(setup.tasks)  # doctest: +SKIP
     ('subject_adjusted', 10)
     """
-    node, folder = _tool_root(path, "RRATool", "RRATool setup")
-    for child in node.children:
-        if child.tag not in _READ and child.tag not in NOT_USED:
-            raise FileFormatError(
-                f"{child.where()}: <{child.tag}> is not an RRATool element ahbm knows; "
-                "remove it (or check its spelling)"
-            )
-    _refuse(node, folder)
-    for tag in ("model_file", "desired_kinematics_file", "task_set_file"):
-        if _file(node, tag, folder) is None:
-            el = node.find(tag)
-            raise FileFormatError(
-                f"{(node if el is None else el).where()}: the RRATool setup names no <{tag}>; "
-                "ahbm rra needs it"
-            )
-    t0 = _opt_float(node, "initial_time", 0.0)
-    t1 = _opt_float(node, "final_time", 1.0)
-    if not t0 < t1:
-        raise FileFormatError(
-            f"{node.where()}: <final_time> {t1} is not after <initial_time> {t0}; give a time range"
-        )
+    node, folder, t0, t1 = tracking_tool_head(path, "RRATool", "ahbm rra", _READ, NOT_USED,
+                                              _refuse)  # fmt: skip
     adjust = _opt_bool(node, "adjust_com_to_reduce_residuals", False)
     body = _child_text(node, "adjusted_com_body")
     if adjust and not body:
