@@ -22,6 +22,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "phase",
         "problem",
         "constraints",
+        "collision",
         "velocity_constraints",
         "objectives",
         "links",
