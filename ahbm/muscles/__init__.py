@@ -13,7 +13,8 @@ Layered above :mod:`ahbm.dynamics` (see ``docs/design.md``). Muscles belong to t
   :mod:`ahbm.muscles.fiber_state`: De Groote's fiber quantities on numpy or CasADi.
 - :mod:`ahbm.muscles.millard_curves` (curves, parameters) and
   :mod:`ahbm.muscles.millard` (equilibrium, activation dynamics, static-optimization
-  coefficients): OpenSim's Millard2012EquilibriumMuscle.
+  coefficients): OpenSim's Millard2012EquilibriumMuscle;
+  :mod:`ahbm.muscles.millard_symbolic`: the same on CasADi symbols.
 - :mod:`ahbm.muscles.simulate`: muscle-driven simulation.
 - :mod:`ahbm.muscles.force_sharing`: static optimization (muscle force sharing);
   :mod:`ahbm.muscles.joint_reaction`: joint reaction loads.
@@ -34,6 +35,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "fiber_state",
         "millard_curves",
         "millard",
+        "millard_symbolic",
         "simulate",
         "force_sharing",
         "joint_reaction",
