@@ -8,6 +8,7 @@ model. The lower-extremity gait model and its pipeline are :mod:`ahbm.gait`.
 - :mod:`ahbm.models.fifteen_segment` (:func:`human15`) and
   :mod:`ahbm.models.whole_body`: the 15-segment whole body and its impact model.
 - :mod:`ahbm.models.heiman`: the HeiMan-like whole body.
+- :mod:`ahbm.models.santos`: Chung's 55-DOF Denavit–Hartenberg Santos skeleton.
 - :mod:`ahbm.models.head_neck` and :mod:`ahbm.models.airbag`: the head-neck
   sled model and the airbag test.
 - :mod:`ahbm.models.sagittal`: Winter's 2-D sagittal inverse dynamics.
@@ -28,6 +29,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "fifteen_segment",
         "whole_body",
         "heiman",
+        "santos",
         "head_neck",
         "airbag",
         "sagittal",
