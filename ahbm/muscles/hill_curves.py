@@ -196,7 +196,7 @@ class MuscleParameters(ResultRepr):
         def bad(name, mask, what):
             if np.any(mask):
                 i = int(np.flatnonzero(mask)[0])
-                v = getattr(self, name)[i]
+                v = float(getattr(self, name)[i])
                 raise DataError(f"`{name}` of muscle {self.names[i]!r} must be {what}; got {v!r}")
 
         for name in dataclasses.fields(self):
@@ -204,7 +204,10 @@ class MuscleParameters(ResultRepr):
                 continue
             a = getattr(self, name.name)
             nan_ok = name.name in ("tendon_strain", "deactivation_time_constant")
-            bad(name.name, ~np.isfinite(a) & ~(nan_ok & np.isnan(a)), "a finite number")
+            what = "a finite number"
+            if name.name == "max_contraction_velocity":
+                what += " (NaN: undefined in its model file; set the muscle's value, e.g. 10)"
+            bad(name.name, ~np.isfinite(a) & ~(nan_ok & np.isnan(a)), what)
         for name in (
             "max_isometric_force",
             "optimal_fiber_length",

@@ -547,7 +547,9 @@ class Muscle:
     pennation_angle : float, optional
         Pennation at optimal fiber length, rad, in [0, pi/2).
     max_contraction_velocity : float, optional
-        Optimal fiber lengths per second (default 10).
+        Optimal fiber lengths per second (default 10). NaN when undefined (a
+        model file's 0, meant for path-only use): the path works, and the
+        muscle models refuse it until a value is set.
     activation_time_constant, deactivation_time_constant : float, optional
         s (defaults 0.015 and 0.05).
     parameters : dict, optional
@@ -611,7 +613,9 @@ class Muscle:
         muscle = _is_muscle_model(self.model)
         for key in _MUSCLE_NUMBERS:
             value = getattr(self, key)
-            nan_ok = not muscle and key in ("optimal_fiber_length", "tendon_slack_length")
+            nan_ok = key == "max_contraction_velocity" or (
+                not muscle and key in ("optimal_fiber_length", "tendon_slack_length")
+            )
             v = _float(
                 value,
                 f"{what}: {key}",

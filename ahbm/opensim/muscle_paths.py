@@ -338,7 +338,7 @@ def _parameters(d: dict, used: set) -> dict:
 
 
 def muscles_from_osim(model, forces, wrap_objects=(), *, frame_of=None, fixed_values=None,
-                      ranges=None) -> tuple[list, list, list]:  # fmt: skip
+                      ranges=None, remarks=None) -> tuple[list, list, list]:  # fmt: skip
     """Muscles (and their wrap objects) from the forces that ``read_osim`` keeps.
 
     Parameters
@@ -359,6 +359,9 @@ def muscles_from_osim(model, forces, wrap_objects=(), *, frame_of=None, fixed_va
     ranges : dict, optional
         ``{coordinate: (lower, upper)}``: the coordinates' ranges (moving
         points clamp their coordinate to them).
+    remarks : list, optional
+        Receives remarks on what was read but changed (a muscle's
+        ``max_contraction_velocity`` of 0, read as NaN: undefined).
 
     Returns
     -------
@@ -382,6 +385,7 @@ def muscles_from_osim(model, forces, wrap_objects=(), *, frame_of=None, fixed_va
     """
     wraps, notes = wrap_objects_from_osim(wrap_objects)
     wrap_names = {w.name for w in wraps}
+    no_vmax = []
     ctx = _Context(model, frame_of, fixed_values, ranges)
     muscles = []
     for d in forces:
@@ -415,10 +419,21 @@ def muscles_from_osim(model, forces, wrap_objects=(), *, frame_of=None, fixed_va
                 rng = w.get("range", [-1, -1])
                 pws.append(PathWrap(obj, method, tuple(int(v) for v in rng)))
             muscles.append(_muscle(d, name, points, tuple(pws)))
+            if math.isnan(muscles[-1].max_contraction_velocity):
+                no_vmax.append(name)
         except _Skip as err:
             notes.append(f"{label} ({err})")
         except (ModelError, TypeError, ValueError) as err:
             notes.append(f"{label} ({err})")
+    if no_vmax and remarks is not None:
+        shown = ", ".join(no_vmax[:6]) + (
+            f" and {len(no_vmax) - 6} more" if len(no_vmax) > 6 else ""
+        )
+        remarks.append(
+            f"max_contraction_velocity 0 (undefined; for path-only use) read as NaN for "
+            f"{len(no_vmax)} muscle(s): {shown}; their paths, lengths and moment arms work, "
+            "muscle dynamics refuse them until a positive value is set"
+        )
     return wraps, muscles, notes
 
 
@@ -436,6 +451,8 @@ def _muscle(d: dict, name, points, wraps) -> Muscle:
             values[field_name] = v
             used.add(key)
             break
+    if values.get("max_contraction_velocity") == 0.0:
+        values["max_contraction_velocity"] = math.nan  # undefined: path-only use
     is_muscle = model.endswith("Muscle")
     if is_muscle:
         for key, default in _MUSCLE_DEFAULTS.items():

@@ -329,6 +329,7 @@ def _set_muscles(model: Model, d: _Description, kept: list, order: list, forced:
         frame_of=d.frame_of,
         fixed_values=fixed,
         ranges=ranges,
+        remarks=d.notes,
     )
     d.unsupported.extend(f"{note} (not in model.muscles)" for note in notes)
     model.wrap_objects = wraps

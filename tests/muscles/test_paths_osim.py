@@ -211,3 +211,37 @@ def test_scaled_models_scale_the_muscle_paths_as_the_opensim_data(leg):
     knee = next(w for w in scaled.wrap_objects if w.name == "knee_cyl")
     np.testing.assert_allclose(knee.translation, np.array([0.0, -0.4, 0.0]) * [1.1, 1.2, 0.9])
     assert muscle_lengths(scaled, q).shape == (len(scaled.muscles),)
+
+
+def test_a_zero_max_contraction_velocity_is_read_as_undefined(tmp_path):
+    """Files for path-only use (MoBL-ARMS' Schutte1993 muscles) carry a max contraction
+    velocity of 0: the muscle is kept with NaN, its path works, its dynamics refuse it."""
+    from ahbm.errors import DataError
+    from ahbm.muscles import MuscleParameters
+
+    text = LEG.read_text()
+    start = text.index('<Thelen2003Muscle name="vasti">')
+    end = text.index("</Thelen2003Muscle>", start)
+    block = text[start:end]
+    assert "<max_contraction_velocity>" not in block
+    block0 = block + "<max_contraction_velocity>0</max_contraction_velocity>\n"
+    p = tmp_path / "vmax0.osim"
+    p.write_text(text[:start] + block0 + text[end:])
+    with pytest.warns(
+        AhbmWarning, match=r"max_contraction_velocity 0 .* NaN for 1 muscle\(s\): vasti"
+    ):
+        m = read_osim(p)
+    by = {x.name: x for x in m.muscles}
+    assert np.isnan(by["vasti"].max_contraction_velocity)
+    q = np.zeros(m.nq)
+    ref = {x.name: x for x in read_osim_quiet(LEG).muscles}
+    assert ref["vasti"].max_contraction_velocity > 0
+    np.testing.assert_allclose(muscle_lengths(m, q), muscle_lengths(read_osim_quiet(LEG), q))
+    with pytest.raises(DataError, match="max_contraction_velocity` of muscle 'vasti'.*undefined"):
+        MuscleParameters.from_muscles([by["vasti"], by["tib_ant"]])
+
+
+def read_osim_quiet(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return read_osim(path)
