@@ -34,6 +34,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "force_element",
         "joint_forces",
         "cartesian_forces",
+        "smooth_contact",
         "forces",
         "coordinate_rates",
         "simulation",

@@ -38,6 +38,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "osim_section",
         "coordinate_table",
         "muscle_paths",
+        "smooth_contacts",
         "meshes",
         "storage",
         "setup_files",

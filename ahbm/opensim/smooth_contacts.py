@@ -1,0 +1,217 @@
+"""Smooth foot–ground contact of OpenSim models: read from ``.osim`` or placed on the feet.
+
+:func:`osim_smooth_contacts` turns the ``SmoothSphereHalfSpaceForce``
+elements of a model read by :func:`~ahbm.opensim.osim.read_osim` (kept in
+its ``"opensim"`` section with their ``ContactSphere`` and
+``ContactHalfSpace`` geometry) into
+:class:`~ahbm.dynamics.smooth_contact.SmoothSphereContact` force elements;
+:func:`opensim_foot_spheres` places the contact spheres of Falisse et al.
+(2019) on the calcaneus and toes of a gait2392-like model.
+
+References
+----------
+A. Falisse et al., "Rapid predictive simulations with complex
+musculoskeletal models suggest that diverse healthy and pathological human
+gaits can emerge from similar control strategies", *J. R. Soc. Interface* 16
+(2019) 20190402 (six contact spheres per foot, radius 0.032 m).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ahbm.dynamics.smooth_contact import SmoothContactParameters, SmoothSphereContact
+from ahbm.errors import DataError, ModelError
+from ahbm.kinematics.tree import Model
+from ahbm.opensim._osim_values import _euler_xyz
+from ahbm.opensim.osim_section import OSIM_SECTION
+
+__all__ = ["osim_smooth_contacts", "opensim_foot_spheres", "FALISSE_FOOT_SPHERES"]
+
+_PARAMETER_KEYS = ("stiffness", "dissipation", "static_friction", "dynamic_friction",
+                   "viscous_friction", "transition_velocity", "constant_contact_force",
+                   "hertz_smoothing", "hunt_crossley_smoothing")  # fmt: skip
+
+#: Contact spheres of the right foot of Falisse et al. (2019) (their OpenSim
+#: model's ``sphere_1_r`` ... ``sphere_6_r``): ``(body, centre (m, body frame))``;
+#: radius 0.032 m each. The model's ``toes`` frame is at ``FALISSE_MTP``
+#: (m) in the ``calcn`` frame; the left foot mirrors z.
+FALISSE_FOOT_SPHERES = (
+    ("calcn", (0.00190115788407966, -0.021859, -0.00382630379623308)),
+    ("calcn", (0.148386399942063, -0.021859, -0.028713422052654)),
+    ("calcn", (0.133001170607051, -0.021859, 0.0516362473449566)),
+    ("toes", (0.06, -0.0214476, -0.0187603084619177)),
+    ("calcn", (0.0662346661991635, -0.021859, 0.0263641606741698)),
+    ("toes", (0.045, -0.0214476, 0.0618569567549652)),
+)
+FALISSE_MTP = (0.16341, -0.0018278, 0.00098704)
+FALISSE_RADIUS = 0.032
+
+
+def _geometry(items: dict, path, force: str, kind: str) -> dict:
+    if not isinstance(path, str) or not path:
+        raise ModelError(f"SmoothSphereHalfSpaceForce {force!r}: no {kind} socket")
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    g = items.get(name)
+    if g is None:
+        raise ModelError(
+            f"SmoothSphereHalfSpaceForce {force!r}: its {kind} {path!r} is not a contact "
+            f"geometry of the model (known: {sorted(items)})"
+        )
+    return g
+
+
+def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> list:
+    """The ``SmoothSphereHalfSpaceForce`` elements of a model read from an ``.osim`` file.
+
+    Parameters
+    ----------
+    model : Model
+        From :func:`ahbm.opensim.read_osim` (its ``"opensim"`` section).
+    include_disabled : bool, optional
+        Also forces with ``appliesForce`` false (default: only those OpenSim applies).
+
+    Returns
+    -------
+    list of SmoothSphereContact
+        One per force, in file order, named like it: the sphere's body,
+        centre (its ``ContactSphere`` location in the body frame) and radius,
+        the half-space's body, point (its location) and outward normal
+        ``−R x`` (``R`` its orientation, body-fixed X-Y-Z angles; OpenSim's
+        half-space fills ``x > 0`` of its frame), and the force's nine
+        parameters (:class:`~ahbm.dynamics.SmoothContactParameters`).
+
+    Raises
+    ------
+    ModelError
+        A force names a geometry the model does not have or of the wrong kind,
+        or a body the model does not have.
+
+    Examples
+    --------
+    >>> from ahbm.kinematics.tree import Model
+    >>> osim_smooth_contacts(Model())  # no "opensim" section, no contacts
+    []
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
+    section = model.section(OSIM_SECTION)
+    geometry = {it.get("name"): it.data for it in section if it.kind == "contact_geometry"}
+    out = []
+    for it in section:
+        if it.kind != "force" or it.get("type") != "SmoothSphereHalfSpaceForce":
+            continue
+        f = it.data
+        name = f.get("name", "contact")
+        if not include_disabled and f.get("appliesForce", True) in (False, "false", 0):
+            continue
+        sphere = _geometry(geometry, f.get("socket_sphere"), name, "sphere")
+        half = _geometry(geometry, f.get("socket_half_space"), name, "half_space")
+        if sphere.get("type") != "ContactSphere" or half.get("type") != "ContactHalfSpace":
+            raise ModelError(
+                f"SmoothSphereHalfSpaceForce {name!r}: expected a ContactSphere and a "
+                f"ContactHalfSpace, got {sphere.get('type')} and {half.get('type')}"
+            )
+        defaults = SmoothContactParameters()
+        params = {k: float(f.get(k, getattr(defaults, k))) for k in _PARAMETER_KEYS}
+        R = _euler_xyz(half.get("orientation", (0.0, 0.0, 0.0)))
+        for g in (sphere, half):
+            b = g.get("body", "ground")
+            if b != "ground" and b not in model.body_names:
+                raise ModelError(
+                    f"SmoothSphereHalfSpaceForce {name!r}: contact geometry {g.get('name')!r} "
+                    f"is on {b!r}, which is not a body of model '{model.name}'"
+                )
+        out.append(SmoothSphereContact(
+            sphere.get("body"), sphere.get("location", (0.0, 0.0, 0.0)),
+            float(sphere.get("radius", 0.0)), plane_body=half.get("body", "ground"),
+            plane_point=half.get("location", (0.0, 0.0, 0.0)), plane_normal=-R[:, 0],
+            name=name, parameters=SmoothContactParameters(**params),
+        ))  # fmt: skip
+    return out
+
+
+def opensim_foot_spheres(model: Model, *, sides=("r", "l"), calcaneus="calcn_{side}",
+                         toes="toes_{side}", parameters=None, up=None, height=0.0,
+                         **options) -> list:  # fmt: skip
+    """Six contact spheres per foot on the calcaneus and toes of an OpenSim (gait2392-like) model.
+
+    Parameters
+    ----------
+    model : Model
+        With bodies named by `calcaneus` and `toes` (``{side}`` replaced by each side).
+    sides : sequence of str, optional
+        ``"r"`` and/or ``"l"`` (the left foot mirrors z, OpenSim's lateral axis).
+    calcaneus, toes : str, optional
+        Body-name patterns.
+    parameters : SmoothContactParameters, optional
+        Default: those of Falisse et al. (2019), the defaults of the class.
+    up : array_like, shape (3,), optional
+        Outward ground normal in the world frame; default ``−gravity``
+        direction (``+y`` for OpenSim models).
+    height : float, optional
+        Ground height along `up`, m.
+    **options
+        Contact parameters overriding `parameters` (``stiffness=`` ...).
+
+    Returns
+    -------
+    list of SmoothSphereContact
+        ``sphere_<k>_<side>`` for k = 1..6 (Falisse et al.'s numbering).
+
+    Notes
+    -----
+    The centres and radius are :data:`FALISSE_FOOT_SPHERES` (Falisse et al.
+    2019, their model's ``sphere_1_r`` ... ``sphere_6_r``), scaled by the
+    ratio ``s`` of the model's calcaneus-to-toes distance (the toes body's
+    origin in the calcaneus frame) to theirs (``|FALISSE_MTP|`` = 0.1634 m);
+    radii are ``0.032 s`` m. The toes spheres are re-expressed in the
+    model's toes frame through the mtp joint's offset (translation only; a
+    rotated mtp frame raises ModelError).
+
+    Examples
+    --------
+    >>> import ahbm.opensim, warnings  # doctest: +SKIP
+    >>> m = ahbm.opensim.read_osim("subject01.osim")  # doctest: +SKIP
+    >>> len(opensim_foot_spheres(m))  # doctest: +SKIP
+    12
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
+    if isinstance(sides, str):
+        sides = (sides,)
+    g = np.asarray(model.gravity, float)
+    if up is None:
+        if np.linalg.norm(g) == 0:
+            raise DataError("the model has no gravity: give the ground normal as `up`")
+        up = -g / np.linalg.norm(g)
+    up = np.asarray(up, float)
+    ref = np.linalg.norm(FALISSE_MTP)
+    out = []
+    for side in sides:
+        if side not in ("r", "l"):
+            raise DataError(f"`sides` holds 'r' and/or 'l', got {side!r}")
+        cal, toe = calcaneus.format(side=side), toes.format(side=side)
+        for b in (cal, toe):
+            if b not in model.body_names:
+                raise ModelError(f"model '{model.name}' has no body {b!r} (the {side} foot); "
+                                 "pass `calcaneus=`/`toes=` name patterns")  # fmt: skip
+        it = model.body_index(toe)
+        if model.parent[it] != model.body_index(cal):
+            raise ModelError(f"body {toe!r} is not a child of {cal!r}")
+        if not np.allclose(model.rotations[it], np.eye(3), atol=1e-9):
+            raise ModelError(f"the joint frame of {toe!r} in {cal!r} is rotated; give the "
+                             "spheres with SmoothSphereContact instead")  # fmt: skip
+        mtp = np.asarray(model.positions[it], float)
+        s = np.linalg.norm(mtp) / ref
+        mirror = np.array([1.0, 1.0, 1.0 if side == "r" else -1.0])
+        for k, (body, c) in enumerate(FALISSE_FOOT_SPHERES, start=1):
+            centre = s * np.asarray(c) * mirror
+            if body == "toes":  # theirs in their toes frame -> ours
+                centre = centre + s * np.asarray(FALISSE_MTP) * mirror - mtp
+            out.append(SmoothSphereContact(
+                cal if body == "calcn" else toe, centre, FALISSE_RADIUS * s,
+                parameters=parameters, plane_point=height * up, plane_normal=up,
+                name=f"sphere_{k}_{side}", **options,
+            ))  # fmt: skip
+    return out
