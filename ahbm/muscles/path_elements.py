@@ -479,6 +479,7 @@ class PathWrap:
 # muscles
 # ----------------------------------------------------------------------------
 
+_NAN_OK = ("optimal_fiber_length", "tendon_slack_length")  # elements that are not muscles
 _MUSCLE_NUMBERS = (
     "max_isometric_force",
     "optimal_fiber_length",
@@ -547,9 +548,8 @@ class Muscle:
     pennation_angle : float, optional
         Pennation at optimal fiber length, rad, in [0, pi/2).
     max_contraction_velocity : float, optional
-        Optimal fiber lengths per second (default 10). NaN when undefined (a
-        model file's 0, meant for path-only use): the path works, and the
-        muscle models refuse it until a value is set.
+        Optimal fiber lengths per second (default 10); NaN: undefined (path
+        use only; the muscle models refuse it).
     activation_time_constant, deactivation_time_constant : float, optional
         s (defaults 0.015 and 0.05).
     parameters : dict, optional
@@ -613,9 +613,7 @@ class Muscle:
         muscle = _is_muscle_model(self.model)
         for key in _MUSCLE_NUMBERS:
             value = getattr(self, key)
-            nan_ok = key == "max_contraction_velocity" or (
-                not muscle and key in ("optimal_fiber_length", "tendon_slack_length")
-            )
+            nan_ok = key == "max_contraction_velocity" or (not muscle and key in _NAN_OK)
             v = _float(
                 value,
                 f"{what}: {key}",
