@@ -479,8 +479,21 @@ def register_transcription(name: str, cls) -> None:
     _REGISTRY[name] = cls
 
 
+#: modules whose import registers ahbm's own transcriptions (loaded on first lookup,
+#: as ``ahbm.optimize`` loads its modules lazily)
+_BUILTIN = ("ahbm.optimize.collocation", "ahbm.optimize.shooting", "ahbm.optimize.bspline")
+
+
+def _load_builtin() -> None:
+    import importlib
+
+    for module in _BUILTIN:
+        importlib.import_module(module)
+
+
 def transcriptions() -> list[str]:
     """Names of the registered transcriptions."""
+    _load_builtin()
     return sorted(_REGISTRY)
 
 
@@ -488,6 +501,8 @@ def get_transcription(method, **options) -> Transcription:
     """A transcription instance by name (or the instance itself)."""
     if isinstance(method, Transcription):
         return method
+    if method not in _REGISTRY:
+        _load_builtin()
     if method not in _REGISTRY:
         raise DataError(f"unknown `method` {method!r}; use one of {transcriptions()}")
     return _REGISTRY[method](**options)
