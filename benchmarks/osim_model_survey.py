@@ -44,7 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "peers"))
+_TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(_TESTS / "peers"), str(_TESTS)]  # the oracle and its sample data
 
 from opensim_oracle import opensim_available, opensim_run  # noqa: E402
 from test_opensim_model import ORACLE as MODEL_ORACLE  # noqa: E402
