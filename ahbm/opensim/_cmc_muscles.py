@@ -73,6 +73,7 @@ class MillardTables:
             )
         self.names = list(p.names)
         self.n = p.n
+        self.tol = 1e-7
         self.f0 = p.max_isometric_force
         self.lopt = p.optimal_fiber_length
         self.lts = p.tendon_slack_length
@@ -111,13 +112,16 @@ class MillardTables:
             self.tau_d, self.height, self.maxpen, self.sin_max, self.pen_min, self.lmin,
             self.pennate.astype(float)], axis=1))  # fmt: skip
 
-    def integrate(self, u, a, lce, lmt_stages, h):
-        """RK4 over ``len(lmt_stages) // 2`` steps of `h` seconds with constant excitations.
+    def integrate(self, u, a, lce, lmt_stages, h, tol=None):
+        """Muscle states after ``len(lmt_stages) // 2`` intervals of `h` seconds with constant
+        excitations, integrated with error control (local error below `tol` in activation
+        and in fiber length over optimal fiber length; default :attr:`tol`).
 
         Parameters
         ----------
         u : (K, n) excitations; a, lce : (K, n) initial activation and fiber length.
-        lmt_stages : (2 S + 1, n) musculotendon lengths at ``t0 + j h / 2``.
+        lmt_stages : (2 S + 1, n) musculotendon lengths at ``t0 + j h / 2`` (interpolated
+        between the samples by cubic Hermite).
 
         Returns
         -------
@@ -127,8 +131,10 @@ class MillardTables:
         """
         u, a, lce = (np.ascontiguousarray(np.broadcast_to(x, np.shape(u)), dtype=float)
                      for x in (u, a, lce))  # fmt: skip
-        return _integrate(self._Y, self._D, self._X0, self._HG, self._P, u, a, lce,
-                          np.ascontiguousarray(lmt_stages, dtype=float), float(h))  # fmt: skip
+        L = np.ascontiguousarray(lmt_stages, dtype=float)
+        T = float(h) * ((L.shape[0] - 1) // 2)
+        return _integrate(self._Y, self._D, self._X0, self._HG, self._P, u, a, lce, L, T,
+                          float(self.tol if tol is None else tol))  # fmt: skip
 
     def state(self, a, lmt, lce):
         """Tendon force, normalized fiber velocity, active fiber force (K, n) at states (K, n)."""
@@ -206,29 +212,71 @@ def _adot(P, j, u, a):
 
 
 @njit(cache=True)
-def _integrate(Y, D, X0, HG, P, u, a, lce, L, h):
+def _lmt_at(L, j, hs, tau):
+    """Musculotendon length of muscle j at time tau from uniform samples (spacing hs):
+    cubic Hermite with central-difference slopes (one-sided at the ends)."""
+    N = L.shape[0] - 1
+    if N == 0:
+        return L[0, j]
+    s = tau / hs
+    if s <= 0.0:
+        return L[0, j]
+    if s >= N:
+        return L[N, j]
+    i = int(s)
+    if i > N - 1:
+        i = N - 1
+    t = s - i
+    y0, y1 = L[i, j], L[i + 1, j]
+    m0 = (L[i + 1, j] - L[i - 1, j]) * 0.5 if i > 0 else y1 - y0
+    m1 = (L[i + 2, j] - L[i, j]) * 0.5 if i + 1 < N else y1 - y0
+    t2 = t * t
+    t3 = t2 * t
+    return ((2 * t3 - 3 * t2 + 1) * y0 + (t3 - 2 * t2 + t) * m0 + (3 * t2 - 2 * t3) * y1
+            + (t3 - t2) * m1)  # fmt: skip
+
+
+@njit(cache=True)
+def _integrate(Y, D, X0, HG, P, u, a, lce, L, T, tol):
+    """Activation and fiber length of every (candidate, muscle) over [0, T] with constant
+    excitations: Bogacki-Shampine 3(2) with error control (the fiber-tendon mode of a
+    slack or weakly active muscle decays within a fraction of a millisecond, where a
+    fixed step of 1 ms is unstable)."""
     K, n = u.shape
-    steps = (L.shape[0] - 1) // 2
+    N = L.shape[0] - 1
+    hs = T / max(N, 1)
     A, LM = a.copy(), lce.copy()
     F, V, FM = np.empty((K, n)), np.empty((K, n)), np.empty((K, n))
     for k in range(K):
         for j in range(n):
-            vm = P[j, 3]
+            vm, lopt = P[j, 3], P[j, 1]
             x, l, v = A[k, j], LM[k, j], 0.0
             uu = u[k, j]
-            for s in range(steps):
-                L0, Lm, L1 = L[2 * s, j], L[2 * s + 1, j], L[2 * s + 2, j]
-                v = _state(Y, D, X0, HG, P, j, x, L0, l, v)[1]
-                da1, dl1 = _adot(P, j, uu, x), v * vm
-                v2 = _state(Y, D, X0, HG, P, j, x + 0.5 * h * da1, Lm, l + 0.5 * h * dl1, v)[1]
-                da2, dl2 = _adot(P, j, uu, x + 0.5 * h * da1), v2 * vm
-                v3 = _state(Y, D, X0, HG, P, j, x + 0.5 * h * da2, Lm, l + 0.5 * h * dl2, v2)[1]
-                da3, dl3 = _adot(P, j, uu, x + 0.5 * h * da2), v3 * vm
-                v4 = _state(Y, D, X0, HG, P, j, x + h * da3, L1, l + h * dl3, v3)[1]
-                da4, dl4 = _adot(P, j, uu, x + h * da3), v4 * vm
-                x += h / 6.0 * (da1 + 2.0 * da2 + 2.0 * da3 + da4)
-                l += h / 6.0 * (dl1 + 2.0 * dl2 + 2.0 * dl3 + dl4)
-            f, v, _, fm = _state(Y, D, X0, HG, P, j, x, L[L.shape[0] - 1, j], l, v)
+            tau, h = 0.0, min(T, 5e-4)
+            v = _state(Y, D, X0, HG, P, j, x, _lmt_at(L, j, hs, 0.0), l, v)[1]
+            k1a, k1l = _adot(P, j, uu, x), v * vm
+            while tau < T * (1.0 - 1e-12):
+                h = min(h, T - tau)
+                v2 = _state(Y, D, X0, HG, P, j, x + 0.5 * h * k1a, _lmt_at(L, j, hs, tau + 0.5 * h),
+                            l + 0.5 * h * k1l, v)[1]
+                k2a, k2l = _adot(P, j, uu, x + 0.5 * h * k1a), v2 * vm
+                x3, l3 = x + 0.75 * h * k2a, l + 0.75 * h * k2l
+                v3 = _state(Y, D, X0, HG, P, j, x3, _lmt_at(L, j, hs, tau + 0.75 * h), l3, v2)[1]
+                k3a, k3l = _adot(P, j, uu, x3), v3 * vm
+                xn = x + h * (2.0 / 9.0 * k1a + 1.0 / 3.0 * k2a + 4.0 / 9.0 * k3a)
+                ln = l + h * (2.0 / 9.0 * k1l + 1.0 / 3.0 * k2l + 4.0 / 9.0 * k3l)
+                v4 = _state(Y, D, X0, HG, P, j, xn, _lmt_at(L, j, hs, tau + h), ln, v3)[1]
+                k4a, k4l = _adot(P, j, uu, xn), v4 * vm
+                ea = h * (-5.0 / 72.0 * k1a + 1.0 / 12.0 * k2a + 1.0 / 9.0 * k3a - 0.125 * k4a)
+                el = h * (-5.0 / 72.0 * k1l + 1.0 / 12.0 * k2l + 1.0 / 9.0 * k3l - 0.125 * k4l)
+                err = max(abs(ea), abs(el) / lopt) / tol
+                if err <= 1.0 or h <= 1e-8:
+                    tau += h
+                    x, l, v = xn, ln, v4
+                    k1a, k1l = k4a, k4l
+                fac = 0.9 * (1.0 / max(err, 1e-10)) ** (1.0 / 3.0)
+                h = h * min(4.0, max(0.2, fac))
+            f, v, _, fm = _state(Y, D, X0, HG, P, j, x, L[N, j], l, v)
             A[k, j], LM[k, j], F[k, j], V[k, j], FM[k, j] = x, l, f, v, fm
     return A, LM, F, V, FM
 

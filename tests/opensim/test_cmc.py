@@ -72,7 +72,7 @@ def test_window_integration_matches_an_adaptive_integrator(muscles):
     ref = solve_ivp(rhs, (0, T), np.concatenate([a0, lm0]), rtol=1e-10, atol=1e-12).y[:, -1]
     stages = np.array([lmt(t) for t in np.linspace(0, T, 11)])
     a, lm, F, _, _ = tab.integrate(u[None], a0[None], lm0[None], stages, T / 5)
-    np.testing.assert_allclose(a[0], ref[:2], atol=2e-6)  # RK4 at 1 ms: 8e-7
+    np.testing.assert_allclose(a[0], ref[:2], atol=2e-6)
     np.testing.assert_allclose(lm[0], ref[2:], atol=1e-8)
     want = millard_state(p, a, lmt(T)[None], lm).tendon_force
     np.testing.assert_allclose(F, want, atol=1e-3)
