@@ -254,7 +254,8 @@ def compare_with_file_outputs(result: GaitResult, trial, *, lab_moments=None) ->
     Returns
     -------
     checks : dict
-        ``{name: {"r": (3,), "rms": (3,), "frames": n, "r_unfiltered": (3,)}}``
+        ``{name: {"r": (3,), "rms": (3,), "rms_smoothed": (3,), "frames": n,
+        "r_unfiltered": (3,)}}``
         for every angle, moment and power present in both (Pearson
         correlation and RMS difference per component over the frames where
         both are finite and the file's value is not exactly zero; powers
@@ -309,7 +310,9 @@ def compare_with_file_outputs(result: GaitResult, trial, *, lab_moments=None) ->
     therefore taken after low-passing both curves with ahbm's marker filter
     (``result.settings["marker_cutoff_hz"]``, each run of compared frames
     on its own); ``r_unfiltered`` is the correlation of the curves as they
-    are, and ``rms`` always compares them as they are.
+    are; ``rms`` compares them as they are and ``rms_smoothed`` after the
+    same low-pass (the model's difference without Vicon's frame-to-frame
+    noise).
 
     Examples
     --------
@@ -392,11 +395,15 @@ def compare_with_file_outputs(result: GaitResult, trial, *, lab_moments=None) ->
         r = np.full(3, np.nan)
         r_raw = np.full(3, np.nan)
         rms = np.full(3, np.nan)
+        rms_smoothed = np.full(3, np.nan)
         for c in comps:
             r[c] = _r(mine[ok, c], theirs[ok, c], floor)
             r_raw[c] = _r(mine_raw[ok, c], raw[ok, c], floor)
             rms[c] = float(np.sqrt(np.mean((mine_raw[ok, c] - raw[ok, c]) ** 2)))
-        checks[name] = {"r": r, "rms": rms, "frames": n, "r_unfiltered": r_raw}
+            rms_smoothed[c] = float(np.sqrt(np.mean((mine[ok, c] - theirs[ok, c]) ** 2)))
+        checks[name] = {
+            "r": r, "rms": rms, "rms_smoothed": rms_smoothed, "frames": n, "r_unfiltered": r_raw,
+        }  # fmt: skip
         if kind != "angle" and name[:1] in other_load:
             checks[name]["frames_other_load"] = excluded
         why = ""

@@ -36,6 +36,7 @@ __all__ = [
     "assign_plates",
     "joint_kinetics",
     "pig_moments",
+    "untorsioned_tibia",
     "JOINTS",
 ]
 
@@ -134,6 +135,43 @@ def pig_moments(
         unit = clinical_moments(eye[list(_PLANE_AXES)], eye, eye, joint=joint, side=side)
         clin = local * np.diagonal(unit)
     return clin * PIG_MOMENT_SIGNS
+
+
+def untorsioned_tibia(subject: SubjectParameters, side: str) -> np.ndarray:
+    """Rotation from the shank frame (ankle axis) to the knee's tibia frame.
+
+    The shank's z axis is the ankle's flexion axis (AJC to the lateral
+    malleolus); the tibia seen by the knee has its flexion axis turned back
+    by the tibial torsion ``τ`` (external positive) about the long axis:
+    ``R_tibia = R_shank @ Ry(s·τ)``, ``s = +1`` right, ``-1`` left. The knee
+    angles use the same tibia (:func:`~ahbm.gait.joint_angles`), and so do
+    the knee moments projected on the distal axes (Plug-in Gait's
+    untorsioned tibia). The knee's JCS moments do not depend on it.
+
+    Parameters
+    ----------
+    subject : SubjectParameters
+        Its ``tibial_torsion`` (rad; 0 when unknown).
+    side : {"Left", "Right"}
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.gait import SubjectParameters
+    >>> subj = SubjectParameters(70.0, 1.75, {}, {}, {}, 0.25,
+    ...                          tibial_torsion={"Left": 0.0, "Right": np.radians(20)})
+    >>> R = untorsioned_tibia(subj, "Right")  # the ankle axis (z) turned 20 deg toward x
+    >>> round(float(np.degrees(np.arctan2(R[0, 2], R[2, 2]))), 6)
+    20.0
+    """
+    s = 1.0 if side == "Right" else -1.0
+    a = s * float(subject.tibial_torsion.get(side, 0.0))
+    c, sn = np.cos(a), np.sin(a)
+    return np.array([[c, 0.0, sn], [0.0, 1.0, 0.0], [-sn, 0.0, c]])
 
 
 @dataclass(frozen=True, repr=False)
@@ -409,10 +447,13 @@ def joint_kinetics(
     if assignment is None:
         raise DataError("`assignment` is None: no force plate load is assigned to the feet")
     _, _, motion, f_ext, loads = segment_loads(markers, frames, subject, assignment, settings)
+    # Plug-in Gait applies the load of a foot partly off the plates as measured
     unknown = unknown_load_frames(
-        events, assignment, markers.time, markers.rate, weight=subject.mass * G
-    )
+        events, assignment, markers.time, markers.rate,
+        weight=None if settings.plug_in_gait else subject.mass * G,
+    )  # fmt: skip
     moments, powers, forces, totals, lab, axes = {}, {}, {}, {}, {}, {}
+    frame = settings.effective_moment_frame
     for side, p in SIDES:
         ids = [SEGMENTS.index(f"{s}_{side}") for s in ("thigh", "shank", "foot")]
         bad = unknown[side]
@@ -422,10 +463,10 @@ def joint_kinetics(
         for joint, i in zip(JOINTS, ids, strict=True):
             prox = PARENT[i]
             Rprox, Rdist = motion.rotation[:, prox], motion.rotation[:, i]
+            if joint == "Knee":  # the knee's tibia: the shank untwisted to the knee's axis
+                Rdist = Rdist @ untorsioned_tibia(subject, side)
             M = loads.moment[:, i] / subject.mass
-            clin = pig_moments(
-                M, Rprox, Rdist, joint=joint.lower(), side=side, frame=settings.moment_frame
-            )
+            clin = pig_moments(M, Rprox, Rdist, joint=joint.lower(), side=side, frame=frame)
             w_rel = motion.omega[:, i] - motion.omega[:, prox]
             pw = _power_components(M, w_rel, Rprox, Rdist)
             total = np.sum(M * w_rel, axis=-1)
@@ -453,7 +494,10 @@ def joint_kinetics(
         "grf_cutoff_hz": "none" if settings.grf_cutoff is None else float(settings.grf_cutoff),
         "force_threshold_n": float(settings.threshold),
         "moment_convention": "internal; Plug-in Gait signs: extensor/plantarflexor, "
-        "abductor/valgus/evertor, external rotator positive; " + _FRAME_TEXT[settings.moment_frame],
+        "abductor/valgus/evertor, external rotator positive; "
+        + _FRAME_TEXT[frame]
+        + ("" if frame == "jcs" else "; the knee's on the shank turned by the tibial torsion"),
+        "compat": settings.compat,
         "power_convention": "total M.(w_distal - w_proximal) (Plug-in Gait's Z) and its "
         "split on the JCS axes",
     }

@@ -173,7 +173,8 @@ def analyze_gait(
             static_markers(st, settings, markers.up), subject, keep=keep
         )
         subject, offsets = calibration.subject, calibration.foot_offset
-    use_heel = True
+    # Plug-in Gait's dynamic foot never uses the heel marker
+    use_heel = not settings.plug_in_gait
     if st is None and subject.foot_offsets_from == "file":
         # Plug-in Gait's stored static offsets: its dynamic foot (ankle-toe line
         # turned by them, the heel marker unused)
@@ -356,7 +357,11 @@ def _record(
 ) -> dict:
     """What was done, for reproducibility (stored with the results)."""
     ms = settings.marker_set
-    static = "none"
+    static = (
+        "none: no static trial and no stored StaticPlantFlex/StaticRotOff; the foot from "
+        + ("the ankle-toe line unturned (Plug-in Gait's)" if settings.plug_in_gait
+           else "the heel-toe line when the trial has heel markers, else the ankle-toe line")
+    )  # fmt: skip
     if calibration is not None:
         static = "; ".join(
             f"{side}: knee from {src['knee']}, ankle from {src['ankle']}"

@@ -12,7 +12,10 @@ import numpy as np
 from ahbm.errors import DataError
 from ahbm.gait.markersets import MARKER_SETS
 
-__all__ = ["GaitSettings", "SETTINGS_FIELDS"]
+__all__ = ["GaitSettings", "SETTINGS_FIELDS", "COMPAT_MODES"]
+
+#: Values of ``GaitSettings.compat``: ahbm's own rules, or Vicon Plug-in Gait's.
+COMPAT_MODES = ("none", "plug-in-gait")
 
 
 def _fail(name: str, expected: str, value) -> None:
@@ -96,6 +99,14 @@ class GaitSettings:
         joint angles, ``"distal"`` the distal segment's axes (Plug-in Gait's
         kinetics; use it to compare with Vicon's outputs), ``"proximal"`` the
         proximal segment's. See docs/conventions.md §9 for the choice.
+    compat : {"none", "plug-in-gait"}
+        ``"none"`` (default): ahbm's own rules. ``"plug-in-gait"``: reproduce
+        Vicon's Plug-in Gait where its rules differ from ahbm's (the moments
+        on the distal segment's axes whatever `moment_frame` says, the foot
+        from the ankle-toe line and the static offsets with the heel marker
+        unused, the load of a foot standing partly off the plates applied as
+        measured instead of left unknown). docs/conventions.md §8.1 sets the
+        two side by side.
 
     Examples
     --------
@@ -120,6 +131,7 @@ class GaitSettings:
     tibial_torsion: Any = None
     marker_radius: float = 0.007
     moment_frame: str = "jcs"
+    compat: str = "none"
 
     def __post_init__(self) -> None:
         ms = self.marker_set
@@ -174,6 +186,18 @@ class GaitSettings:
         if self.moment_frame not in ("jcs", "distal", "proximal"):
             _fail("moment_frame", "'jcs', 'distal' (Plug-in Gait's) or 'proximal'",
                   self.moment_frame)  # fmt: skip
+        if self.compat not in COMPAT_MODES:
+            _fail("compat", "'none' (ahbm's rules) or 'plug-in-gait' (Vicon's)", self.compat)
+
+    @property
+    def plug_in_gait(self) -> bool:
+        """True with ``compat="plug-in-gait"``."""
+        return self.compat == "plug-in-gait"
+
+    @property
+    def effective_moment_frame(self) -> str:
+        """The projection used: ``"distal"`` with Plug-in Gait's rules, else `moment_frame`."""
+        return "distal" if self.plug_in_gait else self.moment_frame
 
     def replace(self, **changes) -> GaitSettings:
         """A copy with some fields changed (checked like a new object)."""

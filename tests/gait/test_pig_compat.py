@@ -1,0 +1,136 @@
+"""GaitSettings(compat="plug-in-gait") against ahbm's own rules, on hand-built cases and
+synthetic walks built to exercise each rule: the knee's untorsioned tibia, a foot
+partly off its plate, Plug-in Gait's ankle-toe foot, and the record of the static offsets
+used."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from ahbm.errors import DataError
+from ahbm.gait import GaitSettings, SubjectParameters, analyze_gait
+from ahbm.gait.demo import synthetic_walking_trial
+from ahbm.gait.kinetics import pig_moments, untorsioned_tibia
+from ahbm.kinematics.rotations import rot_y
+
+pytestmark = pytest.mark.filterwarnings("ignore::ahbm.errors.AhbmWarning")
+
+TORSION = np.radians(25.0)
+
+
+def _subject(torsion):
+    return SubjectParameters(
+        70.0, 1.75, {}, {}, {}, 0.25, tibial_torsion={"Left": torsion, "Right": torsion}
+    )
+
+
+@pytest.mark.parametrize("side", ["Left", "Right"])
+def test_untorsioned_tibia_turns_the_ankle_axis_back_to_the_knee_axis(side):
+    """Hand-built leg: knee axis along the lab's z (right), ankle axis turned externally
+    by the torsion (right leg: -tau about +y up, left leg: +tau). The knee's tibia is the
+    identity again, and a pure flexion moment about the knee axis has no frontal part on
+    it, whereas on the shank (ankle axis) it leaks M·sin(tau) into the frontal one."""
+    s = 1.0 if side == "Right" else -1.0
+    R_shank = rot_y(-s * TORSION)  # ISB axes: x anterior, y up, z right
+    R_tibia = R_shank @ untorsioned_tibia(_subject(TORSION), side)
+    np.testing.assert_allclose(R_tibia, np.eye(3), atol=1e-15)
+    M = np.array([0.0, 0.0, 10.0])  # about the knee axis
+    on_tibia = pig_moments(M, np.eye(3), R_tibia, joint="knee", side=side, frame="distal")
+    on_shank = pig_moments(M, np.eye(3), R_shank, joint="knee", side=side, frame="distal")
+    np.testing.assert_allclose(on_tibia, [10.0, 0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(abs(on_shank[0]), 10.0 * np.cos(TORSION), atol=1e-12)
+    np.testing.assert_allclose(abs(on_shank[1]), 10.0 * np.sin(TORSION), atol=1e-12)
+    # no torsion: no turn
+    np.testing.assert_array_equal(untorsioned_tibia(_subject(0.0), side), np.eye(3))
+
+
+def test_distal_knee_moment_uses_the_knee_tibia_on_a_twisted_synthetic_walk(monkeypatch):
+    """A walk whose tibiae are twisted by 25 deg: with the torsion known, the knee's
+    sagittal moment on the distal axes follows the JCS one (the knee's flexion axis); on
+    the shank's own axes (the ankle axis) the frontal moment leaks into it."""
+    import ahbm.gait.kinetics as kinetics
+
+    trial, _ = synthetic_walking_trial(
+        duration=2.6, noise=0.0, gap=None, anatomy={"tibial_torsion": TORSION}
+    )
+    known = GaitSettings(moment_frame="distal", tibial_torsion=TORSION)
+    jcs = analyze_gait(trial, settings=known.replace(moment_frame="jcs"))
+
+    def worst(res):
+        out = []
+        for p in "LR":
+            a, b = res.moments[f"{p}KneeMoment"], jcs.moments[f"{p}KneeMoment"]
+            ok = np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1)
+            out.append(np.max(np.abs(a[ok, 0] - b[ok, 0])) / np.max(np.abs(b[ok, 0])))
+        return max(out)
+
+    res = analyze_gait(trial, settings=known)
+    assert "turned by the tibial torsion" in res.settings["moment_convention"]
+    on_tibia = worst(res)
+    monkeypatch.setattr(kinetics, "untorsioned_tibia", lambda subject, side: np.eye(3))
+    on_shank = worst(analyze_gait(trial, settings=known))
+    assert on_tibia < 0.1
+    assert on_shank > 2.0 * on_tibia
+
+
+def test_compat_setting_is_checked_and_implies_the_distal_projection():
+    with pytest.raises(DataError, match="GaitSettings.compat"):
+        GaitSettings(compat="vicon")
+    st = GaitSettings(compat="plug-in-gait")
+    assert st.plug_in_gait and st.effective_moment_frame == "distal"
+    assert GaitSettings().effective_moment_frame == "jcs" and not GaitSettings().plug_in_gait
+
+
+def _partly_off(trial, truth, fraction):
+    """The trial with the plate under one stance reading `fraction` of its load (the foot
+    half off the plate: the same centre of pressure, a part of the force)."""
+    plates = list(trial.force_plates)
+    k = 0
+    fp = plates[k]
+    plates[k] = dataclasses.replace(
+        fp, force=fp.force * fraction, moment=fp.moment * fraction,
+        free_moment=fp.free_moment * fraction,
+    )  # fmt: skip
+    return dataclasses.replace(trial, force_plates=plates)
+
+
+def test_a_foot_half_off_its_plate_is_unknown_by_default_and_loaded_in_compat():
+    trial, truth = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
+    half = _partly_off(trial, truth, 0.3)
+    own = analyze_gait(half)
+    pig = analyze_gait(half, settings=GaitSettings(compat="plug-in-gait"))
+    assert own.settings["stances_partly_off_plates"] != "none"
+    side = own.settings["stances_partly_off_plates"].split(":", 1)[0]
+    p = side[0]
+    grf_own = own.forces[f"{p}GroundReactionForce"]
+    grf_pig = pig.forces[f"{p}GroundReactionForce"]
+    loaded = np.nan_to_num(np.linalg.norm(grf_pig, axis=1)) > 1.0
+    assert loaded.sum() > 10
+    # ahbm: the stance's load (and its moments) unknown; Plug-in Gait: the partial load
+    assert np.isnan(grf_own[loaded]).all()
+    assert np.isnan(own.moments[f"{p}KneeMoment"][loaded]).all()
+    assert np.isfinite(pig.moments[f"{p}KneeMoment"][loaded]).all()
+    whole = analyze_gait(trial, settings=GaitSettings(compat="plug-in-gait"))
+    ratio = np.linalg.norm(grf_pig[loaded], axis=1) / np.linalg.norm(
+        whole.forces[f"{p}GroundReactionForce"][loaded], axis=1
+    )
+    np.testing.assert_allclose(ratio, 0.3, rtol=1e-6)  # the load as measured
+    assert pig.settings["compat"] == "plug-in-gait" and own.settings["compat"] == "none"
+
+
+def test_compat_foot_is_the_ankle_toe_line_and_the_record_says_so():
+    """With heel markers, ahbm's foot runs heel-toe; Plug-in Gait's dynamic foot is the
+    ankle-toe line turned by the static offsets (none here): the ankle angles differ by
+    the constant angle between the two lines, and the result names the foot used."""
+    trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
+    own = analyze_gait(trial, settings=GaitSettings(kinetics=False))
+    pig = analyze_gait(trial, settings=GaitSettings(kinetics=False, compat="plug-in-gait"))
+    assert "heel-toe line" in own.settings["static_calibration"]
+    assert "ankle-toe line unturned (Plug-in Gait's)" in pig.settings["static_calibration"]
+    for p in "LR":
+        d = pig.angles[f"{p}AnkleAngles"][:, 0] - own.angles[f"{p}AnkleAngles"][:, 0]
+        d = d[np.isfinite(d)]
+        assert abs(np.mean(d)) > np.radians(1.0)  # the lines differ
+        assert np.std(d) < np.radians(1.0)  # by a constant: the static offset
+    np.testing.assert_array_equal(pig.angles["LKneeAngles"], own.angles["LKneeAngles"])
