@@ -125,6 +125,8 @@ VERDICTS = {
     ("Chung", "eq 2.5"): (A, "DH matrix written out"),
     ("Chung", "eq 2.6, 3.19–3.23, 3.25–3.26"): (D, "eq 3.26's third diagonal misprinted"),
     ("Chung", "eq 2.6, 3.19–3.26"): (D, "eq 3.26's third diagonal misprinted"),
+    ("Chung", "eq 3.21"): (A, "F_i: world force at a body point r_f, summed down the chain"),
+    ("Chung", "eq 3.22"): (A, "G_i: moment h_k in the global frame, projected on the axis"),
     ("Chung", "eq 3.24"): (A, "sensitivities"),
     ("Chung", "eq 3.24a"): (A, "sensitivity cases"),
     ("Chung", "eq 3.25"): (D, "pseudo-inertia; reference point unstated, (1,4) entry misprinted"),

@@ -1,11 +1,13 @@
 """Recursive Lagrangian inverse dynamics with analytic gradients (Hollerbach 1980; Chung 2009).
 
-A second, independent formulation of inverse dynamics for trees of revolute
-joints (DH chains included): 4 × 4 homogeneous matrices instead of spatial
-vectors, and the gradients ``∂τ/∂q``, ``∂τ/∂q̇``, ``∂τ/∂q̈`` by differentiating
-the recursions themselves (Chung 2009, ch. 3, eq. 3.24). The tests check it
-against the RNEA (:func:`ahbm.dynamics.rnea`) and its analytic derivatives
-(:func:`ahbm.dynamics.rnea_derivatives`).
+A second, independent formulation of inverse dynamics for trees of revolute,
+prismatic and fixed joints (DH chains included, e.g. the 55-DOF
+:func:`ahbm.models.santos_model`) with external loads: 4 × 4 homogeneous
+matrices instead of spatial vectors, and the gradients ``∂τ/∂q``, ``∂τ/∂q̇``,
+``∂τ/∂q̈`` by differentiating the recursions themselves (Chung 2009, ch. 3,
+eq. 3.24). The tests check it against the RNEA (:func:`ahbm.dynamics.rnea`),
+its analytic derivatives (:func:`ahbm.dynamics.rnea_derivatives`) and finite
+differences.
 
 Equations (Chung 2009, eqs 2.6, 3.19–3.23, 3.25–3.26)
 -----------------------------------------------------
@@ -13,7 +15,9 @@ Equations (Chung 2009, eqs 2.6, 3.19–3.23, 3.25–3.26)
 revolute joint ``T_i = P_i Rot(a_i, q_i) C_i``: the joint's parent offset,
 the rotation about the joint axis, the inverse child offset; for a DH row,
 eq. 2.5), ``T'_i = P_i Rot Q_i C_i``, ``T''_i = P_i Rot Q_i² C_i`` with
-``Q_i = [[â_i, 0], [0, 0]]``. Forward (eq. 2.6):
+``Q_i = [[â_i, 0], [0, 0]]``. A prismatic joint has ``T_i = P_i (1 + q_i Q_i)
+C_i`` with ``Q_i = [[0, a_i], [0, 0]]``: ``Q_i² = 0``, so ``T'_i = P_i Q_i C_i``
+and ``T''_i`` and ``T'''_i`` vanish. Forward (eq. 2.6):
 
     A_i = A_λ T_i,   B_i = Ȧ_i = B_λ T_i + A_λ T'_i q̇_i,
     C_i = Ä_i = C_λ T_i + 2 B_λ T'_i q̇_i + A_λ T''_i q̇_i² + A_λ T'_i q̈_i.
@@ -28,8 +32,23 @@ children ``c`` of ``i``, which the thesis does not write out):
 with the pseudo-inertia about the body origin (3.25–3.26) ``J_i = [[Σ_i,
 m c_i], [m c_iᵀ, m]]``, ``Σ_i = ∫ r rᵀ dm = ½ tr(I_o) 𝟙 − I_o`` (``I_o`` the
 inertia about the body origin), homogeneous ``r̄ = [c; 1]`` and ``g =
-[g; 0]``. The external-load terms ``F_i``, ``G_i`` (eqs 3.21–3.22) are not
-implemented: gravity is the only load.
+[g; 0]``.
+
+External loads (eqs 3.21–3.23) are generalized forces ``Q_i = Σ_j tr(∂A_j/∂q_i
+X_j)`` over the bodies ``j`` of the subtree of ``i``, with ``∂A_j/∂q_i = A_λ
+T'_i ⁱT_j``; so a body's load term ``X_j`` enters the backward recursion
+beside ``J_j C_jᵀ``: ``D_j = J_j C_jᵀ − X_j + Σ_c T_c D_c``, and eq. 3.23
+then gives ``τ = M q̈ + h − Q`` (the sign of :func:`ahbm.dynamics.rnea`).
+Since ``∂A_j/∂q_i = ξ̂_i A_j`` with the joint's world twist ``ξ̂_i = [[S(ω),
+v], [0, 0]]``, a wrench ``[n; f]`` pairs with it through ``W = [[−½ S(n),
+0], [fᵀ, 0]]`` (``tr(ξ̂ W) = ω·n + v·f``):
+
+- a force ``f`` fixed in the world applied at a point ``r`` fixed on the body
+  (Chung's ``F``, eq 3.21): ``X = r̄ f̄ᵀ``, ``f̄ = [f; 0]``, constant;
+- a wrench fixed in the world, moment about the world origin (a pure moment
+  is Chung's ``G``, eq 3.22): ``X = A_j⁻¹ W``;
+- a wrench fixed on the body (body axes, moment about the body origin):
+  ``X = W_b A_j⁻¹``.
 
 The gradients are forward-mode derivatives of these recursions (Chung's
 eq. 3.24a–k, which enumerates the cases ``k < i``, ``k = i``, ``k > i`` of the
@@ -42,7 +61,9 @@ same chain rule); direction ``q_k``:
     δD_i = J_i δC_iᵀ + Σ_c (T_c δD_c + [c = k] T'_c D_c),   δE_i likewise,
     δτ_i = tr(δ(A_λ T'_i) D_i + A_λ T'_i δD_i) − gᵀ (δ(A_λ T'_i) E_i + A_λ T'_i δE_i),
 
-with ``δ(A_λ T'_i) = δA_λ T'_i + [i = k] A_λ T''_i``; directions ``q̇_k`` and
+with ``δ(A_λ T'_i) = δA_λ T'_i + [i = k] A_λ T''_i`` and, for the loads that
+move with q, ``δX = −A⁻¹ δA X`` (world wrench) or ``−X δA A⁻¹`` (body
+wrench) in the seed of ``δD``; directions ``q̇_k`` and
 ``q̈_k`` seed only ``B`` and ``C`` (``∂τ/∂q̈ = M``). ``Σ_c`` and the
 ``[i = k]`` seeds are what Chung's "k = i + 1" cases hold.
 
@@ -67,8 +88,10 @@ from __future__ import annotations
 import numpy as np
 
 from ahbm._engine.checks import prepare
+from ahbm._internal.validation import as_float_array
 from ahbm.dynamics.derivatives import RNEADerivatives
-from ahbm.errors import ModelError
+from ahbm.dynamics.inverse import _check_f_ext
+from ahbm.errors import AhbmError, DataError, ModelError
 from ahbm.kinematics.tree import Model
 
 __all__ = ["lagrangian_dynamics", "generalized_momentum_rate"]
@@ -96,7 +119,7 @@ def _pseudo_inertia(m, c, Ic):
 
 
 def _joint_matrices(model: Model, i: int, q):
-    """T, T', T'', T''' (N, 4, 4) of body i at the angles q (N,) (or T only, fixed)."""
+    """T, T', T'', T''' (N, 4, 4) of body i at the coordinates q (N,) (or T only, fixed)."""
     b = model.bodies[i]
     P = _hom(b.rotation, b.position)
     Cr = b.child_rotation
@@ -105,6 +128,12 @@ def _joint_matrices(model: Model, i: int, q):
         return (np.broadcast_to(P @ C, (q.shape[0], 4, 4)),)
     a = np.asarray(b.joint.axis, float)
     K = np.zeros((4, 4))
+    if b.joint.type == "prismatic":  # Tr(a q) = 1 + q K with K² = 0: T'' = T''' = 0
+        K[:3, 3] = a
+        PKC = P @ K @ C
+        T = P @ C + q[:, None, None] * PKC
+        zero = np.zeros_like(T)
+        return T, np.broadcast_to(PKC, T.shape), zero, zero
     K[:3, :3] = _skew(a)
     s, c = np.sin(q)[:, None, None], np.cos(q)[:, None, None]
     K2 = K @ K
@@ -118,17 +147,41 @@ def _tr(X, Y):
     return np.einsum("...ij,...ji->...", X, Y)
 
 
-def lagrangian_dynamics(model: Model, q, qd, qdd, *, gradients: bool = True) -> RNEADerivatives:
+def lagrangian_dynamics(
+    model: Model,
+    q,
+    qd,
+    qdd,
+    *,
+    f_ext=None,
+    f_ext_frame: str = "world",
+    point_forces=None,
+    gradients: bool = True,
+) -> RNEADerivatives:
     """Inverse dynamics and its gradients by the recursive Lagrangian formulation.
 
     Parameters
     ----------
     model : Model
-        A tree of ``revolute`` and ``fixed`` joints (e.g. a DH model).
+        A tree of ``revolute``, ``prismatic`` and ``fixed`` joints (e.g. a DH
+        model such as :func:`ahbm.models.santos_model`).
     q : array_like, shape (..., nq)
-        Joint angles, rad.
+        Joint coordinates, rad (revolute) or m (prismatic).
     qd, qdd : array_like, shape (..., nv), or None
-        Joint rates (rad/s) and accelerations (rad/s²); None means zeros.
+        Their rates and accelerations; None means zeros.
+    f_ext : array_like, shape (..., n_bodies, 6), optional
+        External spatial forces ``[n; f]`` on the bodies, as
+        :func:`ahbm.dynamics.rnea`: with ``f_ext_frame="world"`` in world
+        axes with the moment about the world origin, fixed in the world when
+        q moves; with ``"local"`` in the body axes with the moment about the
+        body origin, moving with the body.
+    f_ext_frame : {"world", "local"}
+    point_forces : sequence of (body, point, force), optional
+        Forces fixed in direction in the world, applied at points fixed on
+        bodies (Chung's external forces, eq 3.21): ``body`` a name or
+        index, ``point`` (3,) in the body frame (m), ``force`` (..., 3) in
+        world axes (N). A pure moment fixed in the world (Chung's eq 3.22)
+        is an ``f_ext`` of world frame with zero force.
     gradients : bool, optional
         Compute ``∂τ/∂q``, ``∂τ/∂q̇`` and ``M = ∂τ/∂q̈`` (default); with False
         they are None.
@@ -137,19 +190,23 @@ def lagrangian_dynamics(model: Model, q, qd, qdd, *, gradients: bool = True) -> 
     -------
     RNEADerivatives
         ``tau`` (..., nv) and ``dtau_dq``, ``dtau_dqd``, ``mass_matrix``
-        (..., nv, nv), as :func:`ahbm.dynamics.rnea_derivatives`.
+        (..., nv, nv), as :func:`ahbm.dynamics.rnea_derivatives` (``τ =
+        M q̈ + h − Qₑₓₜ``: the loads enter as generalized forces, their
+        dependence on q included in ``dtau_dq``).
 
     Raises
     ------
     ModelError
-        A joint other than revolute or fixed (naming the body).
+        A joint other than revolute, prismatic or fixed (naming the body).
     DataError
-        Arrays of the wrong shape or non-finite values.
+        Arrays of the wrong shape or non-finite values; a bad
+        ``point_forces`` entry (naming it).
 
     Notes
     -----
-    Chung (2009) eqs 2.6, 3.19–3.26 and the gradients of eq. 3.24 (module
-    docstring); gravity is the only load.
+    Chung (2009) eqs 2.6, 3.19–3.26 and the gradients of eq. 3.24; the
+    external loads of eqs 3.21–3.22 enter the backward recursion as a
+    per-body term ``X`` subtracted from ``J C_iᵀ`` (module docstring).
 
     Examples
     --------
@@ -160,6 +217,9 @@ def lagrangian_dynamics(model: Model, q, qd, qdd, *, gradients: bool = True) -> 
     >>> r = lagrangian_dynamics(m, [0.0], [0.0], [0.0])
     >>> round(float(r.tau[0]), 6)  # m g l
     4.905
+    >>> up = [("a", [0.0, 0.5, 0.0], [0.0, 0.0, 9.81])]  # a hand holding it up at its COM
+    >>> round(float(lagrangian_dynamics(m, [0.0], None, None, point_forces=up).tau[0]), 12)
+    0.0
     """
     st = _forward(model, q, qd, qdd)
     batch, N, nv, nb, g4, I4, k_of, parent, mats, A, B, C, qdf, qddf = st
@@ -170,6 +230,10 @@ def lagrangian_dynamics(model: Model, q, qd, qdd, *, gradients: bool = True) -> 
     # ---- backward recursion (eqs 3.19-3.20), children summed
     J = [_pseudo_inertia(model.masses[i], model.coms[i], model.inertias[i]) for i in range(nb)]
     D = [J[i] @ np.swapaxes(C[i], 1, 2) for i in range(nb)]
+    loads = _loads(model, f_ext, f_ext_frame, point_forces, batch, A)
+    for i, X in enumerate(loads[0]):
+        if X is not None:
+            D[i] = D[i] - X
     E = [np.broadcast_to(J[i][:, 3], (N, 4)).copy() for i in range(nb)]
     for i in range(nb - 1, -1, -1):
         if parent[i] >= 0:
@@ -183,7 +247,7 @@ def lagrangian_dynamics(model: Model, q, qd, qdd, *, gradients: bool = True) -> 
             tau[:, k_of[i]] = _tr(AT1, D[i]) - np.einsum("i,nij,nj->n", g4, AT1, E[i])
     if not gradients:
         return RNEADerivatives(None, None, None, tau.reshape(batch + (nv,)))
-    dq = _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qdf, qddf, g4, "q")
+    dq = _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qdf, qddf, g4, "q", loads)
     dqd = _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qdf, qddf, g4, "qd")
     M = _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qdf, qddf, g4, "qdd")
     mat = batch + (nv, nv)
@@ -192,7 +256,86 @@ def lagrangian_dynamics(model: Model, q, qd, qdd, *, gradients: bool = True) -> 
     )
 
 
-def _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qd, qdd, g4, wrt):
+def _wrench_matrix(w):
+    """W (N, 4, 4) with tr(ξ̂ W) = ω·n + v·f for a twist ξ̂ = [[S(ω), v], [0, 0]], w = [n; f]."""
+    n, f = w[:, :3], w[:, 3:]
+    W = np.zeros((w.shape[0], 4, 4))
+    W[:, 0, 1], W[:, 0, 2], W[:, 1, 2] = 0.5 * n[:, 2], -0.5 * n[:, 1], 0.5 * n[:, 0]
+    W[:, 1, 0], W[:, 2, 0], W[:, 2, 1] = -W[:, 0, 1], -W[:, 0, 2], -W[:, 1, 2]
+    W[:, 3, :3] = f
+    return W
+
+
+def _rigid_inverse(A):
+    R, p = A[:, :3, :3], A[:, :3, 3]
+    out = np.zeros_like(A)
+    out[:, :3, :3] = np.swapaxes(R, 1, 2)
+    out[:, :3, 3] = -np.einsum("nji,nj->ni", R, p)
+    out[:, 3, 3] = 1.0
+    return out
+
+
+def _loads(model, f_ext, frame, point_forces, batch, A):
+    """Per-body load terms X (N, 4, 4) of the backward recursion, and their q-dependent parts.
+
+    The generalized force of the loads on body j is ``tr(∂A_j/∂q_i X_j)``:
+    a world wrench ``W`` (moment about the origin) gives ``X = A_j⁻¹ W``, a
+    local one ``X = W_b A_j⁻¹`` (both depend on q), a world force ``f`` at a
+    body point ``r`` gives ``X = r̄ f̄ᵀ`` (constant). Returns ``(X, A⁻¹, X_world,
+    X_local)``, lists by body with None where there is nothing.
+    """
+    nb, N = model.n_bodies, A[0].shape[0] if A else 0
+    X, Ainv, Xw, Xl = [None] * nb, [None] * nb, [None] * nb, [None] * nb
+    f = _check_f_ext(model, f_ext, batch, frame)
+    if f is not None:
+        for i in range(nb):
+            if not f[:, i].any():
+                continue
+            Ainv[i] = _rigid_inverse(A[i])
+            W = _wrench_matrix(f[:, i])
+            if frame == "world":
+                Xw[i] = Ainv[i] @ W
+            else:
+                Xl[i] = W @ Ainv[i]
+            X[i] = Xw[i] if Xl[i] is None else Xl[i]
+    if point_forces is not None:
+        if isinstance(point_forces, (str, bytes, dict)) or not hasattr(point_forces, "__iter__"):
+            raise DataError(
+                f"`point_forces` must be a sequence of (body, point, force), got "
+                f"{point_forces!r:.80}"
+            )
+        for k, entry in enumerate(point_forces):
+            where = f"point_forces[{k}]"
+            try:
+                body, point, force = entry
+            except (TypeError, ValueError) as err:
+                raise DataError(f"{where} must be (body, point, force), got {entry!r:.80}") from err
+            try:
+                i = model.body_index(body)
+            except (AhbmError, KeyError, IndexError, TypeError) as err:
+                raise DataError(f"{where}: unknown body {body!r} of model '{model.name}'") from err
+            r = as_float_array(point, f"{where} point")
+            fw = as_float_array(force, f"{where} force")
+            if r.shape != (3,) or fw.shape[-1:] != (3,):
+                raise DataError(
+                    f"{where}: point must have shape (3,) and force (..., 3); got "
+                    f"{r.shape} and {fw.shape}"
+                )
+            try:
+                fw = np.broadcast_to(fw, batch + (3,)).reshape(N, 3)
+            except ValueError as err:
+                raise DataError(
+                    f"{where}: batch shape of the force {fw.shape[:-1]} does not broadcast to "
+                    f"that of q {batch}"
+                ) from err
+            Xc = np.zeros((N, 4, 4))
+            Xc[:, :3, :3] = r[:, None] * fw[:, None, :]
+            Xc[:, 3, :3] = fw
+            X[i] = Xc if X[i] is None else X[i] + Xc
+    return X, Ainv, Xw, Xl
+
+
+def _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qd, qdd, g4, wrt, loads=None):
     """∂τ/∂(wrt) (N, nv, nv) by forward-mode derivatives of the recursions (eq. 3.24).
 
     Direction axis 1 holds the coordinate k; seeds ``[i = k]`` go to column k.
@@ -231,6 +374,13 @@ def _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qd, qdd, g4, wrt):
         else:
             dC[i][:, k] += Al @ T1
     dD = [J[i] @ np.swapaxes(dC[i], 2, 3) for i in range(nb)]
+    if loads is not None:  # -δX of the loads that move with q (world and local wrenches)
+        _, Ainv, Xw, Xl = loads
+        for i in range(nb):
+            if Xw[i] is not None:
+                dD[i] = dD[i] + Ainv[i][:, None] @ dA[i] @ Xw[i][:, None]
+            if Xl[i] is not None:
+                dD[i] = dD[i] + Xl[i][:, None] @ dA[i] @ Ainv[i][:, None]
     dE = [np.zeros((N, nv, 4)) for _ in range(nb)]
     for i in range(nb - 1, -1, -1):
         lam = parent[i]
@@ -265,10 +415,11 @@ def _gradient(model, mats, k_of, parent, A, B, C, D, E, J, qd, qdd, g4, wrt):
 def _forward(model, q, qd, qdd):
     """Validation and the forward recursion (eq. 2.6): A, B, C of every body."""
     for b in model.bodies if isinstance(model, Model) else ():
-        if b.joint.type not in ("revolute", "fixed"):
+        if b.joint.type not in ("revolute", "prismatic", "fixed"):
             raise ModelError(
-                f"the recursive Lagrangian takes revolute and fixed joints only; body "
-                f"'{b.name}' has a {b.joint.type!r} joint (use ahbm.dynamics.rnea_derivatives)"
+                f"the recursive Lagrangian takes revolute, prismatic and fixed joints only; "
+                f"body '{b.name}' has a {b.joint.type!r} joint (use "
+                "ahbm.dynamics.rnea_derivatives)"
             )
     batch, qf, (qdf, qddf) = prepare(model, q, qd, qdd, transpose=False)
     N, nv = qf.shape[0], model.nv
@@ -278,7 +429,7 @@ def _forward(model, q, qd, qdd):
     g4 = np.r_[np.asarray(model.gravity, float), 0.0]
     I4 = np.broadcast_to(np.eye(4), (N, 4, 4))
     Z4 = np.zeros((N, 4, 4))
-    k_of = [int(model.v_index[i]) if b.joint.type == "revolute" else -1
+    k_of = [int(model.v_index[i]) if b.joint.type != "fixed" else -1
             for i, b in enumerate(model.bodies)]  # fmt: skip
     mats, A, B, C = [], [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
@@ -305,7 +456,7 @@ def generalized_momentum_rate(model: Model, q, qd, qdd):
     Parameters
     ----------
     model : Model
-        A tree of ``revolute`` and ``fixed`` joints.
+        A tree of ``revolute``, ``prismatic`` and ``fixed`` joints.
     q : array_like, shape (..., nq)
     qd, qdd : array_like, shape (..., nv), or None
 
