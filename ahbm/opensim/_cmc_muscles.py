@@ -136,6 +136,19 @@ class MillardTables:
         return _integrate(self._Y, self._D, self._X0, self._HG, self._P, u, a, lce, L, T,
                           float(self.tol if tol is None else tol))  # fmt: skip
 
+    def rigid_tendon_active(self, lmt, vmt):
+        """OpenSim's ``calcInextensibleTendonActiveFiberForce`` at activation 1, (n,).
+
+        The fiber length and velocity of an inextensible tendon at musculotendon
+        length `lmt` (n,) and lengthening speed `vmt` (n,): ``lM = sqrt(h² + (lMT −
+        lTs)²)``, ``vM = vMT cos α``; then ``F0 fL(lM) fV(vM) cos α``, 0 where the
+        fiber is clamped at its minimum length. CMC's fast target weighs each
+        muscle's force by this (OpenSim's ``ActuatorForceTargetFast``).
+        """
+        return _rigid_active(self._Y, self._D, self._X0, self._HG, self._P,
+                             np.ascontiguousarray(lmt, dtype=float),
+                             np.ascontiguousarray(vmt, dtype=float))  # fmt: skip
+
     def state(self, a, lmt, lce):
         """Tendon force, normalized fiber velocity, active fiber force (K, n) at states (K, n)."""
         a, lmt, lce = (np.ascontiguousarray(np.broadcast_to(x, np.shape(lce)), dtype=float)
@@ -279,6 +292,32 @@ def _integrate(Y, D, X0, HG, P, u, a, lce, L, T, tol):
             f, v, _, fm = _state(Y, D, X0, HG, P, j, x, L[N, j], l, v)
             A[k, j], LM[k, j], F[k, j], V[k, j], FM[k, j] = x, l, f, v, fm
     return A, LM, F, V, FM
+
+
+@njit(cache=True)
+def _rigid_active(Y, D, X0, HG, P, lmt, vmt):
+    n = lmt.shape[0]
+    out = np.zeros(n)
+    for j in range(n):
+        f0, lopt, lts, vm = P[j, 0], P[j, 1], P[j, 2], P[j, 3]
+        height, maxpen, sin_max, pen_min, lmin = P[j, 8], P[j, 9], P[j, 10], P[j, 11], P[j, 12]
+        along = lmt[j] - lts
+        lce = math.sqrt(height * height + along * along)
+        phi = 0.0
+        if P[j, 13] > 0.0:
+            phi = maxpen
+            if lce > pen_min:
+                sn = height / lce
+                if sn < sin_max:
+                    phi = math.asin(min(sn, 1.0))
+        cos = math.cos(phi)
+        vce = vmt[j] * cos
+        if (lce <= lmin and vce <= 0.0) or lce < lmin:
+            continue
+        fal = _curve(Y, D, X0, HG, 0, j, lce / lopt)[0]
+        fv = _curve(Y, D, X0, HG, 2, j, vce / vm)[0]
+        out[j] = f0 * fal * fv * cos
+    return out
 
 
 @njit(cache=True)

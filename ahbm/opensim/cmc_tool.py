@@ -265,9 +265,10 @@ class _Controller:
             fmin, fmax = FA[0], FA[-1]
             small = fmax - fmin < 1.0
             lo[ni:], hi[ni:] = np.minimum(fmin, fmax), np.maximum(fmin, fmax)
-            fopt = FM[-1]
+            Ls, Vs, Rs = self.paths.at(qs, us)
+            fopt = self.tables.rigid_tendon_active(Ls, Vs)
             scale[ni:] = np.where(np.abs(fopt) < _TINY, _TINY, np.abs(fopt))
-            extra = self.paths.at(qs, us)[2].T
+            extra = Rs.T
         A, b0 = self.dyn.linear(i1 - 1, qs, us, extra=extra)
         B, c = A[rows], a_des - b0[rows]
         f, self.lam = least_effort_forces(B, c, scale, lo, hi, self.lam,
