@@ -32,6 +32,7 @@ __all__ = [
     "millard_activation_rate",
     "millard_equilibrium",
     "millard_force_coefficients",
+    "millard_minimum_fiber_length",
     "millard_state",
 ]
 
@@ -142,6 +143,31 @@ class _Muscles:
         with np.errstate(divide="ignore", invalid="ignore"):
             t2 = 1.0 / lce**2
             return -self.height * t2 / np.sqrt(1.0 - self.height**2 * t2)
+
+
+def millard_minimum_fiber_length(params) -> np.ndarray:
+    """Minimum fiber length (m) of each Millard muscle, where OpenSim clamps the fiber.
+
+    The larger of the active curve's minimum ``min_norm_active_fiber_length lM0`` and the
+    length at the maximum pennation angle ``lM0 sin α0 / sin α_max``.
+
+    Parameters
+    ----------
+    params : MillardParameters
+
+    Returns
+    -------
+    ndarray, (n,)
+
+    Examples
+    --------
+    >>> p = MillardParameters(max_isometric_force=1000.0, optimal_fiber_length=0.1,
+    ...                       tendon_slack_length=0.2)
+    >>> millard_minimum_fiber_length(p).round(6)
+    array([0.04441])
+    """
+    params = _check(params)
+    return _Muscles(params.as_used(), np.arange(params.n)).lmin.copy()
 
 
 # ---------------------------------------------------------------------------------------

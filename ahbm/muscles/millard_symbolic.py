@@ -364,7 +364,8 @@ def millard_elastic_expressions(params, activation, mt_length, fiber_length, fib
     )
 
 
-def millard_activation_rate_expression(params, excitation, activation, *, muscle=0):
+def millard_activation_rate_expression(params, excitation, activation, *, muscle=0,
+                                       smoothing=None):  # fmt: skip
     """``da/dt`` of a Millard muscle (OpenSim's first-order activation) as an expression.
 
     Parameters
@@ -372,14 +373,20 @@ def millard_activation_rate_expression(params, excitation, activation, *, muscle
     params : MillardParameters
     excitation, activation : casadi expression or float
     muscle : int or str, optional
+    smoothing : float, optional
+        None (default): OpenSim's switch between the time constants, exact. A number
+        ``b > 0``: the switch blended as De Groote et al. (2016) blend theirs,
+        ``1/τ = w/(τa f) + (1 − w) f/τd``, ``w = (1 + tanh(b (u − a)))/2``,
+        ``f = 0.5 + 1.5 a``: smooth, as a direct-collocation solver needs (the exact
+        switch makes the rate's derivative jump at ``u = a``, where Newton-type solvers
+        cycle); within ``tanh(b |u − a|)`` of OpenSim's rate.
 
     Returns
     -------
     casadi expression
         :func:`ahbm.muscles.millard.millard_activation_rate`: ``a`` clamped to
         ``[minimum_activation, 1]``, ``τ = τa (0.5 + 1.5 a)`` while ``u > a``, else
-        ``τd / (0.5 + 1.5 a)``, ``(u − a)/τ``. Continuous; its derivative jumps at
-        ``u = a`` (as OpenSim's).
+        ``τd / (0.5 + 1.5 a)``, ``(u − a)/τ``.
 
     Examples
     --------
@@ -392,6 +399,13 @@ def millard_activation_rate_expression(params, excitation, activation, *, muscle
     i = _muscle_index(params, muscle)
     a = ca.fmin(ca.fmax(activation, float(params.minimum_activation[i])), 1.0)
     factor = 0.5 + 1.5 * a
-    tau = ca.if_else(excitation > a, float(params.activation_time_constant[i]) * factor,
-                     float(params.deactivation_time_constant[i]) / factor)  # fmt: skip
-    return (excitation - a) / tau
+    tau_a = float(params.activation_time_constant[i])
+    tau_d = float(params.deactivation_time_constant[i])
+    if smoothing is None:
+        tau = ca.if_else(excitation > a, tau_a * factor, tau_d / factor)
+        return (excitation - a) / tau
+    b = float(smoothing)
+    if not (math.isfinite(b) and b > 0):
+        raise DataError(f"`smoothing` must be None or a number > 0, got {smoothing!r}")
+    w = 0.5 + 0.5 * ca.tanh(b * (excitation - a))
+    return (excitation - a) * (w / (tau_a * factor) + (1.0 - w) * factor / tau_d)

@@ -17,11 +17,18 @@ muscles from the *same* pieces the numeric code uses:
   :class:`~ahbm.errors.ModelError` naming it.
 - **moment arms** by CasADi's algorithmic differentiation, ``r = −∂l/∂q`` (m/rad or
   m/m; ``nq == nv`` models), and lengthening speeds ``l̇ = −r q̇``;
-- **forces**: De Groote et al. (2016) rigid-tendon muscles through
-  :func:`ahbm.muscles.hill.degroote_rigid_tendon_force` (the numeric expressions with
-  ``xp=casadi``), smooth as direct collocation needs them; elastic tendons by De
-  Groote's implicit equation (:func:`ahbm.muscles.hill.degroote_tendon_residual`);
-  activation dynamics by :func:`ahbm.muscles.hill.degroote_activation_rate`.
+- **forces**, chosen by each muscle's class (``Muscle.model``), as ``ahbm so`` does:
+  ``Millard2012EquilibriumMuscle`` muscles are OpenSim's Millard model
+  (:mod:`ahbm.muscles.millard_symbolic`: its Bézier curves exact to round-off, its
+  clamps, its activation dynamics); every other muscle is De Groote et al.'s (2016)
+  (Thelen2003Muscle included, whose curves are not smooth enough for collocation):
+  rigid tendons through :func:`ahbm.muscles.hill.degroote_rigid_tendon_force` (the
+  numeric expressions with ``xp=casadi``), elastic tendons by De Groote's implicit
+  equation (:func:`ahbm.muscles.hill.degroote_tendon_residual`), activation dynamics by
+  :func:`ahbm.muscles.hill.degroote_activation_rate`. Millard's elastic tendon is its
+  equilibrium formulation: the normalized fiber length is a state, the normalized fiber
+  velocity a control, and the equilibrium residual
+  (:func:`ahbm.muscles.millard_symbolic.millard_elastic_expressions`) a path constraint.
 
 :class:`MuscleDrivenPhase` is a :class:`~ahbm.optimize.Phase` whose states are
 ``x = [q; q̇; a]`` (activations) and controls ``u = [τ_reserve; F_contact; e]``
@@ -53,6 +60,13 @@ from ahbm.muscles.hill import (
     degroote_tendon_residual,
 )
 from ahbm.muscles.hill_curves import MuscleParameters
+from ahbm.muscles.millard import millard_equilibrium, millard_minimum_fiber_length
+from ahbm.muscles.millard_curves import MillardParameters
+from ahbm.muscles.millard_symbolic import (
+    millard_activation_rate_expression,
+    millard_elastic_expressions,
+    millard_rigid_tendon_force_expression,
+)
 from ahbm.muscles.path_elements import (
     CONDITIONAL_TOLERANCE,
     ConditionalPathPoint,
@@ -121,6 +135,9 @@ class MuscleEffort:
 
 
 _MUSCLE_OBJECTIVES = (MuscleEffort, MetabolicCost)
+MILLARD = "Millard2012EquilibriumMuscle"
+#: bounds of a Millard muscle's normalized fiber length above its minimum (elastic tendon)
+MILLARD_MAX_FIBER_LENGTH = 2.0
 
 
 def _coordinate_q_index(model: Model) -> dict:
@@ -141,7 +158,10 @@ class SymbolicMuscles:
     ----------
     names : list of str
     params : MuscleParameters
-        With De Groote's defaults filled.
+        With De Groote's defaults filled (all muscles: their standard fields).
+    millard : MillardParameters or None
+        The Millard2012EquilibriumMuscle muscles (``is_millard``), in phase order.
+    is_millard : list of bool
     lengths : casadi.Function
         ``q -> l`` (n_muscles,), musculotendon lengths (m).
     moment_arms : casadi.Function
@@ -155,12 +175,20 @@ class SymbolicMuscles:
     activation_rate : casadi.Function
         ``(e, a) -> ȧ`` (n_muscles,), 1/s.
     tendon_residual : casadi.Function
-        ``(a, ft, dft, q, qd) -> r`` (n_muscles,): De Groote's implicit elastic-tendon
-        equation (:func:`ahbm.muscles.hill.degroote_tendon_residual`) for normalized
-        tendon forces ``ft`` and their rates ``dft`` (1/s).
+        ``(a, ft, dft, q, qd) -> r`` (n_muscles,): the elastic-tendon equations. De
+        Groote muscles: the implicit equation
+        (:func:`ahbm.muscles.hill.degroote_tendon_residual`) of normalized tendon forces
+        ``ft`` and their rates ``dft`` (1/s); Millard muscles: the equilibrium residual
+        of normalized fiber lengths ``ft`` and velocities ``dft`` (same slots).
+    elastic_forces : casadi.Function
+        ``(ft, q) -> F`` (n_muscles,): tendon forces (N) of those elastic-tendon states.
+    elastic_rate_scale : ndarray
+        ``d(state)/dt = scale × control``: 1 (De Groote), ``max_contraction_velocity``
+        (Millard, ``dl̃M/dt = vmax ṽM``).
     """
 
-    def __init__(self, model: Model, muscles=None, *, symbol: str = "SX"):
+    def __init__(self, model: Model, muscles=None, *, symbol: str = "SX",
+                 activation_smoothing=10.0):  # fmt: skip
         if not isinstance(model, Model):
             raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
         if model.nq != model.nv:
@@ -190,11 +218,18 @@ class SymbolicMuscles:
                     "them by via points) for optimal control"
                 )
         self.model = model
+        self.activation_smoothing = activation_smoothing
         self.names = [m.name for m in chosen]
         self.sd = symbolic_dynamics(model, symbol=symbol)
         self.ca = self.sd.ca
         self.params = MuscleParameters.from_muscles(chosen).resolved("degroote2016")
         self._muscles = chosen
+        self.is_millard = [str(m.model) == MILLARD for m in chosen]
+        mill = [m for m, k in zip(chosen, self.is_millard, strict=True) if k]
+        self.millard = MillardParameters.from_muscles(mill) if mill else None
+        self._millard_index = {m.name: j for j, m in enumerate(mill)}
+        self.elastic_rate_scale = self._per_muscle(
+            [] if self.millard is None else self.millard.max_contraction_velocity, 1.0)  # fmt: skip
         sym = self.sd.ops.sym
         self._a = sym.sym("a", len(chosen))
         self._e = sym.sym("e", len(chosen))
@@ -284,12 +319,23 @@ class SymbolicMuscles:
     def _muscle_params(self, i):
         return SimpleNamespace(**{f: float(getattr(self.params, f)[i]) for f in _PARAMETER_FIELDS})
 
+    def _millard(self, i):
+        """Index of muscle i in `millard`, or None (a De Groote muscle)."""
+        return self._millard_index[self.names[i]] if self.is_millard[i] else None
+
     @functools.cached_property
     def _force_expr(self):
         ca = self.ca
-        lmt, vmt = self._length_expr, self._speed_expr
-        F = [degroote_rigid_tendon_force(self._muscle_params(i), self._a[i], lmt[i], vmt[i],
-                                         xp=ca) for i in range(self.n)]  # fmt: skip
+        lmt, vmt, a = self._length_expr, self._speed_expr, self._a
+        F = []
+        for i in range(self.n):
+            j = self._millard(i)
+            if j is None:
+                F.append(degroote_rigid_tendon_force(self._muscle_params(i), a[i], lmt[i],
+                                                     vmt[i], xp=ca))  # fmt: skip
+            else:
+                F.append(millard_rigid_tendon_force_expression(self.millard, a[i], lmt[i],
+                                                               vmt[i], muscle=j))  # fmt: skip
         return ca.vertcat(*F)
 
     @functools.cached_property
@@ -309,6 +355,9 @@ class SymbolicMuscles:
     def activation_rate(self):
         ca = self.ca
         rates = [degroote_activation_rate(self._muscle_params(i), self._e[i], self._a[i], xp=ca)
+                 if self._millard(i) is None else millard_activation_rate_expression(
+                     self.millard, self._e[i], self._a[i], muscle=self._millard(i),
+                     smoothing=self.activation_smoothing)
                  for i in range(self.n)]  # fmt: skip
         return ca.Function("activation_rate", [self._e, self._a], [ca.vertcat(*rates)],
                            ["e", "a"], ["adot"])  # fmt: skip
@@ -320,14 +369,47 @@ class SymbolicMuscles:
         r = [
             degroote_tendon_residual(
                 self._muscle_params(i), self._a[i], lmt[i], vmt[i], self._ft[i], self._dft[i], xp=ca
-            )  # fmt: skip
+            ) if self._millard(i) is None else self._millard_elastic(i).residual
             for i in range(self.n)
-        ]
+        ]  # fmt: skip
         return ca.Function("tendon_residual", [self._a, self._ft, self._dft, sd._q, sd._qd],
                            [ca.vertcat(*r)], ["a", "ft", "dft", "q", "qd"], ["r"])  # fmt: skip
 
+    def _millard_elastic(self, i):
+        lmt, j = self._length_expr[i], self._millard(i)
+        return millard_elastic_expressions(self.millard, self._a[i], lmt, self._ft[i],
+                                           self._dft[i], muscle=j)  # fmt: skip
 
-def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX") -> SymbolicMuscles:
+    @functools.cached_property
+    def elastic_forces(self):
+        ca, sd = self.ca, self.sd
+        F = [float(self.params.max_isometric_force[i]) * self._ft[i] if self._millard(i) is None
+             else self._millard_elastic(i).tendon_force for i in range(self.n)]  # fmt: skip
+        return ca.Function("elastic_tendon_forces", [self._ft, sd._q], [ca.vertcat(*F)],
+                           ["ft", "q"], ["F"])  # fmt: skip
+
+    def _per_muscle(self, millard_values, other) -> np.ndarray:
+        """(n,): ``millard_values[j]`` for the Millard muscles, `other` for the others."""
+        return np.array([float(millard_values[self._millard(i)]) if self.is_millard[i]
+                         else float(other) for i in range(self.n)])  # fmt: skip
+
+    def elastic_bounds(self, rate_bounds, velocity_bounds):
+        """Bounds of the elastic-tendon states and controls: ``(xlo, xhi, ulo, uhi)``."""
+        m, mill = self.millard, np.asarray(self.is_millard, bool)
+        lmin = [] if m is None else millard_minimum_fiber_length(m) / m.optimal_fiber_length
+        # De Groote: OpenSim's bracket of the normalized tendon force, and its rate
+        return (self._per_muscle(lmin, 0.0), np.where(mill, MILLARD_MAX_FIBER_LENGTH, 5.0),
+                np.where(mill, velocity_bounds[0], rate_bounds[0]),
+                np.where(mill, velocity_bounds[1], rate_bounds[1]))  # fmt: skip
+
+    def minimum_activations(self) -> np.ndarray:
+        """Lower activation of each muscle: Millard's ``minimum_activation``, else 0."""
+        m = self.millard
+        return self._per_muscle([] if m is None else m.minimum_activation, 0.0)
+
+
+def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX",
+                     activation_smoothing=10.0) -> SymbolicMuscles:  # fmt: skip
     """CasADi functions of a model's muscle paths, moment arms, forces and activations.
 
     Parameters
@@ -337,6 +419,11 @@ def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX") -> Symbo
     muscles : sequence of str, optional
         Muscles to use, in this order (default all, in model order).
     symbol : {"SX", "MX"}, optional
+    activation_smoothing : float or None, optional
+        Millard muscles: the ``smoothing`` of
+        :func:`ahbm.muscles.millard_symbolic.millard_activation_rate_expression`
+        (default 10, as De Groote's; None: OpenSim's exact switch, whose kink at
+        ``e = a`` makes IPOPT cycle on muscle-driven problems).
 
     Returns
     -------
@@ -357,7 +444,9 @@ def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX") -> Symbo
     The tests compare them with :func:`ahbm.muscles.muscle_lengths`,
     :func:`~ahbm.muscles.moment_arms`, :func:`~ahbm.muscles.lengthening_speeds`,
     ``muscle_equilibrium(..., curves="degroote2016", rigid_tendon=True)`` and
-    :func:`~ahbm.muscles.activation_rate` at random states (1e-12 relative).
+    :func:`~ahbm.muscles.activation_rate` at random states (1e-12 relative); the
+    Millard muscles with ``millard_equilibrium`` (rigid tendons) and ``millard_state``
+    (elastic) to 1e-10 (``tests/optimize/test_millard_muscle_driven.py``).
 
     Examples
     --------
@@ -380,15 +469,18 @@ def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX") -> Symbo
         "ahbm.optimize.symbolic_muscles",
         symbol,
         None if muscles is None else tuple([muscles] if isinstance(muscles, str) else muscles),
+        activation_smoothing,
     )
     cached = model.cache.get(key)
     if cached is None:
-        cached = model.cache[key] = SymbolicMuscles(model, muscles, symbol=symbol)
+        smooth = activation_smoothing
+        cached = model.cache[key] = SymbolicMuscles(model, muscles, symbol=symbol,
+                                                    activation_smoothing=smooth)  # fmt: skip
     return cached
 
 
 class MuscleDrivenPhase(Phase):
-    """A phase driven by Hill-type muscles (De Groote 2016) and optional reserves.
+    """A phase driven by Hill-type muscles (Millard 2012, De Groote 2016) and reserves.
 
     States ``x = [q; q̇; a]`` (activations ``a:<muscle>``), controls
     ``u = [τ; F; e]``: reserve torques ``tau:<coordinate>`` (zero-bounded unless in
@@ -400,6 +492,14 @@ class MuscleDrivenPhase(Phase):
     forces ``ft:<muscle>`` are states too (bounds 0–5), their rates ``dft:<muscle>``
     controls, ``F = F0 F̃T``, and the path constraint ``"<muscle> tendon equilibrium"``
     holds :func:`ahbm.muscles.hill.degroote_tendon_residual` at zero.
+
+    Muscles of class ``Millard2012EquilibriumMuscle`` are OpenSim's Millard model (see
+    :func:`symbolic_muscles`): their activations and excitations are bounded below by
+    their ``minimum_activation``; with elastic tendons their states are the normalized
+    fiber lengths ``lm:<muscle>`` (from the minimum fiber length to
+    ``MILLARD_MAX_FIBER_LENGTH``), their controls the normalized fiber velocities
+    ``vm:<muscle>`` (``fiber_velocity_bounds``), ``F = F0 fT(l̃T)`` and the path
+    constraint ``"<muscle> tendon equilibrium"`` holds the equilibrium residual at zero.
 
     Parameters
     ----------
@@ -415,7 +515,11 @@ class MuscleDrivenPhase(Phase):
         Activation and excitation of the default initial guess (0.1).
     tendon : {"rigid", "elastic"}, optional
     tendon_rate_bounds : (float, float), optional
-        Bounds of ``dF̃T/dt`` (1/s), elastic tendons (default ±50).
+        Bounds of ``dF̃T/dt`` (1/s), elastic De Groote tendons (default ±50).
+    fiber_velocity_bounds : (float, float), optional
+        Bounds of Millard's normalized fiber velocity, elastic tendons (default ±1).
+    activation_smoothing : float or None, optional
+        Millard muscles' activation dynamics (see :func:`symbolic_muscles`).
     **kwargs
         Those of :class:`~ahbm.optimize.Phase` (``nodes``, ``duration``, ``objectives``
         incl. :class:`MuscleEffort` and :class:`~ahbm.optimize.MetabolicCost`,
@@ -434,7 +538,8 @@ class MuscleDrivenPhase(Phase):
 
     def __init__(self, model: Model, *, muscles=None, reserves=None,
                  activation_bounds=(0.0, 1.0), activation_guess=0.1, tendon="rigid",
-                 tendon_rate_bounds=(-50.0, 50.0), **kwargs):  # fmt: skip
+                 tendon_rate_bounds=(-50.0, 50.0), fiber_velocity_bounds=(-1.0, 1.0),
+                 activation_smoothing=10.0, **kwargs):  # fmt: skip
         if tendon not in ("rigid", "elastic"):
             raise DataError(f"`tendon` must be 'rigid' or 'elastic', got {tendon!r}")
         self.elastic = tendon == "elastic"
@@ -443,6 +548,11 @@ class MuscleDrivenPhase(Phase):
             raise DataError(f"`tendon_rate_bounds` must be (lower, upper), got "
                             f"{tendon_rate_bounds!r}")  # fmt: skip
         self.tendon_rate_bounds = (r0, r1)
+        v0, v1 = (float(v) for v in fiber_velocity_bounds)
+        if not v0 < v1:
+            raise DataError(f"`fiber_velocity_bounds` must be (lower, upper), got "
+                            f"{fiber_velocity_bounds!r}")  # fmt: skip
+        self.fiber_velocity_bounds = (v0, v1)
         if kwargs.get("dynamics", "explicit") != "explicit":
             raise DataError("MuscleDrivenPhase supports dynamics='explicit' only")
         if "actuated" in kwargs:
@@ -451,7 +561,8 @@ class MuscleDrivenPhase(Phase):
         objectives = tuple(kwargs.pop("objectives", None) or ())
         muscle_terms = tuple(o for o in objectives if isinstance(o, _MUSCLE_OBJECTIVES))
         others = [o for o in objectives if not isinstance(o, _MUSCLE_OBJECTIVES)]
-        self.muscle_model = symbolic_muscles(model, muscles)
+        self.muscle_model = symbolic_muscles(model, muscles,
+                                             activation_smoothing=activation_smoothing)  # fmt: skip
         reserve_idx = [] if reserves is None else _names_to_index(model, reserves, "`reserves`")
         super().__init__(model, actuated=reserve_idx, objectives=others, **kwargs)
         self.objectives = objectives
@@ -468,6 +579,11 @@ class MuscleDrivenPhase(Phase):
         for o in muscle_terms:
             self._muscle_index(o)
             if isinstance(o, MetabolicCost):
+                mill = [self.muscle_names[i] for i in self._muscle_index(o)
+                        if self.muscle_model.is_millard[i]]  # fmt: skip
+                if mill:
+                    raise DataError(f"{o.name}: the metabolic models use De Groote's fiber "
+                                    f"states; {mill} are Millard2012EquilibriumMuscle")  # fmt: skip
                 _check_metabolic_cost(self, o)
 
     def _muscle_index(self, o):
@@ -495,17 +611,22 @@ class MuscleDrivenPhase(Phase):
     def nu(self) -> int:
         return self.nv + self.nf + self.nm * (2 if self.elastic else 1)
 
+    def _elastic_names(self, dg, mill):
+        mm = self.muscle_model
+        if not self.elastic:
+            return []
+        return [f"{mill if k else dg}:{n}" for n, k in zip(mm.names, mm.is_millard, strict=True)]
+
     @property
     def state_names(self) -> list[str]:
         names = self.muscle_model.names
-        ft = [f"ft:{n}" for n in names] if self.elastic else []
-        return super().state_names + [f"a:{n}" for n in names] + ft
+        return super().state_names + [f"a:{n}" for n in names] + self._elastic_names("ft", "lm")
 
     @property
     def control_names(self) -> list[str]:
         names = self.muscle_model.names
-        dft = [f"dft:{n}" for n in names] if self.elastic else []
-        return super().control_names + [f"e:{n}" for n in names] + dft
+        return (super().control_names + [f"e:{n}" for n in names]
+                + self._elastic_names("dft", "vm"))  # fmt: skip
 
     def split_state(self, x):
         """``(q, qd)`` of a state vector or matrix (rows); see :meth:`activations`."""
@@ -525,32 +646,35 @@ class MuscleDrivenPhase(Phase):
         return u[k : k + self.nm]
 
     def tendon_forces(self, x):
-        """Normalized tendon forces ``F̃T`` (elastic tendons)."""
+        """Elastic-tendon states: normalized tendon forces ``F̃T`` (Millard: ``l̃M``)."""
         k = self.nq + self.nv + self.nm
         return x[k : k + self.nm]
 
     def tendon_rates(self, u):
-        """``dF̃T/dt`` (elastic tendons), 1/s."""
+        """Elastic-tendon controls: ``dF̃T/dt`` (1/s; Millard: ``ṽM``)."""
         k = self.nv + self.nf + self.nm
         return u[k : k + self.nm]
 
     # ---- bounds
-    def state_bounds(self):
-        lo, hi = super().state_bounds()
+    def _activation_limits(self):
         a0, a1 = self.activation_bounds
-        lo, hi = np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
-        if self.elastic:  # OpenSim's bracket of the normalized tendon force
-            lo, hi = np.r_[lo, np.zeros(self.nm)], np.r_[hi, np.full(self.nm, 5.0)]
+        a0 = np.maximum(a0, self.muscle_model.minimum_activations())
+        return a0, np.full(self.nm, a1)
+
+    def _bounds(self, lo, hi, part):
+        a0, a1 = self._activation_limits()
+        lo, hi = np.r_[lo, a0], np.r_[hi, a1]
+        if self.elastic:
+            b = self.muscle_model.elastic_bounds(self.tendon_rate_bounds,
+                                                 self.fiber_velocity_bounds)  # fmt: skip
+            lo, hi = np.r_[lo, b[part]], np.r_[hi, b[part + 1]]
         return lo, hi
 
+    def state_bounds(self):
+        return self._bounds(*super().state_bounds(), 0)
+
     def control_bounds(self):
-        lo, hi = super().control_bounds()
-        a0, a1 = self.activation_bounds
-        lo, hi = np.r_[lo, np.full(self.nm, a0)], np.r_[hi, np.full(self.nm, a1)]
-        if self.elastic:
-            r0, r1 = self.tendon_rate_bounds
-            lo, hi = np.r_[lo, np.full(self.nm, r0)], np.r_[hi, np.full(self.nm, r1)]
-        return lo, hi
+        return self._bounds(*super().control_bounds(), 2)
 
     # ---- dynamics
     def generalized_forces(self, x, u):
@@ -560,7 +684,7 @@ class MuscleDrivenPhase(Phase):
         mm = self.muscle_model
         if self.elastic:
             ca = require_casadi()
-            F = ca.DM(mm.params.max_isometric_force) * self.tendon_forces(x)
+            F = mm.elastic_forces(self.tendon_forces(x), q)
             return ca.mtimes(mm.moment_arms(q).T, F) + tau
         return mm.generalized_forces(self.activations(x), q, qd) + tau
 
@@ -569,7 +693,9 @@ class MuscleDrivenPhase(Phase):
         ca = require_casadi()
         adot = self.muscle_model.activation_rate(self.excitations(u), self.activations(x))
         out = ca.vertcat(super().ode(x, u, p), adot)
-        return ca.vertcat(out, self.tendon_rates(u)) if self.elastic else out
+        if not self.elastic:
+            return out
+        return ca.vertcat(out, ca.DM(self.muscle_model.elastic_rate_scale) * self.tendon_rates(u))
 
     def path_constraints(self, x, u, p, t=0.0):
         """Those of :class:`Phase` and, elastic tendons, the tendon equilibria."""
@@ -600,14 +726,23 @@ class MuscleDrivenPhase(Phase):
         """As :meth:`Phase.initial_guess`, activations and excitations at ``activation_guess``."""
         X, U, p = super().initial_guess(t)
         k, j = self.nq + self.nv, self.nv + self.nf
-        X[k : k + self.nm] = self.activation_guess
-        U[j : j + self.nm] = self.activation_guess
+        a0, a1 = self._activation_limits()
+        X[k : k + self.nm] = np.clip(self.activation_guess, a0, a1)[:, None]
+        U[j : j + self.nm] = np.clip(self.activation_guess, a0, a1)[:, None]
         if self.elastic:  # tendon forces of rigid tendons at the guess
             mm, n = self.muscle_model, X.shape[1]
             F = np.asarray(mm.forces.map(n)(X[k : k + self.nm], X[: self.nq],
                                             X[self.nq : k]), float)  # fmt: skip
             X[k + self.nm :] = np.clip(F / mm.params.max_isometric_force[:, None], 0.0, 5.0)
             U[j + self.nm :] = 0.0
+            mill = np.flatnonzero(mm.is_millard)
+            if mill.size:  # Millard: fibers in static equilibrium at the guess
+                lmt = np.asarray(mm.lengths.map(n)(X[: self.nq]), float)[mill].T
+                s = millard_equilibrium(mm.millard, X[k + mill].T, lmt)
+                lo, hi, _, _ = mm.elastic_bounds(self.tendon_rate_bounds,
+                                                 self.fiber_velocity_bounds)  # fmt: skip
+                ln = np.nan_to_num(s.normalized_fiber_length.T, nan=1.0)
+                X[k + self.nm + mill] = np.clip(ln, lo[mill, None], hi[mill, None])
         return X, U, p
 
     def muscle_outputs(self, X, U) -> dict:
@@ -636,7 +771,7 @@ class MuscleDrivenPhase(Phase):
 
         R = np.stack([np.asarray(mm.moment_arms(q[:, k]), float) for k in range(n)])
         if self.elastic:
-            F = self.tendon_forces(X).T * mm.params.max_isometric_force
+            F = cols(mm.elastic_forces, self.tendon_forces(X), q).T
         else:
             F = cols(mm.forces, a, q, qd).T
         tau_m = np.einsum("nmv,nm->nv", R, F)
@@ -654,5 +789,10 @@ class MuscleDrivenPhase(Phase):
             "tau": tau_m + res,
         }
         if self.elastic:
-            out["tendon_force_rates"] = self.tendon_rates(U).T.copy()
+            mill = np.asarray(mm.is_millard)
+            rates, w = self.tendon_rates(U).T.copy(), self.tendon_forces(X).T.copy()
+            out["tendon_force_rates"] = np.where(mill, np.nan, rates)
+            if mill.any():
+                out["normalized_fiber_lengths"] = np.where(mill, w, np.nan)
+                out["normalized_fiber_velocities"] = np.where(mill, rates, np.nan)
         return out
