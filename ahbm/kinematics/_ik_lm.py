@@ -161,8 +161,19 @@ def _lm_trial(model, Q, H, g, lam, bnd, D):
         # the descent direction -g points outwards at an active bound
         free = ~((at_lo & (g > 0)) | (at_hi & (g < 0)))
     dv = _solve_step(H, g, lam, free, D)
+    cons = bnd[6]
+    predict = None if cons is None else getattr(cons[0], "predict_active", None)
+    if predict is not None:  # one-sided penalties: rows the step would violate join its model
+        r, Ga = predict(Q, dv)
+        if np.any(Ga):
+            GaT = np.swapaxes(Ga, 1, 2)
+            H = H + cons[1] * (GaT @ Ga)
+            dv = _solve_step(H, g + cons[1] * (GaT @ r[:, :, None])[:, :, 0], lam, free, D)
     # without quaternion joints q and v share their layout: q + dv (no validation pass)
     Qt = Q + dv if model.nq == model.nv and _v2q_identity(model) else integrate_q(model, Q, dv)
+    correct = None if cons is None else getattr(cons[0], "correct_trial", None)
+    if correct is not None:  # second-order correction: back onto violated one-sided rows
+        Qt = correct(Qt)
     if bounded:
         Qt = np.clip(Qt, lower, upper)
     return dv, Qt

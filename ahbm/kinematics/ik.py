@@ -45,6 +45,7 @@ import numpy as np
 from ahbm._engine import state as _st
 from ahbm._internal.validation import as_float_array, as_int, as_nonnegative_float
 from ahbm.errors import AhbmWarning, DataError
+from ahbm.kinematics._ik_collision import collision_term, stack_penalties
 from ahbm.kinematics._ik_lm import _coordinate_tasks, _lm_block, _lm_pipeline
 from ahbm.kinematics.configuration import check_q, difference_q, integrate_q, neutral_q
 from ahbm.kinematics.marker_model import _select_markers, _v_to_q_index, joint_bounds, model_markers
@@ -112,6 +113,9 @@ def fit_markers(
     warm_start: str = "previous",
     constraints=None,
     constraint_weight: float = np.inf,
+    collision=None,
+    collision_margin: float = 0.0,
+    collision_weight: float = np.inf,
 ) -> IKResult:
     """Inverse kinematics: generalized coordinates that best fit measured markers.
 
@@ -180,6 +184,20 @@ def fit_markers(
         Weight of ``|g|²`` in the cost (OpenSim's ``constraint_weight``); the
         default ``inf`` enforces them with a weight of 1e8, which leaves a
         violation of the order of 1e-8 times the marker-cost gradient.
+    collision : "all" or sequence of (str, str), optional
+        Keep swept-sphere volumes of the model (``model.collision``,
+        :class:`~ahbm.kinematics.geometry.CollisionShape`) apart: the given
+        pairs of shape names, or ``"all"`` (True) for every pair on
+        non-adjacent bodies that move relative to each other. Adds
+        ``w Σ min(0, d(q) − margin)²`` to the cost, with the distances and
+        Jacobians of :func:`~ahbm.kinematics.geometry.distances`.
+    collision_margin : float, optional
+        Least distance between the shapes' surfaces, m (>= 0).
+    collision_weight : float, optional
+        Weight ``w`` of the collision penalty (1/m², relative to the
+        marker weights); the default ``inf`` enforces the inequality with a
+        weight of 1e8 (a pair pressed against the margin by the markers stays
+        within nanometres of it).
 
     Returns
     -------
@@ -305,6 +323,9 @@ def fit_markers(
         if not cw >= 0:
             raise DataError(f"`constraint_weight` must be >= 0 (inf: enforced), got {cw}")
         cons = (constraints, 1e8 if np.isinf(cw) else cw)
+    coll = collision_term(model, collision, collision_margin, collision_weight)
+    if coll is not None:
+        cons = coll if cons is None else stack_penalties(cons, coll)
     has_q = v2q >= 0
     lo_v = np.where(has_q, lower[np.maximum(v2q, 0)], -np.inf)
     hi_v = np.where(has_q, upper[np.maximum(v2q, 0)], np.inf)
