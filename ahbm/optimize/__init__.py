@@ -18,6 +18,7 @@ __getattr__, __dir__, __all__ = lazy_package(
     [
         "symbolic",
         "muscle_driven",
+        "contact",
         "metabolic_objective",
         "phase",
         "problem",
