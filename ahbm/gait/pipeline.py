@@ -148,6 +148,8 @@ def analyze_gait(
         knee_width=settings.knee_width,
         ankle_width=settings.ankle_width,
         tibial_torsion=settings.tibial_torsion,
+        thigh_rotation=settings.thigh_rotation,
+        shank_rotation=settings.shank_rotation,
         marker_radius=settings.marker_radius,
         marker_set=settings.marker_set,
         marker_map=settings.marker_map,
@@ -168,7 +170,10 @@ def analyze_gait(
     offsets = None
     calibration = None
     if st is not None:
-        keep = ("tibial_torsion",) if settings.tibial_torsion is not None else ()
+        keep = tuple(
+            k for k in ("tibial_torsion", "thigh_rotation", "shank_rotation")
+            if getattr(settings, k) is not None
+        )  # fmt: skip
         calibration = static_calibration(
             static_markers(st, settings, markers.up), subject, keep=keep
         )
@@ -271,7 +276,10 @@ def analyze_gait(
         lab = {k: (m @ Q, kinetics.sagittal_axes[k] @ Q) for k, m in kinetics.lab_moments.items()}
     checks, disagree = compare_with_file_outputs(result, tr, lab_moments=lab)
     if checks:
-        if st is None and settings.tibial_torsion is None:
+        if st is None and all(
+            getattr(settings, k) is None
+            for k in ("tibial_torsion", "thigh_rotation", "shank_rotation")
+        ):
             disagree = _sign_hints(disagree, checks, markers, subject, offsets, use_heel, tr)
         flags += disagree
         result = replace(result, flags=tuple(flags), file_outputs=checks)

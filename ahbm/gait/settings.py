@@ -91,6 +91,13 @@ class GaitSettings:
         rad, positive = external torsion on both sides; None (default) reads
         L/RTibialTorsion from the file, else the static trial measures it
         (with a KAD or medial markers), else 0.
+    thigh_rotation, shank_rotation : float or dict or None
+        rad, Plug-in Gait's ThighRotation and ShankRotation (the wands' turn
+        out of the knee's and the ankle's plane, the sign as the VSK's), one
+        value or ``{"Left": ..., "Right": ...}``; None (default) reads them
+        from the file, else the static trial measures them, else 0. Give them
+        to reproduce a Plug-in Gait run whose subject values are known but
+        not stored in the file.
     marker_radius : float
         m (default 7 mm, 14 mm markers).
     moment_frame : {"jcs", "distal", "proximal"}
@@ -129,6 +136,8 @@ class GaitSettings:
     knee_width: Any = None
     ankle_width: Any = None
     tibial_torsion: Any = None
+    thigh_rotation: Any = None
+    shank_rotation: Any = None
     marker_radius: float = 0.007
     moment_frame: str = "jcs"
     compat: str = "none"
@@ -177,11 +186,12 @@ class GaitSettings:
             object.__setattr__(self, "up", tuple(float(x) for x in up))
         for name in ("leg_length", "knee_width", "ankle_width"):
             _per_side(name, getattr(self, name))
-        tt = self.tibial_torsion
-        values = tt.values() if isinstance(tt, Mapping) else [tt]
-        for v in values:
-            if v is not None and not (isinstance(v, int | float) and math.isfinite(v)):
-                _fail("tibial_torsion", "a finite angle in rad, a dict per side, or None", tt)
+        for name in ("tibial_torsion", "thigh_rotation", "shank_rotation"):
+            tt = getattr(self, name)
+            values = tt.values() if isinstance(tt, Mapping) else [tt]
+            for v in values:
+                if v is not None and not (isinstance(v, int | float) and math.isfinite(v)):
+                    _fail(name, "a finite angle in rad, a dict per side, or None", tt)
         _positive("marker_radius", self.marker_radius, zero=True)
         if self.moment_frame not in ("jcs", "distal", "proximal"):
             _fail("moment_frame", "'jcs', 'distal' (Plug-in Gait's) or 'proximal'",

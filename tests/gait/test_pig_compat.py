@@ -134,3 +134,35 @@ def test_compat_foot_is_the_ankle_toe_line_and_the_record_says_so():
         assert abs(np.mean(d)) > np.radians(1.0)  # the lines differ
         assert np.std(d) < np.radians(1.0)  # by a constant: the static offset
     np.testing.assert_array_equal(pig.angles["LKneeAngles"], own.angles["LKneeAngles"])
+
+
+def test_subject_angles_given_as_settings_reproduce_the_static_calibration():
+    """ThighRotation, ShankRotation and TibialTorsion known to the lab but not stored in
+    the file: given as settings, the blind run builds the joint centres and angles that
+    the static calibration gives; without them the knee centre is off."""
+    from ahbm.gait.demo import synthetic_static_trial
+
+    anatomy = {"tibial_torsion": 0.30, "thigh_wand_rotation": 0.20,
+               "shank_wand_rotation": -0.15}  # fmt: skip
+    trial, _ = synthetic_walking_trial(
+        duration=2.0, noise=0.0, gap=None, anatomy=anatomy, heel_markers=False
+    )
+    base = GaitSettings(kinetics=False)
+    cal = analyze_gait(trial, static=synthetic_static_trial(anatomy=anatomy), settings=base)
+    subj = cal.subject
+    given = base.replace(
+        tibial_torsion=dict(subj.tibial_torsion), thigh_rotation=dict(subj.thigh_rotation),
+        shank_rotation=dict(subj.shank_rotation),
+    )  # fmt: skip
+    res = analyze_gait(trial, settings=given)
+    bare = analyze_gait(trial, settings=base.replace(tibial_torsion=0.0, thigh_rotation=0.0,
+                                                     shank_rotation=0.0))  # fmt: skip
+    for name in ("LKJC", "RKJC", "LAJC", "RAJC"):
+        np.testing.assert_allclose(res.joint_centres[name], cal.joint_centres[name], atol=1e-9)
+    for name in ("LKJC", "RKJC"):
+        d = np.linalg.norm(bare.joint_centres[name] - cal.joint_centres[name], axis=1)
+        assert np.nanmedian(d) > 0.005, name
+    np.testing.assert_allclose(res.angles["RKneeAngles"], cal.angles["RKneeAngles"], atol=1e-9)
+    assert res.subject.thigh_rotation == subj.thigh_rotation
+    with pytest.raises(DataError, match="GaitSettings.thigh_rotation"):
+        GaitSettings(thigh_rotation="10 deg")
