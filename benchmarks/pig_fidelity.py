@@ -1,7 +1,7 @@
 """Fidelity of the gait pipeline to Vicon's Plug-in Gait on files it has never seen.
 
 Run: python benchmarks/pig_fidelity.py FILE_OR_FOLDER [...] [--static STATIC.c3d]
-     [--moment-frame distal|jcs|proximal] [--details]
+     [--moment-frame distal|jcs|proximal] [--details] [--set NAME=VALUE ...]
 
 A folder stands for the C3D files in it (and its subfolders), in name order.
 
@@ -25,6 +25,10 @@ loads, flags). The summary counts the curves that meet the targets:
 sagittal moment r >= 0.95 and RMS <= 0.1 N·m/kg, hip and knee sagittal
 angles within 2 deg RMS, ankle within 3 deg, transverse signs as Vicon's.
 
+``--set`` passes subject inputs the lab knows but the files do not carry
+(e.g. ``--set "thigh_rotation={'Left': 0.15, 'Right': 0.15}"``, angles in
+rad) to both runs: any :class:`~ahbm.gait.GaitSettings` field.
+
 No data ships with ahbm: give the files of your own lab.
 """
 
@@ -44,12 +48,29 @@ MIN_R, MAX_RMS = 0.95, 0.1
 MAX_ANGLE_RMS = {"Hip": 2.0, "Knee": 2.0, "Ankle": 3.0}
 
 
-def modes(moment_frame: str) -> dict:
+def modes(moment_frame: str, extra: dict | None = None) -> dict:
     """The two runs: ahbm's rules on the chosen projection, and Plug-in Gait's."""
+    extra = extra or {}
     return {
-        "ahbm": GaitSettings(moment_frame=moment_frame),
-        "compat": GaitSettings(compat="plug-in-gait"),
+        "ahbm": GaitSettings(moment_frame=moment_frame, **extra),
+        "compat": GaitSettings(compat="plug-in-gait", **extra),
     }
+
+
+def parse_sets(items) -> dict:
+    """``["name=value", ...]`` -> ``{name: literal value}`` (numbers, dicts, strings)."""
+    import ast
+
+    out = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--set {item!r}: expected NAME=VALUE")
+        try:
+            out[name.strip()] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[name.strip()] = value
+    return out
 
 
 def _f(x, fmt: str = "+.3f", width: int = 6) -> str:
@@ -153,8 +174,14 @@ def main(argv=None) -> None:
         help="projection of ahbm's own run (default: distal, Plug-in Gait's)",
     )
     ap.add_argument("--details", action="store_true", help="print the per-cause diagnosis")
+    ap.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a GaitSettings field for both runs (subject inputs the files lack)",
+    )
     args = ap.parse_args(argv)
-    runs = modes(args.moment_frame)
+    runs = modes(args.moment_frame, parse_sets(args.set))
     totals = {m: [] for m in runs}
     failed = []
     for f in c3d_files(args.files):
