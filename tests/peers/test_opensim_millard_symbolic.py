@@ -168,7 +168,7 @@ cs = m.getCoordinateSet()
 muscles = m.getMuscles()
 names = [muscles.get(i).getName() for i in range(muscles.getSize())]
 rng = np.random.default_rng(5)
-frames = []
+frames, coords = [], []
 for k in range(INPUTS["poses"]):
     for i in range(cs.getSize()):
         c = cs.get(i)
@@ -183,27 +183,41 @@ for k in range(INPUTS["poses"]):
         muscles.get(j).setActivation(s, float(a[j]))
     m.equilibrateMuscles(s)
     m.realizeDynamics(s)
-    frames.append([[a[j], muscles.get(j).getLength(s), muscles.get(j).getTendonForce(s)]
-                   for j in range(len(names))])
+    frames.append([[a[j], muscles.get(j).getLength(s), muscles.get(j).getTendonForce(s),
+                    muscles.get(j).getFiberLength(s)] for j in range(len(names))])
+    coords.append({cs.get(i).getName(): cs.get(i).getValue(s) for i in range(cs.getSize())})
 OUT["names"] = names
 OUT["frames"] = frames
+OUT["coords"] = coords
 """
 
 
 @pytest.mark.skipif(not SUBJECT01.is_file(), reason=f"shared data not found at {SUBJECT01}")
 def test_subject01_symbolic_equilibrium_matches_opensim():
+    """End to end: the model's paths and Millard muscles as an optimal control sees them."""
     from ahbm.opensim import read_osim
+    from ahbm.optimize import symbolic_muscles
 
     out = opensim_run(_SUBJECT, model=str(SUBJECT01), poses=2)
-    by = {mu.name: mu for mu in read_osim(SUBJECT01).muscles}
-    p = MillardParameters.from_muscles([by[n] for n in out["names"]])
-    ref = np.array(out["frames"])  # (poses, muscles, [a, lMT, F_T])
+    model = read_osim(SUBJECT01)
+    sm = symbolic_muscles(model, out["names"])
+    assert all(sm.is_millard)
+    p = sm.millard
+    ref = np.array(out["frames"])  # (poses, muscles, [a, lMT, F_T, lM])
+    q = np.array([[c[n] for n in model.coordinate_names] for c in out["coords"]])
+    lmt = np.asarray(sm.lengths.map(len(q))(q.T), float).T
+    assert np.max(np.abs(lmt - ref[..., 1])) < 1e-9
+    # OpenSim's fiber lengths in the phase's elastic tendon forces
+    F = np.asarray(sm.elastic_forces.map(len(q))((ref[..., 3] / p.optimal_fiber_length).T,
+                                                 q.T), float).T  # fmt: skip
+    f0 = p.max_isometric_force
+    assert np.max(np.abs(F - ref[..., 2]) / np.maximum(np.abs(ref[..., 2]), 1e-3 * f0)) < 1e-6
+    # the symbolic equilibrium at the symbolic path lengths
     worst = 0.0
     for j in range(p.n):
         solve = _equilibrium_solver(p, j)
-        f0 = float(p.max_isometric_force[j])
-        for a, lmt, ft in ref[:, j]:
-            got, _, res = solve(a, lmt)
+        for k in range(len(q)):
+            got, _, res = solve(ref[k, j, 0], lmt[k, j])
             assert abs(res) < 1e-12
-            worst = max(worst, abs(got - ft) / max(abs(ft), 1e-3 * f0))
+            worst = max(worst, abs(got - ref[k, j, 2]) / max(abs(ref[k, j, 2]), 1e-3 * f0[j]))
     assert p.n == 18 and worst < 1e-6
