@@ -13,7 +13,14 @@ import argparse
 from pathlib import Path
 
 from ahbm.graphics import save_figure
-from ahbm.kinematics import center_of_mass, load_model, neutral_q, point_position, save_model
+from ahbm.kinematics import (
+    center_of_mass,
+    load_model,
+    model_markers,
+    neutral_q,
+    point_position,
+    save_model,
+)
 from ahbm.models.heiman import heiman_model
 
 
@@ -32,7 +39,7 @@ def run(out: Path, quick: bool = False, height: float = 1.79, mass: float = 76.0
     head = model.body_index("head")
     vertex = point_position(model, neutral_q(model), head, model.bodies[head].markers["vertex"])
     foot = model.body_index("foot_r")
-    heel = point_position(model, neutral_q(model), foot, model.bodies[foot].markers["heel"])
+    heel = point_position(model, neutral_q(model), foot, model.bodies[foot].markers["heel_r"])
     stature = float(vertex[2] - heel[2])
     com = center_of_mass(model, neutral_q(model))
 
@@ -56,6 +63,7 @@ def run(out: Path, quick: bool = False, height: float = 1.79, mass: float = 76.0
         "mass": model.total_mass,
         "stature": stature,
         "com_height": float(com[2] - heel[2]),
+        "n_markers": len(model_markers(model).names),
         "json": path,
         "figure": fig_path,
     }
@@ -63,6 +71,7 @@ def run(out: Path, quick: bool = False, height: float = 1.79, mass: float = 76.0
     print(f"standing height (heel to vertex) {stature:.3f} m for a {height} m subject")
     print(f"centre of mass {result['com_height']:.3f} m above the sole "
           f"({result['com_height'] / stature:.3f} of the model height)")  # fmt: skip
+    print(f"{result['n_markers']} markers (sole landmarks, vertex, full-body Plug-in Gait)")
     print(f"model file: {path}; figure: {fig_path}")
     return result
 

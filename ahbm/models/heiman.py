@@ -19,16 +19,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from ahbm._internal.validation import as_nonnegative_float
 from ahbm.bsp.tables import segment_parameters
 from ahbm.errors import AhbmError, ModelError
 from ahbm.kinematics.tree import Model
+from ahbm.models._heiman_markers import (
+    HEIMAN_MARKER_DIMENSIONS,
+    PLUG_IN_GAIT_NAMES,
+    plug_in_gait_markers,
+)
 
-__all__ = ["heiman_model", "HEIMAN_WIDTHS"]
+__all__ = [
+    "heiman_model",
+    "heiman_plug_in_gait_measurements",
+    "HEIMAN_WIDTHS",
+    "HEIMAN_MARKER_DIMENSIONS",
+    "HEIMAN_PLUG_IN_GAIT_MARKERS",
+]
 
 #: Dimensions of HeiMan that are not segment lengths, / height (Felis 2015,
 #: Table 4.3): hip-joint half width (Dumas et al. 2007); foot height (ankle
 #: above the sole) and heel behind the ankle (marked "guess" in the source).
 HEIMAN_WIDTHS = {"hip": 0.0461, "foot_height": 0.0468, "foot_posterior": 0.0400}
+
+#: The Plug-in Gait markers of :func:`heiman_model` (full-body set, 40 markers).
+HEIMAN_PLUG_IN_GAIT_MARKERS = PLUG_IN_GAIT_NAMES
 
 _EULER = {"type": "euler", "sequence": "YXZ"}
 
@@ -40,6 +55,7 @@ def heiman_model(
     root: str = "free",
     segment_lengths: dict | None = None,
     gravity=(0.0, 0.0, -9.81),
+    marker_radius: float = 0.007,
 ) -> Model:
     """Build the HeiMan-like whole-body model for a subject.
 
@@ -58,6 +74,9 @@ def heiman_model(
         :func:`ahbm.bsp.segment_parameters`.
     gravity : array_like, shape (3,), optional
         Gravity in the world frame, m/s².
+    marker_radius : float, optional
+        Radius of the Plug-in Gait markers, m (default 7 mm: 14 mm markers);
+        skin markers sit this far outside the skin.
 
     Returns
     -------
@@ -66,13 +85,18 @@ def heiman_model(
         (about +y, flexion positive), ``ankle_r/l``, ``lumbar``, ``thorax``
         (fixed), ``inner_shoulder_r/l`` (fixed), ``shoulder_r/l``,
         ``elbow_r/l`` (about -y, flexion positive), ``wrist_r/l`` (fixed),
-        ``neck`` (fixed), ``head``. Markers ``heel`` and ``toe`` on the feet,
-        ``vertex`` on the head.
+        ``neck`` (fixed), ``head``. Markers (45, unique names): the sole
+        landmarks ``heel_r``, ``toe_r``, ``heel_l``, ``toe_l`` (under the
+        heel and the toe tip; named with their foot's side suffix), ``vertex``
+        on the head, and the 40 Plug-in Gait markers
+        (:data:`HEIMAN_PLUG_IN_GAIT_MARKERS`, Notes).
 
     Raises
     ------
     ModelError
         Bad mass, height, root or segment lengths.
+    DataError
+        A negative or non-numeric `marker_radius`.
 
     Notes
     -----
@@ -84,19 +108,49 @@ def heiman_model(
     with the longitudinal radius about x, as in :func:`ahbm.models.human15`
     (HeiMan prints it on the z axis).
 
+    Plug-in Gait markers, by Plug-in Gait's placement rules on HeiMan's joint
+    centres (proportions / stature in ``HEIMAN_MARKER_DIMENSIONS``; skin
+    markers one marker radius ``r`` outside the skin):
+
+    - **Pelvis**: HeiMan's pelvis frame is Plug-in Gait's, so ``LASI``,
+      ``RASI``, ``LPSI``, ``RPSI`` and ``SACR`` (mid-PSIS) lie in a plane
+      parallel to its x-y plane. The ASIS are placed where the Davis et al.
+      (1991) regression of Plug-in Gait
+      (:func:`~ahbm.kinematics.joint_centres.hip_joint_centre_davis`) puts
+      the hip centres on HeiMan's, for the leg
+      length (ASIS to medial malleolus via the knee) and inter-ASIS distance
+      of :func:`heiman_plug_in_gait_measurements`; the PSIS 0.0914 H behind.
+    - **Knee, ankle, elbow** (``?KNE``, ``?ANK``, ``?ELB``): on the joint's
+      flexion axis (HeiMan's y), lateral at half the joint width plus ``r``.
+    - **Wands** ``?THI``, ``?TIB``: lateral, in the frontal plane of the
+      segment (the plane of the proximal centre, the distal centre and the
+      joint marker: no wand rotation), two thirds down the thigh and shank.
+    - **Foot**: ``?TOE`` on the second metatarsal head (0.72 of the foot from
+      the heel), ``?HEE`` on the back of the heel at the same height.
+    - **Trunk** (upper trunk, from the xiphoid to the suprasternal notch):
+      ``CLAV`` at the notch, ``C7`` behind and above it, ``STRN`` on the
+      xiphoid, ``T10`` behind it, ``RBAK`` on the right scapula.
+    - **Arms**: ``?SHO`` on the acromion above the shoulder centre (on the
+      clavicula); ``?UPA`` and ``?FRM`` lateral on the upper arm and forearm,
+      at different heights left and right; the wrist bar ``?WRA`` (thumb
+      side, lateral: the forearm in the anatomical position, palm forward)
+      and ``?WRB`` (little-finger side) at half the wrist width; ``?FIN``
+      on the back of the hand over the third metacarpal head.
+    - **Head**: ``?FHD`` over the temples and ``?BHD`` at the back of the
+      head, in one transverse plane 0.045 H below the vertex.
+
     Examples
     --------
     >>> m = heiman_model(mass=76.0, height=1.79)
     >>> m.n_bodies, m.nv, round(m.total_mass, 6)
     (19, 34, 76.0)
+    >>> from ahbm.kinematics import model_markers
+    >>> len(model_markers(m).names), "RKNE" in m.bodies[m.body_index("thigh_r")].markers
+    (45, True)
     """
     if root not in ("free", "free_euler"):
         raise ModelError(f"`root` must be 'free' or 'free_euler', got {root!r}")
-    try:
-        p = segment_parameters("heiman", mass=mass, height=height, segment_lengths=segment_lengths)
-    except AhbmError as err:
-        raise ModelError(f"heiman_model: {err}") from err
-    H = float(height)
+    p, H, markers, _ = _parameters(mass, height, segment_lengths, marker_radius)
     model = Model("heiman", gravity)
 
     def add(name, parent, joint, position, seg=None, **extra):
@@ -109,6 +163,7 @@ def heiman_model(
             mass=s.mass,
             com=extra.pop("com", s.com),
             inertia=extra.pop("inertia", s.inertia),
+            markers=markers.get(name),
             **extra,
         )
         return s.length
@@ -142,7 +197,6 @@ def heiman_model(
             [0, 0, -L_shank],
             com=[heel + com_frac * foot.length, 0.0, 0.5 * sole],
             inertia=foot.mass * foot.length**2 * np.diag([rl**2, rs**2, rt**2]),
-            markers={"heel": [heel, 0.0, sole], "toe": [heel + foot.length, 0.0, sole]},
         )
     L_mid = add("middle_trunk", "pelvis", dict(_EULER, name="lumbar"), [0, 0, L_pelvis])
     L_up = add("upper_trunk", "middle_trunk", {"type": "fixed", "name": "thorax"}, [0, 0, L_mid])
@@ -173,12 +227,51 @@ def heiman_model(
             [0, 0, -L_la],
         )
     L_neck = add("neck", "upper_trunk", {"type": "fixed", "name": "neck"}, [0, 0, L_up])
-    L_head = p["head"].length
-    add(
-        "head",
-        "neck",
-        dict(_EULER, name="head"),
-        [0, 0, L_neck],
-        markers={"vertex": [0.0, 0.0, L_head]},
-    )
+    add("head", "neck", dict(_EULER, name="head"), [0, 0, L_neck])
     return model
+
+
+def _parameters(mass, height, segment_lengths, marker_radius):
+    """Segment parameters, stature, markers by body and Plug-in Gait measurements."""
+    r = as_nonnegative_float(marker_radius, "marker_radius", unit="m")
+    try:
+        p = segment_parameters("heiman", mass=mass, height=height, segment_lengths=segment_lengths)
+    except AhbmError as err:
+        raise ModelError(f"heiman_model: {err}") from err
+    H = float(height)
+    markers, measurements = plug_in_gait_markers(p, H, HEIMAN_WIDTHS, r)
+    return p, H, markers, measurements
+
+
+def heiman_plug_in_gait_measurements(
+    *,
+    mass: float = 70.0,
+    height: float = 1.75,
+    segment_lengths: dict | None = None,
+    marker_radius: float = 0.007,
+) -> dict:
+    """The subject measurements Plug-in Gait needs for HeiMan's marker set.
+
+    With these, Plug-in Gait's joint centres (Davis hip regression, knee and
+    ankle chords) computed from the markers of :func:`heiman_model` (same
+    arguments) fall on HeiMan's joint centres.
+
+    Parameters
+    ----------
+    mass, height, segment_lengths, marker_radius
+        As :func:`heiman_model`.
+
+    Returns
+    -------
+    dict
+        ``leg_length`` (ASIS to medial malleolus via the knee, standing),
+        ``inter_asis_distance``, ``knee_width``, ``ankle_width``,
+        ``elbow_width``, ``wrist_width``, ``marker_radius``, m.
+
+    Examples
+    --------
+    >>> d = heiman_plug_in_gait_measurements(height=1.75)
+    >>> round(d["leg_length"], 3), round(d["inter_asis_distance"], 3), round(d["knee_width"], 3)
+    (0.981, 0.254, 0.105)
+    """
+    return _parameters(mass, height, segment_lengths, marker_radius)[3]

@@ -525,7 +525,7 @@ def test_foot_contact_shapes_touch_the_sole():
     q = neutral_q(m)
     gc = ground_contact(m, q)
     # the model stands with its soles at the heel/toe markers' height
-    sole = point_position(m, q, "foot_r", m.bodies[m.body_index("foot_r")].markers["heel"])[2]
+    sole = point_position(m, q, "foot_r", m.bodies[m.body_index("foot_r")].markers["heel_r"])[2]
     np.testing.assert_allclose(gc.height, sole, atol=1e-12)
     heel, fore = shapes[:2]
     assert heel.kind == "sphere" and fore.kind == "capsule"
