@@ -29,6 +29,7 @@ __getattr__, __dir__, __all__ = lazy_package(
         "fifteen_segment",
         "whole_body",
         "heiman",
+        "heiman_contact",
         "santos",
         "head_neck",
         "airbag",
