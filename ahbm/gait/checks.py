@@ -7,17 +7,32 @@ stance fraction, a stride that is not the sum of its two steps);
 the pelvis's travel, and :func:`belt_speed_from_feet` estimates the belt speed
 from the feet in stance, so that :func:`treadmill_heels` can express the heels
 in the belt's frame for the stride and step lengths.
+
+:func:`check_plausibility` flags joint-angle curves outside the range of
+walking that point to a missing or wrong calibration (the foot's static
+offsets, a misplaced thigh wand) and says what would fix it;
+:func:`undefined_components` names the curve components that the model fixes
+by construction (not data, not plotted).
 """
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
+
 import numpy as np
 
 from ahbm.analysis.cycles import spatiotemporal_parameters
+from ahbm.errors import DataError
 from ahbm.gait.markersets import SIDES
 
 __all__ = [
     "CHECK_LIMITS",
+    "PLAUSIBLE_LIMITS",
+    "CurveFlag",
+    "check_plausibility",
+    "undefined_components",
+    "foot_keeps_up_axis",
     "gait_spatiotemporal",
     "belt_speed_from_feet",
     "check_cycles",
@@ -305,3 +320,237 @@ def gait_spatiotemporal(events, heels: dict, time, forward, *, pelvis, toes, bel
                 if key in d:
                     d[key] = float("nan")
     return spt, lengths, flags
+
+
+#: Limits of :func:`check_plausibility`, deg, on the mean cycle of a side. Set well
+#: outside the published normal ranges of walking, so that they flag calibration errors
+#: (which shift a whole curve) and not the spread of normal gait:
+#:
+#: - ``ankle_peak_dorsiflexion``: the ankle's largest dorsiflexion over the cycle (in
+#:   terminal stance) is about 10-15 deg with a between-subject SD of about 4 deg in
+#:   adults (Kadaba, Ramakrishnan & Wootten 1990, 40 adults, the marker set of
+#:   Plug-in Gait; Perry & Burnfield 2010: about 10 deg) and in children at their
+#:   usual speeds (Schwartz, Rozumalski & Trost 2008). A curve that never reaches
+#:   neutral (0 deg) is about 3 SD below: a plantarflexion offset (or an equinus gait).
+#: - ``ankle_mean_dorsiflexion``: the cycle mean is near 0 deg in normal walking; above
+#:   25 deg only a dorsiflexion offset or a severe crouch gait reaches.
+#: - ``knee_rotation_mean``: the knee's transverse angle averages within about
+#:   +-10 deg over the cycle (Kadaba et al. 1990), the least repeatable Plug-in Gait
+#:   angle (between-subject SD about 8 deg); beyond 25 deg in the mean the thigh
+#:   wand (or the knee's flexion axis) is turned about the thigh.
+#: - ``ankle_rotation_mean``: the ankle's (foot's) transverse angle averages within
+#:   about +-15 deg; beyond 30 deg the foot's rotation offset (StaticRotOff) is
+#:   missing or the toe marker is off the foot's long axis.
+#: - ``knee_crosstalk_r``, ``knee_crosstalk_slope``: supporting evidence of a turned
+#:   knee axis: the knee's varus/valgus follows its flexion (correlation over the
+#:   cycle at least 0.9, slope at least 0.15 deg/deg, i.e. an axis turned by about
+#:   9 deg or more: abduction = sin(turn) x flexion).
+PLAUSIBLE_LIMITS = {
+    "ankle_peak_dorsiflexion": 0.0,
+    "ankle_mean_dorsiflexion": 25.0,
+    "knee_rotation_mean": 25.0,
+    "ankle_rotation_mean": 30.0,
+    "knee_crosstalk_r": 0.9,
+    "knee_crosstalk_slope": 0.15,
+}
+
+
+@dataclass(frozen=True)
+class CurveFlag:
+    """A remark on one component of one gait curve of one side.
+
+    Attributes
+    ----------
+    side : {"Left", "Right"}
+    variable : str
+        Cycle variable without the side prefix (``"AnkleAngles"``).
+    component : int
+        0 sagittal, 1 frontal, 2 transverse.
+    text : str
+        What is off and what would fix it (an implausible curve), or why the
+        component is not defined by the model.
+    """
+
+    side: str
+    variable: str
+    component: int
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_CALIBRATION = ("static", "file", "none")
+
+
+def check_plausibility(cycles: dict, *, calibration: str = "none") -> list:
+    """Joint-angle curves outside the range of walking that point to a calibration error.
+
+    Parameters
+    ----------
+    cycles : dict
+        ``{"Left": {"AnkleAngles": (n_cycles, 101, 3), "KneeAngles": ...}, ...}``,
+        rad (:attr:`GaitResult.cycles <ahbm.gait.GaitResult>`).
+    calibration : {"static", "file", "none"}
+        Where the foot's static offsets came from: a static trial, the
+        file's stored ``StaticPlantFlex``/``StaticRotOff``, or nowhere; it
+        chooses the advice.
+
+    Returns
+    -------
+    list of CurveFlag
+        One per side and curve outside :data:`PLAUSIBLE_LIMITS` (on the mean
+        over the side's cycles): the ankle never dorsiflexing (a
+        plantarflexion offset), a cycle-mean dorsiflexion beyond 25 deg, a
+        knee rotation averaging beyond 25 deg (a misplaced thigh wand; with
+        the varus/valgus-flexion crosstalk when present), an ankle rotation
+        averaging beyond 30 deg. Each names the curve, the side, the value
+        and the fix.
+
+    Examples
+    --------
+    >>> pct = np.linspace(0.0, 1.0, 101)
+    >>> ankle = np.zeros((1, 101, 3))
+    >>> ankle[0, :, 0] = np.radians(-11 - 9 * np.cos(2 * np.pi * pct))
+    >>> flags = check_plausibility({"Left": {"AnkleAngles": ankle}})
+    >>> flags[0].variable, flags[0].text[:54]
+    ('AnkleAngles', 'left ankle dorsiflexion never reaches neutral: peak -2')
+    """
+    if calibration not in _CALIBRATION:
+        raise DataError(f"`calibration` must be one of {_CALIBRATION}, got {calibration!r}")
+    lim = PLAUSIBLE_LIMITS
+    out = []
+    for side in ("Left", "Right"):
+        cyc = cycles.get(side) or {}
+        mean = {}
+        for var in ("AnkleAngles", "KneeAngles"):
+            a = np.asarray(cyc.get(var, np.empty((0, 0, 3))), dtype=float)
+            if a.ndim == 3 and a.shape[0] and np.isfinite(a).any():
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    mean[var] = np.degrees(np.nanmean(a, axis=0))
+        low = side.lower()
+        if "AnkleAngles" in mean:
+            dorsi = mean["AnkleAngles"][:, 0]
+            peak, avg = float(np.nanmax(dorsi)), float(np.nanmean(dorsi))
+            if peak < lim["ankle_peak_dorsiflexion"]:
+                out.append(CurveFlag(side, "AnkleAngles", 0, (
+                    f"{low} ankle dorsiflexion never reaches neutral: peak {peak:.0f} deg, mean "
+                    f"{avg:.0f} deg over the cycle (walking: a peak of about 10-15 deg in "
+                    f"terminal stance): a plantarflexion offset; {_foot_advice(calibration)}"
+                )))  # fmt: skip
+            elif avg > lim["ankle_mean_dorsiflexion"]:
+                out.append(CurveFlag(side, "AnkleAngles", 0, (
+                    f"{low} ankle dorsiflexion mean {avg:.0f} deg over the cycle (walking: "
+                    f"about 0 deg): a dorsiflexion offset; {_foot_advice(calibration)}"
+                )))  # fmt: skip
+            rot = float(np.nanmean(mean["AnkleAngles"][:, 2]))
+            if abs(rot) > lim["ankle_rotation_mean"]:
+                out.append(CurveFlag(side, "AnkleAngles", 2, (
+                    f"{low} ankle rotation mean {rot:.0f} deg over the cycle (walking: within "
+                    "about +-15 deg): the foot's rotation offset is missing or the toe marker "
+                    f"is off the foot's long axis; {_foot_advice(calibration, 'StaticRotOff')}"
+                )))  # fmt: skip
+        if "KneeAngles" in mean:
+            knee = mean["KneeAngles"]
+            rot = float(np.nanmean(knee[:, 2]))
+            if abs(rot) > lim["knee_rotation_mean"]:
+                text = (
+                    f"{low} knee rotation mean {rot:.0f} deg over the cycle (walking: within "
+                    "about +-10 deg): the knee's flexion axis is turned about the thigh, "
+                    "a misplaced thigh wand (THI)"
+                )
+                ok = np.isfinite(knee[:, :2]).all(axis=1)
+                if ok.sum() > 10 and np.ptp(knee[ok, 0]) > 0 and np.ptp(knee[ok, 1]) > 0:
+                    r = float(np.corrcoef(knee[ok, 0], knee[ok, 1])[0, 1])
+                    slope = float(np.polyfit(knee[ok, 0], knee[ok, 1], 1)[0])
+                    if (
+                        abs(r) >= lim["knee_crosstalk_r"]
+                        and abs(slope) >= lim["knee_crosstalk_slope"]
+                    ):
+                        text += (
+                            f", as the varus/valgus that follows the flexion shows (slope "
+                            f"{slope:.2f} deg/deg, r = {r:.2f}: an axis turned by about "
+                            f"{np.degrees(np.arcsin(min(abs(slope), 1.0))):.0f} deg)"
+                        )
+                text += (
+                    ": place the thigh wand in the plane of the hip centre, knee marker and "
+                    "knee axis, or run with a static trial with a knee alignment device or "
+                    "medial knee markers (KNM), or give the subject's thigh rotation offset"
+                )
+                out.append(CurveFlag(side, "KneeAngles", 2, text))
+    return out
+
+
+def _foot_advice(calibration: str, offset: str = "StaticPlantFlex") -> str:
+    if calibration == "static":
+        return (
+            "the static trial's foot offsets were applied: check its heel and toe markers "
+            "(or the subject walks so)"
+        )
+    if calibration == "file":
+        return f"the file's stored {offset} was applied: check it (or the subject walks so)"
+    return (
+        f"no static trial was given and the file stores no {offset}: run with the static "
+        "trial (static=, CLI --static), or on a file that stores the offsets of Plug-in "
+        "Gait's static processing"
+    )
+
+
+def undefined_components(ankle_frontal_fixed: dict) -> list:
+    """Curve components that the model fixes by construction (not data).
+
+    Parameters
+    ----------
+    ankle_frontal_fixed : dict
+        ``{side: bool}``: True where the foot frame is built with its up axis
+        perpendicular to the shank's flexion axis (the foot's long axis and
+        the shank's flexion axis span its sagittal plane: the heel-toe or
+        ankle-toe foot of :func:`~ahbm.gait.segment_frames`, unturned or
+        turned by an offset that keeps its up axis, i.e. a rotation about it
+        alone, :func:`~ahbm.gait.foot_offset_from_angles` with no
+        plantarflexion).
+
+    Returns
+    -------
+    list of CurveFlag
+        For such a side: the ankle's frontal angle (Grood-Suntay's
+        ab/adduction is the angle between the shank's flexion axis and the
+        foot's up axis, 90 deg by construction: zero) and the ankle's frontal
+        power (the rate of that angle times the moment: zero; what a
+        numerical derivative leaves is round-off and filter error).
+
+    Examples
+    --------
+    >>> [(f.side, f.variable, f.component) for f in undefined_components({"Left": True})]
+    [('Left', 'AnkleAngles', 1), ('Left', 'AnklePower', 1)]
+    """
+    out = []
+    for side in ("Left", "Right"):
+        if ankle_frontal_fixed.get(side):
+            why = (
+                "not defined by this model: the foot frame is built on the shank's flexion "
+                "axis, so the ankle has no ab/adduction"
+            )
+            out.append(CurveFlag(side, "AnkleAngles", 1, why))
+            out.append(CurveFlag(side, "AnklePower", 1, why))
+    return out
+
+
+def foot_keeps_up_axis(offset) -> bool:
+    """Whether a constant foot offset rotation keeps the foot's up axis (y) exactly.
+
+    The structural test of :func:`undefined_components`: ``offset @ e_y ==
+    e_y`` exactly (a rotation about y alone, or none). A plantarflexion
+    offset tilts the up axis toward the long axis and gives the ankle a
+    frontal angle.
+
+    Examples
+    --------
+    >>> foot_keeps_up_axis(None), foot_keeps_up_axis(np.eye(3))
+    (True, True)
+    """
+    if offset is None:
+        return True
+    col = np.asarray(offset, dtype=float)[:, 1]
+    return bool(col[1] == 1.0 and col[0] == 0.0 and col[2] == 0.0)

@@ -11,7 +11,14 @@ from ahbm._internal.validation import as_positive_float
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait.angles import joint_angles
 from ahbm.gait.calibration import static_calibration
-from ahbm.gait.checks import check_cycles, check_kinetics, gait_spatiotemporal
+from ahbm.gait.checks import (
+    check_cycles,
+    check_kinetics,
+    check_plausibility,
+    foot_keeps_up_axis,
+    gait_spatiotemporal,
+    undefined_components,
+)
 from ahbm.gait.cycles import gait_cycles
 from ahbm.gait.energetics import gait_energetics
 from ahbm.gait.events import EVENT_SOURCES, select_gait_events
@@ -191,6 +198,7 @@ def analyze_gait(
         }
         use_heel = False
     frames = segment_frames(markers.as_dict(), subject, foot_offset=offsets, use_heel=use_heel)
+    not_defined = undefined_components(_ankle_frontal_fixed(markers.as_dict(), offsets, use_heel))
     angles = joint_angles(frames, subject)
     assignment = assign_plates(markers, frames, settings=settings)
     if auto and settings.kinetics:
@@ -234,6 +242,11 @@ def analyze_gait(
         belt_speed=belt_speed,
     )  # fmt: skip
     flags += check_cycles(spt)
+    calibrated = "static" if st is not None else (
+        "file" if subject.foot_offsets_from == "file" else "none"
+    )  # fmt: skip
+    curve_flags = check_plausibility(cycles, calibration=calibrated)
+    flags += [f.text for f in curve_flags]
     flags += [f"subject: {text}" for text in getattr(subject, "implausible", ())]
     if kinetics is not None:
         flags += check_kinetics(kinetics.moments, forces=kinetics.forces)
@@ -263,6 +276,9 @@ def analyze_gait(
             ),  # fmt: skip
             "events": events_used,
             "spatiotemporal_lengths": lengths,
+            "not_defined_by_model": [
+                f"{f.side[0]}{f.variable}[{f.component}]" for f in not_defined
+            ] or ["none"],
         },
         subject=subject,
         joint_centres={k: v @ Q for k, v in frames.joint_centres.items()},
@@ -270,6 +286,8 @@ def analyze_gait(
         energetics={} if energetics is None else energetics.to_results(),
         total_powers={} if kinetics is None else kinetics.total_powers,
         flags=tuple(flags),
+        curve_flags=tuple(curve_flags),
+        not_defined=tuple(not_defined),
     )
     lab = None
     if kinetics is not None:  # in the trial's frame, as the file's virtual points
@@ -292,6 +310,25 @@ def analyze_gait(
             stacklevel=2,
         )
     return result
+
+
+def _ankle_frontal_fixed(mk: dict, offsets, use_heel: bool) -> dict:
+    """Per side: whether the foot frame that :func:`segment_frames` builds fixes the
+    ankle's frontal angle (its up axis perpendicular to the shank's flexion axis).
+
+    The heel-toe foot (heel markers present in over 90 % of the frames, as
+    segment_frames decides) and the ankle-toe foot are built on the shank's
+    flexion axis; an offset turning the ankle-toe foot keeps that only when
+    it keeps the foot's up axis (:func:`~ahbm.gait.checks.foot_keeps_up_axis`).
+    """
+    out = {}
+    for side, p in (("Left", "L"), ("Right", "R")):
+        heel = mk.get(p + "HEE") if use_heel else None
+        if heel is not None and np.isfinite(heel).all(axis=1).mean() > 0.9:
+            out[side] = True
+        else:
+            out[side] = foot_keeps_up_axis(None if offsets is None else offsets.get(side))
+    return out
 
 
 #: The subject's angles read from a file whose sign a lab's software may state otherwise.

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
+
+import numpy as np
 
 from ahbm.errors import DataError
 from ahbm.gait.subject import mass_text
@@ -47,6 +50,15 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
     DataError
         No complete gait cycle on either side, or an unsupported suffix.
 
+    Notes
+    -----
+    A component the model fixes by construction (``result.not_defined``,
+    e.g. the ankle's frontal angle) is not plotted: its panel says "not
+    defined by this model". A curve outside the range of walking that points
+    to a calibration error (``result.curve_flags``) has its panel framed in
+    red and titled "check calibration"; the flag's text with the fix heads
+    the CHECK FAILED note.
+
     Examples
     --------
     >>> write_gait_report(analyze_gait("walk.c3d"), "report.pdf")  # doctest: +SKIP
@@ -62,13 +74,25 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
         )
     present = set().union(*(set(c) for c in cycles.values()))
     variables = [v for v in _REPORT_VARIABLES if v in present]
+    cycles, undefined = _without_undefined(cycles, getattr(result, "not_defined", ()))
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(11.0, 2.0 * len(variables) + 2.6))
     try:
         plot_gait_cycles(cycles, variables=variables, fig=fig, show_cycles=True)
+        _mark_panels(fig, variables, undefined, getattr(result, "curve_flags", ()))
         bottom = 2.0 / fig.get_size_inches()[1]
-        fig.subplots_adjust(bottom=bottom + 0.02, top=1.0 - 0.9 / fig.get_size_inches()[1])
+        # the implausible curves first (the panels marked "check calibration" point here)
+        curve = [f.text for f in getattr(result, "curve_flags", ())]
+        rest = [f for f in getattr(result, "flags", ()) if f not in curve]
+        note = ""
+        if curve or rest:
+            note = "\n".join(
+                textwrap.wrap("CHECK FAILED: " + "; ".join(curve + rest)[:2000], width=190)
+            )
+        height = fig.get_size_inches()[1]
+        top = 0.9 + (0.14 * (note.count("\n") + 1) if note else 0.0)
+        fig.subplots_adjust(bottom=bottom + 0.02, top=1.0 - top / height)
         sp = result.spatiotemporal
         rows = [("", "Left", "Right")]
         for key, label, unit in (
@@ -98,15 +122,14 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
             "(W/kg) per JCS axis, their sum the total; angles in deg"
         )
         fig.text(0.45, 0.02, info, fontsize=8, va="bottom", wrap=True)
-        if getattr(result, "flags", ()):
+        if note:
             fig.text(
                 0.02,
                 1.0 - 0.45 / fig.get_size_inches()[1],
-                "CHECK FAILED: " + "; ".join(result.flags)[:300],
+                note,
                 fontsize=8,
                 color="firebrick",
                 va="top",
-                wrap=True,
             )
         fig.suptitle(
             title or f"Gait report: {result.source}",
@@ -118,3 +141,56 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
     finally:
         plt.close(fig)
     return out
+
+
+def _without_undefined(cycles: dict, not_defined) -> tuple:
+    """The cycles with the components the model fixes set to NaN, and {(variable, c): sides}."""
+    undefined: dict = {}
+    out = {side: dict(c) for side, c in cycles.items()}
+    for f in not_defined:
+        c = out.get(f.side, {})
+        if f.variable in c:
+            arr = np.array(c[f.variable], dtype=float)
+            arr[..., f.component] = np.nan
+            c[f.variable] = arr
+            undefined.setdefault((f.variable, f.component), []).append(f.side)
+    return out, undefined
+
+
+def _mark_panels(fig, variables, undefined: dict, curve_flags) -> None:
+    """Label the panels of components not defined by the model; frame implausible curves."""
+    n_cols = 3
+    for var, c in undefined:
+        if var not in variables:
+            continue
+        ax = fig.axes[variables.index(var) * n_cols + c]
+        curves = [line for line in ax.lines if len(line.get_ydata()) > 2]
+        if any(np.isfinite(line.get_ydata()).any() for line in curves):
+            continue  # the other side has data there
+        for artist in [*curves, *ax.collections]:  # the all-NaN curves and bands; the zero
+            artist.remove()  # line and the toe-off lines (two points each) stay
+        ax.text(50.0, 0.0, "not defined by this model", ha="center", va="center", fontsize=8,
+                color="0.35")  # fmt: skip
+        ax.set_ylim(-1.0, 1.0)
+        ax.set_yticks([])
+    marked: dict = {}
+    for f in curve_flags:
+        if f.variable in variables:
+            marked.setdefault((f.variable, f.component), []).append(f.side)
+    for (var, c), sides in marked.items():
+        ax = fig.axes[variables.index(var) * n_cols + c]
+        for spine in ax.spines.values():
+            spine.set_edgecolor("firebrick")
+            spine.set_linewidth(1.6)
+        who = " and ".join(s.lower() for s in sides)
+        ax.text(
+            0.02,
+            0.96,
+            f"check calibration: {who} (see notes)",
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize=7,
+            color="firebrick",
+            bbox={"facecolor": "white", "alpha": 0.8, "lw": 0},
+        )

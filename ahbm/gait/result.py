@@ -116,6 +116,14 @@ class GaitResult(ResultRepr):
         them (:func:`~ahbm.gait.compare_with_file_outputs`), per
         variable ``{"r": (3,), "rms": (3,), "frames": n}`` and per joint
         centre ``{"median_distance": m, "frames": n}``.
+    curve_flags : tuple of CurveFlag
+        The curves outside the range of walking that point to a calibration
+        error (:func:`~ahbm.gait.checks.check_plausibility`): side, variable,
+        component and the text (also in `flags`); the report marks them.
+    not_defined : tuple of CurveFlag
+        Components the model fixes by construction
+        (:func:`~ahbm.gait.checks.undefined_components`, e.g. the ankle's
+        frontal angle): not data; the report does not plot them.
     """
 
     time: np.ndarray
@@ -134,6 +142,8 @@ class GaitResult(ResultRepr):
     total_powers: dict = field(default_factory=dict)
     flags: tuple = ()
     file_outputs: dict = field(default_factory=dict)
+    curve_flags: tuple = ()
+    not_defined: tuple = ()
 
     def __repr__(self) -> str:
         """A short summary: shapes, units, cycles and a few key numbers (< 2,000 characters)."""
@@ -230,6 +240,9 @@ class GaitResult(ResultRepr):
             res["energetics"] = self.energetics
         res["gait_settings"] = _plain(self.settings)
         res["gait_flags"] = list(self.flags) or ["none"]
+        res["gait_not_defined"] = [
+            f"{f.side[0]}{f.variable}[{f.component}]: {f.text}" for f in self.not_defined
+        ] or ["none"]
         res["gait_subject"] = self.subject.to_dict()
         if self.file_outputs:
             res["file_outputs_check"] = {
