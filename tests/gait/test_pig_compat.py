@@ -166,3 +166,38 @@ def test_subject_angles_given_as_settings_reproduce_the_static_calibration():
     assert res.subject.thigh_rotation == subj.thigh_rotation
     with pytest.raises(DataError, match="GaitSettings.thigh_rotation"):
         GaitSettings(thigh_rotation="10 deg")
+
+
+@pytest.mark.parametrize("compat", ["none", "plug-in-gait"])
+def test_a_contact_that_starts_before_the_foot_strike_event_is_the_foots(compat):
+    """The file's foot strike 50 ms after the plate's contact starts (a late event): the
+    plate's load in between is the foot's (its kinetics computed, the same as with the
+    event on time), in ahbm's rules and in Plug-in Gait's."""
+    from ahbm.types import Event
+
+    trial, _ = synthetic_walking_trial(duration=2.6, noise=0.0, gap=None)
+    settings = GaitSettings(compat=compat)
+    on_time = analyze_gait(trial, settings=settings)
+    plate_strikes = [
+        e for e in on_time.events
+        if e.label == "Foot Strike" and e.description.startswith("force plate")
+    ]  # fmt: skip
+    assert plate_strikes
+    late = [
+        Event(e.label, e.time + 0.05, e.context, "late") if e in plate_strikes else e
+        for e in on_time.events
+    ]
+    res = analyze_gait(dataclasses.replace(trial, events=late), events="file",
+                       settings=settings)  # fmt: skip
+    assert res.settings["events"].startswith("file")
+    t = res.time
+    for e in plate_strikes:
+        p = e.context[0]
+        between = (t >= e.time + 0.005) & (t < e.time + 0.045)
+        grf = res.forces[f"{p}GroundReactionForce"][between]
+        assert np.isfinite(grf).all() and (grf[:, 2] > 0.2).all()
+        for j in ("Hip", "Knee", "Ankle"):
+            np.testing.assert_allclose(
+                res.moments[f"{p}{j}Moment"][between],
+                on_time.moments[f"{p}{j}Moment"][between], atol=1e-9,
+            )  # fmt: skip
