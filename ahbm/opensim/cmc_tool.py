@@ -147,13 +147,10 @@ def least_effort_forces(B, c, scale, lo, hi, lam=None, *, when=""):
     if not warm:
         lam = np.linalg.lstsq(G @ G.T, c, rcond=None)[0]
 
-    def dual(lam_):
-        z = G.T @ lam_
-        y = np.clip(z, lo_s, hi_s)
-        return c @ lam_ - float(np.sum(0.5 * y * y + y * (z - y))), z, y
-
-    val, z, y = dual(lam)
-    for _ in range(200):
+    z = G.T @ lam
+    y = np.clip(z, lo_s, hi_s)
+    feasible = True
+    for _ in range(100):
         r = c - G @ y
         if np.max(np.abs(r)) <= tol:
             break
@@ -165,15 +162,17 @@ def least_effort_forces(B, c, scale, lo, hi, lam=None, *, when=""):
             d = np.linalg.solve(H, r)
         except np.linalg.LinAlgError:
             d = np.linalg.lstsq(H, r, rcond=None)[0]
-        step, slope = 1.0, float(r @ d)
-        while True:
-            new = lam + step * d
-            nval, nz, ny = dual(new)
-            if nval >= val + 1e-4 * step * slope or step < 1e-10:
-                break
-            step *= 0.5
-        lam, val, z, y = new, nval, nz, ny
-    if np.max(np.abs(c - G @ y)) <= 1e3 * tol:
+        w = G.T @ d
+        step = _exact_step(z, w, y, lo_s, hi_s, float(r @ d))
+        if not np.isfinite(step):
+            feasible = False  # the dual grows without bound along d: no feasible forces
+            break
+        if step <= 0.0:
+            break
+        lam = lam + step * d
+        z = G.T @ lam
+        y = np.clip(z, lo_s, hi_s)
+    if feasible and np.max(np.abs(c - G @ y)) <= 1e3 * tol:
         f[live] = y * scale[live]
         return f, lam
     if warm:  # a warm start can stall on a bad active set: start again from scratch
@@ -183,6 +182,28 @@ def least_effort_forces(B, c, scale, lo, hi, lam=None, *, when=""):
         f"accelerations{when}; the model cannot follow the kinematics there (every tracked "
         "coordinate needs an actuator; check the reserves and the control bounds)"
     )
+
+
+def _exact_step(z, w, y, lo, hi, g0):
+    """The step t > 0 that maximizes the dual along a direction: the root of its slope
+    ``g(t) = g0 − Σ w_i (clip(z_i + t w_i) − y_i)``, piecewise linear and non-increasing
+    (inf where it stays positive: the dual is unbounded, the primal infeasible)."""
+    if g0 <= 0.0:
+        return 0.0
+    moving = w != 0.0
+    wm, zm, ym = w[moving], z[moving], y[moving]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tb = np.concatenate([(lo[moving] - zm) / wm, (hi[moving] - zm) / wm])
+    tb = np.unique(tb[tb > 0.0])
+    if tb.size == 0:
+        return math.inf
+    g = g0 - (np.clip(zm + tb[:, None] * wm, lo[moving], hi[moving]) - ym) @ wm
+    k = int(np.argmax(g <= 0.0)) if bool(np.any(g <= 0.0)) else -1
+    if k < 0:
+        return math.inf
+    t0, ga = (0.0, g0) if k == 0 else (float(tb[k - 1]), float(g[k - 1]))
+    t1, gb = float(tb[k]), float(g[k])
+    return t0 + (t1 - t0) * ga / (ga - gb) if ga > gb else t1
 
 
 class _Paths:
@@ -299,40 +320,46 @@ class _Controller:
         return np.where(small, XA[0], x)
 
     # --- the model over one window -----------------------------------------------------
-    def forces(self, q, u, a, lm, x_ideal, i):
-        """(q̈, muscle forces, paths at q) at prepared time i."""
+    def forces(self, q, u, a, lm, x_ideal, i, paths=None):
+        """(q̈, muscle forces, paths (L, V, R) at q) at prepared time i; `paths`: those
+        already computed at (q, u)."""
         if self.nm:
-            L, V, R = self.paths.at(q, u)
+            L, V, R = self.paths.at(q, u) if paths is None else paths
             F = self.tables.state(a[None], L[None], lm[None])[0][0]
             tau = R.T @ F
         else:
-            L = V = F = tau = None
-        return self.dyn.accelerations(i, q, u, x_ideal * self.opt, tau), F, (L, V)
+            L = V = R = F = tau = None
+        return self.dyn.accelerations(i, q, u, x_ideal * self.opt, tau), F, (L, V, R)
 
     def step(self, t0, t1, i0, q, u, a, lm, acc0, paths0, x_musc, c0, c1):
-        """The model from t0 to t1 in Heun steps of at most 1 ms (prepared times i0 + s),
-        the muscles integrated along each; controls ramp from c0 to c1 (held for muscles)."""
+        """The model from t0 to t1 in :attr:`nsub` Heun steps (prepared times i0 + s), the
+        muscles integrated along each; controls ramp from c0 to c1 (held for muscles).
+
+        Returns q, u, a, lm and the paths (L, V, R) at the end."""
         from ahbm.opensim._cmc_muscles import hermite_lengths
 
         n = self.nsub
         h = (t1 - t0) / n
+        paths1 = (None, None, None)
         for s in range(n):
             ca, cb = c0 + s / n * (c1 - c0), c0 + (s + 1) / n * (c1 - c0)
             if s:
-                acc0, _, paths0 = self.forces(q, u, a, lm, ca, i0 + s)
+                acc0, _, paths0 = self.forces(q, u, a, lm, ca, i0 + s, paths1)
             qp, up = q + h * u, u + h * acc0
             if not self.nm:
                 acc1 = self.forces(qp, up, a, lm, cb, i0 + s + 1)[0]
                 q, u = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
+                paths1 = None
                 continue
-            L0, V0 = paths0
+            L0, V0, _ = paths0
             L1, V1, R1 = self.paths.at(qp, up)
             _, _, Fp, _, _ = self.tables.integrate(
                 x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, 1), h
             )
             acc1 = self.dyn.accelerations(i0 + s + 1, qp, up, cb * self.opt, R1.T @ Fp[0])
             q, u = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
-            L1, V1, _ = self.paths.at(q, u, arms=False)
+            paths1 = self.paths.at(q, u)
+            L1, V1, _ = paths1
             a1, lm1, _, _, _ = self.tables.integrate(
                 x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, 1), h
             )
@@ -342,7 +369,7 @@ class _Controller:
                 f"the CMC simulation diverged at t = {t1:.4f} s; check the actuators (every "
                 "tracked coordinate needs one) and the task weights"
             )
-        return q, u, a, lm
+        return q, u, a, lm, paths1
 
     def hold(self, q, x, a, lm, duration=0.2):
         """OpenSim's obtainActuatorEquilibrium: muscles integrated with the coordinates held."""
@@ -518,7 +545,7 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
     K = starts.size
     f_ext = _external_loads(setup, model)
     dyn = IdealActuatorDynamics(model, acts, f_ext)
-    nsub = max(1, math.ceil(dt / 0.001 - 1e-9))  # Heun steps of the model per window
+    nsub = max(1, math.ceil(dt / float(__import__("os").environ.get("AHBM_H", "0.001")) - 1e-9))  # Heun steps of the model per window
     sub = starts[:, None] + dt * np.arange(nsub)[None] / nsub
     dyn.prepare(np.concatenate([[ti], sub.ravel(), [starts[-1] + dt]]))
     params = MillardParameters.from_muscles(muscles) if muscles else None
@@ -561,9 +588,10 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
     Qo, Uo, UDo = np.empty((K, model.nq)), np.empty((K, nv)), np.empty((K, nv))
     Fo, Co = np.empty((K, n_act)), np.empty((K, n_act))
     Ao, LMo = np.empty((K, nm)), np.empty((K, nm))
+    paths_k = None
     for k in range(K):
         c0 = nodes[k]
-        acc0, Fm, paths0 = ctl.forces(q, u, a, lm, c0[nm:], k * nsub)
+        acc0, Fm, paths0 = ctl.forces(q, u, a, lm, c0[nm:], k * nsub, paths_k)
         Qo[k], Uo[k], UDo[k], Co[k], Ao[k], LMo[k] = q, u, acc0, c0, a, lm
         Fo[k, nm:] = c0[nm:] * ctl.opt
         if nm:
@@ -573,8 +601,9 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
         errors.append(e)
         if k == K - 1:
             break
-        q, u, a, lm = ctl.step(starts[k], starts[k + 1], k * nsub, q, u, a, lm, acc0, paths0,
-                               nodes[k + 1][:nm], c0[nm:], nodes[k + 1][nm:])  # fmt: skip
+        q, u, a, lm, paths_k = ctl.step(starts[k], starts[k + 1], k * nsub, q, u, a, lm, acc0,
+                                        paths0, nodes[k + 1][:nm], c0[nm:],
+                                        nodes[k + 1][nm:])  # fmt: skip
     out = CMCResult(
         time=starts,
         coordinate_names=coord_names,
