@@ -15,7 +15,7 @@ same law and geometry functions that the force elements evaluate on numpy
 :func:`symbolic_smooth_contacts` compiles them into one CasADi function;
 :class:`SmoothContactPhase` (torque-driven) and
 :class:`MuscleDrivenSmoothContactPhase` add them to a phase's dynamics (both
-``dynamics="explicit"`` and ``"implicit"``); their :meth:`ground_reaction`
+``dynamics="explicit"`` and ``"implicit"``); their ``ground_reaction(x)``
 is the total force the ground exerts, which :class:`~ahbm.optimize.TrackGRF`
 tracks.
 """
