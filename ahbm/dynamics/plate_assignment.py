@@ -27,7 +27,12 @@ from ahbm._internal.validation import (
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.types import ResultRepr
 
-__all__ = ["PlateAssignment", "assign_force_plates", "feet_on_plate"]
+__all__ = [
+    "PlateAssignment",
+    "assign_force_plates",
+    "feet_on_plate",
+    "first_foot_takes_shared_plates",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -300,6 +305,83 @@ def assign_force_plates(
             f"No force plate is loaded above {threshold} N in any frame: no foot contact to "
             "assign; check the plates' force channels or lower `threshold`"
         )
+    return PlateAssignment(f_ext, contact, ambiguous, plate_of)
+
+
+def first_foot_takes_shared_plates(assignment, plates, time, *, threshold: float = 20.0):
+    """The assignment with each shared plate given whole to the foot that stepped on it first.
+
+    Plug-in Gait's rule (``GaitSettings(compat="plug-in-gait")``), not
+    ahbm's: a plate measures only the sum of the loads of the feet on it,
+    so :func:`assign_force_plates` leaves the frames where two feet share a
+    plate unattributed (``ambiguous``). Here, within each contiguous loaded
+    stretch of a plate, its unattributed frames go to the segment that the
+    plate was assigned to first in that stretch (the foot that stepped on
+    it first), as long as this plate is the only unattributed load of the
+    frame; the other feet get no load from it. A stretch never assigned to
+    one foot stays ambiguous.
+
+    Parameters
+    ----------
+    assignment : PlateAssignment
+        Output of :func:`assign_force_plates` with the same `plates`.
+    plates : sequence of ForcePlate
+        Lab frame, sample 0 at ``time[0]``.
+    time : array_like, shape (n_frames,)
+        Frame times, s.
+    threshold : float
+        Vertical force above which a plate is loaded, N (as in the assignment).
+
+    Returns
+    -------
+    PlateAssignment
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ahbm.io.trial import ForcePlate
+    >>> n = 5; f = np.tile([0.0, 0.0, 700.0], (n, 1)); cop = np.zeros((n, 3))
+    >>> fp = ForcePlate(f, np.zeros((n, 3)), cop, np.zeros((n, 3)), np.zeros((4, 3)),
+    ...                 np.zeros(3), rate=100.0)
+    >>> ambiguous = np.zeros((n, 2), bool); ambiguous[2:, :] = True
+    >>> f_ext = np.zeros((n, 2, 6)); f_ext[:2, 0, 5] = 700.0
+    >>> plate_of = np.array([[0], [0], [-1], [-1], [-1]])
+    >>> a = PlateAssignment(f_ext, f_ext[..., 5] > 0, ambiguous, plate_of)
+    >>> b = first_foot_takes_shared_plates(a, [fp], np.arange(n) / 100.0)
+    >>> b.f_ext[:, 0, 5].tolist(), b.ambiguous.any()
+    ([700.0, 700.0, 700.0, 700.0, 700.0], np.False_)
+    """
+    if not isinstance(assignment, PlateAssignment):
+        raise DataError(f"`assignment` must be a PlateAssignment, got {type(assignment).__name__}")
+    threshold = as_nonnegative_float(threshold, "threshold", unit="N")
+    t = as_float_array(time, "time")
+    f_ext, contact = assignment.f_ext.copy(), assignment.contact.copy()
+    ambiguous, plate_of = assignment.ambiguous.copy(), assignment.plate_of.copy()
+    if plate_of.shape != (t.size, len(plates)):
+        raise DataError(
+            f"`assignment` covers {plate_of.shape[1]} plates over {plate_of.shape[0]} frames; "
+            f"got {len(plates)} plates and {t.size} times: pass the plates and times it was "
+            "made from"
+        )
+    wrenches = [_plate_wrench_at(plate, k, t, threshold) for k, plate in enumerate(plates)]
+    loaded = np.stack([np.abs(w[:, 5]) > threshold for w in wrenches], axis=1)
+    open_loads = (loaded & (plate_of < 0)).sum(axis=1)
+    unknown = ambiguous.any(axis=1) & (open_loads == 1)
+    for k, w in enumerate(wrenches):
+        on = np.flatnonzero(loaded[:, k])
+        if on.size == 0:
+            continue
+        breaks = np.flatnonzero(np.diff(on) > 1)
+        for run in np.split(on, breaks + 1):
+            owners = plate_of[run, k]
+            owners = owners[owners >= 0]
+            if owners.size == 0:
+                continue
+            fix = run[(plate_of[run, k] < 0) & unknown[run]]
+            f_ext[fix, owners[0]] += w[fix]
+            contact[fix, owners[0]] = True
+            plate_of[fix, k] = owners[0]
+            ambiguous[fix] = False
     return PlateAssignment(f_ext, contact, ambiguous, plate_of)
 
 

@@ -17,7 +17,11 @@ from ahbm._internal.validation import as_float_array
 from ahbm.analysis.filters import butter_filtfilt
 from ahbm.analysis.segments import segment_motion
 from ahbm.bsp.tables import segment_parameters
-from ahbm.dynamics.plate_assignment import assign_force_plates, feet_on_plate
+from ahbm.dynamics.plate_assignment import (
+    assign_force_plates,
+    feet_on_plate,
+    first_foot_takes_shared_plates,
+)
 from ahbm.dynamics.segmental import clinical_moments, loads_in_frame, newton_euler
 from ahbm.errors import AhbmWarning, DataError
 from ahbm.gait.events import FOOT_INDEX
@@ -446,6 +450,10 @@ def joint_kinetics(
     settings = GaitSettings() if settings is None else settings
     if assignment is None:
         raise DataError("`assignment` is None: no force plate load is assigned to the feet")
+    if settings.plug_in_gait:  # a plate both feet touch goes whole to the first foot on it
+        assignment = first_foot_takes_shared_plates(
+            assignment, markers.plates, markers.time, threshold=settings.threshold
+        )
     _, _, motion, f_ext, loads = segment_loads(markers, frames, subject, assignment, settings)
     # Plug-in Gait applies the load of a foot partly off the plates as measured
     unknown = unknown_load_frames(

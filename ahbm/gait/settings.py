@@ -112,8 +112,9 @@ class GaitSettings:
         on the distal segment's axes whatever `moment_frame` says, the foot
         from the ankle-toe line and the static offsets with the heel marker
         unused, the load of a foot standing partly off the plates applied as
-        measured instead of left unknown). docs/conventions.md §8.1 sets the
-        two side by side.
+        measured instead of left unknown, a plate both feet touch given whole
+        to the foot that stepped on it first instead of left unknown).
+        docs/conventions.md §8.1 sets the two side by side.
 
     Examples
     --------

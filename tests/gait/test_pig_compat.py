@@ -201,3 +201,52 @@ def test_a_contact_that_starts_before_the_foot_strike_event_is_the_foots(compat)
                 res.moments[f"{p}{j}Moment"][between],
                 on_time.moments[f"{p}{j}Moment"][between], atol=1e-9,
             )  # fmt: skip
+
+
+def _shared_plate_case():
+    """One plate: foot 0 on it alone (COP at its heel-toe line), then foot 1 steps on it
+    while foot 0 is still there (COP between them, both near), then foot 1 alone."""
+    from ahbm.io.trial import ForcePlate
+
+    n = 60
+    t = np.arange(n) / 100.0
+    f = np.tile([0.0, 0.0, 700.0], (n, 1))
+    cop = np.zeros((n, 3))
+    cop[:20, 0], cop[20:40, 0], cop[40:, 0] = 0.10, 0.25, 0.40
+    corners = np.array([[0.0, -0.2, 0], [0.5, -0.2, 0], [0.5, 0.2, 0], [0.0, 0.2, 0]])
+    plate = ForcePlate(f, np.zeros((n, 3)), cop, np.zeros((n, 3)), corners, np.zeros(3),
+                       rate=100.0)  # fmt: skip
+    back = np.tile([[0.0, 0.0, 0.05], [0.2, 0.0, 0.0]], (n, 1, 1))  # heel-toe of foot 0
+    front = np.tile([[0.3, 0.0, 0.05], [0.5, 0.0, 0.0]], (n, 1, 1))
+    front[:20] = np.nan  # foot 1 not yet down (in the air, not tracked on the plate)
+    back[40:] = np.nan
+    return [plate], {0: back, 1: front}, t
+
+
+def test_a_plate_shared_by_two_feet_is_unknown_or_given_to_the_first_foot():
+    from ahbm.dynamics.plate_assignment import (
+        assign_force_plates,
+        first_foot_takes_shared_plates,
+    )
+
+    plates, feet, t = _shared_plate_case()
+    own = assign_force_plates(plates, feet, time=t, contact_height=None, warn=False)
+    shared = slice(21, 39)  # (the frames next to a foot's first or last have no speed)
+    # ahbm: the two feet's shares are unknown (a plate measures only their sum)
+    assert own.ambiguous[shared].all() and not own.contact[shared].any()
+    assert own.contact[:20, 0].all() and own.contact[40:, 1].all()
+    pig = first_foot_takes_shared_plates(own, plates, t)
+    # Plug-in Gait: the whole load to the foot that stepped on the plate first
+    np.testing.assert_allclose(pig.f_ext[shared, 0, 5], 700.0)
+    np.testing.assert_allclose(pig.f_ext[shared, 1], 0.0)
+    assert not pig.ambiguous.any() and (pig.plate_of[shared, 0] == 0).all()
+    np.testing.assert_array_equal(pig.f_ext[40:], own.f_ext[40:])  # then foot 1 alone
+    # a stretch never held by one foot alone stays unknown
+    none = dataclasses.replace(
+        own, plate_of=np.full_like(own.plate_of, -1), contact=np.zeros_like(own.contact),
+        ambiguous=np.ones_like(own.ambiguous), f_ext=np.zeros_like(own.f_ext),
+    )  # fmt: skip
+    kept = first_foot_takes_shared_plates(none, plates, t)
+    assert kept.ambiguous.all() and not kept.f_ext.any()
+    with pytest.raises(DataError, match="plates"):
+        first_foot_takes_shared_plates(own, plates * 2, t)
