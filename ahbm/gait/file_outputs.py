@@ -149,7 +149,9 @@ def _moment_diagnosis(check, name, result, mine, theirs, ok, lab, file_point, ra
                     parts.append(
                         "the segment is turned differently about its long axis (the static "
                         "calibration: ThighRotation, ShankRotation, TibialTorsion or the foot "
-                        "offsets Vicon used are not in the file or differ)"
+                        "offsets Vicon used are not in the file or differ; a lab that knows "
+                        "them gives them as GaitSettings(thigh_rotation=..., shank_rotation=..., "
+                        "tibial_torsion=...))"
                     )
     return "; " + "; ".join(parts) if parts else ""
 
