@@ -38,6 +38,7 @@ __all__ = [
     "MOMENT_FRAMES",
     "PIG_MOMENT_SIGNS",
     "assign_plates",
+    "contact_ends",
     "joint_kinetics",
     "pig_moments",
     "untorsioned_tibia",
@@ -444,8 +445,11 @@ def joint_kinetics(
     -----
     Segment parameters by de Leva (1996) with the measured HJC-KJC, KJC-AJC
     and AJC-TOE lengths; foot COM at mid AJC-TOE. Loads are NaN within 0.03 s
-    of a frame where a plate cannot be attributed to one foot, and next to a
-    plate contact (where the load is below the threshold).
+    of a frame where a plate cannot be attributed to one foot or the foot is
+    on the ground off the plates (:func:`unknown_load_frames`). Next to a
+    contact the plate's load below the threshold is the foot's
+    (:func:`contact_ends`), so the stance moments run through toe-off into
+    the swing-leg dynamics (no ground reaction) without a gap.
     """
     settings = GaitSettings() if settings is None else settings
     if assignment is None:
@@ -526,7 +530,8 @@ def segment_loads(markers, frames, subject, assignment, settings):
     motion = segment_motion(R, com, time=time)
     if assignment is None:
         return masses, inertia, motion, None, None
-    f_ext = assignment.f_ext
+    # with the loads below the threshold next to each contact: stance runs into swing
+    f_ext = assignment.f_ext + contact_ends(assignment, markers.plates, time, rate)
     if settings.grf_cutoff is not None:
         f_ext = butter_filtfilt(f_ext, rate=rate, cutoff=settings.grf_cutoff)
     loads = newton_euler(
@@ -535,18 +540,82 @@ def segment_loads(markers, frames, subject, assignment, settings):
     return masses, inertia, motion, f_ext, loads
 
 
+def contact_ends(assignment, plates, time, rate) -> np.ndarray:
+    """The plates' loads below the contact threshold next to each contact, on its foot.
+
+    Parameters
+    ----------
+    assignment : PlateAssignment
+        Its ``plate_of`` (the segment each plate is given to, frame by frame).
+    plates : sequence of ForcePlate
+        The plates of the assignment (Z-up lab frame, sample 0 at ``time[0]``).
+    time : ndarray, shape (n_frames,)
+    rate : float
+        Frame rate, Hz.
+
+    Returns
+    -------
+    ndarray, shape like ``assignment.f_ext``
+        ``[moment about the lab origin; force]`` of each plate (from its force
+        and its moment about its origin: no centre of pressure, which is
+        unreliable at low loads) in the frames within 0.03 s of a contact of
+        that plate with one foot where the plate is given to no segment: the
+        load rising from zero to the threshold at a foot strike, or falling
+        from it at a toe-off, is that foot's. Frames near contacts of two
+        segments with the same plate get nothing.
+
+    Examples
+    --------
+    >>> from ahbm.dynamics import PlateAssignment
+    >>> from ahbm.io.trial import ForcePlate
+    >>> n = 12; F = np.zeros((n, 3)); F[3:8, 2] = [5.0, 300, 600, 300, 12]
+    >>> fp = ForcePlate(F, np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3)),
+    ...                 np.zeros((4, 3)), np.zeros(3), rate=100.0)
+    >>> own = np.where(F[:, 2:] > 20.0, 0, -1)
+    >>> a = PlateAssignment(np.zeros((n, 1, 6)), own >= 0, np.zeros((n, 1), bool), own)
+    >>> contact_ends(a, [fp], np.arange(n) / 100.0, 100.0)[:, 0, 5].tolist()
+    [0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 12.0, 0.0, 0.0, 0.0, 0.0]
+    """
+    time = np.asarray(time, dtype=float)
+    margin = int(np.ceil(0.03 * rate))
+    extra = np.zeros(np.shape(assignment.f_ext))
+    for k, plate in enumerate(plates):
+        own = assignment.plate_of[:, k]
+        segs = np.unique(own[own >= 0])
+        if not segs.size:
+            continue
+        F = np.nan_to_num(np.asarray(plate.force, dtype=float))
+        n0 = np.cross(np.asarray(plate.origin, dtype=float), F) + np.nan_to_num(
+            np.asarray(plate.moment, dtype=float)
+        )
+        ts = time[0] + np.arange(F.shape[0]) / float(plate.rate)
+        w = np.stack([np.interp(time, ts, c, left=0.0, right=0.0) for c in (*n0.T, *F.T)], axis=-1)
+        near = np.stack([_dilate(own == i, margin) & (own < 0) for i in segs])
+        alone = near.sum(axis=0) == 1
+        for i, nr in zip(segs, near, strict=True):
+            sel = nr & alone
+            extra[sel, i] += w[sel]
+    return extra
+
+
 def unknown_load_frames(events, assignment, time, rate, *, weight=None) -> dict:
     """Per side: True in the frames where the leg's joint loads are unknown.
 
-    The foot is on the ground (by the events) but on no plate, its plate
-    cannot be attributed to it, or the frame is within 0.03 s of a plate
-    contact's ends (the load there is below the plate threshold). With the
+    The foot is on the ground (by the events) but on no plate, or its plate
+    cannot be attributed to it (with 0.03 s around those frames). With the
     body `weight` (N), a whole stance (foot strike to foot off) is unknown
     when the plates carry less than :data:`MIN_SINGLE_SUPPORT_LOAD` of it
     under the foot (median vertical load) while the other foot is in swing:
     the foot stands partly off the plates (a heel on a plate's edge, a
     forefoot beyond it), and the load measured in its other frames is not
     the foot's whole load either.
+
+    The ends of a plate contact are known: within 0.03 s of a contact the
+    plate's load below the threshold is the foot's (:func:`contact_ends`),
+    and frames that the events count as stance while the plate is no longer
+    (or not yet) loaded above the threshold are the events' timing against
+    the plate's (a fraction of a frame at a threshold crossing), not a foot
+    on the floor: stance moments run through toe-off without a gap.
     """
     stance = _stance_masks(events, time)
     margin = int(np.ceil(0.03 * rate))
@@ -554,12 +623,13 @@ def unknown_load_frames(events, assignment, time, rate, *, weight=None) -> dict:
     for side, _ in SIDES:
         foot = SEGMENTS.index(f"foot_{side}")
         contact = assignment.contact[:, foot]
-        bad = assignment.ambiguous[:, foot] | (stance[side] & ~contact)
+        # on the ground by the events, beyond the contact's sub-threshold ends
+        bad = assignment.ambiguous[:, foot] | (stance[side] & ~_dilate(contact, margin))
         if weight is not None and np.isfinite(weight) and weight > 0:
             bad |= partly_off_plates(
                 stance[side], stance[_OTHER[side]], assignment.f_ext[:, foot, 5], weight
             )
-        out[side] = _dilate(bad, margin) | (_dilate(contact, margin) & ~contact)
+        out[side] = _dilate(bad, margin)
     return out
 
 
