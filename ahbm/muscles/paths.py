@@ -243,7 +243,9 @@ def muscle_lengths(model: Model, q, *, muscles=None, kin=None) -> np.ndarray:
     return _out(kin, lengths)
 
 
-def moment_arms(model: Model, q, *, muscles=None, kin=None, convention="exact") -> np.ndarray:
+def moment_arms(
+    model: Model, q, *, muscles=None, kin=None, convention="exact", return_lengths=False
+):
     """Moment arms ``r = -∂l/∂q`` of the muscles about every generalized velocity.
 
     Parameters
@@ -261,6 +263,9 @@ def moment_arms(model: Model, q, *, muscles=None, kin=None, convention="exact") 
         (a unit tension along each straight segment between points on
         different bodies, the tangent points fixed on their wrap objects),
         which differs from ``-∂l/∂q`` on wrapping paths.
+    return_lengths : bool, optional
+        Also return the path lengths (:func:`muscle_lengths`), computed in the
+        same pass.
 
     Returns
     -------
@@ -268,6 +273,8 @@ def moment_arms(model: Model, q, *, muscles=None, kin=None, convention="exact") 
         m per unit of generalized velocity (m/rad for rotations,
         dimensionless for translations). A muscle tension ``F`` (N) exerts
         the generalized forces ``r[..., i, :] * F``.
+    lengths : ndarray, shape (..., n_muscles)
+        With ``return_lengths``: the path lengths, m.
 
     Raises
     ------
@@ -300,8 +307,10 @@ def moment_arms(model: Model, q, *, muscles=None, kin=None, convention="exact") 
     >>> float(moment_arms(m, [0.0])[0, 0].round(4))  # 0.05 * 0.3 / |(0.05, -0.3)|
     0.0493
     """
-    kin, _, grad = _compute(model, q, muscles, kin, need_grad=True,
-                            convention=_convention(convention))  # fmt: skip
+    kin, lengths, grad = _compute(model, q, muscles, kin, need_grad=True,
+                                  convention=_convention(convention))  # fmt: skip
+    if return_lengths:
+        return _out(kin, -grad), _out(kin, lengths)
     return _out(kin, -grad)
 
 
