@@ -23,10 +23,17 @@ import numpy as np
 from ahbm.dynamics.smooth_contact import SmoothContactParameters, SmoothSphereContact
 from ahbm.errors import DataError, ModelError
 from ahbm.kinematics.tree import Model
-from ahbm.opensim._osim_values import _euler_xyz
-from ahbm.opensim.osim_section import OSIM_SECTION
+from ahbm.opensim._osim_values import _euler_xyz, _xyz_angles
+from ahbm.opensim.osim_section import OSIM_SECTION, OsimItem
 
-__all__ = ["osim_smooth_contacts", "opensim_foot_spheres", "FALISSE_FOOT_SPHERES"]
+__all__ = [
+    "osim_smooth_contacts",
+    "add_osim_smooth_contacts",
+    "opensim_foot_spheres",
+    "FALISSE_FOOT_SPHERES",
+    "FALISSE_MTP",
+    "FALISSE_RADIUS",
+]
 
 _PARAMETER_KEYS = ("stiffness", "dissipation", "static_friction", "dynamic_friction",
                    "viscous_friction", "transition_velocity", "constant_contact_force",
@@ -44,7 +51,9 @@ FALISSE_FOOT_SPHERES = (
     ("calcn", (0.0662346661991635, -0.021859, 0.0263641606741698)),
     ("toes", (0.045, -0.0214476, 0.0618569567549652)),
 )
+#: Origin of the right toes frame in the calcaneus frame of Falisse et al.'s model, m.
 FALISSE_MTP = (0.16341, -0.0018278, 0.00098704)
+#: Radius of their contact spheres, m.
 FALISSE_RADIUS = 0.032
 
 
@@ -129,6 +138,105 @@ def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> lis
             name=name, parameters=SmoothContactParameters(**params),
         ))  # fmt: skip
     return out
+
+
+def _frame_with_x(x) -> np.ndarray:
+    """A rotation whose first column is the unit vector `x` (z kept near the world z)."""
+    x = np.asarray(x, float) / np.linalg.norm(x)
+    for up in (np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0])):
+        z = up - (up @ x) * x
+        if np.linalg.norm(z) > 1e-6:
+            z /= np.linalg.norm(z)
+            return np.column_stack([x, np.cross(z, x), z])
+    raise AssertionError("unreachable: x cannot be parallel to both z and y")
+
+
+def _body_path(body) -> str:
+    return "/ground" if body in ("ground", -1) else f"/bodyset/{body}"
+
+
+def add_osim_smooth_contacts(model: Model, contacts) -> None:
+    """Put contact spheres into a model's ``"opensim"`` section, for ``write_osim``.
+
+    Parameters
+    ----------
+    model : Model
+        Changed in place: each contact becomes a ``ContactSphere``
+        (``<name>_sphere``) and a ``SmoothSphereHalfSpaceForce`` (``<name>``),
+        the half-spaces one ``ContactHalfSpace`` per distinct plane
+        (``floor`` for the first on the ground, ``half_space_<k>`` for the
+        others), so that :func:`~ahbm.opensim.osim_write.write_osim` writes
+        them and OpenSim applies them; :func:`osim_smooth_contacts` reads
+        them back.
+    contacts : sequence of SmoothSphereContact
+        With body names (not indices).
+
+    Raises
+    ------
+    DataError
+        `contacts` holds something else, or a name that the model's section
+        already uses for a force or contact geometry.
+
+    Notes
+    -----
+    The half-space's frame has its x axis along the inward normal ``−n``
+    (OpenSim's half-space fills ``x > 0``) and its origin at the plane point.
+
+    Examples
+    --------
+    >>> from ahbm.kinematics.tree import Model
+    >>> m = Model(gravity=(0, -9.81, 0))
+    >>> _ = m.add_body("ball", "ground", "free", mass=1.0)
+    >>> add_osim_smooth_contacts(m, [SmoothSphereContact("ball", [0, 0, 0], 0.05,
+    ...                                                  plane_normal=[0, 1, 0])])
+    >>> [c.name for c in osim_smooth_contacts(m)]
+    ['sphere_ball']
+    """
+    if not isinstance(model, Model):
+        raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
+    if isinstance(contacts, SmoothSphereContact):
+        contacts = [contacts]
+    items = list(model.section(OSIM_SECTION))
+    used = {it.get("name") for it in items if it.kind in ("force", "contact_geometry")}
+    planes: dict = {}
+    new_geometry, new_forces = [], []
+    for i, c in enumerate(contacts):
+        if not isinstance(c, SmoothSphereContact):
+            raise DataError(f"contacts[{i}] is {type(c).__name__}, not a SmoothSphereContact")
+        c.validate(model)
+        for nm in (c.name, f"{c.name}_sphere"):
+            if nm in used:
+                raise DataError(f"the model already has a force or contact geometry named "
+                                f"{nm!r}; rename the contact")  # fmt: skip
+            used.add(nm)
+        body, hbody = (model.body_names[b] if not isinstance(b, str) else b
+                       for b in (c.body, c.plane_body))  # fmt: skip
+        hbody = "ground" if hbody == -1 else hbody
+        key = (hbody, tuple(np.round(c.plane_point, 15)), tuple(np.round(c.plane_normal, 15)))
+        if key not in planes:
+            name = "floor" if hbody == "ground" and "floor" not in used else None
+            name = name or next(f"half_space_{k}" for k in range(1, 10**6)
+                                if f"half_space_{k}" not in used)  # fmt: skip
+            used.add(name)
+            planes[key] = name
+            new_geometry.append({
+                "type": "ContactHalfSpace", "name": name, "socket_frame": _body_path(hbody),
+                "location": [float(v) + 0.0 for v in c.plane_point],
+                "orientation": _xyz_angles(_frame_with_x(-c.plane_normal)), "body": hbody,
+            })  # fmt: skip
+        new_geometry.append({
+            "type": "ContactSphere", "name": f"{c.name}_sphere", "socket_frame": _body_path(body),
+            "location": [float(v) + 0.0 for v in c.center], "orientation": [0.0, 0.0, 0.0],
+            "radius": float(c.radius), "body": body,
+        })  # fmt: skip
+        force = {"type": "SmoothSphereHalfSpaceForce", "name": c.name, "appliesForce": True,
+                 "socket_sphere": f"/contactgeometryset/{c.name}_sphere",
+                 "socket_half_space": f"/contactgeometryset/{planes[key]}"}  # fmt: skip
+        force.update({k: float(getattr(c.parameters, k)) for k in _PARAMETER_KEYS})
+        new_forces.append(force)
+    items += [OsimItem._own("force", f) for f in new_forces]
+    items += [OsimItem._own("contact_geometry", g) for g in new_geometry]
+    model.set_section(OSIM_SECTION, items)
 
 
 def opensim_foot_spheres(model: Model, *, sides=("r", "l"), calcaneus="calcn_{side}",

@@ -37,10 +37,12 @@ from ahbm.dynamics import total_generalized_force  # noqa: E402
 from ahbm.errors import AhbmWarning  # noqa: E402
 from ahbm.kinematics import forward_kinematics  # noqa: E402
 from ahbm.opensim import (  # noqa: E402
+    add_osim_smooth_contacts,
     opensim_foot_spheres,
     osim_smooth_contacts,
     osim_speed_matrix,
     read_osim,
+    write_osim,
 )
 
 N_STATES = 240
@@ -201,18 +203,26 @@ SUBJECT01 = SHARED / "opensim" / "subject01.osim"
 FEET = """
 m = osim.Model(INPUTS["path"])
 for f in m.getForceSet():
-    f.set_appliesForce(False)
-floor = osim.ContactHalfSpace(osim.Vec3(0), osim.Vec3(0, 0, -np.pi / 2), m.getGround(), "floor")
-m.addContactGeometry(floor)
+    if f.getConcreteClassName() != "SmoothSphereHalfSpaceForce":
+        f.set_appliesForce(False)
 forces = []
-for k, (name, body, centre, radius) in enumerate(INPUTS["spheres"]):
-    sph = osim.ContactSphere(radius, osim.Vec3(*centre), m.getBodySet().get(body), name + "_g")
-    m.addContactGeometry(sph)
-    f = osim.SmoothSphereHalfSpaceForce(name, sph, floor)
-    for key, value in INPUTS["parameters"].items():
-        getattr(f, "set_" + key)(value)
-    m.addForce(f)
-    forces.append((f, body))
+if INPUTS["build"]:  # OpenSim adds the spheres itself
+    floor = osim.ContactHalfSpace(osim.Vec3(0), osim.Vec3(0, 0, -np.pi / 2), m.getGround(),
+                                  "floor")
+    m.addContactGeometry(floor)
+    for k, (name, body, centre, radius) in enumerate(INPUTS["spheres"]):
+        sph = osim.ContactSphere(radius, osim.Vec3(*centre), m.getBodySet().get(body),
+                                 name + "_g")
+        m.addContactGeometry(sph)
+        f = osim.SmoothSphereHalfSpaceForce(name, sph, floor)
+        for key, value in INPUTS["parameters"].items():
+            getattr(f, "set_" + key)(value)
+        m.addForce(f)
+        forces.append((f, body))
+else:  # the spheres are in the file (written by ahbm)
+    for name, body, _, _ in INPUTS["spheres"]:
+        f = osim.SmoothSphereHalfSpaceForce.safeDownCast(m.getForceSet().get(name))
+        forces.append((f, body))
 s = m.initSystem()
 cs = m.getCoordinateSet()
 names = [cs.get(i).getName() for i in range(cs.getSize())]
@@ -253,12 +263,26 @@ OUT.update(records=rec, generalized=gen)
 
 
 @pytest.mark.skipif(not SUBJECT01.is_file(), reason=f"shared data not found at {SUBJECT01}")
-def test_foot_spheres_on_subject01_match_opensim():
-    """Falisse's 12 foot spheres on subject01 (custom joints, coupled knee): OpenSim agrees."""
+@pytest.mark.parametrize("source", ["built by OpenSim", "written by ahbm"])
+def test_foot_spheres_on_subject01_match_opensim(source, tmp_path):
+    """Falisse's 12 foot spheres on subject01 (custom joints, coupled knee): OpenSim agrees.
+
+    OpenSim either adds the spheres to subject01 itself, or loads the file that
+    ``add_osim_smooth_contacts`` + ``write_osim`` made (whose spheres ahbm reads back).
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AhbmWarning)
         model = read_osim(SUBJECT01, muscles=False)
     spheres = opensim_foot_spheres(model)
+    path = SUBJECT01
+    if source == "written by ahbm":
+        add_osim_smooth_contacts(model, spheres)
+        path = tmp_path / "subject01_feet.osim"
+        write_osim(model, path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AhbmWarning)
+            model = read_osim(path, muscles=False)
+        spheres = osim_smooth_contacts(model)
     assert len(spheres) == 12
     assert {c.body for c in spheres} == {"calcn_r", "toes_r", "calcn_l", "toes_l"}
     rng = np.random.default_rng(3)
@@ -276,7 +300,7 @@ def test_foot_spheres_on_subject01_match_opensim():
     u = np.einsum("nij,nj->ni", osim_speed_matrix(model, q), qd)
     p = spheres[0].parameters
     out = opensim_run(
-        FEET, path=str(SUBJECT01),
+        FEET, path=str(path), build=source == "built by OpenSim",
         spheres=[(c.name, c.body, c.center.tolist(), c.radius) for c in spheres],
         parameters={k: getattr(p, k) for k in p.__dataclass_fields__},
         q=[dict(zip(names, x, strict=True)) for x in q],
