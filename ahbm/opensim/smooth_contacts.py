@@ -18,10 +18,12 @@ gaits can emerge from similar control strategies", *J. R. Soc. Interface* 16
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ahbm.dynamics.smooth_contact import SmoothContactParameters, SmoothSphereContact
-from ahbm.errors import DataError, ModelError
+from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.kinematics.tree import Model
 from ahbm.opensim._osim_values import _euler_xyz, _xyz_angles
 from ahbm.opensim.osim_section import OSIM_SECTION, OsimItem
@@ -96,6 +98,14 @@ def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> lis
         A force names a geometry the model does not have or of the wrong kind,
         or a body the model does not have.
 
+    Warns
+    -----
+    AhbmWarning
+        The model has other contact forces (``HuntCrossleyForce``,
+        ``ElasticFoundationForce``: Simbody's non-smooth contact laws), which
+        are not converted; model them with
+        :class:`~ahbm.dynamics.smooth_contact.SmoothSphereContact`.
+
     Examples
     --------
     >>> from ahbm.kinematics.tree import Model
@@ -107,6 +117,14 @@ def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> lis
     section = model.section(OSIM_SECTION)
     geometry = {it.get("name"): it.data for it in section if it.kind == "contact_geometry"}
     out = []
+    other = [f"{it.get('type')} {it.get('name')!r}" for it in section if it.kind == "force"
+             and it.get("type") in ("HuntCrossleyForce", "ElasticFoundationForce")]  # fmt: skip
+    if other:
+        warnings.warn(
+            f"model '{model.name}': {len(other)} contact force(s) with Simbody's non-smooth laws "
+            f"are not converted: {', '.join(other)}; model them with SmoothSphereContact",
+            AhbmWarning, stacklevel=2,
+        )  # fmt: skip
     for it in section:
         if it.kind != "force" or it.get("type") != "SmoothSphereHalfSpaceForce":
             continue

@@ -113,3 +113,21 @@ def test_foot_spheres_on_subject01():
     assert np.ptp(low) < 0.005
     x = np.array([e.point[0] for e in ev])
     assert x[0] < x[1] and x[0] < x[3]  # heel (1) behind the first metatarsal (2), toes (4)
+
+
+def test_non_smooth_contact_forces_are_named_in_a_warning(tmp_path):
+    m = _two_bodies()
+    add_osim_smooth_contacts(m, [SmoothSphereContact("ball", [0, 0, 0], 0.04, name="a")])
+    write_osim(m, tmp_path / "a.osim")
+    text = (tmp_path / "a.osim").read_text()
+    hc = (
+        '<HuntCrossleyForce name="hc"><contact_parameters><HuntCrossleyForce::'
+        "ContactParameters><geometry>a_sphere floor</geometry><stiffness>1e6</stiffness>"
+        "</HuntCrossleyForce::ContactParameters></contact_parameters></HuntCrossleyForce>"
+    )
+    text = text.replace("</SmoothSphereHalfSpaceForce>", "</SmoothSphereHalfSpaceForce>" + hc, 1)
+    (tmp_path / "hc.osim").write_text(text)
+    model = _read(tmp_path / "hc.osim")
+    with pytest.warns(AhbmWarning, match="HuntCrossleyForce 'hc'"):
+        got = osim_smooth_contacts(model)
+    assert [c.name for c in got] == ["a"]
