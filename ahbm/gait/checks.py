@@ -344,7 +344,8 @@ def gait_spatiotemporal(events, heels: dict, time, forward, *, pelvis, toes, bel
 #: - ``knee_crosstalk_r``, ``knee_crosstalk_slope``: supporting evidence of a turned
 #:   knee axis: the knee's varus/valgus follows its flexion (correlation over the
 #:   cycle at least 0.9, slope at least 0.15 deg/deg, i.e. an axis turned by about
-#:   9 deg or more: abduction = sin(turn) x flexion).
+#:   9 deg or more: a flexion axis turned by t about the thigh reads a flexion a as
+#:   a cos(t) and a varus/valgus a sin(t), a slope of tan(t)).
 PLAUSIBLE_LIMITS = {
     "ankle_peak_dorsiflexion": 0.0,
     "ankle_mean_dorsiflexion": 25.0,
@@ -471,12 +472,13 @@ def check_plausibility(cycles: dict, *, calibration: str = "none") -> list:
                         text += (
                             f", as the varus/valgus that follows the flexion shows (slope "
                             f"{slope:.2f} deg/deg, r = {r:.2f}: an axis turned by about "
-                            f"{np.degrees(np.arcsin(min(abs(slope), 1.0))):.0f} deg)"
+                            f"{np.degrees(np.arctan(abs(slope))):.0f} deg)"
                         )
                 text += (
                     ": place the thigh wand in the plane of the hip centre, knee marker and "
                     "knee axis, or run with a static trial with a knee alignment device or "
-                    "medial knee markers (KNM), or give the subject's thigh rotation offset"
+                    "medial knee markers (KNM), or give the wand's turn "
+                    "(GaitSettings(thigh_rotation=...))"
                 )
                 out.append(CurveFlag(side, "KneeAngles", 2, text))
     return out
