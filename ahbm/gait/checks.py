@@ -329,9 +329,11 @@ def gait_spatiotemporal(events, heels: dict, time, forward, *, pelvis, toes, bel
 #: - ``ankle_peak_dorsiflexion``: the ankle's largest dorsiflexion over the cycle (in
 #:   terminal stance) is about 10-15 deg with a between-subject SD of about 4 deg in
 #:   adults (Kadaba, Ramakrishnan & Wootten 1990, 40 adults, the marker set of
-#:   Plug-in Gait; Perry & Burnfield 2010: about 10 deg) and in children at their
-#:   usual speeds (Schwartz, Rozumalski & Trost 2008). A curve that never reaches
-#:   neutral (0 deg) is about 3 SD below: a plantarflexion offset (or an equinus gait).
+#:   Plug-in Gait; Perry & Burnfield 2010: about 10 deg; Klaewkasikum et al. 2022,
+#:   98 adults, modified Helen Hayes set: a mean curve from 0.7 to 14.5 deg) and in
+#:   children at their usual speeds (Schwartz, Rozumalski & Trost 2008). A curve that
+#:   never reaches neutral (0 deg) is about 3 SD below: a plantarflexion offset (or an
+#:   equinus gait).
 #: - ``ankle_mean_dorsiflexion``: the cycle mean is near 0 deg in normal walking; above
 #:   25 deg only a dorsiflexion offset or a severe crouch gait reaches.
 #: - ``knee_rotation_mean``: the knee's transverse angle averages within about
@@ -339,8 +341,9 @@ def gait_spatiotemporal(events, heels: dict, time, forward, *, pelvis, toes, bel
 #:   angle (between-subject SD about 8 deg); beyond 25 deg in the mean the thigh
 #:   wand (or the knee's flexion axis) is turned about the thigh.
 #: - ``ankle_rotation_mean``: the ankle's (foot's) transverse angle averages within
-#:   about +-15 deg; beyond 30 deg the foot's rotation offset (StaticRotOff) is
-#:   missing or the toe marker is off the foot's long axis.
+#:   about +-15 deg (Klaewkasikum et al. 2022: a mean curve from 5.2 to 9.7 deg);
+#:   beyond 30 deg the foot's rotation offset (StaticRotOff) is missing or the toe
+#:   marker is off the foot's long axis.
 #: - ``knee_crosstalk_r``, ``knee_crosstalk_slope``: supporting evidence of a turned
 #:   knee axis: the knee's varus/valgus follows its flexion (correlation over the
 #:   cycle at least 0.9, slope at least 0.15 deg/deg, i.e. an axis turned by about
