@@ -207,24 +207,41 @@ def _rotation_xyz(a):
     return Rx @ Ry @ Rz
 
 
-def test_lift_off_is_dynamically_consistent():
+def _lift_off(method, nodes):
     m = _ball()
     z0 = 0.05 - _equilibrium_depth(2.0 * G, BALL)
-    T = 0.5
-    ph = SmoothContactPhase(m, smooth_contacts=[BALL], nodes=81, duration=T,
+    ph = SmoothContactPhase(m, smooth_contacts=[BALL], nodes=nodes, duration=0.5,
                             objectives=[Effort(scale=10.0)], tau_bounds=([-60.0], [60.0]),
                             initial={"q": [z0], "qd": [0.0]},
                             final={"q": [z0 + 0.04], "qd": [0.0]})  # fmt: skip
-    r = solve(ph, method="hermite-simpson", verbose=False, tol=1e-10)
-    assert r.success, r.status
+    r = solve(ph, method=method, verbose=False, tol=1e-10)
+    assert r.success, (method, r.status)
+    return m, z0, ph, r
+
+
+@pytest.mark.parametrize("method", ["hermite-simpson", "multiple-shooting"])
+def test_lift_off_is_dynamically_consistent(method):
+    m, z0, ph, r = _lift_off(method, 81 if method == "hermite-simpson" else 41)
     out = ph.contact_outputs(np.vstack([r.q.T, r.qd.T]))
     assert out["Fn"][0, 0] == pytest.approx(2.0 * G, rel=1e-6)  # starts on its weight
     assert out["Fn"][-1, 0] < 1e-3  # ends off the ground
     t_u, u = r.t, r.tau[:, 0]
-    sim = simulate(m, (0.0, T), [z0], [0.0], tau=lambda t, q, qd: [np.interp(t, t_u, u)],
+    sim = simulate(m, (0.0, 0.5), [z0], [0.0], tau=lambda t, q, qd: [np.interp(t, t_u, u)],
                    forces=[BALL], rtol=1e-7, atol=1e-9)  # fmt: skip
-    assert sim.q[-1, 0] == pytest.approx(r.q[-1, 0], abs=1e-5)  # measured 1e-6
-    assert sim.qd[-1, 0] == pytest.approx(r.qd[-1, 0], abs=1e-4)  # measured 8e-6
+    assert sim.q[-1, 0] == pytest.approx(r.q[-1, 0], abs=1e-5)  # measured 1e-6, 1e-7
+    assert sim.qd[-1, 0] == pytest.approx(r.qd[-1, 0], abs=1e-4)  # measured 8e-6, 1e-6
+
+
+def test_transcriptions_agree_on_the_lift_off():
+    """Collocation, multiple shooting and B-splines (inverse dynamics minus τ_c) agree."""
+    costs = {
+        meth: _lift_off(meth, 41)[3].cost
+        for meth in ("trapezoidal", "hermite-simpson", "multiple-shooting", "bspline")
+    }
+    ref = costs["hermite-simpson"]
+    # measured: multiple shooting 2e-4, B-splines 1.3e-3, trapezoidal 1.2e-2 (its quadrature)
+    for meth, c in costs.items():
+        assert c == pytest.approx(ref, rel=0.02 if meth == "trapezoidal" else 0.003), costs
 
 
 def test_bad_contacts_raise():
