@@ -270,8 +270,18 @@ def _integrate(Y, D, X0, HG, P, u, a, lce, L, T, tol):
             k1a, k1l = _adot(P, j, uu, x), v * vm
             while tau < T * (1.0 - 1e-12):
                 h = min(h, T - tau)
-                v2 = _state(Y, D, X0, HG, P, j, x + 0.5 * h * k1a, _lmt_at(L, j, hs, tau + 0.5 * h),
-                            l + 0.5 * h * k1l, v)[1]
+                v2 = _state(
+                    Y,
+                    D,
+                    X0,
+                    HG,
+                    P,
+                    j,
+                    x + 0.5 * h * k1a,
+                    _lmt_at(L, j, hs, tau + 0.5 * h),
+                    l + 0.5 * h * k1l,
+                    v,
+                )[1]
                 k2a, k2l = _adot(P, j, uu, x + 0.5 * h * k1a), v2 * vm
                 x3, l3 = x + 0.75 * h * k2a, l + 0.75 * h * k2l
                 v3 = _state(Y, D, X0, HG, P, j, x3, _lmt_at(L, j, hs, tau + 0.75 * h), l3, v2)[1]

@@ -105,8 +105,9 @@ class IdealActuatorDynamics:
                     W[k, b2, :3] -= axis
         return W
 
-    def _pose(self, q):
-        kin = forward_kinematics(self.model, q[None])
+    def _pose(self, q, kin=None):
+        if kin is None:
+            kin = forward_kinematics(self.model, q[None])
         nb = self.model.n_bodies
         return kin.rotations.reshape(nb, 3, 3), kin.positions.reshape(nb, 3)
 
@@ -119,14 +120,15 @@ class IdealActuatorDynamics:
         local = [np.concatenate([nl[b], fl[b]]) for b in range(R.shape[0])]
         return _node_plan.node_forces(self.plan, local, W.shape[0])
 
-    def accelerations(self, i, q, u, f, tau=None) -> np.ndarray:
+    def accelerations(self, i, q, u, f, tau=None, kin=None) -> np.ndarray:
         """``q̈`` at window time `i` (index of the prepared times minus one) under actuations `f`
-        and further generalized forces `tau` (nv,) (muscles, in CMC)."""
+        and further generalized forces `tau` (nv,) (muscles, in CMC); `kin`: the forward
+        kinematics of `q` (one frame) when already computed."""
         model = self.model
         tau = np.zeros(model.nv) if tau is None else np.array(tau, dtype=float)
         if self.coord_cols:
             np.add.at(tau, self.coord_index, f[self.coord_cols])
-        R, o = self._pose(q)
+        R, o = self._pose(q, kin)
         w = self.w_ext[i + 1]
         if self.wrench_acts:
             W = self.unit_wrenches(R, o)

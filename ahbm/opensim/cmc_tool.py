@@ -66,6 +66,8 @@ MUSCLE_CONTROL_RANGE = (0.02, 1.0)
 _BIG = 10000.0  # OpenSim's bound for an infinite control bound
 _TINY = float(np.finfo(float).eps) ** 1.25  # SimTK::TinyReal
 _GRID = 9  # excitations per muscle in each pass of the bracketing
+#: Longest Heun step of the model in a window, s (the muscles within it: error-controlled)
+MODEL_STEP = 0.0005
 
 
 @dataclass(frozen=True, repr=False)
@@ -219,17 +221,17 @@ class _Paths:
         kin = forward_kinematics(self.model, Q)
         return muscle_lengths(self.model, Q, muscles=self.names, kin=kin)
 
-    def at(self, q, u, arms=True):
-        """(lengths (m,), speeds (m,), moment arms (m, nv) or None) at one state."""
+    def at(self, q, u):
+        """(lengths (m,), lengthening speeds (m,), moment arms (m, nv), kinematics) at one
+        state."""
         from ahbm.kinematics.forward import forward_kinematics
-        from ahbm.muscles.paths import lengthening_speeds, moment_arms, muscle_lengths
+        from ahbm.muscles.paths import moment_arms
 
-        q1, u1 = q[None], u[None]
-        kin = forward_kinematics(self.model, q1, u1)
-        L = muscle_lengths(self.model, q1, muscles=self.names, kin=kin)[0]
-        V = lengthening_speeds(self.model, q1, u1, muscles=self.names, kin=kin)[0]
-        R = moment_arms(self.model, q1, muscles=self.names, kin=kin)[0] if arms else None
-        return L, V, R
+        q1 = q[None]
+        kin = forward_kinematics(self.model, q1)
+        R, L = moment_arms(self.model, q1, muscles=self.names, kin=kin, return_lengths=True)
+        # the lengthening speed is (∂l/∂q) u = −r u; the poses serve the dynamics too
+        return L[0], -R[0] @ u, R[0], kin
 
 
 class _Controller:
@@ -251,15 +253,18 @@ class _Controller:
         self.bounds_fn = bounds_fn
         self.lam = None
         self.nsub = 1
+        self._window_key, self._window_L = None, None
 
     # --- one window of the controller -------------------------------------------------
     def _muscle_window(self, t0, t1, err_q, a, lm, X):
         """Muscle states at t1 for excitations X (K, nm), coordinates on the shifted path."""
         steps = max(1, math.ceil((t1 - t0) / 0.001 - 1e-9))
-        ts = t0 + (t1 - t0) * np.arange(2 * steps + 1) / (2 * steps)
-        Q = self.desired.at(ts)[0] - err_q
-        L = self.paths.lengths(Q)
-        return self.tables.integrate(X, a, lm, L, (t1 - t0) / steps)
+        key = (t0, t1, err_q.tobytes())
+        if self._window_key != key:  # the passes of one window share the path
+            ts = t0 + (t1 - t0) * np.arange(2 * steps + 1) / (2 * steps)
+            self._window_L = self.paths.lengths(self.desired.at(ts)[0] - err_q)
+            self._window_key = key
+        return self.tables.integrate(X, a, lm, self._window_L, (t1 - t0) / steps)
 
     def solve_window(self, t0, t1, i1, q, u, a, lm):
         """Controls (n_act,) whose node is at t1 (prepared time i1) and the position errors."""
@@ -286,7 +291,7 @@ class _Controller:
             fmin, fmax = FA[0], FA[-1]
             small = fmax - fmin < 1.0
             lo[ni:], hi[ni:] = np.minimum(fmin, fmax), np.maximum(fmin, fmax)
-            Ls, Vs, Rs = self.paths.at(qs, us)
+            Ls, Vs, Rs, _ = self.paths.at(qs, us)
             fopt = self.tables.rigid_tendon_active(Ls, Vs)
             scale[ni:] = np.where(np.abs(fopt) < _TINY, _TINY, np.abs(fopt))
             extra = Rs.T
@@ -321,15 +326,16 @@ class _Controller:
 
     # --- the model over one window -----------------------------------------------------
     def forces(self, q, u, a, lm, x_ideal, i, paths=None):
-        """(q̈, muscle forces, paths (L, V, R) at q) at prepared time i; `paths`: those
+        """(q̈, muscle forces, paths (L, V, R, kin) at q) at prepared time i; `paths`: those
         already computed at (q, u)."""
         if self.nm:
-            L, V, R = self.paths.at(q, u) if paths is None else paths
+            L, V, R, kin = self.paths.at(q, u) if paths is None else paths
             F = self.tables.state(a[None], L[None], lm[None])[0][0]
             tau = R.T @ F
         else:
-            L = V = R = F = tau = None
-        return self.dyn.accelerations(i, q, u, x_ideal * self.opt, tau), F, (L, V, R)
+            L = V = R = F = tau = kin = None
+        acc = self.dyn.accelerations(i, q, u, x_ideal * self.opt, tau, kin=kin)
+        return acc, F, (L, V, R, kin)
 
     def step(self, t0, t1, i0, q, u, a, lm, acc0, paths0, x_musc, c0, c1):
         """The model from t0 to t1 in :attr:`nsub` Heun steps (prepared times i0 + s), the
@@ -340,7 +346,7 @@ class _Controller:
 
         n = self.nsub
         h = (t1 - t0) / n
-        paths1 = (None, None, None)
+        paths1 = None
         for s in range(n):
             ca, cb = c0 + s / n * (c1 - c0), c0 + (s + 1) / n * (c1 - c0)
             if s:
@@ -351,15 +357,16 @@ class _Controller:
                 q, u = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
                 paths1 = None
                 continue
-            L0, V0, _ = paths0
-            L1, V1, R1 = self.paths.at(qp, up)
+            L0, V0, _, _ = paths0
+            L1, V1, R1, kin1 = self.paths.at(qp, up)
             _, _, Fp, _, _ = self.tables.integrate(
                 x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, 1), h
             )
-            acc1 = self.dyn.accelerations(i0 + s + 1, qp, up, cb * self.opt, R1.T @ Fp[0])
+            acc1 = self.dyn.accelerations(i0 + s + 1, qp, up, cb * self.opt, R1.T @ Fp[0],
+                                          kin=kin1)  # fmt: skip
             q, u = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
             paths1 = self.paths.at(q, u)
-            L1, V1, _ = paths1
+            L1, V1, _, _ = paths1
             a1, lm1, _, _, _ = self.tables.integrate(
                 x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, 1), h
             )
@@ -545,7 +552,7 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
     K = starts.size
     f_ext = _external_loads(setup, model)
     dyn = IdealActuatorDynamics(model, acts, f_ext)
-    nsub = max(1, math.ceil(dt / float(__import__("os").environ.get("AHBM_H", "0.001")) - 1e-9))  # Heun steps of the model per window
+    nsub = max(1, math.ceil(dt / MODEL_STEP - 1e-9))  # Heun steps of the model per window
     sub = starts[:, None] + dt * np.arange(nsub)[None] / nsub
     dyn.prepare(np.concatenate([[ti], sub.ravel(), [starts[-1] + dt]]))
     params = MillardParameters.from_muscles(muscles) if muscles else None
