@@ -465,6 +465,10 @@ def read_osim(path, *, muscles: bool = True, forces: str = "full", markers: bool
     point that has a ``"body"`` key (path points, wrap objects, contact
     geometry) has its ``"location"`` (``"translation"`` for wrap objects) in
     that body's frame, m, so scaling or a muscle module can use it directly.
+    The ``SmoothSphereHalfSpaceForce`` elements with their contact geometry
+    become force elements (:class:`~ahbm.dynamics.smooth_contact.SmoothSphereContact`,
+    for ``simulate`` and ``ahbm.optimize``) with
+    :func:`~ahbm.opensim.smooth_contacts.osim_smooth_contacts`.
 
     Examples
     --------
