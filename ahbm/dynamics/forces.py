@@ -25,7 +25,10 @@ Elements
 --------
 :class:`RotationalSpringDamper`, :class:`JointStop`, :class:`PointSpringDamper`,
 :class:`Bushing`, :class:`BodyForce`, :class:`BodyTorque`,
-:class:`PenaltyGroundContact`, :class:`GravityOverride`.
+:class:`PenaltyGroundContact`, :class:`GravityOverride`, and the smooth
+contact spheres of :mod:`ahbm.dynamics.smooth_contact`
+(:class:`~ahbm.dynamics.smooth_contact.SmoothSphereContact`, OpenSim's
+``SmoothSphereHalfSpaceForce`` law, also usable in :mod:`ahbm.optimize`).
 
 Elements with internal states (muscles, :mod:`ahbm.muscles`) derive from
 :class:`StatefulForceElement`; :func:`~ahbm.dynamics.simulate` integrates
