@@ -125,9 +125,11 @@ class Phase:
         (their multipliers become controls,
         :mod:`ahbm.optimize.velocity_constraints`).
     initial, final : dict, optional
-        Boundary conditions: ``{"q": array or {name: value}, "qd": ..., "qdd": ...}``
-        (``"qdd"``: the accelerations :meth:`accelerations` at the first/last
-        grid point, rad/s² or m/s²).
+        Boundary conditions: ``{"q": array or {name: value}, "qd": ..., "qdd": ...,
+        "F": {"<contact>:<axis>": value}}`` (``"qdd"``: the accelerations
+        :meth:`accelerations` at the first/last grid point, rad/s² or m/s²;
+        ``"F"``: contact forces of the first/last controls, N, e.g. a foot
+        that lands and lifts off unloaded: ``{"F": {"toe_r:z": 0.0}}``).
     guess : dict or object, optional
         Initial guess of this phase (see :meth:`initial_guess`).
 
@@ -308,13 +310,24 @@ class Phase:
     def _boundary_values(self, spec, what):
         if spec is None:
             return {}
-        if not isinstance(spec, dict) or not set(spec) <= {"q", "qd", "qdd"}:
+        if not isinstance(spec, dict) or not set(spec) <= {"q", "qd", "qdd", "F"}:
             raise DataError(
-                f"`{what}` must be a dict with keys 'q', 'qd' and/or 'qdd', got {spec!r}"
+                f"`{what}` must be a dict with keys 'q', 'qd', 'qdd' and/or 'F', got {spec!r}"
             )
         out = {}
         for key, val in spec.items():
-            if isinstance(val, dict):
+            if key == "F":
+                names = [f"{c.label}:{a}" for c in self.contacts for a in c.axes]
+                ok = isinstance(val, dict)
+                bad = [k for k in val if k not in names] if ok else [val]
+                if bad:
+                    raise DataError(
+                        f"`{what}['F']` must map contact forces '<contact>:<axis>' of this "
+                        f"phase ({names}) to values; unknown: {bad}"
+                    )
+                out[key] = ([names.index(k) for k in val],
+                            np.array([float(v) for v in val.values()]))  # fmt: skip
+            elif isinstance(val, dict):
                 idx = _names_to_index(self.model, list(val), f"`{what}[{key!r}]`")
                 out[key] = (idx, np.array([float(v) for v in val.values()]))
             else:
@@ -618,6 +631,17 @@ class Phase:
                             )
                         a = self.accelerations(x, u)
                     v_all, off = a, 0
+                elif key == "F":
+                    if u is None:
+                        raise DataError(
+                            f"phase '{self.name}': `{which}['F']` needs the {which} controls: "
+                            "pass u0=/uf= to boundary_constraints"
+                        )
+                    _, forces, _ = self.split_control(u)
+                    labels = [f"{c.label}:{a}" for c in self.contacts for a in c.axes]
+                    for i, v in zip(idx, val, strict=True):
+                        items.append((forces[i], v, v, [f"{self.name} {which} F:{labels[i]}"]))
+                    continue
                 else:
                     v_all, off = x, (0 if key == "q" else self.nq)
                 for i, v in zip(idx, val, strict=True):
