@@ -103,5 +103,6 @@ __getattr__, __dir__, __all__ = lazy_package(
         "demo",
         "scores",
         "gdi",
+        "normative",
     ],
 )

@@ -29,7 +29,9 @@ _REPORT_VARIABLES = (
 )
 
 
-def write_gait_report(result, path, *, title: str = "") -> Path:
+def write_gait_report(
+    result, path, *, title: str = "", normative=None, normative_label: str = "normative"
+) -> Path:
     """Write the one-page gait report of a :class:`GaitResult` (PNG, PDF, SVG).
 
     Parameters
@@ -40,6 +42,14 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
         Output file; the format follows the suffix. Written atomically.
     title : str, optional
         Figure title (default: the source and the subject's mass).
+    normative : mapping, optional
+        A band drawn behind the curves, mean ± 1 SD: ``name -> {"mean": m,
+        "sd": s}`` over 0-100 % of the cycle in display units (deg, N·m/kg),
+        as :func:`ahbm.gait.normative_band` returns (the layout of
+        :func:`ahbm.graphics.plot_gait_cycles`).
+    normative_label : str, optional
+        What the band is, for the caption (cite its source, e.g.
+        ``"normative (Schwartz et al. 2008, free speed)"``).
 
     Returns
     -------
@@ -79,7 +89,18 @@ def write_gait_report(result, path, *, title: str = "") -> Path:
 
     fig = plt.figure(figsize=(11.0, 2.0 * len(variables) + 2.6))
     try:
-        plot_gait_cycles(cycles, variables=variables, fig=fig, show_cycles=True)
+        plot_gait_cycles(
+            cycles, variables=variables, fig=fig, show_cycles=True, normative=normative
+        )
+        if normative:
+            fig.text(
+                0.02,
+                1.0 - 0.62 / fig.get_size_inches()[1],
+                f"grey band: {normative_label}, mean ± 1 SD",
+                fontsize=8,
+                color="0.35",
+                va="top",
+            )
         _mark_panels(fig, variables, undefined, getattr(result, "curve_flags", ()))
         bottom = 2.0 / fig.get_size_inches()[1]
         # the implausible curves first (the panels marked "check calibration" point here)
