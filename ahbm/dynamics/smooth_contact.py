@@ -51,6 +51,8 @@ __all__ = [
     "smooth_contact_law",
     "sphere_halfspace_force",
     "SmoothSphereContact",
+    "hunt_crossley_law",
+    "HuntCrossleySphereContact",
     "SmoothContactState",
     "smooth_shape_contacts",
 ]
@@ -206,11 +208,60 @@ def smooth_contact_law(depth, rate, slip, radius, parameters, *, xp=np):
     return normal, friction
 
 
+def hunt_crossley_law(depth, rate, slip, radius, parameters, *, xp=np):
+    """The non-smooth law of Simbody's (OpenSim's) ``HuntCrossleyForce`` for a sphere on a plane.
+
+    Parameters and returns as :func:`smooth_contact_law`; the smoothing
+    constants of `parameters` are not used.
+
+    Notes
+    -----
+    The limit of :func:`smooth_contact_law` with the switches made sharp
+    (equal materials: ``k = E^(2/3)/2``)::
+
+        F_H = (4/3) k sqrt(r k) max(δ, 0)^(3/2)
+        f = F_H (1 + (3/2) c δ̇),   F_n = max(f, 0)
+        F_t = −μ(|v_t| / v_tr) F_n v_t / |v_t|   (0 at |v_t| = 0)
+
+    with the friction coefficient of :func:`smooth_contact_law` at
+    ``ε = 0``. Simbody scales the friction by ``f`` rather than ``F_n``, so
+    that a contact separating faster than ``2/(3c)`` is pushed along its slip
+    there; here it has no friction (no normal force, no friction). Kinks at
+    ``δ = 0``, ``f = 0`` and ``v_t = 0``: for simulation, not for
+    gradient-based optimization.
+
+    Examples
+    --------
+    >>> p = SmoothContactParameters(stiffness=1e6)
+    >>> Fn, _ = hunt_crossley_law(np.array([0.005, -0.001]), np.zeros(2), np.zeros((3, 2)),
+    ...                           0.03, p)
+    >>> Fn.round(2)
+    array([28.87,  0.  ])
+    """
+    p = parameters
+    k = 0.5 * p.stiffness ** (2.0 / 3.0)
+    hertz = (4.0 / 3.0) * k * np.sqrt(radius * k) * xp.fmax(depth, 0.0) ** 1.5
+    normal = xp.fmax(hertz * (1.0 + 1.5 * p.dissipation * rate), 0.0)
+    speed = xp.sqrt(slip[0] * slip[0] + slip[1] * slip[1] + slip[2] * slip[2])
+    ratio = speed / p.transition_velocity
+    mu_s, mu_d = p.static_friction, p.dynamic_friction
+    mu = xp.fmin(ratio, 1.0) * (mu_d + 2.0 * (mu_s - mu_d) / (1.0 + ratio * ratio))
+    mu = mu + p.viscous_friction * speed
+    scale = -(normal * mu / (speed + (speed == 0)))  # v_t = 0: no friction
+    if xp is np:
+        friction = scale * np.asarray(slip)
+    else:
+        friction = xp.vertcat(scale * slip[0], scale * slip[1], scale * slip[2])
+    return normal, friction
+
+
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-def sphere_halfspace_force(center, normal, plane_point, radius, velocity, parameters, *, xp=np):
+def sphere_halfspace_force(
+    center, normal, plane_point, radius, velocity, parameters, *, xp=np, law=None
+):
     """Force of a half-space on a sphere, from the sphere's centre and the plane.
 
     Parameters
@@ -230,6 +281,8 @@ def sphere_halfspace_force(center, normal, plane_point, radius, velocity, parame
     parameters : SmoothContactParameters
     xp : module, optional
         ``numpy`` or ``casadi``.
+    law : callable, optional
+        :func:`smooth_contact_law` (default) or :func:`hunt_crossley_law`.
 
     Returns
     -------
@@ -260,7 +313,8 @@ def sphere_halfspace_force(center, normal, plane_point, radius, velocity, parame
     v = velocity(point)
     vn = _dot(normal, v)
     slip = [v[i] - vn * normal[i] for i in range(3)]
-    fn, ft = smooth_contact_law(depth, -vn, slip, radius, parameters, xp=xp)
+    law = smooth_contact_law if law is None else law
+    fn, ft = law(depth, -vn, slip, radius, parameters, xp=xp)
     return fn * normal + ft, point, fn, depth
 
 
@@ -329,6 +383,8 @@ class SmoothSphereContact(ForceElement):
     45.69
     """
 
+    law = staticmethod(smooth_contact_law)
+
     def __init__(self, body, center, radius, *, parameters=None, plane_body="ground",
                  plane_point=(0.0, 0.0, 0.0), plane_normal=(0.0, 0.0, 1.0), name=None,
                  **options):  # fmt: skip
@@ -345,7 +401,7 @@ class SmoothSphereContact(ForceElement):
         self.plane_normal = n / np.linalg.norm(n)
 
     def __repr__(self) -> str:
-        return (f"SmoothSphereContact(name={self.name!r}, body={self.body!r}, "
+        return (f"{type(self).__name__}(name={self.name!r}, body={self.body!r}, "
                 f"radius={self.radius:g}, plane_body={self.plane_body!r})")  # fmt: skip
 
     def validate(self, model):
@@ -374,7 +430,7 @@ class SmoothSphereContact(ForceElement):
             return v
 
         force, point, fn, depth = sphere_halfspace_force(
-            c, n, p0, self.radius, velocity, self.parameters
+            c, n, p0, self.radius, velocity, self.parameters, law=self.law
         )
         return b, h, force, point, fn, depth
 
@@ -395,6 +451,27 @@ class SmoothSphereContact(ForceElement):
         if h >= 0:
             tau -= _gen(_st.points_jacobian_bl(kin, h, point), force)
         return tau
+
+
+class HuntCrossleySphereContact(SmoothSphereContact):
+    """A contact sphere with the non-smooth law of OpenSim's ``HuntCrossleyForce``.
+
+    Parameters as :class:`SmoothSphereContact` (the smoothing constants are
+    not used); the law is :func:`hunt_crossley_law`.
+    :func:`ahbm.opensim.osim_smooth_contacts` makes these of the
+    sphere–half-space pairs of a ``HuntCrossleyForce``.
+
+    Examples
+    --------
+    >>> from ahbm.kinematics.tree import Model
+    >>> m = Model()
+    >>> _ = m.add_body("ball", "ground", {"type": "prismatic", "axis": [0, 0, 1]}, mass=1.0)
+    >>> c = HuntCrossleySphereContact("ball", [0, 0, 0], 0.05, stiffness=1e6)
+    >>> [round(float(c.generalized_force(m, [z], [0.0])[0]), 2) for z in (0.045, 0.06)]
+    [37.27, 0.0]
+    """
+
+    law = staticmethod(hunt_crossley_law)
 
 
 def smooth_shape_contacts(model, shapes=None, *, parameters=None, **options) -> list:

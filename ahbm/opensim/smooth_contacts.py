@@ -22,7 +22,11 @@ import warnings
 
 import numpy as np
 
-from ahbm.dynamics.smooth_contact import SmoothContactParameters, SmoothSphereContact
+from ahbm.dynamics.smooth_contact import (
+    HuntCrossleySphereContact,
+    SmoothContactParameters,
+    SmoothSphereContact,
+)
 from ahbm.errors import AhbmWarning, DataError, ModelError
 from ahbm.kinematics.tree import Model
 from ahbm.opensim._osim_values import _euler_xyz, _xyz_angles
@@ -72,8 +76,51 @@ def _geometry(items: dict, path, force: str, kind: str) -> dict:
     return g
 
 
+def _hunt_crossley(model: Model, f: dict, geometry: dict, skipped: list) -> list:
+    """HuntCrossleySphereContact elements of the sphere–half-space pairs of a HuntCrossleyForce."""
+    name = f.get("name", "contact")
+    pset = f.get("HuntCrossleyForce::ContactParametersSet") or {}
+    groups = []
+    for k, cp in enumerate(pset.get("objects") or []):
+        names = str(cp.get("geometry") or "").split()
+        params = {"stiffness": float(cp.get("stiffness", 0.0)),
+                  "dissipation": float(cp.get("dissipation", 0.0)),
+                  "static_friction": float(cp.get("static_friction", 0.0)),
+                  "dynamic_friction": float(cp.get("dynamic_friction", 0.0)),
+                  "viscous_friction": float(cp.get("viscous_friction", 0.0))}  # fmt: skip
+        for g in names:
+            if g not in geometry:
+                raise ModelError(f"HuntCrossleyForce {name!r}: contact parameters {k} name "
+                                 f"{g!r}, which is not a contact geometry of the model "
+                                 f"(known: {sorted(geometry)})")  # fmt: skip
+            groups.append((g, params))
+    vt = float(f.get("transition_velocity", 0.01))
+    out = []
+    spheres = [(g, p) for g, p in groups if geometry[g].get("type") == "ContactSphere"]
+    halves = [(g, p) for g, p in groups if geometry[g].get("type") == "ContactHalfSpace"]
+    pairs = [(s, h) for s in spheres for h in halves
+             if geometry[s[0]].get("body") != geometry[h[0]].get("body")]  # fmt: skip
+    for (sname, sp), (hname, hp) in pairs:
+        if sp != hp:  # Simbody combines unequal materials (and moves the contact point)
+            skipped.append(f"HuntCrossleyForce {name!r}: {sname}-{hname} (unequal materials)")
+            continue
+        sph, half = geometry[sname], geometry[hname]
+        R = _euler_xyz(half.get("orientation", (0.0, 0.0, 0.0)))
+        label = name if len(pairs) == 1 else f"{name}.{sname}.{hname}"
+        out.append(HuntCrossleySphereContact(
+            sph.get("body"), sph.get("location", (0.0, 0.0, 0.0)), float(sph.get("radius", 0.0)),
+            plane_body=half.get("body", "ground"), plane_point=half.get("location", (0.0,) * 3),
+            plane_normal=-R[:, 0], name=label,
+            parameters=SmoothContactParameters(transition_velocity=vt, **sp),
+        ))  # fmt: skip
+    kinds = {geometry[g].get("type") for g, _ in groups}
+    if kinds - {"ContactSphere", "ContactHalfSpace"} or len(spheres) > 1:
+        skipped.append(f"HuntCrossleyForce {name!r}: pairs other than sphere-half-space")
+    return out
+
+
 def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> list:
-    """The ``SmoothSphereHalfSpaceForce`` elements of a model read from an ``.osim`` file.
+    """The contact spheres of a model read from an ``.osim`` file, as force elements.
 
     Parameters
     ----------
@@ -85,8 +132,13 @@ def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> lis
     Returns
     -------
     list of SmoothSphereContact
-        One per force, in file order, named like it: the sphere's body,
-        centre (its ``ContactSphere`` location in the body frame) and radius,
+        In file order: one per ``SmoothSphereHalfSpaceForce``, named like it,
+        and a :class:`~ahbm.dynamics.smooth_contact.HuntCrossleySphereContact`
+        per sphere–half-space pair of a ``HuntCrossleyForce`` (named like the
+        force, or ``<force>.<sphere>.<half-space>`` when it has several
+        pairs; both geometries with the same contact parameters, OpenSim's
+        stiffness being the plane-strain modulus ``E`` here too). Each has
+        the sphere's body, centre (its ``ContactSphere`` location in the body frame) and radius,
         the half-space's body, point (its location) and outward normal
         ``−R x`` (``R`` its orientation, body-fixed X-Y-Z angles; OpenSim's
         half-space fills ``x > 0`` of its frame), and the force's nine
@@ -101,10 +153,10 @@ def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> lis
     Warns
     -----
     AhbmWarning
-        The model has other contact forces (``HuntCrossleyForce``,
-        ``ElasticFoundationForce``: Simbody's non-smooth contact laws), which
-        are not converted; model them with
-        :class:`~ahbm.dynamics.smooth_contact.SmoothSphereContact`.
+        Contacts that are not converted: ``ElasticFoundationForce`` elements,
+        and pairs of a ``HuntCrossleyForce`` other than sphere–half-space or
+        between geometries with different contact parameters (Simbody
+        combines unequal materials); the warning names them.
 
     Examples
     --------
@@ -116,46 +168,54 @@ def osim_smooth_contacts(model: Model, *, include_disabled: bool = False) -> lis
         raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
     section = model.section(OSIM_SECTION)
     geometry = {it.get("name"): it.data for it in section if it.kind == "contact_geometry"}
-    out = []
-    other = [f"{it.get('type')} {it.get('name')!r}" for it in section if it.kind == "force"
-             and it.get("type") in ("HuntCrossleyForce", "ElasticFoundationForce")]  # fmt: skip
-    if other:
-        warnings.warn(
-            f"model '{model.name}': {len(other)} contact force(s) with Simbody's non-smooth laws "
-            f"are not converted: {', '.join(other)}; model them with SmoothSphereContact",
-            AhbmWarning, stacklevel=2,
-        )  # fmt: skip
+    out: list = []
+    skipped = [f"{it.get('type')} {it.get('name')!r}" for it in section if it.kind == "force"
+               and it.get("type") == "ElasticFoundationForce"]  # fmt: skip
     for it in section:
-        if it.kind != "force" or it.get("type") != "SmoothSphereHalfSpaceForce":
+        kind = it.get("type") if it.kind == "force" else None
+        if kind not in ("SmoothSphereHalfSpaceForce", "HuntCrossleyForce"):
             continue
         f = it.data
-        name = f.get("name", "contact")
         if not include_disabled and f.get("appliesForce", True) in (False, "false", 0):
             continue
-        sphere = _geometry(geometry, f.get("socket_sphere"), name, "sphere")
-        half = _geometry(geometry, f.get("socket_half_space"), name, "half_space")
-        if sphere.get("type") != "ContactSphere" or half.get("type") != "ContactHalfSpace":
-            raise ModelError(
-                f"SmoothSphereHalfSpaceForce {name!r}: expected a ContactSphere and a "
-                f"ContactHalfSpace, got {sphere.get('type')} and {half.get('type')}"
-            )
-        defaults = SmoothContactParameters()
-        params = {k: float(f.get(k, getattr(defaults, k))) for k in _PARAMETER_KEYS}
-        R = _euler_xyz(half.get("orientation", (0.0, 0.0, 0.0)))
-        for g in (sphere, half):
-            b = g.get("body", "ground")
-            if b != "ground" and b not in model.body_names:
-                raise ModelError(
-                    f"SmoothSphereHalfSpaceForce {name!r}: contact geometry {g.get('name')!r} "
-                    f"is on {b!r}, which is not a body of model '{model.name}'"
-                )
-        out.append(SmoothSphereContact(
-            sphere.get("body"), sphere.get("location", (0.0, 0.0, 0.0)),
-            float(sphere.get("radius", 0.0)), plane_body=half.get("body", "ground"),
-            plane_point=half.get("location", (0.0, 0.0, 0.0)), plane_normal=-R[:, 0],
-            name=name, parameters=SmoothContactParameters(**params),
-        ))  # fmt: skip
+        if kind == "HuntCrossleyForce":
+            out += _hunt_crossley(model, f, geometry, skipped)
+        else:
+            out.append(_smooth_sphere(model, f, geometry))
+    if skipped:
+        warnings.warn(
+            f"model '{model.name}': {len(skipped)} contact force(s) or pair(s) are not "
+            f"converted: {'; '.join(skipped)}; model them with SmoothSphereContact",
+            AhbmWarning, stacklevel=2,
+        )  # fmt: skip
     return out
+
+
+def _smooth_sphere(model: Model, f: dict, geometry: dict) -> SmoothSphereContact:
+    name = f.get("name", "contact")
+    sphere = _geometry(geometry, f.get("socket_sphere"), name, "sphere")
+    half = _geometry(geometry, f.get("socket_half_space"), name, "half_space")
+    if sphere.get("type") != "ContactSphere" or half.get("type") != "ContactHalfSpace":
+        raise ModelError(
+            f"SmoothSphereHalfSpaceForce {name!r}: expected a ContactSphere and a "
+            f"ContactHalfSpace, got {sphere.get('type')} and {half.get('type')}"
+        )
+    defaults = SmoothContactParameters()
+    params = {k: float(f.get(k, getattr(defaults, k))) for k in _PARAMETER_KEYS}
+    R = _euler_xyz(half.get("orientation", (0.0, 0.0, 0.0)))
+    for g in (sphere, half):
+        b = g.get("body", "ground")
+        if b != "ground" and b not in model.body_names:
+            raise ModelError(
+                f"SmoothSphereHalfSpaceForce {name!r}: contact geometry {g.get('name')!r} "
+                f"is on {b!r}, which is not a body of model '{model.name}'"
+            )
+    return SmoothSphereContact(
+        sphere.get("body"), sphere.get("location", (0.0, 0.0, 0.0)),
+        float(sphere.get("radius", 0.0)), plane_body=half.get("body", "ground"),
+        plane_point=half.get("location", (0.0, 0.0, 0.0)), plane_normal=-R[:, 0],
+        name=name, parameters=SmoothContactParameters(**params),
+    )  # fmt: skip
 
 
 def _frame_with_x(x) -> np.ndarray:

@@ -123,7 +123,7 @@ def symbolic_smooth_contacts(model: Model, contacts, *, symbol: str = "SX"):
             return body_velocity(b, point) - body_velocity(h, point)
 
         F, P, Fn, depth = sphere_halfspace_force(
-            center, n, p0, c.radius, velocity, c.parameters, xp=ca
+            center, n, p0, c.radius, velocity, c.parameters, xp=ca, law=c.law
         )
         taus.append(ca.jtimes(velocity(P), qd, F, True))
         Fs.append(F)

@@ -23,6 +23,7 @@ import pytest
 from ahbm.dynamics import (
     SmoothContactParameters,
     SmoothSphereContact,
+    hunt_crossley_law,
     simulate,
     smooth_contact_law,
     smooth_shape_contacts,
@@ -55,6 +56,20 @@ def test_law_is_hertz_and_hunt_crossley_without_smoothing():
                                                               rel=1e-12)  # fmt: skip
         assert _law(d, -2.0 / (3.0 * c) - 0.01, **sharp)[0] == 0.0  # never pulls
     assert _law(-0.001, **sharp)[0] == 0.0  # apart
+    # OpenSim's HuntCrossleyForce law is that sharp limit (friction included)
+    p = SmoothContactParameters(
+        **{k: v for k, v in sharp.items() if k != "radius"},
+        static_friction=0.9,
+        dynamic_friction=0.6,
+        viscous_friction=0.2,
+    )
+    d = np.array([0.004, 0.01, 0.02, -0.002])
+    rate = np.array([0.2, -0.1, -0.5, 0.3])
+    slip = np.array([[0.3, 0.01, 0.0, 0.2], [-0.1, 0.02, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    fn_s, ft_s = smooth_contact_law(d, rate, slip, r, p)
+    fn_h, ft_h = hunt_crossley_law(d, rate, slip, r, p)
+    assert np.allclose(fn_h, fn_s, rtol=1e-12, atol=0) and fn_h[-1] == 0.0
+    assert np.allclose(ft_h, ft_s, rtol=1e-9, atol=0)
 
 
 def test_friction_reaches_static_coefficient_at_the_transition_velocity():

@@ -115,19 +115,33 @@ def test_foot_spheres_on_subject01():
     assert x[0] < x[1] and x[0] < x[3]  # heel (1) behind the first metatarsal (2), toes (4)
 
 
-def test_non_smooth_contact_forces_are_named_in_a_warning(tmp_path):
+def test_hunt_crossley_pairs_are_read_or_named_in_a_warning(tmp_path):
     m = _two_bodies()
     add_osim_smooth_contacts(m, [SmoothSphereContact("ball", [0, 0, 0], 0.04, name="a")])
     write_osim(m, tmp_path / "a.osim")
     text = (tmp_path / "a.osim").read_text()
-    hc = (
-        '<HuntCrossleyForce name="hc"><contact_parameters><HuntCrossleyForce::'
-        "ContactParameters><geometry>a_sphere floor</geometry><stiffness>1e6</stiffness>"
-        "</HuntCrossleyForce::ContactParameters></contact_parameters></HuntCrossleyForce>"
-    )
-    text = text.replace("</SmoothSphereHalfSpaceForce>", "</SmoothSphereHalfSpaceForce>" + hc, 1)
+
+    def hc(name, groups):
+        params = "".join(
+            f"<HuntCrossleyForce::ContactParameters><geometry>{g}</geometry>"
+            f"<stiffness>{k}</stiffness><dissipation>1.5</dissipation>"
+            "</HuntCrossleyForce::ContactParameters>"
+            for g, k in groups
+        )
+        return (f'<HuntCrossleyForce name="{name}"><HuntCrossleyForce::ContactParametersSet '
+                f'name="contact_parameters"><objects>{params}</objects>'
+                "</HuntCrossleyForce::ContactParametersSet><transition_velocity>0.1"
+                "</transition_velocity></HuntCrossleyForce>")  # fmt: skip
+
+    extra = hc("same", [("a_sphere floor", 1e6)]) + hc("mixed", [("a_sphere", 1e6),
+                                                                 ("floor", 2e6)])  # fmt: skip
+    text = text.replace("</SmoothSphereHalfSpaceForce>", "</SmoothSphereHalfSpaceForce>" + extra, 1)
     (tmp_path / "hc.osim").write_text(text)
     model = _read(tmp_path / "hc.osim")
-    with pytest.warns(AhbmWarning, match="HuntCrossleyForce 'hc'"):
+    with pytest.warns(AhbmWarning, match="'mixed': a_sphere-floor \\(unequal materials\\)"):
         got = osim_smooth_contacts(model)
-    assert [c.name for c in got] == ["a"]
+    assert [c.name for c in got] == ["a", "same"]
+    same = got[1]
+    assert type(same).__name__ == "HuntCrossleySphereContact"
+    assert same.parameters.stiffness == 1e6 and same.parameters.transition_velocity == 0.1
+    assert np.allclose(same.plane_normal, got[0].plane_normal, atol=1e-15)

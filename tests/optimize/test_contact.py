@@ -26,6 +26,7 @@ ca = pytest.importorskip("casadi")
 from scipy.optimize import brentq  # noqa: E402
 
 from ahbm.dynamics import (  # noqa: E402
+    HuntCrossleySphereContact,
     SmoothContactParameters,
     SmoothSphereContact,
     simulate,
@@ -91,8 +92,11 @@ def _states(m, rng, n, contacts):
 
 def test_symbolic_equals_numeric():
     m, contacts = _foot_model(), _foot_contacts()
+    hc = HuntCrossleySphereContact("foot", [0.1, 0.0, -0.055], 0.025, name="hc",
+                                   dissipation=1.0, static_friction=0.6)  # fmt: skip
+    contacts = contacts + [hc]  # the non-smooth law too (its casadi form)
     f = symbolic_smooth_contacts(m, contacts)
-    q, qd = _states(m, np.random.default_rng(1), 60, contacts)
+    q, qd = _states(m, np.random.default_rng(1), 60, contacts[:4])
     tau = total_generalized_force(m, contacts, q, qd)
     evs = [c.evaluate(m, q, qd) for c in contacts]
     depth_seen = []

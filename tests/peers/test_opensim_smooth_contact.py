@@ -70,6 +70,15 @@ for name, half, p in (("c_floor", floor, (1e6, 2.0, 0.9, 0.6, 0.4, 0.15, 1e-5, 3
     f.set_constant_contact_force(p[6]); f.set_hertz_smoothing(p[7])
     f.set_hunt_crossley_smoothing(p[8])
     m.addForce(f)
+for name, geometry, p in (("hc_floor", "floor", (2e6, 1.5, 0.8, 0.5, 0.3, 0.1)),
+                          ("hc_wall", "wall", (5e5, 0.8, 0.6, 0.6, 0.1, 0.2))):
+    f = osim.HuntCrossleyForce()
+    f.setName(name)
+    f.addGeometry("sphere")
+    f.addGeometry(geometry)
+    f.setStiffness(p[0]); f.setDissipation(p[1]); f.setStaticFriction(p[2])
+    f.setDynamicFriction(p[3]); f.setViscousFriction(p[4]); f.setTransitionVelocity(p[5])
+    m.addForce(f)
 m.finalizeConnections()
 m.printToXML(INPUTS["path"])
 """
@@ -81,8 +90,8 @@ cs = m.getCoordinateSet()
 matter = m.getMatterSubsystem()
 nb = m.getBodySet().getSize() + 1
 out = {}
-for fname in ("c_floor", "c_wall"):
-    f = osim.SmoothSphereHalfSpaceForce.safeDownCast(m.getForceSet().get(fname))
+for fname in ("c_floor", "c_wall", "hc_floor", "hc_wall"):
+    f = m.getForceSet().get(fname)
     labels = [f.getRecordLabels().get(i) for i in range(f.getRecordLabels().size())]
     rec, gen = [], []
     for q, u in zip(INPUTS[fname]["q"], INPUTS[fname]["u"]):
@@ -90,12 +99,12 @@ for fname in ("c_floor", "c_wall"):
             cs.get(name).setValue(s, v, False)
         for name, v in u.items():
             cs.get(name).setSpeedValue(s, v)
-        m.realizeVelocity(s)
+        m.realizeDynamics(s)  # (HuntCrossleyForce's contacts are found at this stage)
         r = f.getRecordValues(s)
         r = [r.get(i) for i in range(r.size())]
         rec.append(r)
         bf = osim.VectorOfSpatialVec(nb, osim.SpatialVec(osim.Vec3(0), osim.Vec3(0)))
-        for k, bname in enumerate(("ball", "plate" if fname == "c_wall" else "ground")):
+        for k, bname in enumerate(("ball", "plate" if fname.endswith("wall") else "ground")):
             if bname == "ground":
                 continue  # a force on the ground moves no coordinate
             ix = int(m.getBodySet().get(bname).getMobilizedBodyIndex())
@@ -164,21 +173,35 @@ def peer(tmp_path_factory):
 
 def test_reader_gives_both_contacts(peer):
     model, contacts, _, _ = peer
-    assert sorted(contacts) == ["c_floor", "c_wall"]
+    assert sorted(contacts) == ["c_floor", "c_wall", "hc_floor", "hc_wall"]
+    assert type(contacts["hc_wall"]).__name__ == "HuntCrossleySphereContact"
+    assert contacts["hc_wall"].parameters.transition_velocity == 0.2
     c = contacts["c_wall"]
     assert c.body == "ball" and c.plane_body == "plate" and c.radius == pytest.approx(0.04)
     assert c.parameters.stiffness == 3e6 and c.parameters.hunt_crossley_smoothing == 40.0
 
 
-@pytest.mark.parametrize("name", ["c_floor", "c_wall"])
+@pytest.mark.parametrize("name", ["c_floor", "c_wall", "hc_floor", "hc_wall"])
 def test_forces_match_opensim(peer, name):
     model, contacts, states, out = peer
     c = contacts[name]
     q, qd, depth = states[name]
-    rec = np.array(out["out"][name]["records"])  # ball F, ball M, plate F, plate M
+    rec = np.array(out["out"][name]["records"])  # ball F, ball M, half-space body F, M
     ev = c.evaluate(model, q, qd)
     assert np.allclose(ev.depth, depth, atol=1e-12)
     assert np.ptp(ev.normal_force) > 100.0  # light and heavy contacts both in the sample
+    if name.startswith("hc"):
+        # Simbody scales the friction of a contact that separates faster than 2/(3c) (its
+        # Hunt-Crossley force f < 0, no normal force) by f: it then pushes along the slip.
+        # ahbm gives no force there (documented departure); compare the other states.
+        quirk = (ev.normal_force == 0) & (np.abs(rec[:, 0:3]).max(axis=1) > 0)
+        assert np.all(np.abs(ev.force[quirk]) == 0)
+        keep = ~quirk
+        assert keep.sum() > 150 and (ev.depth[keep] < 0).any()
+        q, qd, rec = q[keep], qd[keep], rec[keep]
+        ev = c.evaluate(model, q, qd)
+        out = {"out": {name: {"generalized": np.array(out["out"][name]["generalized"])[keep]}},
+               "coords": out["coords"]}  # fmt: skip
     F_os, M_os = rec[:, 0:3], rec[:, 3:6]
     # body wrench of the sphere's body: force and moment about its origin
     kin = forward_kinematics(model, q)
