@@ -1,7 +1,8 @@
 """The ``ahbm gait`` command.
 
 ``ahbm gait TRIAL.c3d [--static STATIC.c3d] [--mass KG] [--events auto|file|force_plates|
-kinematic] [--belt-speed M/S] [-o results.h5] [--report report.png|pdf]`` runs
+kinematic] [--belt-speed M/S] [--compat none|plug-in-gait] [--thigh-rotation DEG[,DEG]]
+[--shank-rotation ...] [--tibial-torsion ...] [-o results.h5] [--report report.png|pdf]`` runs
 :func:`ahbm.gait.analyze_gait`,
 prints a summary, stores the trial with its results in an ahbm HDF5 file and
 draws the report (angles, moments and powers over the normalized gait cycle for
@@ -15,6 +16,7 @@ status 1 when any failed or a pattern matched nothing). The report itself is
 from __future__ import annotations
 
 import argparse
+import math
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -94,6 +96,32 @@ def add_gait_arguments(parser: argparse.ArgumentParser) -> None:
         "--belt-speed", type=float, default=None, metavar="M/S", help="treadmill belt speed"
     )
     parser.add_argument(
+        "--compat",
+        default="none",
+        choices=("none", "plug-in-gait"),
+        help="none (default): ahbm's own physics; plug-in-gait: reproduce Vicon's Plug-in "
+        "Gait where its rules differ (moments on the distal segment's axes, the foot from "
+        "the ankle-toe line, a plate both feet touch given whole to the first foot, the load "
+        "of a foot partly off a plate applied as measured; docs/conventions.md 8.1)",
+    )
+    for name, what in (
+        ("thigh-rotation", "Plug-in Gait's ThighRotation: the thigh wand's turn out of the "
+         "knee's plane"),
+        ("shank-rotation", "Plug-in Gait's ShankRotation: the shank wand's turn out of the "
+         "ankle's plane"),
+        ("tibial-torsion", "tibial torsion, external positive"),
+    ):  # fmt: skip
+        parser.add_argument(
+            f"--{name}",
+            default=None,
+            metavar="DEG[,DEG]",
+            help=f"{what}, deg (signs as the file's and the VSK's values); one value for "
+            f"both sides or LEFT,RIGHT (--{name}=-8,12 when the first is negative). Default: "
+            "the file's value, else the static trial's measure, else 0 (ahbm's default "
+            "model); give it to reproduce a Plug-in Gait run whose subject values are known "
+            "but not stored in the file",
+        )
+    parser.add_argument(
         "--jobs", type=int, default=None, metavar="N", help="worker processes for many trials"
     )
 
@@ -128,6 +156,10 @@ def run_gait(args: argparse.Namespace) -> int:
         max_gap=args.max_gap,
         kinetics=False if args.no_kinetics else "auto",
         moment_frame=args.moment_frame,
+        compat=args.compat,
+        thigh_rotation=_per_side_degrees(args.thigh_rotation, "--thigh-rotation"),
+        shank_rotation=_per_side_degrees(args.shank_rotation, "--shank-rotation"),
+        tibial_torsion=_per_side_degrees(args.tibial_torsion, "--tibial-torsion"),
     )
     kwargs = {
         "mass": args.mass,
@@ -158,7 +190,7 @@ def run_gait(args: argparse.Namespace) -> int:
     if not args.quiet:
         for w in caught:
             if issubclass(w.category, AhbmWarning):
-                print(f"warning: {w.message}")
+                print(f"warning: {_short_warning(str(w.message), result.flags)}")
     print(f"{path}: {len(trial.point_labels)} markers, {trial.n_frames} frames")
     print(result.summary())
     if args.output is not None:
@@ -170,3 +202,34 @@ def run_gait(args: argparse.Namespace) -> int:
         write_gait_report(result, args.report, title=f"Gait report: {Path(path).name}")
         print(f"report: {args.report}")
     return 0
+
+
+def _per_side_degrees(text, option: str):
+    """``"12"`` -> 12 deg in rad for both sides, ``"10,-5"`` -> ``{"Left": .., "Right": ..}``."""
+    if text is None:
+        return None
+    parts = [p.strip() for p in str(text).split(",")]
+    try:
+        values = [math.radians(float(p)) for p in parts]
+    except ValueError:
+        values = []
+    if (
+        len(parts) not in (1, 2)
+        or len(values) != len(parts)
+        or not all(math.isfinite(v) for v in values)
+    ):
+        raise DataError(
+            f"{option} expects an angle in degrees for both sides (e.g. 12) or LEFT,RIGHT "
+            f"(e.g. 12,-8), got {text!r}"
+        )
+    return values[0] if len(values) == 1 else {"Left": values[0], "Right": values[1]}
+
+
+def _short_warning(message: str, flags) -> str:
+    """The warning that repeats every failed check in one line, shortened: the summary
+    prints each check on its own line (``CHECK FAILED: ...``) with its fix."""
+    if flags and all(f in message for f in flags):
+        head = message.split(": the gait checks failed", 1)
+        where = f"{head[0]}: " if len(head) == 2 else ""
+        return f"{where}{len(flags)} gait check(s) failed, each listed below as CHECK FAILED"
+    return message
