@@ -24,9 +24,11 @@ What is computed, as OpenSim 4.6's CMCTool does
   errors and constant excitations, giving each muscle's force range at ``t + T``
   (excitation at its lower and upper bound); the quadratic program of OpenSim's
   fast target: least ``Σ (F_m / F̂_m)² + Σ (f_a / F_a)²`` (``F̂`` a muscle's active
-  force at full activation at ``t + T`` with an inextensible tendon, ``F_a`` an
+  force at full activation at ``t + T`` with an inextensible tendon, OpenSim's
+  ``calcInextensibleTendonActiveFiberForce``, ``F_a`` an
   actuator's optimal force) with the task accelerations equal to ``a*`` at
-  ``t + T`` and every force within its range, solved exactly (dual Newton); the
+  ``t + T`` and every force within its range, solved exactly (Newton on the dual,
+  exact line search); the
   excitations that give those forces at ``t + T`` (each muscle's force is
   monotone in its constant excitation: bracketed on a grid, refined, and
   interpolated; OpenSim's root solver stops at 0.004 in excitation); then the
@@ -38,13 +40,16 @@ What is computed, as OpenSim 4.6's CMCTool does
   those excitations, the controls again, and the muscles integrated over that
   window: the run starts at ``initial_time + 0.03`` s.
 
-Differences from OpenSim, said rather than hidden: ahbm integrates the muscles
-with fixed Runge-Kutta steps of at most 1 ms (OpenSim: error-controlled, 1 ms
-at most) and the multibody system with one Heun step per window, the muscles
-integrated along it; OpenSim's error-controlled integrator also writes rows at
-its inner steps (ahbm writes the window times, where the files agree). External
-loads must be expressed in ground. The settings of OpenSim's integrator and
-optimizer are not used (:data:`~ahbm.opensim.cmc_setup.NOT_USED`).
+Differences from OpenSim, said rather than hidden: ahbm integrates each
+muscle's activation and fiber length with error control (Bogacki-Shampine 3(2),
+local error 1e-7; OpenSim integrates the whole system with its Runge-Kutta-Merson
+integrator at ``integrator_error_tolerance``), and the multibody system in Heun
+steps of :data:`MODEL_STEP` (0.5 ms), the muscles integrated along each;
+OpenSim's integrator also writes rows at its inner steps (ahbm writes the window
+times, where the files agree). The excitations are interpolated to the forces
+(OpenSim's root solver stops within 0.004). External loads must be expressed in
+ground. The settings of OpenSim's integrator and optimizer are not used
+(:data:`~ahbm.opensim.cmc_setup.NOT_USED`).
 """
 
 from __future__ import annotations
@@ -87,12 +92,14 @@ class CMCResult(ResultRepr):
         Actuator forces (N, N m) and controls at the window times.
     muscle_names : list of str
     activations, fiber_lengths : ndarray, shape (n, n_muscles)
-    error_time : ndarray, shape (n + 1,)
-        ``initial_time`` and the window times.
-    position_errors : ndarray, shape (n + 1, n_tasks)
+    error_time : ndarray, shape (n,)
+        ``initial_time`` and the window times but the last.
+    position_errors : ndarray, shape (n, n_tasks)
         ``q_d − q`` of each task.
-    node_time : ndarray, shape (n + 1,)
-    node_controls : ndarray, shape (n + 1, n_act)
+    node_time : ndarray, shape (n,)
+        ``initial_time + 0.03`` and the ends of the windows but the last (which
+        OpenSim does not solve either).
+    node_controls : ndarray, shape (n, n_act)
         The controls as computed (a muscle's excitation holds over the window
         that ends at its node).
     outputs : list of pathlib.Path
@@ -603,11 +610,11 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
         Fo[k, nm:] = c0[nm:] * ctl.opt
         if nm:
             Fo[k, :nm] = Fm
+        if k == K - 1:  # OpenSim solves no window beyond the last row it writes
+            break
         nodes[k + 1], e = ctl.solve_window(starts[k], starts[k] + dt, 1 + (k + 1) * nsub, q, u,
                                            a, lm)  # fmt: skip
         errors.append(e)
-        if k == K - 1:
-            break
         q, u, a, lm, paths_k = ctl.step(starts[k], starts[k + 1], k * nsub, q, u, a, lm, acc0,
                                         paths0, nodes[k + 1][:nm], c0[nm:],
                                         nodes[k + 1][nm:])  # fmt: skip
@@ -623,10 +630,10 @@ def run_cmc_setup(path, *, output_dir=None, write: bool = True) -> CMCResult:
         muscle_names=[m.name for m in muscles],
         activations=Ao,
         fiber_lengths=LMo,
-        error_time=np.concatenate([[ti], starts]),
+        error_time=np.concatenate([[ti], starts[:-1]]),
         position_errors=np.array(errors),
-        node_time=node_t,
-        node_controls=nodes,
+        node_time=node_t[:K],
+        node_controls=nodes[:K],
     )
     if paths is None:
         return out
