@@ -255,7 +255,7 @@ def _cos_pennation(ca, c, lce):
 
 
 def millard_rigid_tendon_force_expression(params, activation, mt_length, mt_speed, *,
-                                          muscle=0):  # fmt: skip
+                                          muscle=0, smoothing=None):  # fmt: skip
     """Tendon force (N) of a rigid-tendon Millard muscle as a CasADi expression.
 
     Parameters
@@ -264,6 +264,12 @@ def millard_rigid_tendon_force_expression(params, activation, mt_length, mt_spee
     activation, mt_length, mt_speed : casadi expression or float
         Activation, musculotendon length (m) and lengthening speed (m/s).
     muscle : int or str, optional
+    smoothing : float, optional
+        None (default): OpenSim's clamp ``max(·, 0)`` of the fiber force, exact. A
+        number ``ε > 0``: ``(f + sqrt(f² + ε²))/2`` of the normalized fiber force ``f``,
+        smooth (within ``ε/2 F0`` of the clamp, ``ε²/(4 f) F0`` where ``f ≫ ε``):
+        the clamp is active where damping pushes (shortening fibers at low
+        activation), and its kink can make a collocation solver cycle.
 
     Returns
     -------
@@ -293,10 +299,16 @@ def millard_rigid_tendon_force_expression(params, activation, mt_length, mt_spee
     v = ca.if_else(clamped, 0.0, v)
     ln, vn = lce / c.lopt, v / c.vmax
     fv = ca.if_else(v == 0.0, 1.0, _curve(ca, c, "force_velocity", vn))
-    fiber = c.f0 * (a * _curve(ca, c, "active_force_length", ln) * fv
-                    + _curve(ca, c, "passive_force_length", ln) + c.beta * vn)  # fmt: skip
-    fiber = ca.if_else(clamped, 0.0, ca.fmax(fiber, 0.0))
-    return fiber * cos
+    f = (a * _curve(ca, c, "active_force_length", ln) * fv
+         + _curve(ca, c, "passive_force_length", ln) + c.beta * vn)  # fmt: skip
+    if smoothing is None:
+        f = ca.fmax(f, 0.0)
+    else:
+        eps = float(smoothing)
+        if not (math.isfinite(eps) and eps > 0):
+            raise DataError(f"`smoothing` must be None or a number > 0, got {smoothing!r}")
+        f = 0.5 * (f + ca.sqrt(f * f + eps * eps))
+    return c.f0 * ca.if_else(clamped, 0.0, f) * cos
 
 
 def millard_elastic_expressions(params, activation, mt_length, fiber_length, fiber_velocity, *,

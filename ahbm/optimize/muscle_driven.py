@@ -17,18 +17,13 @@ muscles from the *same* pieces the numeric code uses:
   :class:`~ahbm.errors.ModelError` naming it.
 - **moment arms** by CasADi's algorithmic differentiation, ``r = −∂l/∂q`` (m/rad or
   m/m; ``nq == nv`` models), and lengthening speeds ``l̇ = −r q̇``;
-- **forces**, chosen by each muscle's class (``Muscle.model``), as ``ahbm so`` does:
-  ``Millard2012EquilibriumMuscle`` muscles are OpenSim's Millard model
-  (:mod:`ahbm.muscles.millard_symbolic`: its Bézier curves exact to round-off, its
-  clamps, its activation dynamics); every other muscle is De Groote et al.'s (2016)
-  (Thelen2003Muscle included, whose curves are not smooth enough for collocation):
-  rigid tendons through :func:`ahbm.muscles.hill.degroote_rigid_tendon_force` (the
-  numeric expressions with ``xp=casadi``), elastic tendons by De Groote's implicit
-  equation (:func:`ahbm.muscles.hill.degroote_tendon_residual`), activation dynamics by
-  :func:`ahbm.muscles.hill.degroote_activation_rate`. Millard's elastic tendon is its
-  equilibrium formulation: the normalized fiber length is a state, the normalized fiber
-  velocity a control, and the equilibrium residual
-  (:func:`ahbm.muscles.millard_symbolic.millard_elastic_expressions`) a path constraint.
+- **forces**, chosen by each muscle's class (``Muscle.model``) as ``ahbm so`` does:
+  ``Millard2012EquilibriumMuscle``: OpenSim's Millard model
+  (:mod:`ahbm.muscles.millard_symbolic`; elastic tendons in its equilibrium
+  formulation); any other class De Groote et al.'s (2016):
+  :func:`ahbm.muscles.hill.degroote_rigid_tendon_force` (``xp=casadi``), elastic tendons
+  by :func:`ahbm.muscles.hill.degroote_tendon_residual`, activation dynamics by
+  :func:`ahbm.muscles.hill.degroote_activation_rate`.
 
 :class:`MuscleDrivenPhase` is a :class:`~ahbm.optimize.Phase` whose states are
 ``x = [q; q̇; a]`` (activations) and controls ``u = [τ_reserve; F_contact; e]``
@@ -188,7 +183,7 @@ class SymbolicMuscles:
     """
 
     def __init__(self, model: Model, muscles=None, *, symbol: str = "SX",
-                 activation_smoothing=10.0):  # fmt: skip
+                 activation_smoothing=10.0, force_smoothing=None):  # fmt: skip
         if not isinstance(model, Model):
             raise ModelError(f"`model` must be an ahbm Model, got {type(model).__name__}")
         if model.nq != model.nv:
@@ -218,7 +213,7 @@ class SymbolicMuscles:
                     "them by via points) for optimal control"
                 )
         self.model = model
-        self.activation_smoothing = activation_smoothing
+        self.activation_smoothing, self.force_smoothing = activation_smoothing, force_smoothing
         self.names = [m.name for m in chosen]
         self.sd = symbolic_dynamics(model, symbol=symbol)
         self.ca = self.sd.ca
@@ -334,8 +329,8 @@ class SymbolicMuscles:
                 F.append(degroote_rigid_tendon_force(self._muscle_params(i), a[i], lmt[i],
                                                      vmt[i], xp=ca))  # fmt: skip
             else:
-                F.append(millard_rigid_tendon_force_expression(self.millard, a[i], lmt[i],
-                                                               vmt[i], muscle=j))  # fmt: skip
+                F.append(millard_rigid_tendon_force_expression(self.millard, a[i], lmt[i], vmt[i],
+                         muscle=j, smoothing=self.force_smoothing))  # fmt: skip
         return ca.vertcat(*F)
 
     @functools.cached_property
@@ -408,8 +403,8 @@ class SymbolicMuscles:
         return self._per_muscle([] if m is None else m.minimum_activation, 0.0)
 
 
-def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX",
-                     activation_smoothing=10.0) -> SymbolicMuscles:  # fmt: skip
+def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX", activation_smoothing=10.0,
+                     force_smoothing=None) -> SymbolicMuscles:  # fmt: skip
     """CasADi functions of a model's muscle paths, moment arms, forces and activations.
 
     Parameters
@@ -424,6 +419,11 @@ def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX",
         :func:`ahbm.muscles.millard_symbolic.millard_activation_rate_expression`
         (default 10, as De Groote's; None: OpenSim's exact switch, whose kink at
         ``e = a`` makes IPOPT cycle on muscle-driven problems).
+    force_smoothing : float or None, optional
+        Millard muscles, rigid tendons: the ``smoothing`` of the no-pushing clamp of
+        :func:`ahbm.muscles.millard_symbolic.millard_rigid_tendon_force_expression`
+        (default None, exact; 1e-3 if IPOPT cycles where fibers shorten at low
+        activation, see ``docs/optimize.md``).
 
     Returns
     -------
@@ -470,12 +470,12 @@ def symbolic_muscles(model: Model, muscles=None, *, symbol: str = "SX",
         symbol,
         None if muscles is None else tuple([muscles] if isinstance(muscles, str) else muscles),
         activation_smoothing,
+        force_smoothing,
     )
     cached = model.cache.get(key)
     if cached is None:
-        smooth = activation_smoothing
-        cached = model.cache[key] = SymbolicMuscles(model, muscles, symbol=symbol,
-                                                    activation_smoothing=smooth)  # fmt: skip
+        opts = dict(activation_smoothing=activation_smoothing, force_smoothing=force_smoothing)
+        cached = model.cache[key] = SymbolicMuscles(model, muscles, symbol=symbol, **opts)
     return cached
 
 
@@ -518,8 +518,9 @@ class MuscleDrivenPhase(Phase):
         Bounds of ``dF̃T/dt`` (1/s), elastic De Groote tendons (default ±50).
     fiber_velocity_bounds : (float, float), optional
         Bounds of Millard's normalized fiber velocity, elastic tendons (default ±1).
-    activation_smoothing : float or None, optional
-        Millard muscles' activation dynamics (see :func:`symbolic_muscles`).
+    activation_smoothing, force_smoothing : float or None, optional
+        Millard muscles' activation dynamics and rigid-tendon force clamp (see
+        :func:`symbolic_muscles`).
     **kwargs
         Those of :class:`~ahbm.optimize.Phase` (``nodes``, ``duration``, ``objectives``
         incl. :class:`MuscleEffort` and :class:`~ahbm.optimize.MetabolicCost`,
@@ -539,7 +540,7 @@ class MuscleDrivenPhase(Phase):
     def __init__(self, model: Model, *, muscles=None, reserves=None,
                  activation_bounds=(0.0, 1.0), activation_guess=0.1, tendon="rigid",
                  tendon_rate_bounds=(-50.0, 50.0), fiber_velocity_bounds=(-1.0, 1.0),
-                 activation_smoothing=10.0, **kwargs):  # fmt: skip
+                 activation_smoothing=10.0, force_smoothing=None, **kwargs):  # fmt: skip
         if tendon not in ("rigid", "elastic"):
             raise DataError(f"`tendon` must be 'rigid' or 'elastic', got {tendon!r}")
         self.elastic = tendon == "elastic"
@@ -561,7 +562,7 @@ class MuscleDrivenPhase(Phase):
         objectives = tuple(kwargs.pop("objectives", None) or ())
         muscle_terms = tuple(o for o in objectives if isinstance(o, _MUSCLE_OBJECTIVES))
         others = [o for o in objectives if not isinstance(o, _MUSCLE_OBJECTIVES)]
-        self.muscle_model = symbolic_muscles(model, muscles,
+        self.muscle_model = symbolic_muscles(model, muscles, force_smoothing=force_smoothing,
                                              activation_smoothing=activation_smoothing)  # fmt: skip
         reserve_idx = [] if reserves is None else _names_to_index(model, reserves, "`reserves`")
         super().__init__(model, actuated=reserve_idx, objectives=others, **kwargs)

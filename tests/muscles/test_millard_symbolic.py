@@ -144,6 +144,20 @@ def test_rigid_tendon_force_equals_the_numeric_equilibrium():
                       a, lmt, v)  # fmt: skip
     assert (ref == 0).sum() >= 5 and (ref > 0).sum() > 200  # clamps and live fibers
     assert np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1e-3 * p.max_isometric_force)) < 1e-10
+    # the smoothed clamp: within eps/2 F0 of it, eps^2/(4 f) F0 where the force f >> eps
+    eps = 1e-3
+
+    def smooth(i, *s):
+        return millard_rigid_tendon_force_expression(p, *s, muscle=i, smoothing=eps)
+
+    got = _per_muscle(p, smooth, a, lmt, v)
+    f0 = p.max_isometric_force
+    assert np.all(np.abs(got - ref) <= 0.5 * eps * f0 + 1e-9)
+    big = ref > 0.05 * f0
+    assert np.all(np.abs(got - ref)[big] <= (eps**2 / 4 / 0.05 * f0 * np.ones_like(ref))[big])
+    assert np.abs(got - ref).max() > 0.1 * eps * f0.min()  # where OpenSim clamps
+    with pytest.raises(DataError, match="smoothing"):
+        millard_rigid_tendon_force_expression(p, 1.0, 0.3, 0.0, smoothing=0.0)
 
 
 @pytest.mark.parametrize("damping", [0.1, 0.0])
@@ -192,6 +206,20 @@ def test_activation_rate_equals_the_numeric_rate():
     e, a = rng.uniform(0, 1, (40, 3)), rng.uniform(0, 1, (40, 3))
     got = _per_muscle(p, lambda i, *s: millard_activation_rate_expression(p, *s, muscle=i), e, a)
     np.testing.assert_allclose(got, millard_activation_rate(e, a, p), rtol=1e-13, atol=1e-12)
+    # blended: OpenSim's rate far from e = a, between its two branches everywhere
+    tau_a, tau_d = p.activation_time_constant, p.deactivation_time_constant
+
+    def smooth(i, *s):
+        return millard_activation_rate_expression(p, *s, muscle=i, smoothing=10.0)
+
+    got = _per_muscle(p, smooth, e, a)
+    ac = np.clip(a, 0.01, 1.0)
+    f = 0.5 + 1.5 * ac
+    lo = np.minimum((e - ac) / (tau_a * f), (e - ac) * f / tau_d)
+    hi = np.maximum((e - ac) / (tau_a * f), (e - ac) * f / tau_d)
+    assert np.all((got >= lo - 1e-12) & (got <= hi + 1e-12))
+    far = np.abs(e - a) > 0.6
+    np.testing.assert_allclose(got[far], millard_activation_rate(e, a, p)[far], rtol=2e-5)
 
 
 def test_bad_arguments_raise():
