@@ -67,8 +67,10 @@ SANTOS_LINK_LENGTHS = {
     15: 4.4081, 16: 17.0596, 17: 8.5142, 18: 9.0, 19: 38.2615, 20: 39.4626, 21: 9.0165,
     22: 8.5142, 23: 9.0, 24: 38.2615, 25: 39.4625, 26: 9.0165, 27: 6.0, 28: 6.0,
 }  # fmt: skip
-#: Body mass (kg) implied by Chung's Tables 8.1 and 10.2; stature (m) of his Table 7.1.
-SANTOS_MASS, SANTOS_HEIGHT = 78.75, 1.5934
+#: Body mass (kg) implied by Chung's Tables 8.1 and 10.2.
+SANTOS_MASS = 78.75
+#: Stature (m) of Chung's Table 7.1.
+SANTOS_HEIGHT = 1.5934
 
 #: Chung (2009) Table 7.3 (pp. 110–111): joint angle limits, degrees, (lower, upper)
 #: by coordinate, as printed.
