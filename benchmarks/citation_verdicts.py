@@ -159,6 +159,7 @@ VERDICTS = {
     ("Chung", "table 2.1–2.4, 59"): (A, "DH tables and link lengths"),
     ("Chung", "table 2.2"): (A, "link lengths"),
     ("Chung", "table 2.1–2.4"): (A, "DH tables and link lengths"),
+    ("Chung", "table 7.1"): (A, "body height 1.5934 m, in the table's title"),
     ("Chung", "table 7.3"): (A, "joint angle limits (deg), pp. 110–111, copied as printed"),
     ("Chung", "table 7.5"): (A, "joint torque limits (N m), p. 113, copied as printed"),
     ("Chung", "table 8.1 and 10.2"): (A, "one run's GRF in body weights and in N: 78.75 kg"),
