@@ -102,14 +102,19 @@ def add_plot_arguments(parser: argparse.ArgumentParser) -> None:
 def run_plot(args: argparse.Namespace) -> int:
     """Draw the gait-cycle figure of a stored result."""
     from ahbm.graphics import save_figure
-    from ahbm.graphics.gait import gait_cycles_from_results, plot_gait_cycles
+    from ahbm.graphics.gait import (
+        gait_cycles_from_results,
+        not_defined_from_results,
+        plot_gait_cycles,
+    )
 
     path = Path(args.result)
     if path.suffix.lower() not in _HDF5:
         raise DataError(f"'{path}' is not an ahbm HDF5 result file (.h5)")
     trial = _read(path, args.name)
     cycles = gait_cycles_from_results(trial.results, args.key)
-    save_figure(plot_gait_cycles(cycles, variables=args.variables), args.output, dpi=args.dpi,
-                argname="--output")  # fmt: skip
+    undefined = not_defined_from_results(trial.results)  # the model's own list, if stored
+    fig = plot_gait_cycles(cycles, variables=args.variables, not_defined=undefined)
+    save_figure(fig, args.output, dpi=args.dpi, argname="--output")
     print(f"wrote {args.output}")
     return 0

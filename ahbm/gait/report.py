@@ -90,8 +90,9 @@ def write_gait_report(
     fig = plt.figure(figsize=(11.0, 2.0 * len(variables) + 2.6))
     try:
         plot_gait_cycles(
-            cycles, variables=variables, fig=fig, show_cycles=True, normative=normative
-        )
+            cycles, variables=variables, fig=fig, show_cycles=True, normative=normative,
+            not_defined=(),  # the model's undefined components are NaN here, no value rule
+        )  # fmt: skip
         if normative:
             fig.text(
                 0.02,

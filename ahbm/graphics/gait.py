@@ -18,11 +18,15 @@ __all__ = [
     "gait_cycle_summary",
     "GaitCycleSummary",
     "gait_cycles_from_results",
+    "not_defined_from_results",
 ]
 
-#: Largest |value| of a component drawn as "zero by construction" instead of a curve
+#: Fallback for raw arrays only (no structural information, ``not_defined=None``):
+#: largest |value| of a component drawn as "zero by construction" instead of a curve
 #: (round-off of a component the model fixes, such as the ankle's frontal angle).
 _ZERO_BY_CONSTRUCTION = 1e-9
+
+_NOT_DEFINED_TEXT = "not defined by this model"
 
 _DEFAULT_VARIABLES = ("PelvisAngles", "HipAngles", "KneeAngles", "AnkleAngles")
 _SIDE_ALIASES = {"left": "Left", "l": "Left", "right": "Right", "r": "Right"}
@@ -149,8 +153,32 @@ def _units(variable: str) -> str:
     return "SI"
 
 
+def _not_defined_set(not_defined) -> set:
+    """{(side, variable, component)} from CurveFlag-like objects or 3-tuples."""
+    out = set()
+    if isinstance(not_defined, str | bytes | Mapping):
+        raise DataError(
+            "`not_defined` must be a sequence of (side, variable, component) or of objects "
+            f"with those attributes (result.not_defined), got {type(not_defined).__name__}"
+        )
+    for item in not_defined:
+        if all(hasattr(item, a) for a in ("side", "variable", "component")):
+            side, var, comp = item.side, item.variable, item.component
+        elif isinstance(item, tuple | list) and len(item) == 3:
+            side, var, comp = item
+        else:
+            raise DataError(
+                f"`not_defined` entry {item!r}: expected (side, variable, component), e.g. "
+                "('Left', 'AnkleAngles', 1), or an object with those attributes"
+            )
+        if isinstance(comp, bool) or not isinstance(comp, int | np.integer) or comp < 0:
+            raise DataError(f"`not_defined` entry {item!r}: the component must be an int >= 0")
+        out.add((_side_name(side), str(var), int(comp)))
+    return out
+
+
 def plot_gait_cycles(
-    result: Mapping,
+    result,
     *,
     variables: Sequence[str] | None = None,
     sides: str | Sequence[str] = "both",
@@ -161,16 +189,20 @@ def plot_gait_cycles(
     show_cycles: bool = False,
     colors: Mapping | None = None,
     fig=None,
+    not_defined=None,
 ):
     """Plot time-normalized gait curves: rows = variables, columns = planes.
 
     Parameters
     ----------
-    result : mapping
-        ``{"Left": {name: cycles, ...}, "Right": {...}}`` where `cycles` has
-        shape (n_cycles, n_points, n_planes), typically (n_cycles, 101, 3), in
-        SI units (angles in rad), NaN where missing. A side may also hold
-        ``"toe_off"``: the toe-off instant of each cycle, % of the cycle.
+    result : GaitResult or mapping
+        A gait result (:class:`ahbm.gait.GaitResult`: its ``cycles`` are drawn
+        and its ``not_defined`` components left out), or the cycles as a
+        mapping ``{"Left": {name: cycles, ...}, "Right": {...}}`` where
+        `cycles` has shape (n_cycles, n_points, n_planes), typically
+        (n_cycles, 101, 3), in SI units (angles in rad), NaN where missing. A
+        side may also hold ``"toe_off"``: the toe-off instant of each cycle, %
+        of the cycle.
     variables : sequence of str, optional
         Variables to draw, one row each. Default: those of PelvisAngles,
         HipAngles, KneeAngles, AnkleAngles present, else every variable.
@@ -197,6 +229,13 @@ def plot_gait_cycles(
         Side -> colour (default: Left red, Right green).
     fig : matplotlib.figure.Figure, optional
         Figure to draw into.
+    not_defined : sequence, optional
+        Components the model fixes by construction, which are not data:
+        ``(side, variable, component)`` triples or objects with those
+        attributes (``result.not_defined``, :class:`ahbm.gait.checks.CurveFlag`).
+        They are not drawn; a panel that no side draws says "not defined by
+        this model". Default: the result's ``not_defined`` for a gait result;
+        for a mapping of raw arrays, the fallback below.
 
     Returns
     -------
@@ -214,6 +253,13 @@ def plot_gait_cycles(
     Mean and SD are computed per point over the cycles present
     (:func:`gait_cycle_summary`); the band is mean ± 1 SD.
 
+    Which components are not data is structural: the model says it
+    (`not_defined`, ``result.not_defined``), whatever the values. Only for
+    raw arrays without that information (a mapping and ``not_defined=None``)
+    a component whose every finite value of a side is within 1e-9 (round-off
+    of a component fixed at zero) is drawn as "zero by construction" instead
+    of a curve; pass ``not_defined=()`` to draw every component as data.
+
     Examples
     --------
     >>> import numpy as np
@@ -224,11 +270,16 @@ def plot_gait_cycles(
     3
     >>> import matplotlib.pyplot as plt; plt.close(fig)
     """
+    if not isinstance(result, Mapping) and isinstance(getattr(result, "cycles", None), Mapping):
+        if not_defined is None:  # a gait result: the model's own list (structural)
+            not_defined = getattr(result, "not_defined", ())
+        result = {side: c for side, c in result.cycles.items() if c}
     if not isinstance(result, Mapping) or not result:
         raise DataError(
-            "`result` must be a mapping {'Left': {name: cycles}, 'Right': {...}}, "
-            f"got {type(result).__name__}"
+            "`result` must be a mapping {'Left': {name: cycles}, 'Right': {...}} with at "
+            f"least one side, or a gait result, got {type(result).__name__}"
         )
+    undefined = None if not_defined is None else _not_defined_set(not_defined)
     data = {_side_name(k): v for k, v in result.items()}
     sides = check_names(sides, "sides", allow_str=True)
     if sides is None:
@@ -315,9 +366,12 @@ def plot_gait_cycles(
                     lw=0,
                     label="normative",
                 )
-            zero_sides = []
+            zero_sides, undefined_sides = [], []
             for side in wanted:
                 if var not in data[side]:
+                    continue
+                if undefined is not None and (side, var, c) in undefined:
+                    undefined_sides.append(side)  # fixed by the model: not data
                     continue
                 cycles = _as_cycles(data[side][var], f"result[{side!r}][{var!r}]") * scale
                 if cycles.shape[2] != n_cols:
@@ -326,8 +380,12 @@ def plot_gait_cycles(
                         f"{n_cols} planes are drawn; pass matching `planes`"
                     )
                 values = cycles[:, :, c][np.isfinite(cycles[:, :, c])]
-                if values.size and np.max(np.abs(values)) <= _ZERO_BY_CONSTRUCTION:
-                    zero_sides.append(side)  # e.g. a foot angle the model fixes: not data
+                if (
+                    undefined is None
+                    and values.size
+                    and np.max(np.abs(values)) <= _ZERO_BY_CONSTRUCTION
+                ):
+                    zero_sides.append(side)  # raw arrays only: the value fallback
                     continue
                 summary = gait_cycle_summary(cycles)
                 pct, mean, sd = summary.percent, summary.mean, summary.sd
@@ -347,10 +405,12 @@ def plot_gait_cycles(
                 ax.plot(pct, mean[:, c], color=color, lw=1.6, label=side)
                 if side in toe:
                     ax.axvline(toe[side], color=color, ls="--", lw=1.0, label=f"{side} toe-off")
-            if zero_sides and not ax.lines:
-                ax.text(50.0, 0.0, "zero by construction", ha="center", va="center",
-                        fontsize=8, color="0.4")  # fmt: skip
+            if (zero_sides or undefined_sides) and not ax.lines:
+                text = _NOT_DEFINED_TEXT if undefined_sides else "zero by construction"
+                ax.text(50.0, 0.0, text, ha="center", va="center", fontsize=8, color="0.4")
                 ax.set_ylim(-1.0, 1.0)
+                if undefined_sides:
+                    ax.set_yticks([])
             if r == 0:
                 ax.set_title(planes[c])
             if c == 0:
@@ -401,3 +461,50 @@ def gait_cycles_from_results(results: Mapping, key: str = "gait_cycles") -> Mapp
         f"No gait cycles in the results: expected results[{key!r}] = {{'Left': {{name: "
         f"(n_cycles, 101, 3)}}, 'Right': ...}}; results hold {', '.join(map(str, results))}"
     )
+
+
+def not_defined_from_results(results: Mapping, key: str = "gait_not_defined"):
+    """The components not defined by the model, as stored in a trial's ``results``.
+
+    Reads ``results[key]``: one text per component, ``"LAnkleAngles[1]: why"``
+    (side letter, variable, component), or ``["none"]`` (as
+    :meth:`ahbm.gait.GaitResult.to_results` writes it).
+
+    Returns
+    -------
+    list of tuple or None
+        ``[(side, variable, component), ...]`` for :func:`plot_gait_cycles`
+        (``not_defined=``); None when the results do not say (files written
+        before the list was stored), which leaves the plot its fallback.
+
+    Raises
+    ------
+    DataError
+        An entry that is not of that form.
+
+    Examples
+    --------
+    >>> not_defined_from_results({"gait_not_defined": ["RAnkleAngles[1]: fixed"]})
+    [('Right', 'AnkleAngles', 1)]
+    >>> not_defined_from_results({}) is None
+    True
+    """
+    import re
+
+    if not isinstance(results, Mapping) or key not in results:
+        return None
+    entries = results[key]
+    entries = [entries] if isinstance(entries, str | bytes) else list(entries)
+    out = []
+    for entry in entries:
+        text = entry.decode() if isinstance(entry, bytes) else str(entry)
+        if text.strip().lower() == "none":
+            continue
+        m = re.match(r"\s*([LR])(\w+)\[(\d+)\]", text)
+        if m is None:
+            raise DataError(
+                f"results[{key!r}] entry {text[:60]!r}: expected 'LAnkleAngles[1]: ...' (side "
+                "letter, variable, component)"
+            )
+        out.append((_side_name(m.group(1)), m.group(2), int(m.group(3))))
+    return out

@@ -71,6 +71,31 @@ def test_plot_draws_the_stored_cycles(tmp_path, key):
         assert im.format == "PNG" and im.size[0] > 100
 
 
+def test_plot_leaves_out_the_stored_undefined_components(tmp_path, monkeypatch):
+    """`ahbm plot` reads the model's list (gait_not_defined) and does not plot them."""
+    import ahbm.cli.view as view
+    from ahbm.io.trial import Trial
+
+    cyc = np.random.default_rng(2).normal(size=(2, 101, 3))
+    trial = Trial(points=np.zeros((2, 1, 3)), point_labels=["A"], point_rate=100.0)
+    trial.results = {
+        "gait_cycles": {"Left": {"AnkleAngles": cyc}},
+        "gait_not_defined": ["LAnkleAngles[1]: not defined by this model: ..."],
+    }
+    path = tmp_path / "result.h5"
+    save_trial(trial, path, name="walk")
+    seen = {}
+
+    def keep(fig, out, **kwargs):
+        seen["frontal"] = [t.get_text() for t in fig.axes[1].texts]
+        seen["lines"] = [len([x for x in ax.lines if len(x.get_ydata()) > 2]) for ax in fig.axes]
+
+    monkeypatch.setattr("ahbm.graphics.save_figure", keep)
+    args = _parse(add_plot_arguments, [str(path), "-o", str(tmp_path / "f.png")])
+    assert view.run_plot(args) == 0
+    assert seen == {"frontal": ["not defined by this model"], "lines": [1, 0, 1]}
+
+
 def test_gait_cycles_lookup_and_errors(tmp_path):
     res = {"gait_cycles": {"Left": {}}}
     assert gait_cycles_from_results(res) is res["gait_cycles"]

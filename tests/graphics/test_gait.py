@@ -142,7 +142,8 @@ def test_bad_input(result, kwargs, match):
 
 
 def test_a_component_that_is_zero_by_construction_is_not_drawn_as_data():
-    """The ankle's frontal angle of a model that fixes it: round-off, not a curve."""
+    """Raw arrays without structural information (the documented fallback): the ankle's
+    frontal angle of a model that fixes it is round-off, not a curve."""
     import numpy as np
 
     from ahbm.graphics import plot_gait_cycles
@@ -159,3 +160,78 @@ def test_a_component_that_is_zero_by_construction_is_not_drawn_as_data():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def _panel_state(ax):
+    curves = [line for line in ax.lines if len(line.get_ydata()) > 2]
+    return len(curves), [t.get_text() for t in ax.texts]
+
+
+def test_the_model_s_undefined_components_are_left_out_whatever_their_values():
+    """Structural rule: a gait result's ``not_defined`` decides, not the values."""
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from ahbm.gait.checks import CurveFlag
+    from ahbm.graphics import plot_gait_cycles
+
+    rng = np.random.default_rng(1)
+    left = rng.normal(size=(2, 101, 3)) * 0.2
+    left[:, :, 2] = 0.0  # exactly zero, yet data: drawn (no value rule for a result)
+    right = rng.normal(size=(2, 101, 3)) * 0.2  # frontal values far from zero
+    why = "not defined by this model: the foot frame is built on the shank's flexion axis"
+    result = SimpleNamespace(
+        cycles={"Left": {"AnkleAngles": left}, "Right": {"AnkleAngles": right}},
+        not_defined=(CurveFlag("Left", "AnkleAngles", 1, why),
+                     CurveFlag("Right", "AnkleAngles", 1, why)),
+    )  # fmt: skip
+    fig = plot_gait_cycles(result)
+    sagittal, frontal, transverse = fig.axes[:3]
+    assert _panel_state(frontal) == (0, ["not defined by this model"])
+    assert frontal.get_yticks().size == 0
+    assert _panel_state(sagittal) == (2, []) and _panel_state(transverse) == (2, [])
+    plt.close(fig)
+    # one side undefined, the other data: the panel shows the other side's curve
+    fig = plot_gait_cycles(result.cycles, not_defined=[("left", "AnkleAngles", 1)])
+    assert _panel_state(fig.axes[1]) == (1, [])
+    assert fig.axes[1].lines[0].get_color() == fig.axes[0].lines[1].get_color()  # right's
+    plt.close(fig)
+    # an explicit empty list: every component is data, even the round-off of the fallback
+    tiny = {"Left": {"AnkleAngles": np.full((1, 101, 3), 1e-16)}}
+    fig = plot_gait_cycles(tiny, not_defined=())
+    assert _panel_state(fig.axes[1]) == (1, [])
+    plt.close(fig)
+    fig = plot_gait_cycles(tiny)  # raw arrays, no information: the fallback
+    assert _panel_state(fig.axes[1]) == (0, ["zero by construction"])
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [("LAnkleAngles", "sequence of"), ([("Left", "AnkleAngles")], "expected"),
+     ([("Left", "AnkleAngles", 1.0)], "int >= 0"), ([("Up", "AnkleAngles", 1)], "Unknown side")],
+)  # fmt: skip
+def test_bad_not_defined_entries_are_named(bad, match):
+    import numpy as np
+
+    from ahbm.errors import DataError
+    from ahbm.graphics import plot_gait_cycles
+
+    with pytest.raises(DataError, match=match):
+        plot_gait_cycles({"Left": {"AnkleAngles": np.zeros((1, 101, 3))}}, not_defined=bad)
+
+
+def test_the_stored_list_of_undefined_components_is_read_back():
+    from ahbm.errors import DataError
+    from ahbm.graphics import not_defined_from_results
+
+    stored = ["LAnkleAngles[1]: not defined ...", b"RAnklePower[1]: not defined ..."]
+    assert not_defined_from_results({"gait_not_defined": stored}) == [
+        ("Left", "AnkleAngles", 1), ("Right", "AnklePower", 1)
+    ]  # fmt: skip
+    assert not_defined_from_results({"gait_not_defined": ["none"]}) == []
+    assert not_defined_from_results({"gait_cycles": {}}) is None
+    with pytest.raises(DataError, match="LAnkleAngles\\[1\\]"):
+        not_defined_from_results({"gait_not_defined": ["ankle frontal"]})
