@@ -8,6 +8,7 @@ status, the cost terms, and the constraints left violated, by name.
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -55,6 +56,11 @@ def constraint_violations(nlp: NLP, w, *, tol: float = 1e-6) -> tuple[float, lis
     return (float(v.max()) if v.size else 0.0), violated
 
 
+#: CasADi's own nlpsol options (not IPOPT's): passed through unprefixed
+_NLPSOL_OPTIONS = ("print_time", "expand", "jit", "compiler", "jit_options", "jit_cleanup",
+                   "jit_temp_suffix", "jit_name")  # fmt: skip
+
+
 def _ipopt(nlp: NLP, *, hessian, options, verbose, max_iter, tol, warm=None):
     ca = require_casadi()
     opts = {
@@ -74,8 +80,17 @@ def _ipopt(nlp: NLP, *, hessian, options, verbose, max_iter, tol, warm=None):
                      "ipopt.warm_start_slack_bound_push": 1e-9})  # fmt: skip
         multipliers = {"lam_x0": warm[0], "lam_g0": warm[1]}
     for k, v in (options or {}).items():
-        opts[k if "." in k or k in ("print_time", "expand") else f"ipopt.{k}"] = v
-    S = ca.nlpsol("solver", "ipopt", {"x": nlp.x, "f": nlp.f, "g": nlp.g}, opts)
+        opts[k if "." in k or k in _NLPSOL_OPTIONS else f"ipopt.{k}"] = v
+    try:
+        S = ca.nlpsol("solver", "ipopt", {"x": nlp.x, "f": nlp.f, "g": nlp.g}, opts)
+    except RuntimeError as err:
+        bad = re.search(r"(No such IPOPT option|Unknown option): ([\w.]+)", str(err))
+        if bad is None:
+            raise
+        raise DataError(
+            f"`options`: {bad.group(2)!r} is not an IPOPT or CasADi nlpsol option; see IPOPT's "
+            "option list (e.g. 'mu_strategy') or CasADi's nlpsol options (e.g. 'expand')"
+        ) from None
     t0 = time.perf_counter()
     sol = S(x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg, **multipliers)
     wall = time.perf_counter() - t0
@@ -237,7 +252,9 @@ def solve(
         differentiation) or L-BFGS.
     options : dict, optional
         Extra solver options (IPOPT option names, e.g. ``{"mu_strategy":
-        "adaptive"}``; scipy ``minimize`` options).
+        "adaptive"}``, and CasADi's own ``nlpsol`` options ``print_time``,
+        ``expand``, ``jit``, ``compiler``, ``jit_options``; scipy ``minimize``
+        options).
     verbose : bool, optional
         Print one line per iteration (IPOPT's log or a line per scipy
         iteration) and a summary.

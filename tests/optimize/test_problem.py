@@ -376,3 +376,17 @@ def test_friction_cone_in_3d_holds_or_is_reported(mu):
         assert not r.success and r.status == "Infeasible_Problem_Detected"
         names = [n for n, _ in r.violated]
         assert any(("friction cone" in n or "no slip" in n) for n in names), names
+
+
+def test_casadi_nlpsol_options_pass_through_unprefixed():
+    """CasADi's own nlpsol options (print_time, expand, jit, ...) are not IPOPT's: they
+    reach nlpsol as they are, IPOPT's options get their prefix."""
+    from ahbm.optimize import Effort, Phase, solve
+
+    ph = Phase(single_pendulum(), nodes=5, duration=0.3, objectives=[Effort()],
+               initial={"q": [0.0], "qd": [0.0]}, final={"q": [0.2]})  # fmt: skip
+    r = solve(ph, verbose=False, options={"print_time": False, "jit": False,
+                                          "mu_strategy": "adaptive"})  # fmt: skip
+    assert r.success
+    with pytest.raises(DataError, match="`options`: .no_such_option. is not an IPOPT"):
+        solve(ph, verbose=False, options={"no_such_option": 1})
