@@ -27,6 +27,9 @@ file flushed with ``fsync``, renamed over the target, then the folder
 flushed); OpenSim writes in place without flushing. The last line shows what
 the two ``fsync`` calls cost in writing the ID ``.sto`` (best and median of 30
 writes, with and without them; measurement only, the tools always flush).
+
+RRA and CMC, whole processes against OpenSim's RRATool and CMCTool:
+benchmarks/bench_rra.py and benchmarks/bench_cmc.py.
 """
 
 from __future__ import annotations
