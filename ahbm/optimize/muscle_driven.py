@@ -614,9 +614,8 @@ class MuscleDrivenPhase(Phase):
 
     def _elastic_names(self, dg, mill):
         mm = self.muscle_model
-        if not self.elastic:
-            return []
-        return [f"{mill if k else dg}:{n}" for n, k in zip(mm.names, mm.is_millard, strict=True)]
+        pairs = zip(mm.names, mm.is_millard, strict=True) if self.elastic else ()
+        return [f"{mill if k else dg}:{n}" for n, k in pairs]
 
     @property
     def state_names(self) -> list[str]:
@@ -626,8 +625,7 @@ class MuscleDrivenPhase(Phase):
     @property
     def control_names(self) -> list[str]:
         names = self.muscle_model.names
-        return (super().control_names + [f"e:{n}" for n in names]
-                + self._elastic_names("dft", "vm"))  # fmt: skip
+        return super().control_names + [f"e:{n}" for n in names] + self._elastic_names("dft", "vm")
 
     def split_state(self, x):
         """``(q, qd)`` of a state vector or matrix (rows); see :meth:`activations`."""
@@ -759,7 +757,8 @@ class MuscleDrivenPhase(Phase):
             ``names``, ``activations``, ``excitations`` (n, n_muscles), ``lengths`` (m),
             ``speeds`` (m/s), ``forces`` (N), ``moment_arms`` (n, n_muscles, nv),
             ``muscle_torques`` (n, nv) ``Rᵀ F``, ``reserves`` (n, nv), ``tau`` (n, nv)
-            their sum.
+            their sum; elastic tendons: ``tendon_force_rates`` and (Millard muscles,
+            NaN for others) ``normalized_fiber_lengths``, ``normalized_fiber_velocities``.
         """
         X, U = np.asarray(X, float), np.asarray(U, float)
         n = X.shape[1]
