@@ -84,6 +84,30 @@ def test_a_turned_knee_axis_is_flagged_with_its_crosstalk():
     assert check_plausibility(_cycles(knee_rot=-(PLAUSIBLE_LIMITS["knee_rotation_mean"] - 1))) == []
 
 
+def test_the_limits_stand_outside_the_published_normal_ankle_band():
+    """Schwartz et al. (2008) free-speed ankle curve (ahbm.gait.normative): its mean and
+    its mean -2 SD raise no flag; shifted 3 SD down it never reaches neutral."""
+    from ahbm.gait.normative import normative_band
+
+    band = normative_band()["AnkleAngles"]
+    mean, sd = (band["mean"], band["sd"]) if isinstance(band, dict) else band
+    mean, sd = np.asarray(mean, dtype=float)[:, 0], np.asarray(sd, dtype=float)[:, 0]
+    peak = int(np.argmax(mean))
+    assert mean[peak] == pytest.approx(11.84) and sd[peak] == pytest.approx(4.92)
+    assert np.mean(mean[:-1]) < 1.0  # the cycle mean, far below the 25 deg limit
+
+    def cycles(curve_deg):
+        ankle = np.zeros((1, curve_deg.size, 3))
+        ankle[0, :, 0] = np.radians(curve_deg)
+        return {"Left": {"AnkleAngles": ankle}}
+
+    assert check_plausibility(cycles(mean)) == []
+    assert check_plausibility(cycles(mean - 2 * sd[peak])) == []
+    low = mean - 3 * sd[peak]
+    assert [f.component for f in check_plausibility(cycles(low))] == [0]
+    assert mean[peak] - 3 * sd[peak] < PLAUSIBLE_LIMITS["ankle_peak_dorsiflexion"]
+
+
 def test_bad_calibration_name_raises():
     with pytest.raises(DataError, match="calibration"):
         check_plausibility(_cycles(), calibration="kad")
