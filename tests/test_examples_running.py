@@ -115,3 +115,7 @@ def test_boundary_forces_are_checked(run_mod):
         Phase(m, contacts=[c], initial={"F": {"toe:y": 0.0}})
     with pytest.raises(DataError, match="'F'"):
         Phase(m, contacts=[c], final={"F": 0.0})
+    # force values are no states: the default guess leaves the velocities alone
+    ph = Phase(m, contacts=[c], initial={"F": {"toe:x": 5.0, "toe:z": 7.0}})
+    X, U, _ = ph.initial_guess(np.linspace(0.0, 1.0, 3))
+    np.testing.assert_allclose(X[m.nq : m.nq + 2], 0.0)

@@ -724,7 +724,7 @@ class Phase:
         x0, xf = mid.copy(), mid.copy()
         for spec, x in ((self.initial, x0), (self.final, xf)):
             for key, (idx, val) in spec.items():
-                if key == "qdd":
+                if key in ("qdd", "F"):
                     continue
                 off = 0 if key == "q" else self.nq
                 x[[off + i for i in idx]] = val
