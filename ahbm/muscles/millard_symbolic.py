@@ -10,9 +10,11 @@ CasADi expression that is exact to round-off and smooth inside each Bézier sect
    the expression holds one Newton solve, not one per section); ``x`` is clamped to the
    curve's Bézier range and the linear extrapolation outside it is selected the same way;
 2. the start ``u0(t)``, ``t = (x - x_a)/(x_b - x_a)``, is a degree-5 polynomial fitted
-   (least squares, at build time, from the numeric inverse) to the section's inverse;
+   (least squares, at build time, from the numeric inverse) to the section's inverse
+   (split into 2, 4, ... pieces of x, selected like the sections, where one start
+   needs more than 6 steps);
 3. a fixed number of Newton steps ``u ← u − (x(u) − x)/x'(u)`` follows, the number chosen
-   at build time so that the steps have stopped moving on a dense grid of the section,
+   at build time so that ``x(u) − x`` is at round-off on a dense grid of the section,
    plus two: the derivative of the last iterate, taken through the iteration by
    algorithmic differentiation, equals the implicit-function derivative ``1/x'(u)`` to
    the accuracy of the iterate before it, so the first and second derivatives of the
@@ -74,6 +76,7 @@ _EPS = np.finfo(float).eps
 _SIGNIFICANT = _EPS ** (7.0 / 8.0)  # SimTK::SignificantReal
 _GUESS_DEGREE = 5
 _MAX_STEPS = 12
+_GOOD_STEPS = 8
 # Bernstein (control points) -> power basis of a quintic: coefs = points @ _POWER
 _POWER = np.array([[math.comb(5, i) * math.comb(5 - i, k - i) * (-1.0) ** (k - i) if k >= i
                     else 0.0 for k in range(6)] for i in range(6)])  # fmt: skip
@@ -89,27 +92,44 @@ def _casadi():
     return casadi
 
 
-def _section_data(px, py):
-    """Power coefficients, start polynomial and Newton step count of one Bézier section."""
-    cx, cy = px @ _POWER, py @ _POWER
-    dcx = cx[1:] * np.arange(1, 6)
-    xa, xb = px[0], px[5]
+def _piece(px, cx, dcx, xa, xb):
+    """Fitted start and Newton step count on [xa, xb] of one Bézier section, or None."""
+    polyval = np.polynomial.polynomial.polyval
     t = 0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, 161))  # Chebyshev points on [0, 1]
     u_fit = solve_u(np.tile(px, (t.size, 1)), xa + t * (xb - xa))
     guess = np.polynomial.polynomial.polyfit(t, u_fit, _GUESS_DEGREE)
     # the steps needed on a dense grid (the same recurrence as the expression)
     t = np.linspace(0.0, 1.0, 2001)
     x = xa + t * (xb - xa)
-    u = np.polynomial.polynomial.polyval(t, guess)
-    polyval = np.polynomial.polynomial.polyval
-    round_off = 8.0 * _EPS * np.maximum(np.abs(x), 1.0)
-    for steps in range(1, _MAX_STEPS + 1):
-        u = u - (polyval(u, cx) - x) / polyval(u, dcx)
-        if np.all(np.abs(polyval(u, cx) - x) <= round_off):
-            return cx, cy, dcx, guess, xa, xb, steps + 2
+    u = polyval(t, guess)
+    with np.errstate(all="ignore"):
+        for steps in range(1, _MAX_STEPS + 1):
+            u = u - (polyval(u, cx) - x) / polyval(u, dcx)
+            # the round-off of x(u) in the power basis (Horner) and of x
+            round_off = 8.0 * _EPS * (polyval(np.abs(u), np.abs(cx)) + np.abs(x))
+            if np.all(np.abs(polyval(u, cx) - x) <= round_off):
+                return guess, steps + 2
+    return None
+
+
+def _section_data(px, py):
+    """Pieces of one Bézier section: (power coefficients, start, range, Newton steps).
+
+    The section's x range is split in 1, 2, 4, ... equal pieces until each piece's
+    fitted start converges in at most ``_GOOD_STEPS`` steps (low curviness makes
+    ``x'(u)`` small near the ends, where one polynomial start is poor).
+    """
+    cx, cy = px @ _POWER, py @ _POWER
+    dcx = cx[1:] * np.arange(1, 6)
+    for k in (1, 2, 4, 8, 16):
+        edges = px[0] + (px[5] - px[0]) * np.linspace(0.0, 1.0, k + 1)
+        fits = [_piece(px, cx, dcx, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        if all(f is not None and f[1] <= _GOOD_STEPS for f in fits):
+            return [(cx, cy, dcx, g, a, b, n)
+                    for (g, n), a, b in zip(fits, edges[:-1], edges[1:], strict=True)]  # fmt: skip
     raise DataError(
         "a Millard curve section whose Bézier parameter does not converge in "
-        f"{_MAX_STEPS} Newton steps from the fitted start; check the curve parameters"
+        f"{_GOOD_STEPS} Newton steps from fitted starts; check the curve parameters"
     )
 
 
@@ -119,8 +139,8 @@ def _curve_data(params: MillardParameters, attr: str, i: int):
     key = (attr, i)
     if key not in kept:
         curves = getattr(params, attr)
-        sections = [_section_data(curves.px[i, s], curves.py[i, s])
-                    for s in range(curves.px.shape[1])]  # fmt: skip
+        sections = [piece for s in range(curves.px.shape[1])
+                    for piece in _section_data(curves.px[i, s], curves.py[i, s])]  # fmt: skip
         ends = tuple(float(getattr(curves, k)[i]) for k in
                      ("x0", "x1", "y0", "y1", "dydx0", "dydx1"))  # fmt: skip
         kept[key] = (sections, ends)

@@ -49,8 +49,18 @@ _CUSTOM = dict(
 )  # fmt: skip
 
 
+# the curviness limits: Bézier sections nearly straight with x'(u) small at their ends
+_EXTREME = dict(concentric_curviness=0.0, eccentric_curviness=1.0, fiber_curviness=0.0,
+                fiber_strain_at_zero_force=0.0, fiber_strain_at_one_norm_force=0.7,
+                fiber_stiffness_at_low_force=0.2, fiber_stiffness_at_one_norm_force=2.0 / 0.7,
+                tendon_strain_at_one_norm_force=0.049, tendon_curviness=1.0,
+                tendon_stiffness_at_one_norm_force=1.375 / 0.049,
+                tendon_norm_force_at_toe_end=2.0 / 3.0)  # fmt: skip
+_KW = {"default": {}, "custom": _CUSTOM, "extreme": _EXTREME}
+
+
 def _params(custom):
-    kw = _CUSTOM if custom else {}
+    kw = _KW[custom]
     # muscle 0: the curves as given; 1: as the damped muscle uses them; 2: undamped
     return MillardParameters(max_isometric_force=1.0, optimal_fiber_length=1.0,
                              tendon_slack_length=1.0, names=["a", "b", "c"], **kw)  # fmt: skip
@@ -85,7 +95,7 @@ def _curve_functions(p, curve):
     return ca.Function("f", [x], [y, dy, ca.jacobian(dy, x)])
 
 
-@pytest.mark.parametrize("custom", [False, True])
+@pytest.mark.parametrize("custom", list(_KW))
 @pytest.mark.parametrize("variant", ["given", "damped", "undamped"])
 @pytest.mark.parametrize("curve", list(MILLARD_CURVES))
 def test_curves_and_derivatives_equal_the_numeric_curves(curve, variant, custom):
@@ -93,7 +103,7 @@ def test_curves_and_derivatives_equal_the_numeric_curves(curve, variant, custom)
     if variant != "given":
         p = p.as_used() if variant == "damped" else type(p)(
             max_isometric_force=1.0, optimal_fiber_length=1.0, tendon_slack_length=1.0,
-            fiber_damping=0.0, **(_CUSTOM if custom else {})).as_used()  # fmt: skip
+            fiber_damping=0.0, **_KW[custom]).as_used()  # fmt: skip
     x, knots = _points(p, curve)
     f = _curve_functions(p, curve)
     y, dy, ddy = (np.asarray(v, float).ravel() for v in f.map(x.size)(x))
@@ -223,7 +233,7 @@ def test_activation_rate_equals_the_numeric_rate():
 
 
 def test_bad_arguments_raise():
-    p = _params(False)
+    p = _params("default")
     with pytest.raises(DataError, match="curve"):
         millard_curve_expression(p, "tendon", 1.0)
     with pytest.raises(DataError, match="muscle"):
