@@ -78,6 +78,92 @@ def test_window_integration_matches_an_adaptive_integrator(muscles):
     np.testing.assert_allclose(F, want, atol=1e-3)
 
 
+def test_rigid_tendon_active_force_is_opensims_weight(muscles):
+    """F̂ = F0 fL(lM) fV(vM) cos α of an inextensible tendon (OpenSim's
+    calcInextensibleTendonActiveFiberForce), from the exact curves."""
+    from ahbm.muscles.millard_curves import millard_active_force_length, millard_force_velocity
+
+    p, tab = muscles
+    u = p.as_used(rigid_tendon=False)
+    lmt = np.array([0.30, 0.29])
+    vmt = np.array([-0.2, 0.15])
+    h = u.optimal_fiber_length * np.sin(u.pennation_angle)
+    lm = np.sqrt(h**2 + (lmt - u.tendon_slack_length) ** 2)
+    cos = (lmt - u.tendon_slack_length) / lm
+    vm = vmt * cos
+    fl = millard_active_force_length((lm / u.optimal_fiber_length)[None], u)[0]
+    fv = millard_force_velocity(
+        (vm / (u.max_contraction_velocity * u.optimal_fiber_length))[None], u
+    )[0]
+    want = u.max_isometric_force * fl * fv * cos
+    np.testing.assert_allclose(tab.rigid_tendon_active(lmt, vmt), want, rtol=1e-7)
+    # a fiber shorter than its minimum and shortening: clamped, no active force
+    assert tab.rigid_tendon_active(np.array([0.2, 0.25]), np.array([-0.1, -0.1]))[0] == 0.0
+
+
+def test_window_integration_at_full_excitation_from_rest():
+    """subject01's vasti_l near a state of the walk where a fixed 1 ms Runge-Kutta step
+    on the tabled curves lost the force at full excitation (133 N where about 1450 N is
+    right): the error-controlled integration matches Radau's."""
+    from scipy.integrate import solve_ivp
+
+    p = MillardParameters(
+        max_isometric_force=[5000.0], optimal_fiber_length=[0.1247],
+        tendon_slack_length=[0.1352], pennation_angle=[0.0524], names=("vasti",),
+    )  # fmt: skip
+    tab = MillardTables(p)
+    u, a0, T = np.array([1.0]), np.array([0.036]), 0.005
+
+    def lmt(t):
+        return np.array([0.2336 + 0.3 * t])
+
+    lm0 = np.array([0.09853])
+
+    def rhs(t, y):
+        a, lm = y[:1], y[1:]
+        st = millard_state(p, np.clip(a, 0, 1)[None], lmt(t)[None], lm[None])
+        return np.concatenate([millard_activation_rate(u, a, p), st.fiber_velocity[0]])
+
+    ref = solve_ivp(rhs, (0, T), np.concatenate([a0, lm0]), method="Radau", rtol=1e-10,
+                    atol=1e-12).y[:, -1]  # fmt: skip
+    stages = np.array([lmt(t) for t in np.linspace(0, T, 11)])
+    a, lm, F, _, _ = tab.integrate(u[None], a0[None], lm0[None], stages, T / 5)
+    np.testing.assert_allclose(a[0], ref[:1], atol=1e-6)
+    np.testing.assert_allclose(lm[0], ref[1:], atol=1e-7)
+    want = millard_state(p, a, lmt(T)[None], lm).tendon_force
+    np.testing.assert_allclose(F, want, rtol=1e-5)
+    exact = millard_state(p, ref[None, :1], lmt(T)[None], ref[None, 1:]).tendon_force
+    np.testing.assert_allclose(F, exact, atol=0.5)  # 1243 N
+
+
+def test_least_effort_forces_with_scales_far_apart():
+    """Scales from 1 to 6e3 (reserves of 1 N m beside muscles), bounds binding: the
+    exact line search reaches SLSQP's optimum where backtracking Newton cycled."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        B = rng.normal(size=(6, 20)) * np.r_[np.full(14, 0.05), np.full(6, 1.0)]
+        s = np.r_[rng.uniform(500.0, 6000.0, 14), np.full(6, 1.0)]
+        lo = np.r_[rng.uniform(0.0, 300.0, 14), np.full(6, -1e4)]
+        hi = lo + np.r_[rng.uniform(20.0, 400.0, 14), np.full(6, 2e4)]
+        c = B @ (lo + rng.uniform(0.0, 1.0, 20) * (hi - lo))
+        f, lam = least_effort_forces(B, c, s, lo, hi)
+        ref = minimize(
+            lambda x: np.sum((x / s) ** 2), np.clip(f, lo, hi), jac=lambda x: 2 * x / s**2,
+            bounds=list(zip(lo, hi, strict=True)), method="SLSQP",
+            constraints=[{"type": "eq", "fun": lambda x: B @ x - c, "jac": lambda x: B}],
+            options={"ftol": 1e-15, "maxiter": 1000},
+        )  # fmt: skip
+        np.testing.assert_allclose(B @ f, c, atol=1e-6 * np.abs(c).max())
+        assert np.all(f >= lo - 1e-9) and np.all(f <= hi + 1e-9)
+        assert np.sum((f / s) ** 2) <= np.sum((ref.x / s) ** 2) * (1 + 1e-9)
+        # warm-started from the multipliers of a nearby problem: the same optimum
+        f2, _ = least_effort_forces(B, c * 1.001, s, lo, hi, lam)
+        f3, _ = least_effort_forces(B, c * 1.001, s, lo, hi)
+        np.testing.assert_allclose(f2, f3, atol=1e-6 * np.abs(f3).max())
+
+
 def test_least_effort_forces_closed_form_and_bounds():
     from scipy.optimize import minimize
 
