@@ -387,8 +387,9 @@ def distance_function(model: Model, pairs, *, symbol: str = "SX"):
         closed forms of :func:`core_distance_squared` on the world core
         points. Equal to :func:`ahbm.kinematics.distances` to round-off; its
         CasADi Jacobian equals their ``jacobian`` (for ``nq == nv`` models).
-        Where the cores touch (``‖c1 − c2‖ = 0``) the value is ``−r1 − r2``
-        and the derivative that of ``sqrt`` at 10⁻²⁴ (finite).
+        Where the cores touch (``‖c1 − c2‖ < 10⁻¹² m``) the value is
+        ``−r1 − r2`` (to 10⁻¹² m) and the derivative zero: the distance has no
+        gradient there (Felis 2015, §4.6).
 
     Examples
     --------
