@@ -15,9 +15,10 @@ minimizing the squared second differences of the coordinates, with
   Jacobian (``nᵀ (J1 − J2)``), in an ``MX`` graph; no Hessian of the
   distances (IPOPT's limited-memory quasi-Newton).
 
-IPOPT stops after 300 iterations. Printed: build time (NLP and solver construction), IPOPT's solve time, its
-iterations, the least distance at the nodes, and the time of one evaluation of
-the distances and their Jacobian by each (best of ``--repeat``).
+IPOPT stops after 300 iterations. Printed: build time (NLP and solver
+construction), IPOPT's solve time, its iterations, the least distance at the
+nodes, and the time of one evaluation of the distances and their Jacobian by
+each (best of ``--repeat``).
 """
 
 from __future__ import annotations
@@ -197,8 +198,10 @@ def main(argv=None) -> int:
         print(f"{how:9s} build {r['build_s']:.2f} s  solve {r['solve_s']:.2f} s  "
               f"iterations {r['iterations']}  {r['status']}  min distance "
               f"{100 * r['min_distance']:.4f} cm  cost {r['cost']:.4f}")  # fmt: skip
-    print(f"one evaluation of d and its Jacobian: SX {out['sx_eval_us']:.0f} us, "
-          f"numeric (what the Callback runs) {out['numeric_eval_us']:.0f} us")
+    print(
+        f"one evaluation of d and its Jacobian: SX {out['sx_eval_us']:.0f} us, "
+        f"numeric (what the Callback runs) {out['numeric_eval_us']:.0f} us"
+    )
     return 0
 
 
