@@ -261,6 +261,9 @@ class _Controller:
         self.lam = None
         self.nsub = 1
         self._window_key, self._window_L = None, None
+        #: paths at a Heun step's end from those at its predictor (first-order Taylor in
+        #: q; the moment arms kept): q̇ = u needed
+        self.taylor = model.nq == model.nv
 
     # --- one window of the controller -------------------------------------------------
     def _muscle_window(self, t0, t1, err_q, a, lm, X):
@@ -371,8 +374,13 @@ class _Controller:
             )
             acc1 = self.dyn.accelerations(i0 + s + 1, qp, up, cb * self.opt, R1.T @ Fp[0],
                                           kin=kin1)  # fmt: skip
-            q, u = q + 0.5 * h * (u + up), u + 0.5 * h * (acc0 + acc1)
-            paths1 = self.paths.at(q, u)
+            q_end = q + 0.5 * h * (u + up)
+            q, u = q_end, u + 0.5 * h * (acc0 + acc1)
+            if self.taylor:  # the end is O(h²) from the predictor: l(q) ≈ l(qp) − r (q − qp)
+                L1 = L1 - R1 @ (q_end - qp)
+                paths1 = (L1, -R1 @ u, R1, None)
+            else:
+                paths1 = self.paths.at(q, u)
             L1, V1, _, _ = paths1
             a1, lm1, _, _, _ = self.tables.integrate(
                 x_musc[None], a[None], lm[None], hermite_lengths(L0, V0, L1, V1, h, 1), h
