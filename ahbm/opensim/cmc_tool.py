@@ -44,8 +44,9 @@ Differences from OpenSim, said rather than hidden: ahbm integrates each
 muscle's activation and fiber length with error control (Bogacki-Shampine 3(2),
 local error 1e-7; OpenSim integrates the whole system with its Runge-Kutta-Merson
 integrator at ``integrator_error_tolerance``), and the multibody system in Heun
-steps of :data:`MODEL_STEP` (0.5 ms), the muscles integrated along each;
-OpenSim's integrator also writes rows at its inner steps (ahbm writes the window
+steps of :data:`MODEL_STEP` (0.5 ms), the muscles integrated along each (the
+paths at a step's end from those at its predictor, 1e-5 rad away: lengths to
+first order with the moment arms, which are kept); OpenSim's integrator also writes rows at its inner steps (ahbm writes the window
 times, where the files agree). The excitations are interpolated to the forces
 (OpenSim's root solver stops within 0.004). External loads must be expressed in
 ground. The settings of OpenSim's integrator and optimizer are not used
