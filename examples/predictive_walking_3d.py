@@ -17,10 +17,16 @@ duration:
 - **symmetry**: the start is the mirror of the end (right and left
   coordinates swapped; the lateral translation and the rotations about x and
   z negated, the sagittal rotations kept; the forward position free);
-- **speed**: the pelvis advances ``speed · T`` (``AverageSpeed``);
-- **objective**: the squared joint torques per duration, i.e. effort per
-  distance at the prescribed speed (``per_duration=True``), plus a small
-  weight on the squared accelerations (smoothness).
+- **speed**: the pelvis advances ``speed · T`` (``AverageSpeed``) and its
+  forward velocity repeats (a ``BoundaryConstraint``: the Symmetry leaves
+  the forward coordinate free);
+- **a walk**: the feet carry at least half the body weight at every node
+  (no flight phase; without it the optimizer hops);
+- **objective**: per duration, i.e. per distance at the prescribed speed
+  (``per_duration=True``): the squared joint torques ``Σ (τ/100)²``, the
+  absolute joint power ``Σ |τ q̇|`` (weight 1e-3, smoothed; a mechanical-work
+  term that shortens the steps) and a small weight on the squared
+  accelerations (smoothness).
 
 Trapezoidal collocation, IPOPT, from a guess that swings hips and knees
 sinusoidally (the standing height set so that the lower foot touches the
@@ -48,9 +54,11 @@ from ahbm.kinematics.tree import Model
 from ahbm.models import heiman_contact_spheres, heiman_model
 from ahbm.optimize import (
     AverageSpeed,
+    BoundaryConstraint,
     CustomCost,
     Effort,
     OptimalControlProblem,
+    PathConstraint,
     SmoothContactPhase,
     Symmetry,
     solve,
@@ -94,20 +102,48 @@ def _bounds(model: Model):
     }
     out = {}
     for n in model.coordinate_names:
-        key = n if n in lim else ("_".join(n.split("_")[::2]) if n.count("_") == 2 else n.split("_")[0])
+        key = (
+            n
+            if n in lim
+            else ("_".join(n.split("_")[::2]) if n.count("_") == 2 else n.split("_")[0])
+        )
         out[n] = lim.get(key, (-0.6, 0.6) if n.startswith("pelvis_r") else (-0.8, 0.8))
     return out
 
 
-def walking_problem(model: Model, *, speed: float = 1.2, nodes: int = 21,
-                    duration=(0.35, 0.9)) -> OptimalControlProblem:  # fmt: skip
-    """One phase of free duration on the six contact spheres, mirrored onto itself."""
+def walking_problem(model: Model, *, speed: float = 1.2, nodes: int = 21, duration=(0.35, 0.9),
+                    accel_weight: float = 1e-6, work_weight: float = 1e-3,
+                    min_support: float | None = 0.5,
+                    ) -> OptimalControlProblem:  # fmt: skip
+    """One phase of free duration on the six contact spheres, mirrored onto itself.
+
+    `min_support` (body weights; None: none): the feet carry at least this
+    share of the weight at every node — a walk has no flight phase.
+    `accel_weight` weights the squared accelerations (smoothness).
+    """
     spheres = heiman_contact_spheres(model)
     joints = [n for n in model.coordinate_names if n not in ROOT]
     nv = model.nv
+    bw = model.total_mass * 9.81
+    holder = []
 
     def accel_reg(x, u, p, t):  # smoothness: the squared accelerations (controls, implicit)
         return sum(u[-nv + i] ** 2 for i in range(nv))
+
+    def work(x, u, p, t):  # absolute joint power Σ|τ q̇| (smoothed), W
+        return sum(((u[i] * x[model.nq + i]) ** 2 + 1e-2) ** 0.5 for i in range(6, nv))
+
+    def support(x, u, p, t):  # the vertical ground reaction of all spheres, in body weights
+        return holder[0].ground_reaction(x)[2] / bw
+
+    ix = list(model.coordinate_names).index("pelvis_tx")
+
+    def forward_velocity(x0, xf, T, p):  # Symmetry leaves pelvis_tx free: its rate repeats
+        return x0[model.nq + ix] - xf[model.nq + ix]
+
+    constraints = [BoundaryConstraint(forward_velocity, name="forward velocity repeats")]
+    if min_support is not None:
+        constraints.append(PathConstraint(support, lb=min_support, ub=np.inf, name="no flight"))
 
     phase = SmoothContactPhase(
         model,
@@ -121,9 +157,15 @@ def walking_problem(model: Model, *, speed: float = 1.2, nodes: int = 21,
         qd_bounds=(-15.0, 15.0),
         qdd_bounds=(-300.0, 300.0),
         tau_bounds=(-300.0, 300.0),
-        objectives=[Effort(scale=100.0), CustomCost(accel_reg, weight=1e-6, name="qdd")],
+        objectives=[
+            Effort(scale=100.0),
+            CustomCost(accel_reg, weight=accel_weight, name="qdd"),
+            CustomCost(work, weight=work_weight, name="work"),
+        ],
+        constraints=constraints,
         initial={"q": {"pelvis_tx": 0.0}},
     )
+    holder.append(phase)
     pairs, negate = mirror_pairs(model)
     return OptimalControlProblem(
         [phase],
@@ -308,7 +350,8 @@ def main(argv=None) -> int:
         f"solve {n['solve_time']:.1f} s, total {n['total_time']:.1f} s"
     )
     print(
-        f"speed {n['speed']:.3f} m/s (target {n['target_speed']}), half cycle {n['half_cycle']:.3f} s "
+        f"speed {n['speed']:.3f} m/s (target {n['target_speed']}), "
+        f"half cycle {n['half_cycle']:.3f} s "
         f"(cadence {n['cadence']:.0f} steps/min), step {n['step_length']:.3f} m"
     )
     print(
