@@ -110,8 +110,8 @@ def test_first_windows_agree(runs):
 def test_excitations(runs):
     """Issue 28's bound is 0.05 RMS for every muscle; not reached for all.
 
-    Measured on 0.6-0.9 s: 14 of 18 within 0.05 (median 0.014); hamstrings_r 0.082,
-    gastroc_l 0.093, iliopsoas_l 0.065, bifemsh_l 0.062, in windows where both
+    Measured on 0.6-0.9 s: 14 of 18 within 0.05 (median 0.017); gastroc_l 0.098,
+    hamstrings_r 0.082, iliopsoas_l 0.068, bifemsh_l 0.059, in windows where both
     controllers switch those muscles between far-apart excitations.
     """
     rms = _excitation_rms(runs)
@@ -150,8 +150,8 @@ def test_kinematics(runs):
 def test_position_errors(runs):
     """Both track the desired kinematics (pErr, the tasks' q_d − q, rad and m).
 
-    Measured: OpenSim within 0.0011 rad, ahbm within 0.0018 rad (knee_angle_l,
-    7 times OpenSim's largest there; see docs/opensim.md).
+    Measured: OpenSim within 0.0011 rad, ahbm within 0.0016 rad (knee_angle_l,
+    6.6 times OpenSim's largest there; see docs/opensim.md).
     """
     ref_dir, mine_dir, _ = runs
     ref = read_mot(ref_dir / "walk_subject_pErr.sto", angle_columns=[])
