@@ -128,6 +128,10 @@ def _lm_terms(model, Qb, X, W, bodies, local, coord, v2q, cons=None):
         cost = cost + wc * np.einsum("bk,bk->b", phi, phi)
         H = H + wc * (GT @ G)
         g = g + wc * (GT @ phi[:, :, None])[:, :, 0]
+        # coordinates that only the penalty moves (no marker, no task) are damped by a
+        # small part of its diagonal; else a rank-deficient penalty makes the step singular
+        unseen = D <= 1e-12 * D.max(axis=1, keepdims=True)
+        D = np.where(unseen, 1e-8 * wc * np.einsum("bkv,bkv->bv", G, G), D)
     return cost, H, g, D
 
 
@@ -168,6 +172,9 @@ def _lm_trial(model, Q, H, g, lam, bnd, D):
         if np.any(Ga):
             GaT = np.swapaxes(Ga, 1, 2)
             H = H + cons[1] * (GaT @ Ga)
+            unseen = D <= 1e-12 * D.max(axis=1, keepdims=True)  # as in _lm_terms
+            Dp = 1e-8 * cons[1] * np.einsum("bkv,bkv->bv", Ga, Ga)
+            D = np.where(unseen, np.maximum(D, Dp), D)
             dv = _solve_step(H, g + cons[1] * (GaT @ r[:, :, None])[:, :, 0], lam, free, D)
     # without quaternion joints q and v share their layout: q + dv (no validation pass)
     Qt = Q + dv if model.nq == model.nv and _v2q_identity(model) else integrate_q(model, Q, dv)

@@ -124,3 +124,21 @@ def test_collision_bad_arguments():
     bare.collision = []
     with pytest.raises(ModelError, match="collision shapes"):
         fit_markers(bare, mk, collision="all")
+
+
+def test_collision_moves_coordinates_without_markers():
+    """A shape on a body without markers (an Euler joint the markers do not see) is pushed
+    off the arm by the penalty alone; the damped step stays regular."""
+    m = _arm_model()
+    m.add_body("ball", "trunk", {"type": "euler", "sequence": "XYZ", "name": "ball"},
+               position=[0.0, -0.2, 0.3], mass=0.5)  # fmt: skip
+    m.collision = [*m.collision, CollisionShape.sphere("ball", "ball", [0, 0, -0.2], 0.05)]
+    _, mk = _markers_through_the_trunk(m, n=3)
+    pairs = [("ball", "upper_arm"), ("ball", "forearm"), ("trunk", "upper_arm")]
+    q0 = np.zeros(m.nq)
+    assert distances(m, q0, pairs).distance.min() < -0.05  # the ball sits in the arm
+    res = fit_markers(m, mk, q0=q0, collision=pairs, collision_margin=MARGIN, max_iter=500,
+                      warn=False)  # fmt: skip
+    d = distances(m, res.q, pairs).distance
+    assert d.min() >= MARGIN - 1e-6
+    assert np.isfinite(res.q).all()
