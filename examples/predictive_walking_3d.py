@@ -265,7 +265,7 @@ def gait_metrics(result, problem: OptimalControlProblem, model: Model, speed: fl
 
 
 def run(out_dir=None, *, quick: bool = False, speed: float = 1.2, verbose: bool = False,
-        method: str = "trapezoidal", max_iter: int = 3000) -> dict:  # fmt: skip
+        method: str = "trapezoidal", max_iter: int = 3000, tol: float | None = None) -> dict:  # fmt: skip
     """Solve the walk, save its figure, return the numbers (see the module docstring)."""
     model = heiman_model(root="free_euler")
     nodes = 11 if quick else 21
@@ -277,7 +277,7 @@ def run(out_dir=None, *, quick: bool = False, speed: float = 1.2, verbose: bool 
         guess=gait_guess(model, problem, speed, n=nodes),
         verbose=verbose,
         max_iter=max_iter,
-        tol=1e-4 if quick else 1e-6,
+        tol=tol if tol is not None else (1e-4 if quick else 1e-6),
         options={"acceptable_tol": 1e-3, "acceptable_iter": 10} if quick else None,
     )
     total = time.perf_counter() - t0
