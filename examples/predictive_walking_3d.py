@@ -265,7 +265,8 @@ def gait_metrics(result, problem: OptimalControlProblem, model: Model, speed: fl
 
 
 def run(out_dir=None, *, quick: bool = False, speed: float = 1.2, verbose: bool = False,
-        method: str = "trapezoidal", max_iter: int = 3000, tol: float | None = None) -> dict:  # fmt: skip
+        method: str = "trapezoidal", max_iter: int = 3000,
+        tol: float | None = None) -> dict:  # fmt: skip
     """Solve the walk, save its figure, return the numbers (see the module docstring)."""
     model = heiman_model(root="free_euler")
     nodes = 11 if quick else 21
