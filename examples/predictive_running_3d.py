@@ -1,0 +1,237 @@
+"""Predictive 3-D running on HeiMan: half a running cycle with a flight phase, torque-driven.
+
+The problem of ``examples/predictive_running_2d.py`` on the 3-D model
+(:func:`ahbm.models.heiman_model` with a ``free_euler`` root: 34 coordinates,
+70 kg, z up, x forward, y to the left), with implicit dynamics: half a
+running cycle from the toe-off of the left foot,
+
+1. **flight**: no contact, heels and toes of both feet above the ground;
+2. **touchdown** of the right forefoot (the ``toe_r`` point): a rigid impact
+   (:class:`Impact`) into
+3. **stance** on that point (no slip, friction cone μ = 0.8; the heel stays
+   above the ground), unloaded at touchdown and toe-off;
+
+mirrored onto itself (left/right swapped, lateral translation and the
+rotations about x and z negated: :func:`mirror_pairs`), both durations free,
+the average forward speed prescribed (3 m/s), the effort per distance with
+the stance leg's knee and ankle carrying parallel springs (400 N m/rad) and
+the total torque costing 0.3 of the active one, as in 2-D.
+
+Status: a partial attempt, **not converged**. On the quick grid (6 + 10
+nodes: 3066 variables, 2620 equality constraints) IPOPT reaches feasible
+iterates after about 400 iterations (worst constraint 1e-5) but then lowers
+the cost only slowly: 1154 iterations in 25 minutes on this project's shared
+2-core machine without meeting its tolerance (cost 1.26). The iterate at
+500 iterations is a grounded run (flight 0.026 s, near its 0.02 s bound,
+stance 0.38 s, peak 1.3 body weights), unlike the 2-D solution. See
+docs/optimize.md, "Predictive running".
+
+Run ``python examples/predictive_running_3d.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from ahbm.kinematics.forward import forward_kinematics
+from ahbm.kinematics.tree import Model
+from ahbm.models import heiman_model
+from ahbm.optimize import (
+    AverageSpeed,
+    ContactPoint,
+    ControlRate,
+    CustomCost,
+    Effort,
+    Impact,
+    NonPenetration,
+    OptimalControlProblem,
+    Phase,
+    Symmetry,
+    solve,
+)
+
+ROOT = ["pelvis_tx", "pelvis_ty", "pelvis_tz", "pelvis_ry", "pelvis_rx", "pelvis_rz"]
+HEEL, TOE = (-0.07, 0.0, -0.0819), (0.18585, 0.0, -0.0819)  # HeiMan's heel/toe markers
+#: Stance-leg springs (N m/rad, rest rad): knee flexion > 0, ankle_ry > 0 toes down
+STANCE_SPRINGS = {"knee_r": (400.0, 0.3), "ankle_r_ry": (400.0, 0.0)}
+FORCE_WEIGHT = 0.3
+QUICK_NODES, FULL_NODES = (6, 10), (10, 20)
+
+
+def mirror_pairs(model: Model) -> tuple[list, list]:
+    """Left/right pairs and the coordinates whose sign flips under the mirror ``y → −y``.
+
+    Rotations about y and translations along x and z are kept, rotations
+    about x and z and the translation along y negated (``S R_x(a) S = R_x(−a)``,
+    ``S R_z(c) S = R_z(−c)`` with ``S = diag(1, −1, 1)``).
+    """
+    names = list(model.coordinate_names)
+    pairs, negate = [], []
+    for n in names:
+        parts = n.split("_")
+        if len(parts) > 1 and parts[1] == "r":
+            other = "_".join([parts[0], "l", *parts[2:]])
+            if other in names:
+                pairs.append((n, other))
+        if n.endswith("_rx") or n.endswith("_rz") or n == "pelvis_ty":
+            negate.append(n)
+    return pairs, negate
+
+
+def coordinate_bounds(model: Model) -> dict:
+    """Bounds of every coordinate (HeiMan has no joint limits)."""
+    lim = {"pelvis_tx": (-1.0, 3.0), "pelvis_ty": (-0.2, 0.2), "pelvis_tz": (0.6, 1.2),
+           "knee": (0.0, 2.2), "elbow": (0.0, 2.0), "hip_ry": (-1.4, 0.9),
+           "ankle_ry": (-0.8, 0.9)}  # fmt: skip
+    out = {}
+    for n in model.coordinate_names:
+        parts = n.split("_")
+        key = n if n in lim else ("_".join(parts[::2]) if len(parts) == 3 else parts[0])
+        out[n] = lim.get(key, (-0.6, 0.6) if n.startswith("pelvis_r") else (-0.8, 0.8))
+    return out
+
+
+def running_problem(model: Model, *, speed: float = 3.0, nodes=FULL_NODES,
+                    impact_weight: float = 0.1, springs=STANCE_SPRINGS,
+                    force_weight: float = FORCE_WEIGHT) -> OptimalControlProblem:  # fmt: skip
+    """Flight, forefoot touchdown (rigid impact), stance; mirrored (see the module docstring)."""
+    names = list(model.coordinate_names)
+    joints = [n for n in names if n not in ROOT]
+    nv = model.nv
+    common = dict(dynamics="implicit", actuated=joints, q_bounds=coordinate_bounds(model),
+                  qd_bounds=(-25.0, 25.0), qdd_bounds=(-400.0, 400.0),
+                  tau_bounds=(-400.0, 400.0))  # fmt: skip
+
+    def clear(foot, side):
+        return NonPenetration(f"foot_{side}", HEEL if foot == "heel" else TOE, height=0.0,
+                              name=f"{foot}_{side} above ground")  # fmt: skip
+
+    def accel_reg(x, u, p, t):
+        return sum(u[-nv + i] ** 2 for i in range(nv))
+
+    objectives = [Effort(scale=100.0), CustomCost(accel_reg, weight=1e-6, name="qdd")]
+    stance_objectives = list(objectives)
+    if springs:
+        idx = [names.index(j) for j in joints]
+        spring_of = {names.index(j): kr for j, kr in springs.items()}
+
+        def active_effort(x, u, p, t):  # Σ ((τ + k (q − rest))/100)²
+            return sum(
+                ((u[i] + spring_of[i][0] * (x[i] - spring_of[i][1])) if i in spring_of else u[i])
+                ** 2
+                / 1e4
+                for i in idx
+            )
+
+        stance_objectives[0] = CustomCost(active_effort, name="active_effort")
+        if force_weight:
+            stance_objectives.append(Effort(scale=100.0, weight=force_weight, name="force_effort"))
+    flight = Phase(model, nodes=nodes[0], duration=(0.02, 0.3), name="flight",
+                   constraints=[clear(f, s) for s in ("r", "l") for f in ("heel", "toe")],
+                   objectives=objectives, initial={"q": {"pelvis_tx": 0.0}},
+                   **common)  # fmt: skip
+    unloaded = {"F": {f"forefoot_r:{a}": 0.0 for a in "xyz"}}
+    stance = Phase(
+        model, nodes=nodes[1], duration=(0.1, 0.5), name="stance",
+        contacts=[ContactPoint("foot_r", TOE, name="forefoot_r", axes="xyz", friction=0.8)],
+        constraints=[clear("heel", "r"), clear("heel", "l"), clear("toe", "l")],
+        objectives=stance_objectives
+        + [ControlRate(weight=1e-3, controls=["F:"], scale=1000.0, name="force_rate")],
+        initial=unloaded, final=unloaded, **common,
+    )  # fmt: skip
+    pairs, negate = mirror_pairs(model)
+    return OptimalControlProblem(
+        [flight, stance],
+        links=[Impact(weight=impact_weight)],
+        symmetric=Symmetry(pairs=pairs, negate=negate, exclude=["pelvis_tx"]),
+        constraints=[AverageSpeed("pelvis_tx", speed)],
+        per_duration=True,
+    )
+
+
+def foot_heights(model: Model, q) -> np.ndarray:
+    """World heights of heel_r, toe_r, heel_l, toe_l, (n, 4), m."""
+    kin = forward_kinematics(model, q)
+    out = []
+    for side in ("r", "l"):
+        b = model.body_index(f"foot_{side}")
+        R, p = kin.rotations[..., b, :, :], kin.positions[..., b, :]
+        for pt in (HEEL, TOE):
+            out.append((np.einsum("...ij,j->...i", R, np.asarray(pt)) + p)[..., 2])
+    return np.stack(out, axis=-1)
+
+
+def standing_guess(model: Model, problem: OptimalControlProblem, speed: float) -> list:
+    """Standing with knees slightly bent, the feet on the ground, the trunk moving at `speed`."""
+    names = list(model.coordinate_names)
+    q = np.zeros(model.nq)
+    for side in ("r", "l"):
+        q[names.index(f"hip_{side}_ry")] = -0.15
+        q[names.index(f"knee_{side}")] = 0.3
+        q[names.index(f"ankle_{side}_ry")] = -0.15
+    q[names.index("pelvis_tz")] = -foot_heights(model, q[None])[0].min()
+    out, t0 = [], 0.0
+    ix = names.index("pelvis_tx")
+    for ph in problem.phases:
+        T = float(np.mean(ph.duration_bounds))
+        t = np.linspace(t0, t0 + T, 5)
+        qq = np.tile(q, (5, 1))
+        qq[:, ix] = speed * t
+        qd = np.zeros((5, model.nv))
+        qd[:, ix] = speed
+        out.append({"t": t, "q": qq, "qd": qd})
+        t0 += T
+    return out
+
+
+def running_metrics(result, model: Model, speed: float) -> dict:
+    """Durations, flight share, step frequency and length, peak vertical GRF (body weights)."""
+    fl, st = result.phases
+    half = fl.duration + st.duration
+    fz = st.forces["forefoot_r"][:, 2] / (model.total_mass * 9.81)
+    ix = list(model.coordinate_names).index("pelvis_tx")
+    step = float(result.q[-1, ix] - result.q[0, ix])
+    return {
+        "speed": step / half, "target_speed": speed, "flight_time": fl.duration,
+        "stance_time": st.duration, "half_cycle": half, "flight_fraction": fl.duration / half,
+        "step_frequency": 1.0 / half, "step_length": step, "grf_peak": float(fz.max()),
+    }  # fmt: skip
+
+
+def run(out_dir=None, *, quick: bool = False, speed: float = 3.0, verbose: bool = False,
+        max_iter: int = 3000, **options) -> dict:  # fmt: skip
+    """Solve the run, return the numbers (see the module docstring)."""
+    model = heiman_model(root="free_euler")
+    t0 = time.perf_counter()
+    problem = running_problem(model, speed=speed, nodes=QUICK_NODES if quick else FULL_NODES,
+                              **options)  # fmt: skip
+    result = solve(problem, method="hermite-simpson",
+                   guess=standing_guess(model, problem, speed), verbose=verbose,
+                   max_iter=max_iter, tol=1e-6)  # fmt: skip
+    numbers = running_metrics(result, model, speed)
+    numbers.update(success=result.success, status=result.status, iterations=result.iterations,
+                   solve_time=result.wall_time, build_time=result.build_time,
+                   total_time=time.perf_counter() - t0, cost=result.cost,
+                   violation=result.constraint_violation)  # fmt: skip
+    numbers["result"], numbers["problem"], numbers["model"] = result, problem, model
+    return numbers
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    n = run(quick="--quick" in argv, verbose=True)
+    print(f"status {n['status']} after {n['iterations']} iterations; build "
+          f"{n['build_time']:.1f} s, solve {n['solve_time']:.1f} s; worst constraint "
+          f"{n['violation']:.1e}")  # fmt: skip
+    print(f"speed {n['speed']:.3f} m/s; stance {n['stance_time']:.3f} s, flight "
+          f"{n['flight_time']:.3f} s ({100 * n['flight_fraction']:.1f} % of the cycle); "
+          f"{60 * n['step_frequency']:.0f} steps/min, step {n['step_length']:.2f} m; "
+          f"peak vertical GRF {n['grf_peak']:.2f} BW")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
