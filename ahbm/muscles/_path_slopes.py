@@ -22,7 +22,11 @@ every micrometre of motion and noise of ~1e-12 m; where the 1 µm stencil
 meets a jump, the same stencil at 0.1 µm is used: its fourth-order
 difference where smooth, else the second-order central one (a jump beyond
 ±h) or the second-order one-sided one on the other side (a jump within
-±h), as :func:`ahbm.muscles.wrap_length_gradient` does for single wraps. All the
+±h), as :func:`ahbm.muscles.wrap_length_gradient` does for single wraps.
+Where jumps lie within both (two jumps straddling the state), the stencil
+at 0.01 µm is used when it is smooth (to the lengths' round-off) and the
+0.1 µm estimate is off it by more than 1e-4 (Rajagopal's gaslat_r at one
+state of 100 was 1.5e-2 m off the length's slope before). All the
 perturbed paths of all the frames go through one batched wrapping call.
 
 OpenSim's ``computeMomentArm`` convention (for comparison with OpenSim) is
@@ -50,8 +54,9 @@ __all__: list[str] = []
 _STEP = 1e-6
 #: frames per batched call (bounds the memory of the perturbed paths)
 _CHUNK = 256
-#: the stencil's steps, at _STEP and at _STEP / 10 (used where the first is not smooth)
-_K = np.array([-2.0, -1.0, 1.0, 2.0, -0.2, -0.1, 0.1, 0.2])
+#: the stencil's steps, at _STEP, _STEP / 10 and _STEP / 100 (each used where the
+#: coarser ones are not smooth: a kink or jump of the length near the state)
+_K = np.array([-2.0, -1.0, 1.0, 2.0, -0.2, -0.1, 0.1, 0.2, -0.02, -0.01, 0.01, 0.02])
 
 
 def _chained_frames(path: _Path, n_wraps: int) -> np.ndarray:
@@ -105,7 +110,9 @@ def _slopes(samples: np.ndarray, h):
     # of the slopes small against their spread; a jump or a kink makes it a third of it)
     s1, s2, s3, s4 = bwd2, bwd1, fwd1, fwd2
     third = np.abs(s1 - 3.0 * s2 + 3.0 * s3 - s4)
-    smooth = third <= 0.05 * (np.abs(s4 - s1) + np.abs(s3 - s2)) + 1e-8
+    # round-off of the lengths bounds how well the slopes can agree at small steps
+    noise = 1e-8 + 64.0 * np.finfo(float).eps * np.abs(l0) / h
+    smooth = third <= 0.05 * (np.abs(s4 - s1) + np.abs(s3 - s2)) + noise
     one_sided = np.where(e_f < e_b, forward, backward)
     return np.where(smooth, c4, np.where(use_c, c2, one_sided)), smooth
 
@@ -192,8 +199,17 @@ def _chunk_slopes(mp, pts, active, frames_R, bodies, moving_points, n_p):
     for n, (kind, who, i) in enumerate(dirs):
         h = h_rot[who] if kind == "rot" else _STEP
         coarse, smooth = _slopes(np.stack([rows[n, 0], rows[n, 1], l0, rows[n, 2], rows[n, 3]]), h)
-        fine, _ = _slopes(np.stack([rows[n, 4], rows[n, 5], l0, rows[n, 6], rows[n, 7]]), h / 10)
-        d[kind, who, i] = np.where(smooth, coarse, fine)
+        fine, smooth_fine = _slopes(
+            np.stack([rows[n, 4], rows[n, 5], l0, rows[n, 6], rows[n, 7]]), h / 10
+        )
+        finest, smooth_finest = _slopes(
+            np.stack([rows[n, 8], rows[n, 9], l0, rows[n, 10], rows[n, 11]]), h / 100
+        )
+        # the finest stencil where neither coarser one is smooth, it is, and the fine
+        # stencil's stepped-around slope is off it by more than a jump's share
+        use_finest = ~smooth & ~smooth_fine & smooth_finest
+        use_finest &= np.abs(finest - fine) > 1e-4 * (1.0 + np.abs(finest))
+        d[kind, who, i] = np.where(smooth, coarse, np.where(use_finest, finest, fine))
     W = {}
     for b in bodies:
         rot = np.stack([d["rot", b, i] for i in range(3)])
