@@ -149,11 +149,12 @@ class MillardTables:
                              np.ascontiguousarray(lmt, dtype=float),
                              np.ascontiguousarray(vmt, dtype=float))  # fmt: skip
 
-    def state(self, a, lmt, lce):
-        """Tendon force, normalized fiber velocity, active fiber force (K, n) at states (K, n)."""
-        a, lmt, lce = (np.ascontiguousarray(np.broadcast_to(x, np.shape(lce)), dtype=float)
-                       for x in (a, lmt, lce))  # fmt: skip
-        return _states(self._Y, self._D, self._X0, self._HG, self._P, a, lmt, lce)
+    def state(self, a, lmt, lce, v0=0.0):
+        """Tendon force, normalized fiber velocity, active fiber force (K, n) at states (K, n);
+        `v0` (broadcast to (K, n)): the normalized velocities the solve starts from."""
+        a, lmt, lce, v0 = (np.ascontiguousarray(np.broadcast_to(x, np.shape(lce)), dtype=float)
+                           for x in (a, lmt, lce, v0))  # fmt: skip
+        return _states(self._Y, self._D, self._X0, self._HG, self._P, a, lmt, lce, v0)
 
 
 @njit(cache=True)
@@ -201,18 +202,49 @@ def _state(Y, D, X0, HG, P, j, a, lmt, lce, v):
     fpe = _curve(Y, D, X0, HG, 1, j, ln)[0]
     fse = _curve(Y, D, X0, HG, 3, j, (lmt - lce * cos) / lts)[0]
     afl = a * fal
-    for _ in range(100):
-        fv, dfv = _curve(Y, D, X0, HG, 2, j, v)
-        r = (afl * fv + fpe + beta * v) * cos - fse
-        step = r / ((afl * dfv + beta) * cos)
-        v -= step
-        if abs(step) <= 1e-13 * max(1.0, abs(v)):
-            break
+    v = _fiber_velocity(Y, D, X0, HG, j, afl, fpe, beta, cos, fse, v)
     clamped = (lce <= lmin and v <= 0.0) or lce < lmin
     if clamped:
         return fse * f0, 0.0, 0.0, 0.0
     fv = _curve(Y, D, X0, HG, 2, j, v)[0]
     return fse * f0, v, f0 * afl * fv, f0 * fal * fv * cos
+
+
+@njit(cache=True)
+def _fv_residual(Y, D, X0, HG, j, afl, fpe, beta, cos, fse, v):
+    fv, dfv = _curve(Y, D, X0, HG, 2, j, v)
+    return (afl * fv + fpe + beta * v) * cos - fse, (afl * dfv + beta) * cos
+
+
+@njit(cache=True)
+def _fiber_velocity(Y, D, X0, HG, j, afl, fpe, beta, cos, fse, v):
+    """The normalized fiber velocity of the damped equilibrium
+    ``(a fL fV(v) + fPE + β v) cos α = fSE``, Newton's method from `v` kept inside a
+    bracket: the residual's slope is at least ``β cos α`` (fV never falls; the sampled
+    curve is linear beyond its ends), so the root lies within ``|r(v)| / (β cos α)`` of
+    any v. A Newton step that leaves the bracket (or is not finite) is replaced by
+    bisection; every evaluated residual's sign shrinks the bracket."""
+    r, dr = _fv_residual(Y, D, X0, HG, j, afl, fpe, beta, cos, fse, v)
+    if r == 0.0:
+        return v
+    width = abs(r) / (beta * cos)
+    lo, hi = (v - width, v) if r > 0.0 else (v, v + width)
+    for _ in range(200):
+        step = r / dr if dr > 0.0 else 0.0
+        vn = v - step
+        if not (lo < vn < hi) or not math.isfinite(vn):
+            vn = 0.5 * (lo + hi)
+        r, dr = _fv_residual(Y, D, X0, HG, j, afl, fpe, beta, cos, fse, vn)
+        if abs(vn - v) <= 1e-13 * max(1.0, abs(vn)) or r == 0.0:
+            return vn
+        v = vn
+        if r > 0.0:
+            hi = v
+        else:
+            lo = v
+        if hi - lo <= 1e-13 * max(1.0, abs(v)):
+            return v
+    return v
 
 
 @njit(cache=True)
@@ -331,12 +363,12 @@ def _rigid_active(Y, D, X0, HG, P, lmt, vmt):
 
 
 @njit(cache=True)
-def _states(Y, D, X0, HG, P, a, lmt, lce):
+def _states(Y, D, X0, HG, P, a, lmt, lce, v0):
     K, n = a.shape
     F, V, ACT = np.empty((K, n)), np.empty((K, n)), np.empty((K, n))
     for k in range(K):
         for j in range(n):
-            f, v, act, _ = _state(Y, D, X0, HG, P, j, a[k, j], lmt[k, j], lce[k, j], 0.0)
+            f, v, act, _ = _state(Y, D, X0, HG, P, j, a[k, j], lmt[k, j], lce[k, j], v0[k, j])
             F[k, j], V[k, j], ACT[k, j] = f, v, act
     return F, V, ACT
 

@@ -53,6 +53,27 @@ def test_tables_match_the_exact_curves(muscles):
     np.testing.assert_allclose(active, ref.active_fiber_force, rtol=0, atol=1e-4)
 
 
+def test_fiber_velocity_solve_from_far_starts(muscles):
+    """The damped equilibrium's velocity solve converges from any start (Newton kept in a
+    bracket of half-width |r| / (β cos α)), to the same root as from 0 and as
+    :func:`millard_state` on the exact curves, also where the root lies beyond the
+    force-velocity curve's sampled range (|ṽ| > 1, fast stretch or shortening)."""
+    p, tab = muscles
+    rng = np.random.default_rng(7)
+    act = rng.uniform(0.01, 1.0, (60, 2))
+    lmt = np.full((60, 2), 0.30)
+    eq = millard_equilibrium(p, act, lmt)
+    lm = eq.fiber_length * rng.uniform(0.9, 1.1, (60, 2))  # tendon far from equilibrium
+    ref = millard_state(p, act, lmt, lm)
+    F0, v0, _ = tab.state(act, lmt, lm)
+    assert np.abs(v0).max() > 1.0  # some roots on the curve's linear extensions
+    np.testing.assert_allclose(v0 * tab.vmax, ref.fiber_velocity, rtol=0, atol=1e-6)
+    for start in (-1e3, -40.0, -3.0, 0.99, 3.0, 40.0, 1e3):
+        F, v, _ = tab.state(act, lmt, lm, v0=start)
+        np.testing.assert_allclose(v, v0, rtol=0, atol=1e-10, err_msg=f"start {start}")
+        np.testing.assert_allclose(F, F0, rtol=0, atol=1e-9)
+
+
 def test_window_integration_matches_an_adaptive_integrator(muscles):
     from scipy.integrate import solve_ivp
 
