@@ -254,7 +254,8 @@ def run(out_dir=None, *, quick: bool = False, window=(0.55, 0.95), nodes=None,
     numbers = {
         "success": res.success, "status": res.status, "iterations": res.iterations,
         "build_time": res.build_time, "solve_time": res.wall_time, "total_time": total,
-        "nodes": nodes, "window": (t0, t1), "ground_height": height, "belt_speed": speed, "body_weight": bw,
+        "nodes": nodes, "window": (t0, t1), "ground_height": height, "belt_speed": speed,
+        "body_weight": bw,
         "tracking_deg": {n: v for n, v in tracking.items() if n not in ("pelvis_tx", "pelvis_ty")},
         "tracking_pelvis_cm": {n: tracking[n] for n in ("pelvis_tx", "pelvis_ty")},
         "grf_rms": {a: float(np.sqrt(np.mean(err[:, k] ** 2))) for k, a in enumerate("xy")},
@@ -306,13 +307,17 @@ def main(argv=None) -> int:
     n = run(args.out, quick=args.quick, verbose=False)
     print(f"{n['status']}: {n['iterations']} iterations, build {n['build_time']:.1f} s, "
           f"solve {n['solve_time']:.1f} s, {n['nodes']} nodes, window {n['window']} s; "
-          f"floor at y = {1000 * n['ground_height']:.1f} mm, belt {n['belt_speed']:.3f} m/s")  # fmt: skip
+          f"floor at y = {1000 * n['ground_height']:.1f} mm, "
+          f"belt {n['belt_speed']:.3f} m/s")  # fmt: skip
     print("tracking RMS (deg):", {k: round(v, 2) for k, v in n["tracking_deg"].items()})
-    print("pelvis translation RMS (cm):", {k: round(v, 2) for k, v in n["tracking_pelvis_cm"].items()})
+    print("pelvis translation RMS (cm):",
+          {k: round(v, 2) for k, v in n["tracking_pelvis_cm"].items()})  # fmt: skip
     bw = n["body_weight"]
-    print("GRF RMS: " + ", ".join(f"{a} {v:.1f} N ({100 * v / bw:.1f} % BW)"
-                                  for a, v in n["grf_rms"].items())
-          + f"; measured lateral force (not producible) RMS {n['grf_lateral_measured_rms']:.1f} N")
+    print(
+        "GRF RMS: "
+        + ", ".join(f"{a} {v:.1f} N ({100 * v / bw:.1f} % BW)" for a, v in n["grf_rms"].items())
+        + f"; measured lateral force (not producible) RMS {n['grf_lateral_measured_rms']:.1f} N"
+    )
     print("peak residuals:", {k: round(v, 1) for k, v in n["residual_peak"].items()},
           "(N, N·m); forces in % BW:",
           {k: round(100 * v, 2) for k, v in n["residual_peak_bw"].items()})  # fmt: skip
