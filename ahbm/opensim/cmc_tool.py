@@ -30,8 +30,9 @@ What is computed, as OpenSim 4.6's CMCTool does
   ``t + T`` and every force within its range, solved exactly (Newton on the dual,
   exact line search); the
   excitations that give those forces at ``t + T`` (each muscle's force is
-  monotone in its constant excitation: bracketed on a grid, refined, and
-  interpolated; OpenSim's root solver stops at 0.004 in excitation); then the
+  monotone in its constant excitation: bracketed on the force range's grid of
+  excitations, then Illinois iterations until the force is within 1e-3 N of its
+  target; OpenSim's root solver stops at 0.004 in excitation); then the
   model moves over the window under those excitations (held) and the other
   controls (ramped from the previous node).
 - Initial states as OpenSim's ``CMC::computeInitialStates``: muscles in
@@ -46,9 +47,10 @@ local error 1e-7; OpenSim integrates the whole system with its Runge-Kutta-Merso
 integrator at ``integrator_error_tolerance``), and the multibody system in Heun
 steps of :data:`MODEL_STEP` (0.5 ms), the muscles integrated along each (the
 paths at a step's end from those at its predictor, 1e-5 rad away: lengths to
-first order with the moment arms, which are kept); OpenSim's integrator also writes rows at its inner steps (ahbm writes the window
-times, where the files agree). The excitations are interpolated to the forces
-(OpenSim's root solver stops within 0.004). External loads must be expressed in
+first order with the moment arms, which are kept); OpenSim's integrator also
+writes rows at its inner steps (ahbm writes the window times, where the files
+agree). The excitations meet the target forces to 1e-3 N (OpenSim's root solver
+stops within 0.004 in excitation). External loads must be expressed in
 ground. The settings of OpenSim's integrator and optimizer are not used
 (:data:`~ahbm.opensim.cmc_setup.NOT_USED`).
 """
@@ -72,6 +74,8 @@ MUSCLE_CONTROL_RANGE = (0.02, 1.0)
 _BIG = 10000.0  # OpenSim's bound for an infinite control bound
 _TINY = float(np.finfo(float).eps) ** 1.25  # SimTK::TinyReal
 _GRID = 9  # excitations per muscle in each pass of the bracketing
+_FORCE_TOL = 1e-3  # N: a muscle's force at a window's end from its target force
+_REFINE_ITERATIONS = 12
 #: Longest Heun step of the model in a window, s (the muscles within it: error-controlled)
 MODEL_STEP = 0.0005
 
@@ -317,23 +321,46 @@ class _Controller:
         return x, err_q[self.all_rows]
 
     def _excitations(self, t0, t1, err_q, a, lm, XA, FA, target, small):
-        """Per muscle, the constant excitation whose force at t1 is `target` (two passes)."""
+        """Per muscle, the constant excitation whose force at t1 is `target`: the grid
+        interval of the force range's excitations that brackets it, then
+        :meth:`_refine`."""
         cols = np.arange(self.nm)
-        X, F = XA, FA
-        for _ in range(2):
-            # the first grid interval whose upper force reaches the target
-            Fm = np.maximum.accumulate(F, axis=0)
-            k = np.clip(np.sum(Fm < target, axis=0) - 1, 0, _GRID - 2)
-            x0, x1, f0, f1 = X[k, cols], X[k + 1, cols], F[k, cols], F[k + 1, cols]
-            if _ == 1:
-                break
-            grid = np.linspace(0.0, 1.0, _GRID)[:, None]
-            X = x0 + grid * (x1 - x0)
-            F = self._muscle_window(t0, t1, err_q, a, lm, X)[2]
+        # the first grid interval whose upper force reaches the target
+        Fm = np.maximum.accumulate(FA, axis=0)
+        k = np.clip(np.sum(Fm < target, axis=0) - 1, 0, _GRID - 2)
+        x0, x1, f0, f1 = XA[k, cols], XA[k + 1, cols], FA[k, cols], FA[k + 1, cols]
         with np.errstate(divide="ignore", invalid="ignore"):
             s = np.clip((target - f0) / (f1 - f0), 0.0, 1.0)
         x = np.where(np.isfinite(s), x0 + s * (x1 - x0), x0)
+        inside = ~small & (f0 < target) & (target < f1)
+        if np.any(inside):
+            x = self._refine(t0, t1, err_q, a, lm, x, x0, x1, f0 - target, f1 - target,
+                             target, inside)  # fmt: skip
         return np.where(small, XA[0], x)
+
+    def _refine(self, t0, t1, err_q, a, lm, x, x0, x1, g0, g1, target, active):
+        """Illinois iterations on the brackets [x0, x1] (force errors g0 < 0 < g1) of the
+        `active` muscles, from the interpolated x, until the force at t1 is within
+        :data:`_FORCE_TOL` newtons of `target` (or the bracket within 1e-10)."""
+        side = np.zeros(x.shape, dtype=int)
+        for _ in range(_REFINE_ITERATIONS):
+            g = self._muscle_window(t0, t1, err_q, a, lm, x[None])[2][0] - target
+            active = active & (np.abs(g) > _FORCE_TOL) & (x1 - x0 > 1e-10)
+            if not np.any(active):
+                break
+            up = active & (g > 0.0)
+            down = active & (g <= 0.0)
+            # Illinois: the end kept twice in a row has its error halved
+            g0 = np.where(up & (side == 1), 0.5 * g0, g0)
+            g1 = np.where(down & (side == -1), 0.5 * g1, g1)
+            x1, g1 = np.where(up, x, x1), np.where(up, g, g1)
+            x0, g0 = np.where(down, x, x0), np.where(down, g, g0)
+            side = np.where(up, 1, np.where(down, -1, side))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                xn = x0 - g0 * (x1 - x0) / (g1 - g0)
+            ok = np.isfinite(xn) & (xn > x0) & (xn < x1)
+            x = np.where(active, np.where(ok, xn, 0.5 * (x0 + x1)), x)
+        return x
 
     # --- the model over one window -----------------------------------------------------
     def forces(self, q, u, a, lm, x_ideal, i, paths=None):

@@ -338,3 +338,30 @@ def test_short_run_writes_opensims_files(folder):
     assert np.abs(np.asarray(perr.values)).max() < np.radians(1.0)
     xml = (out / "walk_subject_controls.xml").read_text()
     assert xml.count("<use_steps>true</use_steps>") == 18
+
+
+def test_excitations_give_the_target_forces(folder, monkeypatch):
+    """Each muscle's excitation makes its force at the window's end the fast target's force
+    (within 0.01 N where the target lies inside the force range); linear interpolation
+    on a bracketing grid missed by up to 9 N on the walk."""
+    import ahbm.opensim.cmc_tool as ct
+
+    setup = _edit(folder, "RRA_Results/subject_adjusted_Kinematics_q.sto", "subject01_walk_IK.mot")
+    text = setup.read_text().replace("<final_time>1.9", "<final_time>0.65")
+    setup.write_text(text.replace("<lowpass_cutoff_frequency>-1", "<lowpass_cutoff_frequency>6"))
+    seen = []
+    solve = ct._Controller._excitations
+
+    def excitations(self, t0, t1, err_q, a, lm, XA, FA, target, small):
+        x = solve(self, t0, t1, err_q, a, lm, XA, FA, target, small)
+        force = self._muscle_window(t0, t1, err_q, a, lm, x[None])[2][0]
+        lo, hi = np.minimum(FA[0], FA[-1]), np.maximum(FA[0], FA[-1])
+        inside = (target > lo + 1e-6) & (target < hi - 1e-6)
+        seen.append(np.abs(force - target)[inside])
+        return x
+
+    monkeypatch.setattr(ct._Controller, "_excitations", excitations)
+    ct.run_cmc_setup(setup, write=False)
+    err = np.concatenate(seen)
+    assert len(seen) >= 5 and err.size > 20
+    assert err.max() < 0.01, err.max()
