@@ -1,14 +1,18 @@
 """``ahbm cmc`` against OpenSim 4.6's CMCTool, whole processes on the shared setup.
 
-Run: python benchmarks/bench_cmc.py [--runs N] [--final-time T]
+Run: python benchmarks/bench_cmc.py [--runs N] [--final-time T] [--accuracy DIR]
 
 Both run ../shared/data/opensim/subject01_Setup_CMC.xml unchanged (0.6 to
 1.9 s of walking, the initial states and 254 windows of 5 ms, 18 Millard
 muscles), each in its own copy of the folder; its desired kinematics are
 OpenSim's RRA output, made once beforehand by OpenSim's RRATool (not timed).
-``--final-time`` shortens the run. ahbm runs as the command a user types
-(``ahbm cmc SETUP.xml -q``), OpenSim as a Python process
-(``import opensim; opensim.CMCTool(setup).run()``). Each figure is the median
+``--final-time`` shortens the run. ``--accuracy DIR`` times nothing: it runs
+``ahbm cmc`` once on the RRA kinematics of DIR, a folder where OpenSim's CMCTool
+ran the shared setup (``RRA_Results/`` and ``CMC_Results/`` in it), and prints
+each muscle's excitation RMS over the control nodes, the coordinates' largest
+differences, the residuals' RMS and both runs' largest position errors.
+ahbm runs as the command a user types (``ahbm cmc SETUP.xml -q``), OpenSim as a
+Python process (``import opensim; opensim.CMCTool(setup).run()``). Each figure is the median
 of `--runs` (5) whole processes after one warm-up of each, the two commands
 alternating so that a busy machine slows both alike; the CPU times of the
 processes are printed beside the wall times. Both run on one thread
@@ -61,14 +65,72 @@ def _run(cmd, cwd, env) -> tuple[float, float]:
     return dt, cpu
 
 
+def accuracy(osim: Path, final_time: float | None) -> int:
+    """ahbm against the OpenSim run in `osim` (see the module docstring)."""
+    import xml.etree.ElementTree as ET
+
+    import numpy as np
+
+    from ahbm.opensim import read_mot
+    from ahbm.opensim.cmc_tool import run_cmc_setup
+
+    def nodes(path):
+        out = {}
+        for c in ET.parse(path).getroot().iter("ControlLinear"):
+            x = c.find("x_nodes")
+            t = np.array([float(n.find("t").text) for n in x])
+            v = np.array([float(n.find("value").text) for n in x])
+            out[c.get("name").removesuffix(".excitation")] = (t, v)
+        return out
+
+    ref = osim / "CMC_Results"
+    with tempfile.TemporaryDirectory(prefix="bench-cmc-") as tmp:
+        setup = _copy(Path(tmp) / "ahbm", osim / "RRA_Results", final_time)
+        res = run_cmc_setup(setup)
+        mine = setup.parent / "CMC_Results"
+        R, M = nodes(ref / "walk_subject_controls.xml"), nodes(mine / "walk_subject_controls.xml")
+        print("excitation RMS over the control nodes:")
+        rms = {}
+        for name in res.muscle_names:
+            (tm, vm), (tr, vr) = M[name], R[name]
+            idx = np.searchsorted(tr, tm - 1e-9)
+            if not np.allclose(tr[idx], tm, atol=1e-9):
+                raise SystemExit(f"the control nodes of {name} differ in time")
+            rms[name] = float(np.sqrt(np.mean((vm - vr[idx]) ** 2)))
+            print(f"  {name:14s} {rms[name]:.4f}{'' if rms[name] < 0.05 else '  > 0.05'}")
+        n_ok = sum(v < 0.05 for v in rms.values())
+        print(f"  {n_ok} of {len(rms)} within 0.05, median {np.median(list(rms.values())):.4f}")
+        tables = {}
+        for kind in ("Kinematics_q", "Actuation_force", "pErr"):
+            tables[kind] = [read_mot(d / f"walk_subject_{kind}.sto", angle_columns=[])
+                            for d in (ref, mine)]  # fmt: skip
+        r, m = tables["Kinematics_q"]
+        print("coordinates, largest difference (deg or m):")
+        for c in r.columns:
+            d = np.asarray(m.data[c]) - np.interp(m.time, r.time, np.asarray(r.data[c]))
+            print(f"  {c:18s} {np.abs(d).max():.4f}")
+        r, m = tables["Actuation_force"]
+        for c in ("FX", "FY", "MZ"):
+            d = np.asarray(m.data[c]) - np.interp(m.time, r.time, np.asarray(r.data[c]))
+            print(f"residual {c}: {np.sqrt(np.mean(d**2)):.3f} RMS")
+        r, m = tables["pErr"]
+        print(f"largest position error: OpenSim {np.abs(np.asarray(r.values)).max():.5f}, "
+              f"ahbm {np.abs(np.asarray(m.values)).max():.5f}")  # fmt: skip
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="timed runs of each (median)")
     parser.add_argument("--final-time", type=float, default=None, help="shorter run (s)")
+    parser.add_argument("--accuracy", type=Path, default=None, metavar="DIR",
+                        help="compare with OpenSim's run in DIR instead of timing")  # fmt: skip
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}")
         return 1
+    if args.accuracy is not None:
+        return accuracy(args.accuracy, args.final_time)
     env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
     ahbm = shutil.which("ahbm") or "ahbm"
     print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.2f}; one thread each")
