@@ -31,8 +31,10 @@ Run ``python examples/predictive_running_3d.py [--quick]``.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -59,6 +61,22 @@ HEEL, TOE = (-0.07, 0.0, -0.0819), (0.18585, 0.0, -0.0819)  # HeiMan's heel/toe 
 STANCE_SPRINGS = {"knee_r": (400.0, 0.3), "ankle_r_ry": (400.0, 0.0)}
 FORCE_WEIGHT = 0.3
 QUICK_NODES, FULL_NODES = (6, 10), (10, 20)
+#: Coordinates held at zero: arms, head, and the feet's spin about the shank (free directions
+#: that only the small effort would otherwise shape)
+LOCKED = ["ankle_r_rz", "ankle_l_rz", "shoulder_r_ry", "shoulder_r_rx", "shoulder_r_rz",
+          "elbow_r", "shoulder_l_ry", "shoulder_l_rx", "shoulder_l_rz", "elbow_l",
+          "head_ry", "head_rx", "head_rz"]  # fmt: skip
+#: The planar runner's coordinates on HeiMan's, with the sign (HeiMan: hip and ankle
+#: rotations about y extend and plantarflex, the pelvis pitch is the opposite of the trunk's)
+SAGITTAL = {"pelvis_tx": ("pelvis_tx", 1.0), "pelvis_tz": ("pelvis_tz", 1.0),
+            "pelvis_rot": ("pelvis_ry", -1.0), "hip_r": ("hip_r_ry", -1.0),
+            "knee_r": ("knee_r", 1.0), "ankle_r": ("ankle_r_ry", -1.0),
+            "hip_l": ("hip_l_ry", -1.0), "knee_l": ("knee_l", 1.0),
+            "ankle_l": ("ankle_l_ry", -1.0)}  # fmt: skip
+#: Half-range (rad) of the held coordinates, whose squared angles and rates also cost
+#: :data:`LOCK_WEIGHT` (a tracking term to the neutral pose)
+LOCK_RANGE, LOCK_WEIGHT = 0.1, 10.0
+_RUN2D = Path(__file__).with_name("predictive_running_2d.py")
 
 
 def mirror_pairs(model: Model) -> tuple[list, list]:
@@ -81,8 +99,8 @@ def mirror_pairs(model: Model) -> tuple[list, list]:
     return pairs, negate
 
 
-def coordinate_bounds(model: Model) -> dict:
-    """Bounds of every coordinate (HeiMan has no joint limits)."""
+def coordinate_bounds(model: Model, locked=LOCKED) -> dict:
+    """Bounds of every coordinate (HeiMan has no joint limits); `locked` ones held at 0."""
     lim = {"pelvis_tx": (-1.0, 3.0), "pelvis_ty": (-0.2, 0.2), "pelvis_tz": (0.6, 1.2),
            "knee": (0.0, 2.2), "elbow": (0.0, 2.0), "hip_ry": (-1.4, 0.9),
            "ankle_ry": (-0.8, 0.9)}  # fmt: skip
@@ -91,17 +109,20 @@ def coordinate_bounds(model: Model) -> dict:
         parts = n.split("_")
         key = n if n in lim else ("_".join(parts[::2]) if len(parts) == 3 else parts[0])
         out[n] = lim.get(key, (-0.6, 0.6) if n.startswith("pelvis_r") else (-0.8, 0.8))
+        if n in locked:
+            out[n] = (-LOCK_RANGE, LOCK_RANGE)
     return out
 
 
 def running_problem(model: Model, *, speed: float = 3.0, nodes=FULL_NODES,
                     impact_weight: float = 0.1, springs=STANCE_SPRINGS,
-                    force_weight: float = FORCE_WEIGHT) -> OptimalControlProblem:  # fmt: skip
+                    force_weight: float = FORCE_WEIGHT, locked=LOCKED,
+                    flight_bounds=(0.02, 0.3)) -> OptimalControlProblem:  # fmt: skip
     """Flight, forefoot touchdown (rigid impact), stance; mirrored (see the module docstring)."""
     names = list(model.coordinate_names)
     joints = [n for n in names if n not in ROOT]
     nv = model.nv
-    common = dict(dynamics="implicit", actuated=joints, q_bounds=coordinate_bounds(model),
+    common = dict(dynamics="implicit", actuated=joints, q_bounds=coordinate_bounds(model, locked),
                   qd_bounds=(-25.0, 25.0), qdd_bounds=(-400.0, 400.0),
                   tau_bounds=(-400.0, 400.0))  # fmt: skip
 
@@ -112,7 +133,14 @@ def running_problem(model: Model, *, speed: float = 3.0, nodes=FULL_NODES,
     def accel_reg(x, u, p, t):
         return sum(u[-nv + i] ** 2 for i in range(nv))
 
+    held = [names.index(n) for n in locked]
+
+    def neutral(x, u, p, t):  # the held coordinates track the neutral pose
+        return sum(x[i] ** 2 + 0.01 * x[nv + i] ** 2 for i in held)
+
     objectives = [Effort(scale=100.0), CustomCost(accel_reg, weight=1e-6, name="qdd")]
+    if held:
+        objectives.append(CustomCost(neutral, weight=LOCK_WEIGHT, name="neutral_pose"))
     stance_objectives = list(objectives)
     if springs:
         idx = [names.index(j) for j in joints]
@@ -129,7 +157,7 @@ def running_problem(model: Model, *, speed: float = 3.0, nodes=FULL_NODES,
         stance_objectives[0] = CustomCost(active_effort, name="active_effort")
         if force_weight:
             stance_objectives.append(Effort(scale=100.0, weight=force_weight, name="force_effort"))
-    flight = Phase(model, nodes=nodes[0], duration=(0.02, 0.3), name="flight",
+    flight = Phase(model, nodes=nodes[0], duration=flight_bounds, name="flight",
                    constraints=[clear(f, s) for s in ("r", "l") for f in ("heel", "toe")],
                    objectives=objectives, initial={"q": {"pelvis_tx": 0.0}},
                    **common)  # fmt: skip
@@ -187,6 +215,42 @@ def standing_guess(model: Model, problem: OptimalControlProblem, speed: float) -
     return out
 
 
+def _running_2d():
+    spec = importlib.util.spec_from_file_location("ahbm_example_predictive_running_2d", _RUN2D)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def sagittal_guess(model: Model, speed: float, *, quick: bool = True) -> tuple[list, dict]:
+    """The planar runner's solution (``examples/predictive_running_2d.py``) on HeiMan.
+
+    Its sagittal coordinates, velocities and joint torques map onto HeiMan's
+    (:data:`SAGITTAL`; the pelvis height shifted so that the soles of the two
+    models stand at the same height); every other coordinate is zero.
+    Returns the guess (one dict per phase) and the planar run's numbers.
+    """
+    r2 = _running_2d()
+    planar = r2.run(quick=quick, speed=speed)
+    names = list(model.coordinate_names)
+    planar_names = list(planar["problem"].phases[0].coordinate_names)
+    zero = np.zeros((1, model.nq))
+    sole_3d = foot_heights(model, zero)[0].min()  # HeiMan's sole below its pelvis origin
+    pm = planar["problem"].phases[0].model
+    sole_2d = forward_kinematics(pm, np.zeros((1, pm.nq))).positions[0, pm.body_index("foot_r"), 2]
+    sole_2d += r2.HEEL[2]
+    out = []
+    for ph in planar["result"].phases:
+        n = ph.t.size
+        q, qd, tau = np.zeros((n, model.nq)), np.zeros((n, model.nv)), np.zeros((n, model.nv))
+        for k, (name, sign) in SAGITTAL.items():
+            i, j = planar_names.index(k), names.index(name)
+            q[:, j], qd[:, j], tau[:, j] = sign * ph.q[:, i], sign * ph.qd[:, i], sign * ph.tau[:, i]
+        q[:, names.index("pelvis_tz")] += sole_2d - sole_3d
+        out.append({"t": ph.t, "q": q, "qd": qd, "tau": tau})
+    return out, planar
+
+
 def running_metrics(result, model: Model, speed: float) -> dict:
     """Durations, flight share, step frequency and length, peak vertical GRF (body weights)."""
     fl, st = result.phases
@@ -202,19 +266,25 @@ def running_metrics(result, model: Model, speed: float) -> dict:
 
 
 def run(out_dir=None, *, quick: bool = False, speed: float = 3.0, verbose: bool = False,
-        max_iter: int = 3000, **options) -> dict:  # fmt: skip
+        max_iter: int = 3000, guess: str = "sagittal", tol: float | None = None,
+        method: str = "hermite-simpson", ipopt: dict | None = None, **options) -> dict:  # fmt: skip
     """Solve the run, return the numbers (see the module docstring)."""
     model = heiman_model(root="free_euler")
     t0 = time.perf_counter()
     problem = running_problem(model, speed=speed, nodes=QUICK_NODES if quick else FULL_NODES,
                               **options)  # fmt: skip
-    result = solve(problem, method="hermite-simpson",
-                   guess=standing_guess(model, problem, speed), verbose=verbose,
-                   max_iter=max_iter, tol=1e-6)  # fmt: skip
+    if guess == "sagittal":
+        start, planar = sagittal_guess(model, speed, quick=True)
+    else:
+        start, planar = standing_guess(model, problem, speed), None
+    t_guess = time.perf_counter() - t0
+    result = solve(problem, method=method, guess=start, verbose=verbose, max_iter=max_iter,
+                   tol=(1e-4 if quick else 1e-6) if tol is None else tol,
+                   options=ipopt)  # fmt: skip
     numbers = running_metrics(result, model, speed)
     numbers.update(success=result.success, status=result.status, iterations=result.iterations,
                    solve_time=result.wall_time, build_time=result.build_time,
-                   total_time=time.perf_counter() - t0, cost=result.cost,
+                   total_time=time.perf_counter() - t0, guess_time=t_guess, cost=result.cost,
                    violation=result.constraint_violation)  # fmt: skip
     numbers["result"], numbers["problem"], numbers["model"] = result, problem, model
     return numbers
