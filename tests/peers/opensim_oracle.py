@@ -82,6 +82,30 @@ for t in news:
 m.finalizeConnections()
 """
 
+#: A one-muscle model for oracle scripts: ``model(case)`` builds a Millard2012EquilibriumMuscle
+#: from ground to a body on a slider (``case``: ``params`` (F0, lopt, lts, pennation),
+#: ``damping``, ``rigid``) and returns the model, the muscle and the slider's coordinate.
+MILLARD_ONE_MUSCLE = """
+def model(case):
+    m = osim.Model()
+    body = osim.Body("b", 1.0, osim.Vec3(0), osim.Inertia(0.1))
+    m.addBody(body)
+    j = osim.SliderJoint("s", m.getGround(), osim.Vec3(0), osim.Vec3(0),
+                         body, osim.Vec3(0), osim.Vec3(0))
+    m.addJoint(j)
+    F0, lopt, lts, pen = case["params"]
+    mus = osim.Millard2012EquilibriumMuscle("m", F0, lopt, lts, pen)
+    mus.set_fiber_damping(case["damping"])
+    mus.set_ignore_tendon_compliance(case["rigid"])
+    mus.addNewPathPoint("o", m.getGround(), osim.Vec3(0))
+    mus.addNewPathPoint("i", body, osim.Vec3(0))
+    m.addForce(mus)
+    c = j.updCoordinate()
+    c.setRangeMin(-10.0)
+    c.setRangeMax(10.0)
+    return m, mus, c
+"""
+
 _EPILOGUE = """
 with open(sys.argv[2], "w") as _f:
     json.dump(_plain(OUT), _f)

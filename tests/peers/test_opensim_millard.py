@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from opensim_oracle import opensim_run
+from opensim_oracle import MILLARD_ONE_MUSCLE, opensim_run
 from sample_data import SHARED
 
 from ahbm.muscles.millard import millard_equilibrium
@@ -139,26 +139,9 @@ def test_curves_match_opensim(curve_oracle, tag, name):
 
 # --- equilibrium --------------------------------------------------------------------
 
-_EQUILIBRIUM = """
-def model(case):
-    m = osim.Model()
-    body = osim.Body("b", 1.0, osim.Vec3(0), osim.Inertia(0.1))
-    m.addBody(body)
-    j = osim.SliderJoint("s", m.getGround(), osim.Vec3(0), osim.Vec3(0),
-                         body, osim.Vec3(0), osim.Vec3(0))
-    m.addJoint(j)
-    F0, lopt, lts, pen = case["params"]
-    mus = osim.Millard2012EquilibriumMuscle("m", F0, lopt, lts, pen)
-    mus.set_fiber_damping(case["damping"])
-    mus.set_ignore_tendon_compliance(case["rigid"])
-    mus.addNewPathPoint("o", m.getGround(), osim.Vec3(0))
-    mus.addNewPathPoint("i", body, osim.Vec3(0))
-    m.addForce(mus)
-    c = j.updCoordinate()
-    c.setRangeMin(-10.0)
-    c.setRangeMax(10.0)
-    return m, mus, c
-
+_EQUILIBRIUM = (
+    MILLARD_ONE_MUSCLE
+    + """
 for key, case in INPUTS["cases"].items():
     m, mus, c = model(case)
     s = m.initSystem()
@@ -178,6 +161,7 @@ for key, case in INPUTS["cases"].items():
             rows.append([float("nan")] * 7)
     OUT[key] = rows
 """
+)
 
 _CASES = {
     "damped": ((1000.0, 0.1, 0.2, 0.0), 0.1, False),

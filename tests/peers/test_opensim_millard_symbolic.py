@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from opensim_oracle import opensim_run
+from opensim_oracle import MILLARD_ONE_MUSCLE, opensim_run
 from sample_data import SHARED
 
 from ahbm.muscles.millard import millard_minimum_fiber_length
@@ -31,26 +31,9 @@ from ahbm.muscles.millard_symbolic import (  # noqa: E402
 
 SUBJECT01 = SHARED / "opensim" / "subject01.osim"
 
-_ONE_MUSCLE = """
-def model(case):
-    m = osim.Model()
-    body = osim.Body("b", 1.0, osim.Vec3(0), osim.Inertia(0.1))
-    m.addBody(body)
-    j = osim.SliderJoint("s", m.getGround(), osim.Vec3(0), osim.Vec3(0),
-                         body, osim.Vec3(0), osim.Vec3(0))
-    m.addJoint(j)
-    F0, lopt, lts, pen = case["params"]
-    mus = osim.Millard2012EquilibriumMuscle("m", F0, lopt, lts, pen)
-    mus.set_fiber_damping(case["damping"])
-    mus.set_ignore_tendon_compliance(case["rigid"])
-    mus.addNewPathPoint("o", m.getGround(), osim.Vec3(0))
-    mus.addNewPathPoint("i", body, osim.Vec3(0))
-    m.addForce(mus)
-    c = j.updCoordinate()
-    c.setRangeMin(-10.0)
-    c.setRangeMax(10.0)
-    return m, mus, c
-
+_ONE_MUSCLE = (
+    MILLARD_ONE_MUSCLE
+    + """
 for key, case in INPUTS["cases"].items():
     m, mus, c = model(case)
     s = m.initSystem()
@@ -64,6 +47,7 @@ for key, case in INPUTS["cases"].items():
         rows.append([mus.getTendonForce(s), mus.getFiberLength(s), mus.getFiberVelocity(s)])
     OUT[key] = rows
 """
+)
 
 _CASES = {  # (F0, lopt, lts, pennation), damping, rigid tendon
     "damped": ((1000.0, 0.1, 0.2, 0.0), 0.1, False),
