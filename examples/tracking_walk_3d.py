@@ -60,6 +60,7 @@ from ahbm.optimize import (
     SmoothContactPhase,
     TrackCoordinates,
     TrackGRF,
+    require_casadi,
     solve,
 )
 
@@ -73,7 +74,9 @@ def load_trial(data=DATA):
     """The model, ahbm's inverse dynamics of the trial and the measured forces per foot.
 
     Returns ``(model, id_result, t_grf, grf)`` with ``grf = {"r": (n, 3), "l": (n, 3)}``
-    (N, OpenSim's ground frame: x forward, y up, z lateral).
+    (N, OpenSim's ground frame: x forward, y up, z lateral) and ``grf["mz_r"]``,
+    ``grf["mz_l"]``, ``grf["mz"]`` (n,): the moment of each foot's (both feet's) force about
+    the lab's z axis, ``p_x f_y − p_y f_x + τ_z``, N m.
     """
     data = Path(data)
     with warnings.catch_warnings():
@@ -84,6 +87,13 @@ def load_trial(data=DATA):
     cols = list(mot.columns)
     values = np.asarray(mot.values, float)
     grf = {side: values[:, [cols.index(f"{p}v{a}") for a in "xyz"]] for side, p in FEET.items()}
+    for side, p in FEET.items():
+        grf[f"mz_{side}"] = (
+            values[:, cols.index(f"{p}px")] * values[:, cols.index(f"{p}vy")]
+            - values[:, cols.index(f"{p}py")] * values[:, cols.index(f"{p}vx")]
+            + values[:, cols.index(f"{p.replace('force', 'torque')}z")]
+        )
+    grf["mz"] = grf["mz_r"] + grf["mz_l"]
     return model, ref, np.asarray(mot.time, float), grf
 
 
@@ -170,7 +180,8 @@ def ground_height(model, q, qd, target_fy, *, lo=-0.04, hi=0.04, steps=30) -> fl
 
 
 def tracking_problem(model, ref, q, qd, t_grf, grf, t0, t1, *, nodes, height,
-                     w_q=2500.0, w_f=400.0, w_r=1.0, w_tau=1e-2, w_a=1e-5):  # fmt: skip
+                     w_q=2500.0, w_f=400.0, w_m=400.0, w_r=1.0, w_tau=1.0, w_a=1e-3,
+                     speed=0.0):  # fmt: skip
     """The phase reconstructing the window [t0, t1] (times of the trial), and its guess."""
     bw = model.total_mass * 9.80665
     names = list(model.coordinate_names)
@@ -184,9 +195,40 @@ def tracking_problem(model, ref, q, qd, t_grf, grf, t0, t1, *, nodes, height,
     scale = np.array([bw * 1.0 * 0.02 if n == "pelvis_tilt" else bw * 0.02 for n in names])
     joints = [n for n in names if n not in RESIDUALS]
     nv = model.nv
+    spheres = opensim_foot_spheres(model, height=height)
 
     def accel(x, u, p, t):  # smoothness: the squared accelerations (controls, implicit)
         return sum(u[-nv + i] ** 2 for i in range(nv))
+
+    # each foot's measured forward and vertical force and sagittal moment about the belt frame's
+    # origin (the centre of pressure's progression): the total alone leaves the feet free to
+    # push against each other in double support. Linear interpolation written as ramps
+    # F(t) = F_0 + Σ_k Δs_k max(0, t − t_k) (plain arithmetic on the node times).
+    tk = t_grf[keep][::5]
+    series = []
+    for side in FEET:
+        f = grf[side][keep][::5]
+        mz = grf[f"mz_{side}"][keep][::5] + speed * (tk - ref.time[0]) * f[:, 1]
+        series.append(np.column_stack([f[:, 0] / bw, f[:, 1] / bw, mz / (0.01 * bw)]))
+    table = np.hstack(series)  # (samples, 6): per foot Fx, Fy (BW), Mz (BW cm)
+    kinks = np.diff(np.diff(table, axis=0) / np.diff(tk)[:, None], axis=0,
+                    prepend=np.zeros((1, 6)))  # fmt: skip
+    ca = require_casadi()
+    foot_cols = [[i for i, c in enumerate(spheres) if c.name.endswith(f"_{s}")] for s in FEET]
+
+    def foot_error(x, u, p, t):  # per foot: forces in BW, moment in BW cm
+        _, F, P, _, _ = phase.smooth_contact_function(x[: model.nq], x[model.nq :])
+        meas = ca.DM(table[0]) + sum(
+            ca.DM(kinks[k]) * ca.fmax(0.0, t - (tk[k] - t0)) for k in range(kinks.shape[0])
+        )
+        err = 0
+        for j, cols in enumerate(foot_cols):
+            fx = sum(F[0, c] for c in cols)
+            fy = sum(F[1, c] for c in cols)
+            mz = sum(P[0, c] * F[1, c] - P[1, c] * F[0, c] for c in cols)
+            model_j = ca.vertcat(fx / bw, fy / bw, mz / (0.01 * bw))
+            err = err + ca.sumsqr(model_j - meas[3 * j : 3 * j + 3])
+        return err
 
     objectives = [
         TrackCoordinates(t_dense, spline(t_dense)[0], weight=w_q),
@@ -195,8 +237,10 @@ def tracking_problem(model, ref, q, qd, t_grf, grf, t0, t1, *, nodes, height,
         Effort(weight=w_tau, coordinates=tuple(joints), scale=100.0, name="joint effort"),
         CustomCost(accel, weight=w_a, name="qdd"),
     ]
+    if w_m:
+        objectives.append(CustomCost(foot_error, weight=w_m, name="per-foot GRF"))
     phase = SmoothContactPhase(
-        model, smooth_contacts=opensim_foot_spheres(model, height=height), nodes=nodes,
+        model, smooth_contacts=spheres, nodes=nodes,
         duration=T, dynamics="implicit", q_bounds=(-10.0, 10.0), qd_bounds=(-20.0, 20.0),
         qdd_bounds=(-500.0, 500.0), tau_bounds=(-2000.0, 2000.0), objectives=objectives,
         name="window",
@@ -209,7 +253,7 @@ def tracking_problem(model, ref, q, qd, t_grf, grf, t0, t1, *, nodes, height,
 
 
 def run(out_dir=None, *, quick: bool = False, window=(0.55, 0.95), nodes=None,
-        verbose: bool = False, max_iter: int = 1000, data=DATA) -> dict:  # fmt: skip
+        verbose: bool = False, max_iter: int = 1000, data=DATA, **weights) -> dict:  # fmt: skip
     """Solve the reconstruction, optionally save its figure, return the numbers."""
     model, ref, t_grf, grf = load_trial(data)
     t0, t1 = window
@@ -225,7 +269,7 @@ def run(out_dir=None, *, quick: bool = False, window=(0.55, 0.95), nodes=None,
     height = ground_height(model, q_belt[sel], qd_belt[sel], target)
     start = time.perf_counter()
     phase, guess = tracking_problem(model, ref, q_belt, qd_belt, t_grf, grf, t0, t1, nodes=nodes,
-                                    height=height)  # fmt: skip
+                                    height=height, speed=speed, **weights)  # fmt: skip
     res = solve(phase, method="trapezoidal", guess=guess, verbose=verbose, max_iter=max_iter,
                 tol=1e-6)  # fmt: skip
     total = time.perf_counter() - start
@@ -234,6 +278,10 @@ def run(out_dir=None, *, quick: bool = False, window=(0.55, 0.95), nodes=None,
     f_model = _foot_forces(phase, res.q, res.qd)
     f_meas = {s: np.column_stack([np.interp(t, t_grf, grf[s][:, a]) for a in range(3)])
               for s in FEET}  # fmt: skip
+    co = phase.contact_outputs(np.vstack([res.q.T, res.qd.T]))
+    mz_model = np.sum(co["P"][..., 0] * co["F"][..., 1] - co["P"][..., 1] * co["F"][..., 0], axis=1)
+    fy_all = grf["r"][:, 1] + grf["l"][:, 1]
+    mz_meas = np.interp(t, t_grf, grf["mz"] + speed * (t_grf - ref.time[0]) * fy_all)
     tot_model = f_model["r"] + f_model["l"]
     tot_meas = f_meas["r"] + f_meas["l"]
     err = tot_model - tot_meas
@@ -259,6 +307,7 @@ def run(out_dir=None, *, quick: bool = False, window=(0.55, 0.95), nodes=None,
         "tracking_deg": {n: v for n, v in tracking.items() if n not in ("pelvis_tx", "pelvis_ty")},
         "tracking_pelvis_cm": {n: tracking[n] for n in ("pelvis_tx", "pelvis_ty")},
         "grf_rms": {a: float(np.sqrt(np.mean(err[:, k] ** 2))) for k, a in enumerate("xy")},
+        "grf_moment_rms": float(np.sqrt(np.mean((mz_model - mz_meas) ** 2))),
         "grf_lateral_measured_rms": float(np.sqrt(np.mean(tot_meas[:, 2] ** 2))),
         "residual_peak": residual_peak,
         "residual_peak_bw": {n: v / bw for n, v in residual_peak.items() if n != "pelvis_tilt"},
@@ -317,6 +366,10 @@ def main(argv=None) -> int:
         "GRF RMS: "
         + ", ".join(f"{a} {v:.1f} N ({100 * v / bw:.1f} % BW)" for a, v in n["grf_rms"].items())
         + f"; measured lateral force (not producible) RMS {n['grf_lateral_measured_rms']:.1f} N"
+    )
+    print(
+        f"sagittal moment of the GRF: RMS {n['grf_moment_rms']:.1f} N m "
+        f"({100 * n['grf_moment_rms'] / bw:.2f} cm of centre of pressure under one BW)"
     )
     print("peak residuals:", {k: round(v, 1) for k, v in n["residual_peak"].items()},
           "(N, N·m); forces in % BW:",

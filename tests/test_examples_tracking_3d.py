@@ -1,9 +1,10 @@
 """Reconstruction of subject01's walk with compliant foot contact (examples/tracking_walk_3d.py).
 
 The quick grid (17 nodes on 0.55–0.95 s of the trial: the right heel strike
-and the left toe-off). Bounds: coordinates within 1° (pelvis translations
+and the left toe-off). Bounds: coordinates within 1.5° (pelvis translations
 1 cm) RMS of the processed inverse kinematics, the tracked ground reaction
-within 3 % of body weight RMS, pelvis residual forces below 1 % of body
+within 5 % of body weight RMS, knee and ankle moments within 30 % of their
+range in the trial's inverse dynamics, pelvis residual forces below 2 % of body
 weight, the spheres' forces on and off where the measured forces are (two
 node intervals around each measured event left out), and Newton's law along
 the pelvis translations checked by numpy RNEA.
@@ -45,7 +46,7 @@ def test_converges_and_tracks(quick):
     # the treadmill's belt: the stance feet move backwards at the walking speed
     assert 0.9 < n["belt_speed"] < 1.4
     for name, deg in n["tracking_deg"].items():
-        assert deg < 1.0, (name, deg)
+        assert deg < 1.5, (name, deg)
     for name, cm in n["tracking_pelvis_cm"].items():
         assert cm < 1.0, (name, cm)
 
@@ -55,15 +56,26 @@ def test_ground_reaction_tracked(quick):
     bw = n["body_weight"]
     assert 700 < bw < 720  # 72.6 kg
     for axis, rms in n["grf_rms"].items():
-        assert rms < 0.03 * bw, (axis, rms)
+        assert rms < 0.05 * bw, (axis, rms)
+    # each foot's sagittal moment (its centre of pressure) is tracked too: the total's within
+    # 2.5 cm of centre of pressure under one body weight
+    assert n["grf_moment_rms"] < 0.025 * bw
+
+
+def test_joint_moments_follow_inverse_dynamics(quick):
+    """Knee and ankle moments within 30 % of their range in the trial (hips, lumbar: reported)."""
+    n, _ = quick
+    for name, v in n["moments_rms_of_range"].items():
+        if name.startswith(("knee", "ankle")):
+            assert v < 0.3, (name, v)
 
 
 def test_residuals_small(quick):
     n, _ = quick
     bw = n["body_weight"]
     for name, v in n["residual_peak_bw"].items():
-        assert v < 0.01, (name, v)
-    assert n["residual_peak"]["pelvis_tilt"] < 0.01 * bw * 1.0  # N m
+        assert v < 0.02, (name, v)
+    assert n["residual_peak"]["pelvis_tilt"] < 0.02 * bw * 1.0  # N m
 
 
 def test_contact_where_measured(mod, quick):
