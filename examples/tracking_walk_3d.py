@@ -12,8 +12,15 @@ friction, in 3-D), whose forces are functions of the state, and the ground
 reaction is *tracked*:
 
     min ∫ w_q Σ_i (q_i − q_i^IK)² + w_F |F_spheres(q, q̇) − F_meas|²/BW²
+          + w_m Σ_feet |(F_x, F_y)/BW, M_z/(BW·1 cm)|_foot − meas.|²
           + w_r Σ_pelvis (τ_r/s_r)² + w_τ Σ_joints (τ/100)² + w_a Σ q̈² dt
     s.t.  M(q) q̈ + h(q, q̇) − τ_c(q, q̇) = τ        (implicit dynamics)
+
+The total force is tracked with :class:`~ahbm.optimize.TrackGRF`; each foot's
+forward and vertical force and its sagittal moment ``M_z`` (its centre of
+pressure) with a :class:`~ahbm.optimize.CustomCost` — the total alone lets
+the feet push against each other in double support (±330 N, cancelling),
+which leaves the joint moments far from inverse dynamics.
 
 Every coordinate carries a coordinate actuator; those of the pelvis
 (``pelvis_tilt``, ``pelvis_tx``, ``pelvis_ty``) are the residuals, penalized
@@ -23,6 +30,10 @@ on the scale of 2 % of the body weight (N) or of body weight × 1 m (N·m).
   measured vertical force exceeds 20 N; the example reports the detected
   strikes and lift-offs in the window and the same events of the optimized
   spheres' forces;
+- **a treadmill**: the trial's pelvis stays near x = 0.6 m; the belt speed is
+  estimated from the stance feet's backward velocity (1.136 m/s) and the
+  kinematics are shifted into the belt's frame (``pelvis_tx + v t``), where the
+  ground is at rest (the forces are the same in both frames);
 - **ground height**: the floor of the contact model is placed so that the
   spheres, at the measured poses, carry the measured mean vertical force of the
   window (a one-dimensional calibration by bisection; the spheres' static
