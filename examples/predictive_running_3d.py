@@ -15,16 +15,24 @@ mirrored onto itself (left/right swapped, lateral translation and the
 rotations about x and z negated: :func:`mirror_pairs`), both durations free,
 the average forward speed prescribed (3 m/s), the effort per distance with
 the stance leg's knee and ankle carrying parallel springs (400 N m/rad) and
-the total torque costing 0.3 of the active one, as in 2-D.
+the total torque costing :data:`FORCE_WEIGHT` of the active one (0.3 in 2-D).
 
-Status: a partial attempt, **not converged**. On the quick grid (6 + 10
-nodes: 3066 variables, 2620 equality constraints) IPOPT reaches feasible
-iterates after about 400 iterations (worst constraint 1e-5) but then lowers
-the cost only slowly: 1154 iterations in 25 minutes on this project's shared
-2-core machine without meeting its tolerance (cost 1.26). The iterate at
-500 iterations is a grounded run (flight 0.026 s, near its 0.02 s bound,
-stance 0.38 s, peak 1.3 body weights), unlike the 2-D solution. See
-docs/optimize.md, "Predictive running".
+The guess is the planar runner's quick solution
+(``examples/predictive_running_2d.py``, solved first, a few seconds) mapped
+onto HeiMan's sagittal coordinates (:func:`sagittal_guess`). The arms, the
+head and the feet's spin about the shank (:data:`LOCKED`) are held near the
+neutral pose (within 0.1 rad, their squared angles costing
+:data:`LOCK_WEIGHT`): otherwise only the small effort shapes them, and from
+standing IPOPT crept for over 1000 iterations.
+
+Status: a partial result. On the quick grid (6 + 10 nodes, IPOPT tolerance
+1e-4) the problem converges in 150–200 iterations, but slowly (0.5–2 s per
+iteration and 50–130 s to build on this project's shared 2-core machine:
+minutes, not a CI-sized run). With the 2-D force cost (0.3) the optimum is a
+grounded run (flight 7 % of the half cycle, peak 1.46 body weights); with
+:data:`FORCE_WEIGHT` = 0.1 it runs with a flight of 22 % but a peak of 1.87
+body weights, below the 2–3 of human running. See docs/optimize.md,
+"Predictive running".
 
 Run ``python examples/predictive_running_3d.py [--quick]``.
 """
@@ -59,7 +67,8 @@ ROOT = ["pelvis_tx", "pelvis_ty", "pelvis_tz", "pelvis_ry", "pelvis_rx", "pelvis
 HEEL, TOE = (-0.07, 0.0, -0.0819), (0.18585, 0.0, -0.0819)  # HeiMan's heel/toe markers
 #: Stance-leg springs (N m/rad, rest rad): knee flexion > 0, ankle_ry > 0 toes down
 STANCE_SPRINGS = {"knee_r": (400.0, 0.3), "ankle_r_ry": (400.0, 0.0)}
-FORCE_WEIGHT = 0.3
+#: Weight of the stance leg's total-torque effort (0.3 in 2-D gives a grounded run in 3-D)
+FORCE_WEIGHT = 0.1
 QUICK_NODES, FULL_NODES = (6, 10), (10, 20)
 #: Coordinates held at zero: arms, head, and the feet's spin about the shank (free directions
 #: that only the small effort would otherwise shape)
@@ -245,7 +254,8 @@ def sagittal_guess(model: Model, speed: float, *, quick: bool = True) -> tuple[l
         q, qd, tau = np.zeros((n, model.nq)), np.zeros((n, model.nv)), np.zeros((n, model.nv))
         for k, (name, sign) in SAGITTAL.items():
             i, j = planar_names.index(k), names.index(name)
-            q[:, j], qd[:, j], tau[:, j] = sign * ph.q[:, i], sign * ph.qd[:, i], sign * ph.tau[:, i]
+            q[:, j], qd[:, j] = sign * ph.q[:, i], sign * ph.qd[:, i]
+            tau[:, j] = sign * ph.tau[:, i]
         q[:, names.index("pelvis_tz")] += sole_2d - sole_3d
         out.append({"t": ph.t, "q": q, "qd": qd, "tau": tau})
     return out, planar
@@ -285,6 +295,7 @@ def run(out_dir=None, *, quick: bool = False, speed: float = 3.0, verbose: bool 
     numbers.update(success=result.success, status=result.status, iterations=result.iterations,
                    solve_time=result.wall_time, build_time=result.build_time,
                    total_time=time.perf_counter() - t0, guess_time=t_guess, cost=result.cost,
+                   planar_flight_fraction=planar["flight_fraction"] if planar else None,
                    violation=result.constraint_violation)  # fmt: skip
     numbers["result"], numbers["problem"], numbers["model"] = result, problem, model
     return numbers
