@@ -167,6 +167,38 @@ def belt_frame(model, ref, speed):
     return q, qd
 
 
+def marker_rms(model, t, q, speed, t_shift, data=DATA) -> float:
+    """RMS distance (m) of the model's markers at poses `q` (belt frame) from the measured ones.
+
+    The poses are shifted back into the lab (``x − speed (t − t_shift)``) and
+    compared with ``subject01_walk.trc`` at the times `t` (linear
+    interpolation) over every marker the model and the file share and the file
+    has at those times. The model moves in the sagittal plane, so out-of-plane
+    marker offsets count too: compare with the same figure at the IK poses.
+    """
+    from ahbm.io.trc import read_trc
+    from ahbm.kinematics.forward import forward_kinematics
+    from ahbm.kinematics.marker_model import model_markers
+
+    trial = read_trc(Path(data) / "subject01_walk.trc")
+    mm = model_markers(model)
+    labels = list(trial.point_labels)
+    common = [n for n in mm.names if n in labels]
+    pts = np.asarray(trial.points, float)[:, [labels.index(n) for n in common], :]
+    ref = np.stack([np.stack([np.interp(t, trial.time, pts[:, j, a]) for a in range(3)], -1)
+                    for j in range(len(common))], axis=1)  # fmt: skip
+    names = list(mm.names)
+    sel = [names.index(n) for n in common]
+    bidx = [model.body_index(mm.bodies[i]) for i in sel]
+    local = np.asarray(mm.local, float)[sel]
+    kin = forward_kinematics(model, q)
+    R, p = kin.rotations[:, bidx], kin.positions[:, bidx]
+    pos = np.einsum("nkij,kj->nki", R, local) + p
+    pos[..., 0] -= speed * (np.asarray(t) - t_shift)[:, None]
+    d = np.linalg.norm(pos - ref, axis=-1)
+    return float(np.sqrt(np.nanmean(d**2)))
+
+
 def ground_height(model, q, qd, target_fy, *, lo=-0.04, hi=0.04, steps=30) -> float:
     """Floor height (m, along y) at which the spheres carry `target_fy` (N, mean) at poses `q`.
 
@@ -318,6 +350,8 @@ def run(out_dir=None, *, quick: bool = False, window=(0.55, 0.95), nodes=None,
         "tracking_deg": {n: v for n, v in tracking.items() if n not in ("pelvis_tx", "pelvis_ty")},
         "tracking_pelvis_cm": {n: tracking[n] for n in ("pelvis_tx", "pelvis_ty")},
         "grf_rms": {a: float(np.sqrt(np.mean(err[:, k] ** 2))) for k, a in enumerate("xy")},
+        "marker_rms": marker_rms(model, t, res.q, speed, ref.time[0], data),
+        "marker_rms_ik": marker_rms(model, t, q_ref, speed, ref.time[0], data),
         "grf_moment_rms": float(np.sqrt(np.mean((mz_model - mz_meas) ** 2))),
         "grf_lateral_measured_rms": float(np.sqrt(np.mean(tot_meas[:, 2] ** 2))),
         "residual_peak": residual_peak,
@@ -370,6 +404,10 @@ def main(argv=None) -> int:
           f"floor at y = {1000 * n['ground_height']:.1f} mm, "
           f"belt {n['belt_speed']:.3f} m/s")  # fmt: skip
     print("tracking RMS (deg):", {k: round(v, 2) for k, v in n["tracking_deg"].items()})
+    print(
+        f"markers: {100 * n['marker_rms']:.2f} cm RMS "
+        f"(the inverse kinematics' own poses: {100 * n['marker_rms_ik']:.2f} cm)"
+    )
     print("pelvis translation RMS (cm):",
           {k: round(v, 2) for k, v in n["tracking_pelvis_cm"].items()})  # fmt: skip
     bw = n["body_weight"]

@@ -49,6 +49,10 @@ def test_converges_and_tracks(quick):
         assert deg < 1.5, (name, deg)
     for name, cm in n["tracking_pelvis_cm"].items():
         assert cm < 1.0, (name, cm)
+    # the measured markers (lab frame): within 1 cm RMS of what the IK poses themselves reach
+    # (the sagittal model cannot follow the markers' lateral motion: about 3 cm at the IK poses)
+    assert n["marker_rms"] < n["marker_rms_ik"] + 0.01
+    assert 0.0 < n["marker_rms_ik"] < 0.04
 
 
 def test_ground_reaction_tracked(quick):
