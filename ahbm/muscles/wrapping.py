@@ -665,7 +665,28 @@ def _differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
     parabola, i.e. no jump or kink within ±2h); where a jump of the length lies
     in (0, h] (or [-h, 0)) the forward (backward) pair disagrees and the
     second-order one-sided difference of the other side is taken instead.
+    Where the stencil is not smooth, the same stencil at h/10 replaces it, and
+    at h/100 where that one is smooth (to the lengths' round-off) and the h/10
+    estimate is off it by more than 1e-4 (two jumps straddling the point).
     """
+    (gp, gs), (okp, oks) = _stencil(kind, dims, axis, sign, p, s, method, single_wrap, step)
+    rough = ~(okp.all(axis=-1) & oks.all(axis=-1))
+    if rough.any():
+        args = (kind, dims, axis, sign, p[rough], s[rough], method, single_wrap)
+        (fp, fs), (fok_p, fok_s) = _stencil(*args, step / 10)
+        (xp, xs), (xok_p, xok_s) = _stencil(*args, step / 100)
+        for g, ok, fine, fine_ok, finest, finest_ok in (
+            (gp, okp, fp, fok_p, xp, xok_p),
+            (gs, oks, fs, fok_s, xs, xok_s),
+        ):
+            use = ~fine_ok & finest_ok & (np.abs(finest - fine) > 1e-4 * (1.0 + np.abs(finest)))
+            better = np.where(use, finest, fine)
+            g[rough] = np.where(ok[rough], g[rough], better)
+    return gp, gs
+
+
+def _stencil(kind, dims, axis, sign, p, s, method, single_wrap, step):
+    """The differences of :func:`_differences` at one step, and where they were smooth."""
     shape = p.shape[:-1]
     k = np.array([-2.0, -1.0, 1.0, 2.0])
     d = (k[:, None, None] * np.eye(3)[None] * step).reshape(12, 3)  # (k, axis) pairs
@@ -675,7 +696,9 @@ def _differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
     ss = np.concatenate([s12, s12 + d, s[..., None, :]], axis=-2)
     L = _wrap(kind, dims, axis, sign, pp, ss, method, single_wrap).length
     L0 = L[..., 24:25]
-    grads = []
+    grads, smooth_flags = [], []
+    # round-off of the lengths bounds how well the slopes can agree at small steps
+    noise = 1e-8 + 64.0 * np.finfo(float).eps * np.abs(L0) / step
     for half in (L[..., :12], L[..., 12:24]):
         m2, m1, p1, p2 = (half[..., 3 * j : 3 * j + 3] for j in range(4))
         fwd1, fwd2 = (p1 - L0) / step, (p2 - p1) / step
@@ -690,11 +713,12 @@ def _differences(kind, dims, axis, sign, p, s, method, single_wrap, step):
         # smooth over the whole stencil (the four one-step slopes on a parabola):
         # the fourth-order central difference
         third = np.abs(bwd2 - 3.0 * bwd1 + 3.0 * fwd1 - fwd2)
-        smooth = third <= 0.05 * (np.abs(fwd2 - bwd2) + np.abs(fwd1 - bwd1)) + 1e-8
+        smooth = third <= 0.05 * (np.abs(fwd2 - bwd2) + np.abs(fwd1 - bwd1)) + noise
         central4 = (8.0 * (p1 - m1) - (p2 - m2)) / (12 * step)
         grads.append(
             np.where(
                 smooth, central4, np.where(use_c, central, np.where(e_f < e_b, forward, backward))
             )
         )
-    return grads[0], grads[1]
+        smooth_flags.append(smooth)
+    return grads, smooth_flags
